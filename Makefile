@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fxtrace: top-level build.
+#
+#   make              fxtrace.ko (through ./Kbuild) and every user-space program
+#   make modules      only the module;  KDIR=... picks the kernel build tree
+#   make user         only user space;  CC=clang B=build/clang for a clang build
+#   make check        everything tested (tools/check.sh), ends with "N passed, N failed"
+#   make demo         the main job end to end (in the QEMU guest on this machine)
+#   make bench        user-space benchmarks against the peers
+#   make V=1          show the commands
+#
+# Each directory adds its programs in its own build.mk fragment:
+#   PROGS       built by `make`
+#   UNIT_TESTS  host test programs run by `make check` (exit 0 pass, 77 skip)
+#   GUEST_TESTS test programs run in the QEMU guest by `make check` (TAP)
+
+B ?= build
+Q := $(if $(filter 1,$(V)),,@)
+
+# Default kernel tree: the running kernel's when it can load modules, else the
+# Debian headers of the kernel the guest bench boots (tools/guest/kernel.sh).
+ifeq ($(origin KDIR),undefined)
+KDIR := $(shell tools/guest/kernel.sh kdir 2>/dev/null)
+endif
+
+CFLAGS_USER := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
+	-Iuapi -Iuser/include -Iuser/reader -MMD -MP $(EXTRA_CFLAGS)
+LDLIBS_USER := -lpthread
+
+PROGS :=
+UNIT_TESTS :=
+GUEST_TESTS :=
+
+.PHONY: all modules user check demo bench clean
+all: modules user
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_USER) -c -o $@ $<
+
+# link = the rule body that links the prerequisites' objects and archives into $@
+define link
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_USER) -o $@ $(filter %.o %.a,$^) $(LDLIBS_USER) $(LDLIBS_$(notdir $@))
+endef
+
+define archive
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
+endef
+
+-include $(wildcard user/*/build.mk tools/*/build.mk selftests/build.mk)
+
+user: $(PROGS) $(UNIT_TESTS) $(GUEST_TESTS)
+
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel build tree: set KDIR or run tools/deps.sh" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(filter 1,$(V)),V=1) modules
+
+check:
+	tools/check.sh
+
+demo:
+	tools/demo.sh
+
+bench: user
+	tools/bench/run.sh
+
+clean:
+	rm -rf $(B)
+	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
