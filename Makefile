@@ -75,3 +75,7 @@ clean:
 	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+# `make -s print-VAR` prints a variable (tools/check.sh reads the test lists).
+print-%:
+	@echo $($*)

@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: install what is missing, build with gcc and clang, run the unit
+# tests, the fuzz smoke, checkpatch and sparse, build the module for 6.1 and
+# 6.12, then run the guest tests.  Every step is counted; the last line is
+# "N passed, N failed, N skipped".  Logs: build/check/.
+#
+# Environment: FUZZ_SECONDS (default 60), CHECK_SKIP_GUEST=1 to stop before
+# the guest (for quick local runs; CI never sets it).
+
+set -uo pipefail
+cd "$(dirname "$0")/.."
+logs=build/check
+rm -rf "$logs"
+mkdir -p "$logs"
+
+passed=0 failed=0 skipped=0
+failures=()
+start=$SECONDS
+
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1" >&2; }
+skip() { skipped=$((skipped + 1)); }
+
+# Count the TAP results in a log: "ok N ...", "not ok N ...", "# SKIP".
+count_tap() {
+	local log=$1 what=$2 line
+	while IFS= read -r line; do
+		case $line in
+		"not ok "*) fail "$what: ${line#not ok }" ;;
+		"ok "*"# SKIP"*) skip ;;
+		"ok "*) pass ;;
+		esac
+	done < <(grep -E '^(not )?ok [0-9]+' "$log")
+}
+
+# step NAME COMMAND...: one counted step; output in $logs/NAME.log.
+step() {
+	local name=$1 t0=$SECONDS rc
+	shift
+	"$@" >"$logs/$name.log" 2>&1
+	rc=$?
+	if ((rc == 0)); then
+		pass
+	else
+		fail "$name (exit $rc, see $logs/$name.log)"
+		tail -n 20 "$logs/$name.log" >&2
+	fi
+	printf '  %-24s %s %4ds\n' "$name" "$([ $rc = 0 ] && echo ok || echo FAILED)" \
+		$((SECONDS - t0)) >&2
+	return $rc
+}
+
+if ! step deps tools/deps.sh; then
+	echo "0 passed, 1 failed" && exit 1
+fi
+
+kdir61=$(tools/guest/kernel.sh kdir 6.1)
+kdir612=$(tools/guest/kernel.sh kdir 6.12)
+
+step build-gcc make -j2 CC=gcc user
+step build-clang make -j2 CC=clang B=build/clang user
+
+# Unit tests: one result per TAP line, or per program when it prints none.
+for t in $(make -s print-UNIT_TESTS); do
+	name=unit-$(basename "$t")
+	timeout 300 "$t" >"$logs/$name.log" 2>&1
+	rc=$?
+	if grep -qE '^(not )?ok [0-9]+' "$logs/$name.log"; then
+		count_tap "$logs/$name.log" "$name"
+		((rc == 0 || rc == 77)) || fail "$name exited $rc"
+	elif ((rc == 0)); then
+		pass
+	elif ((rc == 77)); then
+		skip
+	else
+		fail "$name (exit $rc, see $logs/$name.log)"
+	fi
+done
+echo "  unit tests done $((SECONDS - start))s" >&2
+
+if [[ -x user/reader/fuzz/run.sh ]]; then
+	step fuzz-smoke user/reader/fuzz/run.sh "${FUZZ_SECONDS:-60}"
+fi
+
+checkpatch() {
+	local out
+	out=$(perl build/linux-source/scripts/checkpatch.pl --strict --no-tree --quiet \
+		-f kmod/*.[ch] uapi/linux/*.h 2>&1)
+	[[ -z $out ]] || { echo "$out"; return 1; }
+}
+step checkpatch checkpatch
+
+# Module builds in copies of the sources, so that the 6.12 and sparse builds
+# do not disturb kmod/fxtrace.ko, which is built for the 6.1 guest.
+module_copy() {
+	local dir=$1
+	rm -rf "$dir" && mkdir -p "$dir" && cp -r Kbuild kmod uapi "$dir"/ &&
+		find "$dir" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \) -delete
+}
+sparse() {
+	local dir=build/module-sparse out
+	module_copy "$dir"
+	make -C "$kdir61" M="$PWD/$dir" C=2 modules >"$logs/sparse-build.log" 2>&1 ||
+		{ cat "$logs/sparse-build.log"; return 1; }
+	# sparse and compiler diagnostics name our files: any such line fails.
+	out=$(grep -E '(kmod|uapi)/[^:]+:[0-9]+:[0-9]+: (warning|error)' "$logs/sparse-build.log")
+	[[ -z $out ]] || { echo "$out"; return 1; }
+}
+build612() {
+	local dir=build/module-6.12
+	module_copy "$dir"
+	make -C "$kdir612" M="$PWD/$dir" CONFIG_DEBUG_INFO_BTF_MODULES= modules
+}
+step module-6.1 make modules KDIR="$kdir61"
+step sparse-6.1 sparse
+step module-6.12 build612
+
+if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
+	guest_tests=$(make -s print-GUEST_TESTS)
+	for clock in auto tsc; do
+		out=$logs/guest-$clock
+		t0=$SECONDS
+		# shellcheck disable=SC2086
+		tools/guest/run.sh -m kmod/fxtrace.ko -p "clock=$clock" -o "$out" \
+			$guest_tests >"$logs/guest-$clock.log" 2>&1
+		rc=$?
+		for log in "$out"/*.log; do
+			[[ -e $log ]] && count_tap "$log" "guest($clock) $(basename "$log" .log)"
+		done
+		if ((rc == 0)); then
+			pass
+		else
+			fail "guest run clock=$clock (exit $rc, see $logs/guest-$clock.log)"
+			tail -n 20 "$logs/guest-$clock.log" >&2
+		fi
+		echo "  guest clock=$clock $((SECONDS - t0))s" >&2
+	done
+fi
+
+echo "make check: $((SECONDS - start))s; logs in $logs" >&2
+for f in "${failures[@]}"; do echo "  failed: $f" >&2; done
+echo "$passed passed, $failed failed, $skipped skipped"
+((failed == 0))
