@@ -6,6 +6,7 @@
 #   make modules      only the module;  KDIR=... picks the kernel build tree
 #   make user         only user space;  CC=clang B=build/clang for a clang build
 #   make check        everything tested (tools/check.sh), ends with "N passed, N failed"
+#   make check-debug  the guest tests on a lockdep/KASAN kernel built from source (hours)
 #   make demo         the main job end to end (in the QEMU guest on this machine)
 #   make bench        user-space benchmarks against the peers
 #   make V=1          show the commands
@@ -32,7 +33,7 @@ PROGS :=
 UNIT_TESTS :=
 GUEST_TESTS :=
 
-.PHONY: all modules user check demo bench clean
+.PHONY: all modules user check check-debug demo bench clean
 all: modules user
 
 $(B)/obj/%.o: %.c
@@ -70,8 +71,12 @@ demo:
 bench: user
 	tools/bench/run.sh
 
+check-debug:
+	tools/guest/check-debug.sh
+
+# The downloaded kernels (build/kernels) survive: they take minutes to fetch.
 clean:
-	rm -rf $(B)
+	find $(B) -mindepth 1 -maxdepth 1 ! -name kernels -exec rm -rf {} +
 	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

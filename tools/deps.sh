@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
 	build-essential clang lld llvm libclang-rt-14-dev sparse
-	qemu-system-x86 busybox-static cpio kmod
+	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	linux-source-6.1 pahole
 	liburing-dev libbpf-dev bpftool systemtap-sdt-dev
 	lttng-tools liblttng-ust-dev trace-cmd

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest side of tools/guest/run.sh, sourced by OUTDIR/.guest/plan.sh in the
+# chroot of the host root.  plan.sh sets:
+#   out          the output directory (same path as on the host, writable)
+#   ko           the module to load, or empty; modname its name
+#   modparams    its parameters (one string, split on blanks)
+#   timeout_s    the run's timeout: each test gets what is left of it
+#   tests names  the test commands ("prog arg...") and their <n>-<name> stems
+# Results go to $out as described in run.sh; .guest/ holds the bookkeeping
+# run.sh reads back (insmod.rc, rmmod.rc, times, done).
+
+# shellcheck disable=SC2154 # the variables above come from plan.sh
+set -uo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+cd /
+state=$out/.guest
+
+uptime_s() {
+	local up rest
+	read -r up rest </proc/uptime
+	echo "$up"
+}
+
+uptime_s >"$state/boot-uptime"
+
+# Follow the kernel log into the results as it comes, so that a guest that
+# hangs or panics still leaves most of it behind; replaced by a full copy at
+# the end.
+stdbuf -oL dmesg --follow >"$out/dmesg.txt" 2>&1 &
+dmesg_pid=$!
+
+if [[ -n $ko ]]; then
+	read -ra params <<<"$modparams"
+	insmod "$ko" "${params[@]}" >"$out/insmod.txt" 2>&1
+	echo $? >"$state/insmod.rc"
+fi
+
+# Keep some of the run's time for unloading and collecting the log.
+reserve_s=15
+if [[ -z $ko || $(<"$state/insmod.rc") == 0 ]]; then
+	for i in "${!tests[@]}"; do
+		stem=${names[i]}
+		dir=$out/files/$stem
+		mkdir -p "$dir"
+		read -ra cmd <<<"${tests[i]}"
+		left=$(awk -v t="$timeout_s" -v up="$(uptime_s)" -v r=$reserve_s \
+			'BEGIN { printf "%d", t - up - r }')
+		t0=$(uptime_s)
+		if ((left < 5)); then
+			echo "run.sh: not started, no time left in the run's ${timeout_s}s" \
+				>"$out/$stem.log"
+			rc=124
+		else
+			(cd "$dir" && exec env -i PATH="$PATH" HOME=/root TERM=dumb LANG=C.UTF-8 \
+				FXTRACE_OUT="$dir" ${ko:+FXTRACE_KO="$ko"} \
+				timeout -k 5 "$left" "${cmd[@]}") >"$out/$stem.log" 2>&1 </dev/null
+			rc=$?
+			((rc == 124)) && echo "run.sh: killed after ${left}s (the run's timeout)" \
+				>>"$out/$stem.log"
+		fi
+		echo "$rc" >"$out/$stem.rc"
+		echo "$stem $t0 $(uptime_s)" >>"$state/times"
+	done
+fi
+
+if [[ -n $ko && $(<"$state/insmod.rc") == 0 ]]; then
+	rmmod "$modname" >"$out/rmmod.txt" 2>&1
+	echo $? >"$state/rmmod.rc"
+fi
+
+kill "$dmesg_pid" 2>/dev/null
+wait "$dmesg_pid" 2>/dev/null
+dmesg >"$out/dmesg.txt"
+uptime_s >"$state/done"
+sync
