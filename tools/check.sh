@@ -85,9 +85,12 @@ if [[ -x user/reader/fuzz/run.sh ]]; then
 fi
 
 checkpatch() {
-	local out
+	local out files
+	# Our sources only, not what kbuild generates next to them.
+	files=$(git ls-files --cached --others --exclude-standard kmod uapi | grep '\.[ch]$')
+	# shellcheck disable=SC2086
 	out=$(perl build/linux-source/scripts/checkpatch.pl --strict --no-tree --quiet \
-		-f kmod/*.[ch] uapi/linux/*.h 2>&1)
+		-f $files 2>&1)
 	[[ -z $out ]] || { echo "$out"; return 1; }
 }
 step checkpatch checkpatch
