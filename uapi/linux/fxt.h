@@ -310,9 +310,10 @@ static inline __u64 fxt_arg_hdr(unsigned int type, __u32 words, __u16 name_ref,
 
 /* ---- writers ---------------------------------------------------------- */
 /*
- * The writers store whole words at dst and return how many they wrote.  The
- * caller has checked that they fit.  Bytes are assembled into little-endian
- * words explicitly, so the output is FXT's byte order whatever the host's.
+ * The writers store whole words at dst (a __u64 buffer) and return how many
+ * they wrote.  The caller has checked that they fit.  Words are stored in
+ * host order and stream bytes are packed into words low byte first, which
+ * is FXT's byte order on the little-endian hosts fxtrace supports.
  */
 
 /* Write len bytes of s as a zero-padded stream. */

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/* common.c - input and printing helpers shared by the fxtrace commands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fxtrace.h"
+
+int fxtrace_open_trace(const char *cmd, const char *path)
+{
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return STDIN_FILENO;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "fxtrace %s: cannot open %s: %s\n", cmd, path,
+			strerror(errno));
+	return fd;
+}
+
+ssize_t fxtrace_read_fd(void *ctx, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = read(*(int *)ctx, buf, len);
+	} while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+void fxtrace_print_errors(void *ctx, const struct fxt_diag *diag)
+{
+	const struct fxtrace_error_printer *p = ctx;
+
+	if (diag->severity != FXT_ERROR)
+		return;
+	fprintf(stderr, "fxtrace %s: %s+0x%06" PRIx64 ": error: %s: %s\n",
+		p->cmd, p->path, diag->offset, diag->rule_name, diag->message);
+}
+
+int fxtrace_walk_status(const char *cmd, const char *path,
+			const struct fxt_reader *r, int ret)
+{
+	uint64_t errors = fxt_reader_count(r, FXT_ERROR);
+
+	if (ret < 0) {
+		fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", cmd, path,
+			strerror(-ret));
+		return 1;
+	}
+	if (errors) {
+		fprintf(stderr,
+			"fxtrace %s: %s has %" PRIu64 " error%s; 'fxtrace check %s' tells more\n",
+			cmd, path, errors, errors == 1 ? "" : "s", path);
+		return 1;
+	}
+	return 0;
+}
+
+/* Length of the well-formed UTF-8 sequence at s (0 if it is not one). */
+static size_t utf8_sequence(const unsigned char *s, size_t len)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	/* fxt_utf8_valid() knows overlongs, surrogates and the upper bound. */
+	return fxt_utf8_valid(s, n) ? n : 0;
+}
+
+/*
+ * Escape s into out (when out) or into buf; quotes around it if asked.
+ * Valid UTF-8 stays as it is; quotes, backslashes, control bytes and bytes
+ * that are not UTF-8 are escaped.
+ */
+static void escape(FILE *out, char *buf, size_t size,
+		   const struct fxt_string *s, bool quotes)
+{
+	size_t n = 0, k, len, step;
+	char tmp[8];
+	uint32_t i;
+
+	if (!s->ptr) {
+		const char *why = s->undefined ? "undefined" : "unkept";
+
+		if (out)
+			fprintf(out, "<%s string %u>", why, s->ref);
+		else
+			snprintf(buf, size, "<%s string %u>", why, s->ref);
+		return;
+	}
+	for (i = 0; i <= s->len + 1; i += step) {
+		const unsigned char *p = (const unsigned char *)s->ptr + i - 1;
+
+		step = 1;
+		if (i == 0 || i == s->len + 1) {
+			if (!quotes)
+				continue;
+			strcpy(tmp, "\"");
+		} else if (*p == '"' || *p == '\\') {
+			snprintf(tmp, sizeof(tmp), "\\%c", *p);
+		} else if (*p >= 0x20 && *p != 0x7f &&
+			   (step = utf8_sequence(p, s->len + 1 - i))) {
+			/* Printable ASCII, or a whole UTF-8 character. */
+			memcpy(tmp, p, step);
+			tmp[step] = '\0';
+		} else {
+			step = 1;
+			snprintf(tmp, sizeof(tmp), "\\x%02x", *p);
+		}
+		if (out) {
+			fputs(tmp, out);
+			continue;
+		}
+		len = strlen(tmp);
+		if (n + len >= size)
+			break;
+		for (k = 0; k < len; k++)
+			buf[n++] = tmp[k];
+	}
+	if (!out && size)
+		buf[n < size ? n : size - 1] = '\0';
+}
+
+void fxtrace_print_quoted(FILE *out, const struct fxt_string *s)
+{
+	escape(out, NULL, 0, s, true);
+}
+
+void fxtrace_print_escaped(FILE *out, const struct fxt_string *s)
+{
+	escape(out, NULL, 0, s, false);
+}
+
+void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
+{
+	escape(NULL, buf, size, s, true);
+}
+
+void fxtrace_print_arg(FILE *out, const struct fxt_arg *a)
+{
+	fxtrace_print_escaped(out, &a->name);
+	fputc('=', out);
+	switch (a->type) {
+	case FXT_ARG_NULL:
+		fputs("null", out);
+		break;
+	case FXT_ARG_INT32:
+	case FXT_ARG_INT64:
+		fprintf(out, "%" PRId64, a->value.i64);
+		break;
+	case FXT_ARG_UINT32:
+	case FXT_ARG_UINT64:
+	case FXT_ARG_KOID:
+		fprintf(out, "%" PRIu64, a->value.u64);
+		break;
+	case FXT_ARG_DOUBLE:
+		fprintf(out, "%.17g", a->value.f64);
+		break;
+	case FXT_ARG_STRING:
+		fxtrace_print_quoted(out, &a->value.str);
+		break;
+	case FXT_ARG_POINTER:
+		fprintf(out, "0x%" PRIx64, a->value.u64);
+		break;
+	case FXT_ARG_BOOL:
+		fputs(a->value.b ? "true" : "false", out);
+		break;
+	case FXT_ARG_BLOB:
+		fprintf(out, "<blob %u bytes>", a->value.blob.len);
+		break;
+	default:
+		fprintf(out, "<type %u>", a->type);
+		break;
+	}
+}
+
+void fxtrace_print_seconds(FILE *out, int64_t ns)
+{
+	fprintf(out, "%" PRId64 ".%09" PRId64, ns / 1000000000,
+		ns % 1000000000);
+}
+
+void fxtrace_print_json_string(FILE *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, n;
+
+	fputc('"', out);
+	while (i < len) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\') {
+			fprintf(out, "\\%c", c);
+			i++;
+		} else if (c < 0x20) {
+			/* JSON's short escapes where there is one. */
+			const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" :
+					  c == '\r' ? "\\r" : c == '\b' ? "\\b" :
+					  c == '\f' ? "\\f" : NULL;
+
+			if (esc)
+				fputs(esc, out);
+			else
+				fprintf(out, "\\u%04x", c);
+			i++;
+		} else if ((n = utf8_sequence(s + i, len - i))) {
+			fwrite(s + i, 1, n, out);
+			i += n;
+		} else {
+			fputs("\\ufffd", out);
+			i++;
+		}
+	}
+	fputc('"', out);
+}

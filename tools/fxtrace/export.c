@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * export.c - `fxtrace export --format=json`: Chrome trace-event JSON, the
+ * format chrome://tracing and Perfetto's JSON importer read:
+ *
+ *   {"displayTimeUnit":"ns","traceEvents":[ {"ph":"B",...}, ... ]}
+ *
+ * Events map to phases B/E/X/i/C, async events to b/n/e, flows to s/t/f,
+ * kernel objects to M process_name/thread_name; ts and dur are in
+ * microseconds with three decimals (nanosecond precision).  Scheduling
+ * records, blobs and userspace objects have no equivalent and are left out,
+ * and so are records whose time does not convert (Perfetto drops those too).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fxtrace.h"
+
+struct export {
+	FILE *out;
+	bool first;
+};
+
+static void json_string(FILE *out, const struct fxt_string *s)
+{
+	char placeholder[48];
+
+	if (s->ptr) {
+		fxtrace_print_json_string(out, s->ptr, s->len);
+		return;
+	}
+	snprintf(placeholder, sizeof(placeholder), "<%s string %u>",
+		 s->undefined ? "undefined" : "unkept", s->ref);
+	fxtrace_print_json_string(out, placeholder, strlen(placeholder));
+}
+
+static void json_cstring(FILE *out, const char *s)
+{
+	fxtrace_print_json_string(out, s, strlen(s));
+}
+
+/* ns (never negative here) as microseconds with 3 decimals. */
+static void json_us(FILE *out, int64_t ns)
+{
+	fprintf(out, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+}
+
+static void json_double(FILE *out, double v)
+{
+	if (isnan(v))
+		json_cstring(out, "NaN");
+	else if (isinf(v))
+		json_cstring(out, v > 0 ? "Infinity" : "-Infinity");
+	else
+		fprintf(out, "%.17g", v);
+}
+
+static void json_arg_value(FILE *out, const struct fxt_arg *a)
+{
+	char text[48];
+
+	switch (a->type) {
+	case FXT_ARG_NULL:
+		fputs("null", out);
+		break;
+	case FXT_ARG_INT32:
+	case FXT_ARG_INT64:
+		fprintf(out, "%" PRId64, a->value.i64);
+		break;
+	case FXT_ARG_UINT32:
+	case FXT_ARG_UINT64:
+	case FXT_ARG_KOID:
+		fprintf(out, "%" PRIu64, a->value.u64);
+		break;
+	case FXT_ARG_DOUBLE:
+		json_double(out, a->value.f64);
+		break;
+	case FXT_ARG_STRING:
+		json_string(out, &a->value.str);
+		break;
+	case FXT_ARG_POINTER:
+		snprintf(text, sizeof(text), "0x%" PRIx64, a->value.u64);
+		json_cstring(out, text);
+		break;
+	case FXT_ARG_BOOL:
+		fputs(a->value.b ? "true" : "false", out);
+		break;
+	default:
+		snprintf(text, sizeof(text), "<%s>", fxt_arg_type_name(a->type));
+		json_cstring(out, text);
+		break;
+	}
+}
+
+/* "args":{...}: every argument, or only the numeric ones (counters). */
+static void json_args(FILE *out, const struct fxt_record *rec, bool numeric)
+{
+	bool first = true;
+	uint32_t i;
+	double v;
+
+	fputs(",\"args\":{", out);
+	for (i = 0; i < rec->nargs; i++) {
+		if (numeric && !fxt_arg_number(&rec->args[i], &v))
+			continue;
+		if (!first)
+			fputc(',', out);
+		first = false;
+		json_string(out, &rec->args[i].name);
+		fputc(':', out);
+		json_arg_value(out, &rec->args[i]);
+	}
+	fputc('}', out);
+}
+
+static void begin_event(struct export *e, const char *ph)
+{
+	fputs(e->first ? "\n" : ",\n", e->out);
+	e->first = false;
+	fprintf(e->out, "{\"ph\":\"%s\"", ph);
+}
+
+static void json_thread(FILE *out, uint64_t pid, uint64_t tid)
+{
+	fprintf(out, ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64, pid, tid);
+}
+
+static void json_id(FILE *out, uint64_t id)
+{
+	fprintf(out, ",\"id\":\"0x%" PRIx64 "\"", id);
+}
+
+static void export_event(struct export *e, const struct fxt_record *rec)
+{
+	static const char *const phase[FXT_EVENT_TYPE_COUNT] = {
+		[FXT_EVENT_INSTANT] = "i",
+		[FXT_EVENT_COUNTER] = "C",
+		[FXT_EVENT_DURATION_BEGIN] = "B",
+		[FXT_EVENT_DURATION_END] = "E",
+		[FXT_EVENT_DURATION_COMPLETE] = "X",
+		[FXT_EVENT_ASYNC_BEGIN] = "b",
+		[FXT_EVENT_ASYNC_INSTANT] = "n",
+		[FXT_EVENT_ASYNC_END] = "e",
+		[FXT_EVENT_FLOW_BEGIN] = "s",
+		[FXT_EVENT_FLOW_STEP] = "t",
+		[FXT_EVENT_FLOW_END] = "f",
+	};
+	FILE *out = e->out;
+
+	if (rec->subtype >= FXT_EVENT_TYPE_COUNT || !rec->ts_ns_valid)
+		return;
+	if (rec->subtype == FXT_EVENT_DURATION_COMPLETE &&
+	    (!rec->end_ts_ns_valid || rec->end_ts_ns < rec->ts_ns))
+		return;
+	begin_event(e, phase[rec->subtype]);
+	fputs(",\"name\":", out);
+	json_string(out, &rec->name);
+	fputs(",\"cat\":", out);
+	json_string(out, &rec->category);
+	fputs(",\"ts\":", out);
+	json_us(out, rec->ts_ns);
+	json_thread(out, rec->thread.pid, rec->thread.tid);
+	switch (rec->subtype) {
+	case FXT_EVENT_INSTANT:
+		fputs(",\"s\":\"t\"", out);
+		break;
+	case FXT_EVENT_COUNTER:
+		if (rec->id)
+			json_id(out, rec->id);
+		break;
+	case FXT_EVENT_DURATION_COMPLETE:
+		fputs(",\"dur\":", out);
+		json_us(out, rec->end_ts_ns - rec->ts_ns);
+		break;
+	case FXT_EVENT_FLOW_END:
+		/* Bind to the enclosing slice, as FXT flow ends do. */
+		fputs(",\"bp\":\"e\"", out);
+		json_id(out, rec->id);
+		break;
+	case FXT_EVENT_ASYNC_BEGIN:
+	case FXT_EVENT_ASYNC_INSTANT:
+	case FXT_EVENT_ASYNC_END:
+	case FXT_EVENT_FLOW_BEGIN:
+	case FXT_EVENT_FLOW_STEP:
+		json_id(out, rec->id);
+		break;
+	}
+	json_args(out, rec, rec->subtype == FXT_EVENT_COUNTER);
+	fputc('}', out);
+}
+
+static void export_kobj(struct export *e, const struct fxt_record *rec)
+{
+	FILE *out = e->out;
+	uint64_t pid = 0;
+	uint32_t i;
+
+	if (rec->subtype == FXT_KOBJ_PROCESS) {
+		begin_event(e, "M");
+		fputs(",\"name\":\"process_name\"", out);
+		json_thread(out, rec->id, 0);
+	} else if (rec->subtype == FXT_KOBJ_THREAD) {
+		for (i = 0; i < rec->nargs; i++)
+			if (rec->args[i].type == FXT_ARG_KOID &&
+			    fxt_string_is(&rec->args[i].name, "process"))
+				pid = rec->args[i].value.u64;
+		begin_event(e, "M");
+		fputs(",\"name\":\"thread_name\"", out);
+		json_thread(out, pid, rec->id);
+	} else {
+		return;
+	}
+	fputs(",\"args\":{\"name\":", out);
+	json_string(out, &rec->name);
+	fputs("}}", out);
+}
+
+static void export_log(struct export *e, const struct fxt_record *rec)
+{
+	FILE *out = e->out;
+
+	if (!rec->ts_ns_valid)
+		return;
+	begin_event(e, "i");
+	fputs(",\"name\":\"log\",\"cat\":\"log\",\"s\":\"t\",\"ts\":", out);
+	json_us(out, rec->ts_ns);
+	json_thread(out, rec->thread.pid, rec->thread.tid);
+	fputs(",\"args\":{\"message\":", out);
+	json_string(out, &rec->name);
+	fputs("}}", out);
+}
+
+static int export_record(void *ctx, const struct fxt_record *rec)
+{
+	struct export *e = ctx;
+
+	/* A record whose content is cut or of unknown layout is left out. */
+	if (!rec->complete)
+		return 0;
+	switch (rec->type) {
+	case FXT_REC_EVENT:
+		export_event(e, rec);
+		break;
+	case FXT_REC_KOBJ:
+		export_kobj(e, rec);
+		break;
+	case FXT_REC_LOG:
+		export_log(e, rec);
+		break;
+	}
+	return 0;
+}
+
+int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
+			void *read_ctx)
+{
+	struct export e = { .out = out, .first = true };
+	int ret;
+
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+	ret = fxt_reader_read(r, read, read_ctx, export_record, &e);
+	fputs("\n]}\n", out);
+	return ret;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fxtrace_error_printer errors = { "export", NULL };
+	const char *output = NULL;
+	struct fxt_reader *r;
+	int opt, fd, ret, status;
+	bool write_failed;
+	FILE *out = stdout;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":f:o:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (strcmp(optarg, "json"))
+				return fxtrace_usage_error("export",
+							   "format '%s' is not known (json is)",
+							   optarg);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			return fxtrace_cmd_help("export");
+		default:
+			return fxtrace_option_error("export", opt, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return fxtrace_usage_error("export", argc == optind ?
+					   "no FILE given" : "one FILE only");
+	errors.path = argv[optind];
+	fd = fxtrace_open_trace("export", errors.path);
+	if (fd < 0)
+		return 1;
+	if (output && strcmp(output, "-")) {
+		out = fopen(output, "w");
+		if (!out) {
+			fprintf(stderr, "fxtrace export: cannot create %s: %s\n",
+				output, strerror(errno));
+			if (fd != STDIN_FILENO)
+				close(fd);
+			return 1;
+		}
+	}
+	r = fxt_reader_new(fxtrace_print_errors, &errors);
+	if (!r) {
+		fprintf(stderr, "fxtrace export: out of memory\n");
+		return 1;
+	}
+	ret = fxtrace_export_json(out, r, fxtrace_read_fd, &fd);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	status = fxtrace_walk_status("export", errors.path, r, ret);
+	fxt_reader_free(r);
+	write_failed = fflush(out) || ferror(out);
+	if (out != stdout && fclose(out))
+		write_failed = true;
+	if (write_failed) {
+		fprintf(stderr, "fxtrace export: cannot write %s: %s\n",
+			output && strcmp(output, "-") ? output : "stdout",
+			strerror(errno));
+		return 1;
+	}
+	return status;
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxtrace - the command line: `fxtrace CMD [options] ARGS`.
+ *
+ * One dispatch table; each command lives in its own file and its help in
+ * usage.c.  A new command (record) is one line here and one entry there.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fxtrace.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "check", cmd_check },
+	{ "dump", cmd_dump },
+	{ "stats", cmd_stats },
+	{ "export", cmd_export },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fxtrace_list_commands(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		if (argc > 2 && strcmp(argv[1], "help") == 0)
+			return fxtrace_cmd_help(argv[2]);
+		fxtrace_list_commands(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "fxtrace: '%s' is not a command.\n\n", argv[1]);
+	fxtrace_list_commands(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fxtrace.h - what the fxtrace subcommands share.
+ *
+ * Conventions (Documentation/fxtrace.rst): data on stdout, diagnostics on
+ * stderr; exit 0 success, 1 failure (including a trace with errors), 2 usage
+ * error; `fxtrace CMD -h` prints the command's help and exits 0.
+ */
+#ifndef FXTRACE_H
+#define FXTRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fxt_reader.h"
+
+#define EXIT_USAGE 2
+
+/* One subcommand: the dispatch table in fxtrace.c lists these. */
+int cmd_check(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+/* ---- help (usage.c): the one help table ---------------------------------- */
+
+struct fxtrace_help {
+	const char *name;
+	const char *summary;	/* one line, for `fxtrace -h` */
+	const char *usage;	/* synopsis, description, options, defaults */
+};
+
+extern const struct fxtrace_help fxtrace_help[];
+
+/* `fxtrace -h`: every command with its summary. */
+void fxtrace_list_commands(FILE *out);
+
+/* `fxtrace CMD -h`: the command's help on stdout; returns 0. */
+int fxtrace_cmd_help(const char *cmd);
+
+/* A usage error: message, synopsis and a hint on stderr; returns 2. */
+__attribute__((format(printf, 2, 3)))
+int fxtrace_usage_error(const char *cmd, const char *fmt, ...);
+
+/*
+ * getopt_long() returned '?' or ':' (optstring starts with ':'): report the
+ * unknown option or the missing argument as a usage error; returns 2.
+ */
+int fxtrace_option_error(const char *cmd, int opt, char **argv);
+
+/* ---- input (common.c) ---------------------------------------------------- */
+
+/*
+ * Open the trace named on the command line ("-" is stdin).  Returns an fd,
+ * or -1 after printing why on stderr.
+ */
+int fxtrace_open_trace(const char *cmd, const char *path);
+
+/* An fxt_read_fn reading the fd at *(int *)ctx. */
+ssize_t fxtrace_read_fd(void *ctx, void *buf, size_t len);
+
+/*
+ * For dump, stats and export: print the trace's errors (not its warnings or
+ * notes: that is `check`'s job) on stderr as "fxtrace CMD: FILE+OFFSET: ...".
+ */
+struct fxtrace_error_printer {
+	const char *cmd;
+	const char *path;
+};
+void fxtrace_print_errors(void *ctx, const struct fxt_diag *diag);
+
+/*
+ * After a walk: report a read failure (ret < 0) or the trace's errors on
+ * stderr and return the exit status (0 clean, 1 otherwise).
+ */
+int fxtrace_walk_status(const char *cmd, const char *path,
+			const struct fxt_reader *r, int ret);
+
+/* ---- printing (common.c) ------------------------------------------------- */
+
+/* A string in double quotes; quotes, backslashes, control bytes escaped. */
+void fxtrace_print_quoted(FILE *out, const struct fxt_string *s);
+
+/* The same without the quotes (names: category:name, argument names). */
+void fxtrace_print_escaped(FILE *out, const struct fxt_string *s);
+
+/* fxtrace_print_quoted() into buf, cut to fit size (NUL-terminated). */
+void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s);
+
+/* An argument as name=value. */
+void fxtrace_print_arg(FILE *out, const struct fxt_arg *arg);
+
+/* ns as seconds.nanoseconds ("1.000000500"). */
+void fxtrace_print_seconds(FILE *out, int64_t ns);
+
+/* A string as a JSON string literal (invalid UTF-8 becomes U+FFFD). */
+void fxtrace_print_json_string(FILE *out, const char *s, size_t len);
+
+/* ---- the subcommands' cores, callable without a command line ------------- */
+
+struct dump_options {
+	bool ticks;	/* timestamps in ticks, not seconds */
+	bool hex;	/* each record's words after its line */
+};
+
+/* Walk the trace read by read(ctx) and print it; returns fxt_reader_read(). */
+int fxtrace_dump(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
+		 void *read_ctx, const struct dump_options *opts);
+
+int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
+		  void *read_ctx, const char *name);
+
+int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
+			void *read_ctx);
+
+#endif /* FXTRACE_H */

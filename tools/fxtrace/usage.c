@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * usage.c - the one help table of fxtrace: a one-line summary for
+ * `fxtrace -h` and the full help for `fxtrace CMD -h`, defaults included.
+ * Documentation/fxtrace.rst says the same at more length.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fxtrace.h"
+
+const struct fxtrace_help fxtrace_help[] = {
+	{ "check", "verify that a file is well-formed FXT",
+	  "usage: fxtrace check [--strict] [--quiet] FILE\n"
+	  "       fxtrace check --list-rules\n"
+	  "\n"
+	  "Check FILE (\"-\" for stdin) against the FXT specification and print\n"
+	  "every problem as OFFSET: SEVERITY: RULE: MESSAGE, then a summary line.\n"
+	  "Errors break the specification; warnings are legal FXT that Perfetto\n"
+	  "drops or shows wrongly; notes are worth knowing (unbalanced durations,\n"
+	  "extension words) and never fail the check.\n"
+	  "\n"
+	  "  -s, --strict      count warnings as errors [default: off]\n"
+	  "  -q, --quiet       print only the summary line [default: off]\n"
+	  "  -l, --list-rules  print every rule with its severity and exit\n"
+	  "  -h, --help        this help\n"
+	  "\n"
+	  "Exit status: 0 well formed, 1 errors (or warnings with --strict),\n"
+	  "2 usage error.\n" },
+	{ "dump", "print one line per record",
+	  "usage: fxtrace dump [--ticks] [--hex] FILE\n"
+	  "\n"
+	  "Print each record of FILE (\"-\" for stdin) on one line: offset, time,\n"
+	  "process/thread (named from kernel object records) or CPU, record type,\n"
+	  "category:name and arguments.  Errors in the trace go to stderr.\n"
+	  "\n"
+	  "  -t, --ticks  print times in ticks [default: seconds.nanoseconds]\n"
+	  "  -x, --hex    print each record's words under its line [default: off]\n"
+	  "  -h, --help   this help\n"
+	  "\n"
+	  "Exit status: 0, 1 if the trace has errors or cannot be read, 2 usage error.\n" },
+	{ "stats", "summarize a trace: counts, threads, CPUs, time span, drops",
+	  "usage: fxtrace stats FILE\n"
+	  "\n"
+	  "Print counts per record and event type, per thread and per CPU, the\n"
+	  "time span, the named processes and threads, and the drops the trace\n"
+	  "reports (provider \"buffer full\" events; counters named fxtrace:dropped).\n"
+	  "\n"
+	  "  -h, --help  this help\n"
+	  "\n"
+	  "Exit status: 0, 1 if the trace has errors or cannot be read, 2 usage error.\n" },
+	{ "export", "convert a trace to Chrome trace-event JSON",
+	  "usage: fxtrace export [--format=json] [-o OUT] FILE\n"
+	  "\n"
+	  "Write FILE as Chrome trace-event JSON (chrome://tracing, Perfetto):\n"
+	  "events with ts in microseconds, process and thread names as metadata.\n"
+	  "Scheduling records, blobs and userspace objects are left out.\n"
+	  "\n"
+	  "  -f, --format=FORMAT  output format; only json [default: json]\n"
+	  "  -o, --output=OUT     write to OUT [default: stdout]\n"
+	  "  -h, --help           this help\n"
+	  "\n"
+	  "Exit status: 0, 1 if the trace has errors or cannot be read or written,\n"
+	  "2 usage error.\n" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct fxtrace_help *find_help(const char *cmd)
+{
+	const struct fxtrace_help *h;
+
+	for (h = fxtrace_help; h->name; h++)
+		if (!strcmp(h->name, cmd))
+			return h;
+	return NULL;
+}
+
+void fxtrace_list_commands(FILE *out)
+{
+	const struct fxtrace_help *h;
+
+	fprintf(out, "usage: fxtrace COMMAND [OPTIONS] [ARGS]\n\n"
+		     "Commands:\n");
+	for (h = fxtrace_help; h->name; h++)
+		fprintf(out, "  %-8s %s\n", h->name, h->summary);
+	fprintf(out, "\n'fxtrace COMMAND -h' shows a command's options.\n");
+}
+
+int fxtrace_cmd_help(const char *cmd)
+{
+	const struct fxtrace_help *h = find_help(cmd);
+
+	if (!h) {
+		fprintf(stderr, "fxtrace: '%s' is not a command.\n", cmd);
+		return EXIT_USAGE;
+	}
+	fputs(h->usage, stdout);
+	return 0;
+}
+
+int fxtrace_usage_error(const char *cmd, const char *fmt, ...)
+{
+	const struct fxtrace_help *h = find_help(cmd);
+	const char *end;
+	va_list ap;
+
+	fprintf(stderr, "fxtrace %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (h) {
+		/* The synopsis: the help up to its first blank line. */
+		end = strstr(h->usage, "\n\n");
+		fprintf(stderr, "%.*s\n", (int)(end ? end - h->usage :
+					       (long)strlen(h->usage)),
+			h->usage);
+	}
+	fprintf(stderr, "Try 'fxtrace %s -h'.\n", cmd);
+	return EXIT_USAGE;
+}
+
+int fxtrace_option_error(const char *cmd, int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		return optopt ? fxtrace_usage_error(cmd, "option '-%c' needs a value", optopt)
+			      : fxtrace_usage_error(cmd, "option '%s' needs a value", arg);
+	return optopt ? fxtrace_usage_error(cmd, "unknown option '-%c'", optopt)
+		      : fxtrace_usage_error(cmd, "unknown option '%s'", arg);
+}

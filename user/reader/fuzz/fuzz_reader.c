@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_reader.c - libFuzzer target: arbitrary bytes through every path that
+ * decodes FXT in fxtrace, under ASan and UBSan (user/reader/fuzz/run.sh):
+ *
+ *   1. fxt_reader_read_buffer(), formatting every problem and reading every
+ *      byte each decoded record points to;
+ *   2. fxt_reader_read() fed in small chunks through a small window (so that
+ *      records are split across reads and large ones skipped), the chunk
+ *      size and window taken from the input's first bytes;
+ *   3. fxt_decode_record() + fxt_tables_apply() record by record with a
+ *      string budget, as the drainer validates a producer's buffer;
+ *   4. fxtrace dump, stats and export --format=json, writing to /dev/null.
+ *
+ * Leaks fail the run too (LeakSanitizer).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt_reader.h"
+#include "fxtrace.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull;
+
+static void consume_diag(void *ctx, const struct fxt_diag *diag)
+{
+	uint64_t *sum = ctx;
+
+	*sum += strlen(diag->message) + strlen(diag->rule_name) + diag->offset;
+}
+
+static uint64_t sum_bytes(const void *p, uint64_t len)
+{
+	const unsigned char *b = p;
+	uint64_t sum = 0, i;
+
+	for (i = 0; b && i < len; i++)
+		sum += b[i];
+	return sum;
+}
+
+static uint64_t sum_string(const struct fxt_string *s)
+{
+	return sum_bytes(s->ptr, s->len);
+}
+
+/* Read every byte the record points to: ASan checks each pointer. */
+static int consume_record(void *ctx, const struct fxt_record *rec)
+{
+	uint64_t *sum = ctx;
+	uint32_t i;
+
+	*sum += sum_bytes(rec->bytes, rec->bytes ? rec->words * 8 : 0);
+	*sum += sum_string(&rec->category) + sum_string(&rec->name);
+	*sum += sum_bytes(rec->payload, rec->payload_len);
+	for (i = 0; i < rec->nargs; i++) {
+		const struct fxt_arg *a = &rec->args[i];
+
+		*sum += sum_string(&a->name);
+		if (a->type == FXT_ARG_STRING)
+			*sum += sum_string(&a->value.str);
+		else if (a->type == FXT_ARG_BLOB)
+			*sum += sum_bytes(a->value.blob.ptr, a->value.blob.len);
+	}
+	return 0;
+}
+
+struct memory {
+	const uint8_t *data;
+	size_t len, pos, chunk;
+};
+
+static ssize_t read_memory(void *ctx, void *buf, size_t len)
+{
+	struct memory *m = ctx;
+	size_t n = m->chunk < len ? m->chunk : len;
+
+	if (n > m->len - m->pos)
+		n = m->len - m->pos;
+	memcpy(buf, m->data + m->pos, n);
+	m->pos += n;
+	return n;
+}
+
+static void walk_records(const uint8_t *data, size_t size, uint64_t *sum)
+{
+	struct fxt_tables *t = fxt_tables_new(1, 4096);
+	struct fxt_sink sink = { .fn = consume_diag, .ctx = sum };
+	struct fxt_record *rec = malloc(sizeof(*rec));
+	size_t pos = 0;
+	uint64_t need;
+	ssize_t n;
+
+	while (t && rec && pos < size &&
+	       (n = fxt_decode_record(t, data + pos, size - pos, pos, rec,
+				      &sink, &need)) > 0) {
+		consume_record(sum, rec);
+		if (rec->valid && fxt_tables_apply(t, rec, &sink))
+			break;
+		pos += n;
+	}
+	free(rec);
+	fxt_tables_free(t);
+}
+
+static void run_tool(int tool, const uint8_t *data, size_t size)
+{
+	struct memory m = { .data = data, .len = size, .chunk = 4096 };
+	struct dump_options opts = { .ticks = size & 1, .hex = size & 2 };
+	struct fxt_reader *r = fxt_reader_new(NULL, NULL);
+
+	if (!r)
+		return;
+	if (tool == 0)
+		fxtrace_dump(devnull, r, read_memory, &m, &opts);
+	else if (tool == 1)
+		fxtrace_stats(devnull, r, read_memory, &m, "fuzz");
+	else
+		fxtrace_export_json(devnull, r, read_memory, &m);
+	fxt_reader_free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct memory m = { .data = data, .len = size };
+	uint64_t sum = 0;
+	struct fxt_reader *r;
+	int tool;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (!devnull)
+		abort();
+
+	r = fxt_reader_new(consume_diag, &sum);
+	if (r)
+		fxt_reader_read_buffer(r, data, size, consume_record, &sum);
+	fxt_reader_free(r);
+
+	m.chunk = (size ? data[0] % 64 : 0) + 1;
+	r = fxt_reader_new(consume_diag, &sum);
+	if (r) {
+		fxt_reader_set_window_max(r, (size_t)64 << (size > 1 ? data[1] % 12 : 0));
+		fxt_reader_read(r, read_memory, &m, consume_record, &sum);
+	}
+	fxt_reader_free(r);
+
+	walk_records(data, size, &sum);
+	for (tool = 0; tool < 3; tool++)
+		run_tool(tool, data, size);
+	/* Keep the sums alive so that nothing is optimized away. */
+	if (sum == 1)
+		fputc(0, devnull);
+	return 0;
+}

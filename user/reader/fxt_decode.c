@@ -1,0 +1,1315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxt_decode.c - decode and validate one FXT record against one provider's
+ * tables (fxt-format.md §2-§16), and the tables themselves.
+ *
+ * The decoder walks a record with a cursor bounded by the record's size, or
+ * by an argument's size while inside an argument, so no field is ever read
+ * past the size its header declares.  Every problem is reported at the byte
+ * offset of the word that holds it.  Checks that need more than one record
+ * (magic first, order per CPU, balance) live in fxt_reader.c.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt_internal.h"
+#include "fxt_map.h"
+
+const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
+	[FXT_RULE_MAGIC_FIRST] = { "magic-first", FXT_ERROR,
+		"the trace does not start with the magic number record" },
+	[FXT_RULE_TRUNCATED] = { "truncated", FXT_ERROR,
+		"the input ends inside a record or inside a word" },
+	[FXT_RULE_RECORD_SIZE_ZERO] = { "record-size-zero", FXT_ERROR,
+		"a record header gives size 0; nothing after it can be framed" },
+	[FXT_RULE_RECORD_TYPE] = { "record-type", FXT_ERROR,
+		"record type 10 to 14 (unassigned)" },
+	[FXT_RULE_RECORD_OVERFLOW] = { "record-overflow", FXT_ERROR,
+		"the record's content needs more words than its size gives" },
+	[FXT_RULE_RECORD_EXTENSION] = { "record-extension", FXT_NOTE,
+		"words after the record's defined content (legal, skipped)" },
+	[FXT_RULE_RESERVED_BITS] = { "reserved-bits", FXT_ERROR,
+		"reserved or unused header bits are not 0" },
+	[FXT_RULE_PADDING] = { "padding", FXT_ERROR,
+		"the bytes padding a string or blob stream to a word are not 0" },
+	[FXT_RULE_UTF8] = { "utf8", FXT_WARNING,
+		"a string is not valid UTF-8" },
+	[FXT_RULE_METADATA_TYPE] = { "metadata-type", FXT_ERROR,
+		"metadata type other than 1 to 4" },
+	[FXT_RULE_TRACE_INFO_TYPE] = { "trace-info-type", FXT_ERROR,
+		"trace info type other than 0 (magic number)" },
+	[FXT_RULE_MAGIC] = { "magic", FXT_ERROR,
+		"a magic number record with a wrong value or size" },
+	[FXT_RULE_PROVIDER_SECTION] = { "provider-section", FXT_ERROR,
+		"a provider section for a provider no provider info announced" },
+	[FXT_RULE_PROVIDER_EVENT] = { "provider-event", FXT_WARNING,
+		"a provider event id other than 0 (buffer full)" },
+	[FXT_RULE_DROPS] = { "drops", FXT_NOTE,
+		"the trace reports dropped records" },
+	[FXT_RULE_TICKS_ZERO] = { "ticks-zero", FXT_ERROR,
+		"an initialization record with 0 ticks per second" },
+	[FXT_RULE_STRING_INDEX_ZERO] = { "string-index-zero", FXT_ERROR,
+		"a string record for index 0" },
+	[FXT_RULE_THREAD_INDEX_ZERO] = { "thread-index-zero", FXT_ERROR,
+		"a thread record for index 0" },
+	[FXT_RULE_STRING_UNDEFINED] = { "string-undefined", FXT_ERROR,
+		"a string ref to an index the current provider has not defined (Perfetto drops the record)" },
+	[FXT_RULE_THREAD_UNDEFINED] = { "thread-undefined", FXT_ERROR,
+		"a thread ref to an index the current provider has not defined (Perfetto uses pid 0, tid 0)" },
+	[FXT_RULE_STRING_NOT_KEPT] = { "string-not-kept", FXT_NOTE,
+		"a string is defined but its bytes exceed the reader's budget" },
+	[FXT_RULE_EVENT_TYPE] = { "event-type", FXT_ERROR,
+		"event type 11 to 15 (undefined)" },
+	[FXT_RULE_ARG_TYPE] = { "arg-type", FXT_ERROR,
+		"argument type 11 to 15 (undefined)" },
+	[FXT_RULE_ARG_SIZE_ZERO] = { "arg-size-zero", FXT_ERROR,
+		"an argument header gives size 0" },
+	[FXT_RULE_ARG_OVERFLOW] = { "arg-overflow", FXT_ERROR,
+		"an argument runs past the end of its record" },
+	[FXT_RULE_ARG_SIZE] = { "arg-size", FXT_ERROR,
+		"an argument's content needs more words than its size gives" },
+	[FXT_RULE_ARG_EXTENSION] = { "arg-extension", FXT_NOTE,
+		"words after an argument's value (skipped by its size)" },
+	[FXT_RULE_BLOB_TYPE] = { "blob-type", FXT_ERROR,
+		"blob type other than 1 to 3" },
+	[FXT_RULE_LARGE_TYPE] = { "large-type", FXT_ERROR,
+		"large record type other than 0 (blob) or blob format other than 0 or 1" },
+	[FXT_RULE_SCHED_TYPE] = { "sched-type", FXT_ERROR,
+		"scheduling record subtype other than 0 to 2" },
+	[FXT_RULE_THREAD_STATE] = { "thread-state", FXT_ERROR,
+		"a context switch's outgoing thread state is not 0 to 5" },
+	[FXT_RULE_USEROBJ_LAYOUT] = { "userobj-layout", FXT_NOTE,
+		"a userspace object's inline process ref takes two words (Fuchsia's writer), not one (the spec)" },
+	[FXT_RULE_TIMESTAMP_OVERFLOW] = { "timestamp-overflow", FXT_WARNING,
+		"a timestamp overflows int64 nanoseconds (Perfetto drops the record)" },
+	[FXT_RULE_DURATION_NEGATIVE] = { "duration-negative", FXT_WARNING,
+		"a duration complete event ends before it begins (Perfetto drops it)" },
+	[FXT_RULE_COUNTER_VALUE] = { "counter-value", FXT_WARNING,
+		"a counter event without a numeric argument, or with a non-numeric one (Perfetto ignores it)" },
+	[FXT_RULE_KOID_TRUNCATED] = { "koid-truncated", FXT_WARNING,
+		"a process or thread koid above 2^32-1 (Perfetto truncates pids and tids to 32 bits)" },
+	[FXT_RULE_KOBJ_THREAD_PROCESS] = { "kobj-thread-process", FXT_WARNING,
+		"a thread kernel object without a koid argument \"process\" (Perfetto cannot place the thread, or drops the record)" },
+	[FXT_RULE_SCHED_WEIGHT] = { "sched-weight", FXT_WARNING,
+		"a context switch without int32 incoming_weight and outgoing_weight (Perfetto cannot tell idle threads), or a weight that is not int32 (Perfetto drops the record)" },
+	[FXT_RULE_SCHED_ORDER] = { "sched-order", FXT_WARNING,
+		"a scheduling record older than the previous one on its CPU" },
+	[FXT_RULE_ASYNC_NAME] = { "async-name", FXT_WARNING,
+		"an async instant or end whose name differs from its begin's (Perfetto keys async tracks by name)" },
+	[FXT_RULE_LARGE_PERFETTO] = { "large-perfetto", FXT_WARNING,
+		"a large record of 4096 words or more (Perfetto mis-frames it and loses the rest of the trace)" },
+	[FXT_RULE_PERFETTO_UNSUPPORTED] = { "perfetto-unsupported", FXT_NOTE,
+		"a record or argument type Perfetto ignores (reported once per kind)" },
+	[FXT_RULE_DURATION_UNMATCHED_END] = { "duration-unmatched-end", FXT_NOTE,
+		"a duration end with no open begin on its thread" },
+	[FXT_RULE_DURATION_UNENDED] = { "duration-unended", FXT_NOTE,
+		"duration begins not ended at the thread's exit or at the end of the trace" },
+	[FXT_RULE_ASYNC_UNMATCHED_END] = { "async-unmatched-end", FXT_NOTE,
+		"an async end with no begin of its id in its process" },
+	[FXT_RULE_ASYNC_UNENDED] = { "async-unended", FXT_NOTE,
+		"async begins not ended at the end of the trace" },
+	[FXT_RULE_NOT_CHECKED] = { "not-checked", FXT_WARNING,
+		"a record larger than the reader's window was skipped unchecked" },
+};
+
+const char *fxt_severity_name(enum fxt_severity severity)
+{
+	switch (severity) {
+	case FXT_NOTE:
+		return "note";
+	case FXT_WARNING:
+		return "warning";
+	default:
+		return "error";
+	}
+}
+
+void fxt_report(struct fxt_sink *sink, uint64_t offset, enum fxt_rule_id rule,
+		const char *fmt, ...)
+{
+	const struct fxt_rule *r = &fxt_rules[rule];
+	struct fxt_diag diag;
+	char message[512];
+	va_list ap;
+
+	sink->counts[r->severity]++;
+	if (!sink->fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	diag.offset = offset;
+	diag.rule = rule;
+	diag.severity = r->severity;
+	diag.rule_name = r->name;
+	diag.message = message;
+	sink->fn(sink->ctx, &diag);
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+bool fxt_utf8_valid(const unsigned char *s, size_t len)
+{
+	size_t i = 0, n, k;
+	uint32_t cp;
+
+	while (i < len) {
+		unsigned char c = s[i];
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return false;
+		}
+		if (len - i <= n)
+			return false;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return false;
+		i += n + 1;
+	}
+	return true;
+}
+
+uint64_t fxt_string_hash(const struct fxt_string *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	uint32_t i;
+
+	for (i = 0; s->ptr && i < s->len; i++)
+		h = (h ^ (unsigned char)s->ptr[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+bool fxt_ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns)
+{
+	unsigned __int128 v;
+
+	if (!ticks_per_second)
+		return false;
+	v = ticks;
+	if (ticks_per_second != FXT_TICKS_PER_SECOND_DEFAULT)
+		v = v * FXT_TICKS_PER_SECOND_DEFAULT / ticks_per_second;
+	if (v > INT64_MAX)
+		return false;
+	*ns = (int64_t)v;
+	return true;
+}
+
+bool fxt_string_is(const struct fxt_string *s, const char *c)
+{
+	size_t n = strlen(c);
+
+	return s->ptr && s->len == n && !memcmp(s->ptr, c, n);
+}
+
+bool fxt_arg_number(const struct fxt_arg *arg, double *value)
+{
+	switch (arg->type) {
+	case FXT_ARG_INT32:
+	case FXT_ARG_INT64:
+		*value = (double)arg->value.i64;
+		return true;
+	case FXT_ARG_UINT32:
+	case FXT_ARG_UINT64:
+		*value = (double)arg->value.u64;
+		return true;
+	case FXT_ARG_DOUBLE:
+		*value = arg->value.f64;
+		return true;
+	default:
+		return false;
+	}
+}
+
+const char *fxt_record_type_name(uint32_t type)
+{
+	static const char *const names[16] = {
+		[FXT_REC_METADATA] = "metadata", [FXT_REC_INIT] = "init",
+		[FXT_REC_STRING] = "string", [FXT_REC_THREAD] = "thread",
+		[FXT_REC_EVENT] = "event", [FXT_REC_BLOB] = "blob",
+		[FXT_REC_USEROBJ] = "userspace object",
+		[FXT_REC_KOBJ] = "kernel object", [FXT_REC_SCHED] = "scheduling",
+		[FXT_REC_LOG] = "log", [FXT_REC_LARGE] = "large",
+	};
+
+	return type < 16 && names[type] ? names[type] : "unknown";
+}
+
+const char *fxt_event_type_name(uint32_t type)
+{
+	static const char *const names[FXT_EVENT_TYPE_COUNT] = {
+		"instant", "counter", "duration begin", "duration end",
+		"duration complete", "async begin", "async instant",
+		"async end", "flow begin", "flow step", "flow end",
+	};
+
+	return type < FXT_EVENT_TYPE_COUNT ? names[type] : "unknown";
+}
+
+const char *fxt_arg_type_name(uint32_t type)
+{
+	static const char *const names[FXT_ARG_TYPE_COUNT] = {
+		"null", "int32", "uint32", "int64", "uint64", "double",
+		"string", "pointer", "koid", "bool", "blob",
+	};
+
+	return type < FXT_ARG_TYPE_COUNT ? names[type] : "unknown";
+}
+
+const char *fxt_thread_state_name(uint32_t state)
+{
+	static const char *const names[] = {
+		"new", "running", "suspended", "blocked", "dying", "dead",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] :
+							   "unknown";
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+struct table_string {
+	char *bytes;		/* NULL when not kept (or empty) */
+	uint32_t len;
+	bool kept;
+};
+
+struct table_thread {
+	uint64_t pid, tid;
+};
+
+struct fxt_tables {
+	uint32_t provider_id;
+	uint64_t ticks_per_second;
+	size_t max_string_bytes;	/* 0: no bound */
+	size_t string_bytes;		/* bytes kept now */
+	struct fxt_map strings;		/* (index, 0) -> struct table_string */
+	struct fxt_map threads;		/* (index, 0) -> struct table_thread */
+};
+
+struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes)
+{
+	struct fxt_tables *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->provider_id = provider_id;
+	t->max_string_bytes = max_string_bytes;
+	t->ticks_per_second = FXT_TICKS_PER_SECOND_DEFAULT;
+	fxt_map_init(&t->strings, sizeof(struct table_string));
+	fxt_map_init(&t->threads, sizeof(struct table_thread));
+	return t;
+}
+
+void fxt_tables_clear(struct fxt_tables *t)
+{
+	struct table_string *s;
+	size_t pos = 0;
+
+	while ((s = fxt_map_next(&t->strings, &pos, NULL, NULL)))
+		free(s->bytes);
+	fxt_map_free(&t->strings);
+	fxt_map_free(&t->threads);
+	t->string_bytes = 0;
+	t->ticks_per_second = FXT_TICKS_PER_SECOND_DEFAULT;
+}
+
+void fxt_tables_free(struct fxt_tables *t)
+{
+	if (!t)
+		return;
+	fxt_tables_clear(t);
+	free(t);
+}
+
+uint32_t fxt_tables_provider_id(const struct fxt_tables *t)
+{
+	return t->provider_id;
+}
+
+uint64_t fxt_tables_ticks_per_second(const struct fxt_tables *t)
+{
+	return t->ticks_per_second;
+}
+
+int fxt_tables_string(const struct fxt_tables *t, uint16_t index,
+		      struct fxt_string *out)
+{
+	const struct table_string *s = fxt_map_get(&t->strings, index, 0);
+
+	out->ref = index;
+	out->undefined = !s;
+	out->len = s ? s->len : 0;
+	out->ptr = NULL;
+	if (!s)
+		return -ENOENT;
+	if (s->kept)
+		out->ptr = s->bytes ? s->bytes : "";
+	return 0;
+}
+
+int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
+		      struct fxt_thread *out)
+{
+	const struct table_thread *th = fxt_map_get(&t->threads, index, 0);
+
+	out->ref = index;
+	out->undefined = !th;
+	out->pid = th ? th->pid : 0;
+	out->tid = th ? th->tid : 0;
+	return th ? 0 : -ENOENT;
+}
+
+static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
+			  struct fxt_sink *sink)
+{
+	struct table_string *s;
+	uint32_t len = rec->name.len;
+	char *bytes = NULL;
+	bool kept = true;
+
+	s = fxt_map_get(&t->strings, rec->id, 0);
+	if (s) {
+		/* Redefinition: the new string replaces the old one. */
+		t->string_bytes -= s->kept ? s->len : 0;
+		free(s->bytes);
+		s->bytes = NULL;
+		s->kept = false;
+	}
+	if (t->max_string_bytes && t->string_bytes + len > t->max_string_bytes) {
+		kept = false;
+		fxt_report(sink, rec->offset, FXT_RULE_STRING_NOT_KEPT,
+			   "string %llu (%u bytes) is defined, but the reader keeps at most %zu string bytes per provider",
+			   (unsigned long long)rec->id, len, t->max_string_bytes);
+	} else if (len) {
+		bytes = malloc(len);
+		if (!bytes)
+			return -ENOMEM;
+		memcpy(bytes, rec->name.ptr, len);
+	}
+	s = fxt_map_put(&t->strings, rec->id, 0, NULL);
+	if (!s) {
+		free(bytes);
+		return -ENOMEM;
+	}
+	s->bytes = bytes;
+	s->len = len;
+	s->kept = kept;
+	t->string_bytes += kept ? len : 0;
+	return 0;
+}
+
+int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
+		     struct fxt_sink *sink)
+{
+	struct table_thread *th;
+
+	if (!rec->complete)
+		return 0;
+	switch (rec->type) {
+	case FXT_REC_INIT:
+		if (rec->value)
+			t->ticks_per_second = rec->value;
+		return 0;
+	case FXT_REC_STRING:
+		return rec->id ? define_string(t, rec, sink) : 0;
+	case FXT_REC_THREAD:
+		if (!rec->id)
+			return 0;
+		th = fxt_map_put(&t->threads, rec->id, 0, NULL);
+		if (!th)
+			return -ENOMEM;
+		th->pid = rec->thread.pid;
+		th->tid = rec->thread.tid;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- the record cursor --------------------------------------------------- */
+
+struct dec {
+	const struct fxt_tables *t;
+	const unsigned char *base;	/* the record's first byte */
+	uint64_t offset;		/* its stream offset */
+	uint64_t pos;			/* next word to read */
+	uint64_t limit;			/* end of the record or argument */
+	uint64_t hdr;			/* word index of the current header */
+	unsigned int arg;		/* 1-based argument being read, or 0 */
+	unsigned int nargs;
+	bool short_;			/* the record or argument ran out */
+	bool unknown_layout;		/* a type whose layout is undefined */
+	struct fxt_record *rec;
+	struct fxt_sink *sink;
+};
+
+static uint64_t word_at(const struct dec *d, uint64_t i)
+{
+	uint64_t w;
+
+	memcpy(&w, d->base + 8 * i, sizeof(w));
+	return le64toh(w);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void dreport(struct dec *d, uint64_t word, enum fxt_rule_id rule,
+		    const char *fmt, ...)
+{
+	char message[400];
+	va_list ap;
+
+	if (fxt_rules[rule].severity == FXT_ERROR)
+		d->rec->valid = false;
+	if (!d->sink->fn) {
+		d->sink->counts[fxt_rules[rule].severity]++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	fxt_report(d->sink, d->offset + 8 * word, rule, "%s", message);
+}
+
+static const char *rec_name(const struct dec *d)
+{
+	return fxt_record_type_name(d->rec->type);
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* The record or argument ends before `what`: report it once. */
+static void ran_out(struct dec *d, const char *what)
+{
+	uint64_t size = d->limit - d->hdr;
+
+	if (d->short_)
+		return;
+	d->short_ = true;
+	if (d->arg)
+		dreport(d, d->hdr, FXT_RULE_ARG_SIZE,
+			"argument %u of %u (%llu word%s) ends inside its %s",
+			d->arg, d->nargs, (unsigned long long)size,
+			plural(size), what);
+	else
+		dreport(d, 0, FXT_RULE_RECORD_OVERFLOW,
+			"%s record of %llu word%s ends inside its %s",
+			rec_name(d), (unsigned long long)size, plural(size),
+			what);
+}
+
+static bool take(struct dec *d, uint64_t *w, const char *what)
+{
+	if (d->short_)
+		return false;
+	if (d->pos >= d->limit) {
+		ran_out(d, what);
+		return false;
+	}
+	*w = word_at(d, d->pos++);
+	return true;
+}
+
+/* A stream of len bytes padded to a word; checks that the padding is 0. */
+static bool take_stream(struct dec *d, uint64_t len,
+			const unsigned char **ptr, const char *what)
+{
+	uint64_t words = len / 8 + (len % 8 != 0), last;
+
+	if (d->short_)
+		return false;
+	if (words > d->limit - d->pos) {
+		ran_out(d, what);
+		return false;
+	}
+	*ptr = d->base + 8 * d->pos;
+	if (len % 8) {
+		last = d->pos + words - 1;
+		if (word_at(d, last) >> (8 * (len % 8)))
+			dreport(d, last, FXT_RULE_PADDING,
+				"the padding after the %llu byte%s of the %s is not 0",
+				(unsigned long long)len, plural(len), what);
+	}
+	d->pos += words;
+	return true;
+}
+
+/*
+ * Bits [lo..hi] of the header word at `word` must be 0: the record's header
+ * (word 0), a large blob's format header (word 1), or the header of the
+ * argument being read.  The message is only formatted on failure.
+ */
+static void reserved(struct dec *d, uint64_t word, uint64_t value,
+		     unsigned int lo, unsigned int hi)
+{
+	uint64_t bits = fxt_bits(value, lo, hi);
+
+	if (!bits)
+		return;
+	if (d->arg)
+		dreport(d, word, FXT_RULE_RESERVED_BITS,
+			"argument %u (%s): bits [%u..%u] must be 0, are %#llx",
+			d->arg, fxt_arg_type_name(value & 15), lo, hi,
+			(unsigned long long)bits);
+	else
+		dreport(d, word, FXT_RULE_RESERVED_BITS,
+			"%s record %s: bits [%u..%u] must be 0, are %#llx",
+			rec_name(d), word ? "format header" : "header", lo, hi,
+			(unsigned long long)bits);
+}
+
+static void rec_reserved(struct dec *d, unsigned int lo, unsigned int hi)
+{
+	reserved(d, 0, d->rec->header, lo, hi);
+}
+
+static void check_utf8(struct dec *d, uint64_t word, const struct fxt_string *s,
+		       const char *what)
+{
+	if (s->ptr && !fxt_utf8_valid((const unsigned char *)s->ptr, s->len))
+		dreport(d, word, FXT_RULE_UTF8, "the %s is not valid UTF-8",
+			what);
+}
+
+/* A stream of len bytes as a string. */
+static bool take_string(struct dec *d, uint32_t len, struct fxt_string *s,
+			const char *what)
+{
+	const unsigned char *p;
+	uint64_t start = d->pos;
+
+	if (!take_stream(d, len, &p, what))
+		return false;
+	s->ptr = (const char *)p;
+	s->len = len;
+	check_utf8(d, start, s, what);
+	return true;
+}
+
+static bool string_ref(struct dec *d, uint16_t ref, struct fxt_string *s,
+		       const char *what)
+{
+	memset(s, 0, sizeof(*s));
+	s->ref = ref;
+	if (ref == FXT_STRING_REF_EMPTY) {
+		s->ptr = "";
+		return true;
+	}
+	if (ref & FXT_STRING_REF_INLINE)
+		return take_string(d, ref & FXT_STRING_INDEX_MAX, s, what);
+	if (fxt_tables_string(d->t, ref, s))
+		dreport(d, d->hdr, FXT_RULE_STRING_UNDEFINED,
+			"the %s refers to string %u, which provider %u has not defined",
+			what, ref, d->t->provider_id);
+	return true;
+}
+
+static void check_koid(struct dec *d, uint64_t word, uint64_t koid,
+		       const char *what)
+{
+	if (koid > UINT32_MAX)
+		dreport(d, word, FXT_RULE_KOID_TRUNCATED,
+			"%s %#llx does not fit 32 bits; Perfetto truncates it",
+			what, (unsigned long long)koid);
+}
+
+static bool take_koid(struct dec *d, uint64_t *koid, const char *what)
+{
+	if (!take(d, koid, what))
+		return false;
+	check_koid(d, d->pos - 1, *koid, what);
+	return true;
+}
+
+static bool thread_ref(struct dec *d, uint8_t ref, struct fxt_thread *th,
+		       const char *what)
+{
+	memset(th, 0, sizeof(*th));
+	th->ref = ref;
+	if (ref == FXT_THREAD_REF_INLINE)
+		return take_koid(d, &th->pid, "process koid") &&
+		       take_koid(d, &th->tid, "thread koid");
+	if (fxt_tables_thread(d->t, ref, th))
+		dreport(d, d->hdr, FXT_RULE_THREAD_UNDEFINED,
+			"the %s refers to thread %u, which provider %u has not defined",
+			what, ref, d->t->provider_id);
+	return true;
+}
+
+static bool take_ts(struct dec *d, uint64_t *ts, int64_t *ns, bool *ns_valid,
+		    const char *what)
+{
+	if (!take(d, ts, what))
+		return false;
+	*ns_valid = fxt_ticks_to_ns(*ts, d->t->ticks_per_second, ns);
+	if (!*ns_valid)
+		dreport(d, d->pos - 1, FXT_RULE_TIMESTAMP_OVERFLOW,
+			"%s %llu at %llu ticks/s overflows int64 nanoseconds; Perfetto drops the record",
+			what, (unsigned long long)*ts,
+			(unsigned long long)d->t->ticks_per_second);
+	return true;
+}
+
+static bool take_record_ts(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+
+	rec->has_ts = take_ts(d, &rec->ts, &rec->ts_ns, &rec->ts_ns_valid,
+			      "timestamp");
+	return rec->has_ts;
+}
+
+/* ---- arguments ----------------------------------------------------------- */
+
+static void decode_arg_value(struct dec *d, struct fxt_arg *a, uint64_t h)
+{
+	uint64_t w;
+
+	switch (a->type) {
+	case FXT_ARG_NULL:
+		reserved(d, d->hdr, h, 32, 63);
+		break;
+	case FXT_ARG_INT32:
+		a->value.i64 = (int32_t)(uint32_t)fxt_bits(h, 32, 63);
+		break;
+	case FXT_ARG_UINT32:
+		a->value.u64 = fxt_bits(h, 32, 63);
+		break;
+	case FXT_ARG_INT64:
+	case FXT_ARG_UINT64:
+	case FXT_ARG_DOUBLE:
+	case FXT_ARG_POINTER:
+	case FXT_ARG_KOID:
+		reserved(d, d->hdr, h, 32, 63);
+		if (!take(d, &w, "value"))
+			break;
+		a->value.u64 = w;
+		if (a->type == FXT_ARG_DOUBLE)
+			memcpy(&a->value.f64, &w, sizeof(w));
+		break;
+	case FXT_ARG_STRING:
+		reserved(d, d->hdr, h, 48, 63);
+		string_ref(d, fxt_bits(h, 32, 47), &a->value.str,
+			   "string value");
+		break;
+	case FXT_ARG_BOOL:
+		reserved(d, d->hdr, h, 33, 63);
+		a->value.b = fxt_bits(h, 32, 32);
+		break;
+	case FXT_ARG_BLOB:
+		a->value.blob.len = fxt_bits(h, 32, 63);
+		take_stream(d, a->value.blob.len, &a->value.blob.ptr,
+			    "blob payload");
+		break;
+	default:
+		dreport(d, d->hdr, FXT_RULE_ARG_TYPE,
+			"argument %u of %u has type %u, which is not an argument type",
+			d->arg, d->nargs, a->type);
+		d->unknown_layout = true;
+		break;
+	}
+}
+
+/*
+ * nargs arguments from d->pos.  Returns false when they cannot be framed
+ * (the rest of the record is then unknown).
+ */
+static bool decode_args(struct dec *d, unsigned int nargs)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t record_limit = d->limit, start, h;
+	unsigned int i;
+
+	d->nargs = nargs;
+	for (i = 0; i < nargs; i++) {
+		struct fxt_arg *a = &rec->args[i];
+		bool unknown = false;
+
+		start = d->pos;
+		memset(a, 0, sizeof(*a));
+		if (start >= record_limit) {
+			ran_out(d, "arguments");
+			return false;
+		}
+		h = word_at(d, start);
+		rec->nargs = i + 1;
+		a->offset = d->offset + 8 * start;
+		a->type = fxt_bits(h, 0, 3);
+		a->words = fxt_bits(h, 4, 15);
+		if (!a->words) {
+			dreport(d, start, FXT_RULE_ARG_SIZE_ZERO,
+				"argument %u of %u has size 0", i + 1, nargs);
+			d->unknown_layout = true;
+			return false;
+		}
+		if (a->words > record_limit - start) {
+			dreport(d, start, FXT_RULE_ARG_OVERFLOW,
+				"argument %u of %u (%u words) runs past the end of the %s record (%llu word%s left)",
+				i + 1, nargs, a->words, rec_name(d),
+				(unsigned long long)(record_limit - start),
+				plural(record_limit - start));
+			d->unknown_layout = true;
+			return false;
+		}
+		/* Read the argument inside its own size. */
+		d->hdr = start;
+		d->arg = i + 1;
+		d->pos = start + 1;
+		d->limit = start + a->words;
+		d->unknown_layout = false;
+		string_ref(d, fxt_bits(h, 16, 31), &a->name, "argument name");
+		if (!d->short_)
+			decode_arg_value(d, a, h);
+		unknown = d->unknown_layout;
+		if (!d->short_ && !unknown && d->pos < d->limit)
+			dreport(d, d->pos, FXT_RULE_ARG_EXTENSION,
+				"argument %u of %u has %llu word%s after its value",
+				i + 1, nargs,
+				(unsigned long long)(d->limit - d->pos),
+				plural(d->limit - d->pos));
+		d->short_ = false;
+		d->unknown_layout = false;
+		d->hdr = 0;
+		d->arg = 0;
+		d->pos = start + a->words;
+		d->limit = record_limit;
+	}
+	return true;
+}
+
+static const struct fxt_arg *find_arg(const struct fxt_record *rec,
+				      const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < rec->nargs; i++)
+		if (fxt_string_is(&rec->args[i].name, name))
+			return &rec->args[i];
+	return NULL;
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+static void decode_metadata(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header;
+
+	rec->subtype = fxt_bits(h, 16, 19);
+	switch (rec->subtype) {
+	case FXT_META_PROVIDER_INFO:
+		rec->id = fxt_bits(h, 20, 51);
+		rec_reserved(d, 60, 63);
+		take_string(d, fxt_bits(h, 52, 59), &rec->name, "provider name");
+		break;
+	case FXT_META_PROVIDER_SECTION:
+		rec->id = fxt_bits(h, 20, 51);
+		rec_reserved(d, 52, 63);
+		break;
+	case FXT_META_PROVIDER_EVENT:
+		rec->id = fxt_bits(h, 20, 51);
+		rec->value = fxt_bits(h, 52, 55);
+		rec_reserved(d, 56, 63);
+		if (rec->value != FXT_PROVIDER_EVENT_BUFFER_FULL)
+			dreport(d, 0, FXT_RULE_PROVIDER_EVENT,
+				"provider event %llu of provider %llu is not defined (0 is buffer full)",
+				(unsigned long long)rec->value,
+				(unsigned long long)rec->id);
+		break;
+	case FXT_META_TRACE_INFO:
+		rec->id = fxt_bits(h, 20, 23);
+		if (rec->id != FXT_TRACE_INFO_MAGIC) {
+			dreport(d, 0, FXT_RULE_TRACE_INFO_TYPE,
+				"trace info type %llu is not defined",
+				(unsigned long long)rec->id);
+			d->unknown_layout = true;
+			break;
+		}
+		rec->value = fxt_bits(h, 24, 55);
+		rec_reserved(d, 56, 63);
+		if (rec->value != FXT_MAGIC)
+			dreport(d, 0, FXT_RULE_MAGIC,
+				"magic number %#llx is not %#llx",
+				(unsigned long long)rec->value, FXT_MAGIC);
+		if (rec->words != 1) {
+			dreport(d, 0, FXT_RULE_MAGIC,
+				"magic number record of %llu words; it is exactly 1 word",
+				(unsigned long long)rec->words);
+			d->unknown_layout = true;
+		}
+		break;
+	default:
+		dreport(d, 0, FXT_RULE_METADATA_TYPE,
+			"metadata type %u is not defined", rec->subtype);
+		d->unknown_layout = true;
+		break;
+	}
+}
+
+static void decode_init(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+
+	rec_reserved(d, 16, 63);
+	if (!take(d, &rec->value, "ticks per second"))
+		return;
+	if (!rec->value)
+		dreport(d, 0, FXT_RULE_TICKS_ZERO,
+			"initialization record gives 0 ticks per second");
+}
+
+static void decode_string(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header;
+
+	rec->id = fxt_bits(h, 16, 30);
+	rec_reserved(d, 31, 31);
+	rec_reserved(d, 47, 63);
+	if (!rec->id)
+		dreport(d, 0, FXT_RULE_STRING_INDEX_ZERO,
+			"string record for index 0, which is never defined");
+	take_string(d, fxt_bits(h, 32, 46), &rec->name, "string");
+}
+
+static void decode_thread(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+
+	rec->id = fxt_bits(rec->header, 16, 23);
+	rec->thread.ref = rec->id;
+	rec_reserved(d, 24, 63);
+	if (!rec->id)
+		dreport(d, 0, FXT_RULE_THREAD_INDEX_ZERO,
+			"thread record for index 0, which is never defined");
+	if (take_koid(d, &rec->thread.pid, "process koid"))
+		take_koid(d, &rec->thread.tid, "thread koid");
+}
+
+static void check_counter(struct dec *d)
+{
+	const struct fxt_record *rec = d->rec;
+	uint32_t i;
+	double v;
+
+	if (!rec->nargs)
+		dreport(d, 0, FXT_RULE_COUNTER_VALUE,
+			"counter event has no arguments: no value to show");
+	for (i = 0; i < rec->nargs; i++)
+		if (!fxt_arg_number(&rec->args[i], &v))
+			dreport(d, (rec->args[i].offset - d->offset) / 8,
+				FXT_RULE_COUNTER_VALUE,
+				"counter argument %u is %s, not a number; Perfetto ignores it",
+				i + 1, fxt_arg_type_name(rec->args[i].type));
+}
+
+static void decode_event(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header, w;
+
+	rec->subtype = fxt_bits(h, 16, 19);
+	if (!take_record_ts(d) ||
+	    !thread_ref(d, fxt_bits(h, 24, 31), &rec->thread, "thread") ||
+	    !string_ref(d, fxt_bits(h, 32, 47), &rec->category, "category") ||
+	    !string_ref(d, fxt_bits(h, 48, 63), &rec->name, "name") ||
+	    !decode_args(d, fxt_bits(h, 20, 23)))
+		return;
+	if (rec->subtype >= FXT_EVENT_TYPE_COUNT) {
+		dreport(d, 0, FXT_RULE_EVENT_TYPE,
+			"event type %u is not defined", rec->subtype);
+		d->unknown_layout = true;
+		return;
+	}
+	switch (rec->subtype) {
+	case FXT_EVENT_DURATION_COMPLETE:
+		if (!take_ts(d, &rec->end_ts, &rec->end_ts_ns,
+			     &rec->end_ts_ns_valid, "end timestamp"))
+			return;
+		if (rec->end_ts < rec->ts)
+			dreport(d, d->pos - 1, FXT_RULE_DURATION_NEGATIVE,
+				"duration ends at %llu, before its start at %llu; Perfetto drops it",
+				(unsigned long long)rec->end_ts,
+				(unsigned long long)rec->ts);
+		break;
+	case FXT_EVENT_COUNTER:
+		if (!take(d, &w, "counter id"))
+			return;
+		rec->id = w;
+		check_counter(d);
+		break;
+	default:
+		if (fxt_event_trailing_words(rec->subtype) &&
+		    take(d, &w, "correlation id"))
+			rec->id = w;
+		break;
+	}
+}
+
+static void decode_blob(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header;
+
+	rec->subtype = fxt_bits(h, 48, 55);
+	rec->payload_len = fxt_bits(h, 32, 46);
+	rec_reserved(d, 47, 47);
+	rec_reserved(d, 56, 63);
+	if (rec->subtype < FXT_BLOB_TYPE_DATA ||
+	    rec->subtype > FXT_BLOB_TYPE_PERFETTO)
+		dreport(d, 0, FXT_RULE_BLOB_TYPE,
+			"blob type %u is not defined (1 data, 2 last branch, 3 Perfetto)",
+			rec->subtype);
+	if (string_ref(d, fxt_bits(h, 16, 31), &rec->name, "blob name"))
+		take_stream(d, rec->payload_len, &rec->payload, "blob payload");
+}
+
+/* Body of a userspace object after its pointer, for one inline layout. */
+static void userobj_body(struct dec *d, unsigned int inline_words)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header;
+
+	if (!fxt_bits(h, 16, 23)) {
+		rec->thread.ref = 0;
+		if (!take_koid(d, &rec->thread.pid, "process koid"))
+			return;
+		if (inline_words == 2 &&
+		    !take_koid(d, &rec->thread.tid, "thread koid"))
+			return;
+	}
+	if (string_ref(d, fxt_bits(h, 24, 39), &rec->name, "name"))
+		decode_args(d, fxt_bits(h, 40, 43));
+}
+
+/* Decode the rest of a userspace object with a silent sink; 1 if clean. */
+static bool userobj_fits(struct dec *d, unsigned int inline_words)
+{
+	struct fxt_sink silent = { 0 };
+	struct fxt_record saved_rec = *d->rec;
+	struct dec saved = *d;
+	bool fits;
+
+	d->sink = &silent;
+	userobj_body(d, inline_words);
+	fits = !silent.counts[FXT_ERROR] && !d->short_ &&
+	       !d->unknown_layout && d->pos == d->limit;
+	*d->rec = saved_rec;
+	*d = saved;
+	return fits;
+}
+
+static void decode_userobj(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header;
+	uint8_t process = fxt_bits(h, 16, 23);
+
+	rec_reserved(d, 44, 63);
+	if (!take(d, &rec->id, "pointer"))
+		return;
+	if (process) {
+		thread_ref(d, process, &rec->thread, "process");
+	} else if (!userobj_fits(d, 1) && userobj_fits(d, 2)) {
+		/* fxt-format.md §11: the spec reads one word, Fuchsia's writer writes two. */
+		dreport(d, 0, FXT_RULE_USEROBJ_LAYOUT,
+			"the inline process takes two words (process and thread koid), as Fuchsia's writer emits; the spec says one");
+		userobj_body(d, 2);
+		return;
+	}
+	userobj_body(d, 1);
+}
+
+static void check_thread_object(struct dec *d)
+{
+	const struct fxt_arg *process = find_arg(d->rec, "process");
+
+	if (!process)
+		dreport(d, 0, FXT_RULE_KOBJ_THREAD_PROCESS,
+			"thread object %#llx has no koid argument \"process\"; Perfetto cannot attach it to its process",
+			(unsigned long long)d->rec->id);
+	else if (process->type != FXT_ARG_KOID)
+		dreport(d, (process->offset - d->offset) / 8,
+			FXT_RULE_KOBJ_THREAD_PROCESS,
+			"thread object %#llx: argument \"process\" is %s, not koid; Perfetto drops the record",
+			(unsigned long long)d->rec->id,
+			fxt_arg_type_name(process->type));
+	else
+		check_koid(d, (process->offset - d->offset) / 8 + 1,
+			   process->value.u64, "process koid");
+}
+
+static void decode_kobj(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header;
+
+	rec->subtype = fxt_bits(h, 16, 23);
+	rec_reserved(d, 44, 63);
+	if (!take(d, &rec->id, "koid"))
+		return;
+	if (rec->subtype == FXT_KOBJ_PROCESS)
+		check_koid(d, 1, rec->id, "process koid");
+	else if (rec->subtype == FXT_KOBJ_THREAD)
+		check_koid(d, 1, rec->id, "thread koid");
+	if (!string_ref(d, fxt_bits(h, 24, 39), &rec->name, "name") ||
+	    !decode_args(d, fxt_bits(h, 40, 43)))
+		return;
+	if (rec->subtype == FXT_KOBJ_THREAD)
+		check_thread_object(d);
+}
+
+static void check_thread_state(struct dec *d)
+{
+	if (d->rec->out_state > FXT_THREAD_STATE_DEAD)
+		dreport(d, 0, FXT_RULE_THREAD_STATE,
+			"outgoing thread state %u is not a thread state (0 to 5)",
+			d->rec->out_state);
+}
+
+/* A weight argument, when present, must be int32; returns it or NULL. */
+static const struct fxt_arg *weight_arg(struct dec *d, const char *name)
+{
+	const struct fxt_arg *a = find_arg(d->rec, name);
+
+	if (a && a->type != FXT_ARG_INT32) {
+		dreport(d, (a->offset - d->offset) / 8, FXT_RULE_SCHED_WEIGHT,
+			"argument %s is %s, not int32; Perfetto drops the record",
+			name, fxt_arg_type_name(a->type));
+		return NULL;
+	}
+	return a;
+}
+
+static void decode_sched(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header;
+	bool has_in, has_out;
+
+	rec->subtype = fxt_bits(h, 60, 63);
+	switch (rec->subtype) {
+	case FXT_SCHED_LEGACY_CONTEXT_SWITCH:
+		rec->cpu = fxt_bits(h, 16, 23);
+		rec->out_state = fxt_bits(h, 24, 27);
+		rec->out_prio = fxt_bits(h, 44, 51);
+		rec->in_prio = fxt_bits(h, 52, 59);
+		check_thread_state(d);
+		if (take_record_ts(d) &&
+		    thread_ref(d, fxt_bits(h, 28, 35), &rec->out,
+			       "outgoing thread"))
+			thread_ref(d, fxt_bits(h, 36, 43), &rec->in,
+				   "incoming thread");
+		break;
+	case FXT_SCHED_CONTEXT_SWITCH:
+		rec->cpu = fxt_bits(h, 20, 35);
+		rec->out_state = fxt_bits(h, 36, 39);
+		rec_reserved(d, 40, 59);
+		check_thread_state(d);
+		if (!take_record_ts(d) ||
+		    !take_koid(d, &rec->out.tid, "outgoing thread koid") ||
+		    !take_koid(d, &rec->in.tid, "incoming thread koid") ||
+		    !decode_args(d, fxt_bits(h, 16, 19)))
+			break;
+		has_in = find_arg(rec, "incoming_weight");
+		has_out = find_arg(rec, "outgoing_weight");
+		if (!has_in || !has_out)
+			dreport(d, 0, FXT_RULE_SCHED_WEIGHT,
+				"context switch without int32 argument%s %s%s%s; Perfetto cannot tell idle threads",
+				!has_in && !has_out ? "s" : "",
+				has_in ? "" : "incoming_weight",
+				!has_in && !has_out ? " and " : "",
+				has_out ? "" : "outgoing_weight");
+		weight_arg(d, "incoming_weight");
+		weight_arg(d, "outgoing_weight");
+		break;
+	case FXT_SCHED_WAKEUP:
+		rec->cpu = fxt_bits(h, 20, 35);
+		rec_reserved(d, 36, 59);
+		if (take_record_ts(d) &&
+		    take_koid(d, &rec->thread.tid, "woken thread koid") &&
+		    decode_args(d, fxt_bits(h, 16, 19)))
+			weight_arg(d, "weight");
+		break;
+	default:
+		dreport(d, 0, FXT_RULE_SCHED_TYPE,
+			"scheduling record subtype %u is not defined",
+			rec->subtype);
+		d->unknown_layout = true;
+		break;
+	}
+}
+
+static void decode_log(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header;
+
+	rec_reserved(d, 31, 31);
+	rec_reserved(d, 40, 63);
+	if (take_record_ts(d) &&
+	    thread_ref(d, fxt_bits(h, 32, 39), &rec->thread, "thread"))
+		take_string(d, fxt_bits(h, 16, 30), &rec->name, "message");
+}
+
+static void decode_large(struct dec *d)
+{
+	struct fxt_record *rec = d->rec;
+	uint64_t h = rec->header, fh, words = rec->words;
+
+	rec->subtype = fxt_bits(h, 36, 39);
+	rec->value = fxt_bits(h, 40, 43);
+	rec_reserved(d, 44, 63);
+	if (words >= 4096)
+		dreport(d, 0, FXT_RULE_LARGE_PERFETTO,
+			"large record of %llu words; Perfetto reads its size from bits [4..15] and loses the rest of the trace",
+			(unsigned long long)words);
+	if (rec->subtype != FXT_LARGE_BLOB) {
+		dreport(d, 0, FXT_RULE_LARGE_TYPE,
+			"large record type %u is not defined (0 is blob)",
+			rec->subtype);
+		d->unknown_layout = true;
+		return;
+	}
+	if (rec->value != FXT_LARGE_BLOB_WITH_METADATA &&
+	    rec->value != FXT_LARGE_BLOB_ATTACHMENT) {
+		dreport(d, 0, FXT_RULE_LARGE_TYPE,
+			"large blob format %llu is not defined (0 with metadata, 1 attachment)",
+			(unsigned long long)rec->value);
+		d->unknown_layout = true;
+		return;
+	}
+	if (!take(d, &fh, "format header"))
+		return;
+	if (rec->value == FXT_LARGE_BLOB_WITH_METADATA)
+		reserved(d, 1, fh, 44, 63);
+	else
+		reserved(d, 1, fh, 32, 63);
+	if (!string_ref(d, fxt_bits(fh, 0, 15), &rec->category, "category") ||
+	    !string_ref(d, fxt_bits(fh, 16, 31), &rec->name, "name"))
+		return;
+	if (rec->value == FXT_LARGE_BLOB_WITH_METADATA &&
+	    (!take_record_ts(d) ||
+	     !thread_ref(d, fxt_bits(fh, 36, 43), &rec->thread, "thread") ||
+	     !decode_args(d, fxt_bits(fh, 32, 35))))
+		return;
+	if (take(d, &rec->payload_len, "blob size"))
+		take_stream(d, rec->payload_len, &rec->payload, "blob payload");
+}
+
+ssize_t fxt_decode_record(const struct fxt_tables *t, const void *buf,
+			  size_t avail, uint64_t offset, struct fxt_record *rec,
+			  struct fxt_sink *sink, uint64_t *need)
+{
+	struct dec d = { .t = t, .base = buf, .offset = offset, .rec = rec,
+			 .sink = sink };
+	uint64_t h;
+
+	if (avail < 8) {
+		*need = 8;
+		return 0;
+	}
+	h = word_at(&d, 0);
+	memset(rec, 0, offsetof(struct fxt_record, args));
+	rec->offset = offset;
+	rec->bytes = buf;
+	rec->header = h;
+	rec->type = fxt_bits(h, 0, 3);
+	rec->words = rec->type == FXT_REC_LARGE ? fxt_bits(h, 4, 35) :
+						  fxt_bits(h, 4, 15);
+	rec->valid = true;
+	rec->provider_id = t->provider_id;
+	rec->ticks_per_second = t->ticks_per_second;
+	if (!rec->words) {
+		dreport(&d, 0, FXT_RULE_RECORD_SIZE_ZERO,
+			"%s record header %#018llx gives size 0; the rest of the input cannot be framed",
+			fxt_record_type_name(rec->type), (unsigned long long)h);
+		return -1;
+	}
+	if (rec->words > avail / 8) {
+		*need = rec->words * 8;
+		return 0;
+	}
+	d.pos = 1;
+	d.limit = rec->words;
+
+	switch (rec->type) {
+	case FXT_REC_METADATA:
+		decode_metadata(&d);
+		break;
+	case FXT_REC_INIT:
+		decode_init(&d);
+		break;
+	case FXT_REC_STRING:
+		decode_string(&d);
+		break;
+	case FXT_REC_THREAD:
+		decode_thread(&d);
+		break;
+	case FXT_REC_EVENT:
+		decode_event(&d);
+		break;
+	case FXT_REC_BLOB:
+		decode_blob(&d);
+		break;
+	case FXT_REC_USEROBJ:
+		decode_userobj(&d);
+		break;
+	case FXT_REC_KOBJ:
+		decode_kobj(&d);
+		break;
+	case FXT_REC_SCHED:
+		decode_sched(&d);
+		break;
+	case FXT_REC_LOG:
+		decode_log(&d);
+		break;
+	case FXT_REC_LARGE:
+		decode_large(&d);
+		break;
+	default:
+		dreport(&d, 0, FXT_RULE_RECORD_TYPE,
+			"record type %u is not assigned", rec->type);
+		d.unknown_layout = true;
+		break;
+	}
+
+	if (d.short_ || d.unknown_layout) {
+		rec->content_words = rec->words;
+		rec->complete = false;
+	} else {
+		rec->content_words = d.pos;
+		rec->complete = true;
+		if (d.pos < rec->words)
+			dreport(&d, d.pos, FXT_RULE_RECORD_EXTENSION,
+				"%llu word%s after the %s record's content (%llu of %llu words); readers skip them",
+				(unsigned long long)(rec->words - d.pos),
+				plural(rec->words - d.pos), rec_name(&d),
+				(unsigned long long)d.pos,
+				(unsigned long long)rec->words);
+	}
+	return (ssize_t)(rec->words * 8);
+}

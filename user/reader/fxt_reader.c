@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxt_reader.c - walk a whole FXT trace: providers and their tables, names
+ * from kernel objects, and the checks that span records (fxt-format.md §5,
+ * §17): magic first, provider sections only for announced providers,
+ * scheduling records in time order per CPU, async begin/end names, and the
+ * balance of durations per thread (notes: circular buffers and traces
+ * started mid-call legitimately cut durations).
+ *
+ * State grows by at most one map entry per record, so memory is proportional
+ * to the input.  fxt_reader_read() reads through a window that grows to the
+ * largest record seen, up to window_max; a record larger than that (only a
+ * large record can be) is framed and skipped without being held.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fxt_internal.h"
+#include "fxt_map.h"
+
+#define WINDOW_INITIAL (64u << 10)
+
+/* Kinds of content Perfetto ignores, each noted once per trace. */
+enum unsupported {
+	UNSUPPORTED_LOG,
+	UNSUPPORTED_USEROBJ,
+	UNSUPPORTED_LARGE,
+	UNSUPPORTED_BLOB,
+	UNSUPPORTED_BLOB_ARG,
+	UNSUPPORTED_COUNT
+};
+
+struct cpu_state {
+	int64_t last_ns;	/* newest scheduling record so far */
+	uint64_t last_offset;
+};
+
+struct thread_state {
+	uint64_t pid;
+	uint64_t depth;		/* open duration begins */
+	uint64_t first_open;	/* offset of the outermost open begin */
+};
+
+struct async_state {
+	uint64_t name_hash;
+	uint64_t offset;	/* of the begin */
+};
+
+struct name_entry {
+	char *bytes;
+	uint32_t len;
+	uint64_t pid;		/* threads: the "process" argument, or 0 */
+};
+
+struct fxt_reader {
+	struct fxt_sink sink;
+	uint64_t offset;		/* stream offset of the next record */
+	uint64_t records;
+	uint64_t need;			/* size of the record that did not fit */
+	uint32_t need_type;		/* and its type */
+	bool magic_checked;
+	bool stopped;			/* a record could not be framed */
+	int error;			/* -ENOMEM once memory ran out */
+	size_t window_max;
+	size_t string_budget;
+	uint32_t current_id;
+	struct fxt_tables *current;
+	struct fxt_map providers;	/* (id, 0) -> struct provider */
+	struct fxt_map cpus;		/* (cpu, 0) -> struct cpu_state */
+	struct fxt_map threads;		/* (tid, 0) -> struct thread_state */
+	struct fxt_map asyncs;		/* (pid, id) -> struct async_state */
+	struct fxt_map thread_names;	/* (tid, 0) -> struct name_entry */
+	struct fxt_map process_names;	/* (pid, 0) -> struct name_entry */
+	bool unsupported_noted[UNSUPPORTED_COUNT];
+};
+
+struct provider {
+	struct fxt_tables *tables;
+	bool announced;			/* by a provider info record */
+};
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* The provider with this id, created (unannounced) if new; NULL: no memory. */
+static struct provider *provider_get(struct fxt_reader *r, uint32_t id)
+{
+	struct provider *p;
+	int created;
+
+	p = fxt_map_put(&r->providers, id, 0, &created);
+	if (p && created) {
+		p->tables = fxt_tables_new(id, r->string_budget);
+		if (!p->tables) {
+			fxt_map_del(&r->providers, id, 0);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx)
+{
+	struct fxt_reader *r = calloc(1, sizeof(*r));
+	struct provider *p;
+
+	if (!r)
+		return NULL;
+	r->sink.fn = fn;
+	r->sink.ctx = ctx;
+	r->window_max = FXT_READER_WINDOW_MAX;
+	fxt_map_init(&r->providers, sizeof(struct provider));
+	fxt_map_init(&r->cpus, sizeof(struct cpu_state));
+	fxt_map_init(&r->threads, sizeof(struct thread_state));
+	fxt_map_init(&r->asyncs, sizeof(struct async_state));
+	fxt_map_init(&r->thread_names, sizeof(struct name_entry));
+	fxt_map_init(&r->process_names, sizeof(struct name_entry));
+	/* Like Perfetto, start in provider 0, announced implicitly. */
+	p = provider_get(r, 0);
+	if (!p) {
+		fxt_reader_free(r);
+		return NULL;
+	}
+	p->announced = true;
+	r->current = p->tables;
+	return r;
+}
+
+static void free_names(struct fxt_map *m)
+{
+	struct name_entry *e;
+	size_t pos = 0;
+
+	while ((e = fxt_map_next(m, &pos, NULL, NULL)))
+		free(e->bytes);
+	fxt_map_free(m);
+}
+
+void fxt_reader_free(struct fxt_reader *r)
+{
+	struct provider *p;
+	size_t pos = 0;
+
+	if (!r)
+		return;
+	while ((p = fxt_map_next(&r->providers, &pos, NULL, NULL)))
+		fxt_tables_free(p->tables);
+	fxt_map_free(&r->providers);
+	fxt_map_free(&r->cpus);
+	fxt_map_free(&r->threads);
+	fxt_map_free(&r->asyncs);
+	free_names(&r->thread_names);
+	free_names(&r->process_names);
+	free(r);
+}
+
+void fxt_reader_set_window_max(struct fxt_reader *r, size_t bytes)
+{
+	r->window_max = bytes < 8 ? 8 : bytes;
+}
+
+void fxt_reader_set_string_budget(struct fxt_reader *r, size_t bytes)
+{
+	r->string_budget = bytes;
+}
+
+uint64_t fxt_reader_offset(const struct fxt_reader *r)
+{
+	return r->offset;
+}
+
+uint64_t fxt_reader_count(const struct fxt_reader *r,
+			  enum fxt_severity severity)
+{
+	return r->sink.counts[severity];
+}
+
+uint64_t fxt_reader_records(const struct fxt_reader *r)
+{
+	return r->records;
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+static int set_name(struct fxt_map *m, uint64_t koid,
+		    const struct fxt_string *name, uint64_t pid)
+{
+	struct name_entry *e;
+	char *bytes;
+
+	if (!name->ptr)
+		return 0;
+	bytes = malloc(name->len ? name->len : 1);
+	if (!bytes)
+		return -ENOMEM;
+	memcpy(bytes, name->ptr, name->len);
+	e = fxt_map_put(m, koid, 0, NULL);
+	if (!e) {
+		free(bytes);
+		return -ENOMEM;
+	}
+	free(e->bytes);
+	e->bytes = bytes;
+	e->len = name->len;
+	e->pid = pid;
+	return 0;
+}
+
+static void entry_string(const struct name_entry *e, struct fxt_string *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->ptr = e->bytes;
+	s->len = e->len;
+}
+
+bool fxt_reader_process_name(const struct fxt_reader *r, uint64_t pid,
+			     struct fxt_string *name)
+{
+	const struct name_entry *e = fxt_map_get(&r->process_names, pid, 0);
+
+	if (e)
+		entry_string(e, name);
+	return e;
+}
+
+bool fxt_reader_thread_name(const struct fxt_reader *r, uint64_t tid,
+			    struct fxt_string *name, uint64_t *pid)
+{
+	const struct name_entry *e = fxt_map_get(&r->thread_names, tid, 0);
+
+	if (e) {
+		entry_string(e, name);
+		if (pid)
+			*pid = e->pid;
+	}
+	return e;
+}
+
+bool fxt_reader_next_process(const struct fxt_reader *r, size_t *pos,
+			     uint64_t *pid, struct fxt_string *name)
+{
+	const struct name_entry *e = fxt_map_next(&r->process_names, pos, pid,
+						  NULL);
+
+	if (e)
+		entry_string(e, name);
+	return e;
+}
+
+bool fxt_reader_next_thread(const struct fxt_reader *r, size_t *pos,
+			    uint64_t *tid, uint64_t *pid,
+			    struct fxt_string *name)
+{
+	const struct name_entry *e = fxt_map_next(&r->thread_names, pos, tid,
+						  NULL);
+
+	if (e) {
+		entry_string(e, name);
+		if (pid)
+			*pid = e->pid;
+	}
+	return e;
+}
+
+/* ---- checks across records ----------------------------------------------- */
+
+static void note_unsupported(struct fxt_reader *r, uint64_t offset,
+			     enum unsupported kind)
+{
+	static const char *const what[UNSUPPORTED_COUNT] = {
+		[UNSUPPORTED_LOG] = "log records",
+		[UNSUPPORTED_USEROBJ] = "userspace object records",
+		[UNSUPPORTED_LARGE] = "large records",
+		[UNSUPPORTED_BLOB] = "blob records other than type 3 (Perfetto protobuf)",
+		[UNSUPPORTED_BLOB_ARG] = "blob arguments",
+	};
+
+	if (r->unsupported_noted[kind])
+		return;
+	r->unsupported_noted[kind] = true;
+	fxt_report(&r->sink, offset, FXT_RULE_PERFETTO_UNSUPPORTED,
+		   "Perfetto ignores %s (noted once)", what[kind]);
+}
+
+static void check_unsupported(struct fxt_reader *r,
+			      const struct fxt_record *rec)
+{
+	uint32_t i;
+
+	switch (rec->type) {
+	case FXT_REC_LOG:
+		note_unsupported(r, rec->offset, UNSUPPORTED_LOG);
+		break;
+	case FXT_REC_USEROBJ:
+		note_unsupported(r, rec->offset, UNSUPPORTED_USEROBJ);
+		break;
+	case FXT_REC_LARGE:
+		note_unsupported(r, rec->offset, UNSUPPORTED_LARGE);
+		break;
+	case FXT_REC_BLOB:
+		if (rec->subtype != FXT_BLOB_TYPE_PERFETTO)
+			note_unsupported(r, rec->offset, UNSUPPORTED_BLOB);
+		break;
+	}
+	for (i = 0; i < rec->nargs; i++)
+		if (rec->args[i].type == FXT_ARG_BLOB)
+			note_unsupported(r, rec->args[i].offset,
+					 UNSUPPORTED_BLOB_ARG);
+}
+
+static void note_unended(struct fxt_reader *r, uint64_t tid,
+			 const struct thread_state *ts, const char *when)
+{
+	fxt_report(&r->sink, ts->first_open, FXT_RULE_DURATION_UNENDED,
+		   "thread %llu (process %llu): %llu duration begin%s never ended %s; the outermost is here",
+		   (unsigned long long)tid, (unsigned long long)ts->pid,
+		   (unsigned long long)ts->depth, plural(ts->depth), when);
+}
+
+static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct thread_state *ts;
+
+	if (rec->thread.undefined)
+		return 0;
+	ts = fxt_map_put(&r->threads, rec->thread.tid, 0, NULL);
+	if (!ts)
+		return -ENOMEM;
+	ts->pid = rec->thread.pid;
+	if (rec->subtype == FXT_EVENT_DURATION_BEGIN) {
+		if (!ts->depth++)
+			ts->first_open = rec->offset;
+	} else if (ts->depth) {
+		ts->depth--;
+	} else {
+		fxt_report(&r->sink, rec->offset,
+			   FXT_RULE_DURATION_UNMATCHED_END,
+			   "duration end on thread %llu (process %llu) with no begin open (the trace may start inside it)",
+			   (unsigned long long)rec->thread.tid,
+			   (unsigned long long)rec->thread.pid);
+	}
+	return 0;
+}
+
+static void async_name_mismatch(struct fxt_reader *r,
+				const struct fxt_record *rec,
+				const struct async_state *as)
+{
+	fxt_report(&r->sink, rec->offset, FXT_RULE_ASYNC_NAME,
+		   "%s \"%.*s\" (process %llu, id %#llx) is not named like its begin at offset %#llx; Perfetto puts them on different tracks",
+		   fxt_event_type_name(rec->subtype), (int)rec->name.len,
+		   rec->name.ptr ? rec->name.ptr : "",
+		   (unsigned long long)rec->thread.pid,
+		   (unsigned long long)rec->id,
+		   (unsigned long long)as->offset);
+}
+
+static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	uint64_t pid = rec->thread.pid, hash;
+	struct async_state *as;
+
+	if (rec->name.undefined)
+		return 0;
+	hash = fxt_string_hash(&rec->name);
+	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
+		as = fxt_map_put(&r->asyncs, pid, rec->id, NULL);
+		if (!as)
+			return -ENOMEM;
+		as->name_hash = hash;
+		as->offset = rec->offset;
+		return 0;
+	}
+	as = fxt_map_get(&r->asyncs, pid, rec->id);
+	if (!as) {
+		if (rec->subtype == FXT_EVENT_ASYNC_END)
+			fxt_report(&r->sink, rec->offset,
+				   FXT_RULE_ASYNC_UNMATCHED_END,
+				   "async end (process %llu, id %#llx) with no begin (the trace may start inside it)",
+				   (unsigned long long)pid,
+				   (unsigned long long)rec->id);
+		return 0;
+	}
+	if (as->name_hash != hash)
+		async_name_mismatch(r, rec, as);
+	if (rec->subtype == FXT_EVENT_ASYNC_END)
+		fxt_map_del(&r->asyncs, pid, rec->id);
+	return 0;
+}
+
+static int check_event(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	if (!rec->complete)
+		return 0;
+	switch (rec->subtype) {
+	case FXT_EVENT_DURATION_BEGIN:
+	case FXT_EVENT_DURATION_END:
+		return check_duration(r, rec);
+	case FXT_EVENT_ASYNC_BEGIN:
+	case FXT_EVENT_ASYNC_INSTANT:
+	case FXT_EVENT_ASYNC_END:
+		return check_async(r, rec);
+	default:
+		return 0;
+	}
+}
+
+static int check_sched(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct thread_state *ts;
+	struct cpu_state *cs;
+	int created;
+
+	if (!rec->complete || rec->subtype > FXT_SCHED_WAKEUP)
+		return 0;
+	if (rec->ts_ns_valid) {
+		cs = fxt_map_put(&r->cpus, rec->cpu, 0, &created);
+		if (!cs)
+			return -ENOMEM;
+		if (!created && rec->ts_ns < cs->last_ns)
+			fxt_report(&r->sink, rec->offset, FXT_RULE_SCHED_ORDER,
+				   "scheduling record on CPU %u at %lld ns is older than the one at offset %#llx (%lld ns)",
+				   rec->cpu, (long long)rec->ts_ns,
+				   (unsigned long long)cs->last_offset,
+				   (long long)cs->last_ns);
+		cs->last_ns = rec->ts_ns;
+		cs->last_offset = rec->offset;
+	}
+	/* A thread that switches out dead has ended: its open durations too. */
+	if (rec->subtype != FXT_SCHED_WAKEUP &&
+	    rec->out_state == FXT_THREAD_STATE_DEAD) {
+		ts = fxt_map_get(&r->threads, rec->out.tid, 0);
+		if (ts && ts->depth)
+			note_unended(r, rec->out.tid, ts, "before the thread exited");
+		fxt_map_del(&r->threads, rec->out.tid, 0);
+	}
+	return 0;
+}
+
+static int record_names(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	uint64_t pid = 0;
+	uint32_t i;
+
+	if (!rec->complete)
+		return 0;
+	if (rec->subtype == FXT_KOBJ_PROCESS)
+		return set_name(&r->process_names, rec->id, &rec->name, 0);
+	if (rec->subtype != FXT_KOBJ_THREAD)
+		return 0;
+	for (i = 0; i < rec->nargs; i++)
+		if (rec->args[i].type == FXT_ARG_KOID &&
+		    fxt_string_is(&rec->args[i].name, "process"))
+			pid = rec->args[i].value.u64;
+	return set_name(&r->thread_names, rec->id, &rec->name, pid);
+}
+
+static int apply_metadata(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct provider *p;
+
+	switch (rec->subtype) {
+	case FXT_META_PROVIDER_INFO:
+		if (!rec->complete)
+			return 0;
+		p = provider_get(r, rec->id);
+		if (!p)
+			return -ENOMEM;
+		/* A provider announced again starts with empty tables. */
+		p->announced = true;
+		fxt_tables_clear(p->tables);
+		r->current = p->tables;
+		r->current_id = rec->id;
+		return 0;
+	case FXT_META_PROVIDER_SECTION:
+		p = provider_get(r, rec->id);
+		if (!p)
+			return -ENOMEM;
+		if (!p->announced)
+			fxt_report(&r->sink, rec->offset, FXT_RULE_PROVIDER_SECTION,
+				   "provider section for provider %llu, which no provider info record announced; Perfetto drops the records that follow",
+				   (unsigned long long)rec->id);
+		r->current = p->tables;
+		r->current_id = rec->id;
+		return 0;
+	case FXT_META_PROVIDER_EVENT:
+		if (rec->value == FXT_PROVIDER_EVENT_BUFFER_FULL)
+			fxt_report(&r->sink, rec->offset, FXT_RULE_DROPS,
+				   "provider %llu reports a full buffer: records were dropped",
+				   (unsigned long long)rec->id);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int apply_record(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	check_unsupported(r, rec);
+	switch (rec->type) {
+	case FXT_REC_METADATA:
+		return apply_metadata(r, rec);
+	case FXT_REC_INIT:
+	case FXT_REC_STRING:
+	case FXT_REC_THREAD:
+		return fxt_tables_apply(r->current, rec, &r->sink);
+	case FXT_REC_EVENT:
+		return check_event(r, rec);
+	case FXT_REC_KOBJ:
+		return record_names(r, rec);
+	case FXT_REC_SCHED:
+		return check_sched(r, rec);
+	default:
+		return 0;
+	}
+}
+
+/* ---- walking ------------------------------------------------------------- */
+
+static void check_magic(struct fxt_reader *r, const void *buf)
+{
+	uint64_t w;
+
+	r->magic_checked = true;
+	memcpy(&w, buf, sizeof(w));
+	if (le64toh(w) != FXT_MAGIC_WORD)
+		fxt_report(&r->sink, 0, FXT_RULE_MAGIC_FIRST,
+			   "the first word is %#018llx, not the magic number record %#018llx; Perfetto does not recognise the file",
+			   (unsigned long long)le64toh(w), FXT_MAGIC_WORD);
+}
+
+ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,
+			struct fxt_record *rec, uint64_t *need)
+{
+	ssize_t n;
+	uint64_t h;
+
+	if (r->stopped || r->error)
+		return -1;
+	if (!r->magic_checked && len >= 8)
+		check_magic(r, buf);
+	n = fxt_decode_record(r->current, buf, len, r->offset, rec, &r->sink,
+			      need);
+	if (n == 0) {
+		r->need = *need;
+		r->need_type = 0;
+		if (len >= 8) {
+			memcpy(&h, buf, sizeof(h));
+			r->need_type = le64toh(h) & 15;
+		}
+		return 0;
+	}
+	if (n < 0) {
+		r->stopped = true;
+		return -1;
+	}
+	r->need = 0;
+	r->records++;
+	r->offset += n;
+	r->error = apply_record(r, rec);
+	return r->error ? -1 : n;
+}
+
+struct open_thread {
+	uint64_t tid;
+	struct thread_state ts;
+};
+
+static int by_first_open(const void *a, const void *b)
+{
+	const struct open_thread *x = a, *y = b;
+
+	return (x->ts.first_open > y->ts.first_open) -
+	       (x->ts.first_open < y->ts.first_open);
+}
+
+static void report_open_durations(struct fxt_reader *r)
+{
+	const struct thread_state *ts;
+	struct open_thread *open;
+	size_t pos = 0, n = 0, i;
+	uint64_t tid;
+
+	open = malloc((r->threads.count + 1) * sizeof(*open));
+	if (!open) {
+		r->error = -ENOMEM;
+		return;
+	}
+	while ((ts = fxt_map_next(&r->threads, &pos, &tid, NULL)))
+		if (ts->depth) {
+			open[n].tid = tid;
+			open[n++].ts = *ts;
+		}
+	/* In trace order, so that the report does not depend on hashing. */
+	qsort(open, n, sizeof(*open), by_first_open);
+	for (i = 0; i < n; i++)
+		note_unended(r, open[i].tid, &open[i].ts, "by the end of the trace");
+	free(open);
+}
+
+static void report_open_asyncs(struct fxt_reader *r)
+{
+	const struct async_state *as;
+	uint64_t first = UINT64_MAX;
+	size_t pos = 0;
+
+	while ((as = fxt_map_next(&r->asyncs, &pos, NULL, NULL)))
+		if (as->offset < first)
+			first = as->offset;
+	if (r->asyncs.count)
+		fxt_report(&r->sink, first, FXT_RULE_ASYNC_UNENDED,
+			   "%zu async begin%s never ended; the first is here",
+			   r->asyncs.count, plural(r->asyncs.count));
+}
+
+void fxt_reader_finish(struct fxt_reader *r, size_t trailing)
+{
+	if (!r->magic_checked && !r->stopped)
+		fxt_report(&r->sink, 0, FXT_RULE_MAGIC_FIRST,
+			   "the input holds %zu byte%s: no magic number record",
+			   trailing, plural(trailing));
+	if (trailing && !r->stopped) {
+		if (trailing >= 8 && r->need > trailing)
+			fxt_report(&r->sink, r->offset, FXT_RULE_TRUNCATED,
+				   "the %s record needs %llu bytes; the input ends after %zu",
+				   fxt_record_type_name(r->need_type),
+				   (unsigned long long)r->need, trailing);
+		else
+			fxt_report(&r->sink, r->offset, FXT_RULE_TRUNCATED,
+				   "the input ends with %zu byte%s that do not make a word",
+				   trailing, plural(trailing));
+	}
+	report_open_durations(r);
+	report_open_asyncs(r);
+}
+
+/*
+ * A record bigger than the window: describe it from its header, note that
+ * it is not checked, and step over it.
+ */
+static void skip_record(struct fxt_reader *r, const void *header,
+			struct fxt_record *rec)
+{
+	uint64_t h;
+
+	memcpy(&h, header, sizeof(h));
+	memset(rec, 0, offsetof(struct fxt_record, args));
+	rec->offset = r->offset;
+	rec->header = le64toh(h);
+	rec->type = rec->header & 15;
+	rec->words = r->need / 8;
+	rec->content_words = rec->words;
+	rec->valid = true;
+	rec->provider_id = r->current_id;
+	rec->ticks_per_second = fxt_tables_ticks_per_second(r->current);
+	fxt_report(&r->sink, r->offset, FXT_RULE_NOT_CHECKED,
+		   "%s record of %llu bytes is larger than the reader's %zu-byte window; skipped unchecked",
+		   fxt_record_type_name(rec->type),
+		   (unsigned long long)r->need, r->window_max);
+	check_unsupported(r, rec);
+	r->records++;
+	r->offset += r->need;
+	r->need = 0;
+}
+
+int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read_fn,
+		    void *read_ctx, fxt_record_fn *fn, void *ctx)
+{
+	size_t cap = WINDOW_INITIAL < r->window_max ? WINDOW_INITIAL :
+						      r->window_max;
+	size_t fill = 0, start = 0;
+	uint64_t need = 0, skip = 0;
+	unsigned char *buf = malloc(cap), *bigger;
+	struct fxt_record *rec = malloc(sizeof(*rec));
+	bool eof = false;
+	ssize_t n;
+	int ret = 0;
+
+	if (!buf || !rec) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		/* Decode every whole record in the window. */
+		need = 0;
+		while (!skip && start < fill &&
+		       (n = fxt_reader_next(r, buf + start, fill - start, rec,
+					    &need)) > 0) {
+			start += n;
+			ret = fn ? fn(ctx, rec) : 0;
+			if (ret)
+				goto out;
+		}
+		if (r->error) {
+			ret = r->error;
+			goto out;
+		}
+		if (r->stopped || eof)
+			break;
+		if (!skip && start < fill && need > r->window_max) {
+			skip_record(r, buf + start, rec);
+			skip = rec->words * 8;
+			need = 0;
+			ret = fn ? fn(ctx, rec) : 0;
+			if (ret)
+				goto out;
+		}
+		if (skip) {
+			/* Drop what the window holds of the skipped record. */
+			n = skip < fill - start ? skip : fill - start;
+			start += n;
+			skip -= n;
+		}
+		memmove(buf, buf + start, fill - start);
+		fill -= start;
+		start = 0;
+		if (!skip && need > cap) {
+			size_t want = need > 2 * cap ? need : 2 * cap;
+
+			if (want > r->window_max)
+				want = r->window_max;
+			bigger = realloc(buf, want);
+			if (!bigger) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			buf = bigger;
+			cap = want;
+		}
+		n = read_fn(read_ctx, buf + fill, cap - fill);
+		if (n < 0) {
+			ret = (int)n;
+			goto out;
+		}
+		eof = n == 0;
+		fill += n;
+	}
+	if (skip) {
+		/* The input ended inside a skipped record. */
+		fxt_report(&r->sink, rec->offset, FXT_RULE_TRUNCATED,
+			   "the input ends %llu bytes before the end of the skipped %s record",
+			   (unsigned long long)skip,
+			   fxt_record_type_name(rec->type));
+		fill = start = 0;
+	}
+	fxt_reader_finish(r, r->stopped ? 0 : fill - start);
+	ret = r->error;
+out:
+	free(rec);
+	free(buf);
+	return ret;
+}
+
+static ssize_t read_fd(void *ctx, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	ssize_t n;
+
+	do {
+		n = read(fd, buf, len);
+	} while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+int fxt_reader_read_fd(struct fxt_reader *r, int fd, fxt_record_fn *fn,
+		       void *ctx)
+{
+	return fxt_reader_read(r, read_fd, &fd, fn, ctx);
+}
+
+int fxt_reader_read_buffer(struct fxt_reader *r, const void *buf, size_t len,
+			   fxt_record_fn *fn, void *ctx)
+{
+	const unsigned char *p = buf;
+	struct fxt_record *rec = malloc(sizeof(*rec));
+	size_t pos = 0;
+	uint64_t need;
+	ssize_t n;
+	int ret = 0;
+
+	if (!rec)
+		return -ENOMEM;
+	while (pos < len &&
+	       (n = fxt_reader_next(r, p + pos, len - pos, rec, &need)) > 0) {
+		pos += n;
+		ret = fn ? fn(ctx, rec) : 0;
+		if (ret)
+			goto out;
+	}
+	if (r->error) {
+		ret = r->error;
+		goto out;
+	}
+	fxt_reader_finish(r, r->stopped ? 0 : len - pos);
+	ret = r->error;
+out:
+	free(rec);
+	return ret;
+}

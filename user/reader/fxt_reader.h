@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fxt_reader.h - the strict FXT decoder of fxtrace (libfxtread.a).
+ *
+ * Written to the specification (/work/shared/fxt-format.md, Fuchsia's
+ * trace-format.md), not to fxtrace's encoder: it judges traces written by
+ * any tool.  Two layers:
+ *
+ * 1. One record at a time, against one provider's tables:
+ *    fxt_decode_record() decodes and validates a record given a
+ *    struct fxt_tables (string table 1..0x7fff, thread table 1..255, ticks
+ *    per second) and reports every problem through a struct fxt_sink;
+ *    fxt_tables_apply() then enters the record's definition (string, thread,
+ *    initialization) into the tables.  Nothing else is kept, so a caller
+ *    that copies records out of an untrusted producer's buffer (the drainer)
+ *    keeps one struct fxt_tables per producer and validates each copied
+ *    record with these two calls.
+ *
+ * 2. A whole trace: struct fxt_reader walks a stream of records, keeps the
+ *    providers (each with its tables), the current provider, process and
+ *    thread names, and runs the checks that span records (magic first,
+ *    scheduler order per CPU, duration balance per thread, async names).
+ *    It needs only the record in hand: fxt_reader_next() takes the bytes of
+ *    one record, fxt_reader_read() streams from a read callback through a
+ *    bounded window, fxt_reader_read_buffer() walks a buffer in memory.
+ *
+ * Bounds: tables are indexed (at most 0x7fff strings and 255 threads per
+ * provider); every other structure grows by one entry per record at most,
+ * so memory is proportional to the input; each record is decoded in time
+ * proportional to its size.  No input can make the decoder read outside the
+ * bytes it was given.
+ *
+ * Decoded strings point into the record's bytes or into the tables: they are
+ * valid until the next call that decodes or applies a record.  Strings are
+ * not NUL-terminated.  Words are little endian (fxt-format.md §1).
+ */
+#ifndef FXT_READER_H
+#define FXT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/fxt.h>
+
+/* Values fxt.h does not define (fxt-format.md §10, §16). */
+#define FXT_BLOB_TYPE_DATA		1
+#define FXT_BLOB_TYPE_LAST_BRANCH	2
+#define FXT_BLOB_TYPE_PERFETTO		3
+#define FXT_LARGE_BLOB			0	/* large record type [36..39] */
+#define FXT_LARGE_BLOB_WITH_METADATA	0	/* blob format [40..43] */
+#define FXT_LARGE_BLOB_ATTACHMENT	1
+#define FXT_TICKS_PER_SECOND_DEFAULT	1000000000ULL	/* without init record */
+
+/* ---- problems ----------------------------------------------------------- */
+
+enum fxt_severity {
+	FXT_NOTE,	/* legal, worth knowing (unbalanced durations, ...) */
+	FXT_WARNING,	/* legal FXT that Perfetto drops or shows wrongly */
+	FXT_ERROR,	/* breaks the specification */
+};
+#define FXT_SEVERITY_COUNT 3
+
+/* Every check has a rule; fxt_rules[] lists them with a description. */
+enum fxt_rule_id {
+	FXT_RULE_MAGIC_FIRST,
+	FXT_RULE_TRUNCATED,
+	FXT_RULE_RECORD_SIZE_ZERO,
+	FXT_RULE_RECORD_TYPE,
+	FXT_RULE_RECORD_OVERFLOW,
+	FXT_RULE_RECORD_EXTENSION,
+	FXT_RULE_RESERVED_BITS,
+	FXT_RULE_PADDING,
+	FXT_RULE_UTF8,
+	FXT_RULE_METADATA_TYPE,
+	FXT_RULE_TRACE_INFO_TYPE,
+	FXT_RULE_MAGIC,
+	FXT_RULE_PROVIDER_SECTION,
+	FXT_RULE_PROVIDER_EVENT,
+	FXT_RULE_DROPS,
+	FXT_RULE_TICKS_ZERO,
+	FXT_RULE_STRING_INDEX_ZERO,
+	FXT_RULE_THREAD_INDEX_ZERO,
+	FXT_RULE_STRING_UNDEFINED,
+	FXT_RULE_THREAD_UNDEFINED,
+	FXT_RULE_STRING_NOT_KEPT,
+	FXT_RULE_EVENT_TYPE,
+	FXT_RULE_ARG_TYPE,
+	FXT_RULE_ARG_SIZE_ZERO,
+	FXT_RULE_ARG_OVERFLOW,
+	FXT_RULE_ARG_SIZE,
+	FXT_RULE_ARG_EXTENSION,
+	FXT_RULE_BLOB_TYPE,
+	FXT_RULE_LARGE_TYPE,
+	FXT_RULE_SCHED_TYPE,
+	FXT_RULE_THREAD_STATE,
+	FXT_RULE_USEROBJ_LAYOUT,
+	FXT_RULE_TIMESTAMP_OVERFLOW,
+	FXT_RULE_DURATION_NEGATIVE,
+	FXT_RULE_COUNTER_VALUE,
+	FXT_RULE_KOID_TRUNCATED,
+	FXT_RULE_KOBJ_THREAD_PROCESS,
+	FXT_RULE_SCHED_WEIGHT,
+	FXT_RULE_SCHED_ORDER,
+	FXT_RULE_ASYNC_NAME,
+	FXT_RULE_LARGE_PERFETTO,
+	FXT_RULE_PERFETTO_UNSUPPORTED,
+	FXT_RULE_DURATION_UNMATCHED_END,
+	FXT_RULE_DURATION_UNENDED,
+	FXT_RULE_ASYNC_UNMATCHED_END,
+	FXT_RULE_ASYNC_UNENDED,
+	FXT_RULE_NOT_CHECKED,
+	FXT_RULE_COUNT		/* non-ABI: number of rules */
+};
+
+struct fxt_rule {
+	const char *name;		/* short, lower-case-with-dashes */
+	enum fxt_severity severity;
+	const char *description;	/* one line */
+};
+
+extern const struct fxt_rule fxt_rules[FXT_RULE_COUNT];
+
+const char *fxt_severity_name(enum fxt_severity severity);
+
+/* One problem, as handed to a struct fxt_sink's callback. */
+struct fxt_diag {
+	uint64_t offset;		/* byte offset in the stream */
+	enum fxt_rule_id rule;
+	enum fxt_severity severity;	/* fxt_rules[rule].severity */
+	const char *rule_name;
+	const char *message;		/* valid during the callback only */
+};
+
+typedef void fxt_diag_fn(void *ctx, const struct fxt_diag *diag);
+
+/*
+ * Where problems go.  fn may be NULL: problems are then only counted (no
+ * message is formatted, which keeps validation cheap).
+ */
+struct fxt_sink {
+	fxt_diag_fn *fn;
+	void *ctx;
+	uint64_t counts[FXT_SEVERITY_COUNT];	/* problems reported so far */
+};
+
+/* ---- decoded records ---------------------------------------------------- */
+
+/* A string: inline bytes, a table entry, or missing (ptr NULL). */
+struct fxt_string {
+	const char *ptr;	/* NULL when undefined or not kept */
+	uint32_t len;
+	uint16_t ref;		/* the string ref it came from */
+	bool undefined;		/* indexed ref with no table entry */
+};
+
+/* A thread: inline koids or a thread table entry. */
+struct fxt_thread {
+	uint64_t pid;		/* process koid */
+	uint64_t tid;		/* thread koid */
+	uint8_t ref;		/* 0 inline, else the index */
+	bool undefined;		/* indexed ref with no table entry */
+};
+
+struct fxt_arg {
+	uint64_t offset;	/* byte offset of the argument header */
+	uint32_t type;		/* FXT_ARG_* */
+	uint32_t words;		/* argument size from its header */
+	struct fxt_string name;
+	union {
+		int64_t i64;		/* INT32, INT64 */
+		uint64_t u64;		/* UINT32, UINT64, POINTER, KOID */
+		double f64;		/* DOUBLE */
+		bool b;			/* BOOL */
+		struct fxt_string str;	/* STRING */
+		struct {
+			const unsigned char *ptr;	/* BLOB payload */
+			uint32_t len;
+		} blob;
+	} value;
+};
+
+struct fxt_record {
+	uint64_t offset;	/* byte offset of the header in the stream */
+	const unsigned char *bytes;	/* the record (NULL when skipped) */
+	uint64_t header;	/* the header word */
+	uint64_t words;		/* record size in words, header included */
+	uint64_t content_words;	/* words the record's layout defines */
+	uint32_t type;		/* FXT_REC_* */
+	/*
+	 * Metadata type, event type, blob type, kernel object type,
+	 * scheduling subtype or large record type; 0 for the others.
+	 */
+	uint32_t subtype;
+	bool valid;		/* decoded without an error */
+	bool complete;		/* all of its defined content was there */
+
+	uint32_t provider_id;	/* provider whose tables resolved the refs */
+	uint64_t ticks_per_second;	/* that provider's tick rate */
+
+	bool has_ts;
+	uint64_t ts;		/* ticks */
+	int64_t ts_ns;		/* ts in ns; when has_ts && ts_ns_valid */
+	bool ts_ns_valid;
+
+	struct fxt_thread thread;	/* event, log, large blob; wakeup: woken */
+	struct fxt_string category;	/* event, large blob */
+	/*
+	 * Event, kernel object, userspace object, blob and large blob name;
+	 * provider name; string record contents; log message.
+	 */
+	struct fxt_string name;
+
+	/* Type-specific fields. */
+	uint64_t id;		/* provider id, string/thread index, koid,
+				 * userspace object pointer, counter id,
+				 * async or flow correlation id */
+	uint64_t end_ts;	/* duration complete */
+	int64_t end_ts_ns;
+	bool end_ts_ns_valid;
+	uint64_t value;		/* ticks per second; magic; provider event id;
+				 * trace info type; blob format */
+	const unsigned char *payload;	/* blob payload */
+	uint64_t payload_len;
+
+	/* Scheduling records. */
+	uint32_t cpu;
+	uint32_t out_state;	/* FXT_THREAD_STATE_* */
+	struct fxt_thread out;	/* outgoing (subtype 1: tid only) */
+	struct fxt_thread in;	/* incoming (subtype 1: tid only) */
+	uint32_t out_prio, in_prio;	/* legacy context switch */
+
+	/* Arguments last: the decoder clears only what comes before them. */
+	uint32_t nargs;
+	struct fxt_arg args[FXT_ARGS_MAX];
+};
+
+/* ---- one provider's tables ---------------------------------------------- */
+
+struct fxt_tables;
+
+/*
+ * Tables for provider_id.  max_string_bytes bounds the bytes of the strings
+ * kept at once (0: no bound beyond the table's 0x7fff entries); past it a
+ * string index stays defined but its bytes are not kept (rule
+ * string-not-kept).  Returns NULL when memory runs out.
+ */
+struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes);
+void fxt_tables_free(struct fxt_tables *t);
+
+/* Forget all strings and threads, reset the tick rate (provider re-announced). */
+void fxt_tables_clear(struct fxt_tables *t);
+
+uint32_t fxt_tables_provider_id(const struct fxt_tables *t);
+uint64_t fxt_tables_ticks_per_second(const struct fxt_tables *t);
+
+/* Look up an entry: 0 when defined, -ENOENT when not. */
+int fxt_tables_string(const struct fxt_tables *t, uint16_t index,
+		      struct fxt_string *out);
+int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
+		      struct fxt_thread *out);
+
+/*
+ * Decode the record at buf, avail bytes long, found at stream offset
+ * `offset`, against tables t.  Problems are reported to sink (severity
+ * counts always, messages when sink->fn is set).  Returns:
+ *   > 0  the record's size in bytes (it lies entirely inside buf); *rec holds
+ *        it and rec->valid says whether it broke no rule of severity error;
+ *   0    buf holds less than the whole record: *need is set to the record
+ *        size in bytes (8 when not even the header is there); nothing is
+ *        reported;
+ *   -1   the record cannot be framed (size 0): reported; stop decoding.
+ * The tables are not changed: see fxt_tables_apply().
+ */
+ssize_t fxt_decode_record(const struct fxt_tables *t, const void *buf,
+			  size_t avail, uint64_t offset, struct fxt_record *rec,
+			  struct fxt_sink *sink, uint64_t *need);
+
+/*
+ * Enter what a decoded string, thread or initialization record defines into
+ * t (other records change nothing); index 0 and a zero tick rate are never
+ * entered.  Returns 0, or -ENOMEM (the entry is then left undefined).
+ * Call it before the record's bytes go away: string bytes are copied.
+ */
+int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
+		     struct fxt_sink *sink);
+
+/* Convert ticks to ns at ticks_per_second; false when it overflows int64. */
+bool fxt_ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns);
+
+/* ---- a whole trace ------------------------------------------------------ */
+
+struct fxt_reader;
+
+/* A reader that reports problems to fn(ctx, ...) (fn may be NULL). */
+struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx);
+void fxt_reader_free(struct fxt_reader *r);
+
+/*
+ * Records larger than this many bytes are framed and skipped, not decoded,
+ * by fxt_reader_read() (rule not-checked): the window it reads through
+ * never grows past it.  Only large records (type 15) can be that big.
+ * Default FXT_READER_WINDOW_MAX.
+ */
+#define FXT_READER_WINDOW_MAX (64u << 20)
+void fxt_reader_set_window_max(struct fxt_reader *r, size_t bytes);
+
+/* Bound on the string bytes each provider's tables keep (0: none, default). */
+void fxt_reader_set_string_budget(struct fxt_reader *r, size_t bytes);
+
+/* Stream offset of the next record. */
+uint64_t fxt_reader_offset(const struct fxt_reader *r);
+
+/*
+ * Decode the record at the start of buf (len bytes), which sits at
+ * fxt_reader_offset(r), and apply it to the reader's state.  Returns the
+ * record's size in bytes (> 0), 0 when buf does not hold all of it (*need
+ * tells how many bytes it takes), or -1 when decoding cannot go on.
+ */
+ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,
+			struct fxt_record *rec, uint64_t *need);
+
+/*
+ * End of the stream: `trailing` bytes were left that do not make a record.
+ * Reports them, then what stays open (duration begins, async begins).
+ * Call it once.
+ */
+void fxt_reader_finish(struct fxt_reader *r, size_t trailing);
+
+/* Called for each record; a non-zero return stops the walk with that value. */
+typedef int fxt_record_fn(void *ctx, const struct fxt_record *rec);
+
+/* Reads up to len bytes into buf; returns the count, 0 at end, -errno. */
+typedef ssize_t fxt_read_fn(void *ctx, void *buf, size_t len);
+
+/*
+ * Walk a stream through a bounded window, calling fn for every record, and
+ * finish.  Returns 0, fn's non-zero value, or -errno (read error, -ENOMEM).
+ */
+int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read, void *read_ctx,
+		    fxt_record_fn *fn, void *ctx);
+
+/* fxt_reader_read() from a file descriptor. */
+int fxt_reader_read_fd(struct fxt_reader *r, int fd, fxt_record_fn *fn,
+		       void *ctx);
+
+/* fxt_reader_read() over a buffer in memory. */
+int fxt_reader_read_buffer(struct fxt_reader *r, const void *buf, size_t len,
+			   fxt_record_fn *fn, void *ctx);
+
+/* Problems reported so far, by severity. */
+uint64_t fxt_reader_count(const struct fxt_reader *r,
+			  enum fxt_severity severity);
+
+/* Records decoded (or skipped by size) so far. */
+uint64_t fxt_reader_records(const struct fxt_reader *r);
+
+/*
+ * Names from kernel object records seen so far: a process's name, a
+ * thread's name and the pid its "process" argument gave (0 if none).
+ * Return false when unknown.
+ */
+bool fxt_reader_process_name(const struct fxt_reader *r, uint64_t pid,
+			     struct fxt_string *name);
+bool fxt_reader_thread_name(const struct fxt_reader *r, uint64_t tid,
+			    struct fxt_string *name, uint64_t *pid);
+
+/* Iterate the named processes / threads (pos starts at 0; false at end). */
+bool fxt_reader_next_process(const struct fxt_reader *r, size_t *pos,
+			     uint64_t *pid, struct fxt_string *name);
+bool fxt_reader_next_thread(const struct fxt_reader *r, size_t *pos,
+			    uint64_t *tid, uint64_t *pid,
+			    struct fxt_string *name);
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Names for printing: "event", "duration begin", "int32", "blocked", ... */
+const char *fxt_record_type_name(uint32_t type);
+const char *fxt_event_type_name(uint32_t type);
+const char *fxt_arg_type_name(uint32_t type);
+const char *fxt_thread_state_name(uint32_t state);
+
+/* FNV-1a of a string's bytes (to compare names without keeping them). */
+uint64_t fxt_string_hash(const struct fxt_string *s);
+
+/* The string s equals the C string c. */
+bool fxt_string_is(const struct fxt_string *s, const char *c);
+
+/* Well-formed UTF-8 (no overlongs, surrogates or code points past 0x10ffff). */
+bool fxt_utf8_valid(const unsigned char *s, size_t len);
+
+/* A numeric argument's value as a double (false if not numeric). */
+bool fxt_arg_number(const struct fxt_arg *arg, double *value);
+
+#endif /* FXT_READER_H */

@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cli_test - the fxtrace command (built next to this test, as
+ * ../../bin/fxtrace) on small traces: the exact output of check, dump,
+ * stats and export, exit statuses, help and usage errors, and the exported
+ * JSON read back by `python3 -m json.tool`.
+ *
+ * The main input is example_trace (vectors.c, where its layout is drawn).
+ * Runs in a temporary directory, so the file names in the output are fixed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vectors.h"
+
+
+static char fxtrace[PATH_MAX];
+
+struct run {
+	int status;		/* exit status, or -1 */
+	char out[65536];
+	char err[16384];
+};
+
+static struct run r;
+
+static int write_words(const char *path, const uint64_t *words, size_t n)
+{
+	static unsigned char bytes[sizeof(((struct words *)0)->w)];
+	FILE *f = fopen(path, "wb");
+
+	words_to_le(words, n, bytes);
+	if (!f || fwrite(bytes, 8, n, f) != n || fclose(f)) {
+		printf("# cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* Run fxtrace with argv (NULL-terminated, argv[0] ignored) into r. */
+static int run_fxtrace(const char *stdin_path, char *const argv[])
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
+		int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 ||
+		    dup2(out, 1) < 0 || dup2(err, 2) < 0)
+			_exit(127);
+		execv(fxtrace, argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	slurp("stdout.txt", r.out, sizeof(r.out));
+	slurp("stderr.txt", r.err, sizeof(r.err));
+	return 0;
+}
+
+#define RUN(...)                                                              \
+	do {                                                                  \
+		char *argv_[] = { "fxtrace", __VA_ARGS__, NULL };             \
+		EXPECT_EQ(0, run_fxtrace(NULL, argv_));                       \
+	} while (0)
+
+#define RUN_STDIN(path, ...)                                                  \
+	do {                                                                  \
+		char *argv_[] = { "fxtrace", __VA_ARGS__, NULL };             \
+		EXPECT_EQ(0, run_fxtrace(path, argv_));                       \
+	} while (0)
+
+static const char commands[] =
+	"usage: fxtrace COMMAND [OPTIONS] [ARGS]\n"
+	"\n"
+	"Commands:\n"
+	"  check    verify that a file is well-formed FXT\n"
+	"  dump     print one line per record\n"
+	"  stats    summarize a trace: counts, threads, CPUs, time span, drops\n"
+	"  export   convert a trace to Chrome trace-event JSON\n"
+	"\n"
+	"'fxtrace COMMAND -h' shows a command's options.\n";
+
+static int test_command_list(void)
+{
+	char *none[] = { "fxtrace", NULL };
+
+	EXPECT_EQ(0, run_fxtrace(NULL, none));
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(commands, r.out);
+	EXPECT_STR("", r.err);
+	RUN("-h");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(commands, r.out);
+	RUN("bogus");
+	EXPECT_EQ(2, r.status);
+	EXPECT_STR("", r.out);
+	EXPECT(!strncmp(r.err, "fxtrace: 'bogus' is not a command.\n\nusage:", 42));
+	return 0;
+}
+
+static int test_command_help(void)
+{
+	static const char *const cmds[] = { "check", "dump", "stats", "export" };
+	char synopsis[64];
+	size_t i;
+
+	for (i = 0; i < N_WORDS(cmds); i++) {
+		RUN((char *)cmds[i], "-h");
+		EXPECT_EQ(0, r.status);
+		snprintf(synopsis, sizeof(synopsis), "usage: fxtrace %s ",
+			 cmds[i]);
+		EXPECT(!strncmp(r.out, synopsis, strlen(synopsis)));
+		EXPECT(strstr(r.out, "  -h, --help"));
+		/* Every option with a value or a switch says its default. */
+		EXPECT(strcmp(cmds[i], "stats") ? !!strstr(r.out, "[default") :
+						  !strstr(r.out, "[default"));
+		EXPECT_STR("", r.err);
+	}
+	RUN("check", "--help");
+	EXPECT_EQ(0, r.status);
+	EXPECT(strstr(r.out, "  -s, --strict      count warnings as errors [default: off]\n"));
+	RUN("export", "-h");
+	EXPECT(strstr(r.out, "  -o, --output=OUT     write to OUT [default: stdout]\n"));
+	return 0;
+}
+
+static int test_usage_errors(void)
+{
+	RUN("check");
+	EXPECT_EQ(2, r.status);
+	EXPECT_STR("fxtrace check: no FILE given\n"
+		   "usage: fxtrace check [--strict] [--quiet] FILE\n"
+		   "       fxtrace check --list-rules\n"
+		   "Try 'fxtrace check -h'.\n", r.err);
+	EXPECT_STR("", r.out);
+	RUN("check", "--nope", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(!strncmp(r.err, "fxtrace check: unknown option '--nope'\n", 39));
+	RUN("dump", "-z", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(!strncmp(r.err, "fxtrace dump: unknown option '-z'\n", 34));
+	RUN("dump", "t.fxt", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(!strncmp(r.err, "fxtrace dump: one FILE only\n", 28));
+	RUN("export", "--format=xml", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(!strncmp(r.err, "fxtrace export: format 'xml' is not known (json is)\n", 52));
+	RUN("export", "t.fxt", "-o");
+	EXPECT_EQ(2, r.status);
+	EXPECT(!strncmp(r.err, "fxtrace export: option '-o' needs a value\n", 42));
+	RUN("stats");
+	EXPECT_EQ(2, r.status);
+	return 0;
+}
+
+static int test_missing_file(void)
+{
+	RUN("check", "missing.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STR("", r.out);
+	EXPECT_STR("fxtrace check: cannot open missing.fxt: No such file or directory\n",
+		   r.err);
+	RUN("export", "-o", "no/such/dir.json", "t.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STR("fxtrace export: cannot create no/such/dir.json: No such file or directory\n",
+		   r.err);
+	return 0;
+}
+
+static const char check_output[] =
+	"0x000260: note: drops: provider 0 reports a full buffer: records were dropped\n"
+	"0x000268: note: perfetto-unsupported: Perfetto ignores log records (noted once)\n";
+
+static int test_check(void)
+{
+	char expected[1024];
+
+	RUN("check", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	snprintf(expected, sizeof(expected), "%s%s", check_output,
+		 "t.fxt: 19 records, 0 errors, 0 warnings, 2 notes\n");
+	EXPECT_STR(expected, r.out);
+	EXPECT_STR("", r.err);
+	RUN("check", "--strict", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	RUN_STDIN("t.fxt", "check", "-");
+	EXPECT_EQ(0, r.status);
+	snprintf(expected, sizeof(expected), "%s%s", check_output,
+		 "-: 19 records, 0 errors, 0 warnings, 2 notes\n");
+	EXPECT_STR(expected, r.out);
+	return 0;
+}
+
+static int test_check_strict(void)
+{
+	RUN("check", "warn.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("0x000008: warning: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n"
+		   "warn.fxt: 2 records, 0 errors, 1 warning, 0 notes\n", r.out);
+	RUN("check", "-s", "warn.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STR("0x000008: error: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n"
+		   "warn.fxt: 2 records, 1 error, 0 warnings, 0 notes\n", r.out);
+	/* Unbalanced durations are notes: --strict does not fail on them. */
+	RUN("check", "--strict", "end-only.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("0x000008: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+		   "end-only.fxt: 2 records, 0 errors, 0 warnings, 1 note\n", r.out);
+	return 0;
+}
+
+static int test_check_errors(void)
+{
+	RUN("check", "bad.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STR("0x000008: error: thread-undefined: the thread refers to thread 9, which provider 0 has not defined\n"
+		   "0x000008: error: string-undefined: the name refers to string 5, which provider 0 has not defined\n"
+		   "bad.fxt: 2 records, 2 errors, 0 warnings, 0 notes\n", r.out);
+	RUN("check", "--quiet", "bad.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STR("bad.fxt: 2 records, 2 errors, 0 warnings, 0 notes\n", r.out);
+	return 0;
+}
+
+static int test_list_rules(void)
+{
+	const char *p;
+	int lines = 0;
+
+	RUN("check", "--list-rules");
+	EXPECT_EQ(0, r.status);
+	for (p = r.out; *p; p++)
+		lines += *p == '\n';
+	EXPECT_EQ(FXT_RULE_COUNT, lines);
+	EXPECT(!strncmp(r.out, "magic-first              error    the trace does not start with the magic number record\n", 87));
+	EXPECT(strstr(r.out, "\nduration-unended         note     "));
+	return 0;
+}
+
+static int test_dump(void)
+{
+	RUN("dump", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x000000                                            magic             0x16547846\n"
+	"0x000008                                            init              1000000000 ticks/s\n"
+	"0x000018                                            string            #1 \"app\"\n"
+	"0x000028                                            kernel object     process 4660 \"demo\"\n"
+	"0x000040                                            kernel object     thread 22136 \"main\" process=4660\n"
+	"0x000070                                            thread            #1 4660/22136\n"
+	"0x000088      0.000001000  4660/22136 main          duration begin    app:work k=\"v\"\n"
+	"0x0000b8      0.000001000  4660/22136 main          instant           app:tick n=-2\n"
+	"0x0000f0      0.000001500  4660/22136 main          counter           fxtrace:dropped id=1 n=3\n"
+	"0x000130      0.000002000  4660/22136 main          duration end      app:work\n"
+	"0x000148      0.000002100  4660/22136 main          duration complete app:step dur=500ns\n"
+	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
+	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
+	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
+	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n"
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
+	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
+	"0x000260                                            provider event    provider 0 buffer full\n"
+	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n"
+		, r.out);
+	EXPECT_STR("", r.err);
+	return 0;
+}
+
+static int test_dump_hex_and_errors(void)
+{
+	RUN("dump", "--hex", "warn.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("0x000000                                            magic             0x16547846\n"
+		   "         0016547846040010\n"
+		   "0x000008      0.000002000  cpu 3                    context switch    22136 (blocked) -> 39612\n"
+		   "         1000003000300048 00000000000007d0 0000000000005678 0000000000009abc\n",
+		   r.out);
+	/* Errors go to stderr and fail the command; warnings do not. */
+	RUN("dump", "bad.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STR("fxtrace dump: bad.fxt+0x000008: error: thread-undefined: the thread refers to thread 9, which provider 0 has not defined\n"
+		   "fxtrace dump: bad.fxt+0x000008: error: string-undefined: the name refers to string 5, which provider 0 has not defined\n"
+		   "fxtrace dump: bad.fxt has 2 errors; 'fxtrace check bad.fxt' tells more\n",
+		   r.err);
+	EXPECT_STR("0x000000                                            magic             0x16547846\n"
+		   "0x000008      0.000000001  <thread 9>               instant           <undefined string 5>\n",
+		   r.out);
+	return 0;
+}
+
+static int test_stats(void)
+{
+	RUN("stats", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("t.fxt\n"
+		   "  records              19\n"
+		   "  bytes                648\n"
+		   "  time span            0.000001000 to 0.000003200 (2200 ns)\n"
+		   "  problems             0 errors, 0 warnings, 2 notes\n"
+		   "\n"
+		   "records by type\n"
+		   "  metadata             2\n"
+		   "  init                 1\n"
+		   "  string               1\n"
+		   "  thread               1\n"
+		   "  event                9\n"
+		   "  kernel object        2\n"
+		   "  scheduling           2\n"
+		   "  log                  1\n"
+		   "\n"
+		   "events by type\n"
+		   "  instant              1\n"
+		   "  counter              1\n"
+		   "  duration begin       1\n"
+		   "  duration end         1\n"
+		   "  duration complete    1\n"
+		   "  async begin          1\n"
+		   "  async end            1\n"
+		   "  flow begin           1\n"
+		   "  flow end             1\n"
+		   "\n"
+		   "events by thread\n"
+		   "  PID/TID                  NAME             EVENTS\n"
+		   "  4660/22136               \"main\"           9\n"
+		   "\n"
+		   "scheduling records by CPU\n"
+		   "  CPU    SWITCHES         WAKEUPS          LEGACY SWITCHES\n"
+		   "  3      1                1                0\n"
+		   "\n"
+		   "named processes\n"
+		   "  4660       \"demo\"\n"
+		   "\n"
+		   "named threads\n"
+		   "  22136      \"main\" (process 4660)\n"
+		   "\n"
+		   "drops\n"
+		   "  provider 0: 1 buffer full event\n"
+		   "  fxtrace:dropped process 4660 id 1 n: 3 (last of 1)\n",
+		   r.out);
+	EXPECT_STR("", r.err);
+	return 0;
+}
+
+static const char json[] =
+	"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4660,\"tid\":0,\"args\":{\"name\":\"demo\"}},\n"
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4660,\"tid\":22136,\"args\":{\"name\":\"main\"}},\n"
+	"{\"ph\":\"B\",\"name\":\"work\",\"cat\":\"app\",\"ts\":1.000,\"pid\":4660,\"tid\":22136,\"args\":{\"k\":\"v\"}},\n"
+	"{\"ph\":\"i\",\"name\":\"tick\",\"cat\":\"app\",\"ts\":1.000,\"pid\":4660,\"tid\":22136,\"s\":\"t\",\"args\":{\"n\":-2}},\n"
+	"{\"ph\":\"C\",\"name\":\"dropped\",\"cat\":\"fxtrace\",\"ts\":1.500,\"pid\":4660,\"tid\":22136,\"id\":\"0x1\",\"args\":{\"n\":3}},\n"
+	"{\"ph\":\"E\",\"name\":\"work\",\"cat\":\"app\",\"ts\":2.000,\"pid\":4660,\"tid\":22136,\"args\":{}},\n"
+	"{\"ph\":\"X\",\"name\":\"step\",\"cat\":\"app\",\"ts\":2.100,\"pid\":4660,\"tid\":22136,\"dur\":0.500,\"args\":{}},\n"
+	"{\"ph\":\"b\",\"name\":\"req\",\"cat\":\"app\",\"ts\":2.200,\"pid\":4660,\"tid\":22136,\"id\":\"0x42\",\"args\":{}},\n"
+	"{\"ph\":\"e\",\"name\":\"req\",\"cat\":\"app\",\"ts\":2.700,\"pid\":4660,\"tid\":22136,\"id\":\"0x42\",\"args\":{}},\n"
+	"{\"ph\":\"s\",\"name\":\"flow\",\"cat\":\"app\",\"ts\":2.300,\"pid\":4660,\"tid\":22136,\"id\":\"0x7\",\"args\":{}},\n"
+	"{\"ph\":\"f\",\"name\":\"flow\",\"cat\":\"app\",\"ts\":2.800,\"pid\":4660,\"tid\":22136,\"bp\":\"e\",\"id\":\"0x7\",\"args\":{}},\n"
+	"{\"ph\":\"i\",\"name\":\"log\",\"cat\":\"log\",\"s\":\"t\",\"ts\":3.200,\"pid\":4660,\"tid\":22136,\"args\":{\"message\":\"hi \\\"there\\\"\\n\"}}\n"
+	"]}\n";
+
+/* python3 -m json.tool accepts the file. */
+static int json_valid(const char *path)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool %s >/dev/null", path);
+	return system(cmd) == 0;
+}
+
+static int test_export(void)
+{
+	char file[sizeof(json) + 64];
+
+	RUN("export", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(json, r.out);
+	EXPECT_STR("", r.err);
+	EXPECT(json_valid("stdout.txt"));
+	RUN("export", "--format=json", "-o", "t.json", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("", r.out);
+	slurp("t.json", file, sizeof(file));
+	EXPECT_STR(json, file);
+	return 0;
+}
+
+/* Other writers' traces, with invalid UTF-8 and cut records, still export valid JSON. */
+static int test_export_foreign(void)
+{
+	EXPECT_EQ(0, write_words("jane.fxt", jane_prefix, N_WORDS(jane_prefix)));
+	RUN("export", "-o", "jane.json", "jane.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT(json_valid("jane.json"));
+
+	EXPECT_EQ(0, write_words("perfetto.fxt", perfetto_boolean_args,
+				 N_WORDS(perfetto_boolean_args)));
+	RUN("export", "perfetto.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT(json_valid("stdout.txt"));
+
+	EXPECT_EQ(0, write_words("instant.fxt", perfetto_inline_instant,
+				 N_WORDS(perfetto_inline_instant)));
+	RUN("dump", "instant.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("0x000000                                            magic             0x16547846\n"
+		   "0x000008 12297829382473034410t  13527612320720337851/14757395258967641292 instant           \\xdd\\xdd\\xdd\\xdd\\xdd\\xdd\\xdd\\xdd:\\xee\\xee\\xee\\xee\\xee\\xee\\xee\\xee\n",
+		   r.out);
+	return 0;
+}
+
+static char source_dir[PATH_MAX];
+
+/*
+ * Every rule has an entry in Documentation/fxtrace.rst: a line that starts
+ * with ``...``, names it as ``name`` and gives its severity as (severity).
+ */
+static int test_rules_documented(void)
+{
+	static char doc[1 << 17];
+	char path[PATH_MAX + 32], name[64], severity[32];
+	const char *at, *bol, *eol;
+	bool found;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/Documentation/fxtrace.rst", source_dir);
+	slurp(path, doc, sizeof(doc));
+	EXPECT(doc[0]);
+	for (i = 0; i < FXT_RULE_COUNT; i++) {
+		snprintf(name, sizeof(name), "``%s``", fxt_rules[i].name);
+		snprintf(severity, sizeof(severity), "(%s)",
+			 fxt_severity_name(fxt_rules[i].severity));
+		found = false;
+		for (at = strstr(doc, name); at && !found;
+		     at = strstr(at + 1, name)) {
+			for (bol = at; bol > doc && bol[-1] != '\n'; bol--)
+				;
+			eol = strchr(at, '\n');
+			found = eol && !strncmp(bol, "``", 2) &&
+				memmem(bol, eol - bol, severity, strlen(severity));
+		}
+		if (!found)
+			FAIL_AT("rule %s has no entry %s ... %s", fxt_rules[i].name,
+				name, severity);
+	}
+	return 0;
+}
+
+static const struct test tests[] = {
+	{ "fxtrace, fxtrace -h, unknown command", test_command_list },
+	{ "CMD -h for every command", test_command_help },
+	{ "usage errors exit 2", test_usage_errors },
+	{ "missing files exit 1", test_missing_file },
+	{ "check: a well-formed trace", test_check },
+	{ "check --strict: warnings fail, notes do not", test_check_strict },
+	{ "check: errors and --quiet", test_check_errors },
+	{ "check --list-rules", test_list_rules },
+	{ "dump", test_dump },
+	{ "dump --hex, dump of a broken trace", test_dump_hex_and_errors },
+	{ "stats", test_stats },
+	{ "export --format=json", test_export },
+	{ "export and dump of other writers' traces", test_export_foreign },
+	{ "every check rule is documented", test_rules_documented },
+};
+
+/*
+ * The source tree: the nearest directory above the test (in $(B)/test/reader)
+ * that holds Documentation/fxtrace.rst, else the current directory (make
+ * check runs from the top of the tree, whatever B is).
+ */
+static int find_source_dir(const char *exe_dir)
+{
+	char path[PATH_MAX + 64], parent[PATH_MAX];
+	int up;
+
+	snprintf(source_dir, sizeof(source_dir), "%s", exe_dir);
+	for (up = 0; up < 8; up++) {
+		snprintf(path, sizeof(path), "%s/Documentation/fxtrace.rst",
+			 source_dir);
+		if (!access(path, R_OK))
+			return 0;
+		memcpy(parent, source_dir, sizeof(parent));
+		snprintf(source_dir, sizeof(source_dir), "%s", dirname(parent));
+	}
+	if (getcwd(source_dir, sizeof(source_dir)) &&
+	    !access("Documentation/fxtrace.rst", R_OK))
+		return 0;
+	printf("# no Documentation/fxtrace.rst above %s or here\n", exe_dir);
+	return -1;
+}
+
+/* Build the inputs in a fresh directory and run there. */
+static int setup(const char *self)
+{
+	static const uint64_t end_only[] = {
+		0x0016547846040010,
+		0x0000000000030044, 1, 1, 2,	/* duration end, 1/2, ts 1 */
+	};
+	static const uint64_t bad[] = {
+		0x0016547846040010,
+		0x0005000009000024, 1,	/* instant, thread #9, name #5 */
+	};
+	const char *tmp = getenv("TMPDIR");
+	char exe[PATH_MAX], dir[PATH_MAX], *exe_dir;
+	ssize_t n = readlink(self, exe, sizeof(exe) - 1);
+
+	if (n < 0)
+		return -1;
+	exe[n] = '\0';
+	exe_dir = dirname(exe);
+	snprintf(fxtrace, sizeof(fxtrace), "%s/../../bin/fxtrace", exe_dir);
+	if (find_source_dir(exe_dir))
+		return -1;
+	if (access(fxtrace, X_OK)) {
+		printf("# no fxtrace at %s: %s\n", fxtrace, strerror(errno));
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/fxtrace-cli-test.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir) || chdir(dir))
+		return -1;
+	printf("# in %s\n", dir);
+	return write_words("t.fxt", example_trace, N_WORDS(example_trace)) ||
+	       write_words("warn.fxt", (const uint64_t[]){ 0x0016547846040010,
+			   0x1000003000300048, 0x7D0, 0x5678, 0x9ABC }, 5) ||
+	       write_words("end-only.fxt", end_only, N_WORDS(end_only)) ||
+	       write_words("bad.fxt", bad, N_WORDS(bad));
+}
+
+int main(void)
+{
+	char cwd[PATH_MAX];
+	int status;
+
+	if (setup("/proc/self/exe")) {
+		printf("Bail out! cannot set up\n");
+		return 1;
+	}
+	status = run_tests(tests, N_WORDS(tests));
+	/* Leave the directory behind only when something failed. */
+	if (!status && getcwd(cwd, sizeof(cwd)) && !chdir("/")) {
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cwd);
+		status = system(cmd) ? 1 : 0;
+	}
+	return status;
+}

@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * corpus_test - malformed and unusual inputs, each with the exact problems
+ * `fxtrace check` must report (offset, severity, rule, message) and the
+ * number of records.  Every input is checked twice: from one buffer, and
+ * streamed in chunks of 1 to 7 bytes through fxt_reader_read().
+ *
+ * `corpus_test --write DIR` writes every input (and the other vectors) as
+ * DIR/NAME.fxt: the seeds of the fuzz run (user/reader/fuzz/run.sh).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vectors.h"
+
+struct corpus_case {
+	const char *name;
+	size_t bytes;		/* SIZE_MAX: 8 * n */
+	const uint64_t *words;
+	size_t n;
+	uint64_t records;
+	const char *expected;
+};
+
+/* Words: written for this corpus from the layouts of fxt-format.md. */
+static const struct corpus_case cases[] = {
+	/* fxt-format.md §18 (a), (f), (b), (c), (d): no problem */
+	{ "spec-examples", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000000021, 0x000000003b9aca00,
+		0x0000000300010022, 0x0000000000707061, 0x8004000100100074,
+		0x00000000000003e8, 0x0000000000001234, 0x0000000000005678,
+		0x000000006b636974, 0xfffffffe80010021, 0x000000000000006e,
+		0x0000008004010037, 0x0000000000001234, 0x000000006f6d6564,
+		0x0000018004020067, 0x0000000000005678, 0x000000006e69616d,
+		0x0000000080070038, 0x00737365636f7270, 0x0000000000001234,
+	  }, 21, 6,
+	  "" },
+	/* fxt-format.md §18 (e): legal, but without the weights Perfetto wants */
+	{ "spec-switch", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x1000003000300048, 0x00000000000007d0,
+		0x0000000000005678, 0x0000000000009abc,
+	  }, 5, 2,
+	  "0x000008: warning: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n" },
+	/* every event type, a context switch, a wakeup, a drop report, a log */
+	{ "example-trace", SIZE_MAX, example_trace, N_WORDS(example_trace), 19,
+	  "0x000260: note: drops: provider 0 reports a full buffer: records were dropped\n"
+	  "0x000268: note: perfetto-unsupported: Perfetto ignores log records (noted once)\n" },
+	/* a real trace from Jane Street's tracing library: extension words in its init record, a trace that starts inside calls */
+	{ "jane-prefix", SIZE_MAX, jane_prefix, N_WORDS(jane_prefix), 39,
+	  "0x000048: note: record-extension: 2 words after the init record's content (2 of 4 words); readers skip them\n"
+	  "0x0000e8: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+	  "0x000110: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+	  "0x000138: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+	  "0x000230: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+	  "0x0002e0: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+	  "0x000338: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/* Perfetto's InlineInstantEvent: legal, with fill patterns for values */
+	{ "perfetto-inline-instant", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8008800800000064, 0xaaaaaaaaaaaaaaaa,
+		0xbbbbbbbbbbbbbbbb, 0xcccccccccccccccc, 0xdddddddddddddddd,
+		0xeeeeeeeeeeeeeeee,
+	  }, 7, 2,
+	  "0x000010: warning: timestamp-overflow: timestamp 12297829382473034410 at 1000000000 ticks/s overflows int64 nanoseconds; Perfetto drops the record\n"
+	  "0x000018: warning: koid-truncated: process koid 0xbbbbbbbbbbbbbbbb does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000020: warning: koid-truncated: thread koid 0xcccccccccccccccc does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000028: warning: utf8: the category is not valid UTF-8\n"
+	  "0x000030: warning: utf8: the name is not valid UTF-8\n" },
+	/* Perfetto's BooleanArguments: its header says 8 words, 10 follow */
+	{ "perfetto-boolean-args", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8008800800200084, 0xaaaaaaaaaaaaaaaa,
+		0xbbbbbbbbbbbbbbbb, 0xcccccccccccccccc, 0xdddddddddddddddd,
+		0xeeeeeeeeeeeeeeee, 0x0000000180080029, 0x0000000000000000,
+		0x000000008008002a, 0x0000000000000000,
+	  }, 11, 3,
+	  "0x000010: warning: timestamp-overflow: timestamp 12297829382473034410 at 1000000000 ticks/s overflows int64 nanoseconds; Perfetto drops the record\n"
+	  "0x000018: warning: koid-truncated: process koid 0xbbbbbbbbbbbbbbbb does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000020: warning: koid-truncated: thread koid 0xcccccccccccccccc does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000028: warning: utf8: the category is not valid UTF-8\n"
+	  "0x000030: warning: utf8: the name is not valid UTF-8\n"
+	  "0x000008: error: record-overflow: event record of 8 words ends inside its arguments\n"
+	  "0x000048: error: record-type: record type 10 is not assigned\n" },
+	/* Perfetto's SchedulerEvents: a wakeup and two context switches */
+	{ "perfetto-sched", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x2000000000100038, 0x0000000000000001,
+		0x1aaaaaaaaaaaaaaa, 0x1000000000100048, 0x0000000000000002,
+		0x1aaaaaaaaaaaaaaa, 0x2ccccccccccccccc, 0x1000000000100048,
+		0x0000000000000003, 0x2ccccccccccccccc, 0x1aaaaaaaaaaaaaaa,
+	  }, 12, 4,
+	  "0x000018: warning: koid-truncated: woken thread koid 0x1aaaaaaaaaaaaaaa does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000030: warning: koid-truncated: outgoing thread koid 0x1aaaaaaaaaaaaaaa does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000038: warning: koid-truncated: incoming thread koid 0x2ccccccccccccccc does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000020: warning: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n"
+	  "0x000050: warning: koid-truncated: outgoing thread koid 0x2ccccccccccccccc does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000058: warning: koid-truncated: incoming thread koid 0x1aaaaaaaaaaaaaaa does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000040: warning: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n" },
+	/* Perfetto's LegacySchedulerEvents: subtype 0 with inline thread refs */
+	{ "perfetto-legacy-sched", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0010000002010068, 0x0000000000000001,
+		0x0000000000000000, 0x0000000000000000, 0x1aaaaaaaaaaaaaaa,
+		0x1bbbbbbbbbbbbbbb, 0x0010100002010068, 0x0000000000000002,
+		0x1aaaaaaaaaaaaaaa, 0x1bbbbbbbbbbbbbbb, 0x2ccccccccccccccc,
+		0x2ddddddddddddddd, 0x0010100002010068, 0x0000000000000003,
+		0x2ccccccccccccccc, 0x2ddddddddddddddd, 0x1aaaaaaaaaaaaaaa,
+		0x1bbbbbbbbbbbbbbb,
+	  }, 19, 4,
+	  "0x000028: warning: koid-truncated: process koid 0x1aaaaaaaaaaaaaaa does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000030: warning: koid-truncated: thread koid 0x1bbbbbbbbbbbbbbb does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000048: warning: koid-truncated: process koid 0x1aaaaaaaaaaaaaaa does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000050: warning: koid-truncated: thread koid 0x1bbbbbbbbbbbbbbb does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000058: warning: koid-truncated: process koid 0x2ccccccccccccccc does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000060: warning: koid-truncated: thread koid 0x2ddddddddddddddd does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000078: warning: koid-truncated: process koid 0x2ccccccccccccccc does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000080: warning: koid-truncated: thread koid 0x2ddddddddddddddd does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000088: warning: koid-truncated: process koid 0x1aaaaaaaaaaaaaaa does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000090: warning: koid-truncated: thread koid 0x1bbbbbbbbbbbbbbb does not fit 32 bits; Perfetto truncates it\n" },
+	/* nothing at all */
+	{ "empty", SIZE_MAX, NULL, 0, 0,
+	  "0x000000: error: magic-first: the input holds 0 bytes: no magic number record\n" },
+	/* 5 bytes of the magic word */
+	{ "short-word", 5, (const uint64_t[]){
+		0x0016547846040010,
+	  }, 1, 0,
+	  "0x000000: error: magic-first: the input holds 5 bytes: no magic number record\n"
+	  "0x000000: error: truncated: the input ends with 5 bytes that do not make a word\n" },
+	/* a string record first */
+	{ "no-magic", SIZE_MAX, (const uint64_t[]){
+		0x0000000300010022, 0x0000000000707061,
+	  }, 2, 1,
+	  "0x000000: error: magic-first: the first word is 0x0000000300010022, not the magic number record 0x0016547846040010; Perfetto does not recognise the file\n" },
+	/* Perfetto's CorruptedFxt: a header of size 0 */
+	{ "size-zero", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0016547846040000,
+	  }, 2, 1,
+	  "0x000008: error: record-size-zero: metadata record header 0x0016547846040000 gives size 0; the rest of the input cannot be framed\n" },
+	/* a 7-word event cut after 4 words */
+	{ "truncated-record", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8004000100100074, 0x00000000000003e8,
+		0x0000000000001234, 0x0000000000005678,
+	  }, 5, 1,
+	  "0x000008: error: truncated: the event record needs 56 bytes; the input ends after 32\n" },
+	/* 3 bytes after the last record */
+	{ "trailing-bytes", 11, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000abcdef,
+	  }, 2, 1,
+	  "0x000008: error: truncated: the input ends with 3 bytes that do not make a word\n" },
+	/* record type 10, size 1 */
+	{ "record-type", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x000000000000001a,
+	  }, 2, 2,
+	  "0x000008: error: record-type: record type 10 is not assigned\n" },
+	/* a 20-byte string in a 2-word record */
+	{ "record-overflow", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000001400010022, 0x6867666564636261,
+	  }, 3, 2,
+	  "0x000008: error: record-overflow: string record of 2 words ends inside its string\n" },
+	/* reserved bits set in a string header, a thread header and a null argument */
+	{ "reserved-bits", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000380010022, 0x0000000000707061,
+		0x0000000005020033, 0x0000000000000001, 0x0000000000000002,
+		0x8001000000100074, 0x0000000000000001, 0x0000000000000001,
+		0x0000000000000002, 0x0000000000000078, 0x0000000780010020,
+		0x0000000000000061,
+	  }, 13, 4,
+	  "0x000008: error: reserved-bits: string record header: bits [31..31] must be 0, are 0x1\n"
+	  "0x000018: error: reserved-bits: thread record header: bits [24..63] must be 0, are 0x5\n"
+	  "0x000058: error: reserved-bits: argument 1 (null): bits [32..63] must be 0, are 0x7\n" },
+	/* "app" followed by a non-zero byte */
+	{ "padding", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000300010022, 0x0000000100707061,
+	  }, 3, 2,
+	  "0x000010: error: padding: the padding after the 3 bytes of the string is not 0\n" },
+	/* a string with byte 0xff */
+	{ "utf8", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000300010022, 0x000000000062ff61,
+	  }, 3, 2,
+	  "0x000010: warning: utf8: the string is not valid UTF-8\n" },
+	/* metadata type 5 */
+	{ "metadata-type", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000050010,
+	  }, 2, 2,
+	  "0x000008: error: metadata-type: metadata type 5 is not defined\n" },
+	/* trace info type 1 */
+	{ "trace-info-type", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000140010,
+	  }, 2, 2,
+	  "0x000008: error: trace-info-type: trace info type 1 is not defined\n" },
+	/* a magic record with the wrong number */
+	{ "magic-value", SIZE_MAX, (const uint64_t[]){
+		0x0012345678040010,
+	  }, 1, 1,
+	  "0x000000: error: magic-first: the first word is 0x0012345678040010, not the magic number record 0x0016547846040010; Perfetto does not recognise the file\n"
+	  "0x000000: error: magic: magic number 0x12345678 is not 0x16547846\n" },
+	/* a magic record of 2 words */
+	{ "magic-size", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0016547846040020, 0x0000000000000000,
+	  }, 3, 2,
+	  "0x000008: error: magic: magic number record of 2 words; it is exactly 1 word\n" },
+	/* a section for provider 9, never announced */
+	{ "provider-section-unknown", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000920010, 0x0000000100010022,
+		0x0000000000000061,
+	  }, 4, 3,
+	  "0x000008: error: provider-section: provider section for provider 9, which no provider info record announced; Perfetto drops the records that follow\n" },
+	/* provider event 5 */
+	{ "provider-event-unknown", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0050000000030010,
+	  }, 2, 2,
+	  "0x000008: warning: provider-event: provider event 5 of provider 0 is not defined (0 is buffer full)\n" },
+	/* provider 3 reports a full buffer */
+	{ "drops-buffer-full", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0010000000310020, 0x0000000000000070,
+		0x0000000000330010,
+	  }, 4, 3,
+	  "0x000018: note: drops: provider 3 reports a full buffer: records were dropped\n" },
+	/* 0 ticks per second */
+	{ "ticks-zero", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000000021, 0x0000000000000000,
+	  }, 3, 2,
+	  "0x000008: error: ticks-zero: initialization record gives 0 ticks per second\n" },
+	/* string and thread records for index 0 */
+	{ "index-zero", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000100000022, 0x0000000000000061,
+		0x0000000000000033, 0x0000000000000001, 0x0000000000000002,
+	  }, 6, 3,
+	  "0x000008: error: string-index-zero: string record for index 0, which is never defined\n"
+	  "0x000018: error: thread-index-zero: thread record for index 0, which is never defined\n" },
+	/* an event with undefined thread and name refs */
+	{ "refs-undefined", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0005000009000024, 0x0000000000000001,
+	  }, 3, 2,
+	  "0x000008: error: thread-undefined: the thread refers to thread 9, which provider 0 has not defined\n"
+	  "0x000008: error: string-undefined: the name refers to string 5, which provider 0 has not defined\n" },
+	/* string 1 belongs to provider 1, not to provider 2 */
+	{ "refs-per-provider", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0010000000110020, 0x0000000000000061,
+		0x0000000100010022, 0x0000000000000078, 0x0010000000210020,
+		0x0000000000000062, 0x0001000000000044, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000120010,
+		0x0001000000000044, 0x0000000000000001, 0x0000000000000001,
+		0x0000000000000002,
+	  }, 16, 7,
+	  "0x000038: error: string-undefined: the name refers to string 1, which provider 2 has not defined\n" },
+	/* event type 11 */
+	{ "event-type", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x00000000000b0044, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002,
+	  }, 5, 2,
+	  "0x000008: error: event-type: event type 11 is not defined\n" },
+	/* argument type 11 */
+	{ "arg-type", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000100054, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x000000000000001b,
+	  }, 6, 2,
+	  "0x000028: error: arg-type: argument 1 of 1 has type 11, which is not an argument type\n" },
+	/* an argument of size 0 */
+	{ "arg-size-zero", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000100054, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000001,
+	  }, 6, 2,
+	  "0x000028: error: arg-size-zero: argument 1 of 1 has size 0\n" },
+	/* a 3-word argument in the last word of its record */
+	{ "arg-overflow", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000100054, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000031,
+	  }, 6, 2,
+	  "0x000028: error: arg-overflow: argument 1 of 1 (3 words) runs past the end of the event record (1 word left)\n" },
+	/* an int64 argument of 1 word */
+	{ "arg-size", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000100054, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000013,
+	  }, 6, 2,
+	  "0x000028: error: arg-size: argument 1 of 1 (1 word) ends inside its value\n" },
+	/* an int32 argument of 2 words */
+	{ "arg-extension", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000100064, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000500000021,
+		0x0000000000000000,
+	  }, 7, 2,
+	  "0x000030: note: arg-extension: argument 1 of 1 has 1 word after its value\n" },
+	/* an init record of 3 words */
+	{ "record-extension", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000000031, 0x000000003b9aca00,
+		0x0000000000000000,
+	  }, 4, 2,
+	  "0x000018: note: record-extension: 1 word after the init record's content (2 of 3 words); readers skip them\n" },
+	/* blob type 4 */
+	{ "blob-type", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0004000000000015,
+	  }, 2, 2,
+	  "0x000008: error: blob-type: blob type 4 is not defined (1 data, 2 last branch, 3 Perfetto)\n"
+	  "0x000008: note: perfetto-unsupported: Perfetto ignores blob records other than type 3 (Perfetto protobuf) (noted once)\n" },
+	/* large record type 1, large blob format 2 */
+	{ "large-type", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x000000100000001f, 0x000002000000001f,
+	  }, 3, 3,
+	  "0x000008: error: large-type: large record type 1 is not defined (0 is blob)\n"
+	  "0x000008: note: perfetto-unsupported: Perfetto ignores large records (noted once)\n"
+	  "0x000010: error: large-type: large blob format 2 is not defined (0 with metadata, 1 attachment)\n" },
+	/* scheduling subtype 3 */
+	{ "sched-type", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x3000000000000018,
+	  }, 2, 2,
+	  "0x000008: error: sched-type: scheduling record subtype 3 is not defined\n" },
+	/* a context switch out to state 7 */
+	{ "thread-state", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x10000070000200a8, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x00000000800f0031,
+		0x676e696d6f636e69, 0x007468676965775f, 0x00000000800f0031,
+		0x676e696f6774756f, 0x007468676965775f,
+	  }, 11, 2,
+	  "0x000008: error: thread-state: outgoing thread state 7 is not a thread state (0 to 5)\n" },
+	/* an event at 2^63 ns */
+	{ "timestamp-overflow", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000000044, 0x8000000000000000,
+		0x0000000000000001, 0x0000000000000002,
+	  }, 5, 2,
+	  "0x000010: warning: timestamp-overflow: timestamp 9223372036854775808 at 1000000000 ticks/s overflows int64 nanoseconds; Perfetto drops the record\n" },
+	/* a complete event ending before it starts */
+	{ "duration-negative", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000040054, 0x0000000000000064,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000032,
+	  }, 6, 2,
+	  "0x000028: warning: duration-negative: duration ends at 50, before its start at 100; Perfetto drops it\n" },
+	/* a counter with a string argument */
+	{ "counter-value", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000110074, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000080010026,
+		0x0000000000000073, 0x0000000000000000,
+	  }, 8, 2,
+	  "0x000028: warning: counter-value: counter argument 1 is string, not a number; Perfetto ignores it\n" },
+	/* a pid of 2^32 */
+	{ "koid-truncated", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000010033, 0x0000000100000000,
+		0x0000000000000005,
+	  }, 4, 2,
+	  "0x000010: warning: koid-truncated: process koid 0x100000000 does not fit 32 bits; Perfetto truncates it\n" },
+	/* thread objects without, and with an int32, "process" argument */
+	{ "kobj-thread-process", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000008001020037, 0x0000000000000005,
+		0x0000000000000074, 0x0000018001020057, 0x0000000000000006,
+		0x0000000000000075, 0x0000000180070021, 0x00737365636f7270,
+	  }, 9, 3,
+	  "0x000008: warning: kobj-thread-process: thread object 0x5 has no koid argument \"process\"; Perfetto cannot attach it to its process\n"
+	  "0x000038: warning: kobj-thread-process: thread object 0x6: argument \"process\" is int32, not koid; Perfetto drops the record\n" },
+	/* a missing weight, and weights of the wrong type */
+	{ "sched-weight", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x1000003000010078, 0x000000000000000a,
+		0x0000000000000001, 0x0000000000000002, 0x00000000800f0031,
+		0x676e696d6f636e69, 0x007468676965775f, 0x10000030000200a8,
+		0x0000000000000014, 0x0000000000000002, 0x0000000000000001,
+		0x00000000800f0031, 0x676e696d6f636e69, 0x007468676965775f,
+		0x00000005800f0032, 0x676e696f6774756f, 0x007468676965775f,
+		0x2000000000010058, 0x000000000000001e, 0x0000000000000001,
+		0x0000000080060022, 0x0000746867696577,
+	  }, 23, 4,
+	  "0x000008: warning: sched-weight: context switch without int32 argument outgoing_weight; Perfetto cannot tell idle threads\n"
+	  "0x000078: warning: sched-weight: argument outgoing_weight is uint32, not int32; Perfetto drops the record\n"
+	  "0x0000a8: warning: sched-weight: argument weight is uint32, not int32; Perfetto drops the record\n" },
+	/* CPU 1 goes back in time; CPU 2 has its own order */
+	{ "sched-order", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x10000030001200a8, 0x0000000000000014,
+		0x0000000000000001, 0x0000000000000002, 0x00000000800f0031,
+		0x676e696d6f636e69, 0x007468676965775f, 0x00000000800f0031,
+		0x676e696f6774756f, 0x007468676965775f, 0x10000030001200a8,
+		0x000000000000000a, 0x0000000000000002, 0x0000000000000001,
+		0x00000000800f0031, 0x676e696d6f636e69, 0x007468676965775f,
+		0x00000000800f0031, 0x676e696f6774756f, 0x007468676965775f,
+		0x10000030002200a8, 0x0000000000000005, 0x0000000000000003,
+		0x0000000000000004, 0x00000000800f0031, 0x676e696d6f636e69,
+		0x007468676965775f, 0x00000000800f0031, 0x676e696f6774756f,
+		0x007468676965775f,
+	  }, 31, 4,
+	  "0x000058: warning: sched-order: scheduling record on CPU 1 at 10 ns is older than the one at offset 0x8 (20 ns)\n" },
+	/* async names that differ, an end without begin, a begin without end */
+	{ "async", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000061,
+		0x0000000000000007, 0x8001000000060064, 0x0000000000000002,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000062,
+		0x0000000000000007, 0x8001000000070064, 0x0000000000000003,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000061,
+		0x0000000000000007, 0x8001000000070064, 0x0000000000000004,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000063,
+		0x0000000000000008, 0x8001000000050064, 0x0000000000000005,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000064,
+		0x0000000000000009,
+	  }, 31, 6,
+	  "0x000038: warning: async-name: async instant \"b\" (process 1, id 0x7) is not named like its begin at offset 0x8; Perfetto puts them on different tracks\n"
+	  "0x000098: note: async-unmatched-end: async end (process 1, id 0x8) with no begin (the trace may start inside it)\n"
+	  "0x0000c8: note: async-unended: 1 async begin never ended; the first is here\n" },
+	/* two log records: Perfetto ignores them, noted once */
+	{ "log-twice", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000020059, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000006968,
+		0x0000000000020059, 0x0000000000000002, 0x0000000000000001,
+		0x0000000000000002, 0x0000000000006f68,
+	  }, 11, 3,
+	  "0x000008: note: perfetto-unsupported: Perfetto ignores log records (noted once)\n" },
+	/* an end first, begins cut by a thread exit and by the end of the trace */
+	{ "durations", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000030044, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000020044,
+		0x0000000000000002, 0x0000000000000001, 0x0000000000000002,
+		0x0000000000020044, 0x0000000000000003, 0x0000000000000001,
+		0x0000000000000003, 0x0000000000020044, 0x0000000000000004,
+		0x0000000000000001, 0x0000000000000003, 0x10000050000200a8,
+		0x0000000000000005, 0x0000000000000003, 0x0000000000000002,
+		0x00000000800f0031, 0x676e696d6f636e69, 0x007468676965775f,
+		0x00000000800f0031, 0x676e696f6774756f, 0x007468676965775f,
+	  }, 27, 6,
+	  "0x000008: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+	  "0x000048: note: duration-unended: thread 3 (process 1): 2 duration begins never ended before the thread exited; the outermost is here\n"
+	  "0x000028: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/* a userspace object whose inline process takes two words */
+	{ "userobj-layout", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000018003000076, 0x000000000000feed,
+		0x000000000000000a, 0x000000000000000b, 0x00000000006a626f,
+		0x0000000180010021, 0x000000000000006e,
+	  }, 8, 2,
+	  "0x000008: note: userobj-layout: the inline process takes two words (process and thread koid), as Fuchsia's writer emits; the spec says one\n"
+	  "0x000008: note: perfetto-unsupported: Perfetto ignores userspace object records (noted once)\n" },
+	/* an event with a blob argument */
+	{ "blob-arg", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000100064, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x000000030000002a,
+		0x00000000007a7978,
+	  }, 7, 2,
+	  "0x000028: note: perfetto-unsupported: Perfetto ignores blob arguments (noted once)\n" },
+};
+
+#define CASES N_WORDS(cases)
+
+static unsigned char buf[sizeof(((struct words *)0)->w)];
+
+struct chunks {
+	const unsigned char *data;
+	size_t len, pos;
+};
+
+static ssize_t read_chunks(void *ctx, void *out, size_t len)
+{
+	struct chunks *c = ctx;
+	size_t n = c->pos % 7 + 1;
+
+	if (n > len)
+		n = len;
+	if (n > c->len - c->pos)
+		n = c->len - c->pos;
+	memcpy(out, c->data + c->pos, n);
+	c->pos += n;
+	return n;
+}
+
+static size_t case_bytes(const struct corpus_case *c)
+{
+	return c->bytes == SIZE_MAX ? 8 * c->n : c->bytes;
+}
+
+/* Check the input both ways; both must report exactly `expected`. */
+static int check_case(const struct corpus_case *c)
+{
+	static struct diags whole, streamed;
+	struct fxt_reader *r;
+	struct chunks ch;
+	uint64_t records;
+
+	records = check_words(c->words, c->n, case_bytes(c), &whole);
+	EXPECT_STR(c->expected, whole.text);
+	EXPECT_EQ(c->records, records);
+
+	memset(&streamed, 0, sizeof(streamed));
+	words_to_le(c->words, c->n, buf);
+	r = fxt_reader_new(collect_diag, &streamed);
+	EXPECT(r);
+	ch = (struct chunks){ .data = buf, .len = case_bytes(c) };
+	EXPECT_EQ(0, fxt_reader_read(r, read_chunks, &ch, NULL, NULL));
+	EXPECT_EQ(c->records, fxt_reader_records(r));
+	fxt_reader_free(r);
+	EXPECT_STR(c->expected, streamed.text);
+	return 0;
+}
+
+static size_t current;
+
+static int test_case(void)
+{
+	return check_case(&cases[current++]);
+}
+
+/* A large record of 4096 words: legal FXT that Perfetto mis-frames. */
+static void large_4096(struct words *b)
+{
+	b->n = 0;
+	put(b, 0x0016547846040010);
+	put(b, 15 | (uint64_t)4096 << 4 | (uint64_t)1 << 40);	/* attachment */
+	put(b, 0);		/* format header: empty category and name */
+	put(b, 8 * 4093);	/* blob size */
+	while (b->n < 1 + 4096)
+		put(b, 0);
+}
+
+static int test_large_perfetto(void)
+{
+	static struct words b;
+	struct corpus_case c;
+
+	large_4096(&b);
+	c = (struct corpus_case){
+		"large-perfetto", SIZE_MAX, b.w, b.n, 2,
+		"0x000008: warning: large-perfetto: large record of 4096 words; Perfetto reads its size from bits [4..15] and loses the rest of the trace\n"
+		"0x000008: note: perfetto-unsupported: Perfetto ignores large records (noted once)\n",
+	};
+	return check_case(&c);
+}
+
+/* Every rule is broken by some input here, or in decode_test (marked). */
+static int test_rules_covered(void)
+{
+	static const char *const elsewhere[] = {
+		"string-not-kept",	/* decode_test: tables string budget */
+		"not-checked",		/* decode_test: window */
+		"large-perfetto",	/* test_large_perfetto */
+	};
+	char pattern[64];
+	size_t i, k;
+	int r;
+
+	for (r = 0; r < FXT_RULE_COUNT; r++) {
+		bool found = false;
+
+		snprintf(pattern, sizeof(pattern), ": %s: %s: ",
+			 fxt_severity_name(fxt_rules[r].severity),
+			 fxt_rules[r].name);
+		for (i = 0; i < CASES && !found; i++)
+			found = strstr(cases[i].expected, pattern);
+		for (k = 0; k < N_WORDS(elsewhere) && !found; k++)
+			found = !strcmp(elsewhere[k], fxt_rules[r].name);
+		if (!found)
+			FAIL_AT("no input breaks rule %s", fxt_rules[r].name);
+	}
+	return 0;
+}
+
+static int write_file(const char *dir, const char *name, const uint64_t *words,
+		      size_t n, size_t bytes)
+{
+	static unsigned char out[sizeof(((struct words *)0)->w)];
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.fxt", dir, name);
+	words_to_le(words, n, out);
+	f = fopen(path, "wb");
+	if (!f || fwrite(out, 1, bytes, f) != bytes || fclose(f)) {
+		fprintf(stderr, "corpus_test: cannot write %s: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The fuzz seeds: every case and every vector of vectors.c. */
+static int write_corpus(const char *dir)
+{
+	static const struct {
+		const char *name;
+		const uint64_t *words;
+		size_t n;
+	} vectors[] = {
+		{ "vector-spec-instant", spec_instant, N_WORDS(spec_instant) },
+		{ "vector-spec-thread", spec_thread, N_WORDS(spec_thread) },
+		{ "vector-perfetto-legacy", perfetto_legacy_sched,
+		  N_WORDS(perfetto_legacy_sched) },
+	};
+	static struct words b;
+	size_t i;
+	int bad = 0;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "corpus_test: cannot create %s: %s\n", dir,
+			strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < CASES; i++)
+		bad |= write_file(dir, cases[i].name, cases[i].words,
+				  cases[i].n, case_bytes(&cases[i]));
+	for (i = 0; i < N_WORDS(vectors); i++)
+		bad |= write_file(dir, vectors[i].name, vectors[i].words,
+				  vectors[i].n, 8 * vectors[i].n);
+	large_4096(&b);
+	bad |= write_file(dir, "large-perfetto", b.w, b.n, 8 * b.n);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	static struct test tests[CASES + 2];
+	size_t i;
+
+	if (argc == 3 && !strcmp(argv[1], "--write"))
+		return write_corpus(argv[2]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: corpus_test [--write DIR]\n");
+		return 2;
+	}
+	for (i = 0; i < CASES; i++)
+		tests[i] = (struct test){ cases[i].name, test_case };
+	tests[CASES] = (struct test){ "large-perfetto", test_large_perfetto };
+	tests[CASES + 1] = (struct test){ "every rule has an input",
+					  test_rules_covered };
+	return run_tests(tests, N_WORDS(tests));
+}
