@@ -18,6 +18,7 @@ static const struct {
 	{ "dump", cmd_dump },
 	{ "stats", cmd_stats },
 	{ "export", cmd_export },
+	{ "info", cmd_info },
 };
 
 int main(int argc, char **argv)

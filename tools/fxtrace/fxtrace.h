@@ -22,6 +22,7 @@ int cmd_check(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 /* ---- help (usage.c): the one help table ---------------------------------- */
 

@@ -64,6 +64,16 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "\n"
 	  "Exit status: 0, 1 if the trace has errors or cannot be read or written,\n"
 	  "2 usage error.\n" },
+	{ "info", "show the ABI of this fxtrace and of the loaded module",
+	  "usage: fxtrace info\n"
+	  "\n"
+	  "Print the ABI version fxtrace was built with and, when fxtrace.ko is\n"
+	  "loaded, the version /dev/fxtrace reports.\n"
+	  "\n"
+	  "  -h, --help  this help\n"
+	  "\n"
+	  "Exit status: 0 when the module is loaded and compatible, 1 otherwise,\n"
+	  "2 usage error.\n" },
 	{ NULL, NULL, NULL },
 };
 

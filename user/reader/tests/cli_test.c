@@ -102,6 +102,7 @@ static const char commands[] =
 	"  dump     print one line per record\n"
 	"  stats    summarize a trace: counts, threads, CPUs, time span, drops\n"
 	"  export   convert a trace to Chrome trace-event JSON\n"
+	"  info     show the ABI of this fxtrace and of the loaded module\n"
 	"\n"
 	"'fxtrace COMMAND -h' shows a command's options.\n";
 
