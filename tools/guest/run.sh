@@ -18,7 +18,8 @@
 # vmlinux and a busybox initramfs, mounts the host root read-only over 9p and
 # chroots into it, so host-built programs run unchanged.  OUTDIR is shared
 # writable at the same path.  /tmp in the guest is a tmpfs; the host
-# directories under /tmp holding the tests or the module are bound into it.
+# directories under /tmp holding this checkout, the tests or the module are
+# bound into it.
 #
 # Each TEST runs as root, in turn, with cwd and $FXTRACE_OUT = OUTDIR/files/<n>-<name>/
 # and $FXTRACE_KO = the module (when -m is given), under what is left of the
@@ -104,6 +105,7 @@ for t in "$@"; do
 	tmpdirs+=("$(dirname "${words[0]}")")
 done
 [[ -n $ko ]] && tmpdirs+=("$(dirname "$ko")")
+tmpdirs+=("$root")	# guest-run.sh runs from the checkout
 
 mkdir -p "$out"
 out=$(realpath "$out")
