@@ -2,6 +2,7 @@
 /* common.c - input and printing helpers shared by the fxtrace commands. */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,33 +32,57 @@ ssize_t fxtrace_read_fd(void *ctx, void *buf, size_t len)
 	return n < 0 ? -errno : n;
 }
 
-void fxtrace_print_errors(void *ctx, const struct fxt_diag *diag)
+static void print_errors(void *ctx, const struct fxt_diag *diag)
 {
-	const struct fxtrace_error_printer *p = ctx;
+	const struct fxtrace_input *in = ctx;
 
 	if (diag->severity != FXT_ERROR)
 		return;
 	fprintf(stderr, "fxtrace %s: %s+0x%06" PRIx64 ": error: %s: %s\n",
-		p->cmd, p->path, diag->offset, diag->rule_name, diag->message);
+		in->cmd, in->path, diag->offset, diag->rule_name, diag->message);
 }
 
-int fxtrace_walk_status(const char *cmd, const char *path,
-			const struct fxt_reader *r, int ret)
+int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
+		       char **argv)
 {
-	uint64_t errors = fxt_reader_count(r, FXT_ERROR);
-
-	if (ret < 0) {
-		fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", cmd, path,
-			strerror(-ret));
+	if (argc - optind != 1)
+		return fxtrace_usage_error(cmd, argc == optind ?
+					   "no FILE given" : "one FILE only");
+	in->cmd = cmd;
+	in->path = argv[optind];
+	in->fd = fxtrace_open_trace(cmd, in->path);
+	if (in->fd < 0)
 		return 1;
-	}
-	if (errors) {
-		fprintf(stderr,
-			"fxtrace %s: %s has %" PRIu64 " error%s; 'fxtrace check %s' tells more\n",
-			cmd, path, errors, errors == 1 ? "" : "s", path);
+	in->reader = fxt_reader_new(print_errors, in);
+	if (!in->reader) {
+		fprintf(stderr, "fxtrace %s: out of memory\n", cmd);
+		if (in->fd != STDIN_FILENO)
+			close(in->fd);
 		return 1;
 	}
 	return 0;
+}
+
+int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
+{
+	uint64_t errors = fxt_reader_count(in->reader, FXT_ERROR);
+	int status = 0;
+
+	if (in->fd != STDIN_FILENO)
+		close(in->fd);
+	fxt_reader_free(in->reader);
+	if (walk_ret < 0) {
+		fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", in->cmd,
+			in->path, strerror(-walk_ret));
+		status = 1;
+	} else if (errors) {
+		fprintf(stderr,
+			"fxtrace %s: %s has %" PRIu64 " error%s; 'fxtrace check %s' tells more\n",
+			in->cmd, in->path, errors, errors == 1 ? "" : "s",
+			in->path);
+		status = 1;
+	}
+	return status;
 }
 
 /* Length of the well-formed UTF-8 sequence at s (0 if it is not one). */

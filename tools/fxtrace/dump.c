@@ -325,9 +325,8 @@ int cmd_dump(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dump_options opts = { 0 };
-	struct fxtrace_error_printer errors = { "dump", NULL };
-	struct fxt_reader *r;
-	int opt, fd, ret;
+	struct fxtrace_input in;
+	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -345,23 +344,10 @@ int cmd_dump(int argc, char **argv)
 			return fxtrace_option_error("dump", opt, argv);
 		}
 	}
-	if (argc - optind != 1)
-		return fxtrace_usage_error("dump", argc == optind ?
-					   "no FILE given" : "one FILE only");
-	errors.path = argv[optind];
-	fd = fxtrace_open_trace("dump", errors.path);
-	if (fd < 0)
-		return 1;
-	r = fxt_reader_new(fxtrace_print_errors, &errors);
-	if (!r) {
-		fprintf(stderr, "fxtrace dump: out of memory\n");
-		return 1;
-	}
-	ret = fxtrace_dump(stdout, r, fxtrace_read_fd, &fd, &opts);
-	if (fd != STDIN_FILENO)
-		close(fd);
+	ret = fxtrace_input_open(&in, "dump", argc, argv);
+	if (ret)
+		return ret;
+	ret = fxtrace_dump(stdout, in.reader, fxtrace_read_fd, &in.fd, &opts);
 	fflush(stdout);
-	ret = fxtrace_walk_status("dump", errors.path, r, ret);
-	fxt_reader_free(r);
-	return ret;
+	return fxtrace_input_close(&in, ret);
 }

@@ -275,10 +275,9 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fxtrace_error_printer errors = { "export", NULL };
 	const char *output = NULL;
-	struct fxt_reader *r;
-	int opt, fd, ret, status;
+	struct fxtrace_input in;
+	int opt, ret, status;
 	bool write_failed;
 	FILE *out = stdout;
 
@@ -301,33 +300,20 @@ int cmd_export(int argc, char **argv)
 			return fxtrace_option_error("export", opt, argv);
 		}
 	}
-	if (argc - optind != 1)
-		return fxtrace_usage_error("export", argc == optind ?
-					   "no FILE given" : "one FILE only");
-	errors.path = argv[optind];
-	fd = fxtrace_open_trace("export", errors.path);
-	if (fd < 0)
-		return 1;
+	ret = fxtrace_input_open(&in, "export", argc, argv);
+	if (ret)
+		return ret;
 	if (output && strcmp(output, "-")) {
 		out = fopen(output, "w");
 		if (!out) {
 			fprintf(stderr, "fxtrace export: cannot create %s: %s\n",
 				output, strerror(errno));
-			if (fd != STDIN_FILENO)
-				close(fd);
+			fxtrace_input_close(&in, 0);
 			return 1;
 		}
 	}
-	r = fxt_reader_new(fxtrace_print_errors, &errors);
-	if (!r) {
-		fprintf(stderr, "fxtrace export: out of memory\n");
-		return 1;
-	}
-	ret = fxtrace_export_json(out, r, fxtrace_read_fd, &fd);
-	if (fd != STDIN_FILENO)
-		close(fd);
-	status = fxtrace_walk_status("export", errors.path, r, ret);
-	fxt_reader_free(r);
+	ret = fxtrace_export_json(out, in.reader, fxtrace_read_fd, &in.fd);
+	status = fxtrace_input_close(&in, ret);
 	write_failed = fflush(out) || ferror(out);
 	if (out != stdout && fclose(out))
 		write_failed = true;

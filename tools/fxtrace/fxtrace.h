@@ -62,21 +62,29 @@ int fxtrace_open_trace(const char *cmd, const char *path);
 ssize_t fxtrace_read_fd(void *ctx, void *buf, size_t len);
 
 /*
- * For dump, stats and export: print the trace's errors (not its warnings or
- * notes: that is `check`'s job) on stderr as "fxtrace CMD: FILE+OFFSET: ...".
+ * The FILE operand of dump, stats and export, opened, with a reader that
+ * prints the trace's errors (not its warnings or notes: that is `check`'s
+ * job) on stderr as "fxtrace CMD: FILE+OFFSET: ...".
  */
-struct fxtrace_error_printer {
+struct fxtrace_input {
 	const char *cmd;
 	const char *path;
+	int fd;
+	struct fxt_reader *reader;
 };
-void fxtrace_print_errors(void *ctx, const struct fxt_diag *diag);
 
 /*
- * After a walk: report a read failure (ret < 0) or the trace's errors on
- * stderr and return the exit status (0 clean, 1 otherwise).
+ * Take exactly one FILE from argv[optind..argc) and open it.  Returns 0, or
+ * the exit status after printing why on stderr.
  */
-int fxtrace_walk_status(const char *cmd, const char *path,
-			const struct fxt_reader *r, int ret);
+int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
+		       char **argv);
+
+/*
+ * After a walk that returned walk_ret: report a read failure or the trace's
+ * errors, release the input, and return the exit status (0 clean, 1 not).
+ */
+int fxtrace_input_close(struct fxtrace_input *in, int walk_ret);
 
 /* ---- printing (common.c) ------------------------------------------------- */
 

@@ -404,9 +404,8 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fxtrace_error_printer errors = { "stats", NULL };
-	struct fxt_reader *r;
-	int opt, fd, ret;
+	struct fxtrace_input in;
+	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -415,23 +414,11 @@ int cmd_stats(int argc, char **argv)
 			return fxtrace_cmd_help("stats");
 		return fxtrace_option_error("stats", opt, argv);
 	}
-	if (argc - optind != 1)
-		return fxtrace_usage_error("stats", argc == optind ?
-					   "no FILE given" : "one FILE only");
-	errors.path = argv[optind];
-	fd = fxtrace_open_trace("stats", errors.path);
-	if (fd < 0)
-		return 1;
-	r = fxt_reader_new(fxtrace_print_errors, &errors);
-	if (!r) {
-		fprintf(stderr, "fxtrace stats: out of memory\n");
-		return 1;
-	}
-	ret = fxtrace_stats(stdout, r, fxtrace_read_fd, &fd, errors.path);
-	if (fd != STDIN_FILENO)
-		close(fd);
+	ret = fxtrace_input_open(&in, "stats", argc, argv);
+	if (ret)
+		return ret;
+	ret = fxtrace_stats(stdout, in.reader, fxtrace_read_fd, &in.fd,
+			    in.path);
 	fflush(stdout);
-	ret = fxtrace_walk_status("stats", errors.path, r, ret);
-	fxt_reader_free(r);
-	return ret;
+	return fxtrace_input_close(&in, ret);
 }
