@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# libfxtrace: static and shared.  Initial-exec TLS keeps the emit path free
+# of __tls_get_addr calls in the shared library too.
+
+LIBFXTRACE_CFLAGS := -fPIC -ftls-model=initial-exec
+LIBFXTRACE_OBJS := $(B)/obj/user/lib/fxtrace.o
+
+$(LIBFXTRACE_OBJS): CFLAGS_USER += $(LIBFXTRACE_CFLAGS)
+
+$(B)/lib/libfxtrace.a: $(LIBFXTRACE_OBJS)
+	$(archive)
+
+$(B)/lib/libfxtrace.so: $(LIBFXTRACE_OBJS) user/lib/libfxtrace.map
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,--version-script=user/lib/libfxtrace.map \
+		-Wl,-soname,libfxtrace.so.0 -o $@ $(LIBFXTRACE_OBJS) -lpthread
+
+PROGS += $(B)/lib/libfxtrace.a $(B)/lib/libfxtrace.so
+
+UNIT_TESTS += $(B)/test/lib/trace_test user/lib/tests/ntrace_test.sh
+$(B)/test/lib/trace_test: $(B)/obj/user/lib/tests/trace_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
+	$(link)

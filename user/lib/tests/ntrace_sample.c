@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every libfxtrace macro, compiled with NTRACE by ntrace_test.sh: the object
+ * must hold no call and no reference to an fxtrace symbol, and arguments
+ * with side effects must not be evaluated.
+ */
+#define NTRACE
+#include <fxtrace/trace.h>
+
+static int evaluated;
+
+static int side_effect(void)
+{
+	return ++evaluated;
+}
+
+int instrumented(int n)
+{
+	TRACE_DURATION("app", "scoped", FXT_ARG("n", side_effect()));
+	TRACE_DURATION_BEGIN("app", "begin", FXT_ARG("n", side_effect()));
+	TRACE_DURATION_END("app", "begin");
+	TRACE_INSTANT("app", "instant", FXT_SCOPE_GLOBAL, FXT_ARG("n", side_effect()));
+	TRACE_COUNTER("app", "counter", side_effect(), FXT_ARG("n", side_effect()));
+	TRACE_COMPLETE("app", "complete", side_effect());
+	TRACE_ASYNC_BEGIN("app", "async", side_effect());
+	TRACE_ASYNC_INSTANT("app", "async", side_effect());
+	TRACE_ASYNC_END("app", "async", side_effect());
+	TRACE_FLOW_BEGIN("app", "flow", side_effect());
+	TRACE_FLOW_STEP("app", "flow", side_effect());
+	TRACE_FLOW_END("app", "flow", side_effect());
+	if (TRACE_ENABLED("app"))
+		n += side_effect();
+	return n;
+}
+
+int main(void)
+{
+	return instrumented(1) == 1 && evaluated == 0 ? 0 : 1;
+}
