@@ -1,10 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: run the user-space benchmark; the table goes to stdout and
-# the figures to build/bench/user.json.
+# make bench: run the user-space benchmark inside an LTTng session that
+# enables its LTTng-UST peer (discard mode, large sub-buffers), then report
+# LTTng's lost events.  The table goes to stdout, the figures to
+# build/bench/user.json.
+
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-mkdir -p build/bench
-build/bin/user_bench build/bench/user.json
-echo "figures: build/bench/user.json"
+tools/deps.sh >/dev/null
+out=build/bench
+mkdir -p "$out"
+
+session=fxbench-$$
+trace_dir=$(mktemp -d)
+cleanup() {
+	lttng destroy "$session" >/dev/null 2>&1 || true
+	rm -rf "$trace_dir"
+}
+trap cleanup EXIT
+
+pgrep -x lttng-sessiond >/dev/null || lttng-sessiond --daemonize
+lttng create "$session" --output="$trace_dir" >/dev/null
+lttng enable-channel -u --discard --subbuf-size=4M --num-subbuf=8 bench >/dev/null
+lttng enable-event -u -c bench fxbench:pair >/dev/null
+lttng start >/dev/null
+
+build/bin/user_bench "$out/user.json"
+
+stop=$(lttng stop 2>&1)
+lost=$(sed -n 's/.*Warning: \([0-9]*\) events were discarded.*/\1/p' <<<"$stop")
+lost=${lost:-0}
+python3 - "$out/user.json" "$lost" <<'PY'
+import json, sys
+path, lost = sys.argv[1], int(sys.argv[2])
+rows = json.load(open(path))
+for row in rows:
+    if row["name"].startswith("LTTng-UST"):
+        row["events_lost"] = lost
+json.dump(rows, open(path, "w"), indent=2)
+PY
+echo "LTTng-UST events lost (discard mode): $lost"
+echo "figures: $out/user.json"

@@ -6,7 +6,9 @@
  * JSON to the path given (tools/bench/run.sh: build/bench/user.json).
  *
  * libfxtrace runs in user-only mode, circular, so that every event is
- * written (a oneshot buffer would soon measure only the drop path).
+ * written (a oneshot buffer would soon measure only the drop path).  The
+ * LTTng-UST peer runs when an LTTng session has enabled fxbench:pair; its
+ * lost events are what `lttng stop` reports (run.sh fills them in).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +21,8 @@
 #include <x86intrin.h>
 
 #include <fxtrace/trace.h>
+
+#include "tools/bench/lttng_tp.h"
 
 #define REPS	7
 #define ITERS	2000000
@@ -112,6 +116,12 @@ static void b_scoped(long n)
 		TRACE_DURATION("bench", "scoped");
 		sink = (unsigned long long)i;
 	}
+}
+
+static void b_lttng(long n)
+{
+	for (long i = 0; i < n; i++)
+		lttng_ust_tracepoint(fxbench, pair, (int)i, (int)n);
 }
 
 static void b_fprintf(long n)
@@ -226,6 +236,12 @@ int main(int argc, char **argv)
 	bench("fxtrace instant, 1 string arg", b_instant_string, 1, 1);
 	bench("fxtrace counter", b_counter, 1, 1);
 	bench("fxtrace scoped duration", b_scoped, 2, 1);
+	/* Only with a session that enabled it (tools/bench/run.sh makes one). */
+	if (lttng_ust_tracepoint_enabled(fxbench, pair))
+		bench("LTTng-UST tracepoint, 2 int fields", b_lttng, 1, 1);
+	else
+		fprintf(stderr, "user_bench: fxbench:pair is not enabled in an "
+			"LTTng session: LTTng-UST left out\n");
 	bench("fprintf to a buffered file", b_fprintf, 1, 1);
 	bench("write() of 32 bytes to /dev/null", b_write, 1, 1);
 
