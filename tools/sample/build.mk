@@ -3,3 +3,4 @@
 PROGS += $(B)/bin/fxt-sample
 $(B)/bin/fxt-sample: $(B)/obj/tools/sample/fxt-sample.o
 	$(link)
+UNIT_TESTS += tools/sample/sample_test.sh
