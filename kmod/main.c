@@ -12,15 +12,15 @@
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
-#include <linux/fxtrace.h>
+#include "fxtrace.h"
 
 /*
  * Read a size-prefixed struct from user space: the size must cover the first
  * version of the struct and stay within a page; copy_struct_from_user()
  * zero-fills a shorter struct and refuses unknown non-zero tail bytes.
  */
-static int fxt_get_sized(void *dst, size_t dst_size, size_t min_size,
-			 const void __user *src, u32 *user_size)
+int fxt_get_sized(void *dst, size_t dst_size, size_t min_size,
+		  const void __user *src, u32 *user_size)
 {
 	u32 size;
 
@@ -48,7 +48,7 @@ static long fxt_ioctl_version(void __user *argp)
 		return -EINVAL;
 	v.abi_major = FXTRACE_ABI_MAJOR;
 	v.abi_minor = FXTRACE_ABI_MINOR;
-	v.features = 0;
+	v.features = FXTRACE_FEATURE_SESSIONS;
 	if (copy_to_user(argp, &v, min_t(size_t, size, sizeof(v))))
 		return -EFAULT;
 	return 0;
@@ -61,15 +61,61 @@ static long fxt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case FXTRACE_IOC_VERSION:
 		return fxt_ioctl_version(argp);
+	case FXTRACE_IOC_INIT:
+		return fxt_ioctl_init(file, argp);
+	case FXTRACE_IOC_START:
+		return fxt_ioctl_start(file, argp);
+	case FXTRACE_IOC_STOP:
+		return fxt_ioctl_stop(file);
+	case FXTRACE_IOC_PAUSE:
+		return fxt_ioctl_pause(file, true);
+	case FXTRACE_IOC_RESUME:
+		return fxt_ioctl_pause(file, false);
+	case FXTRACE_IOC_TERMINATE:
+		return fxt_ioctl_terminate(file);
+	case FXTRACE_IOC_ADOPT:
+		return fxt_ioctl_adopt(file);
+	case FXTRACE_IOC_SESSION_INFO:
+		return fxt_ioctl_session_info(argp);
+	case FXTRACE_IOC_BUFFER_INFO:
+		return fxt_ioctl_buffer_info(file, argp);
+	case FXTRACE_IOC_RELEASE_BUFFER:
+		return fxt_ioctl_release_buffer(file, argp);
+	case FXTRACE_IOC_CATEGORY:
+		return fxt_ioctl_category(argp);
+	case FXTRACE_IOC_ATTACH:
+		return fxt_ioctl_attach(argp);
+	case FXTRACE_IOC_BUFFER_FULL:
+		return fxt_ioctl_buffer_full(argp);
 	default:
 		return -ENOTTY;
 	}
 }
 
+/* Reads honour IOCB_NOWAIT, so io_uring needs no io-wq thread for them. */
+static int fxt_open(struct inode *inode, struct file *file)
+{
+	file->private_data = NULL;
+	file->f_mode |= FMODE_NOWAIT;
+	return stream_open(inode, file);
+}
+
+static int fxt_release(struct inode *inode, struct file *file)
+{
+	fxt_controller_release(file);
+	return 0;
+}
+
 static const struct file_operations fxt_fops = {
 	.owner = THIS_MODULE,
+	.open = fxt_open,
+	.release = fxt_release,
 	.unlocked_ioctl = fxt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = fxt_mmap,
+	.read_iter = fxt_read_iter,
+	.write_iter = fxt_write_iter,
+	.poll = fxt_poll,
 	.llseek = noop_llseek,
 };
 
@@ -82,12 +128,25 @@ static struct miscdevice fxt_miscdev = {
 
 static int __init fxt_init(void)
 {
-	return misc_register(&fxt_miscdev);
+	int ret;
+
+	ret = fxt_page_init();
+	if (ret)
+		return ret;
+	ret = fxt_events_init();
+	if (!ret)
+		ret = misc_register(&fxt_miscdev);
+	if (ret)
+		fxt_page_exit();
+	return ret;
 }
 
+/* Nothing is open or mapped now; an orphaned session may remain. */
 static void __exit fxt_exit(void)
 {
 	misc_deregister(&fxt_miscdev);
+	fxt_session_destroy_orphan();
+	fxt_page_exit();
 }
 
 module_init(fxt_init);

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace buffers (seed 000, "Buffering Modes"): a kernel-owned header page,
+ * a producer-owned control page and the data area (a durable part and two
+ * rolling halves), their mappings, and the kernel's own writer.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <linux/fxt.h>
+
+#include "compat.h"
+#include "fxtrace.h"
+
+#define FXT_PART_SHIFT	28
+#define FXT_ID_SHIFT	32
+
+struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
+				    u64 data_size, u64 durable_size)
+{
+	struct fxtrace_buffer_header *hdr;
+	size_t area_size = 2 * PAGE_SIZE + data_size;
+	struct fxt_buffer *buf;
+
+	if (s->memory_used + area_size > s->memory_limit)
+		return ERR_PTR(-ENOSPC);
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	buf->area = vmalloc_user(area_size);
+	if (!buf->area) {
+		kfree(buf);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&buf->ref);
+	kref_get(&s->ref);
+	buf->session = s;
+	buf->area_size = area_size;
+	buf->hdr = buf->area;
+	buf->ctl = buf->area + PAGE_SIZE;
+	buf->data = buf->area + 2 * PAGE_SIZE;
+	buf->id = ++s->next_id;
+	buf->kind = kind;
+	atomic64_set(&buf->nmi_dropped, 0);
+
+	hdr = buf->hdr;
+	hdr->magic = FXTRACE_BUFFER_MAGIC;
+	hdr->header_size = sizeof(*hdr);
+	hdr->id = buf->id;
+	hdr->kind = kind;
+	hdr->mode = s->mode;
+	hdr->cpu = ~0U;
+	hdr->data_offset = 2 * PAGE_SIZE;
+	hdr->durable_size = durable_size;
+	hdr->rolling_size = round_down((data_size - durable_size) / 2, 8);
+	hdr->start_seq = s->start_seq;
+
+	s->memory_used += area_size;
+	list_add_tail(&buf->node, &s->buffers);
+	return buf;
+}
+
+static void fxt_buffer_free(struct kref *ref)
+{
+	struct fxt_buffer *buf = container_of(ref, struct fxt_buffer, ref);
+
+	put_pid(buf->tgid);
+	vfree(buf->area);
+	fxt_session_put(buf->session);
+	kfree(buf);
+}
+
+void fxt_buffer_put(struct fxt_buffer *buf)
+{
+	kref_put(&buf->ref, fxt_buffer_free);
+}
+
+/* The buffer with this id in the session (fxt_lock held). */
+struct fxt_buffer *fxt_buffer_find(struct fxt_session *s, u32 id)
+{
+	struct fxt_buffer *buf;
+
+	list_for_each_entry(buf, &s->buffers, node) {
+		if (buf->id == id)
+			return buf;
+	}
+	return NULL;
+}
+
+/*
+ * Start the durable part with a provider-info and an initialization
+ * record, so that the buffer read after a magic record is a whole trace.
+ * In that order: announcing a provider resets its tick rate.  Nobody
+ * writes the buffer yet.
+ */
+void fxt_buffer_write_prefix(struct fxt_buffer *buf, const char *name)
+{
+	u64 words[2 + 1 + FXT_PROVIDER_NAME_MAX / 8 + 1];
+	u32 len = min_t(size_t, strlen(name), FXT_PROVIDER_NAME_MAX);
+	u32 n;
+
+	n = fxt_write_provider_info(words, buf->id, name, len);
+	n += fxt_write_init(words + n, fxt_clock_ticks_per_second());
+	memcpy(buf->data, words, n * sizeof(u64));
+	buf->durable_pos = n * sizeof(u64);
+	buf->hdr->durable_reserved = buf->durable_pos;
+	buf->hdr->durable_committed = buf->durable_pos;
+	if (buf->kind == FXTRACE_BUFFER_TASK)
+		buf->ctl->durable_committed = buf->durable_pos;
+}
+
+/* Apply a Start disposition to a kernel buffer whose writers are idle. */
+void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
+{
+	struct fxtrace_buffer_header *hdr = buf->hdr;
+
+	hdr->start_seq = buf->session->start_seq;
+	if (disposition == FXTRACE_START_RETAIN)
+		return;
+	buf->rolling_pos = 0;
+	buf->wrap = 0;
+	buf->dropped = 0;
+	atomic64_set(&buf->nmi_dropped, 0);
+	hdr->rolling_committed[0] = 0;
+	hdr->rolling_committed[1] = 0;
+	hdr->wrap_count = 0;
+	hdr->requested_wraps = 0;
+	hdr->saved_wraps = 0;
+	hdr->dropped_records = 0;
+	if (disposition == FXTRACE_START_CLEAR_ALL) {
+		buf->durable_pos = hdr->durable_reserved;
+		hdr->durable_committed = hdr->durable_reserved;
+		hdr->flags &= ~FXTRACE_BUFFER_DURABLE_FULL;
+	}
+	smp_wmb(); /* cleared before the session page says STARTED */
+}
+
+/* Move to the other rolling half, if the mode allows it now. */
+static bool fxt_kbuf_switch(struct fxt_buffer *buf)
+{
+	struct fxtrace_buffer_header *hdr = buf->hdr;
+	u64 wrap = buf->wrap;
+
+	switch (hdr->mode) {
+	case FXTRACE_MODE_ONESHOT:
+		if (wrap)
+			return false;
+		break;
+	case FXTRACE_MODE_STREAMING:
+		/* The other half holds wrap - 1: it must have been saved. */
+		if (smp_load_acquire(&hdr->saved_wraps) < wrap)
+			return false;
+		WRITE_ONCE(hdr->requested_wraps, wrap + 1);
+		fxt_packet_queue(buf->session, FXTRACE_PKT_SAVE_BUFFER,
+				 wrap & 1, buf->id, wrap, true);
+		break;
+	}
+	buf->wrap = wrap + 1;
+	buf->rolling_pos = 0;
+	WRITE_ONCE(hdr->rolling_committed[buf->wrap & 1], 0);
+	/* Readers see the emptied half before the wrap that selects it. */
+	smp_store_release(&hdr->wrap_count, buf->wrap);
+	return true;
+}
+
+static void fxt_kbuf_drop(struct fxt_buffer *buf)
+{
+	buf->dropped++;
+	WRITE_ONCE(buf->hdr->dropped_records,
+		   buf->dropped + atomic64_read(&buf->nmi_dropped));
+}
+
+/*
+ * Reserve room for n words in a kernel buffer of this CPU.  On success
+ * interrupts stay off until fxt_kbuf_commit(), so records are reserved and
+ * timestamped in order; on failure the record is counted as dropped.  In
+ * NMI nothing is written: the interrupted writer may be mid-record.
+ */
+u64 *fxt_kbuf_reserve(struct fxt_buffer *buf, u32 n, bool durable,
+		      unsigned long *irqflags)
+{
+	struct fxtrace_buffer_header *hdr = buf->hdr;
+	u64 bytes = (u64)n * sizeof(u64);
+	u64 *dst;
+
+	if (in_nmi()) {
+		atomic64_inc(&buf->nmi_dropped);
+		return NULL;
+	}
+	local_irq_save(*irqflags);
+	if (READ_ONCE(buf->session->paused))
+		goto drop;
+	if (durable) {
+		if (buf->durable_pos + bytes > hdr->durable_size) {
+			WRITE_ONCE(hdr->flags,
+				   hdr->flags | FXTRACE_BUFFER_DURABLE_FULL);
+			goto drop;
+		}
+		dst = (u64 *)(buf->data + buf->durable_pos);
+		buf->durable_pos += bytes;
+		return dst;
+	}
+	if (bytes > hdr->rolling_size ||
+	    (buf->rolling_pos + bytes > hdr->rolling_size &&
+	     !fxt_kbuf_switch(buf)))
+		goto drop;
+	dst = (u64 *)(buf->data + hdr->durable_size +
+		      (buf->wrap & 1) * hdr->rolling_size + buf->rolling_pos);
+	buf->rolling_pos += bytes;
+	return dst;
+drop:
+	fxt_kbuf_drop(buf);
+	local_irq_restore(*irqflags);
+	return NULL;
+}
+
+/* Publish the reserved record to readers. */
+void fxt_kbuf_commit(struct fxt_buffer *buf, bool durable,
+		     unsigned long irqflags)
+{
+	struct fxtrace_buffer_header *hdr = buf->hdr;
+
+	if (durable) {
+		/* The record's bytes before the offset that publishes them. */
+		smp_store_release(&hdr->durable_committed, buf->durable_pos);
+	} else {
+		/* The same for the current half. */
+		smp_store_release(&hdr->rolling_committed[buf->wrap & 1],
+				  buf->rolling_pos);
+	}
+	local_irq_restore(irqflags);
+}
+
+bool fxt_kbuf_write(struct fxt_buffer *buf, const u64 *words, u32 n,
+		    bool durable)
+{
+	unsigned long irqflags;
+	u64 *dst;
+
+	dst = fxt_kbuf_reserve(buf, n, durable, &irqflags);
+	if (!dst)
+		return false;
+	memcpy(dst, words, n * sizeof(u64));
+	fxt_kbuf_commit(buf, durable, irqflags);
+	return true;
+}
+
+static u64 fxt_clamp_offset(u64 value, u64 limit)
+{
+	return round_down(min(value, limit), 8);
+}
+
+/* Copy a task buffer's control page into its header, clamped. */
+void fxt_buffer_snapshot(struct fxt_buffer *buf)
+{
+	struct fxtrace_buffer_control *ctl = buf->ctl;
+	struct fxtrace_buffer_header *hdr = buf->hdr;
+
+	WRITE_ONCE(hdr->durable_committed,
+		   fxt_clamp_offset(READ_ONCE(ctl->durable_committed),
+				    hdr->durable_size));
+	WRITE_ONCE(hdr->rolling_committed[0],
+		   fxt_clamp_offset(READ_ONCE(ctl->rolling_committed[0]),
+				    hdr->rolling_size));
+	WRITE_ONCE(hdr->rolling_committed[1],
+		   fxt_clamp_offset(READ_ONCE(ctl->rolling_committed[1]),
+				    hdr->rolling_size));
+	WRITE_ONCE(hdr->wrap_count, READ_ONCE(ctl->wrap_count));
+	WRITE_ONCE(hdr->dropped_records, READ_ONCE(ctl->dropped_records));
+	WRITE_ONCE(hdr->start_seq, READ_ONCE(ctl->start_seq));
+	smp_wmb(); /* the snapshot before a packet or state announcing it */
+}
+
+/* The owner will write no more: tell the controller, once. */
+void fxt_buffer_retire(struct fxt_buffer *buf, bool from_probe)
+{
+	struct fxt_session *s = buf->session;
+
+	if (test_and_set_bit(FXT_BUF_RETIRED, &buf->flags))
+		return;
+	if (buf->kind == FXTRACE_BUFFER_TASK)
+		fxt_buffer_snapshot(buf);
+	/* The final offsets before the state that says they are final. */
+	smp_store_release(&buf->hdr->state, FXTRACE_BUFFER_RETIRED);
+	if (!READ_ONCE(s->terminated))
+		fxt_packet_queue(s, FXTRACE_PKT_BUFFER_RETIRED, 0, buf->id, 0,
+				 from_probe);
+}
+
+/* ---- mappings ---------------------------------------------------------- */
+
+static unsigned int fxt_vma_part(struct vm_area_struct *vma)
+{
+	return (vma->vm_pgoff >> (FXT_PART_SHIFT - PAGE_SHIFT)) & 0xf;
+}
+
+static void fxt_vm_open(struct vm_area_struct *vma)
+{
+	struct fxt_buffer *buf = vma->vm_private_data;
+
+	kref_get(&buf->ref);
+}
+
+static void fxt_vm_close(struct vm_area_struct *vma)
+{
+	struct fxt_buffer *buf = vma->vm_private_data;
+
+	/* munmap, exec or exit of the producer's process. */
+	if (fxt_vma_part(vma) == FXTRACE_MMAP_PRODUCER) {
+		fxt_task_unhash(buf);
+		fxt_buffer_retire(buf, false);
+	}
+	fxt_buffer_put(buf);
+}
+
+/* A split would leave two VMAs sharing one reference. */
+static int fxt_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct fxt_buffer_vm_ops = {
+	.open = fxt_vm_open,
+	.close = fxt_vm_close,
+	.may_split = fxt_vm_may_split,
+};
+
+static int fxt_mmap_readonly(struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	fxt_vma_clear_flags(vma, VM_MAYWRITE);
+	return 0;
+}
+
+static int fxt_mmap_session(struct vm_area_struct *vma)
+{
+	int ret;
+
+	if (vma->vm_end - vma->vm_start != FXTRACE_SESSION_MAP_SIZE)
+		return -EINVAL;
+	ret = fxt_mmap_readonly(vma);
+	if (ret)
+		return ret;
+	/* The page lives as long as the module, which the mapping pins. */
+	return remap_vmalloc_range(vma, fxt_page_area, 0);
+}
+
+static bool fxt_is_owner(struct fxt_buffer *buf)
+{
+	return buf->kind == FXTRACE_BUFFER_TASK &&
+	       buf->tgid == task_tgid(current) && buf->mm == current->mm;
+}
+
+/* Check a buffer mapping and return the page of the area it starts at. */
+static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
+			  struct fxt_buffer *buf, unsigned int part)
+{
+	size_t len = vma->vm_end - vma->vm_start;
+	bool controller = file->private_data == buf->session &&
+			  buf->session->controller == file;
+
+	switch (part) {
+	case FXTRACE_MMAP_HEADER:
+		if (!controller && !fxt_is_owner(buf))
+			return -EACCES;
+		if (len != PAGE_SIZE)
+			return -EINVAL;
+		return fxt_mmap_readonly(vma);
+	case FXTRACE_MMAP_PRODUCER:
+		if (!fxt_is_owner(buf) || test_bit(FXT_BUF_RETIRED, &buf->flags))
+			return -EACCES;
+		if (len != buf->area_size - PAGE_SIZE)
+			return -EINVAL;
+		if (test_and_set_bit(FXT_BUF_MAPPED, &buf->flags))
+			return -EBUSY;
+		/* Not inherited by fork, and VM_IO so MADV_DOFORK cannot undo it. */
+		fxt_vma_set_flags(vma, VM_DONTCOPY | VM_IO);
+		return 1;
+	case FXTRACE_MMAP_READER:
+		if (!controller)
+			return -EACCES;
+		if (len != buf->area_size)
+			return -EINVAL;
+		return fxt_mmap_readonly(vma);
+	}
+	return -EINVAL;
+}
+
+int fxt_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned int part = (off >> FXT_PART_SHIFT) & 0xf;
+	u32 id = off >> FXT_ID_SHIFT;
+	struct fxt_buffer *buf;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (!off)
+		return fxt_mmap_session(vma);
+	if (!id || (off & ((1ULL << FXT_PART_SHIFT) - 1)))
+		return -EINVAL;
+
+	mutex_lock(&fxt_lock);
+	buf = fxt_session ? fxt_buffer_find(fxt_session, id) : NULL;
+	if (!buf) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = fxt_mmap_check(file, vma, buf, part);
+	if (ret < 0)
+		goto out;
+	ret = remap_vmalloc_range(vma, buf->area, ret);
+	if (ret) {
+		if (part == FXTRACE_MMAP_PRODUCER)
+			clear_bit(FXT_BUF_MAPPED, &buf->flags);
+		goto out;
+	}
+	kref_get(&buf->ref);
+	vma->vm_private_data = buf;
+	vma->vm_ops = &fxt_buffer_vm_ops;
+out:
+	mutex_unlock(&fxt_lock);
+	return ret;
+}
+
+/* ---- controller ioctls ------------------------------------------------- */
+
+static struct fxt_session *fxt_controlled_locked(struct file *file)
+{
+	struct fxt_session *s = file->private_data;
+
+	return s && s->controller == file ? s : NULL;
+}
+
+long fxt_ioctl_buffer_info(struct file *file, void __user *argp)
+{
+	struct fxtrace_buffer_info info;
+	struct fxt_session *s;
+	struct fxt_buffer *buf, *found = NULL;
+	u32 size;
+	int ret;
+
+	ret = fxt_get_sized(&info, sizeof(info), FXTRACE_BUFFER_INFO_SIZE_V0,
+			    argp, &size);
+	if (ret)
+		return ret;
+	mutex_lock(&fxt_lock);
+	s = fxt_controlled_locked(file);
+	if (!s) {
+		ret = -EPERM;
+		goto out;
+	}
+	/* Ids grow along the list. */
+	list_for_each_entry(buf, &s->buffers, node) {
+		if (buf->id >= info.id) {
+			found = buf;
+			break;
+		}
+	}
+	if (!found) {
+		ret = -ENOENT;
+		goto out;
+	}
+	info.id = found->id;
+	info.kind = found->kind;
+	info.state = test_bit(FXT_BUF_RETIRED, &found->flags) ?
+		     FXTRACE_BUFFER_RETIRED : FXTRACE_BUFFER_ACTIVE;
+	info.reader_offset = FXTRACE_MMAP_OFFSET(found->id,
+						 FXTRACE_MMAP_READER);
+	info.reader_size = found->area_size;
+out:
+	mutex_unlock(&fxt_lock);
+	if (!ret && copy_to_user(argp, &info, min_t(size_t, size, sizeof(info))))
+		ret = -EFAULT;
+	return ret;
+}
+
+long fxt_ioctl_release_buffer(struct file *file, void __user *argp)
+{
+	struct fxtrace_buffer_ref ref;
+	struct fxt_session *s;
+	struct fxt_buffer *buf;
+	u32 size;
+	int ret;
+
+	ret = fxt_get_sized(&ref, sizeof(ref), FXTRACE_BUFFER_REF_SIZE_V0,
+			    argp, &size);
+	if (ret)
+		return ret;
+	mutex_lock(&fxt_lock);
+	s = fxt_controlled_locked(file);
+	buf = s ? fxt_buffer_find(s, ref.id) : NULL;
+	if (!s) {
+		ret = -EPERM;
+	} else if (!buf) {
+		ret = -ENOENT;
+	} else if (buf->kind == FXTRACE_BUFFER_CPU ||
+		   !test_bit(FXT_BUF_RETIRED, &buf->flags)) {
+		ret = -EBUSY;
+	} else {
+		list_del(&buf->node);
+		s->memory_used -= buf->area_size;
+		if (buf->kind == FXTRACE_BUFFER_TASK)
+			s->task_buffers--;
+		fxt_buffer_put(buf);
+	}
+	mutex_unlock(&fxt_lock);
+	return ret;
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fxtrace.ko internals: sessions, buffers and the packet queue.
+ *
+ * Locking:
+ *  - fxt_lock (a mutex) serializes every control operation: ioctls, mmap,
+ *    packet writes.  Nothing touches user memory while holding it, because
+ *    mmap() runs with mmap_lock held and takes fxt_lock inside it.
+ *  - session->pkt_lock (raw, IRQ-safe) guards the packet queue; probes take
+ *    it with interrupts off.
+ *  - session->tasks_lock guards the task-to-buffer hash; the
+ *    sched_process_exit probe takes it.
+ *  - A kernel buffer's writer state is touched only on its CPU with
+ *    interrupts off; a task buffer's data only by its producer.
+ */
+#ifndef _FXTRACE_INTERNAL_H
+#define _FXTRACE_INTERNAL_H
+
+#include <linux/hashtable.h>
+#include <linux/irq_work.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/bitmap.h>
+#include <linux/fs.h>
+#include <linux/uio.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <linux/fxtrace.h>
+
+struct fxt_session;
+
+/* Bits of fxt_buffer.flags. */
+#define FXT_BUF_RETIRED		0	/* retirement done (once) */
+#define FXT_BUF_MAPPED		1	/* the producer mapping exists */
+
+struct fxt_buffer {
+	struct kref ref;		/* session list + one per mapping */
+	struct fxt_session *session;	/* counted reference */
+	struct list_head node;		/* session->buffers, under fxt_lock */
+	void *area;			/* vmalloc_user: header, control, data */
+	size_t area_size;
+	struct fxtrace_buffer_header *hdr;
+	struct fxtrace_buffer_control *ctl;
+	u8 *data;
+	u32 id;
+	u32 kind;
+	unsigned long flags;
+
+	/* Kernel writer (CPU and KERNEL buffers), IRQs off on one CPU. */
+	u64 durable_pos;
+	u64 rolling_pos;
+	u64 wrap;
+	u64 dropped;
+	atomic64_t nmi_dropped;
+
+	/* Task buffers: the owner, for identity checks only. */
+	struct task_struct *task;	/* cleared at retirement */
+	struct hlist_node task_node;	/* session->tasks */
+	struct pid *tgid;		/* counted: the owning process */
+	struct mm_struct *mm;		/* compared, never dereferenced */
+	kuid_t uid;
+};
+
+#define FXT_PACKET_BATCH	64
+#define FXT_KPROBES_MAX		32
+#define FXT_NAMES_ROOM		(256 << 10)	/* kernel:task names, bytes */
+
+/* Wakes the controller from contexts that must not call wake_up(). */
+struct fxt_wake {
+	struct irq_work work;
+	struct fxt_session *session;
+};
+
+struct fxt_session {
+	struct kref ref;		/* fxt_session + controller + buffers */
+	u32 state;			/* enum fxtrace_state */
+	bool paused;			/* writers drop and count (snapshot) */
+	bool terminated;
+	struct file *controller;	/* NULL when orphaned */
+	kuid_t owner;
+	u32 mode;
+	u64 cpu_buffer_size;
+	u64 task_buffer_size;
+	u64 memory_limit;
+	u64 memory_used;
+	u32 max_task_buffers;
+	u32 task_buffers;		/* active + retired, not released */
+	pid_t filter_pid;		/* init namespace, 0 for none */
+	u32 next_id;
+	u64 start_seq;
+	struct list_head buffers;
+	struct fxt_buffer **cpu_buffers;	/* nr_cpu_ids, NULL if impossible */
+
+	spinlock_t tasks_lock;		/* tasks, fxt_buffer.task */
+	DECLARE_HASHTABLE(tasks, 8);
+
+	raw_spinlock_t pkt_lock;
+	struct fxtrace_packet *pkts;	/* ring of pkt_cap packets */
+	u32 pkt_cap;
+	u32 pkt_head;
+	u32 pkt_count;
+	u64 lost_packets;
+	struct mutex read_lock;		/* one reader at a time */
+	wait_queue_head_t wq;
+	struct fxt_wake __percpu *wake;
+
+	/* The KERNEL buffer of this Start: task names, all CPUs, in order. */
+	struct fxt_buffer *names;
+	raw_spinlock_t names_lock;
+
+	struct delayed_work clock_work;
+	DECLARE_BITMAP(kprobes, FXT_KPROBES_MAX);	/* registered probes */
+	struct tracepoint *exit_tp;	/* sched_process_exit, registered */
+};
+
+extern struct mutex fxt_lock;
+extern struct fxt_session *fxt_session;	/* under fxt_lock */
+extern struct fxtrace_session_page *fxt_page;
+extern void *fxt_page_area;
+extern bool fxt_clock_is_tsc;		/* the clock of the session */
+
+/* session.c */
+int fxt_page_init(void);
+void fxt_page_exit(void);
+long fxt_ioctl_init(struct file *file, void __user *argp);
+long fxt_ioctl_start(struct file *file, void __user *argp);
+long fxt_ioctl_stop(struct file *file);
+long fxt_ioctl_pause(struct file *file, bool pause);
+long fxt_ioctl_terminate(struct file *file);
+long fxt_ioctl_adopt(struct file *file);
+long fxt_ioctl_session_info(void __user *argp);
+long fxt_ioctl_category(void __user *argp);
+int fxt_category_register(const char *name);
+bool fxt_category_enabled(const char *name);
+void fxt_controller_release(struct file *file);
+void fxt_session_put(struct fxt_session *s);
+void fxt_session_destroy_orphan(void);
+u64 fxt_clock_ticks_per_second(void);
+
+/* buffer.c */
+struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
+				    u64 data_size, u64 durable_size);
+void fxt_buffer_put(struct fxt_buffer *buf);
+void fxt_buffer_write_prefix(struct fxt_buffer *buf, const char *name);
+void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition);
+u64 *fxt_kbuf_reserve(struct fxt_buffer *buf, u32 n, bool durable,
+		      unsigned long *irqflags);
+void fxt_kbuf_commit(struct fxt_buffer *buf, bool durable,
+		     unsigned long irqflags);
+bool fxt_kbuf_write(struct fxt_buffer *buf, const u64 *words, u32 n,
+		    bool durable);
+void fxt_buffer_snapshot(struct fxt_buffer *buf);
+void fxt_buffer_retire(struct fxt_buffer *buf, bool from_probe);
+struct fxt_buffer *fxt_buffer_find(struct fxt_session *s, u32 id);
+int fxt_mmap(struct file *file, struct vm_area_struct *vma);
+long fxt_ioctl_buffer_info(struct file *file, void __user *argp);
+long fxt_ioctl_release_buffer(struct file *file, void __user *argp);
+
+/* task.c */
+void fxt_task_unhash(struct fxt_buffer *buf);
+int fxt_task_probe_register(struct fxt_session *s);
+void fxt_task_probe_unregister(struct fxt_session *s);
+int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq);
+void fxt_names_retire(struct fxt_session *s);
+void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n);
+long fxt_ioctl_attach(void __user *argp);
+long fxt_ioctl_buffer_full(void __user *argp);
+
+/* events.c */
+int fxt_events_init(void);
+int fxt_events_lookup(void);
+void fxt_events_write_prefix(struct fxt_buffer *buf, unsigned int cpu);
+int fxt_events_register(struct fxt_session *s);
+void fxt_events_unregister(struct fxt_session *s);
+
+/* packet.c */
+int fxt_packets_init(struct fxt_session *s, u32 capacity);
+void fxt_packets_free(struct fxt_session *s);
+void fxt_packet_queue(struct fxt_session *s, u16 request, u16 data16,
+		      u32 data32, u64 data64, bool from_probe);
+ssize_t fxt_read_iter(struct kiocb *iocb, struct iov_iter *to);
+ssize_t fxt_write_iter(struct kiocb *iocb, struct iov_iter *from);
+__poll_t fxt_poll(struct file *file, struct poll_table_struct *wait);
+
+/* main.c */
+int fxt_get_sized(void *dst, size_t dst_size, size_t min_size,
+		  const void __user *src, u32 *user_size);
+
+#endif /* _FXTRACE_INTERNAL_H */

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The packet protocol (seed 000, "Trace Manager/Provider FIFO Protocol"):
+ * the kernel queues 16-byte packets for the controller, which reads them
+ * from its fd and writes BUFFER_SAVED acknowledgements back.
+ *
+ * read() blocks unless O_NONBLOCK or IOCB_NOWAIT, and ->poll works, so
+ * io_uring can read the fd without an io-wq thread.  A write never blocks.
+ */
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "fxtrace.h"
+
+int fxt_packets_init(struct fxt_session *s, u32 capacity)
+{
+	s->pkts = kvcalloc(capacity, sizeof(*s->pkts), GFP_KERNEL);
+	if (!s->pkts)
+		return -ENOMEM;
+	s->pkt_cap = capacity;
+	return 0;
+}
+
+void fxt_packets_free(struct fxt_session *s)
+{
+	kvfree(s->pkts);
+}
+
+/*
+ * Queue a packet and wake the controller.  From probe context (IRQs may be
+ * off, the rq lock may be held) the wakeup goes through irq_work, queued
+ * only when someone waits.
+ */
+void fxt_packet_queue(struct fxt_session *s, u16 request, u16 data16,
+		      u32 data32, u64 data64, bool from_probe)
+{
+	struct fxtrace_packet *pkt;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&s->pkt_lock, irqflags);
+	if (s->pkt_count == s->pkt_cap) {
+		s->lost_packets++;
+	} else {
+		pkt = &s->pkts[(s->pkt_head + s->pkt_count) % s->pkt_cap];
+		pkt->request = request;
+		pkt->data16 = data16;
+		pkt->data32 = data32;
+		pkt->data64 = data64;
+		s->pkt_count++;
+	}
+	raw_spin_unlock_irqrestore(&s->pkt_lock, irqflags);
+
+	if (!from_probe)
+		wake_up_interruptible(&s->wq);
+	else if (wq_has_sleeper(&s->wq))
+		irq_work_queue(&this_cpu_ptr(s->wake)->work);
+}
+
+static bool fxt_packets_pending(struct fxt_session *s)
+{
+	return READ_ONCE(s->pkt_count) || READ_ONCE(s->terminated);
+}
+
+/* Copy up to max queued packets without removing them. */
+static u32 fxt_packets_peek(struct fxt_session *s, struct fxtrace_packet *dst,
+			    u32 max)
+{
+	u32 i, n;
+
+	raw_spin_lock_irq(&s->pkt_lock);
+	n = min(max, s->pkt_count);
+	for (i = 0; i < n; i++)
+		dst[i] = s->pkts[(s->pkt_head + i) % s->pkt_cap];
+	raw_spin_unlock_irq(&s->pkt_lock);
+	return n;
+}
+
+static void fxt_packets_consume(struct fxt_session *s, u32 n)
+{
+	raw_spin_lock_irq(&s->pkt_lock);
+	s->pkt_head = (s->pkt_head + n) % s->pkt_cap;
+	s->pkt_count -= n;
+	raw_spin_unlock_irq(&s->pkt_lock);
+}
+
+/*
+ * The session this file controls or controlled until it was terminated,
+ * with a reference, or NULL.
+ */
+static struct fxt_session *fxt_controller_get(struct file *file)
+{
+	struct fxt_session *s;
+
+	mutex_lock(&fxt_lock);
+	s = file->private_data;
+	if (s && (s->controller == file || s->terminated))
+		kref_get(&s->ref);
+	else
+		s = NULL;
+	mutex_unlock(&fxt_lock);
+	return s;
+}
+
+ssize_t fxt_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct fxtrace_packet pkts[FXT_PACKET_BATCH];
+	struct file *file = iocb->ki_filp;
+	bool nowait = (iocb->ki_flags & IOCB_NOWAIT) ||
+		      (file->f_flags & O_NONBLOCK);
+	size_t want = iov_iter_count(to) / sizeof(pkts[0]);
+	struct fxt_session *s;
+	ssize_t ret;
+	u32 n;
+
+	if (!want)
+		return -EINVAL;
+	s = fxt_controller_get(file);
+	if (!s)
+		return -EPERM;
+
+	if (nowait) {
+		if (!mutex_trylock(&s->read_lock)) {
+			ret = -EAGAIN;
+			goto out_put;
+		}
+	} else if (mutex_lock_interruptible(&s->read_lock)) {
+		ret = -ERESTARTSYS;
+		goto out_put;
+	}
+	for (;;) {
+		n = fxt_packets_peek(s, pkts, min_t(size_t, want,
+						    FXT_PACKET_BATCH));
+		if (n || READ_ONCE(s->terminated))
+			break;
+		if (nowait) {
+			ret = -EAGAIN;
+			goto out_unlock;
+		}
+		if (wait_event_interruptible(s->wq, fxt_packets_pending(s))) {
+			ret = -ERESTARTSYS;
+			goto out_unlock;
+		}
+	}
+	/* Packets leave the queue only once they reached the caller. */
+	ret = copy_to_iter(pkts, n * sizeof(pkts[0]), to);
+	if (ret != n * sizeof(pkts[0])) {
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+	fxt_packets_consume(s, n);
+out_unlock:
+	mutex_unlock(&s->read_lock);
+out_put:
+	fxt_session_put(s);
+	return ret;
+}
+
+/* Apply one BUFFER_SAVED: it must echo the outstanding SAVE_BUFFER. */
+static int fxt_packet_ack(struct fxt_session *s,
+			  const struct fxtrace_packet *pkt)
+{
+	struct fxtrace_buffer_header *hdr;
+	struct fxt_buffer *buf;
+	u64 wrap = pkt->data64;
+
+	if (pkt->request != FXTRACE_PKT_BUFFER_SAVED)
+		return -EINVAL;
+	buf = fxt_buffer_find(s, pkt->data32);
+	if (!buf)
+		return -EINVAL;
+	hdr = buf->hdr;
+	if (pkt->data16 != (wrap & 1) ||
+	    READ_ONCE(hdr->requested_wraps) != wrap + 1 ||
+	    READ_ONCE(hdr->saved_wraps) != wrap)
+		return -EINVAL;
+	/* The writer may reuse the half once it sees this. */
+	smp_store_release(&hdr->saved_wraps, wrap + 1);
+	return 0;
+}
+
+ssize_t fxt_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct fxtrace_packet pkts[FXT_PACKET_BATCH];
+	struct file *file = iocb->ki_filp;
+	size_t len = iov_iter_count(from);
+	struct fxt_session *s;
+	ssize_t done = 0;
+	int ret = 0;
+	u32 i, n;
+
+	if (!len || len % sizeof(pkts[0]))
+		return -EINVAL;
+	s = fxt_controller_get(file);
+	if (!s)
+		return -EPERM;
+	while (!ret && iov_iter_count(from)) {
+		n = min_t(size_t, iov_iter_count(from) / sizeof(pkts[0]),
+			  FXT_PACKET_BATCH);
+		if (copy_from_iter(pkts, n * sizeof(pkts[0]), from) !=
+		    n * sizeof(pkts[0])) {
+			ret = -EFAULT;
+			break;
+		}
+		mutex_lock(&fxt_lock);
+		for (i = 0; i < n && !ret; i++) {
+			ret = s->terminated ? -EINVAL : fxt_packet_ack(s, &pkts[i]);
+			if (!ret)
+				done += sizeof(pkts[0]);
+		}
+		mutex_unlock(&fxt_lock);
+	}
+	fxt_session_put(s);
+	return done ?: ret;
+}
+
+__poll_t fxt_poll(struct file *file, struct poll_table_struct *wait)
+{
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+	struct fxt_session *s;
+
+	s = fxt_controller_get(file);
+	if (!s)
+		return mask | EPOLLERR;
+	poll_wait(file, &s->wq, wait);
+	if (READ_ONCE(s->pkt_count))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (READ_ONCE(s->terminated))
+		mask |= EPOLLHUP;
+	fxt_session_put(s);
+	return mask;
+}

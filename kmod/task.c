@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tasks and the kernel: per-task buffers (attach, streaming save requests,
+ * retirement at thread exit) and the names of existing tasks at Start.
+ */
+#include <linux/cred.h>
+#include <linux/compat.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/nsproxy.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/time_namespace.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <trace/events/sched.h>
+
+#include <linux/fxt.h>
+
+#include "fxtrace.h"
+
+static unsigned int task_buffers_per_user = 1024;
+module_param(task_buffers_per_user, uint, 0444);
+MODULE_PARM_DESC(task_buffers_per_user,
+		 "per-task buffers one user may have in a session");
+
+/* The buffer current has attached, if any (tasks_lock held). */
+static struct fxt_buffer *fxt_task_lookup(struct fxt_session *s,
+					  struct task_struct *task)
+{
+	struct fxt_buffer *buf;
+
+	hash_for_each_possible(s->tasks, buf, task_node, (unsigned long)task) {
+		if (buf->task == task)
+			return buf;
+	}
+	return NULL;
+}
+
+void fxt_task_unhash(struct fxt_buffer *buf)
+{
+	struct fxt_session *s = buf->session;
+
+	spin_lock(&s->tasks_lock);
+	if (buf->task) {
+		hash_del(&buf->task_node);
+		buf->task = NULL;
+	}
+	spin_unlock(&s->tasks_lock);
+}
+
+/*
+ * sched_process_exit: the thread writes no more.  Runs in the exiting
+ * thread with preemption off and current->mm already gone.
+ */
+static void fxt_probe_process_exit(void *data, struct task_struct *task)
+{
+	struct fxt_session *s = data;
+	struct fxt_buffer *buf;
+
+	spin_lock(&s->tasks_lock);
+	buf = fxt_task_lookup(s, task);
+	if (buf) {
+		hash_del(&buf->task_node);
+		buf->task = NULL;
+	}
+	spin_unlock(&s->tasks_lock);
+	if (buf)
+		fxt_buffer_retire(buf, true);
+}
+
+/* The tracepoint's prototype, checked at build time against its header. */
+typedef void (*fxt_exit_probe_t)(void *data, struct task_struct *task);
+static_assert(__same_type(&register_trace_sched_process_exit,
+			  int (*)(fxt_exit_probe_t, void *)));
+
+static void fxt_find_exit_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/* Tracepoints are not exported as symbols: find this one by name. */
+int fxt_task_probe_register(struct fxt_session *s)
+{
+	fxt_exit_probe_t probe = fxt_probe_process_exit;
+	struct tracepoint *tp = NULL;
+	int ret;
+
+	for_each_kernel_tracepoint(fxt_find_exit_tp, &tp);
+	if (!tp) {
+		pr_err("fxtrace: no sched_process_exit tracepoint\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(tp, probe, s);
+	if (!ret)
+		s->exit_tp = tp;
+	return ret;
+}
+
+void fxt_task_probe_unregister(struct fxt_session *s)
+{
+	if (!s->exit_tp)
+		return;
+	tracepoint_probe_unregister(s->exit_tp, fxt_probe_process_exit, s);
+	s->exit_tp = NULL;
+	tracepoint_synchronize_unregister();
+}
+
+static u32 fxt_user_task_buffers(struct fxt_session *s, kuid_t uid)
+{
+	struct fxt_buffer *buf;
+	u32 n = 0;
+
+	list_for_each_entry(buf, &s->buffers, node) {
+		if (buf->kind == FXTRACE_BUFFER_TASK && uid_eq(buf->uid, uid))
+			n++;
+	}
+	return n;
+}
+
+static s64 fxt_monotonic_offset(void)
+{
+#ifdef CONFIG_TIME_NS
+	return timespec64_to_ns(&current->nsproxy->time_ns->offsets.monotonic);
+#else
+	return 0;
+#endif
+}
+
+/* Give the calling thread its buffer (fxt_lock held). */
+static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
+{
+	struct fxt_buffer *buf, *old;
+	char name[TASK_COMM_LEN + 16];
+	char comm[TASK_COMM_LEN];
+
+	spin_lock(&s->tasks_lock);
+	old = fxt_task_lookup(s, current);
+	spin_unlock(&s->tasks_lock);
+	if (old) {
+		if (old->mm == current->mm)
+			return -EEXIST;
+		/* Attached before an exec: that image writes no more. */
+		fxt_task_unhash(old);
+		fxt_buffer_retire(old, false);
+	}
+	if (s->task_buffers >= s->max_task_buffers)
+		return -ENOSPC;
+	if (fxt_user_task_buffers(s, current_uid()) >= task_buffers_per_user)
+		return -EDQUOT;
+
+	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_TASK, s->task_buffer_size,
+			       round_down(s->task_buffer_size / 8, 8));
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	s->task_buffers++;
+	buf->hdr->pid = task_tgid_nr(current);
+	buf->hdr->tid = task_pid_nr(current);
+	get_task_comm(comm, current);
+	snprintf(name, sizeof(name), "%s %u", comm, buf->hdr->tid);
+	fxt_buffer_write_prefix(buf, name);
+	buf->ctl->start_seq = s->start_seq;
+
+	buf->tgid = get_pid(task_tgid(current));
+	buf->mm = current->mm;
+	buf->uid = current_uid();
+	spin_lock(&s->tasks_lock);
+	buf->task = current;
+	hash_add(s->tasks, &buf->task_node, (unsigned long)current);
+	spin_unlock(&s->tasks_lock);
+	fxt_packet_queue(s, FXTRACE_PKT_BUFFER_ADDED, FXTRACE_BUFFER_TASK,
+			 buf->id, 0, false);
+
+	at->buffer_id = buf->id;
+	at->pid = buf->hdr->pid;
+	at->tid = buf->hdr->tid;
+	at->header_offset = FXTRACE_MMAP_OFFSET(buf->id, FXTRACE_MMAP_HEADER);
+	at->header_size = PAGE_SIZE;
+	at->producer_offset = FXTRACE_MMAP_OFFSET(buf->id,
+						  FXTRACE_MMAP_PRODUCER);
+	at->producer_size = buf->area_size - PAGE_SIZE;
+	at->monotonic_offset = fxt_monotonic_offset();
+	return 0;
+}
+
+long fxt_ioctl_attach(void __user *argp)
+{
+	struct fxtrace_attach at;
+	u32 size;
+	int ret;
+
+	ret = fxt_get_sized(&at, sizeof(at), FXTRACE_ATTACH_SIZE_V0, argp,
+			    &size);
+	if (ret)
+		return ret;
+	/* Everything but the size is output. */
+	if (memchr_inv((u8 *)&at + sizeof(at.size), 0,
+		       sizeof(at) - sizeof(at.size)))
+		return -EINVAL;
+	/* 32-bit producers are not supported: the mmap offsets need 64 bits. */
+	if (in_compat_syscall())
+		return -EOPNOTSUPP;
+	/* Fail before attaching if the result cannot be returned. */
+	if (clear_user(argp, size))
+		return -EFAULT;
+	at.size = size;
+
+	mutex_lock(&fxt_lock);
+	ret = fxt_session ? fxt_attach(fxt_session, &at) : -ENOENT;
+	mutex_unlock(&fxt_lock);
+	if (!ret && copy_to_user(argp, &at, min_t(size_t, size, sizeof(at))))
+		ret = -EFAULT;
+	return ret;
+}
+
+/* A streaming producer filled a rolling half and asks for it to be saved. */
+long fxt_ioctl_buffer_full(void __user *argp)
+{
+	struct fxtrace_buffer_full full;
+	struct fxtrace_buffer_header *hdr;
+	struct fxt_session *s;
+	struct fxt_buffer *buf;
+	u32 size;
+	int ret;
+
+	ret = fxt_get_sized(&full, sizeof(full), FXTRACE_BUFFER_FULL_SIZE_V0,
+			    argp, &size);
+	if (ret)
+		return ret;
+	mutex_lock(&fxt_lock);
+	s = fxt_session;
+	buf = s ? fxt_buffer_find(s, full.buffer_id) : NULL;
+	if (!buf) {
+		ret = -ENOENT;
+		goto out;
+	}
+	hdr = buf->hdr;
+	if (buf->kind != FXTRACE_BUFFER_TASK || buf->tgid != task_tgid(current) ||
+	    buf->mm != current->mm) {
+		ret = -EACCES;
+	} else if (s->mode != FXTRACE_MODE_STREAMING ||
+		   test_bit(FXT_BUF_RETIRED, &buf->flags) ||
+		   full.wrap != hdr->requested_wraps ||
+		   hdr->requested_wraps != hdr->saved_wraps) {
+		ret = -EINVAL;
+	} else {
+		fxt_buffer_snapshot(buf);
+		WRITE_ONCE(hdr->requested_wraps, full.wrap + 1);
+		fxt_packet_queue(s, FXTRACE_PKT_SAVE_BUFFER, full.wrap & 1,
+				 buf->id, full.wrap, false);
+	}
+out:
+	mutex_unlock(&fxt_lock);
+	return ret;
+}
+
+/* ---- names of the tasks that exist at Start ---------------------------- */
+
+static void fxt_write_task_name(struct fxt_buffer *buf, struct task_struct *t,
+				unsigned int obj_type, u64 koid, u64 process)
+{
+	u64 words[16];
+	char comm[TASK_COMM_LEN];
+	u32 n;
+
+	get_task_comm(comm, t);
+	n = fxt_write_kobj_name(words, obj_type, koid, comm, strlen(comm),
+				process);
+	fxt_kbuf_write(buf, words, n, true);
+}
+
+/*
+ * The KERNEL buffer of a Start: a kernel-object record per process and
+ * thread that exists, sized from the task count, then, while the session
+ * runs, the names kernel:task gives new and renamed tasks (one buffer, so
+ * that a reader meets a thread's names in the order they were given).
+ * Tasks created meanwhile beyond the slack are dropped and counted in the
+ * header (fxt_lock held).
+ */
+int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
+{
+	const u32 slack = 64;
+	struct task_struct *p, *t;
+	struct fxt_buffer *buf;
+	u64 per_task, size;
+	u32 tasks = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t)
+		tasks++;
+	rcu_read_unlock();
+
+	/* A process record and a thread record per task at most. */
+	per_task = sizeof(u64) * (fxt_kobj_name_words(TASK_COMM_LEN - 1, 0) +
+				  fxt_kobj_name_words(TASK_COMM_LEN - 1, 1));
+	size = PAGE_ALIGN(PAGE_SIZE + (tasks + slack) * per_task) +
+	       FXT_NAMES_ROOM;
+	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_KERNEL, size, size);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	buf->hdr->start_seq = start_seq;
+	fxt_buffer_write_prefix(buf, "kernel");
+	fxt_packet_queue(s, FXTRACE_PKT_BUFFER_ADDED, FXTRACE_BUFFER_KERNEL,
+			 buf->id, 0, false);
+
+	rcu_read_lock();
+	for_each_process(p) {
+		fxt_write_task_name(buf, p, FXT_KOBJ_PROCESS, task_tgid_nr(p), 0);
+		for_each_thread(p, t)
+			fxt_write_task_name(buf, t, FXT_KOBJ_THREAD,
+					    task_pid_nr(t), task_tgid_nr(p));
+	}
+	rcu_read_unlock();
+	s->names = buf;
+	return 0;
+}
+
+/* After Stop: the names buffer is complete (fxt_lock held, no probes). */
+void fxt_names_retire(struct fxt_session *s)
+{
+	if (!s->names)
+		return;
+	fxt_buffer_retire(s->names, false);
+	s->names = NULL;
+}
+
+/* A kernel:task record into the session's names buffer, from any CPU. */
+void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n)
+{
+	unsigned long irqflags;
+
+	if (in_nmi())
+		return;
+	raw_spin_lock_irqsave(&s->names_lock, irqflags);
+	fxt_kbuf_write(s->names, words, n, true);
+	raw_spin_unlock_irqrestore(&s->names_lock, irqflags);
+}
