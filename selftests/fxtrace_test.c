@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Selftests of /dev/fxtrace: the ABI version ioctl, its errors, and module
- * load/unload.  Run as root in the guest with fxtrace.ko loaded and
- * $FXTRACE_KO naming it (tools/guest/run.sh does both).
+ * load/unload with and without sessions and mappings.  Run as root in the
+ * guest with fxtrace.ko loaded and $FXTRACE_KO naming it
+ * (tools/guest/run.sh does both).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -178,6 +179,80 @@ TEST_F_TIMEOUT(module, load_unload_loop, 300)
 		ASSERT_EQ(FXTRACE_ABI_MAJOR, v.abi_major);
 		close(fd);
 	}
+}
+
+static int init_session(int fd)
+{
+	struct fxtrace_config cfg = {
+		.size = sizeof(cfg),
+		.mode = FXTRACE_MODE_ONESHOT,
+		.cpu_buffer_size = 64 << 10,
+		.task_buffer_size = 64 << 10,
+	};
+
+	return ioctl(fd, FXTRACE_IOC_INIT, &cfg);
+}
+
+/*
+ * Mappings keep the module: with the fd closed, rmmod is refused while the
+ * session page or a buffer is mapped, and succeeds once they are gone,
+ * freeing the orphaned session.
+ */
+TEST_F(module, rmmod_refused_while_mapped)
+{
+	const char *ko = getenv("FXTRACE_KO");
+	struct fxtrace_attach at = { .size = sizeof(at) };
+	void *page, *buf;
+	int fd;
+
+	if (!ko)
+		SKIP(return, "FXTRACE_KO is not set");
+	fd = open(FXTRACE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, init_session(fd));
+	ASSERT_EQ(0, ioctl(fd, FXTRACE_IOC_ATTACH, &at));
+	page = mmap(NULL, FXTRACE_SESSION_MAP_SIZE, PROT_READ, MAP_SHARED, fd,
+		    FXTRACE_MMAP_SESSION);
+	ASSERT_NE(MAP_FAILED, page);
+	buf = mmap(NULL, at.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   fd, at.producer_offset);
+	ASSERT_NE(MAP_FAILED, buf);
+	close(fd);
+
+	ASSERT_NE(0, run("rmmod", "fxtrace"));
+	ASSERT_EQ(0, munmap(page, FXTRACE_SESSION_MAP_SIZE));
+	ASSERT_NE(0, run("rmmod", "fxtrace"));
+	ASSERT_EQ(0, munmap(buf, at.producer_size));
+	ASSERT_EQ(0, run("rmmod", "fxtrace"));
+	ASSERT_EQ(0, run("insmod", ko));
+}
+
+/* rmmod frees a session whose controller is gone. */
+TEST_F(module, rmmod_frees_an_orphan)
+{
+	const char *ko = getenv("FXTRACE_KO");
+	struct fxtrace_session_info info = { .size = sizeof(info) };
+	int fd;
+
+	if (!ko)
+		SKIP(return, "FXTRACE_KO is not set");
+	fd = open(FXTRACE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, init_session(fd));
+	close(fd);
+	fd = open(FXTRACE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, FXTRACE_IOC_SESSION_INFO, &info));
+	ASSERT_EQ(FXTRACE_SESSION_ORPHANED, info.flags);
+	close(fd);
+
+	ASSERT_EQ(0, run("rmmod", "fxtrace"));
+	ASSERT_EQ(0, run("insmod", ko));
+	fd = open(FXTRACE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, FXTRACE_IOC_SESSION_INFO, &info));
+	ASSERT_EQ(FXTRACE_STATE_NONE, info.state);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel events with exact expectations: a workload with known behaviour
+ * runs while one kernel category is enabled, then every CPU buffer is
+ * decoded with the strict decoder and the records are checked.  Run as
+ * root in the guest with fxtrace.ko loaded.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fxtrace/trace.h>
+#include <linux/fxt.h>
+
+#include "fxt_reader.h"
+#include "fxtctl.h"
+#include "kselftest_harness.h"
+
+#define MAX_RECS (1 << 18)
+#define CPU_TRACK_KOID 0xf0000000ULL
+
+/* What the tests look at in a record. */
+struct rec {
+	uint32_t type, subtype, cpu, state, event;
+	uint64_t ts, out, in, pid, tid, koid, waker, process;
+	int64_t arg;		/* "nr", "ret", "irq", "vector" or "i" */
+	char name[40];
+	bool user;		/* from a task buffer */
+};
+
+struct recs {
+	struct rec *r;
+	size_t n;
+	uint64_t errors, warnings;
+	bool user;
+};
+
+static void copy_name(char *dst, size_t size, const struct fxt_string *s)
+{
+	snprintf(dst, size, "%.*s", s->ptr ? (int)s->len : 0,
+		 s->ptr ? s->ptr : "");
+}
+
+static int on_record(void *ctx, const struct fxt_record *fr)
+{
+	struct recs *rs = ctx;
+	struct rec *r;
+	uint32_t i;
+
+	if (fr->type != FXT_REC_EVENT && fr->type != FXT_REC_SCHED &&
+	    fr->type != FXT_REC_KOBJ)
+		return 0;
+	if (rs->n == MAX_RECS)
+		return -ENOSPC;
+	r = &rs->r[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->user = rs->user;
+	r->type = fr->type;
+	r->subtype = fr->subtype;
+	if (fr->type == FXT_REC_EVENT)
+		r->event = fr->subtype;
+	r->ts = fr->ts;
+	r->cpu = fr->cpu;
+	r->state = fr->out_state;
+	r->out = fr->out.tid;
+	r->in = fr->in.tid;
+	r->pid = fr->thread.pid;
+	r->tid = fr->thread.tid;
+	r->koid = fr->id;
+	copy_name(r->name, sizeof(r->name), &fr->name);
+	for (i = 0; i < fr->nargs; i++) {
+		const struct fxt_arg *a = &fr->args[i];
+
+		if (fxt_string_is(&a->name, "waker"))
+			r->waker = a->value.u64;
+		else if (fxt_string_is(&a->name, "process"))
+			r->process = a->value.u64;
+		else if (a->type == FXT_ARG_INT32 || a->type == FXT_ARG_INT64)
+			r->arg = a->value.i64;
+	}
+	return 0;
+}
+
+static void decode(struct fxtctl_buffer *b, struct recs *rs)
+{
+	struct fxt_reader *r = fxt_reader_new(NULL, NULL);
+	size_t len;
+	unsigned char *buf = fxtctl_buffer_copy(b, 0, &len);
+
+	rs->user = b->kind == FXTRACE_BUFFER_TASK;
+	fxt_reader_read_buffer(r, buf, len, on_record, rs);
+	rs->errors += fxt_reader_count(r, FXT_ERROR);
+	rs->warnings += fxt_reader_count(r, FXT_WARNING);
+	fxt_reader_free(r);
+	free(buf);
+}
+
+FIXTURE(kev) {
+	struct fxtctl c;
+	struct recs rs;
+	uint64_t kernel_dropped;
+};
+
+FIXTURE_SETUP(kev)
+{
+	/*
+	 * Registering probes patches kernel text; under QEMU TCG that has hung
+	 * while the other vCPU served 9p writeback interrupts: flush first
+	 * (Documentation/testing.rst).
+	 */
+	sync();
+	ASSERT_EQ(0, fxtctl_open(&self->c));
+	if (!fxtctl_adopt(&self->c)) {
+		fxtctl_terminate(&self->c);
+		fxtctl_close(&self->c);
+		ASSERT_EQ(0, fxtctl_open(&self->c));
+	}
+	self->rs.r = calloc(MAX_RECS, sizeof(struct rec));
+	ASSERT_NE(NULL, self->rs.r);
+}
+
+FIXTURE_TEARDOWN(kev)
+{
+	fxtctl_terminate(&self->c);
+	fxtctl_close(&self->c);
+	free(self->rs.r);
+}
+
+static int start(struct fxtctl *c, const char *cats, size_t size, pid_t pid)
+{
+	struct fxtrace_config cfg = {
+		.size = sizeof(cfg),
+		.mode = FXTRACE_MODE_ONESHOT,
+		.cpu_buffer_size = 4ULL << 20,
+		.task_buffer_size = 64ULL << 10,
+		.categories = (__u64)(uintptr_t)cats,
+		.categories_size = (__u32)size,
+		.filter_pid = (__u32)pid,
+	};
+	int ret = fxtctl_init(c, &cfg);
+
+	return ret ? ret : fxtctl_start(c, FXTRACE_START_CLEAR_ALL);
+}
+
+/* Stop, then decode every buffer the session has. */
+static void stop_and_decode(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(kev) *self)
+{
+	struct fxtrace_buffer_info info = { .size = sizeof(info), .id = 1 };
+	struct fxtctl_buffer *b;
+
+	ASSERT_EQ(0, fxtctl_stop(&self->c));
+	while (!ioctl(self->c.fd, FXTRACE_IOC_BUFFER_INFO, &info)) {
+		b = fxtctl_buffer(&self->c, info.id);
+		ASSERT_NE(NULL, b);
+		decode(b, &self->rs);
+		if (b->kind == FXTRACE_BUFFER_CPU)
+			self->kernel_dropped += b->hdr->dropped_records;
+		info.id++;
+	}
+	EXPECT_EQ(0, self->rs.errors);
+	EXPECT_EQ(0, self->rs.warnings);
+	EXPECT_EQ(0, self->kernel_dropped);
+}
+
+/* Records of different CPUs, merged on the one clock. */
+static int by_time(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* ---- the ping-pong workload -------------------------------------------- */
+
+#define ROUNDS 50
+
+struct pong {
+	int to_b[2], to_a[2];
+	pid_t tid_b;
+};
+
+static void pin_to_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *player_b(void *arg)
+{
+	struct pong *p = arg;
+	char c;
+	int i;
+
+	pin_to_cpu0();
+	p->tid_b = (pid_t)syscall(SYS_gettid);
+	for (i = 0; i < ROUNDS; i++) {
+		if (read(p->to_b[0], &c, 1) != 1 || write(p->to_a[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * Two threads on one CPU pass a byte back and forth ROUNDS times: control
+ * must move between them at least twice a round, every context switch on
+ * a CPU starts the thread the next one stops, a thread that blocked is
+ * woken before it runs again, and in every round the player that waits
+ * for the other is woken by it (the waker named in the record).
+ */
+TEST_F(kev, sched_ping_pong)
+{
+	static const char cats[] = "kernel:sched";
+	struct pong p;
+	pthread_t b;
+	pid_t tid_a = (pid_t)syscall(SYS_gettid);
+	uint64_t last_in[64] = { 0 };
+	bool seen[64] = { 0 }, a_blocked = false, b_blocked = false;
+	int i, alternations = 0, wakeups = 0, by_peer = 0, switches = 0;
+	uint64_t running = 0;
+	char c = 'x';
+	size_t k;
+
+	ASSERT_EQ(0, pipe(p.to_b));
+	ASSERT_EQ(0, pipe(p.to_a));
+	/* No page fault over 9p may block a player for other reasons. */
+	ASSERT_EQ(0, mlockall(MCL_CURRENT | MCL_FUTURE));
+	pin_to_cpu0();
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
+	pthread_create(&b, NULL, player_b, &p);
+	for (i = 0; i < ROUNDS; i++) {
+		ASSERT_EQ(1, write(p.to_b[1], &c, 1));
+		ASSERT_EQ(1, read(p.to_a[0], &c, 1));
+	}
+	pthread_join(b, NULL);
+	munlockall();
+	stop_and_decode(_metadata, self);
+	qsort(self->rs.r, self->rs.n, sizeof(*self->rs.r), by_time);
+
+	for (k = 0; k < self->rs.n; k++) {
+		struct rec *r = &self->rs.r[k];
+
+		if (r->type != FXT_REC_SCHED || r->user)
+			continue;
+		if (r->subtype == FXT_SCHED_CONTEXT_SWITCH) {
+			ASSERT_LT(r->cpu, 64);
+			/* Each switch stops what the last one started. */
+			if (seen[r->cpu])
+				EXPECT_EQ(last_in[r->cpu], r->out);
+			seen[r->cpu] = true;
+			last_in[r->cpu] = r->in;
+			if (r->cpu != 0)
+				continue;
+			switches++;
+			if (r->out == (uint64_t)tid_a &&
+			    r->state == FXT_THREAD_STATE_BLOCKED)
+				a_blocked = true;
+			if (r->out == (uint64_t)p.tid_b &&
+			    r->state == FXT_THREAD_STATE_BLOCKED)
+				b_blocked = true;
+			/* A blocked thread runs again only after a wakeup. */
+			if (r->in == (uint64_t)tid_a)
+				EXPECT_FALSE(a_blocked);
+			if (r->in == (uint64_t)p.tid_b)
+				EXPECT_FALSE(b_blocked);
+			if ((r->in == (uint64_t)tid_a ||
+			     r->in == (uint64_t)p.tid_b) && r->in != running) {
+				if (running)
+					alternations++;
+				running = r->in;
+			}
+		} else if (r->subtype == FXT_SCHED_WAKEUP) {
+			/* Waker 0: an interrupt woke it while the CPU idled. */
+			if (r->tid == (uint64_t)tid_a && a_blocked) {
+				by_peer += r->waker == (uint64_t)p.tid_b;
+				a_blocked = false;
+				wakeups++;
+			}
+			if (r->tid == (uint64_t)p.tid_b && b_blocked) {
+				by_peer += r->waker == (uint64_t)tid_a;
+				b_blocked = false;
+				wakeups++;
+			}
+		}
+	}
+	EXPECT_GE(alternations, 2 * ROUNDS - 1);
+	/* Each round one player reads before the other wrote, and waits. */
+	EXPECT_GE(by_peer, ROUNDS - 1);
+	TH_LOG("%d switches on cpu 0, %d between the players, %d wakeups of a blocked player, %d by the other",
+	       switches, alternations, wakeups, by_peer);
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+static const struct rec *find_kobj(const struct recs *rs, uint32_t type,
+				   uint64_t koid, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < rs->n; k++) {
+		const struct rec *r = &rs->r[k];
+
+		if (r->type == FXT_REC_KOBJ && r->subtype == type &&
+		    r->koid == koid && !strcmp(r->name, name))
+			return r;
+	}
+	return NULL;
+}
+
+static void *renamer(void *arg)
+{
+	pid_t *tid = arg;
+
+	*tid = (pid_t)syscall(SYS_gettid);
+	prctl(PR_SET_NAME, "renamed-thread");
+	return NULL;
+}
+
+/* fork, exec, rename and exit give the names and the exit instant. */
+TEST_F(kev, task_lifecycle_names)
+{
+	static const char cats[] = "kernel:task";
+	const struct rec *r;
+	pid_t child, renamed = 0;
+	pthread_t t;
+	int status;
+	size_t k;
+	bool exited = false;
+
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		execl("/bin/true", "true", NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	pthread_create(&t, NULL, renamer, &renamed);
+	pthread_join(t, NULL);
+	stop_and_decode(_metadata, self);
+
+	/* The existing tasks at Start: this process by name. */
+	EXPECT_NE(NULL, find_kobj(&self->rs, FXT_KOBJ_PROCESS, getpid(),
+				  program_invocation_short_name));
+	/* fork names the child thread and process, exec renames both. */
+	r = find_kobj(&self->rs, FXT_KOBJ_THREAD, child, "true");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(child, r->process);
+	EXPECT_NE(NULL, find_kobj(&self->rs, FXT_KOBJ_PROCESS, child, "true"));
+	/* The new thread is named after its parent, then renames itself. */
+	r = find_kobj(&self->rs, FXT_KOBJ_THREAD, renamed, "renamed-thread");
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(getpid(), r->process);
+	for (k = 0; k < self->rs.n; k++) {
+		r = &self->rs.r[k];
+		if (r->type == FXT_REC_EVENT && r->tid == (uint64_t)child &&
+		    !strcmp(r->name, "exit"))
+			exited = true;
+	}
+	EXPECT_TRUE(exited);
+}
+
+/* ---- syscalls and irqs --------------------------------------------------- */
+
+#define CALLS 100
+
+/* Exactly CALLS getppid durations on this thread, with their results. */
+TEST_F(kev, syscalls_of_one_process)
+{
+	static const char cats[] = "kernel:syscall";
+	pid_t tid = (pid_t)syscall(SYS_gettid), ppid = getppid();
+	int begins = 0, ends = 0, others = 0, i;
+	size_t k;
+
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), getpid()));
+	for (i = 0; i < CALLS; i++)
+		syscall(SYS_getppid);
+	stop_and_decode(_metadata, self);
+	for (k = 0; k < self->rs.n; k++) {
+		const struct rec *r = &self->rs.r[k];
+
+		if (r->type != FXT_REC_EVENT || r->user)
+			continue;
+		/* The pid filter: only this process. */
+		EXPECT_EQ(getpid(), r->pid);
+		if (strcmp(r->name, "getppid")) {
+			others++;
+			continue;
+		}
+		EXPECT_EQ(tid, r->tid);
+		if (r->event == FXT_EVENT_DURATION_BEGIN) {
+			EXPECT_EQ(SYS_getppid, r->arg);
+			begins++;
+		} else {
+			EXPECT_EQ(ppid, r->arg);
+			ends++;
+		}
+	}
+	EXPECT_EQ(CALLS, begins);
+	EXPECT_EQ(CALLS, ends);
+	TH_LOG("%d getppid pairs, %d other syscall records", begins, others);
+}
+
+/* Interrupts are durations on the CPU tracks, balanced per CPU. */
+TEST_F(kev, irqs_on_cpu_tracks)
+{
+	static const char cats[] = "kernel:irq";
+	int depth[64] = { 0 }, timers = 0, events = 0;
+	size_t k;
+
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
+	usleep(100000);
+	stop_and_decode(_metadata, self);
+	for (k = 0; k < self->rs.n; k++) {
+		const struct rec *r = &self->rs.r[k];
+		uint64_t cpu = r->tid - CPU_TRACK_KOID;
+
+		if (r->type != FXT_REC_EVENT)
+			continue;
+		events++;
+		ASSERT_LT(cpu, 64);
+		EXPECT_EQ(0xefffffffULL, r->pid);
+		if (r->event == FXT_EVENT_DURATION_BEGIN) {
+			depth[cpu]++;
+			if (!strcmp(r->name, "local_timer"))
+				timers++;
+		} else if (depth[cpu]) {
+			/* The first record may end what began before Start. */
+			depth[cpu]--;
+		}
+	}
+	for (k = 0; k < 64; k++)
+		EXPECT_GE(1, depth[k]);
+	EXPECT_GT(timers, 0);
+	TH_LOG("%d irq records, %d local timer interrupts in 100 ms", events,
+	       timers);
+}
+
+/* ---- kernel and user events on one clock ------------------------------- */
+
+static void *late_writer(void *arg)
+{
+	int *fd = arg;
+
+	usleep(20000);
+	if (write(*fd, "x", 1) != 1)
+		return arg;
+	return NULL;
+}
+
+/*
+ * A user duration around a blocking read: the thread's switch out (blocked)
+ * and back in lie inside the duration, on the same clock.
+ */
+TEST_F(kev, user_duration_contains_its_context_switch)
+{
+	static const char cats[] = "kernel:sched\0app";
+	uint64_t begin = 0, end = 0, out_ts = 0, in_ts = 0;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	int fds[2];
+	pthread_t t;
+	size_t k;
+	char c;
+
+	ASSERT_EQ(0, pipe(fds));
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
+	pthread_create(&t, NULL, late_writer, &fds[1]);
+	{
+		TRACE_DURATION("app", "blocking read");
+		ASSERT_EQ(1, read(fds[0], &c, 1));
+	}
+	pthread_join(t, NULL);
+	stop_and_decode(_metadata, self);
+	for (k = 0; k < self->rs.n; k++) {
+		const struct rec *r = &self->rs.r[k];
+
+		if (r->user && r->type == FXT_REC_EVENT &&
+		    !strcmp(r->name, "blocking read")) {
+			if (r->event == FXT_EVENT_DURATION_BEGIN)
+				begin = r->ts;
+			else
+				end = r->ts;
+		}
+	}
+	ASSERT_NE(0, begin);
+	/* This thread's first block and return after the begin. */
+	for (k = 0; k < self->rs.n; k++) {
+		const struct rec *r = &self->rs.r[k];
+
+		if (!r->user && r->type == FXT_REC_SCHED &&
+		    r->subtype == FXT_SCHED_CONTEXT_SWITCH) {
+			if (r->out == (uint64_t)tid &&
+			    r->state == FXT_THREAD_STATE_BLOCKED && !out_ts &&
+			    r->ts > begin)
+				out_ts = r->ts;
+			if (r->in == (uint64_t)tid && out_ts && !in_ts)
+				in_ts = r->ts;
+		}
+	}
+	ASSERT_NE(0, end);
+	ASSERT_NE(0, out_ts);
+	ASSERT_NE(0, in_ts);
+	EXPECT_LT(begin, out_ts);
+	EXPECT_LT(out_ts, in_ts);
+	EXPECT_LT(in_ts, end);
+	TH_LOG("duration %llu ticks; blocked from +%llu to +%llu",
+	       (unsigned long long)(end - begin),
+	       (unsigned long long)(out_ts - begin),
+	       (unsigned long long)(in_ts - begin));
+}
+
+/* "*" and an empty list enable user categories, never kernel ones. */
+TEST_F(kev, kernel_categories_only_when_named)
+{
+	static const char star[] = "*";
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, start(&self->c, k ? star : NULL, k ? sizeof(star) : 0, 0));
+		EXPECT_TRUE(fxt_category_enabled("app"));
+		EXPECT_FALSE(fxt_category_enabled("kernel:sched"));
+		EXPECT_FALSE(fxt_category_enabled("kernel:syscall"));
+		syscall(SYS_getppid);
+		stop_and_decode(_metadata, self);
+		/* No probe ran: the CPU buffers hold their prefixes only. */
+		for (size_t i = 0; i < self->rs.n; i++)
+			EXPECT_NE(FXT_REC_SCHED, self->rs.r[i].type);
+		ASSERT_EQ(0, fxtctl_terminate(&self->c));
+		fxtctl_close(&self->c);
+		ASSERT_EQ(0, fxtctl_open(&self->c));
+		self->rs.n = 0;
+	}
+}
+
+/* ---- stress -------------------------------------------------------------- */
+
+static volatile int stress_stop;
+
+/* Short sleeps: timer interrupts, wakeups and context switches. */
+static void *sleeper(void *arg)
+{
+	struct timespec ts = { 0, 50000 };
+
+	while (!stress_stop)
+		nanosleep(&ts, NULL);
+	return arg;
+}
+
+/*
+ * Every category on while a bounded fork bomb and a sleep-heavy load run:
+ * each buffer decodes with no error or warning (scheduler records in time
+ * order per CPU), and what did not fit is counted.
+ */
+TEST_F_TIMEOUT(kev, stress_all_categories, 180)
+{
+	static const char every[] = "*\0kernel:*";
+	const char *env = getenv("FXTRACE_STRESS_SECONDS");
+	int seconds = env ? atoi(env) : 30, forks = 0, status, i;
+	struct fxtrace_session_info info = { .size = sizeof(info) };
+	pthread_t sleepers[2];
+	time_t end;
+
+	ASSERT_EQ(0, start(&self->c, every, sizeof(every), 0));
+	for (i = 0; i < 2; i++)
+		pthread_create(&sleepers[i], NULL, sleeper, NULL);
+	end = time(NULL) + seconds;
+	while (time(NULL) < end) {
+		/* At most 8 children at once, each forking and exec'ing twice. */
+		for (i = 0; i < 8; i++) {
+			pid_t pid = fork();
+
+			ASSERT_LE(0, pid);
+			if (pid == 0) {
+				if (fork() == 0)
+					execl("/bin/true", "true", NULL);
+				if (fork() == 0)
+					execl("/bin/true", "true", NULL);
+				while (wait(NULL) > 0)
+					;
+				_exit(0);
+			}
+			forks++;
+		}
+		while (wait(&status) > 0)
+			;
+	}
+	stress_stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(sleepers[i], NULL);
+	ASSERT_EQ(0, ioctl(self->c.fd, FXTRACE_IOC_SESSION_INFO, &info));
+	ASSERT_EQ(0, fxtctl_stop(&self->c));
+	self->kernel_dropped = 0;
+	{
+		struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
+		struct fxtctl_buffer *b;
+
+		while (!ioctl(self->c.fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
+			b = fxtctl_buffer(&self->c, bi.id);
+			ASSERT_NE(NULL, b);
+			decode(b, &self->rs);
+			if (b->kind == FXTRACE_BUFFER_CPU)
+				self->kernel_dropped += b->hdr->dropped_records;
+			bi.id++;
+		}
+	}
+	EXPECT_EQ(0, self->rs.errors);
+	EXPECT_EQ(0, self->rs.warnings);
+	TH_LOG("%d s, %d forks x 3 processes: %zu records kept, %llu dropped and counted",
+	       seconds, forks, self->rs.n,
+	       (unsigned long long)self->kernel_dropped);
+}
+
+TEST_HARNESS_MAIN
