@@ -73,41 +73,57 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* The producer is a thread of its own: the main thread keeps the process's
+ * name (renaming it would rename the process). */
+static void *producer(void *arg)
 {
-	unsigned long requests = argc > 1 ? strtoul(argv[1], NULL, 0) : 50;
+	unsigned long requests = *(unsigned long *)arg;
 	struct request req;
 	uint64_t reply[2];
-	pthread_t th;
 	int urandom;
 
 	fxt_set_thread_name("producer");
-	if (pipe(to_worker) || pipe(to_producer))
-		return 1;
 	urandom = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (urandom < 0 || pthread_create(&th, NULL, worker, NULL))
-		return 1;
-
+	if (urandom < 0)
+		return arg;
 	for (req.id = 1; req.id <= requests; req.id++) {
 		TRACE_DURATION("pipeline", "request", FXT_ARG("id", req.id));
 		{
 			TRACE_DURATION("pipeline", "prepare");
 			if (read_full(urandom, req.data, sizeof(req.data)))
-				return 1;
+				return arg;
 		}
 		TRACE_ASYNC_BEGIN("pipeline", "in flight", req.id);
 		TRACE_FLOW_BEGIN("pipeline", "handoff", req.id);
 		if (write(to_worker[1], &req, sizeof(req)) != sizeof(req))
-			return 1;
+			return arg;
 		TRACE_COUNTER("pipeline", "queue", 0, FXT_ARG("depth", 1));
 		if (read_full(to_producer[0], reply, sizeof(reply)))
-			return 1;
+			return arg;
 		TRACE_COUNTER("pipeline", "queue", 0, FXT_ARG("depth", 0));
 		TRACE_ASYNC_END("pipeline", "in flight", reply[0],
 				FXT_ARG("checksum", reply[1]));
 	}
+	close(urandom);
 	close(to_worker[1]);
-	pthread_join(th, NULL);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long requests = argc > 1 ? strtoul(argv[1], NULL, 0) : 50;
+	pthread_t producer_thread, worker_thread;
+	void *failed;
+
+	if (pipe(to_worker) || pipe(to_producer))
+		return 1;
+	if (pthread_create(&worker_thread, NULL, worker, NULL) ||
+	    pthread_create(&producer_thread, NULL, producer, &requests))
+		return 1;
+	pthread_join(producer_thread, &failed);
+	pthread_join(worker_thread, NULL);
+	if (failed)
+		return 1;
 	TRACE_INSTANT("pipeline", "done", FXT_SCOPE_PROCESS,
 		      FXT_ARG("requests", requests));
 	printf("pipeline: %lu requests\n", requests);

@@ -22,3 +22,15 @@ UNIT_TESTS += $(B)/test/lib/trace_test user/lib/tests/ntrace_test.sh
 $(B)/test/lib/trace_test: $(B)/obj/user/lib/tests/trace_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
 	$(link)
+
+UNIT_TESTS += $(B)/test/lib/spool_test
+# spool_test runs $(B)/bin/fxtrace recover.
+$(B)/test/lib/spool_test: $(B)/obj/user/lib/tests/spool_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
+		| $(B)/bin/fxtrace
+	$(link)
+
+UNIT_TESTS += $(B)/test/lib/threads_test
+$(B)/test/lib/threads_test: $(B)/obj/user/lib/tests/threads_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
+	$(link)

@@ -16,20 +16,8 @@
 
 #include <fxtrace/trace.h>
 #include <fxt_reader.h>
+#include "tap.h"
 
-static int ntest, nfail;
-
-#define T(cond, ...) do {						\
-	ntest++;							\
-	if (cond) {							\
-		printf("ok %d - ", ntest);				\
-	} else {							\
-		nfail++;						\
-		printf("not ok %d - ", ntest);				\
-	}								\
-	printf(__VA_ARGS__);						\
-	putchar('\n');							\
-} while (0)
 
 #define MAX_EVENTS 64
 
@@ -316,6 +304,5 @@ int main(void)
 	  recorded, (unsigned long long)fxt_thread_dropped(), busy,
 	  handler_calls);
 	unlink(path);
-	printf("1..%d\n", ntest);
-	return nfail ? 1 : 0;
+	return tap_plan();
 }

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User-only mode keeps its buffers in OUTPUT.spool: a process killed with
+ * SIGKILL loses nothing it had written, and a clean exit writes OUTPUT and
+ * removes the spool.  TAP output.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fxtrace/trace.h>
+#include <linux/fxt.h>
+
+#include "fxt_reader.h"
+#include "fxtctl.h"
+#include "tap.h"
+
+
+#define MAIN_TICKS 300
+#define OTHER_TICKS 200
+
+static void ticks(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		TRACE_DURATION("app", "tick", FXT_ARG("i", i));
+	}
+}
+
+static void *other_thread(void *arg)
+{
+	fxt_set_thread_name("other");
+	ticks(OTHER_TICKS);
+	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	return NULL;
+}
+
+/* The child traces, reports its tids and is killed (or exits cleanly). */
+static pid_t run_child(int report, bool crash)
+{
+	pid_t child, tids[2];
+	pthread_t t;
+
+	/* The child's exit() must not print the parent's buffered lines. */
+	fflush(stdout);
+	child = fork();
+	if (child)
+		return child;
+	ticks(MAIN_TICKS);
+	pthread_create(&t, NULL, other_thread, &tids[1]);
+	pthread_join(t, NULL);
+	tids[0] = (pid_t)syscall(SYS_gettid);
+	if (write(report, tids, sizeof(tids)) != sizeof(tids))
+		_exit(1);
+	if (crash)
+		kill(getpid(), SIGKILL);
+	exit(0);
+}
+
+struct count {
+	uint64_t tid;
+	int begins, ends;
+	bool named;
+};
+
+static int on_record(void *ctx, const struct fxt_record *rec)
+{
+	struct count *c = ctx;
+
+	if (rec->type == FXT_REC_KOBJ && rec->subtype == FXT_KOBJ_THREAD &&
+	    rec->id == c->tid)
+		c->named = true;
+	if (rec->type != FXT_REC_EVENT || rec->thread.tid != c->tid ||
+	    !fxt_string_is(&rec->name, "tick"))
+		return 0;
+	if (rec->subtype == FXT_EVENT_DURATION_BEGIN)
+		c->begins++;
+	else if (rec->subtype == FXT_EVENT_DURATION_END)
+		c->ends++;
+	return 0;
+}
+
+/* Decode one spool region (magic + its spans) and count tid's ticks. */
+static uint64_t decode_region(const struct fxtctl_buffer *b, struct count *c)
+{
+	struct fxt_reader *r = fxt_reader_new(NULL, NULL);
+	size_t len;
+	unsigned char *buf = fxtctl_buffer_copy(b, 0, &len);
+	uint64_t problems;
+
+	fxt_reader_read_buffer(r, buf, len, on_record, c);
+	problems = fxt_reader_count(r, FXT_ERROR) + fxt_reader_count(r, FXT_WARNING);
+	fxt_reader_free(r);
+	free(buf);
+	return problems;
+}
+
+/* Run build/bin/fxtrace recover, found from this test's own path. */
+static int recover(const char *spool)
+{
+	char self[4096], tool[4200];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int status;
+	pid_t pid;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	/* $(B)/test/lib/spool_test -> $(B)/bin/fxtrace */
+	snprintf(tool, sizeof(tool), "%s/../../bin/fxtrace", dirname(self));
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execl(tool, "fxtrace", "recover", spool, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Begin+end pairs of tid in a whole trace file; -1 on a decode problem. */
+static int count_in_trace(const char *path, pid_t tid)
+{
+	struct count c = { .tid = (uint64_t)tid };
+	struct fxt_reader *r = fxt_reader_new(NULL, NULL);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+
+	if (r && fd >= 0 && !fxt_reader_read_fd(r, fd, on_record, &c) &&
+	    !fxt_reader_count(r, FXT_ERROR) && !fxt_reader_count(r, FXT_WARNING) &&
+	    c.begins == c.ends && c.named)
+		ret = c.begins;
+	if (fd >= 0)
+		close(fd);
+	fxt_reader_free(r);
+	return ret;
+}
+
+int main(void)
+{
+	char out[] = "/tmp/fxtrace-spool-test-XXXXXX", spool[64];
+	struct fxtctl_spool sp;
+	struct fxtctl_buffer b;
+	pid_t child, tids[2];
+	int pipefd[2], status, fd, k, regions = 0;
+	size_t offset = 0;
+
+	fd = mkstemp(out);
+	if (fd < 0 || pipe(pipefd))
+		return 1;
+	close(fd);
+	unlink(out);
+	snprintf(spool, sizeof(spool), "%s.spool", out);
+	setenv("FXTRACE_OUTPUT", out, 1);
+	setenv("FXTRACE_BUFFER_SIZE", "64K", 1);
+
+	child = run_child(pipefd[1], true);
+	T(read(pipefd[0], tids, sizeof(tids)) == sizeof(tids), "child reported");
+	waitpid(child, &status, 0);
+	T(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child killed");
+	T(access(out, F_OK) && !access(spool, F_OK),
+	  "no trace written, the spool is there");
+
+	T(fxtctl_spool_open(&sp, spool) == 0, "spool opens");
+	while ((k = fxtctl_spool_next(&sp, &offset, &b)) == 1) {
+		struct count c = { .tid = b.hdr->tid };
+		uint64_t problems = decode_region(&b, &c);
+		int want = b.hdr->tid == (__u32)tids[0] ? MAIN_TICKS : OTHER_TICKS;
+
+		regions++;
+		T(b.hdr->pid == (__u32)child, "region %d: pid %u", regions,
+		  b.hdr->pid);
+		T(problems == 0, "region %d decodes with no error or warning",
+		  regions);
+		T(c.begins == want && c.ends == want,
+		  "region %d (tid %u): %d begins, %d ends == %d", regions,
+		  b.hdr->tid, c.begins, c.ends, want);
+		T(c.named, "region %d names its thread", regions);
+	}
+	T(k == 0 && regions == 2, "two regions, then the end (%d)", k);
+	fxtctl_spool_close(&sp);
+
+	/* fxtrace recover makes the spool a trace: OUT next to OUT.spool. */
+	T(recover(spool) == 0, "fxtrace recover %s exits 0", spool);
+	T(count_in_trace(out, tids[0]) == MAIN_TICKS &&
+	  count_in_trace(out, tids[1]) == OTHER_TICKS,
+	  "the recovered trace decodes cleanly with all %d + %d pairs",
+	  MAIN_TICKS, OTHER_TICKS);
+	unlink(out);
+	unlink(spool);
+
+	/* A clean exit: the trace, and no spool. */
+	child = run_child(pipefd[1], false);
+	T(read(pipefd[0], tids, sizeof(tids)) == sizeof(tids), "child reported");
+	waitpid(child, &status, 0);
+	T(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exited");
+	T(!access(out, F_OK) && access(spool, F_OK),
+	  "the trace written, the spool removed");
+	unlink(out);
+	return tap_plan();
+}
