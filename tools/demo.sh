@@ -5,7 +5,8 @@
 # runs on the machine itself; elsewhere (no module loading, no KVM) it boots
 # Debian's 6.1 kernel in the QEMU guest bench and runs there.  The trace
 # comes back as build/demo.fxt, is checked with `fxtrace check --strict`,
-# summarised with `fxtrace stats` and exported to build/demo.json.
+# summarised with `fxtrace stats` (which must show everything the demo is
+# about, or the demo fails) and exported to build/demo.json.
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,8 +35,29 @@ echo "== fxtrace check --strict build/demo.fxt"
 "$fxtrace" check --strict build/demo.fxt
 echo
 echo "== fxtrace stats build/demo.fxt"
-"$fxtrace" stats build/demo.fxt
+"$fxtrace" stats build/demo.fxt | tee build/demo.stats
 "$fxtrace" export --format=json -o build/demo.json build/demo.fxt
+
+# What the trace must show; a regression anywhere on the path fails here.
+expect() {
+	grep -qE "$2" build/demo.stats || { echo "demo: FAILED: no $1 in the trace" >&2; exit 1; }
+}
+expect "user duration events" '^  duration begin +[1-9]'
+expect "flow events" '^  flow begin +[1-9]'
+expect "async events" '^  async begin +[1-9]'
+expect "counter events" '^  counter +[1-9]'
+expect "named process pipeline" '^  [0-9]+ +"pipeline"'
+expect "named thread producer" '"producer" \(process [0-9]+\)'
+expect "named thread worker" '"worker" \(process [0-9]+\)'
+expect "context switches" '^  [0-9]+ +[1-9][0-9]* +[0-9]+ +[0-9]+$'
+expect "wakeups" '^  [0-9]+ +[0-9]+ +[1-9][0-9]* +[0-9]+$'
+# Syscalls are durations on the pipeline's threads, named after the call.
+# (Through a file: grep -q would end the pipe early, and pipefail fail it.)
+"$fxtrace" dump build/demo.fxt >build/demo.dump
+grep -qE 'duration (begin|complete) +kernel:syscall:read' build/demo.dump ||
+	{ echo "demo: FAILED: no syscalls in the trace" >&2; exit 1; }
 echo
+echo "demo: the trace has user events, named threads and processes, context"
+echo "switches, wakeups and syscalls."
 echo "Trace: build/demo.fxt (Chrome JSON: build/demo.json)."
 echo "Open it at https://ui.perfetto.dev with \"Open trace file\"."

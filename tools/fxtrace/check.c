@@ -56,9 +56,10 @@ int cmd_check(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check c = { 0 };
+	struct fxtrace_source src;
 	struct fxt_reader *r;
 	const char *path;
-	int opt, fd, ret;
+	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -83,17 +84,24 @@ int cmd_check(int argc, char **argv)
 		return fxtrace_usage_error("check", argc == optind ?
 					   "no FILE given" : "one FILE only");
 	path = argv[optind];
-	fd = fxtrace_open_trace("check", path);
-	if (fd < 0)
+	src.fd = fxtrace_open_trace("check", path);
+	if (src.fd < 0)
 		return 1;
-	r = fxt_reader_new(print_problem, &c);
+	/* A drainer file is checked up to its flush watermark. */
+	r = NULL;
+	if (!fxtrace_trace_limit("check", path, src.fd, &src.left)) {
+		r = fxt_reader_new(print_problem, &c);
+		if (!r)
+			fprintf(stderr, "fxtrace check: out of memory\n");
+	}
 	if (!r) {
-		fprintf(stderr, "fxtrace check: out of memory\n");
+		if (src.fd != STDIN_FILENO)
+			close(src.fd);
 		return 1;
 	}
-	ret = fxt_reader_read_fd(r, fd, NULL, NULL);
-	if (fd != STDIN_FILENO)
-		close(fd);
+	ret = fxt_reader_read(r, fxtrace_read_source, &src, NULL, NULL);
+	if (src.fd != STDIN_FILENO)
+		close(src.fd);
 	if (ret < 0) {
 		fprintf(stderr, "fxtrace check: cannot read %s: %s\n", path,
 			strerror(-ret));

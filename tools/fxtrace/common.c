@@ -5,8 +5,10 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "flush_mark.h"
 #include "fxtrace.h"
 
 int fxtrace_open_trace(const char *cmd, const char *path)
@@ -22,14 +24,70 @@ int fxtrace_open_trace(const char *cmd, const char *path)
 	return fd;
 }
 
-ssize_t fxtrace_read_fd(void *ctx, void *buf, size_t len)
+ssize_t fxtrace_read_source(void *ctx, void *buf, size_t len)
 {
+	struct fxtrace_source *src = ctx;
 	ssize_t n;
 
+	if (len > src->left)
+		len = (size_t)src->left;
+	if (!len)
+		return 0;
 	do {
-		n = read(*(int *)ctx, buf, len);
+		n = read(src->fd, buf, len);
 	} while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : n;
+	if (n < 0)
+		return -errno;
+	src->left -= (uint64_t)n;
+	return n;
+}
+
+int fxtrace_flush_read(int fd, struct fxtrace_flush *f)
+{
+	unsigned char bytes[FLUSH_MARK_BYTES];
+	struct stat st;
+	ssize_t n;
+
+	memset(f, 0, sizeof(*f));
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	f->size = (uint64_t)st.st_size;
+	n = pread(fd, bytes, sizeof(bytes), FLUSH_MARK_OFFSET);
+	if (n < 0)
+		return -errno;
+	/* A mark below its own end is not one the drainer wrote. */
+	f->marked = n == sizeof(bytes) && flush_mark_read(bytes, &f->flushed) &&
+		    f->flushed >= FLUSH_MARK_OFFSET + FLUSH_MARK_BYTES;
+	return 0;
+}
+
+int fxtrace_trace_limit(const char *cmd, const char *path, int fd,
+			uint64_t *limit)
+{
+	struct fxtrace_flush f;
+	int ret = fxtrace_flush_read(fd, &f);
+
+	*limit = UINT64_MAX;
+	if (ret) {
+		fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", cmd, path,
+			strerror(-ret));
+		return 1;
+	}
+	if (!f.marked || f.flushed == f.size)
+		return 0;
+	if (f.flushed > f.size) {
+		fprintf(stderr, "fxtrace %s: %s: the drainer flushed 0x%06" PRIx64
+			" bytes but the file has 0x%06" PRIx64 ": it was cut short\n",
+			cmd, path, f.flushed, f.size);
+		return 1;
+	}
+	fprintf(stderr, "fxtrace %s: %s: reading up to the flush watermark 0x%06" PRIx64
+		"; the %" PRIu64 " bytes after it were being written when the drainer stopped ('fxtrace recover %s' cuts them)\n",
+		cmd, path, f.flushed, f.size - f.flushed, path);
+	*limit = f.flushed;
+	return 0;
 }
 
 static void print_errors(void *ctx, const struct fxt_diag *diag)
@@ -50,17 +108,19 @@ int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
 					   "no FILE given" : "one FILE only");
 	in->cmd = cmd;
 	in->path = argv[optind];
-	in->fd = fxtrace_open_trace(cmd, in->path);
-	if (in->fd < 0)
+	in->src.fd = fxtrace_open_trace(cmd, in->path);
+	if (in->src.fd < 0)
 		return 1;
-	in->reader = fxt_reader_new(print_errors, in);
-	if (!in->reader) {
+	in->reader = NULL;
+	if (!fxtrace_trace_limit(cmd, in->path, in->src.fd, &in->src.left)) {
+		in->reader = fxt_reader_new(print_errors, in);
+		if (in->reader)
+			return 0;
 		fprintf(stderr, "fxtrace %s: out of memory\n", cmd);
-		if (in->fd != STDIN_FILENO)
-			close(in->fd);
-		return 1;
 	}
-	return 0;
+	if (in->src.fd != STDIN_FILENO)
+		close(in->src.fd);
+	return 1;
 }
 
 int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
@@ -68,8 +128,8 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
 	uint64_t errors = fxt_reader_count(in->reader, FXT_ERROR);
 	int status = 0;
 
-	if (in->fd != STDIN_FILENO)
-		close(in->fd);
+	if (in->src.fd != STDIN_FILENO)
+		close(in->src.fd);
 	fxt_reader_free(in->reader);
 	if (walk_ret < 0) {
 		fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", in->cmd,

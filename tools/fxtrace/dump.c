@@ -347,7 +347,7 @@ int cmd_dump(int argc, char **argv)
 	ret = fxtrace_input_open(&in, "dump", argc, argv);
 	if (ret)
 		return ret;
-	ret = fxtrace_dump(stdout, in.reader, fxtrace_read_fd, &in.fd, &opts);
+	ret = fxtrace_dump(stdout, in.reader, fxtrace_read_source, &in.src, &opts);
 	fflush(stdout);
 	return fxtrace_input_close(&in, ret);
 }

@@ -312,7 +312,7 @@ int cmd_export(int argc, char **argv)
 			return 1;
 		}
 	}
-	ret = fxtrace_export_json(out, in.reader, fxtrace_read_fd, &in.fd);
+	ret = fxtrace_export_json(out, in.reader, fxtrace_read_source, &in.src);
 	status = fxtrace_input_close(&in, ret);
 	write_failed = fflush(out) || ferror(out);
 	if (out != stdout && fclose(out))

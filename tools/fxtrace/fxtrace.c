@@ -3,7 +3,7 @@
  * fxtrace - the command line: `fxtrace CMD [options] ARGS`.
  *
  * One dispatch table; each command lives in its own file and its help in
- * usage.c.  A new command (record) is one line here and one entry there.
+ * usage.c.  A new command is one line here and one entry there.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +19,8 @@ static const struct {
 	{ "stats", cmd_stats },
 	{ "export", cmd_export },
 	{ "info", cmd_info },
+	{ "record", cmd_record },
+	{ "recover", cmd_recover },
 };
 
 int main(int argc, char **argv)

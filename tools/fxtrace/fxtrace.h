@@ -23,6 +23,8 @@ int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 
 /* ---- help (usage.c): the one help table ---------------------------------- */
 
@@ -58,8 +60,39 @@ int fxtrace_option_error(const char *cmd, int opt, char **argv);
  */
 int fxtrace_open_trace(const char *cmd, const char *path);
 
-/* An fxt_read_fn reading the fd at *(int *)ctx. */
-ssize_t fxtrace_read_fd(void *ctx, void *buf, size_t len);
+/* A trace file, read up to a limit. */
+struct fxtrace_source {
+	int fd;
+	uint64_t left;		/* bytes still to read */
+};
+
+/* An fxt_read_fn reading the struct fxtrace_source at ctx. */
+ssize_t fxtrace_read_source(void *ctx, void *buf, size_t len);
+
+/*
+ * The flush mark of a file fxtrace-drain wrote (user/drain/flush_mark.h):
+ * the offset below which every byte was written.
+ */
+struct fxtrace_flush {
+	bool marked;		/* the file has a flush mark */
+	uint64_t flushed;	/* what it says */
+	uint64_t size;		/* of the file */
+};
+
+/*
+ * Read the flush mark of fd when it is a regular file.  Returns 0 (with
+ * f->marked false for other files and other writers) or -errno.
+ */
+int fxtrace_flush_read(int fd, struct fxtrace_flush *f);
+
+/*
+ * How much of the trace at fd to read: up to its flush mark, which a
+ * drainer that did not finish leaves below the end of the file (said on
+ * stderr).  Returns 0 and *limit, or 1 after printing why the file cannot
+ * be trusted (it is shorter than its flush mark says, or unreadable).
+ */
+int fxtrace_trace_limit(const char *cmd, const char *path, int fd,
+			uint64_t *limit);
 
 /*
  * The FILE operand of dump, stats and export, opened, with a reader that
@@ -69,7 +102,7 @@ ssize_t fxtrace_read_fd(void *ctx, void *buf, size_t len);
 struct fxtrace_input {
 	const char *cmd;
 	const char *path;
-	int fd;
+	struct fxtrace_source src;	/* an fxt_read_fn's context */
 	struct fxt_reader *reader;
 };
 

@@ -417,7 +417,7 @@ int cmd_stats(int argc, char **argv)
 	ret = fxtrace_input_open(&in, "stats", argc, argv);
 	if (ret)
 		return ret;
-	ret = fxtrace_stats(stdout, in.reader, fxtrace_read_fd, &in.fd,
+	ret = fxtrace_stats(stdout, in.reader, fxtrace_read_source, &in.src,
 			    in.path);
 	fflush(stdout);
 	return fxtrace_input_close(&in, ret);

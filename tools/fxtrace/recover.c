@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recover.c - `fxtrace recover`: cut a file fxtrace-drain did not finish
+ * at its flush watermark (user/drain/flush_mark.h), below which every byte
+ * was written; what lies after it may have holes.  Or turn the spool a
+ * crashed program left (libfxtrace without the module) into a trace.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/fxt.h>
+
+#include "fxtctl.h"
+#include "fxtrace.h"
+
+/* The first len bytes of fd into a new file at path. */
+static int copy_prefix(int fd, uint64_t len, const char *path)
+{
+	char buf[1 << 16];
+	off_t off = 0;
+	ssize_t n, w;
+	int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (out < 0)
+		return -errno;
+	while ((uint64_t)off < len) {
+		n = pread(fd, buf, len - (uint64_t)off < sizeof(buf) ?
+				   (size_t)(len - (uint64_t)off) : sizeof(buf), off);
+		if (n <= 0) {
+			close(out);
+			return n ? -errno : -EIO;
+		}
+		for (w = 0; w < n;) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+
+			if (k < 0) {
+				close(out);
+				return -errno;
+			}
+			w += k;
+		}
+		off += n;
+	}
+	return close(out) ? -errno : 0;
+}
+
+/*
+ * A spool's regions, each one thread's buffer, written one after the other
+ * behind a magic record; a region whose records do not decode cleanly (the
+ * program may have scribbled over it before dying) is left out.
+ */
+static int recover_spool(const char *path, const char *output)
+{
+	const __u64 magic = FXT_MAGIC_WORD;
+	struct fxtctl_spool sp;
+	struct fxtctl_buffer b;
+	int out, k, ret, kept = 0, left_out = 0;
+	size_t offset = 0;
+
+	ret = fxtctl_spool_open(&sp, path);
+	if (ret) {
+		fprintf(stderr, "fxtrace recover: %s: %s\n", path, strerror(-ret));
+		return 1;
+	}
+	out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ret = out < 0 ? -errno : 0;
+	if (!ret && write(out, &magic, sizeof(magic)) != sizeof(magic))
+		ret = -EIO;
+	while (!ret && (k = fxtctl_spool_next(&sp, &offset, &b)) == 1) {
+		uint64_t errors;
+
+		ret = fxtctl_write_buffer(out, &b, &errors);
+		if (ret == 0) {
+			fprintf(stderr, "fxtrace recover: %s: thread %u's buffer has %" PRIu64 " errors; left out\n",
+				path, b.hdr->tid, errors);
+			left_out++;
+		} else if (ret == 1) {
+			kept++;
+			ret = 0;
+		}
+	}
+	if (!ret && k < 0)
+		fprintf(stderr, "fxtrace recover: %s: no buffer at offset %zu; the rest is left out\n",
+			path, offset);
+	if (out >= 0 && close(out) && !ret)
+		ret = -errno;
+	fxtctl_spool_close(&sp);
+	if (ret) {
+		fprintf(stderr, "fxtrace recover: %s: %s\n", output, strerror(-ret));
+		return 1;
+	}
+	printf("%s: %d thread buffers written to %s, %d left out\n", path, kept,
+	       output, left_out);
+	return 0;
+}
+
+/* A spool starts with a buffer header, a trace with the FXT magic. */
+static bool is_spool(int fd)
+{
+	__u32 magic;
+
+	return pread(fd, &magic, sizeof(magic), 0) == sizeof(magic) &&
+	       magic == FXTRACE_BUFFER_MAGIC;
+}
+
+int cmd_recover(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path, *output = NULL;
+	struct fxtrace_flush f;
+	int opt, fd, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			return fxtrace_cmd_help("recover");
+		default:
+			return fxtrace_option_error("recover", opt, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return fxtrace_usage_error("recover", argc == optind ?
+					   "no FILE given" : "one FILE only");
+	path = argv[optind];
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && is_spool(fd)) {
+		char spool_output[4096];
+		size_t n = strlen(path);
+
+		close(fd);
+		if (!output) {
+			if (n < 7 || strcmp(path + n - 6, ".spool") ||
+			    n - 6 >= sizeof(spool_output))
+				return fxtrace_usage_error("recover",
+							   "a spool not named TRACE.spool needs -o OUT");
+			memcpy(spool_output, path, n - 6);
+			spool_output[n - 6] = '\0';
+			output = spool_output;
+		}
+		return recover_spool(path, output);
+	}
+	if (fd >= 0 && !output) {
+		close(fd);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		fprintf(stderr, "fxtrace recover: cannot open %s: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	ret = fxtrace_flush_read(fd, &f);
+	if (ret) {
+		fprintf(stderr, "fxtrace recover: cannot read %s: %s\n", path,
+			strerror(-ret));
+	} else if (!f.marked) {
+		fprintf(stderr, "fxtrace recover: %s has no flush mark: fxtrace-drain did not write it\n",
+			path);
+		ret = -EINVAL;
+	} else if (f.flushed > f.size) {
+		fprintf(stderr, "fxtrace recover: %s: the drainer flushed 0x%06" PRIx64
+			" bytes but the file has 0x%06" PRIx64 ": bytes it wrote are lost\n",
+			path, f.flushed, f.size);
+		ret = -EINVAL;
+	} else {
+		if (output)
+			ret = copy_prefix(fd, f.flushed, output);
+		else if (f.flushed < f.size && ftruncate(fd, (off_t)f.flushed))
+			ret = -errno;
+		if (ret)
+			fprintf(stderr, "fxtrace recover: %s: %s\n",
+				output ? output : path, strerror(-ret));
+		else
+			printf("%s: %" PRIu64 " bytes up to the flush watermark kept, %" PRIu64 " after it cut%s%s\n",
+			       path, f.flushed, f.size - f.flushed,
+			       output ? ", written to " : "",
+			       output ? output : "");
+	}
+	close(fd);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writing a buffer out as a trace, checked first (fxtctl.h): for snapshots
+ * and spool recovery.  Its own object, so that only its users need the
+ * decoder.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fxt_reader.h"
+#include "fxtctl.h"
+
+static int ignore_record(void *ctx, const struct fxt_record *rec)
+{
+	(void)ctx;
+	(void)rec;
+	return 0;
+}
+
+int fxtctl_write_buffer(int fd, const struct fxtctl_buffer *b,
+			uint64_t *errors)
+{
+	struct fxt_reader *r = fxt_reader_new(NULL, NULL);
+	unsigned char *copy;
+	const char *p;
+	size_t len, left;
+	ssize_t n;
+	int ret = 1;
+
+	copy = fxtctl_buffer_copy(b, 0, &len);
+	if (!copy || !r) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fxt_reader_read_buffer(r, copy, len, ignore_record, NULL);
+	*errors = fxt_reader_count(r, FXT_ERROR);
+	if (*errors) {
+		ret = 0;
+		goto out;
+	}
+	/* The copy starts with the magic record; the caller wrote one. */
+	for (p = (const char *)copy + 8, left = len - 8; left; p += n, left -= (size_t)n) {
+		n = write(fd, p, left);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0) {
+			ret = n ? -errno : -EIO;
+			break;
+		}
+	}
+out:
+	fxt_reader_free(r);
+	free(copy);
+	return ret;
+}

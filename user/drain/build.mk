@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fxtrace-drain, the io_uring session controller, and its guest tests with
+# the programs they run: an honest producer, a garbage producer, a paced
+# producer for the soak and a counter.
+
+DRAIN_OBJS := $(addprefix $(B)/obj/user/drain/,drain.o output.o)
+
+$(B)/bin/fxtrace-drain: $(DRAIN_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+	$(link)
+
+LDLIBS_fxtrace-drain := -luring
+
+PROGS += $(B)/bin/fxtrace-drain
+
+DRAIN_TEST_PROGS := $(addprefix $(B)/test/drain/,producer garbage soak count_ticks)
+
+$(B)/test/drain/producer: $(B)/obj/user/drain/tests/producer.o \
+		$(B)/lib/libfxtrace.a
+	$(link)
+
+$(B)/test/drain/garbage: $(B)/obj/user/drain/tests/garbage.o
+	$(link)
+
+$(B)/test/drain/soak: $(B)/obj/user/drain/tests/soak.o $(B)/lib/libfxtrace.a
+	$(link)
+
+$(B)/test/drain/count_ticks: $(B)/obj/user/drain/tests/count_ticks.o \
+		$(B)/lib/libfxtread.a
+	$(link)
+
+# The tests run the programs above from $(B); `make` builds them.
+PROGS += $(DRAIN_TEST_PROGS)
+GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \
+	user/drain/tests/soak_test.sh

@@ -1,0 +1,1194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxtrace-drain: the session controller.  It initializes and starts a
+ * session, runs a command or waits for SIGINT/SIGTERM, and streams every
+ * buffer into one FXT file.
+ *
+ * One io_uring does all the waiting: packet reads from the controller fd
+ * (the module completes them without an io-wq thread), signalfd reads,
+ * output writes at explicit offsets, the flush mark and BUFFER_SAVED acks.
+ *
+ * Writes complete out of order, so the drainer keeps the flush watermark:
+ * the largest offset below which every write has completed.  It publishes
+ * it in the file (flush_mark.h) and acknowledges a save only once a
+ * published watermark covers the save's bytes: a producer reuses a half
+ * only when its records are in the file and would survive a kill of the
+ * drainer (`fxtrace recover` cuts the file at the watermark).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <liburing.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drain.h"
+#include "flush_mark.h"
+
+#define RING_ENTRIES	256
+#define PACKETS_PER_READ 64
+
+enum op_kind { OP_PACKETS, OP_SIGNAL, OP_WRITE, OP_ACK, OP_FLUSH_MARK, OP_TICK };
+
+/* What a CQE's user_data points to. */
+struct op {
+	enum op_kind kind;
+};
+
+/*
+ * A chunk on its way to the file, then the ack of the save it holds until a
+ * published flush mark covers it.
+ */
+struct write_op {
+	struct op write, ack;
+	struct write_op *next;		/* in the write queue, then the ack queue */
+	struct chunk chunk;
+	uint64_t start, end;		/* file offsets of the chunk */
+	size_t done;			/* bytes known to be written */
+	bool written;			/* all of them */
+	bool has_ack;
+	uint64_t records;		/* in the chunk, for -v */
+	struct fxtrace_packet pkt;	/* the ack; lives until its CQE */
+};
+
+/* A FIFO of write ops. */
+struct op_queue {
+	struct write_op *head, **tail;
+};
+
+enum drain_state {
+	RUNNING,	/* tracing */
+	STOPPING,	/* Stop done, waiting for the STOPPED packet */
+	FLUSHED,	/* everything left is queued; waiting for the writes */
+};
+
+struct options {
+	unsigned int mode;
+	uint64_t cpu_size, task_size;
+	const char *categories;		/* comma-separated globs */
+	const char *out;
+	uint32_t filter_pid;		/* syscalls of this process only; 0: all */
+	bool filter_command;		/* ... of the command's process */
+	bool quiet, verbose;
+	char **command;
+	char *config_strings[2];	/* values read from -C, owned */
+};
+
+struct drain {
+	struct options opt;
+	struct fxtctl c;
+	struct io_uring ring;
+	struct output out;
+	int out_fd, sig_fd;
+	pid_t child;
+	int child_status;
+	enum drain_state state;
+	int error;			/* first fatal error, -errno */
+	unsigned int inflight;		/* write, ack and mark SQEs not completed */
+	unsigned int live_ops;		/* write ops not freed */
+	bool progress;			/* live progress line on stderr */
+
+	struct op_queue writes;		/* not below the watermark yet */
+	struct op_queue acks;		/* below it, waiting for it to be published */
+	uint64_t flushed;		/* every byte below is written */
+	uint64_t published;		/* what the flush mark in the file says */
+	uint64_t publishing;		/* the flush mark being written */
+	bool mark_inflight;
+	__u64 mark[FLUSH_MARK_WORDS];
+
+	struct op packets_op, signal_op, tick_op, mark_op;
+	struct fxtrace_packet packets[PACKETS_PER_READ];
+	struct signalfd_siginfo siginfo;
+	struct __kernel_timespec tick;
+	uint64_t progress_records;
+	struct timespec started;
+	unsigned int snapshots;		/* OUT.<n> written so far */
+};
+
+static const char *const mode_names[] = {
+	[FXTRACE_MODE_ONESHOT] = "oneshot",
+	[FXTRACE_MODE_CIRCULAR] = "circular",
+	[FXTRACE_MODE_STREAMING] = "streaming",
+};
+
+static const char *const kind_names[] = {
+	[FXTRACE_BUFFER_CPU] = "cpu",
+	[FXTRACE_BUFFER_TASK] = "task",
+	[FXTRACE_BUFFER_KERNEL] = "kernel",
+};
+
+#define KIND_COUNT (FXTRACE_BUFFER_KERNEL + 1)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fxtrace-drain [-C FILE] [-m MODE] [-b SIZE] [-B SIZE] [-c CATEGORIES]\n"
+		"                     [-p PID|command] [-o OUT.fxt] [-q] [-v] [-- COMMAND ARGS...]\n"
+		"\n"
+		"Start a tracing session, run COMMAND (or wait for SIGINT/SIGTERM),\n"
+		"stop, and write every buffer to one FXT file.  In circular mode\n"
+		"SIGUSR1 writes a snapshot of every buffer to OUT.<n>.\n"
+		"\n"
+		"  -C FILE        read options from FILE (key = value lines: mode,\n"
+		"                 cpu-buffer-size, task-buffer-size, categories, output,\n"
+		"                 pid); options on the command line win\n"
+		"  -m MODE        oneshot, circular or streaming [default: streaming]\n"
+		"  -b SIZE        per-CPU buffer size, K/M suffixes [default: 1M]\n"
+		"  -B SIZE        per-thread buffer size [default: 1M]\n"
+		"  -c CATEGORIES  comma-separated category globs [default: all]\n"
+		"  -p PID         kernel:syscall events of process PID only; 'command':\n"
+		"                 of COMMAND's process [default: every process]\n"
+		"  -o OUT         output file [default: fxtrace.fxt]\n"
+		"  -q             no progress and no summary\n"
+		"  -v             describe the first 100 invalid records, log every\n"
+		"                 acknowledged save\n"
+		"  -h             this help\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	}
+	/* FXTRACE_BUFFER_SIZE_MAX is far below this: no shift can overflow. */
+	if (*end || v > (1ULL << 40))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_mode(const char *s, unsigned int *mode)
+{
+	unsigned int m;
+
+	for (m = 0; m < 3; m++) {
+		if (!strcmp(s, mode_names[m])) {
+			*mode = m;
+			return 0;
+		}
+	}
+	fprintf(stderr, "fxtrace-drain: unknown mode '%s'\n", s);
+	return -EINVAL;
+}
+
+/* A pid in 1..INT_MAX, or "command". */
+static int parse_pid(struct options *opt, const char *s)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(s, "command")) {
+		opt->filter_command = true;
+		opt->filter_pid = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT32_MAX) {
+		fprintf(stderr, "fxtrace-drain: bad pid '%s'\n", s);
+		return -EINVAL;
+	}
+	opt->filter_command = false;
+	opt->filter_pid = (uint32_t)v;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *end = s + strlen(s);
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' ||
+			   end[-1] == '\n' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+/* Keep a value read from the config file; the previous one of key k goes. */
+static const char *keep_string(struct options *opt, int k, const char *value)
+{
+	free(opt->config_strings[k]);
+	opt->config_strings[k] = strdup(value);
+	return opt->config_strings[k];
+}
+
+/* One "key = value" line of a config file. */
+static int config_line(struct options *opt, char *key, char *value)
+{
+	int ret = 0;
+
+	if (!strcmp(key, "mode")) {
+		ret = parse_mode(value, &opt->mode);
+	} else if (!strcmp(key, "cpu-buffer-size")) {
+		ret = parse_size(value, &opt->cpu_size);
+	} else if (!strcmp(key, "task-buffer-size")) {
+		ret = parse_size(value, &opt->task_size);
+	} else if (!strcmp(key, "categories")) {
+		opt->categories = keep_string(opt, 0, value);
+		ret = opt->categories ? 0 : -ENOMEM;
+	} else if (!strcmp(key, "output")) {
+		opt->out = keep_string(opt, 1, value);
+		ret = opt->out ? 0 : -ENOMEM;
+	} else if (!strcmp(key, "pid")) {
+		ret = parse_pid(opt, value);
+	} else {
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
+/* Lines "key = value"; blank lines and lines starting with '#' skipped. */
+static int read_config(struct options *opt, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, *key, *value, *eq;
+	size_t cap = 0;
+	unsigned int lineno = 0;
+	int ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "fxtrace-drain: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (!ret && getline(&line, &cap, f) >= 0) {
+		lineno++;
+		key = trim(line);
+		if (!*key || *key == '#')
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			ret = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		key = trim(key);
+		value = trim(eq + 1);
+		ret = config_line(opt, key, value);
+	}
+	if (ret == -ENOENT)
+		fprintf(stderr, "fxtrace-drain: %s:%u: unknown key '%s'\n", path,
+			lineno, key);
+	else if (ret)
+		fprintf(stderr, "fxtrace-drain: %s:%u: expected 'key = value' with a valid value\n",
+			path, lineno);
+	free(line);
+	fclose(f);
+	return ret ? -EINVAL : 0;
+}
+
+#define OPTSTRING "+C:m:b:B:c:p:o:qvh"
+
+static int parse_options(struct options *opt, int argc, char **argv)
+{
+	int ch;
+
+	*opt = (struct options){
+		.mode = FXTRACE_MODE_STREAMING,
+		.cpu_size = 1 << 20,
+		.task_size = 1 << 20,
+		.out = "fxtrace.fxt",
+	};
+	/* The config file first, wherever -C is: the command line wins. */
+	opterr = 0;
+	while ((ch = getopt(argc, argv, OPTSTRING)) != -1)
+		if (ch == 'C' && read_config(opt, optarg))
+			return -EINVAL;
+	optind = 0;
+	opterr = 1;
+	while ((ch = getopt(argc, argv, OPTSTRING)) != -1) {
+		switch (ch) {
+		case 'C':
+			break;
+		case 'm':
+			if (parse_mode(optarg, &opt->mode))
+				return -EINVAL;
+			break;
+		case 'b':
+		case 'B':
+			if (parse_size(optarg, ch == 'b' ? &opt->cpu_size :
+					       &opt->task_size)) {
+				fprintf(stderr, "fxtrace-drain: bad size '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'c':
+			opt->categories = optarg;
+			break;
+		case 'p':
+			if (parse_pid(opt, optarg))
+				return -EINVAL;
+			break;
+		case 'o':
+			opt->out = optarg;
+			break;
+		case 'q':
+			opt->quiet = true;
+			break;
+		case 'v':
+			opt->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		opt->command = argv + optind;
+	if (opt->filter_command && !opt->command) {
+		fprintf(stderr, "fxtrace-drain: '-p command' needs a COMMAND\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "a,b.*" to the ABI's list "a\0b.*\0". */
+static char *category_list(const char *globs, size_t *size)
+{
+	char *list = strdup(globs), *p;
+
+	if (!list)
+		return NULL;
+	for (p = list; *p; p++)
+		if (*p == ',')
+			*p = '\0';
+	*size = strlen(globs) + 1;
+	return list;
+}
+
+static int init_session(struct drain *d)
+{
+	struct fxtrace_config cfg = {
+		.size = sizeof(cfg),
+		.mode = d->opt.mode,
+		.cpu_buffer_size = d->opt.cpu_size,
+		.task_buffer_size = d->opt.task_size,
+		.filter_pid = d->opt.filter_command ? (__u32)d->child :
+			      d->opt.filter_pid,
+	};
+	char *cats = NULL;
+	size_t cats_size = 0;
+	int ret;
+
+	if (d->opt.categories && *d->opt.categories) {
+		cats = category_list(d->opt.categories, &cats_size);
+		if (!cats)
+			return -ENOMEM;
+		cfg.categories = (__u64)(uintptr_t)cats;
+		cfg.categories_size = (__u32)cats_size;
+	}
+	ret = fxtctl_init(&d->c, &cfg);
+	free(cats);
+	if (ret == -EBUSY)
+		fprintf(stderr, "fxtrace-drain: a session exists already\n");
+	else if (ret)
+		fprintf(stderr, "fxtrace-drain: cannot initialize a session: %s\n",
+			strerror(-ret));
+	return ret;
+}
+
+/* ---- the ring ----------------------------------------------------------- */
+
+/* An SQE, after submitting what is queued when the ring is full. */
+static struct io_uring_sqe *get_sqe(struct drain *d)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+
+	if (!sqe) {
+		io_uring_submit(&d->ring);
+		sqe = io_uring_get_sqe(&d->ring);
+	}
+	return sqe;
+}
+
+static void submit_packet_read(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_read(sqe, d->c.fd, d->packets, sizeof(d->packets), 0);
+	io_uring_sqe_set_data(sqe, &d->packets_op);
+}
+
+static void submit_signal_read(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_read(sqe, d->sig_fd, &d->siginfo, sizeof(d->siginfo), 0);
+	io_uring_sqe_set_data(sqe, &d->signal_op);
+}
+
+static void submit_tick(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_timeout(sqe, &d->tick, 0, 0);
+	io_uring_sqe_set_data(sqe, &d->tick_op);
+}
+
+static void queue_push(struct op_queue *q, struct write_op *w)
+{
+	w->next = NULL;
+	*q->tail = w;
+	q->tail = &w->next;
+}
+
+static struct write_op *queue_pop(struct op_queue *q)
+{
+	struct write_op *w = q->head;
+
+	q->head = w->next;
+	if (!q->head)
+		q->tail = &q->head;
+	return w;
+}
+
+static void free_write_op(struct drain *d, struct write_op *w)
+{
+	chunk_free(&w->chunk);
+	free(w);
+	d->live_ops--;
+}
+
+/* The rest of w's chunk. */
+static void submit_write(struct drain *d, struct write_op *w)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_write(sqe, d->out_fd, w->chunk.data + w->done,
+			    (unsigned int)(w->chunk.len - w->done),
+			    w->chunk.offset + w->done);
+	io_uring_sqe_set_data(sqe, &w->write);
+	d->inflight++;
+}
+
+static void submit_ack(struct drain *d, struct write_op *w)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_write(sqe, d->c.fd, &w->pkt, sizeof(w->pkt), 0);
+	io_uring_sqe_set_data(sqe, &w->ack);
+	d->inflight++;
+}
+
+/*
+ * Acknowledge the saves the published flush mark covers, then publish the
+ * watermark if it has grown.  One mark write at a time, so that the mark
+ * in the file never goes back.
+ */
+static void publish(struct drain *d)
+{
+	struct io_uring_sqe *sqe;
+
+	while (d->acks.head && d->acks.head->end <= d->published)
+		submit_ack(d, queue_pop(&d->acks));
+	if (d->mark_inflight || d->flushed <= d->published || d->error)
+		return;
+	flush_mark_write(d->mark, d->flushed);
+	d->publishing = d->flushed;
+	d->mark_inflight = true;
+	sqe = get_sqe(d);
+	io_uring_prep_write(sqe, d->out_fd, d->mark, sizeof(d->mark),
+			    FLUSH_MARK_OFFSET);
+	io_uring_sqe_set_data(sqe, &d->mark_op);
+	d->inflight++;
+}
+
+/* Move the watermark past the writes done, in file order. */
+static void advance(struct drain *d)
+{
+	struct write_op *w;
+
+	while (d->writes.head && d->writes.head->written) {
+		w = queue_pop(&d->writes);
+		if (w->end > d->flushed)
+			d->flushed = w->end;
+		if (w->has_ack) {
+			chunk_free(&w->chunk);
+			queue_push(&d->acks, w);
+		} else {
+			free_write_op(d, w);
+		}
+	}
+	publish(d);
+}
+
+/* Queue chunk (taken over) and, when save is set, the ack of that save. */
+static void queue_chunk(struct drain *d, struct chunk *chunk,
+			const struct fxtrace_packet *save, uint64_t records)
+{
+	struct write_op *w;
+
+	if (!chunk->len && !save) {
+		chunk_free(chunk);
+		return;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		/* The offset is taken: the watermark cannot pass it. */
+		chunk_free(chunk);
+		if (!d->error)
+			d->error = -ENOMEM;
+		return;
+	}
+	w->write.kind = OP_WRITE;
+	w->ack.kind = OP_ACK;
+	w->chunk = *chunk;
+	/* An empty chunk's ack waits for everything queued before it. */
+	w->start = chunk->len ? chunk->offset : d->out.offset;
+	w->end = w->start + chunk->len;
+	w->records = records;
+	if (save) {
+		w->has_ack = true;
+		w->pkt = *save;
+		w->pkt.request = FXTRACE_PKT_BUFFER_SAVED;
+	}
+	d->live_ops++;
+	queue_push(&d->writes, w);
+	if (chunk->len)
+		submit_write(d, w);
+	else
+		w->written = true;
+	advance(d);
+}
+
+static void on_write(struct drain *d, struct write_op *w, int res)
+{
+	d->inflight--;
+	if (res > 0)
+		w->done += (size_t)res;
+	else if (res != -EAGAIN && res != -EINTR && !d->error)
+		d->error = res ? res : -EIO;
+	if (w->done < w->chunk.len) {
+		/* Short write: the rest again.  After an error it never is. */
+		if (!d->error)
+			submit_write(d, w);
+		return;
+	}
+	w->written = true;
+	advance(d);
+}
+
+static void on_mark(struct drain *d, int res)
+{
+	d->inflight--;
+	d->mark_inflight = false;
+	if (res == (int)sizeof(d->mark))
+		d->published = d->publishing;
+	else if (res < 0 && res != -EAGAIN && res != -EINTR && !d->error)
+		d->error = res;
+	/* A short write is written again by publish(). */
+	publish(d);
+}
+
+static void on_ack(struct drain *d, struct write_op *w, int res)
+{
+	struct drain_buffer *db;
+
+	d->inflight--;
+	if (res < 0) {
+		db = output_find(&d->out, w->pkt.data32);
+		/* A buffer released meanwhile needs no ack. */
+		if (!db || !db->released)
+			fprintf(stderr, "fxtrace-drain: ack of buffer %u wrap %llu: %s\n",
+				w->pkt.data32, (unsigned long long)w->pkt.data64,
+				strerror(-res));
+	} else if (d->opt.verbose) {
+		fprintf(stderr, "fxtrace-drain: saved buffer %u wrap %llu: %llu records at 0x%llx-0x%llx, flushed to 0x%llx\n",
+			w->pkt.data32, (unsigned long long)w->pkt.data64,
+			(unsigned long long)w->records,
+			(unsigned long long)w->start,
+			(unsigned long long)w->end,
+			(unsigned long long)d->published);
+	}
+	free_write_op(d, w);
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+static struct fxtctl_buffer *map_buffer(struct drain *d, __u32 id)
+{
+	struct fxtctl_buffer *b = fxtctl_buffer(&d->c, id);
+
+	if (!b)
+		fprintf(stderr, "fxtrace-drain: cannot map buffer %u: %s\n", id,
+			strerror(errno));
+	return b;
+}
+
+static void write_rest(struct drain *d, const struct fxtctl_buffer *b)
+{
+	struct chunk chunk;
+	int ret = output_rest(&d->out, b, &chunk);
+
+	if (ret) {
+		if (!d->error)
+			d->error = ret;
+		return;
+	}
+	queue_chunk(d, &chunk, NULL, 0);
+}
+
+static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
+{
+	struct fxtctl_buffer *b = map_buffer(d, pkt->data32);
+	struct drain_buffer *db;
+	struct fxtctl_span half;
+	struct chunk chunk = { 0 };
+	uint64_t records;
+	int ret;
+
+	if (!b)
+		return;
+	db = output_buffer(&d->out, b);
+	if (!db) {
+		d->error = -ENOMEM;
+		return;
+	}
+	records = db->records;
+	/* A half already written with the rest of its buffer needs only the ack. */
+	if (pkt->data64 >= db->next_wrap) {
+		half = fxtctl_save_span(b, pkt->data64);
+		ret = output_half(&d->out, b, &half, &chunk);
+		if (ret) {
+			d->error = ret;
+			return;
+		}
+	}
+	queue_chunk(d, &chunk, pkt, db->records - records);
+}
+
+static void on_retired(struct drain *d, __u32 id)
+{
+	struct fxtctl_buffer *b = map_buffer(d, id);
+	struct drain_buffer *db;
+	int ret;
+
+	if (!b)
+		return;
+	write_rest(d, b);
+	db = output_find(&d->out, id);
+	/* Our copy is made: the buffer's memory can go. */
+	ret = fxtctl_release(&d->c, id);
+	if (ret)
+		fprintf(stderr, "fxtrace-drain: release of buffer %u: %s\n", id,
+			strerror(-ret));
+	else if (db)
+		db->released = true;
+}
+
+/* After the STOPPED packet: every buffer's rest, then the drop counters. */
+static void final_flush(struct drain *d)
+{
+	struct fxtrace_buffer_info info = { .size = sizeof(info), .id = 1 };
+	struct drain_buffer *db;
+	struct fxtctl_buffer *b;
+	struct chunk chunk;
+	size_t i;
+
+	/* Ask the kernel, not our packets: a full queue loses packets. */
+	while (!ioctl(d->c.fd, FXTRACE_IOC_BUFFER_INFO, &info)) {
+		db = output_find(&d->out, info.id);
+		if (!db || !db->released) {
+			b = map_buffer(d, info.id);
+			if (b)
+				write_rest(d, b);
+		}
+		info.id++;
+	}
+	for (i = 0; i < d->out.nbufs; i++) {
+		db = d->out.bufs[i];
+		if (!db)
+			continue;
+		if (output_drops(&d->out, db, &chunk)) {
+			d->error = -ENOMEM;
+			break;
+		}
+		queue_chunk(d, &chunk, NULL, 0);
+	}
+	d->state = FLUSHED;
+}
+
+static void on_packet(struct drain *d, const struct fxtrace_packet *pkt)
+{
+	struct fxtctl_buffer *b;
+
+	switch (pkt->request) {
+	case FXTRACE_PKT_BUFFER_ADDED:
+		/* Read the provider name before a producer can overwrite it. */
+		b = map_buffer(d, pkt->data32);
+		if (b && !output_buffer(&d->out, b))
+			d->error = -ENOMEM;
+		break;
+	case FXTRACE_PKT_SAVE_BUFFER:
+		on_save(d, pkt);
+		break;
+	case FXTRACE_PKT_BUFFER_RETIRED:
+		on_retired(d, pkt->data32);
+		break;
+	case FXTRACE_PKT_STOPPED:
+		if (d->state != FLUSHED)
+			final_flush(d);
+		break;
+	}
+}
+
+/* ---- stopping ----------------------------------------------------------- */
+
+static void request_stop(struct drain *d)
+{
+	int ret;
+
+	if (d->state != RUNNING)
+		return;
+	d->state = STOPPING;
+	ret = fxtctl_stop(&d->c);
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: stop: %s\n", strerror(-ret));
+		final_flush(d);
+	}
+}
+
+static void reap_child(struct drain *d)
+{
+	int status;
+
+	if (d->child <= 0 || waitpid(d->child, &status, WNOHANG) != d->child)
+		return;
+	d->child = 0;
+	d->child_status = status;
+	request_stop(d);
+}
+
+/*
+ * SIGUSR1 in a circular session: the flight recorder's snapshot.  Writers
+ * pause (dropping and counting) while every buffer is copied into
+ * OUT.<n>, each checked, so no copy is torn; then tracing goes on.
+ */
+static void snapshot(struct drain *d)
+{
+	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
+	const __u64 magic = FXT_MAGIC_WORD;
+	unsigned int kept = 0, left_out = 0;
+	const struct fxtctl_buffer *b;
+	char path[4096];
+	uint64_t errors;
+	int fd, ret;
+
+	if (d->opt.mode != FXTRACE_MODE_CIRCULAR || d->state != RUNNING) {
+		fprintf(stderr, "fxtrace-drain: SIGUSR1: snapshots are of running circular sessions\n");
+		return;
+	}
+	ret = fxtctl_pause(&d->c);
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: snapshot: pause: %s\n", strerror(-ret));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s.%u", d->opt.out, ++d->snapshots);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ret = fd < 0 ? -errno : 0;
+	if (!ret && write(fd, &magic, sizeof(magic)) != sizeof(magic))
+		ret = -EIO;
+	while (!ret && !ioctl(d->c.fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
+		b = fxtctl_buffer(&d->c, bi.id);
+		ret = b ? fxtctl_write_buffer(fd, b, &errors) : -errno;
+		if (ret == 0) {
+			fprintf(stderr, "fxtrace-drain: snapshot: buffer %u has %llu errors; left out\n",
+				bi.id, (unsigned long long)errors);
+			left_out++;
+		} else if (ret == 1) {
+			kept++;
+			ret = 0;
+		}
+		bi.id++;
+	}
+	if (fd >= 0 && close(fd) && !ret)
+		ret = -errno;
+	if (fxtctl_resume(&d->c))
+		fprintf(stderr, "fxtrace-drain: snapshot: resume: %s\n", strerror(errno));
+	if (ret)
+		fprintf(stderr, "fxtrace-drain: snapshot %s: %s\n", path, strerror(-ret));
+	else
+		fprintf(stderr, "fxtrace-drain: snapshot %u: %u buffers written to %s, %u left out\n",
+			d->snapshots, kept, path, left_out);
+}
+
+static void on_signal(struct drain *d)
+{
+	switch (d->siginfo.ssi_signo) {
+	case SIGCHLD:
+		reap_child(d);
+		break;
+	case SIGINT:
+	case SIGTERM:
+		request_stop(d);
+		break;
+	case SIGUSR1:
+		snapshot(d);
+		break;
+	}
+}
+
+/* ---- progress and summary ----------------------------------------------- */
+
+/* Records, bytes and invalid records written so far. */
+static void totals(const struct drain *d, uint64_t *records, uint64_t *bytes,
+		   uint64_t *invalid)
+{
+	size_t i;
+
+	*records = *bytes = *invalid = 0;
+	for (i = 0; i < d->out.nbufs; i++) {
+		const struct drain_buffer *db = d->out.bufs[i];
+
+		if (!db)
+			continue;
+		*records += db->records;
+		*bytes += db->bytes;
+		*invalid += db->invalid;
+	}
+}
+
+/*
+ * Drops so far, as the writers count them now: the kernel in its headers,
+ * producers in their control pages (untrusted, but only shown).
+ */
+static uint64_t live_drops(const struct drain *d)
+{
+	uint64_t dropped = 0;
+	size_t i;
+
+	for (i = 0; i < d->c.nbufs; i++) {
+		const struct fxtctl_buffer *b = &d->c.bufs[i];
+
+		dropped += __atomic_load_n(b->kind == FXTRACE_BUFFER_TASK ?
+					   &b->ctl->dropped_records :
+					   &b->hdr->dropped_records,
+					   __ATOMIC_RELAXED);
+	}
+	return dropped;
+}
+
+static void show_progress(struct drain *d)
+{
+	uint64_t records, bytes, invalid;
+
+	totals(d, &records, &bytes, &invalid);
+	fprintf(stderr, "\r[ fxtrace-drain: %llu records/s, %.1f MB written, %zu buffers, %llu dropped, %llu invalid ]   ",
+		(unsigned long long)(records - d->progress_records),
+		(double)bytes / 1e6, d->c.nbufs,
+		(unsigned long long)live_drops(d),
+		(unsigned long long)invalid);
+	d->progress_records = records;
+}
+
+static void summary(const struct drain *d)
+{
+	uint64_t records[KIND_COUNT] = { 0 }, bytes[KIND_COUNT] = { 0 };
+	uint64_t dropped[KIND_COUNT] = { 0 }, invalid[KIND_COUNT] = { 0 };
+	unsigned int buffers[KIND_COUNT] = { 0 };
+	struct timespec now;
+	struct rusage ru;
+	double seconds, cpu;
+	size_t i;
+	unsigned int k;
+
+	if (d->progress)
+		fputc('\n', stderr);
+	for (i = 0; i < d->out.nbufs; i++) {
+		const struct drain_buffer *db = d->out.bufs[i];
+
+		if (!db || db->kind >= KIND_COUNT)
+			continue;
+		buffers[db->kind]++;
+		records[db->kind] += db->records;
+		bytes[db->kind] += db->bytes;
+		dropped[db->kind] += db->dropped;
+		invalid[db->kind] += db->invalid;
+		if (db->dropped || db->invalid)
+			fprintf(stderr, "fxtrace-drain: buffer %u (%s): %llu records dropped by its writer, %llu invalid\n",
+				db->id, db->name,
+				(unsigned long long)db->dropped,
+				(unsigned long long)db->invalid);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	seconds = (double)(now.tv_sec - d->started.tv_sec) +
+		  (double)(now.tv_nsec - d->started.tv_nsec) / 1e9;
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	fprintf(stderr, "fxtrace-drain: %s session, %.3f s, %llu bytes written to %s\n",
+		mode_names[d->opt.mode], seconds,
+		(unsigned long long)d->out.offset, d->opt.out);
+	/* CPU use since exec, setup included: the cost of draining. */
+	fprintf(stderr, "fxtrace-drain: %.3f s CPU (%.1f%% of one CPU), %.1f MB/s written\n",
+		cpu, seconds > 0 ? 100 * cpu / seconds : 0,
+		seconds > 0 ? (double)d->out.offset / seconds / 1e6 : 0);
+	for (k = 1; k < KIND_COUNT; k++)
+		fprintf(stderr, "fxtrace-drain: %-6s %u buffers, %llu records, %llu bytes, %llu dropped, %llu invalid\n",
+			kind_names[k], buffers[k], (unsigned long long)records[k],
+			(unsigned long long)bytes[k],
+			(unsigned long long)dropped[k],
+			(unsigned long long)invalid[k]);
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+static void on_cqe(struct drain *d, struct io_uring_cqe *cqe)
+{
+	struct op *op = io_uring_cqe_get_data(cqe);
+	int res = cqe->res, i;
+
+	switch (op->kind) {
+	case OP_PACKETS:
+		if (res < 0 && res != -EINTR && res != -EAGAIN) {
+			if (!d->error)
+				d->error = res;
+			return;
+		}
+		for (i = 0; i < res / (int)sizeof(struct fxtrace_packet); i++)
+			on_packet(d, &d->packets[i]);
+		if (d->state != FLUSHED)
+			submit_packet_read(d);
+		return;
+	case OP_SIGNAL:
+		if (res == sizeof(d->siginfo))
+			on_signal(d);
+		else if (res != -EINTR && res != -EAGAIN && !d->error)
+			d->error = res < 0 ? res : -EIO;
+		if (!d->error)
+			submit_signal_read(d);
+		return;
+	case OP_WRITE:
+		on_write(d, (struct write_op *)((char *)op -
+						offsetof(struct write_op, write)),
+			 res);
+		return;
+	case OP_ACK:
+		on_ack(d, (struct write_op *)((char *)op -
+					      offsetof(struct write_op, ack)),
+		       res);
+		return;
+	case OP_FLUSH_MARK:
+		on_mark(d, res);
+		return;
+	case OP_TICK:
+		show_progress(d);
+		if (d->state == RUNNING)
+			submit_tick(d);
+		return;
+	}
+}
+
+static int run_loop(struct drain *d)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n;
+	int ret;
+
+	while (!(d->state == FLUSHED && !d->live_ops && !d->inflight &&
+		 d->published == d->flushed)) {
+		if (d->error && !d->inflight)
+			break;
+		ret = io_uring_submit_and_wait(&d->ring, 1);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+			return ret;
+		n = 0;
+		io_uring_for_each_cqe(&d->ring, head, cqe) {
+			on_cqe(d, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&d->ring, n);
+		/* A fatal error: stop the session so that what is left is saved. */
+		if (d->error && d->state == RUNNING)
+			request_stop(d);
+	}
+	return d->error;
+}
+
+/*
+ * Fork the command now and hold it before exec until the session has
+ * started: its pid can then be the syscall filter, and its first
+ * instruction is traced.  *release is the pipe end whose byte lets it go;
+ * closing it without a byte makes the child exit 127.
+ */
+static pid_t spawn_held(char **argv, const sigset_t *oldmask, int *release)
+{
+	int gate[2];
+	char go;
+	pid_t pid;
+
+	if (pipe2(gate, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(gate[0]);
+		close(gate[1]);
+		return -1;
+	}
+	if (pid) {
+		close(gate[0]);
+		*release = gate[1];
+		return pid;
+	}
+	close(gate[1]);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	if (read(gate[0], &go, 1) != 1)
+		_exit(127);
+	execvp(argv[0], argv);
+	fprintf(stderr, "fxtrace-drain: %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int setup(struct drain *d, sigset_t *oldmask, int *release)
+{
+	sigset_t mask, blocked;
+	int ret;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGUSR1);
+	/* A child that dies before its release must not kill us with SIGPIPE. */
+	blocked = mask;
+	sigaddset(&blocked, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &blocked, oldmask))
+		return -errno;
+	/* Non-blocking: io_uring then polls it instead of using io-wq. */
+	d->sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->sig_fd < 0)
+		return -errno;
+	if (d->opt.command) {
+		d->child = spawn_held(d->opt.command, oldmask, release);
+		if (d->child < 0) {
+			ret = -errno;
+			fprintf(stderr, "fxtrace-drain: fork: %s\n", strerror(-ret));
+			return ret;
+		}
+	}
+	ret = fxtctl_open(&d->c);
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: %s: %s\n", FXTRACE_DEVICE,
+			strerror(-ret));
+		return ret;
+	}
+	ret = io_uring_queue_init(RING_ENTRIES, &d->ring, 0);
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: io_uring: %s\n", strerror(-ret));
+		return ret;
+	}
+	d->out_fd = open(d->opt.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			 0644);
+	if (d->out_fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "fxtrace-drain: %s: %s\n", d->opt.out,
+			strerror(-ret));
+		return ret;
+	}
+	return init_session(d);
+}
+
+/* Write ops an error left behind. */
+static void free_queue(struct drain *d, struct op_queue *q)
+{
+	while (q->head)
+		free_write_op(d, queue_pop(q));
+}
+
+int main(int argc, char **argv)
+{
+	struct drain *d = calloc(1, sizeof(*d));
+	struct chunk magic;
+	sigset_t oldmask;
+	int release = -1, ret;
+
+	if (!d)
+		return 1;
+	d->out_fd = d->sig_fd = -1;
+	d->c.fd = -1;
+	d->writes.tail = &d->writes.head;
+	d->acks.tail = &d->acks.head;
+	if (parse_options(&d->opt, argc, argv))
+		return 2;
+	d->packets_op.kind = OP_PACKETS;
+	d->signal_op.kind = OP_SIGNAL;
+	d->tick_op.kind = OP_TICK;
+	d->mark_op.kind = OP_FLUSH_MARK;
+	d->tick.tv_sec = 1;
+	ret = setup(d, &oldmask, &release);
+	if (ret)
+		return 1;
+	output_init(&d->out, d->c.page->ticks_per_second);
+	d->out.verbose = d->opt.verbose;
+	ret = output_magic(&d->out, &magic);
+	if (ret)
+		return 1;
+	queue_chunk(d, &magic, NULL, 0);
+	submit_packet_read(d);
+	submit_signal_read(d);
+	d->progress = !d->opt.quiet && isatty(STDERR_FILENO);
+	if (d->progress)
+		submit_tick(d);
+	clock_gettime(CLOCK_MONOTONIC, &d->started);
+	ret = fxtctl_start(&d->c, FXTRACE_START_CLEAR_ALL);
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: start: %s\n", strerror(-ret));
+		fxtctl_terminate(&d->c);
+		return 1;
+	}
+	if (release >= 0) {
+		/* It fails only if the child is gone: SIGCHLD then stops us. */
+		if (write(release, "g", 1) != 1)
+			fprintf(stderr, "fxtrace-drain: cannot release %s: %s\n",
+				d->opt.command[0], strerror(errno));
+		close(release);
+	}
+	ret = run_loop(d);
+	if (ret)
+		fprintf(stderr, "fxtrace-drain: %s\n", strerror(-ret));
+	io_uring_queue_exit(&d->ring);
+	fxtctl_terminate(&d->c);
+	free_queue(d, &d->writes);
+	free_queue(d, &d->acks);
+	if (!d->opt.quiet)
+		summary(d);
+	if (d->child_status && WIFEXITED(d->child_status))
+		fprintf(stderr, "fxtrace-drain: %s exited with status %d\n",
+			d->opt.command[0], WEXITSTATUS(d->child_status));
+	fxtctl_close(&d->c);
+	output_free(&d->out);
+	close(d->out_fd);
+	close(d->sig_fd);
+	free(d->opt.config_strings[0]);
+	free(d->opt.config_strings[1]);
+	free(d);
+	return ret ? 1 : 0;
+}

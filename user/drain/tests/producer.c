@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * producer T K [PAUSE_EVERY]: T threads each emit exactly K "app:tick"
+ * instants through libfxtrace, with argument i = 0..K-1, sleeping 1 ms
+ * every PAUSE_EVERY events (0: never).  Prints each thread's drop count and
+ * the total, which drain_test.sh compares with the trace.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fxtrace/trace.h>
+
+struct producer {
+	pthread_t thread;
+	long count, pause_every;
+	long tid;
+	uint64_t dropped;
+};
+
+static void *produce(void *arg)
+{
+	struct producer *p = arg;
+	long i;
+
+	p->tid = syscall(SYS_gettid);
+	for (i = 0; i < p->count; i++) {
+		TRACE_INSTANT("app", "tick", FXT_SCOPE_THREAD,
+			      FXT_ARG("i", (long long)i));
+		if (p->pause_every && i % p->pause_every == p->pause_every - 1)
+			usleep(1000);
+	}
+	p->dropped = fxt_thread_dropped();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct producer *p;
+	uint64_t total = 0;
+	long n, i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: producer THREADS EVENTS [PAUSE_EVERY]\n");
+		return 2;
+	}
+	n = atol(argv[1]);
+	if (n <= 0)
+		return 2;
+	p = calloc((size_t)n, sizeof(*p));
+	if (!p)
+		return 1;
+	for (i = 0; i < n; i++) {
+		p[i].count = atol(argv[2]);
+		p[i].pause_every = argc > 3 ? atol(argv[3]) : 0;
+		pthread_create(&p[i].thread, NULL, produce, &p[i]);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(p[i].thread, NULL);
+		printf("thread %ld dropped %llu\n", p[i].tid,
+		       (unsigned long long)p[i].dropped);
+		total += p[i].dropped;
+	}
+	printf("dropped %llu\n", (unsigned long long)total);
+	free(p);
+	return 0;
+}

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by the drainer's guest tests (after setting $here to their
+# directory): paths, TAP results and the checks they share.
+
+set -uo pipefail
+root=$(cd "$here/../../.." && pwd)
+bin=$root/build/bin
+progs=$root/build/test/drain
+out=${FXTRACE_OUT:-$(mktemp -d)}
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+# value KEY FILE: the number after "KEY " on its line.
+value() { sed -n "s/^$1 \([0-9.]*\)$/\1/p" "$2" | tail -n 1; }
+
+check_strict() {
+	"$bin/fxtrace" check --strict --quiet "$1" >"$1.check" 2>&1
+	local rc=$?
+	((rc == 0)) || head -n 20 "$1.check" | sed 's/^/# /'
+	result $rc "$2: fxtrace check --strict"
+}
+
+# exact NAME THREADS EVENTS: the trace holds every event not dropped, and
+# reports the drops.
+exact() {
+	local name=$1 expected=$(($2 * $3)) dropped ticks reported
+	"$progs/count_ticks" "$out/$name.fxt" >"$out/$name.count"
+	result $? "$name: ticks in order, none twice"
+	dropped=$(value dropped "$out/$name.producer")
+	ticks=$(value ticks "$out/$name.count")
+	reported=$(value dropped "$out/$name.count")
+	echo "# $name: $ticks ticks, $dropped dropped by the producer, $reported in the trace's counters"
+	[[ -n $dropped && -n $ticks && $ticks == $((expected - dropped)) ]]
+	result $? "$name: ticks + drops == $expected ($ticks + ${dropped:-?})"
+	[[ $reported == "$dropped" ]]
+	result $? "$name: the trace reports the producer's drops"
+}
