@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe.bpf.c - fxtrace's dynamic probes.  One program serves every kprobe,
+ * kretprobe, uprobe and uretprobe link and one every USDT link: the attach
+ * cookie is the probe's index, which selects its argument configuration.
+ * Each hit reserves one event in the ring buffer; a full ring is counted in
+ * the per-CPU drops map, which user space sums.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+
+#include "probe_event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Sources in registers: the six arguments of x86-64, then the return value. */
+#define REGISTER_SOURCES	7
+
+/* Only this process's threads when non-zero (set before the probes fire). */
+__u32 filter_tgid;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* resized by user space before load */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FXTPROBE_PROBES_MAX);
+	__type(key, __u32);
+	__type(value, struct fxtprobe_config);
+} configs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/*
+ * The verifier refuses a load from the context at a computed offset, which
+ * is what a switch on the source compiles to: load every register at its
+ * fixed offset, then pick one from the stack.
+ */
+static __always_inline __u64 register_arg(struct pt_regs *regs, __u8 source)
+{
+	__u64 values[REGISTER_SOURCES] = {
+		PT_REGS_PARM1(regs), PT_REGS_PARM2(regs), PT_REGS_PARM3(regs),
+		PT_REGS_PARM4(regs), PT_REGS_PARM5(regs),
+		regs->r9,	/* x86-64 arg6: libbpf 1.1 stops at PARM5 */
+		PT_REGS_RC(regs),
+	};
+
+	if (source == FXTPROBE_SOURCE_RET)
+		return values[REGISTER_SOURCES - 1];
+	if (source >= REGISTER_SOURCES - 1)
+		return 0;
+	return values[source];
+}
+
+static __always_inline __u64 usdt_arg(struct pt_regs *regs, __u8 source)
+{
+	long value = 0;
+
+	bpf_usdt_arg(regs, source, &value);
+	return value;
+}
+
+static __always_inline int record(struct pt_regs *regs, __u64 probe, bool usdt)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct fxtprobe_config *config;
+	struct fxtprobe_event *event;
+	__u32 key = (__u32)probe;
+	__u32 i;
+
+	if (filter_tgid && (__u32)(pid_tgid >> 32) != filter_tgid)
+		return 0;
+	config = bpf_map_lookup_elem(&configs, &key);
+	if (!config)
+		return 0;
+	event = bpf_ringbuf_reserve(&events, sizeof(*event), 0);
+	if (!event) {
+		__u32 zero = 0;
+		__u64 *count = bpf_map_lookup_elem(&drops, &zero);
+
+		if (count)
+			*count += 1;
+		return 0;
+	}
+	event->timestamp_ns = bpf_ktime_get_ns();
+	event->probe = key;
+	event->tgid = pid_tgid >> 32;
+	event->tid = (__u32)pid_tgid;
+	event->nargs = config->nargs;
+	for (i = 0; i < FXTPROBE_ARGS_MAX; i++) {
+		struct fxtprobe_arg_config arg = config->args[i];
+		__u64 value;
+
+		if (i >= config->nargs)
+			break;
+		value = usdt ? usdt_arg(regs, arg.source) :
+			       register_arg(regs, arg.source);
+		if (arg.read == FXTPROBE_READ_USER_STRING)
+			value = bpf_probe_read_user_str(event->strings[i],
+							FXTPROBE_STRING_MAX,
+							(void *)value);
+		else if (arg.read == FXTPROBE_READ_KERNEL_STRING)
+			value = bpf_probe_read_kernel_str(event->strings[i],
+							  FXTPROBE_STRING_MAX,
+							  (void *)value);
+		event->values[i] = value;
+	}
+	bpf_ringbuf_submit(event, 0);
+	return 0;
+}
+
+SEC("kprobe")
+int fxtprobe_regs(struct pt_regs *regs)
+{
+	return record(regs, bpf_get_attach_cookie(regs), false);
+}
+
+SEC("usdt")
+int fxtprobe_usdt(struct pt_regs *regs)
+{
+	return record(regs, bpf_usdt_cookie(regs), true);
+}

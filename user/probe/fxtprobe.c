@@ -1,0 +1,1056 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxtprobe.c - libfxtprobe: probe specs, attaching the BPF programs of
+ * fxtprobe.bpf.c, and converting their ring buffer's events into FXT
+ * (fxtprobe.h, Documentation/probes.rst).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/fxt.h>
+#include <linux/types.h>
+
+#include "fxtprobe.h"
+#include "probe_event.h"
+#include "fxtprobe.skel.h"
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define NS_PER_SEC		1000000000ULL
+/* The kernel's longest symbol name, its NUL included (6.1). */
+#define KSYM_NAME_LEN		512
+/* Captured argument names: [A-Za-z_][A-Za-z0-9_]*. */
+#define ARG_NAME_MAX		31
+/* Register arguments of kprobes and uprobes (x86-64), operands of USDT. */
+#define REGISTER_ARGS		6
+#define USDT_ARGS		12
+/* Words of the records a consume batch holds before it is written out. */
+#define BATCH_WORDS		8192
+/*
+ * Largest record of one event: header, timestamp, thread koids, and per
+ * argument a header and a string of FXTPROBE_STRING_MAX - 1 bytes.
+ */
+#define EVENT_WORDS_MAX \
+	(4 + FXTPROBE_ARGS_MAX * (1 + fxt_stream_words(FXTPROBE_STRING_MAX)))
+/* The string that replaces a captured string the BPF side could not read. */
+#define UNREADABLE		"(unreadable)"
+
+/* Fixed string indexes of the provider's table; names follow. */
+enum {
+	STRING_KPROBE = 1,	/* "probe:kprobe" */
+	STRING_UPROBE,		/* "probe:uprobe" */
+	STRING_USDT,		/* "probe:usdt" */
+	STRING_FIRST_NAME,
+};
+
+static const char *const category_names[] = {
+	[STRING_KPROBE] = "probe:kprobe",
+	[STRING_UPROBE] = "probe:uprobe",
+	[STRING_USDT] = "probe:usdt",
+};
+
+/* How a captured argument is shown. */
+enum arg_type {
+	ARG_U64,
+	ARG_S64,
+	ARG_U32,
+	ARG_S32,
+	ARG_PTR,
+	ARG_USTR,
+	ARG_KSTR,
+};
+
+static const char *const arg_type_names[] = {
+	[ARG_U64] = "u64", [ARG_S64] = "s64", [ARG_U32] = "u32",
+	[ARG_S32] = "s32", [ARG_PTR] = "ptr", [ARG_USTR] = "ustr",
+	[ARG_KSTR] = "kstr",
+};
+
+struct probe_arg {
+	char name[ARG_NAME_MAX + 1];
+	__u16 name_ref;
+	__u8 source;		/* argN, or FXTPROBE_SOURCE_RET */
+	enum arg_type type;
+};
+
+struct probe {
+	char *spec;		/* as given, for messages */
+	char *parsed;		/* spec split in place: the names point here */
+	enum fxtprobe_kind kind;
+	char *path;		/* uprobes and USDT */
+	char *function;		/* kprobe function, uprobe symbol, USDT name */
+	char *provider;		/* USDT */
+	char *event_name;	/* function, symbol, or PROVIDER:NAME */
+	__u16 name_ref;
+	unsigned int nargs;
+	struct probe_arg args[FXTPROBE_ARGS_MAX];
+	struct bpf_link *link;
+	unsigned int event_type;	/* FXT_EVENT_INSTANT or a duration end */
+};
+
+struct fxtprobe {
+	struct probe probes[FXTPROBE_PROBES_MAX];
+	size_t count;
+	struct fxtprobe_bpf *skel;
+	struct ring_buffer *ring;
+	__u32 provider_id;
+	struct fxtprobe_clock clock;
+	/* Strings of the provider's table from STRING_FIRST_NAME on. */
+	const char *strings[2 * FXTPROBE_PROBES_MAX * (1 + FXTPROBE_ARGS_MAX)];
+	unsigned int nstrings;
+	__u64 invalid;
+	/* The consume in progress. */
+	__u64 batch[BATCH_WORDS];
+	size_t batch_words;
+	fxtprobe_write_fn write;
+	void *write_ctx;
+	int write_error;
+};
+
+static void set_error(char *err, size_t err_size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_error(char *err, size_t err_size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !err_size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, err_size, fmt, ap);
+	va_end(ap);
+}
+
+struct fxtprobe *fxtprobe_new(void)
+{
+	struct fxtprobe *set = calloc(1, sizeof(*set));
+
+	if (set)
+		fxtprobe_clock_monotonic(&set->clock);
+	return set;
+}
+
+/* ---- specs -------------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+	[FXTPROBE_KPROBE] = "kprobe", [FXTPROBE_KRETPROBE] = "kretprobe",
+	[FXTPROBE_UPROBE] = "uprobe", [FXTPROBE_URETPROBE] = "uretprobe",
+	[FXTPROBE_USDT] = "usdt",
+};
+
+static bool is_return(enum fxtprobe_kind kind)
+{
+	return kind == FXTPROBE_KRETPROBE || kind == FXTPROBE_URETPROBE;
+}
+
+static bool is_user(enum fxtprobe_kind kind)
+{
+	return kind != FXTPROBE_KPROBE && kind != FXTPROBE_KRETPROBE;
+}
+
+/* Kernel function and ELF symbol names: what kallsyms and libbpf accept. */
+static bool valid_symbol(const char *s)
+{
+	if (!*s || strlen(s) >= KSYM_NAME_LEN)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' &&
+		    *s != '@')
+			return false;
+	return true;
+}
+
+static bool valid_arg_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || len > ARG_NAME_MAX || isdigit((unsigned char)s[0]))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
+/* Split "KIND:TARGET" into the probe's kind, path and names. */
+static int parse_target(struct probe *p, char *target, char *err,
+			size_t err_size)
+{
+	char *colon = strchr(target, ':');
+	char *last, *middle;
+	size_t k;
+
+	if (!colon) {
+		set_error(err, err_size, "%s: expected KIND:TARGET", p->spec);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	for (k = 0; k < ARRAY_SIZE(kind_names); k++)
+		if (!strcmp(target, kind_names[k]))
+			break;
+	if (k == ARRAY_SIZE(kind_names)) {
+		set_error(err, err_size,
+			  "%s: unknown probe kind '%s' (kprobe, kretprobe, uprobe, uretprobe, usdt)",
+			  p->spec, target);
+		return -EINVAL;
+	}
+	p->kind = k;
+	target = colon + 1;
+	if (!is_user(p->kind)) {
+		if (!valid_symbol(target)) {
+			set_error(err, err_size,
+				  "%s: '%s' is not a kernel function name",
+				  p->spec, target);
+			return -EINVAL;
+		}
+		p->function = target;
+		return 0;
+	}
+	/* PATH may hold ':', names may not: split at the last colons. */
+	last = strrchr(target, ':');
+	if (!last) {
+		set_error(err, err_size, "%s: expected %s", p->spec,
+			  p->kind == FXTPROBE_USDT ? "usdt:PATH:PROVIDER:NAME" :
+			  "PATH:SYMBOL");
+		return -EINVAL;
+	}
+	*last = '\0';
+	p->function = last + 1;
+	if (p->kind == FXTPROBE_USDT) {
+		middle = strrchr(target, ':');
+		if (!middle) {
+			set_error(err, err_size,
+				  "%s: expected usdt:PATH:PROVIDER:NAME",
+				  p->spec);
+			return -EINVAL;
+		}
+		*middle = '\0';
+		p->provider = middle + 1;
+		if (!valid_arg_name(p->provider, strlen(p->provider)) ||
+		    !valid_arg_name(p->function, strlen(p->function))) {
+			set_error(err, err_size,
+				  "%s: USDT provider and name are C identifiers",
+				  p->spec);
+			return -EINVAL;
+		}
+	} else if (!valid_symbol(p->function)) {
+		set_error(err, err_size, "%s: '%s' is not a symbol name",
+			  p->spec, p->function);
+		return -EINVAL;
+	}
+	if (!*target) {
+		set_error(err, err_size, "%s: empty PATH", p->spec);
+		return -EINVAL;
+	}
+	p->path = target;
+	return 0;
+}
+
+/* Parse "[NAME=]SOURCE:TYPE". */
+static int parse_arg(struct probe *p, char *text, char *err, size_t err_size)
+{
+	struct probe_arg *a = &p->args[p->nargs];
+	char *equals = strchr(text, '=');
+	char *source = equals ? equals + 1 : text;
+	char *type = strchr(source, ':');
+	unsigned int limit = p->kind == FXTPROBE_USDT ? USDT_ARGS : REGISTER_ARGS;
+	size_t t;
+
+	if (p->nargs == FXTPROBE_ARGS_MAX) {
+		set_error(err, err_size, "%s: at most %d arguments", p->spec,
+			  FXTPROBE_ARGS_MAX);
+		return -EINVAL;
+	}
+	if (!type) {
+		set_error(err, err_size, "%s: '%s': expected [NAME=]SOURCE:TYPE",
+			  p->spec, text);
+		return -EINVAL;
+	}
+	*type++ = '\0';
+	for (t = 0; t < ARRAY_SIZE(arg_type_names); t++)
+		if (!strcmp(type, arg_type_names[t]))
+			break;
+	if (t == ARRAY_SIZE(arg_type_names)) {
+		set_error(err, err_size,
+			  "%s: unknown type '%s' (u64, s64, u32, s32, ptr, ustr, kstr)",
+			  p->spec, type);
+		return -EINVAL;
+	}
+	a->type = t;
+	if (a->type == ARG_KSTR && is_user(p->kind)) {
+		set_error(err, err_size,
+			  "%s: kstr reads kernel memory: a %s reads ustr",
+			  p->spec, kind_names[p->kind]);
+		return -EINVAL;
+	}
+	if (!strcmp(source, "ret")) {
+		if (!is_return(p->kind)) {
+			set_error(err, err_size,
+				  "%s: ret exists only in kretprobe and uretprobe",
+				  p->spec);
+			return -EINVAL;
+		}
+		a->source = FXTPROBE_SOURCE_RET;
+	} else {
+		char *end;
+		unsigned long n;
+
+		if (strncmp(source, "arg", 3) || !isdigit((unsigned char)source[3])) {
+			set_error(err, err_size,
+				  "%s: unknown source '%s' (argN or ret)",
+				  p->spec, source);
+			return -EINVAL;
+		}
+		errno = 0;
+		n = strtoul(source + 3, &end, 10);
+		if (*end || errno || n >= limit) {
+			set_error(err, err_size,
+				  "%s: '%s': a %s has arg0..arg%u", p->spec,
+				  source, kind_names[p->kind], limit - 1);
+			return -EINVAL;
+		}
+		if (is_return(p->kind)) {
+			set_error(err, err_size,
+				  "%s: arguments are gone at return: use ret",
+				  p->spec);
+			return -EINVAL;
+		}
+		a->source = n;
+	}
+	if (equals) {
+		if (!valid_arg_name(text, equals - text)) {
+			set_error(err, err_size,
+				  "%s: argument name '%.*s' is not an identifier of at most %d characters",
+				  p->spec, (int)(equals - text), text,
+				  ARG_NAME_MAX);
+			return -EINVAL;
+		}
+		memcpy(a->name, text, equals - text);
+		a->name[equals - text] = '\0';
+	} else {
+		snprintf(a->name, sizeof(a->name), "%s", source);
+	}
+	p->nargs++;
+	return 0;
+}
+
+static void free_probe(struct probe *p)
+{
+	bpf_link__destroy(p->link);
+	free(p->spec);
+	free(p->parsed);
+	free(p->event_name);
+	memset(p, 0, sizeof(*p));
+}
+
+int fxtprobe_add(struct fxtprobe *set, const char *spec, char *err,
+		 size_t err_size)
+{
+	struct probe *p;
+	char *buf, *word, *save = NULL;
+	int ret;
+
+	if (set->count == FXTPROBE_PROBES_MAX) {
+		set_error(err, err_size, "%s: at most %d probes", spec,
+			  FXTPROBE_PROBES_MAX);
+		return -ENOSPC;
+	}
+	if (set->skel) {
+		set_error(err, err_size, "%s: the probes are already open", spec);
+		return -EBUSY;
+	}
+	if (strnlen(spec, FXTPROBE_SPEC_MAX + 1) > FXTPROBE_SPEC_MAX) {
+		set_error(err, err_size, "probe spec longer than %d bytes",
+			  FXTPROBE_SPEC_MAX);
+		return -EINVAL;
+	}
+	p = &set->probes[set->count];
+	p->spec = strdup(spec);
+	buf = strdup(spec);
+	p->parsed = buf;
+	if (!p->spec || !buf) {
+		free_probe(p);
+		set_error(err, err_size, "%s: out of memory", spec);
+		return -ENOMEM;
+	}
+	word = strtok_r(buf, " \t", &save);
+	if (!word) {
+		set_error(err, err_size, "empty probe spec");
+		ret = -EINVAL;
+		goto fail;
+	}
+	ret = parse_target(p, word, err, err_size);
+	while (!ret && (word = strtok_r(NULL, " \t", &save)))
+		ret = parse_arg(p, word, err, err_size);
+	if (ret)
+		goto fail;
+	if (p->kind == FXTPROBE_USDT)
+		ret = asprintf(&p->event_name, "%s:%s", p->provider,
+			       p->function) < 0 ? -ENOMEM : 0;
+	else
+		p->event_name = strdup(p->function);
+	if (ret || !p->event_name) {
+		set_error(err, err_size, "%s: out of memory", spec);
+		ret = -ENOMEM;
+		goto fail;
+	}
+	set->count++;
+	return 0;
+fail:
+	free_probe(p);
+	return ret;
+}
+
+/* ---- attaching ---------------------------------------------------------- */
+
+static int convert_event(void *ctx, void *data, size_t size);
+
+static int libbpf_print_warnings(enum libbpf_print_level level,
+				 const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static int libbpf_print_nothing(enum libbpf_print_level level,
+				const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+/* Why attaching p failed with err (negative errno), as a sentence. */
+static void attach_reason(const struct probe *p, int err, char *buf,
+			  size_t size)
+{
+	switch (-err) {
+	case ENOENT:
+		if (p->kind == FXTPROBE_USDT)
+			snprintf(buf, size, "no USDT probe %s:%s in %s",
+				 p->provider, p->function, p->path);
+		else if (is_user(p->kind))
+			snprintf(buf, size, "no function symbol %s in %s",
+				 p->function, p->path);
+		else
+			snprintf(buf, size, "no kernel function %s",
+				 p->function);
+		break;
+	case EINVAL:
+		snprintf(buf, size,
+			 "the kernel refuses to probe %s (not a function entry, notrace, or on the kprobe blacklist)",
+			 p->function);
+		break;
+	case EPERM:
+	case EACCES:
+		snprintf(buf, size,
+			 "permission denied: probes need CAP_BPF and CAP_PERFMON, or root");
+		break;
+	case EOPNOTSUPP:
+		snprintf(buf, size, "this kernel does not support %s probes",
+			 kind_names[p->kind]);
+		break;
+	default:
+		snprintf(buf, size, "%s", strerror(-err));
+	}
+}
+
+static int attach(struct fxtprobe *set, size_t i)
+{
+	struct probe *p = &set->probes[i];
+
+	if (p->kind == FXTPROBE_USDT) {
+		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = i);
+
+		p->link = bpf_program__attach_usdt(set->skel->progs.fxtprobe_usdt,
+						   -1, p->path, p->provider,
+						   p->function, &opts);
+	} else if (is_user(p->kind)) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i,
+			    .retprobe = is_return(p->kind),
+			    .func_name = p->function);
+
+		p->link = bpf_program__attach_uprobe_opts(
+			set->skel->progs.fxtprobe_regs, -1, p->path, 0, &opts);
+	} else {
+		LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i,
+			    .retprobe = is_return(p->kind));
+
+		p->link = bpf_program__attach_kprobe_opts(
+			set->skel->progs.fxtprobe_regs, p->function, &opts);
+	}
+	return p->link ? 0 : -errno;
+}
+
+/*
+ * A PATH with a '/' that cannot be read (errno says why); libbpf looks a
+ * bare name up in $PATH and the library paths itself.
+ */
+static bool path_missing(const struct probe *p)
+{
+	return p->path && strchr(p->path, '/') && access(p->path, R_OK);
+}
+
+static int configure(struct fxtprobe *set, __u32 i)
+{
+	const struct probe *p = &set->probes[i];
+	struct fxtprobe_config config = { .nargs = p->nargs };
+	unsigned int a;
+
+	for (a = 0; a < p->nargs; a++) {
+		config.args[a].source = p->args[a].source;
+		config.args[a].read =
+			p->args[a].type == ARG_USTR ? FXTPROBE_READ_USER_STRING :
+			p->args[a].type == ARG_KSTR ? FXTPROBE_READ_KERNEL_STRING :
+			FXTPROBE_READ_VALUE;
+	}
+	if (bpf_map__update_elem(set->skel->maps.configs, &i, sizeof(i),
+				 &config, sizeof(config), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* The string index of s in the provider's table, added if new. */
+static __u16 string_index(struct fxtprobe *set, const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nstrings; i++)
+		if (!strcmp(set->strings[i], s))
+			return STRING_FIRST_NAME + i;
+	set->strings[set->nstrings] = s;
+	return STRING_FIRST_NAME + set->nstrings++;
+}
+
+static bool same_function(const struct probe *entry, const struct probe *ret)
+{
+	if (entry->kind != (ret->kind == FXTPROBE_KRETPROBE ? FXTPROBE_KPROBE :
+			    FXTPROBE_UPROBE))
+		return false;
+	if (strcmp(entry->function, ret->function))
+		return false;
+	return !entry->path || !strcmp(entry->path, ret->path);
+}
+
+/*
+ * An attached return probe whose function also has an attached entry probe
+ * closes the duration the entry opens; every other probe is an instant.
+ */
+static void pair_probes(struct fxtprobe *set)
+{
+	size_t i, j;
+
+	for (i = 0; i < set->count; i++)
+		set->probes[i].event_type = FXT_EVENT_INSTANT;
+	for (i = 0; i < set->count; i++) {
+		struct probe *r = &set->probes[i];
+
+		if (!r->link || !is_return(r->kind))
+			continue;
+		for (j = 0; j < set->count; j++) {
+			struct probe *e = &set->probes[j];
+
+			if (e->link && e->event_type == FXT_EVENT_INSTANT &&
+			    same_function(e, r)) {
+				e->event_type = FXT_EVENT_DURATION_BEGIN;
+				r->event_type = FXT_EVENT_DURATION_END;
+				break;
+			}
+		}
+	}
+}
+
+int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
+		  fxtprobe_error_fn on_error, void *ctx, char *err,
+		  size_t err_size)
+{
+	__u32 ring_size = opts && opts->ring_size ? opts->ring_size :
+			  FXTPROBE_RING_SIZE_DEFAULT;
+	long page = sysconf(_SC_PAGESIZE);
+	int attached = 0, ret;
+	size_t i;
+
+	if (set->skel) {
+		set_error(err, err_size, "the probes are already open");
+		return -EBUSY;
+	}
+	if (ring_size & (ring_size - 1) || ring_size < page) {
+		set_error(err, err_size,
+			  "ring buffer size %u is not a power of 2 of at least a page",
+			  ring_size);
+		return -EINVAL;
+	}
+	set->provider_id = opts && opts->provider_id ? opts->provider_id :
+			   FXTPROBE_PROVIDER_ID_DEFAULT;
+	/* libbpf's printer is process wide; its info lines are noise here. */
+	libbpf_set_print(opts && opts->libbpf_warnings ? libbpf_print_warnings :
+			 libbpf_print_nothing);
+	set->skel = fxtprobe_bpf__open();
+	if (!set->skel) {
+		ret = -errno;
+		set_error(err, err_size, "cannot open the BPF object: %s",
+			  strerror(-ret));
+		return ret;
+	}
+	ret = bpf_map__set_max_entries(set->skel->maps.events, ring_size);
+	if (!ret)
+		ret = fxtprobe_bpf__load(set->skel);
+	if (ret) {
+		/* EACCES is the verifier's refusal: libbpf_warnings shows it. */
+		set_error(err, err_size, "cannot load the BPF programs: %s%s",
+			  strerror(-ret), ret == -EPERM ?
+			  " (needs CAP_BPF and CAP_PERFMON, or root)" : "");
+		goto fail;
+	}
+	/* Before the first link: no other process's event gets in. */
+	fxtprobe_set_filter_tgid(set, opts ? opts->filter_tgid : 0);
+	for (i = 0; i < set->count; i++) {
+		char reason[512];
+
+		ret = configure(set, i);
+		if (ret) {
+			set_error(err, err_size, "cannot configure %s: %s",
+				  set->probes[i].spec, strerror(-ret));
+			goto fail;
+		}
+		/* libbpf says ENOENT for a missing file and symbol alike. */
+		if (path_missing(&set->probes[i])) {
+			ret = -errno;
+			snprintf(reason, sizeof(reason), "%s: %s",
+				 set->probes[i].path, strerror(-ret));
+		} else {
+			ret = attach(set, i);
+			if (!ret) {
+				attached++;
+				continue;
+			}
+			attach_reason(&set->probes[i], ret, reason,
+				      sizeof(reason));
+		}
+		if (on_error)
+			on_error(ctx, set->probes[i].spec, ret, reason);
+	}
+	set->ring = ring_buffer__new(bpf_map__fd(set->skel->maps.events),
+				     convert_event, set, NULL);
+	if (!set->ring) {
+		ret = -errno;
+		set_error(err, err_size, "cannot map the ring buffer: %s",
+			  strerror(-ret));
+		goto fail;
+	}
+	pair_probes(set);
+	for (i = 0; i < set->count; i++) {
+		struct probe *p = &set->probes[i];
+		unsigned int a;
+
+		if (!p->link)
+			continue;
+		p->name_ref = string_index(set, p->event_name);
+		for (a = 0; a < p->nargs; a++)
+			p->args[a].name_ref = string_index(set, p->args[a].name);
+	}
+	return attached;
+fail:
+	for (i = 0; i < set->count; i++) {
+		bpf_link__destroy(set->probes[i].link);
+		set->probes[i].link = NULL;
+	}
+	fxtprobe_bpf__destroy(set->skel);
+	set->skel = NULL;
+	return ret;
+}
+
+void fxtprobe_set_filter_tgid(struct fxtprobe *set, uint32_t tgid)
+{
+	if (set->skel)
+		__atomic_store_n(&set->skel->bss->filter_tgid, tgid,
+				 __ATOMIC_RELEASE);
+}
+
+int fxtprobe_epoll_fd(const struct fxtprobe *set)
+{
+	return set->ring ? ring_buffer__epoll_fd(set->ring) : -EBADF;
+}
+
+/* ---- the clock ---------------------------------------------------------- */
+
+int fxtprobe_clock_from_session(const struct fxtrace_session_page *page,
+				struct fxtprobe_clock *clock)
+{
+	__u64 seq;
+	int tries;
+
+	if (page->magic != FXTRACE_SESSION_MAGIC ||
+	    __atomic_load_n(&page->state, __ATOMIC_ACQUIRE) ==
+	    FXTRACE_STATE_NONE)
+		return -ENODEV;
+	clock->clock = page->clock;
+	clock->ticks_per_second = page->ticks_per_second;
+	/* The kernel rewrites the pair once a second: a few tries suffice. */
+	for (tries = 0; tries < 1000; tries++) {
+		seq = __atomic_load_n(&page->ref_seq, __ATOMIC_ACQUIRE);
+		clock->ref_tsc = page->ref_tsc;
+		clock->ref_monotonic_ns = page->ref_monotonic_ns;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) &&
+		    seq == __atomic_load_n(&page->ref_seq, __ATOMIC_RELAXED))
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+void fxtprobe_clock_monotonic(struct fxtprobe_clock *clock)
+{
+	memset(clock, 0, sizeof(*clock));
+	clock->clock = FXTRACE_CLOCK_MONOTONIC;
+	clock->ticks_per_second = NS_PER_SEC;
+}
+
+int fxtprobe_set_clock(struct fxtprobe *set, const struct fxtprobe_clock *clock)
+{
+	if (clock->clock == FXTRACE_CLOCK_MONOTONIC) {
+		if (clock->ticks_per_second != NS_PER_SEC)
+			return -EINVAL;
+	} else if (clock->clock != FXTRACE_CLOCK_TSC ||
+		   !clock->ticks_per_second) {
+		return -EINVAL;
+	}
+	set->clock = *clock;
+	return 0;
+}
+
+uint64_t fxtprobe_ticks(const struct fxtprobe *set, uint64_t monotonic_ns)
+{
+	const struct fxtprobe_clock *c = &set->clock;
+	__int128 delta;
+
+	if (c->clock != FXTRACE_CLOCK_TSC)
+		return monotonic_ns;
+	/* Signed: events may predate the reference pair. */
+	delta = (__int128)(int64_t)(monotonic_ns - c->ref_monotonic_ns) *
+		c->ticks_per_second / (__int128)NS_PER_SEC;
+	return c->ref_tsc + (uint64_t)(int64_t)delta;
+}
+
+/* ---- FXT ---------------------------------------------------------------- */
+
+static const char *string_at(const struct fxtprobe *set, unsigned int index)
+{
+	return index < STRING_FIRST_NAME ? category_names[index] :
+	       set->strings[index - STRING_FIRST_NAME];
+}
+
+static unsigned int strings_end(const struct fxtprobe *set)
+{
+	return STRING_FIRST_NAME + set->nstrings;
+}
+
+size_t fxtprobe_preamble_size(const struct fxtprobe *set)
+{
+	size_t words = 2 + 2;	/* provider info ("bpf"), initialization */
+	unsigned int i;
+
+	for (i = STRING_KPROBE; i < strings_end(set); i++)
+		words += 1 + fxt_stream_words(strlen(string_at(set, i)));
+	return words * 8;
+}
+
+size_t fxtprobe_write_preamble(const struct fxtprobe *set, void *buf,
+			       size_t size)
+{
+	static const char provider_name[] = "bpf";
+	__u64 *dst = buf;
+	size_t n = 0;
+	unsigned int i;
+
+	if (size < fxtprobe_preamble_size(set))
+		return 0;
+	n += fxt_write_provider_info(dst, set->provider_id, provider_name,
+				     sizeof(provider_name) - 1);
+	n += fxt_write_init(dst + n, set->clock.ticks_per_second);
+	for (i = STRING_KPROBE; i < strings_end(set); i++) {
+		const char *s = string_at(set, i);
+
+		n += fxt_write_string(dst + n, i, s, strlen(s));
+	}
+	return n * 8;
+}
+
+static __u16 category_of(enum fxtprobe_kind kind)
+{
+	switch (kind) {
+	case FXTPROBE_KPROBE:
+	case FXTPROBE_KRETPROBE:
+		return STRING_KPROBE;
+	case FXTPROBE_UPROBE:
+	case FXTPROBE_URETPROBE:
+		return STRING_UPROBE;
+	default:
+		return STRING_USDT;
+	}
+}
+
+/* Length of the valid UTF-8 sequence at s (at most len bytes), or 0. */
+static size_t utf8_sequence(const unsigned char *s, size_t len)
+{
+	size_t need, i;
+	__u32 cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (need > len)
+		return 0;
+	for (i = 1; i < need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, past U+10FFFF. */
+	if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return need;
+}
+
+/*
+ * Copy a captured string, as FXT wants it (UTF-8): each byte that starts no
+ * valid sequence becomes '?'.  value is what bpf_probe_read_*_str()
+ * returned; the string is untrusted memory of the probed program.
+ */
+static size_t captured_string(const struct fxtprobe_event *ev, unsigned int i,
+			      char *out)
+{
+	__s64 ret = (__s64)ev->values[i];
+	size_t len, pos = 0;
+
+	if (ret <= 0 || ret > FXTPROBE_STRING_MAX) {
+		memcpy(out, UNREADABLE, sizeof(UNREADABLE) - 1);
+		return sizeof(UNREADABLE) - 1;
+	}
+	len = strnlen(ev->strings[i], ret - 1);
+	while (pos < len) {
+		size_t n = utf8_sequence((const unsigned char *)ev->strings[i] +
+					 pos, len - pos);
+
+		if (!n) {
+			out[pos++] = '?';
+			continue;
+		}
+		memcpy(out + pos, ev->strings[i] + pos, n);
+		pos += n;
+	}
+	return len;
+}
+
+static __u32 write_arg(__u64 *dst, const struct probe_arg *a,
+		       const struct fxtprobe_event *ev, unsigned int i)
+{
+	__u64 value = ev->values[i];
+	char string[FXTPROBE_STRING_MAX];
+	size_t len;
+
+	switch (a->type) {
+	case ARG_U64:
+		return fxt_write_arg64(dst, FXT_ARG_UINT64, a->name_ref, NULL,
+				       value);
+	case ARG_S64:
+		return fxt_write_arg64(dst, FXT_ARG_INT64, a->name_ref, NULL,
+				       value);
+	case ARG_U32:
+		return fxt_write_arg32(dst, FXT_ARG_UINT32, a->name_ref, NULL,
+				       (__u32)value);
+	case ARG_S32:
+		return fxt_write_arg32(dst, FXT_ARG_INT32, a->name_ref, NULL,
+				       (__u32)value);
+	case ARG_PTR:
+		return fxt_write_arg64(dst, FXT_ARG_POINTER, a->name_ref, NULL,
+				       value);
+	default:
+		len = captured_string(ev, i, string);
+		return fxt_write_arg_string(dst, a->name_ref, NULL,
+					    len ? fxt_inline_string_ref(len) :
+					    FXT_STRING_REF_EMPTY, string);
+	}
+}
+
+static int flush_batch(struct fxtprobe *set)
+{
+	int ret;
+
+	if (!set->batch_words)
+		return 0;
+	ret = set->write(set->write_ctx, set->batch, set->batch_words * 8);
+	set->batch_words = 0;
+	if (ret)
+		set->write_error = ret > 0 ? -ret : ret;
+	return set->write_error;
+}
+
+/* ring_buffer__consume()'s callback: one event, one record. */
+static int convert_event(void *ctx, void *data, size_t size)
+{
+	struct fxtprobe *set = ctx;
+	const struct fxtprobe_event *ev = data;
+	const struct probe *p;
+	__u64 *dst;
+	__u32 n = 4, words;
+	unsigned int i;
+	int ret;
+
+	if (size < sizeof(*ev) || ev->probe >= set->count ||
+	    !set->probes[ev->probe].link ||
+	    ev->nargs != set->probes[ev->probe].nargs) {
+		set->invalid++;
+		return 0;
+	}
+	p = &set->probes[ev->probe];
+	if (set->batch_words + EVENT_WORDS_MAX > BATCH_WORDS) {
+		ret = flush_batch(set);
+		if (ret)
+			return ret;
+	}
+	if (!set->batch_words)
+		set->batch[set->batch_words++] =
+			fxt_provider_section_hdr(set->provider_id);
+	dst = set->batch + set->batch_words;
+	for (i = 0; i < p->nargs; i++)
+		n += write_arg(dst + n, &p->args[i], ev, i);
+	words = fxt_event_words(p->event_type, FXT_THREAD_REF_INLINE,
+				category_of(p->kind), p->name_ref, n - 4);
+	dst[0] = fxt_event_hdr(words, p->event_type, p->nargs,
+			       FXT_THREAD_REF_INLINE, category_of(p->kind),
+			       p->name_ref);
+	dst[1] = fxtprobe_ticks(set, ev->timestamp_ns);
+	dst[2] = ev->tgid;
+	dst[3] = ev->tid;
+	set->batch_words += words;
+	return 0;
+}
+
+int fxtprobe_consume(struct fxtprobe *set, fxtprobe_write_fn write, void *ctx)
+{
+	int ret, flushed;
+
+	if (!set->ring)
+		return -EBADF;
+	set->write = write;
+	set->write_ctx = ctx;
+	set->write_error = 0;
+	set->batch_words = 0;
+	ret = ring_buffer__consume(set->ring);
+	flushed = set->write_error ? set->write_error : flush_batch(set);
+	if (ret < 0)
+		return ret;
+	return flushed ? flushed : ret;
+}
+
+/* ---- drops and accessors ------------------------------------------------ */
+
+void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops)
+{
+	int cpus = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+	__u64 *per_cpu;
+	int cpu;
+
+	drops->ring_full = 0;
+	drops->invalid = set->invalid;
+	if (!set->skel || cpus <= 0)
+		return;
+	per_cpu = calloc(cpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return;
+	if (!bpf_map__lookup_elem(set->skel->maps.drops, &zero, sizeof(zero),
+				  per_cpu, cpus * sizeof(*per_cpu), 0))
+		for (cpu = 0; cpu < cpus; cpu++)
+			drops->ring_full += per_cpu[cpu];
+	free(per_cpu);
+}
+
+int fxtprobe_write_drops(struct fxtprobe *set, fxtprobe_write_fn write,
+			 void *ctx)
+{
+	static const char category[] = "fxtrace", name[] = "dropped";
+	static const char records[] = "records", invalid[] = "invalid";
+	__u16 category_ref = fxt_inline_string_ref(sizeof(category) - 1);
+	__u16 name_ref = fxt_inline_string_ref(sizeof(name) - 1);
+	struct fxtprobe_drops drops;
+	__u64 words[32];
+	struct timespec now;
+	__u32 n = 1 + 4, total;
+	int ret;
+
+	fxtprobe_drops(set, &drops);
+	if (!drops.ring_full && !drops.invalid)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	words[0] = fxt_provider_section_hdr(set->provider_id);
+	words[2] = fxtprobe_ticks(set, now.tv_sec * NS_PER_SEC + now.tv_nsec);
+	words[3] = getpid();
+	words[4] = gettid();
+	n += fxt_write_stream(words + n, category, sizeof(category) - 1);
+	n += fxt_write_stream(words + n, name, sizeof(name) - 1);
+	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
+			     fxt_inline_string_ref(sizeof(records) - 1),
+			     records, drops.ring_full);
+	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
+			     fxt_inline_string_ref(sizeof(invalid) - 1),
+			     invalid, drops.invalid);
+	/* The counter id: one track for the provider. */
+	words[n++] = set->provider_id;
+	total = n - 1;
+	words[1] = fxt_event_hdr(total, FXT_EVENT_COUNTER, 2,
+				 FXT_THREAD_REF_INLINE, category_ref, name_ref);
+	ret = write(ctx, words, n * 8);
+	return ret > 0 ? -ret : ret;
+}
+
+size_t fxtprobe_count(const struct fxtprobe *set)
+{
+	return set->count;
+}
+
+const char *fxtprobe_spec(const struct fxtprobe *set, size_t i)
+{
+	return i < set->count ? set->probes[i].spec : NULL;
+}
+
+enum fxtprobe_kind fxtprobe_kind(const struct fxtprobe *set, size_t i)
+{
+	return set->probes[i].kind;
+}
+
+bool fxtprobe_attached(const struct fxtprobe *set, size_t i)
+{
+	return i < set->count && set->probes[i].link;
+}
+
+void fxtprobe_close(struct fxtprobe *set)
+{
+	size_t i;
+
+	if (!set)
+		return;
+	/* Links first: no program may fire into a ring being freed. */
+	for (i = 0; i < set->count; i++)
+		free_probe(&set->probes[i]);
+	ring_buffer__free(set->ring);
+	fxtprobe_bpf__destroy(set->skel);
+	free(set);
+}

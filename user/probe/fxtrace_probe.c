@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxtrace-probe - run a command with dynamic probes attached and write what
+ * they saw as an FXT file, without the drainer (Documentation/probes.rst).
+ *
+ *	fxtrace-probe -o out.fxt [-a] [--probe SPEC]... -- COMMAND [ARG]...
+ *
+ * The timestamps are on the clock of the /dev/fxtrace session if one
+ * exists, else CLOCK_MONOTONIC ns.  Exit status: the command's (128 + the
+ * signal that killed it), else 3 if a probe could not attach, 0 otherwise;
+ * 2 for a usage error or a bad spec, 1 when nothing could be traced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/fxt.h>
+
+#include "fxtprobe.h"
+
+#define EXIT_NOT_ATTACHED	3
+/* How long to wait for events before checking on the command, in ms. */
+#define POLL_MS			100
+
+static const char usage[] =
+	"usage: fxtrace-probe -o FILE [-a] [--probe SPEC]... -- COMMAND [ARG]...\n"
+	"\n"
+	"  -o, --output FILE     the FXT file to write\n"
+	"  -p, --probe SPEC      a probe (repeatable), e.g. 'kprobe:do_sys_openat2 path=arg1:ustr'\n"
+	"  -a, --all             events of every process [default: the command's]\n"
+	"  -r, --ring-size BYTES the BPF ring buffer, a power of 2 of pages [default: 4M]\n"
+	"  -v, --verbose         show libbpf's warnings\n"
+	"\n"
+	"SPEC: kprobe:FUNC, kretprobe:FUNC, uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL,\n"
+	"usdt:PATH:PROVIDER:NAME, then up to 4 [NAME=]SOURCE:TYPE arguments, SOURCE\n"
+	"argN or ret, TYPE u64 s64 u32 s32 ptr ustr kstr (Documentation/probes.rst).\n"
+	"Exit status: the command's; 3 if a probe did not attach; 2 usage; 1 error.\n";
+
+static int attach_failures;
+
+/* BYTES with an optional K or M suffix, into a uint32_t. */
+static int parse_size(const char *s, uint32_t *size)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	if (*end == 'K')
+		n <<= 10, end++;
+	else if (*end == 'M')
+		n <<= 20, end++;
+	if (*end || !n || n > UINT32_MAX)
+		return -EINVAL;
+	*size = n;
+	return 0;
+}
+
+static void report_attach_error(void *ctx, const char *spec, int err,
+				const char *reason)
+{
+	(void)ctx;
+	(void)err;
+	fprintf(stderr, "fxtrace-probe: %s: cannot attach: %s\n", spec, reason);
+	attach_failures++;
+}
+
+static int write_all(void *ctx, const void *bytes, size_t len)
+{
+	int fd = *(int *)ctx;
+	const char *p = bytes;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The session's clock if /dev/fxtrace has a session, else monotonic ns. */
+static void session_clock(struct fxtprobe_clock *clock)
+{
+	void *page = MAP_FAILED;
+	int fd = open("/dev/fxtrace", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		page = mmap(NULL, FXTRACE_SESSION_MAP_SIZE, PROT_READ,
+			    MAP_SHARED, fd, FXTRACE_MMAP_SESSION);
+	if (page == MAP_FAILED || fxtprobe_clock_from_session(page, clock))
+		fxtprobe_clock_monotonic(clock);
+	if (page != MAP_FAILED)
+		munmap(page, FXTRACE_SESSION_MAP_SIZE);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Fork the command, stopped on a pipe until the probes are in place. */
+static pid_t start_command(char **argv, int *go)
+{
+	int fds[2];
+	pid_t pid;
+	char byte;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(fds[1]);
+		if (read(fds[0], &byte, 1) != 1)
+			_exit(127);	/* fxtrace-probe gave up */
+		execvp(argv[0], argv);
+		fprintf(stderr, "fxtrace-probe: %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+/* Poll and convert until the command exits; its wait status in *status. */
+static int trace_command(struct fxtprobe *set, pid_t pid, int *fd,
+			 int *status)
+{
+	struct pollfd pfd = { .fd = fxtprobe_epoll_fd(set), .events = POLLIN };
+	int events = 0, ret;
+
+	for (;;) {
+		pid_t done = waitpid(pid, status, WNOHANG);
+
+		if (done < 0 && errno != EINTR)
+			return -errno;
+		/* After the exit: every event of the command is in the ring. */
+		ret = fxtprobe_consume(set, write_all, fd);
+		if (ret < 0)
+			return ret;
+		events += ret;
+		if (done == pid)
+			return events;
+		if (poll(&pfd, 1, POLL_MS) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "probe", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fxtprobe_options opts = { 0 };
+	struct fxtprobe_drops drops;
+	struct fxtprobe_clock clock;
+	const char *output = NULL;
+	bool all = false;
+	struct fxtprobe *set;
+	char err[512];
+	__u64 magic;
+	void *preamble;
+	size_t size;
+	int fd, go, c, attached, events, status = 0;
+	pid_t pid;
+
+	set = fxtprobe_new();
+	if (!set) {
+		fprintf(stderr, "fxtrace-probe: out of memory\n");
+		return 1;
+	}
+	while ((c = getopt_long(argc, argv, "+o:p:ar:vh", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'p':
+			if (fxtprobe_add(set, optarg, err, sizeof(err))) {
+				fprintf(stderr, "fxtrace-probe: %s\n", err);
+				return 2;
+			}
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'r':
+			if (parse_size(optarg, &opts.ring_size)) {
+				fprintf(stderr, "fxtrace-probe: bad ring size '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			opts.libbpf_warnings = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (!output || optind >= argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "fxtrace-probe: %s: %s\n", output,
+			strerror(errno));
+		return 1;
+	}
+	pid = start_command(argv + optind, &go);
+	if (pid < 0) {
+		fprintf(stderr, "fxtrace-probe: cannot start %s: %s\n",
+			argv[optind], strerror(errno));
+		return 1;
+	}
+	if (!all)
+		opts.filter_tgid = pid;
+	attached = fxtprobe_open(set, &opts, report_attach_error, NULL, err,
+				 sizeof(err));
+	if (attached < 0) {
+		fprintf(stderr, "fxtrace-probe: %s\n", err);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
+	session_clock(&clock);
+	fxtprobe_set_clock(set, &clock);
+	size = fxtprobe_preamble_size(set);
+	preamble = malloc(size);
+	fxt_write_magic(&magic);
+	if (!preamble || write_all(&fd, &magic, sizeof(magic)) ||
+	    write_all(&fd, preamble,
+		      fxtprobe_write_preamble(set, preamble, size))) {
+		fprintf(stderr, "fxtrace-probe: %s: cannot write\n", output);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
+	free(preamble);
+	/* Ctrl-C is for the command; we stop when it does. */
+	signal(SIGINT, SIG_IGN);
+	if (write(go, "g", 1) != 1) {
+		fprintf(stderr, "fxtrace-probe: cannot start %s\n", argv[optind]);
+		return 1;
+	}
+	close(go);
+	events = trace_command(set, pid, &fd, &status);
+	if (events < 0 || fxtprobe_write_drops(set, write_all, &fd) ||
+	    close(fd)) {
+		fprintf(stderr, "fxtrace-probe: %s: %s\n", output,
+			strerror(events < 0 ? -events : errno));
+		return 1;
+	}
+	fxtprobe_drops(set, &drops);
+	fprintf(stderr,
+		"fxtrace-probe: %d events from %d of %zu probes, %" PRIu64
+		" dropped (ring full), %" PRIu64 " invalid\n",
+		events, attached, fxtprobe_count(set), drops.ring_full,
+		drops.invalid);
+	fxtprobe_close(set);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	if (WEXITSTATUS(status))
+		return WEXITSTATUS(status);
+	return attach_failures ? EXIT_NOT_ATTACHED : 0;
+}

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: fxtrace-probe (libfxtprobe) end to end in the guest: a
+# kprobe, a uprobe + uretprobe pair and a USDT probe on build/test/probe/target
+# give exactly one event per hit on the target's thread, with the captured
+# arguments; bad specs and unattachable probes give the documented errors
+# while the other probes go on; the overhead figures of probe_bench.
+# Runs as root with fxtrace.ko loaded.  Prints TAP.
+
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+bin=$root/build/bin
+target=$root/build/test/probe/target
+out=${FXTRACE_OUT:-$(mktemp -d)}
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+check_strict() {
+	"$bin/fxtrace" check --strict --quiet "$1" >"$1.check" 2>&1
+	local rc=$?
+	((rc == 0)) || head -n 20 "$1.check" | sed 's/^/# /'
+	result $rc "$2: fxtrace check --strict"
+}
+
+# probe NAME COUNT SPEC...: fxtrace-probe on `target COUNT`, exit status in
+# $rc, the target's "pid P tid T" line in $who (as "P/T"), the dump in
+# $out/NAME.dump.
+probe() {
+	local name=$1 count=$2 args=()
+	shift 2
+	for spec in "$@"; do args+=(-p "$spec"); done
+	"$bin/fxtrace-probe" -o "$out/$name.fxt" "${args[@]}" -- \
+		"$target" "$count" >"$out/$name.stdout" 2>"$out/$name.stderr"
+	rc=$?
+	sed 's/^/# /' "$out/$name.stderr"
+	who=$(awk '/^pid / { print $2 "/" $4 }' "$out/$name.stdout")
+	"$bin/fxtrace" dump "$out/$name.fxt" >"$out/$name.dump" 2>&1
+}
+
+# count NAME REGEX: dump lines matching REGEX.
+count() { grep -cE "$2" "$out/$1.dump"; }
+
+K=1000
+
+# ---- kprobe: one instant per getppid() ---------------------------------------
+probe kprobe $K kprobe:__x64_sys_getppid
+result $rc "kprobe: exit 0"
+check_strict "$out/kprobe.fxt" kprobe
+got=$(count kprobe " $who +instant +probe:kprobe:__x64_sys_getppid$")
+all=$(count kprobe "instant|duration")
+echo "# kprobe: $got events on $who, $all events in all"
+[[ $got == $K && $all == $K ]]
+result $? "kprobe: exactly $K events, all on the target's thread"
+
+# ---- uprobe + uretprobe: one duration per call -------------------------------
+probe uprobe $K "uprobe:$target:fxtprobe_target_work i=arg0:s64" \
+	"uretprobe:$target:fxtprobe_target_work ret:s64"
+result $rc "uprobe: exit 0"
+check_strict "$out/uprobe.fxt" uprobe
+begins=$(count uprobe " $who +duration begin +probe:uprobe:fxtprobe_target_work i=")
+ends=$(count uprobe " $who +duration end +probe:uprobe:fxtprobe_target_work ret=")
+echo "# uprobe: $begins begins, $ends ends"
+[[ $begins == $K && $ends == $K ]]
+result $? "uprobe: exactly $K duration pairs on the target's thread"
+# Begin i=N then end ret=3N+1, for N = 0, 1, 2, ... in order.
+awk -v k=$K '
+	/duration begin/ { split($NF, a, "="); if (a[2] != i || open) bad++; open = 1 }
+	/duration end/ { split($NF, a, "="); if (a[2] != 3 * i + 1 || !open) bad++; open = 0; i++ }
+	END { exit bad || i != k }' "$out/uprobe.dump"
+result $? "uprobe: arguments i=0..$((K - 1)) and ret=3i+1, nested in order"
+
+# ---- USDT: one instant per tick, with both arguments -------------------------
+probe usdt $K "usdt:$target:fxtprobe_test:tick i=arg0:s64 label=arg1:ustr"
+result $rc "usdt: exit 0"
+check_strict "$out/usdt.fxt" usdt
+got=$(count usdt " $who +instant +probe:usdt:fxtprobe_test:tick i=[0-9]+ label=\"tick-label\"$")
+echo "# usdt: $got events"
+[[ $got == $K ]]
+result $? "usdt: exactly $K events with label=\"tick-label\""
+awk -v k=$K '/instant +probe:usdt/ { split($(NF - 1), a, "="); if (a[2] != i++) bad++ }
+	END { exit bad || i != k }' "$out/usdt.dump"
+result $? "usdt: i=0..$((K - 1)) in order"
+
+# ---- bad specs: exit 2 and the documented message ----------------------------
+bad_spec() {
+	local spec=$1 want=$2 got rc
+	got=$("$bin/fxtrace-probe" -o "$out/bad.fxt" -p "$spec" -- true 2>&1)
+	rc=$?
+	[[ $rc == 2 && $got == "fxtrace-probe: $want" ]]
+	result $? "bad spec '$spec': exit 2 ($rc), '$want'"
+	[[ $got == "fxtrace-probe: $want" ]] || echo "# got: $got"
+}
+bad_spec "bogus:f" "bogus:f: unknown probe kind 'bogus' (kprobe, kretprobe, uprobe, uretprobe, usdt)"
+bad_spec "kprobe:" "kprobe:: '' is not a kernel function name"
+bad_spec "kprobe:a-b" "kprobe:a-b: 'a-b' is not a kernel function name"
+bad_spec "uprobe:/bin/true" "uprobe:/bin/true: expected PATH:SYMBOL"
+bad_spec "usdt:/bin/true:tick" "usdt:/bin/true:tick: expected usdt:PATH:PROVIDER:NAME"
+bad_spec "kprobe:f arg6:u64" "kprobe:f arg6:u64: 'arg6': a kprobe has arg0..arg5"
+bad_spec "usdt:/x:p:n arg12:u64" "usdt:/x:p:n arg12:u64: 'arg12': a usdt has arg0..arg11"
+bad_spec "kretprobe:f arg0:u64" "kretprobe:f arg0:u64: arguments are gone at return: use ret"
+bad_spec "kprobe:f ret:u64" "kprobe:f ret:u64: ret exists only in kretprobe and uretprobe"
+bad_spec "uprobe:/x:f arg0:kstr" "uprobe:/x:f arg0:kstr: kstr reads kernel memory: a uprobe reads ustr"
+bad_spec "kprobe:f arg0:float" "kprobe:f arg0:float: unknown type 'float' (u64, s64, u32, s32, ptr, ustr, kstr)"
+bad_spec "kprobe:f arg0" "kprobe:f arg0: 'arg0': expected [NAME=]SOURCE:TYPE"
+bad_spec "kprobe:f 9x=arg0:u64" "kprobe:f 9x=arg0:u64: argument name '9x' is not an identifier of at most 31 characters"
+bad_spec "kprobe:f a=arg0:u64 b=arg1:u64 c=arg2:u64 d=arg3:u64 e=arg4:u64" \
+	"kprobe:f a=arg0:u64 b=arg1:u64 c=arg2:u64 d=arg3:u64 e=arg4:u64: at most 4 arguments"
+
+# ---- unattachable probes: reported, the others go on -------------------------
+probe unattachable 100 kprobe:fxtprobe_no_such_function \
+	uprobe:/nonexistent/prog:main "uprobe:$target:fxtprobe_no_such_symbol" \
+	"usdt:$target:fxtprobe_test:nope" kprobe:__x64_sys_getppid
+[[ $rc == 3 ]]
+result $? "unattachable: exit 3 ($rc)"
+expected="fxtrace-probe: kprobe:fxtprobe_no_such_function: cannot attach: no kernel function fxtprobe_no_such_function
+fxtrace-probe: uprobe:/nonexistent/prog:main: cannot attach: /nonexistent/prog: No such file or directory
+fxtrace-probe: uprobe:$target:fxtprobe_no_such_symbol: cannot attach: no function symbol fxtprobe_no_such_symbol in $target
+fxtrace-probe: usdt:$target:fxtprobe_test:nope: cannot attach: no USDT probe fxtprobe_test:nope in $target"
+[[ $(grep 'cannot attach' "$out/unattachable.stderr") == "$expected" ]]
+result $? "unattachable: one message per probe, naming it and the reason"
+grep -q '^fxtrace-probe: 100 events from 1 of 5 probes, 0 dropped (ring full), 0 invalid$' \
+	"$out/unattachable.stderr"
+result $? "unattachable: the summary counts 1 of 5 probes attached"
+check_strict "$out/unattachable.fxt" unattachable
+got=$(count unattachable " $who +instant +probe:kprobe:__x64_sys_getppid$")
+[[ $got == 100 ]]
+result $? "unattachable: the probe that attached has exactly 100 events ($got)"
+
+# ---- a full ring: every hit is an event or a drop -----------------------------
+# A one-page ring holds 12 events; the tool drains it every 100 ms at best.
+"$bin/fxtrace-probe" -o "$out/full.fxt" -r 4096 -p kprobe:__x64_sys_getppid -- \
+	"$target" $K >"$out/full.stdout" 2>"$out/full.stderr"
+result $? "full ring: exit 0"
+sed 's/^/# /' "$out/full.stderr"
+check_strict "$out/full.fxt" "full ring"
+"$bin/fxtrace" dump "$out/full.fxt" >"$out/full.dump" 2>&1
+got=$(count full "instant +probe:kprobe:__x64_sys_getppid$")
+dropped=$(sed -n 's/^fxtrace-probe: .*, \([0-9]*\) dropped (ring full), 0 invalid$/\1/p' "$out/full.stderr")
+echo "# full ring: $got events, $dropped dropped"
+[[ -n $dropped && $dropped -gt 0 && $((got + dropped)) == $K ]]
+result $? "full ring: events + drops == $K"
+grep -qE "counter +fxtrace:dropped id=[0-9]+ records=$dropped invalid=0$" "$out/full.dump"
+result $? "full ring: the trace's fxtrace:dropped counter says records=$dropped"
+
+# ---- overhead per kprobe hit ---------------------------------------------------
+"$root/build/test/probe/probe_bench" 100000 5 >"$out/bench.txt" 2>&1
+rc=$?
+sed 's/^/# /' "$out/bench.txt"
+result $rc "probe_bench: one event per hit for both programs"
+
+echo "1..$n"
+exit $failed
