@@ -7,3 +7,8 @@ $(USER_BENCH_OBJS): CFLAGS_USER += -I.
 LDLIBS_user_bench := -llttng-ust -ldl
 $(B)/bin/user_bench: $(USER_BENCH_OBJS) $(B)/lib/libfxtrace.a
 	$(link)
+
+# make bench-kernel: the kernel events' cost against ftrace, in the guest.
+PROGS += $(B)/bin/kernel_bench
+$(B)/bin/kernel_bench: $(B)/obj/tools/bench/kernel_bench.o $(B)/lib/libfxtctl.a
+	$(link)
