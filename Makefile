@@ -9,6 +9,7 @@
 #   make check-debug  the guest tests on a lockdep/KASAN kernel built from source (hours)
 #   make demo         the main job end to end (in the QEMU guest on this machine)
 #   make bench        user-space benchmarks against the peers
+#   make bench-kernel kernel events against ftrace, in the guest
 #   make V=1          show the commands
 #
 # Each directory adds its programs in its own build.mk fragment:
@@ -26,14 +27,15 @@ KDIR := $(shell tools/guest/kernel.sh kdir 2>/dev/null)
 endif
 
 CFLAGS_USER := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-Iuapi -Iuser/include -Iuser/reader -MMD -MP $(EXTRA_CFLAGS)
+	-Iuapi -Iuser/include -Iuser/reader -Iuser/control -MMD -MP \
+	$(EXTRA_CFLAGS)
 LDLIBS_USER := -lpthread
 
 PROGS :=
 UNIT_TESTS :=
 GUEST_TESTS :=
 
-.PHONY: all modules user check check-debug demo bench clean
+.PHONY: all modules user check check-debug demo bench bench-kernel clean
 all: modules user
 
 $(B)/obj/%.o: %.c
@@ -54,7 +56,10 @@ define archive
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 endef
 
--include $(wildcard user/*/build.mk tools/*/build.mk selftests/build.mk)
+# selftests first: GUEST_TESTS runs in this order, and the kernel-event
+# tests register probes best before the drainer's tests load 9p with
+# writeback (Documentation/testing.rst, "A known TCG hazard").
+-include $(wildcard selftests/build.mk user/*/build.mk tools/*/build.mk)
 
 user: $(PROGS) $(UNIT_TESTS) $(GUEST_TESTS)
 
@@ -70,6 +75,9 @@ demo:
 
 bench: user
 	tools/bench/run.sh
+
+bench-kernel: all
+	tools/bench/kernel.sh
 
 check-debug:
 	tools/guest/check-debug.sh

@@ -13,7 +13,7 @@ packages=(
 	build-essential clang lld llvm libclang-rt-14-dev sparse
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	linux-source-6.1 pahole
-	liburing-dev libbpf-dev bpftool systemtap-sdt-dev
+	liburing-dev libbpf-dev libelf-dev zlib1g-dev bpftool systemtap-sdt-dev
 	lttng-tools liblttng-ust-dev trace-cmd
 	python3
 )

@@ -18,7 +18,7 @@ out=build/fuzz
 mkdir -p "$out/corpus"
 
 cflags=(-std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
-	-D_GNU_SOURCE -Iuapi -Iuser/include -Iuser/reader -Itools/fxtrace)
+	-D_GNU_SOURCE -Iuapi -Iuser/include -Iuser/reader -Itools/fxtrace -Iuser/drain)
 sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 library=(user/reader/fxt_decode.c user/reader/fxt_reader.c user/reader/fxt_map.c)
 printers=(tools/fxtrace/dump.c tools/fxtrace/stats.c tools/fxtrace/export.c

@@ -103,6 +103,8 @@ static const char commands[] =
 	"  stats    summarize a trace: counts, threads, CPUs, time span, drops\n"
 	"  export   convert a trace to Chrome trace-event JSON\n"
 	"  info     show the ABI of this fxtrace and of the loaded module\n"
+	"  record   trace a command, or the whole system, into a .fxt file\n"
+	"  recover  cut a trace the drainer did not finish at its flush watermark\n"
 	"\n"
 	"'fxtrace COMMAND -h' shows a command's options.\n";
 
