@@ -56,9 +56,7 @@ define archive
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 endef
 
-# selftests first: GUEST_TESTS runs in this order, and the kernel-event
-# tests register probes best before the drainer's tests load 9p with
-# writeback (Documentation/testing.rst, "A known TCG hazard").
+# GUEST_TESTS runs in this order: the selftests, then the programs' tests.
 -include $(wildcard selftests/build.mk user/*/build.mk tools/*/build.mk)
 
 user: $(PROGS) $(UNIT_TESTS) $(GUEST_TESTS)

@@ -112,12 +112,6 @@ FIXTURE(kev) {
 
 FIXTURE_SETUP(kev)
 {
-	/*
-	 * Registering probes patches kernel text; under QEMU TCG that has hung
-	 * while the other vCPU served 9p writeback interrupts: flush first
-	 * (Documentation/testing.rst).
-	 */
-	sync();
 	ASSERT_EQ(0, fxtctl_open(&self->c));
 	if (!fxtctl_adopt(&self->c)) {
 		fxtctl_terminate(&self->c);

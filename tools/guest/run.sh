@@ -11,15 +11,16 @@
 #   -a ARGS   more kernel command line
 #   -t SECS   hard timeout of the whole run (default 300): qemu is killed
 #   -o DIR    results; created, and earlier results in it are removed
+#   $GUEST_ACCEL  QEMU's -accel (default tcg,thread=single)
 #   TEST      host path of an executable, optionally with arguments in the same
 #             word ("prog arg1 arg2", split on blanks)
 #
-# The guest (TCG, 2 CPUs, 1 GiB) boots Debian's kernel from its uncompressed
-# vmlinux and a busybox initramfs, mounts the host root read-only over 9p and
-# chroots into it, so host-built programs run unchanged.  OUTDIR is shared
-# writable at the same path.  /tmp in the guest is a tmpfs; the host
-# directories under /tmp holding this checkout, the tests or the module are
-# bound into it.
+# The guest (TCG, 2 CPUs in one host thread, 1 GiB) boots Debian's kernel
+# from its uncompressed vmlinux and a busybox initramfs, mounts the host root
+# read-only over 9p and chroots into it, so host-built programs run
+# unchanged.  OUTDIR is shared writable at the same path.  /tmp in the guest
+# is a tmpfs; the host directories under /tmp holding this checkout, the tests
+# or the module are bound into it.
 #
 # Each TEST runs as root, in turn, with cwd and $FXTRACE_OUT = OUTDIR/files/<n>-<name>/
 # and $FXTRACE_KO = the module (when -m is given), under what is left of the
@@ -166,9 +167,14 @@ cmdline="console=ttyS0 panic=-1 quiet tsc=reliable"
 cmdline+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=60"
 cmdline+=" fxtrace_out=$out${extra:+ $extra}"
 
+# One TCG thread for both vCPUs: with multi-threaded TCG (QEMU 7.2), patching
+# kernel text (a tracepoint, kprobe or static key turned on) while 9p writes
+# back hangs the guest within seconds; see Documentation/testing.rst.
+accel=${GUEST_ACCEL:-tcg,thread=single}
+
 start=$EPOCHREALTIME
 qemu_rc=0
-timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1G \
+timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1G \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial "file:$state/console.raw" \
 	-kernel "$vmlinux" -initrd "$initramfs" -append "$cmdline" \

@@ -49,6 +49,4 @@ LDLIBS_probe_bench := $(PROBE_LDLIBS)
 
 PROGS += $(B)/lib/libfxtprobe.a $(B)/bin/fxtrace-probe \
 	$(B)/test/probe/target $(B)/test/probe/probe_bench
-# Not in GUEST_TESTS yet: kprobes patch kernel text, which can hang a TCG
-# guest (Documentation/testing.rst); run it on its own with
-#   tools/guest/run.sh -m kmod/fxtrace.ko -o /tmp/probe user/probe/tests/probe_test.sh
+GUEST_TESTS += user/probe/tests/probe_test.sh
