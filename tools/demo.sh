@@ -56,8 +56,21 @@ expect "wakeups" '^  [0-9]+ +[0-9]+ +[1-9][0-9]* +[0-9]+$'
 "$fxtrace" dump build/demo.fxt >build/demo.dump
 grep -qE 'duration (begin|complete) +kernel:syscall:read' build/demo.dump ||
 	{ echo "demo: FAILED: no syscalls in the trace" >&2; exit 1; }
+grep -qE 'duration (begin|complete) +kernel:irq:' build/demo.dump ||
+	{ echo "demo: FAILED: no interrupts in the trace" >&2; exit 1; }
+# The probes: 50 requests, each a pipe write on both threads and one
+# checksum (more writes when stdout is a pipe).
+probe_count() { grep -cE "$1" build/demo.dump || true; }
+kprobes=$(probe_count 'instant +probe:kprobe:pipe_write$')
+uprobes=$(probe_count 'duration begin +probe:uprobe:checksum len=4096$')
+uretprobes=$(probe_count 'duration end +probe:uprobe:checksum ret=')
+if ((kprobes < 100 || uprobes != 50 || uretprobes != 50)); then
+	echo "demo: FAILED: expected 100 or more pipe_write kprobe hits and 50 checksum uprobe durations, got $kprobes, $uprobes begins and $uretprobes ends" >&2
+	exit 1
+fi
 echo
 echo "demo: the trace has user events, named threads and processes, context"
-echo "switches, wakeups and syscalls."
+echo "switches, wakeups, interrupts, syscalls, $kprobes kprobe hits on pipe_write"
+echo "and 50 uprobe durations of checksum()."
 echo "Trace: build/demo.fxt (Chrome JSON: build/demo.json)."
 echo "Open it at https://ui.perfetto.dev with \"Open trace file\"."

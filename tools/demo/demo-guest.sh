@@ -4,8 +4,8 @@
 # The part of `make demo` that runs where fxtrace.ko is loaded (the guest
 # here): show the module's ABI, then `fxtrace record` the example program
 # into $FXTRACE_OUT/demo.fxt: its libfxtrace events (through the module's
-# per-task buffers), context switches and wakeups, task names, interrupts
-# and its own syscalls.
+# per-task buffers), context switches and wakeups, task names, interrupts,
+# its own syscalls, and the hits of a kprobe and a uprobe.
 
 set -euo pipefail
 bin=$(cd "$(dirname "$0")/../../build/bin" && pwd)
@@ -13,6 +13,11 @@ bin=$(cd "$(dirname "$0")/../../build/bin" && pwd)
 echo "== fxtrace info"
 "$bin/fxtrace" info
 echo
-echo "== fxtrace record -c 'pipeline,kernel:sched,kernel:task,kernel:irq,kernel:syscall' -o demo.fxt -- pipeline 50"
+# Two dynamic probes too: a kprobe on the kernel's pipe_write() and a
+# uprobe/uretprobe pair on the example's checksum().
+probes=(-P kprobe:pipe_write
+	-P "uprobe:$bin/pipeline:checksum len=arg1:u64"
+	-P "uretprobe:$bin/pipeline:checksum ret:u64")
+echo "== fxtrace record -c 'pipeline,kernel:sched,kernel:task,kernel:irq,kernel:syscall' ${probes[*]} -o demo.fxt -- pipeline 50"
 "$bin/fxtrace" record -c 'pipeline,kernel:sched,kernel:task,kernel:irq,kernel:syscall' \
-	-o "$FXTRACE_OUT/demo.fxt" -- "$bin/pipeline" 50
+	"${probes[@]}" -o "$FXTRACE_OUT/demo.fxt" -- "$bin/pipeline" 50

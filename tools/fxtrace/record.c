@@ -137,6 +137,7 @@ int cmd_record(int argc, char **argv)
 		{ "task-buffer-size", required_argument, NULL, 'B' },
 		{ "categories", required_argument, NULL, 'c' },
 		{ "event", required_argument, NULL, 'e' },
+		{ "probe", required_argument, NULL, 'P' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "config", required_argument, NULL, 'C' },
@@ -147,15 +148,19 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *out = "fxtrace.fxt", *mode = NULL, *cpu_size = NULL;
 	const char *task_size = NULL, *pid = NULL, *config = NULL;
-	char *categories = NULL, **drain_argv;
+	char *categories = NULL, **drain_argv = NULL, **probes;
 	char drain[PATH_MAX];
 	bool all = false, quiet = false, verbose = false;
-	int opt, n = 0, ret, status;
+	int opt, n = 0, nprobes = 0, i, ret, status, rc = 1;
 
+	/* At most one probe per argument. */
+	probes = calloc((size_t)argc, sizeof(*probes));
+	if (!probes)
+		goto nomem;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:m:b:B:c:e:p:aC:qvh", options,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:o:m:b:B:c:e:P:p:aC:qvh",
+				  options, NULL)) != -1) {
 		ret = 0;
 		switch (opt) {
 		case 'o':
@@ -176,6 +181,9 @@ int cmd_record(int argc, char **argv)
 		case 'e':
 			ret = add_kernel_categories(&categories, optarg);
 			break;
+		case 'P':
+			probes[nprobes++] = optarg;
+			break;
 		case 'p':
 			pid = optarg;
 			break;
@@ -192,52 +200,42 @@ int cmd_record(int argc, char **argv)
 			verbose = true;
 			break;
 		case 'h':
-			free(categories);
-			return fxtrace_cmd_help("record");
+			rc = fxtrace_cmd_help("record");
+			goto out;
 		default:
-			free(categories);
-			return fxtrace_option_error("record", opt, argv);
+			rc = fxtrace_option_error("record", opt, argv);
+			goto out;
 		}
-		if (ret) {
-			fprintf(stderr, "fxtrace record: out of memory\n");
-			free(categories);
-			return 1;
-		}
+		if (ret)
+			goto nomem;
 	}
-	ret = 0;
+	rc = 0;
 	if (all && pid)
-		ret = fxtrace_usage_error("record", "-a and -p exclude each other");
+		rc = fxtrace_usage_error("record", "-a and -p exclude each other");
 	else if (optind == argc && !all && !pid)
-		ret = fxtrace_usage_error("record", "no command given (-a traces the whole system until SIGINT)");
+		rc = fxtrace_usage_error("record", "no command given (-a traces the whole system until SIGINT)");
 	else if (pid && (!*pid || strspn(pid, "0123456789") != strlen(pid)))
-		ret = fxtrace_usage_error("record", "-p needs a process id, not '%s'", pid);
+		rc = fxtrace_usage_error("record", "-p needs a process id, not '%s'", pid);
+	if (rc)
+		goto out;
+	rc = 1;
 	/*
 	 * libfxtrace names a thread that has no buffer yet only when category
 	 * "fxtrace" is on: a list of categories always includes it.
 	 */
-	if (!ret && categories && add_categories(&categories, "fxtrace")) {
-		fprintf(stderr, "fxtrace record: out of memory\n");
-		ret = 1;
-	}
-	if (ret) {
-		free(categories);
-		return ret;
-	}
+	if (categories && add_categories(&categories, "fxtrace"))
+		goto nomem;
 	ret = drain_path(drain, sizeof(drain));
 	if (ret) {
 		fprintf(stderr, "fxtrace record: %s: %s\n",
 			ret == -ENAMETOOLONG ? "fxtrace-drain" : drain,
 			strerror(-ret));
-		free(categories);
-		return 1;
+		goto out;
 	}
-	drain_argv = calloc((size_t)(argc - optind) + DRAIN_OPTION_ARGS,
-			    sizeof(*drain_argv));
-	if (!drain_argv) {
-		fprintf(stderr, "fxtrace record: out of memory\n");
-		free(categories);
-		return 1;
-	}
+	drain_argv = calloc((size_t)(argc - optind + 2 * nprobes) +
+			    DRAIN_OPTION_ARGS, sizeof(*drain_argv));
+	if (!drain_argv)
+		goto nomem;
 
 	drain_argv[n++] = drain;
 	if (config) {
@@ -260,7 +258,11 @@ int cmd_record(int argc, char **argv)
 		drain_argv[n++] = "-c";
 		drain_argv[n++] = categories;
 	}
-	/* A command's own syscalls, unless asked for every process's. */
+	for (i = 0; i < nprobes; i++) {
+		drain_argv[n++] = "-P";
+		drain_argv[n++] = probes[i];
+	}
+	/* A command's own syscalls and probe hits, unless asked for all. */
 	if (pid || (optind < argc && !all)) {
 		drain_argv[n++] = "-p";
 		drain_argv[n++] = pid ? (char *)pid : "command";
@@ -278,20 +280,25 @@ int cmd_record(int argc, char **argv)
 
 	fflush(stdout);
 	status = run_drain(drain_argv);
-	free(drain_argv);
-	free(categories);
 	if (status < 0) {
 		fprintf(stderr, "fxtrace record: %s: %s\n", drain, strerror(-status));
-		return 1;
-	}
-	if (WIFSIGNALED(status)) {
+	} else if (WIFSIGNALED(status)) {
 		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by signal %d; 'fxtrace recover %s' keeps what it had written\n",
 			WTERMSIG(status), out);
-		return 1;
+	} else if (WEXITSTATUS(status)) {
+		rc = WEXITSTATUS(status) == EXIT_USAGE ? EXIT_USAGE : 1;
+	} else {
+		rc = 0;
+		if (!quiet)
+			print_result(out);
 	}
-	if (WEXITSTATUS(status))
-		return WEXITSTATUS(status) == EXIT_USAGE ? EXIT_USAGE : 1;
-	if (!quiet)
-		print_result(out);
-	return 0;
+	goto out;
+nomem:
+	fprintf(stderr, "fxtrace record: out of memory\n");
+	rc = 1;
+out:
+	free(drain_argv);
+	free(categories);
+	free(probes);
+	return rc;
 }

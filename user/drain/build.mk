@@ -6,10 +6,13 @@
 
 DRAIN_OBJS := $(addprefix $(B)/obj/user/drain/,drain.o output.o)
 
-$(B)/bin/fxtrace-drain: $(DRAIN_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+$(B)/bin/fxtrace-drain: $(DRAIN_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
+		$(B)/lib/libfxtprobe.a
 	$(link)
 
-LDLIBS_fxtrace-drain := -luring
+$(B)/obj/user/drain/drain.o: CFLAGS_USER += -Iuser/probe
+# Recursive: PROBE_LDLIBS comes from user/probe/build.mk, read later.
+LDLIBS_fxtrace-drain = -luring $(PROBE_LDLIBS)
 
 PROGS += $(B)/bin/fxtrace-drain
 

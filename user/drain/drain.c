@@ -8,6 +8,10 @@
  * (the module completes them without an io-wq thread), signalfd reads,
  * output writes at explicit offsets, the flush mark and BUFFER_SAVED acks.
  *
+ * With --probe, BPF probe events (libfxtprobe) come in through a poll on
+ * the BPF ring buffer's epoll fd in the same ring and are written as their
+ * own provider, on the session clock.
+ *
  * Writes complete out of order, so the drainer keeps the flush watermark:
  * the largest offset below which every write has completed.  It publishes
  * it in the file (flush_mark.h) and acknowledges a save only once a
@@ -19,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <liburing.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +37,15 @@
 
 #include "drain.h"
 #include "flush_mark.h"
+#include "fxtprobe.h"
 
 #define RING_ENTRIES	256
 #define PACKETS_PER_READ 64
 
-enum op_kind { OP_PACKETS, OP_SIGNAL, OP_WRITE, OP_ACK, OP_FLUSH_MARK, OP_TICK };
+enum op_kind {
+	OP_PACKETS, OP_SIGNAL, OP_WRITE, OP_ACK, OP_FLUSH_MARK, OP_TICK,
+	OP_PROBES,
+};
 
 /* What a CQE's user_data points to. */
 struct op {
@@ -80,6 +89,7 @@ struct options {
 	bool quiet, verbose;
 	char **command;
 	char *config_strings[2];	/* values read from -C, owned */
+	struct fxtprobe *probes;	/* the --probe specs; NULL: none */
 };
 
 struct drain {
@@ -104,13 +114,16 @@ struct drain {
 	bool mark_inflight;
 	__u64 mark[FLUSH_MARK_WORDS];
 
-	struct op packets_op, signal_op, tick_op, mark_op;
+	struct op packets_op, signal_op, tick_op, mark_op, probes_op;
 	struct fxtrace_packet packets[PACKETS_PER_READ];
 	struct signalfd_siginfo siginfo;
 	struct __kernel_timespec tick;
 	uint64_t progress_records;
 	struct timespec started;
+	double cpu_at_start;		/* CPU seconds used before Start */
 	unsigned int snapshots;		/* OUT.<n> written so far */
+	struct fxtprobe *probes;	/* attached probes; NULL: none */
+	uint64_t probe_events;		/* written to the file */
 };
 
 static const char *const mode_names[] = {
@@ -131,7 +144,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fxtrace-drain [-C FILE] [-m MODE] [-b SIZE] [-B SIZE] [-c CATEGORIES]\n"
-		"                     [-p PID|command] [-o OUT.fxt] [-q] [-v] [-- COMMAND ARGS...]\n"
+		"                     [-P PROBE]... [-p PID|command] [-o OUT.fxt] [-q] [-v]\n"
+		"                     [-- COMMAND ARGS...]\n"
 		"\n"
 		"Start a tracing session, run COMMAND (or wait for SIGINT/SIGTERM),\n"
 		"stop, and write every buffer to one FXT file.  In circular mode\n"
@@ -139,13 +153,19 @@ static void usage(FILE *f)
 		"\n"
 		"  -C FILE        read options from FILE (key = value lines: mode,\n"
 		"                 cpu-buffer-size, task-buffer-size, categories, output,\n"
-		"                 pid); options on the command line win\n"
+		"                 pid, probe); options on the command line win, probes\n"
+		"                 add up\n"
 		"  -m MODE        oneshot, circular or streaming [default: streaming]\n"
 		"  -b SIZE        per-CPU buffer size, K/M suffixes [default: 1M]\n"
 		"  -B SIZE        per-thread buffer size [default: 1M]\n"
 		"  -c CATEGORIES  comma-separated category globs [default: all]\n"
-		"  -p PID         kernel:syscall events of process PID only; 'command':\n"
-		"                 of COMMAND's process [default: every process]\n"
+		"  -P, --probe PROBE\n"
+		"                 a dynamic probe (kprobe:FUNC, kretprobe:FUNC,\n"
+		"                 uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL,\n"
+		"                 usdt:PATH:PROVIDER:NAME, then NAME=argN:TYPE captures;\n"
+		"                 Documentation/probes.rst); repeatable\n"
+		"  -p PID         kernel:syscall and probe events of process PID only;\n"
+		"                 'command': of COMMAND's process [default: every process]\n"
 		"  -o OUT         output file [default: fxtrace.fxt]\n"
 		"  -q             no progress and no summary\n"
 		"  -v             describe the first 100 invalid records, log every\n"
@@ -229,6 +249,23 @@ static char *trim(char *s)
 	return s;
 }
 
+/* Parse a probe spec into the options' set; it is opened after Initialize. */
+static int add_probe(struct options *opt, const char *spec)
+{
+	char err[FXTPROBE_SPEC_MAX + 128];
+
+	if (!opt->probes) {
+		opt->probes = fxtprobe_new();
+		if (!opt->probes)
+			return -ENOMEM;
+	}
+	if (fxtprobe_add(opt->probes, spec, err, sizeof(err))) {
+		fprintf(stderr, "fxtrace-drain: %s\n", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Keep a value read from the config file; the previous one of key k goes. */
 static const char *keep_string(struct options *opt, int k, const char *value)
 {
@@ -256,6 +293,8 @@ static int config_line(struct options *opt, char *key, char *value)
 		ret = opt->out ? 0 : -ENOMEM;
 	} else if (!strcmp(key, "pid")) {
 		ret = parse_pid(opt, value);
+	} else if (!strcmp(key, "probe")) {
+		ret = add_probe(opt, value);
 	} else {
 		ret = -ENOENT;
 	}
@@ -301,7 +340,12 @@ static int read_config(struct options *opt, const char *path)
 	return ret ? -EINVAL : 0;
 }
 
-#define OPTSTRING "+C:m:b:B:c:p:o:qvh"
+#define OPTSTRING "+C:m:b:B:c:P:p:o:qvh"
+
+static const struct option long_options[] = {
+	{ "probe", required_argument, NULL, 'P' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static int parse_options(struct options *opt, int argc, char **argv)
 {
@@ -315,12 +359,14 @@ static int parse_options(struct options *opt, int argc, char **argv)
 	};
 	/* The config file first, wherever -C is: the command line wins. */
 	opterr = 0;
-	while ((ch = getopt(argc, argv, OPTSTRING)) != -1)
+	while ((ch = getopt_long(argc, argv, OPTSTRING, long_options,
+				 NULL)) != -1)
 		if (ch == 'C' && read_config(opt, optarg))
 			return -EINVAL;
 	optind = 0;
 	opterr = 1;
-	while ((ch = getopt(argc, argv, OPTSTRING)) != -1) {
+	while ((ch = getopt_long(argc, argv, OPTSTRING, long_options,
+				 NULL)) != -1) {
 		switch (ch) {
 		case 'C':
 			break;
@@ -339,6 +385,10 @@ static int parse_options(struct options *opt, int argc, char **argv)
 			break;
 		case 'c':
 			opt->categories = optarg;
+			break;
+		case 'P':
+			if (add_probe(opt, optarg))
+				return -EINVAL;
 			break;
 		case 'p':
 			if (parse_pid(opt, optarg))
@@ -451,6 +501,14 @@ static void submit_tick(struct drain *d)
 
 	io_uring_prep_timeout(sqe, &d->tick, 0, 0);
 	io_uring_sqe_set_data(sqe, &d->tick_op);
+}
+
+static void submit_probes_poll(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_poll_add(sqe, fxtprobe_epoll_fd(d->probes), POLLIN);
+	io_uring_sqe_set_data(sqe, &d->probes_op);
 }
 
 static void queue_push(struct op_queue *q, struct write_op *w)
@@ -631,6 +689,107 @@ static void on_ack(struct drain *d, struct write_op *w, int res)
 	free_write_op(d, w);
 }
 
+/* ---- probes ------------------------------------------------------------- */
+
+static void report_probe_error(void *ctx, const char *spec, int err,
+			       const char *reason)
+{
+	(void)ctx;
+	(void)err;
+	fprintf(stderr, "fxtrace-drain: %s: cannot attach: %s\n", spec, reason);
+}
+
+static int chunk_write(void *chunk, const void *bytes, size_t len)
+{
+	return chunk_append(chunk, bytes, len);
+}
+
+/* The BPF clock's mapping to session ticks, from the session page. */
+static void probes_clock(struct drain *d)
+{
+	struct fxtprobe_clock clock;
+
+	if (!fxtprobe_clock_from_session(d->c.page, &clock))
+		fxtprobe_set_clock(d->probes, &clock);
+}
+
+/*
+ * Load and attach the probes (after Initialize: the session's clock and the
+ * command's pid are known) and queue the provider's preamble.  A probe that
+ * cannot attach is reported and the session goes on without it.
+ */
+static int open_probes(struct drain *d)
+{
+	struct fxtprobe_options popts = {
+		.filter_tgid = d->opt.filter_command ? (uint32_t)d->child :
+			       d->opt.filter_pid,
+		.libbpf_warnings = d->opt.verbose,
+	};
+	struct fxtprobe *set = d->opt.probes;
+	struct chunk chunk = { 0 };
+	char err[512];
+	size_t size;
+	int attached;
+
+	d->opt.probes = NULL;
+	attached = fxtprobe_open(set, &popts, report_probe_error, NULL, err,
+				 sizeof(err));
+	if (attached <= 0) {
+		if (attached < 0)
+			fprintf(stderr, "fxtrace-drain: probes: %s\n", err);
+		fprintf(stderr, "fxtrace-drain: no probe attached; tracing without probes\n");
+		fxtprobe_close(set);
+		return 0;
+	}
+	d->probes = set;
+	probes_clock(d);
+	size = fxtprobe_preamble_size(set);
+	chunk.data = malloc(size);
+	if (!chunk.data)
+		return -ENOMEM;
+	chunk.cap = size;
+	chunk.len = fxtprobe_write_preamble(set, chunk.data, size);
+	output_place(&d->out, &chunk, FXTPROBE_PROVIDER_ID_DEFAULT);
+	queue_chunk(d, &chunk, NULL, 0);
+	submit_probes_poll(d);
+	return 0;
+}
+
+/* Every probe event waiting in the BPF ring buffer, into the file. */
+static void consume_probes(struct drain *d)
+{
+	struct chunk chunk = { 0 };
+	int ret = fxtprobe_consume(d->probes, chunk_write, &chunk);
+
+	if (ret < 0) {
+		chunk_free(&chunk);
+		if (!d->error)
+			d->error = ret;
+		return;
+	}
+	d->probe_events += (uint64_t)ret;
+	output_place(&d->out, &chunk, FXTPROBE_PROVIDER_ID_DEFAULT);
+	queue_chunk(d, &chunk, NULL, (uint64_t)ret);
+}
+
+/* The last events, then the probes' drop counter. */
+static void flush_probes(struct drain *d)
+{
+	struct chunk chunk = { 0 };
+	int ret;
+
+	consume_probes(d);
+	ret = fxtprobe_write_drops(d->probes, chunk_write, &chunk);
+	if (ret) {
+		chunk_free(&chunk);
+		if (!d->error)
+			d->error = ret;
+		return;
+	}
+	output_place(&d->out, &chunk, FXTPROBE_PROVIDER_ID_DEFAULT);
+	queue_chunk(d, &chunk, NULL, 0);
+}
+
 /* ---- buffers ------------------------------------------------------------ */
 
 static struct fxtctl_buffer *map_buffer(struct drain *d, __u32 id)
@@ -704,7 +863,10 @@ static void on_retired(struct drain *d, __u32 id)
 		db->released = true;
 }
 
-/* After the STOPPED packet: every buffer's rest, then the drop counters. */
+/*
+ * After the STOPPED packet: every buffer's rest, the probes' last events,
+ * then the drop counters.
+ */
 static void final_flush(struct drain *d)
 {
 	struct fxtrace_buffer_info info = { .size = sizeof(info), .id = 1 };
@@ -723,6 +885,8 @@ static void final_flush(struct drain *d)
 		}
 		info.id++;
 	}
+	if (d->probes)
+		flush_probes(d);
 	for (i = 0; i < d->out.nbufs; i++) {
 		db = d->out.bufs[i];
 		if (!db)
@@ -909,13 +1073,36 @@ static void show_progress(struct drain *d)
 	d->progress_records = records;
 }
 
+static void probes_summary(const struct fxtprobe *set, uint64_t events)
+{
+	struct fxtprobe_drops drops;
+	size_t i, attached = 0;
+
+	for (i = 0; i < fxtprobe_count(set); i++)
+		attached += fxtprobe_attached(set, i);
+	fxtprobe_drops(set, &drops);
+	fprintf(stderr, "fxtrace-drain: probes %zu of %zu attached, %llu events, %llu dropped (ring full), %llu invalid\n",
+		attached, fxtprobe_count(set), (unsigned long long)events,
+		(unsigned long long)drops.ring_full,
+		(unsigned long long)drops.invalid);
+}
+
+/* CPU time of the drainer's threads (io-wq workers included), seconds. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static void summary(const struct drain *d)
 {
 	uint64_t records[KIND_COUNT] = { 0 }, bytes[KIND_COUNT] = { 0 };
 	uint64_t dropped[KIND_COUNT] = { 0 }, invalid[KIND_COUNT] = { 0 };
 	unsigned int buffers[KIND_COUNT] = { 0 };
 	struct timespec now;
-	struct rusage ru;
 	double seconds, cpu;
 	size_t i;
 	unsigned int k;
@@ -941,13 +1128,11 @@ static void summary(const struct drain *d)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	seconds = (double)(now.tv_sec - d->started.tv_sec) +
 		  (double)(now.tv_nsec - d->started.tv_nsec) / 1e9;
-	getrusage(RUSAGE_SELF, &ru);
-	cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	cpu = cpu_seconds() - d->cpu_at_start;
 	fprintf(stderr, "fxtrace-drain: %s session, %.3f s, %llu bytes written to %s\n",
 		mode_names[d->opt.mode], seconds,
 		(unsigned long long)d->out.offset, d->opt.out);
-	/* CPU use since exec, setup included: the cost of draining. */
+	/* CPU use since Start: the cost of draining, not of loading probes. */
 	fprintf(stderr, "fxtrace-drain: %.3f s CPU (%.1f%% of one CPU), %.1f MB/s written\n",
 		cpu, seconds > 0 ? 100 * cpu / seconds : 0,
 		seconds > 0 ? (double)d->out.offset / seconds / 1e6 : 0);
@@ -957,6 +1142,8 @@ static void summary(const struct drain *d)
 			(unsigned long long)bytes[k],
 			(unsigned long long)dropped[k],
 			(unsigned long long)invalid[k]);
+	if (d->probes)
+		probes_summary(d->probes, d->probe_events);
 }
 
 /* ---- the loop ----------------------------------------------------------- */
@@ -1000,9 +1187,25 @@ static void on_cqe(struct drain *d, struct io_uring_cqe *cqe)
 		on_mark(d, res);
 		return;
 	case OP_TICK:
-		show_progress(d);
+		if (d->progress)
+			show_progress(d);
+		/* The kernel refreshes the reference pair once a second too. */
+		if (d->probes)
+			probes_clock(d);
 		if (d->state == RUNNING)
 			submit_tick(d);
+		return;
+	case OP_PROBES:
+		/* After the final flush, the probes' records are complete. */
+		if (d->state == FLUSHED)
+			return;
+		if (res < 0 && res != -EINTR && res != -EAGAIN) {
+			if (!d->error)
+				d->error = res;
+			return;
+		}
+		consume_probes(d);
+		submit_probes_poll(d);
 		return;
 	}
 }
@@ -1142,6 +1345,7 @@ int main(int argc, char **argv)
 	d->signal_op.kind = OP_SIGNAL;
 	d->tick_op.kind = OP_TICK;
 	d->mark_op.kind = OP_FLUSH_MARK;
+	d->probes_op.kind = OP_PROBES;
 	d->tick.tv_sec = 1;
 	ret = setup(d, &oldmask, &release);
 	if (ret)
@@ -1152,12 +1356,15 @@ int main(int argc, char **argv)
 	if (ret)
 		return 1;
 	queue_chunk(d, &magic, NULL, 0);
+	if (d->opt.probes && open_probes(d))
+		return 1;
 	submit_packet_read(d);
 	submit_signal_read(d);
 	d->progress = !d->opt.quiet && isatty(STDERR_FILENO);
-	if (d->progress)
+	if (d->progress || d->probes)
 		submit_tick(d);
 	clock_gettime(CLOCK_MONOTONIC, &d->started);
+	d->cpu_at_start = cpu_seconds();
 	ret = fxtctl_start(&d->c, FXTRACE_START_CLEAR_ALL);
 	if (ret) {
 		fprintf(stderr, "fxtrace-drain: start: %s\n", strerror(-ret));
@@ -1184,6 +1391,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fxtrace-drain: %s exited with status %d\n",
 			d->opt.command[0], WEXITSTATUS(d->child_status));
 	fxtctl_close(&d->c);
+	fxtprobe_close(d->probes);
+	fxtprobe_close(d->opt.probes);
 	output_free(&d->out);
 	close(d->out_fd);
 	close(d->sig_fd);

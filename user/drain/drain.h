@@ -83,6 +83,14 @@ int output_rest(struct output *o, const struct fxtctl_buffer *b,
 /* The "fxtrace:dropped" counter of db, when it has drops. */
 int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c);
 
+/*
+ * Records another source built (the probes, each batch with its own
+ * provider section): append them to c, then give c its place in the file.
+ * provider is the one of c's last section.
+ */
+int chunk_append(struct chunk *c, const void *bytes, size_t len);
+void output_place(struct output *o, struct chunk *c, uint32_t provider);
+
 void chunk_free(struct chunk *c);
 
 #endif /* DRAIN_H */

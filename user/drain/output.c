@@ -77,6 +77,32 @@ static void chunk_put(struct chunk *c, const void *bytes, size_t len)
 	c->len += len;
 }
 
+int chunk_append(struct chunk *c, const void *bytes, size_t len)
+{
+	size_t cap = c->cap ? c->cap : 4096;
+	unsigned char *data;
+
+	if (c->len + len > c->cap) {
+		while (cap < c->len + len)
+			cap *= 2;
+		data = realloc(c->data, cap);
+		if (!data)
+			return -ENOMEM;
+		c->data = data;
+		c->cap = cap;
+	}
+	chunk_put(c, bytes, len);
+	return 0;
+}
+
+void output_place(struct output *o, struct chunk *c, uint32_t provider)
+{
+	c->offset = o->offset;
+	o->offset += c->len;
+	if (c->len)
+		o->current = provider;
+}
+
 int output_magic(struct output *o, struct chunk *c)
 {
 	__u64 words[1 + FLUSH_MARK_WORDS];

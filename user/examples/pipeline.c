@@ -10,6 +10,10 @@
  * hand-off to reply, a flow arrow from the producer's hand-off to the
  * worker's processing, and the blocking reads inside their durations.
  *
+ * For dynamic probes (Documentation/probes.rst) it has a function that
+ * stays a function, checksum(), and a USDT probe pipeline:handoff with the
+ * request's id and size.
+ *
  * Usage: pipeline [REQUESTS]   (default 50)
  */
 #include <fcntl.h>
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/sdt.h>
 #include <unistd.h>
 
 #include <fxtrace/trace.h>
@@ -30,7 +35,8 @@ struct request {
 
 static int to_worker[2], to_producer[2];
 
-static uint64_t checksum(const unsigned char *p, size_t len)
+/* Global and never inlined: uprobe:pipeline:checksum finds it by name. */
+__attribute__((noinline)) uint64_t checksum(const unsigned char *p, size_t len)
 {
 	TRACE_DURATION("pipeline", "checksum", FXT_ARG("bytes", len));
 	uint64_t sum = 0;
@@ -95,6 +101,7 @@ static void *producer(void *arg)
 		}
 		TRACE_ASYNC_BEGIN("pipeline", "in flight", req.id);
 		TRACE_FLOW_BEGIN("pipeline", "handoff", req.id);
+		DTRACE_PROBE2(pipeline, handoff, req.id, sizeof(req.data));
 		if (write(to_worker[1], &req, sizeof(req)) != sizeof(req))
 			return arg;
 		TRACE_COUNTER("pipeline", "queue", 0, FXT_ARG("depth", 1));

@@ -40,7 +40,7 @@ LDLIBS_fxtrace-probe := $(PROBE_LDLIBS)
 
 # The guest tests' programs: a target with a function and a USDT probe to
 # probe, and the overhead measurement.
-$(B)/test/probe/target: $(B)/obj/user/probe/tests/target.o
+$(B)/test/probe/target: $(B)/obj/user/probe/tests/target.o $(B)/lib/libfxtrace.a
 	$(link)
 
 $(B)/test/probe/probe_bench: $(B)/obj/user/probe/tests/probe_bench.o $(B)/lib/libfxtprobe.a

@@ -5,7 +5,10 @@
 # kprobe, a uprobe + uretprobe pair and a USDT probe on build/test/probe/target
 # give exactly one event per hit on the target's thread, with the captured
 # arguments; bad specs and unattachable probes give the documented errors
-# while the other probes go on; the overhead figures of probe_bench.
+# while the other probes go on.  Then the same probes through
+# `fxtrace record --probe`, in one trace with the target's own libfxtrace
+# durations, inside which they must fall; the overhead figures of
+# probe_bench.
 # Runs as root with fxtrace.ko loaded.  Prints TAP.
 
 set -uo pipefail
@@ -147,6 +150,80 @@ echo "# full ring: $got events, $dropped dropped"
 result $? "full ring: events + drops == $K"
 grep -qE "counter +fxtrace:dropped id=[0-9]+ records=$dropped invalid=0$" "$out/full.dump"
 result $? "full ring: the trace's fxtrace:dropped counter says records=$dropped"
+
+# ---- fxtrace record --probe: probes and the program's own events, one clock --
+# record_probes NAME COUNT RECORD-OPTIONS...: `fxtrace record` of
+# `target COUNT`, like probe().
+record_probes() {
+	local name=$1 count=$2
+	shift 2
+	"$bin/fxtrace" record -o "$out/$name.fxt" "$@" -- "$target" "$count" \
+		>"$out/$name.stdout" 2>"$out/$name.stderr"
+	rc=$?
+	sed 's/^/# /' "$out/$name.stderr"
+	who=$(awk '/^pid / { print $2 "/" $4 }' "$out/$name.stdout")
+	"$bin/fxtrace" dump "$out/$name.fxt" >"$out/$name.dump" 2>&1
+}
+
+# The dump names the thread of a buffer's events after PID/TID.
+record_probes record $K -c probe_test -P kprobe:__x64_sys_getppid \
+	-P "uprobe:$target:fxtprobe_target_work i=arg0:s64" \
+	-P "uretprobe:$target:fxtprobe_target_work ret:s64" \
+	-P "usdt:$target:fxtprobe_test:tick i=arg0:s64 label=arg1:ustr"
+result $rc "record: exit 0"
+check_strict "$out/record.fxt" record
+grep -q "^fxtrace-drain: probes 4 of 4 attached, $((4 * K)) events, 0 dropped (ring full), 0 invalid$" \
+	"$out/record.stderr"
+result $? "record: the drainer's summary counts 4 probes and $((4 * K)) events"
+for what in "instant +probe:kprobe:__x64_sys_getppid$" \
+	"duration begin +probe:uprobe:fxtprobe_target_work i=" \
+	"duration end +probe:uprobe:fxtprobe_target_work ret=" \
+	"instant +probe:usdt:fxtprobe_test:tick i=[0-9]+ label=\"tick-label\"$" \
+	"duration begin +probe_test:iteration" "duration end +probe_test:iteration" \
+	"duration begin +probe_test:work" "duration end +probe_test:work"; do
+	got=$(count record " $who( target)? +$what")
+	[[ $got == $K ]]
+	result $? "record: exactly $K '$what' on the target's thread ($got)"
+done
+# On the time line: each getppid() kprobe inside its iteration's duration
+# (exactly one each), each uprobe/uretprobe pair inside the "work"
+# duration around the same call.  The gap is what the probes add.
+grep " $who " "$out/record.dump" | sort -s -g -k2,2 | awk -v k=$K -v gaps="$out/gaps" '
+	/duration begin +probe_test:iteration/ { if (it) bad++; it = 1; kp = 0 }
+	/instant +probe:kprobe:/ { if (!it) bad++; kp++ }
+	/duration end +probe_test:iteration/ { if (!it || kp != 1) bad++; it = 0; n++ }
+	/duration begin +probe_test:work/ { wb = $2; w = 1; pb = pe = -1 }
+	/duration begin +probe:uprobe:/ { if (!w || pb >= 0) bad++; pb = $2 }
+	/duration end +probe:uprobe:/ { if (!w || pb < 0) bad++; pe = $2 }
+	/duration end +probe_test:work/ {
+		if (!w || pb < wb || pe < pb || $2 < pe) bad++
+		printf "%.3f\n", (($2 - wb) - (pe - pb)) * 1e6 >gaps; m++; w = 0
+	}
+	END { exit (bad || n != k || m != k) }'
+result $? "record: every kprobe inside its iteration, every uprobe pair inside its work duration"
+sort -g "$out/gaps" | awk '{ g[NR] = $1 }
+	END { printf "# record: work duration minus probe duration: median %.1f us, p99 %.1f us, max %.1f us\n",
+		g[int(NR / 2) + 1], g[int(NR * 0.99) + 1], g[NR] }'
+
+# A probe from the config file, one that cannot attach, and the session
+# goes on with the others.
+echo "probe = kprobe:__x64_sys_getppid" >"$out/probes.conf"
+record_probes record-conf 100 -c probe_test -C "$out/probes.conf" \
+	-P kprobe:fxtprobe_no_such_function
+result $rc "record with an unattachable probe: exit 0"
+grep -qx "fxtrace-drain: kprobe:fxtprobe_no_such_function: cannot attach: no kernel function fxtprobe_no_such_function" \
+	"$out/record-conf.stderr"
+result $? "record: the probe that cannot attach is named with the reason"
+got=$(count record-conf " $who +instant +probe:kprobe:__x64_sys_getppid$")
+[[ $got == 100 ]]
+result $? "record: the config file's probe has exactly 100 events ($got)"
+got=$(count record-conf " $who target +duration end +probe_test:iteration")
+[[ $got == 100 ]]
+result $? "record: the session went on: 100 iterations ($got)"
+got=$("$bin/fxtrace" record -q -o "$out/bad.fxt" -P "kprobe:f arg6:u64" -- true 2>&1)
+rc=$?
+[[ $rc == 2 && $got == "fxtrace-drain: kprobe:f arg6:u64: 'arg6': a kprobe has arg0..arg5" ]]
+result $? "record: a bad probe spec is a usage error, exit 2 ($rc): $got"
 
 # ---- overhead per kprobe hit ---------------------------------------------------
 "$root/build/test/probe/probe_bench" 100000 5 >"$out/bench.txt" 2>&1

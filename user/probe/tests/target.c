@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * target.c - the program probe_test.sh probes: COUNT iterations, each one
+ * target.c - the program the probe tests probe: COUNT iterations, each one
  * getppid() system call, one call of fxtprobe_target_work() and one USDT
  * probe fxtprobe_test:tick with the iteration number and a string.
  * Prints "pid PID tid TID" first.
+ *
+ * Each iteration is also a libfxtrace duration "probe_test:iteration", with
+ * the call of fxtprobe_target_work() inside a "probe_test:work" duration:
+ * under `fxtrace record` the probe events must fall inside them.
  *
  *	target COUNT
  */
@@ -13,6 +17,8 @@
 #include <sys/sdt.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <fxtrace/trace.h>
 
 /* Out of line and with a varying argument, so that its symbol is its code. */
 __attribute__((noinline)) long fxtprobe_target_work(long i)
@@ -40,9 +46,13 @@ int main(int argc, char **argv)
 	printf("pid %d tid %d\n", getpid(), gettid());
 	fflush(stdout);
 	for (i = 0; i < count; i++) {
+		TRACE_DURATION("probe_test", "iteration", FXT_ARG("i", i));
+
 		/* The raw call: the kprobe test counts kernel entries. */
 		syscall(SYS_getppid);
+		TRACE_DURATION_BEGIN("probe_test", "work");
 		sum += fxtprobe_target_work(i);
+		TRACE_DURATION_END("probe_test", "work");
 		DTRACE_PROBE2(fxtprobe_test, tick, i, label);
 	}
 	printf("sum %ld\n", sum);
