@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -1244,6 +1245,7 @@ static int run_loop(struct drain *d)
  */
 static pid_t spawn_held(char **argv, const sigset_t *oldmask, int *release)
 {
+	const char *base;
 	int gate[2];
 	char go;
 	pid_t pid;
@@ -1263,6 +1265,12 @@ static pid_t spawn_held(char **argv, const sigset_t *oldmask, int *release)
 	}
 	close(gate[1]);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	/*
+	 * The name exec will give it, now: Start records the names of every
+	 * task, and this one would otherwise be "fxtrace-drain" in the trace.
+	 */
+	base = strrchr(argv[0], '/');
+	prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
 	if (read(gate[0], &go, 1) != 1)
 		_exit(127);
 	execvp(argv[0], argv);
