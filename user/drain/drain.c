@@ -15,7 +15,8 @@
  * Writes complete out of order, so the drainer keeps the flush watermark:
  * the largest offset below which every write has completed.  It publishes
  * it in the file (flush_mark.h) and acknowledges a save only once a
- * published watermark covers the save's bytes: a producer reuses a half
+ * published watermark covers the save's bytes, with the ack linked
+ * (IOSQE_IO_LINK) after the write of that mark: a producer reuses a half
  * only when its records are in the file and would survive a kill of the
  * drainer (`fxtrace recover` cuts the file at the watermark).
  */
@@ -519,6 +520,14 @@ static void queue_push(struct op_queue *q, struct write_op *w)
 	q->tail = &w->next;
 }
 
+static void queue_push_front(struct op_queue *q, struct write_op *w)
+{
+	w->next = q->head;
+	if (!q->head)
+		q->tail = &w->next;
+	q->head = w;
+}
+
 static struct write_op *queue_pop(struct op_queue *q)
 {
 	struct write_op *w = q->head;
@@ -548,24 +557,31 @@ static void submit_write(struct drain *d, struct write_op *w)
 	d->inflight++;
 }
 
-static void submit_ack(struct drain *d, struct write_op *w)
+static struct io_uring_sqe *submit_ack(struct drain *d, struct write_op *w)
 {
 	struct io_uring_sqe *sqe = get_sqe(d);
 
 	io_uring_prep_write(sqe, d->c.fd, &w->pkt, sizeof(w->pkt), 0);
 	io_uring_sqe_set_data(sqe, &w->ack);
 	d->inflight++;
+	return sqe;
 }
 
 /*
- * Acknowledge the saves the published flush mark covers, then publish the
- * watermark if it has grown.  One mark write at a time, so that the mark
- * in the file never goes back.
+ * Publish the watermark if it has grown, with the acknowledgements of the
+ * saves it covers linked after the mark's write: an ack runs only once a
+ * mark covering its bytes is in the file.  A short or failed mark write
+ * cancels them (they go with the next mark); between acks the links are
+ * hard, so that an ack refused (its buffer released meanwhile) does not
+ * cancel the others.  One mark write at a time, so that the mark in the
+ * file never goes back.
  */
 static void publish(struct drain *d)
 {
+	unsigned int space, link = IOSQE_IO_LINK;
 	struct io_uring_sqe *sqe;
 
+	/* Acks a published mark covers already: one cancelled with its mark. */
 	while (d->acks.head && d->acks.head->end <= d->published)
 		submit_ack(d, queue_pop(&d->acks));
 	if (d->mark_inflight || d->flushed <= d->published || d->error)
@@ -573,11 +589,20 @@ static void publish(struct drain *d)
 	flush_mark_write(d->mark, d->flushed);
 	d->publishing = d->flushed;
 	d->mark_inflight = true;
+	/* A chain ends with its submission: link only what fits in this one. */
+	if (io_uring_sq_space_left(&d->ring) < 2)
+		io_uring_submit(&d->ring);
+	space = io_uring_sq_space_left(&d->ring);
 	sqe = get_sqe(d);
 	io_uring_prep_write(sqe, d->out_fd, d->mark, sizeof(d->mark),
 			    FLUSH_MARK_OFFSET);
 	io_uring_sqe_set_data(sqe, &d->mark_op);
 	d->inflight++;
+	while (--space && d->acks.head && d->acks.head->end <= d->publishing) {
+		sqe->flags |= link;
+		link = IOSQE_IO_HARDLINK;
+		sqe = submit_ack(d, queue_pop(&d->acks));
+	}
 }
 
 /* Move the watermark past the writes done, in file order. */
@@ -672,6 +697,12 @@ static void on_ack(struct drain *d, struct write_op *w, int res)
 	struct drain_buffer *db;
 
 	d->inflight--;
+	if (res == -ECANCELED) {
+		/* Its mark's write was short or failed: the next mark takes it. */
+		queue_push_front(&d->acks, w);
+		publish(d);
+		return;
+	}
 	if (res < 0) {
 		db = output_find(&d->out, w->pkt.data32);
 		/* A buffer released meanwhile needs no ack. */
