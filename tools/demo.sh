@@ -64,13 +64,14 @@ probe_count() { grep -cE "$1" build/demo.dump || true; }
 kprobes=$(probe_count 'instant +probe:kprobe:pipe_write$')
 uprobes=$(probe_count 'duration begin +probe:uprobe:checksum len=4096$')
 uretprobes=$(probe_count 'duration end +probe:uprobe:checksum ret=')
-if ((kprobes < 100 || uprobes != 50 || uretprobes != 50)); then
-	echo "demo: FAILED: expected 100 or more pipe_write kprobe hits and 50 checksum uprobe durations, got $kprobes, $uprobes begins and $uretprobes ends" >&2
+usdts=$(probe_count 'instant +probe:usdt:pipeline:handoff id=[0-9]+ bytes=4096$')
+if ((kprobes < 100 || uprobes != 50 || uretprobes != 50 || usdts != 50)); then
+	echo "demo: FAILED: expected 100 or more pipe_write kprobe hits, 50 checksum uprobe durations and 50 handoff USDT hits; got $kprobes, $uprobes begins, $uretprobes ends, $usdts" >&2
 	exit 1
 fi
 echo
 echo "demo: the trace has user events, named threads and processes, context"
 echo "switches, wakeups, interrupts, syscalls, $kprobes kprobe hits on pipe_write"
-echo "and 50 uprobe durations of checksum()."
+echo "50 uprobe durations of checksum() and 50 USDT pipeline:handoff hits."
 echo "Trace: build/demo.fxt (Chrome JSON: build/demo.json)."
 echo "Open it at https://ui.perfetto.dev with \"Open trace file\"."
