@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by the drainer's guest tests (after setting $here to their
-# directory): paths, TAP results and the checks they share.
+# Sourced by the drainer's and the probes' guest tests (after setting $here
+# to their directory): paths, TAP results and the checks they share.
 
 set -uo pipefail
 root=$(cd "$here/../../.." && pwd)

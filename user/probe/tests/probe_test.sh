@@ -11,39 +11,29 @@
 # probe_bench.
 # Runs as root with fxtrace.ko loaded.  Prints TAP.
 
-set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-bin=$root/build/bin
+# Paths, result() and check_strict(), shared with the drainer's tests.
+. "$here/../../drain/tests/tap.sh"
 target=$root/build/test/probe/target
-out=${FXTRACE_OUT:-$(mktemp -d)}
-n=0 failed=0
 
-result() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+# traced NAME: after a run of target that wrote $out/NAME.{fxt,stdout,stderr}:
+# its exit status in $rc, the target's "pid P tid T" line in $who (as
+# "P/T"), the dump in $out/NAME.dump.
+traced() {
+	rc=$?
+	sed 's/^/# /' "$out/$1.stderr"
+	who=$(awk '/^pid / { print $2 "/" $4 }' "$out/$1.stdout")
+	"$bin/fxtrace" dump "$out/$1.fxt" >"$out/$1.dump" 2>&1
 }
 
-check_strict() {
-	"$bin/fxtrace" check --strict --quiet "$1" >"$1.check" 2>&1
-	local rc=$?
-	((rc == 0)) || head -n 20 "$1.check" | sed 's/^/# /'
-	result $rc "$2: fxtrace check --strict"
-}
-
-# probe NAME COUNT SPEC...: fxtrace-probe on `target COUNT`, exit status in
-# $rc, the target's "pid P tid T" line in $who (as "P/T"), the dump in
-# $out/NAME.dump.
+# probe NAME COUNT SPEC...: fxtrace-probe on `target COUNT`, then traced.
 probe() {
 	local name=$1 count=$2 args=()
 	shift 2
 	for spec in "$@"; do args+=(-p "$spec"); done
 	"$bin/fxtrace-probe" -o "$out/$name.fxt" "${args[@]}" -- \
 		"$target" "$count" >"$out/$name.stdout" 2>"$out/$name.stderr"
-	rc=$?
-	sed 's/^/# /' "$out/$name.stderr"
-	who=$(awk '/^pid / { print $2 "/" $4 }' "$out/$name.stdout")
-	"$bin/fxtrace" dump "$out/$name.fxt" >"$out/$name.dump" 2>&1
+	traced "$name"
 }
 
 # count NAME REGEX: dump lines matching REGEX.
@@ -153,16 +143,13 @@ result $? "full ring: the trace's fxtrace:dropped counter says records=$dropped"
 
 # ---- fxtrace record --probe: probes and the program's own events, one clock --
 # record_probes NAME COUNT RECORD-OPTIONS...: `fxtrace record` of
-# `target COUNT`, like probe().
+# `target COUNT`, then traced.
 record_probes() {
 	local name=$1 count=$2
 	shift 2
 	"$bin/fxtrace" record -o "$out/$name.fxt" "$@" -- "$target" "$count" \
 		>"$out/$name.stdout" 2>"$out/$name.stderr"
-	rc=$?
-	sed 's/^/# /' "$out/$name.stderr"
-	who=$(awk '/^pid / { print $2 "/" $4 }' "$out/$name.stdout")
-	"$bin/fxtrace" dump "$out/$name.fxt" >"$out/$name.dump" 2>&1
+	traced "$name"
 }
 
 # The dump names the thread of a buffer's events after PID/TID.
