@@ -162,22 +162,36 @@ u64 fxt_clock_ticks_per_second(void)
 	return READ_ONCE(fxt_page->ticks_per_second);
 }
 
-/* Take a (tsc, monotonic) pair for converting between the two clocks. */
+/*
+ * Take a (tsc, monotonic) pair for converting between the two clocks.  The
+ * monotonic clock reads the TSC itself, between two reads of ours: the
+ * middle of the tightest of a few brackets estimates its read best (the
+ * first one may include a cache miss, or under QEMU a translation).
+ */
 static void fxt_clock_refresh(void)
 {
+	u64 before, after, ns, tsc = 0, mono = 0, width = U64_MAX;
 	unsigned long irqflags;
-	u64 tsc, ns;
+	int i;
 
 	local_irq_save(irqflags);
-	tsc = rdtsc_ordered();
-	ns = ktime_get_mono_fast_ns();
+	for (i = 0; i < 4; i++) {
+		before = rdtsc_ordered();
+		ns = ktime_get_mono_fast_ns();
+		after = rdtsc_ordered();
+		if (after - before < width) {
+			width = after - before;
+			tsc = before + width / 2;
+			mono = ns;
+		}
+	}
 	local_irq_restore(irqflags);
 
 	/* A seqcount: readers retry while ref_seq is odd or changed. */
 	WRITE_ONCE(fxt_page->ref_seq, fxt_page->ref_seq + 1);
 	smp_wmb(); /* odd ref_seq before the pair */
 	WRITE_ONCE(fxt_page->ref_tsc, tsc);
-	WRITE_ONCE(fxt_page->ref_monotonic_ns, ns);
+	WRITE_ONCE(fxt_page->ref_monotonic_ns, mono);
 	smp_wmb(); /* the pair before the even ref_seq */
 	WRITE_ONCE(fxt_page->ref_seq, fxt_page->ref_seq + 1);
 

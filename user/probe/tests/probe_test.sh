@@ -188,9 +188,13 @@ grep " $who " "$out/record.dump" | sort -s -g -k2,2 | awk -v k=$K -v gaps="$out/
 	}
 	END { exit (bad || n != k || m != k) }'
 result $? "record: every kprobe inside its iteration, every uprobe pair inside its work duration"
-sort -g "$out/gaps" | awk '{ g[NR] = $1 }
+# The bound is on the median: one preemption in the window makes a gap of
+# milliseconds under TCG (about 5 us measured, Documentation/probes.rst).
+sort -g "$out/gaps" | awk -v bound=50 '{ g[NR] = $1 }
 	END { printf "# record: work duration minus probe duration: median %.1f us, p99 %.1f us, max %.1f us\n",
-		g[int(NR / 2) + 1], g[int(NR * 0.99) + 1], g[NR] }'
+		g[int(NR / 2) + 1], g[int(NR * 0.99) + 1], g[NR]
+		exit !(NR > 0 && g[int(NR / 2) + 1] < bound) }'
+result $? "record: the uprobe durations match the work durations: median gap under 50 us"
 
 # A probe from the config file, one that cannot attach, and the session
 # goes on with the others.
