@@ -6,7 +6,7 @@
 #   make modules      only the module;  KDIR=... picks the kernel build tree
 #   make user         only user space;  CC=clang B=build/clang for a clang build
 #   make check        everything tested (tools/check.sh), ends with "N passed, N failed"
-#   make check-debug  the guest tests on a lockdep/KASAN kernel built from source (hours)
+#   make check-debug  the guest tests on a lockdep/KASAN kernel built from source (~1 h)
 #   make demo         the main job end to end (in the QEMU guest on this machine)
 #   make bench        user-space benchmarks against the peers
 #   make bench-kernel kernel events against ftrace, in the guest

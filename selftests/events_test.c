@@ -6,8 +6,10 @@
  * root in the guest with fxtrace.ko loaded.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -445,12 +447,33 @@ TEST_F(kev, irqs_on_cpu_tracks)
 
 /* ---- kernel and user events on one clock ------------------------------- */
 
+struct late_write {
+	pid_t reader;		/* thread id */
+	int fd;
+};
+
+/*
+ * Write once the reader sleeps in read() (its /proc syscall line starts
+ * with read's number, 0), so that it blocks whatever the kernel's speed;
+ * after 10 s write anyway and let the test fail.
+ */
 static void *late_writer(void *arg)
 {
-	int *fd = arg;
+	const struct late_write *w = arg;
+	char path[64], line[64];
+	int i, n, fd;
 
-	usleep(20000);
-	if (write(*fd, "x", 1) != 1)
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", w->reader);
+	for (i = 0; i < 10000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? (int)read(fd, line, sizeof(line) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 2 && !strncmp(line, "0 ", 2))
+			break;
+		usleep(1000);
+	}
+	if (write(w->fd, "x", 1) != 1)
 		return arg;
 	return NULL;
 }
@@ -464,14 +487,16 @@ TEST_F(kev, user_duration_contains_its_context_switch)
 	static const char cats[] = "kernel:sched\0app";
 	uint64_t begin = 0, end = 0, out_ts = 0, in_ts = 0;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
+	struct late_write w = { .reader = tid };
 	int fds[2];
 	pthread_t t;
 	size_t k;
 	char c;
 
 	ASSERT_EQ(0, pipe(fds));
+	w.fd = fds[1];
 	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
-	pthread_create(&t, NULL, late_writer, &fds[1]);
+	pthread_create(&t, NULL, late_writer, &w);
 	{
 		TRACE_DURATION("app", "blocking read");
 		ASSERT_EQ(1, read(fds[0], &c, 1));

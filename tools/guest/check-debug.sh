@@ -3,7 +3,7 @@
 #
 # make check-debug: the guest tests on the debug kernel (lockdep, KASAN,
 # KFENCE, atomic-sleep checks), which Debian's kernel cannot catch.  Builds the
-# kernel first when needed (tools/guest/debug-kernel.sh: hours on 2 cores),
+# kernel first when needed (tools/guest/debug-kernel.sh: ~35 min on 2 cores),
 # then the module against it (in a copy of the sources, so that kmod/fxtrace.ko
 # stays built for Debian's 6.1), then runs GUEST_TESTS with run.sh -k debug.
 # Not part of make check.

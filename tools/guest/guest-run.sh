@@ -29,6 +29,8 @@ uptime_s >"$state/boot-uptime"
 # the end.
 stdbuf -oL dmesg --follow >"$out/dmesg.txt" 2>&1 &
 dmesg_pid=$!
+# run.sh judges the log from here on: what came before is the kernel's boot.
+echo "fxtrace-guest: run begins" >/dev/kmsg
 
 if [[ -n $ko ]]; then
 	read -ra params <<<"$modparams"

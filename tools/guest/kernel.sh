@@ -6,6 +6,7 @@
 # Usage: tools/guest/kernel.sh fetch   [VER]   get image + headers (apt), once
 #        tools/guest/kernel.sh kdir    [VER]   print the module build tree
 #        tools/guest/kernel.sh vmlinux [VER]   print the uncompressed kernel
+#        tools/guest/kernel.sh boot    [VER]   print the image the guest boots
 #        tools/guest/kernel.sh abi     [VER]   print the ABI (uname -r)
 #        tools/guest/kernel.sh dir     [VER]   print the kernel's directory
 #        tools/guest/kernel.sh can-load-modules    exit 0 if this machine loads our module
@@ -240,6 +241,17 @@ can-load-modules)
 vmlinux)
 	d=$(dir_of "${ver:-6.1}") || exit 1
 	if [[ ${ver:-} == debug ]]; then echo "$d/linux/vmlinux"; else echo "$d/vmlinux"; fi
+	;;
+boot)
+	# The vmlinux through PVH (faster), except the debug kernel: KASAN's
+	# shadow is not mapped yet when PVH enters instrumented C code, and it
+	# triple-faults; the bzImage's entry sets it up first.
+	d=$(dir_of "${ver:-6.1}") || exit 1
+	if [[ ${ver:-} == debug ]]; then
+		echo "$d/linux/arch/x86/boot/bzImage"
+	else
+		echo "$d/vmlinux"
+	fi
 	;;
 abi)
 	if [[ ${ver:-} == debug ]]; then

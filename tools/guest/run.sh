@@ -16,11 +16,11 @@
 #             word ("prog arg1 arg2", split on blanks)
 #
 # The guest (TCG, 2 CPUs in one host thread, 1 GiB) boots Debian's kernel
-# from its uncompressed vmlinux and a busybox initramfs, mounts the host root
-# read-only over 9p and chroots into it, so host-built programs run
-# unchanged.  OUTDIR is shared writable at the same path.  /tmp in the guest
-# is a tmpfs; the host directories under /tmp holding this checkout, the tests
-# or the module are bound into it.
+# from its uncompressed vmlinux (the debug kernel from its bzImage) and a
+# busybox initramfs, mounts the host root read-only over 9p and chroots into
+# it, so host-built programs run unchanged.  OUTDIR is shared writable at the
+# same path.  /tmp in the guest is a tmpfs; the host directories under /tmp
+# holding this checkout, the tests or the module are bound into it.
 #
 # Each TEST runs as root, in turn, with cwd and $FXTRACE_OUT = OUTDIR/files/<n>-<name>/
 # and $FXTRACE_KO = the module (when -m is given), under what is left of the
@@ -28,6 +28,7 @@
 #   <n>-<name>.log   its stdout and stderr        <n>-<name>.rc   its exit status
 #   files/<n>-<name>/  its files                  dmesg.txt      the guest kernel log
 #   dmesg-bad.txt    kernel log lines that fail the run (see bad_log below)
+#   dmesg-boot-bad.txt  such lines from the kernel's boot, before the run
 #   insmod.txt rmmod.txt console.txt              outputs of those, serial console
 #
 # Exit 0 when the guest finished, every test exited 0, insmod and rmmod
@@ -76,7 +77,7 @@ else
 	"$here/kernel.sh" fetch "$ver"
 	kdir=$("$here/kernel.sh" dir "$ver")
 fi
-vmlinux=$("$here/kernel.sh" vmlinux "$ver")
+image=$("$here/kernel.sh" boot "$ver")
 abi=$("$here/kernel.sh" abi "$ver")
 
 # The module: refuse one built for another kernel here, with a clear message.
@@ -177,7 +178,7 @@ qemu_rc=0
 timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1G \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial "file:$state/console.raw" \
-	-kernel "$vmlinux" -initrd "$initramfs" -append "$cmdline" \
+	-kernel "$image" -initrd "$initramfs" -append "$cmdline" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 	</dev/null >"$state/qemu.txt" 2>&1 || qemu_rc=$?
@@ -236,10 +237,26 @@ logs=()
 if ((finished)) && [[ ! -s $out/dmesg.txt ]]; then
 	failures+=("no kernel log from the guest")
 fi
+# Lines before the guest's "run begins" mark are the kernel's own boot, before
+# any module or test: reported, not judged (the debug kernel has one KASAN
+# report in its early interrupt handling now and then).  "RCU lockdep checking
+# is enabled" is the debug kernel's banner.
 if ((${#logs[@]})); then
-	(cd "$out" && grep -HnE "$bad_log${modname:+|$modname: unknown parameter}" "${logs[@]}" |
-		grep -vE 'Kernel command line:|Command line:|Unknown kernel command line') \
-		>"$out/dmesg-bad.txt" || true
+	# The console of a guest that did not finish is judged whole.
+	(cd "$out" && for log in "${logs[@]}"; do
+		awk -v file="$log" -v run=$([[ $log == console.txt ]] && echo 1 || echo 0) \
+			'/fxtrace-guest: run begins/ { run = 1 }
+			{ print file ":" NR ":" (run ? "run" : "boot") ":" $0 }' "$log"
+	done | grep -E "^[^:]+:[0-9]+:[a-z]+:.*($bad_log${modname:+|$modname: unknown parameter})" |
+		grep -vE 'Kernel command line:|Command line:|Unknown kernel command line|RCU lockdep checking is enabled') \
+		>"$state/bad.txt" || true
+	grep ':boot:' "$state/bad.txt" | sed 's/:boot:/:/' >"$out/dmesg-boot-bad.txt" || true
+	grep ':run:' "$state/bad.txt" | sed 's/:run:/:/' >"$out/dmesg-bad.txt" || true
+	if [[ -s $out/dmesg-boot-bad.txt ]]; then
+		echo "run.sh: the kernel's boot log, before the run, has $(wc -l <"$out/dmesg-boot-bad.txt") bad lines (not judged; see $out/dmesg-boot-bad.txt)" >&2
+	else
+		rm -f "$out/dmesg-boot-bad.txt"
+	fi
 	if [[ -s $out/dmesg-bad.txt ]]; then
 		failures+=("the kernel log has $(wc -l <"$out/dmesg-bad.txt") bad lines (see $out/dmesg-bad.txt)")
 		head -n 5 "$out/dmesg-bad.txt" | sed 's/^/run.sh: /' >&2

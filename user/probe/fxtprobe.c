@@ -604,10 +604,16 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 	if (!ret)
 		ret = fxtprobe_bpf__load(set->skel);
 	if (ret) {
-		/* EACCES is the verifier's refusal: libbpf_warnings shows it. */
+		/*
+		 * EACCES is the verifier's refusal: libbpf_warnings shows it.
+		 * ESRCH: the CO-RE relocations found no kernel BTF.
+		 */
 		set_error(err, err_size, "cannot load the BPF programs: %s%s",
 			  strerror(-ret), ret == -EPERM ?
-			  " (needs CAP_BPF and CAP_PERFMON, or root)" : "");
+			  " (needs CAP_BPF and CAP_PERFMON, or root)" :
+			  ret == -ESRCH && access("/sys/kernel/btf/vmlinux", R_OK) ?
+			  " (the kernel has no BTF, /sys/kernel/btf/vmlinux: CONFIG_DEBUG_INFO_BTF is needed)" :
+			  "");
 		goto fail;
 	}
 	/* Before the first link: no other process's event gets in. */
