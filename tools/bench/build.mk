@@ -3,7 +3,9 @@
 # (LTTng-UST, fprintf, write()).
 PROGS += $(B)/bin/user_bench
 USER_BENCH_OBJS := $(B)/obj/tools/bench/user_bench.o $(B)/obj/tools/bench/lttng_tp.o
-$(USER_BENCH_OBJS): CFLAGS_USER += -I.
+# Loops at 32-byte boundaries: on this AMD EPYC the disabled-category loop
+# cost 1.0 or 0.3 ns per iteration depending only on where it fell.
+$(USER_BENCH_OBJS): CFLAGS_USER += -I. -falign-loops=32
 LDLIBS_user_bench := -llttng-ust -ldl
 $(B)/bin/user_bench: $(USER_BENCH_OBJS) $(B)/lib/libfxtrace.a
 	$(link)
