@@ -11,3 +11,11 @@ $(B)/bin/fxtrace: $(FXTRACE_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
 $(FXTRACE_OBJS): CFLAGS_USER += -Iuser/drain
 
 PROGS += $(B)/bin/fxtrace
+
+# The report, dump and export tests: a kernel-like trace from mktrace,
+# checked against numbers computed from dump's output (report_test.sh).
+$(B)/test/fxtrace/mktrace: $(B)/obj/tools/fxtrace/tests/mktrace.o
+	$(link)
+
+UNIT_TESTS += tools/fxtrace/tests/report_test.sh
+user: $(B)/test/fxtrace/mktrace

@@ -99,7 +99,7 @@ static const char commands[] =
 	"\n"
 	"Commands:\n"
 	"  check    verify that a file is well-formed FXT\n"
-	"  dump     print one line per record\n"
+	"  dump     print one line per record, in time order\n"
 	"  stats    summarize a trace: counts, threads, CPUs, time span, drops\n"
 	"  export   convert a trace to Chrome trace-event JSON\n"
 	"  info     show the ABI of this fxtrace and of the loaded module\n"
@@ -265,6 +265,7 @@ static int test_list_rules(void)
 	return 0;
 }
 
+/* Time order: the async end at 2.7 us comes after the flow begin at 2.3 us. */
 static int test_dump(void)
 {
 	RUN("dump", "t.fxt");
@@ -282,8 +283,8 @@ static int test_dump(void)
 	"0x000130      0.000002000  4660/22136 main          duration end      app:work\n"
 	"0x000148      0.000002100  4660/22136 main          duration complete app:step dur=500ns\n"
 	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
-	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
 	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
+	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
 	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n"
 	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
 	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
@@ -291,6 +292,109 @@ static int test_dump(void)
 	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n"
 		, r.out);
 	EXPECT_STR("", r.err);
+	return 0;
+}
+
+/* --file-order: the records as stored; the only two out of time order swap. */
+static int test_dump_file_order(void)
+{
+	char sorted[sizeof(r.out)];
+	char *a, *b;
+
+	RUN("dump", "t.fxt");
+	memcpy(sorted, r.out, sizeof(sorted));
+	RUN("dump", "--file-order", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(strlen(sorted), strlen(r.out));
+	a = strstr(r.out, "0x000188 ");
+	b = strstr(r.out, "0x0001a8 ");
+	EXPECT(a && b && a < b);
+	a = strstr(sorted, "0x000188 ");
+	b = strstr(sorted, "0x0001a8 ");
+	EXPECT(a && b && b < a);
+	return 0;
+}
+
+static int test_dump_filters(void)
+{
+	/* A time window: records with a time in it, both ends included. */
+	RUN("dump", "--since", "0.0000022", "--until", "2800ns", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
+	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
+	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
+	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n",
+		   r.out);
+	RUN("dump", "--time", "3us,", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
+	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
+	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n",
+		   r.out);
+	/* Category and name globs: events only. */
+	RUN("dump", "-c", "fxtrace", "--name=w*,st?p", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("", r.out);
+	RUN("dump", "-c", "a*", "--name=w*,st?p", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x000088      0.000001000  4660/22136 main          duration begin    app:work k=\"v\"\n"
+	"0x000130      0.000002000  4660/22136 main          duration end      app:work\n"
+	"0x000148      0.000002100  4660/22136 main          duration complete app:step dur=500ns\n",
+		   r.out);
+	/*
+	 * --tid: the thread's records, its kernel object, and the scheduling
+	 * records naming it; 39612 is only switched to.
+	 */
+	RUN("dump", "--tid", "39612", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n",
+		   r.out);
+	/* --pid: 22136's process is known from its kernel object record. */
+	RUN("dump", "--pid", "1,4660", "--name", "tick", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0000b8      0.000001000  4660/22136 main          instant           app:tick n=-2\n",
+		   r.out);
+	RUN("dump", "-p", "4660", "--since", "2.9us", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
+	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
+	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n",
+		   r.out);
+	RUN("dump", "--pid", "4661", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("", r.out);
+	/* Bad values are usage errors naming the option. */
+	RUN("dump", "--pid", "x", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(strstr(r.err, "fxtrace dump: 'x': --pid wants process ids") == r.err);
+	RUN("dump", "--since", "1.5h", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(strstr(r.err, "fxtrace dump: '1.5h': --since wants a time") == r.err);
+	RUN("dump", "--time", "3,2", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(!strncmp(r.err, "fxtrace dump: the time window ends before it starts\n", 52));
+	RUN("dump", "--since", "0.0000000001", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	return 0;
+}
+
+/* Writing stdout fails: dump says so and exits 1. */
+static int test_dump_full(void)
+{
+	char cmd[PATH_MAX + 64];
+
+	snprintf(cmd, sizeof(cmd), "%s dump t.fxt >/dev/full 2>full.txt",
+		 fxtrace);
+	EXPECT_EQ(1 << 8, system(cmd));
+	slurp("full.txt", r.err, sizeof(r.err));
+	EXPECT_STR("fxtrace dump: cannot write stdout: No space left on device\n",
+		   r.err);
 	return 0;
 }
 
@@ -482,6 +586,9 @@ static const struct test tests[] = {
 	{ "check: errors and --quiet", test_check_errors },
 	{ "check --list-rules", test_list_rules },
 	{ "dump", test_dump },
+	{ "dump --file-order", test_dump_file_order },
+	{ "dump --pid, --tid, -c, --name, --since, --until, --time", test_dump_filters },
+	{ "dump > /dev/full exits 1", test_dump_full },
 	{ "dump --hex, dump of a broken trace", test_dump_hex_and_errors },
 	{ "stats", test_stats },
 	{ "export --format=json", test_export },
