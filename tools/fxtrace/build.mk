@@ -19,3 +19,7 @@ $(B)/test/fxtrace/mktrace: $(B)/obj/tools/fxtrace/tests/mktrace.o
 
 UNIT_TESTS += tools/fxtrace/tests/report_test.sh
 user: $(B)/test/fxtrace/mktrace
+$(B)/test/fxtrace/user_prog: $(B)/obj/tools/fxtrace/tests/user_prog.o \
+		$(B)/lib/libfxtrace.a
+	$(link)
+user: $(B)/test/fxtrace/user_prog

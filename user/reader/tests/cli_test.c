@@ -101,6 +101,7 @@ static const char commands[] =
 	"  check    verify that a file is well-formed FXT\n"
 	"  dump     print one line per record, in time order\n"
 	"  stats    summarize a trace: counts, threads, CPUs, time span, drops\n"
+	"  report   per-name, per-thread, per-CPU and syscall figures; HTML plots\n"
 	"  export   convert a trace to Chrome trace-event JSON\n"
 	"  info     show the ABI of this fxtrace and of the loaded module\n"
 	"  record   trace a command, or the whole system, into a .fxt file\n"
@@ -128,7 +129,8 @@ static int test_command_list(void)
 
 static int test_command_help(void)
 {
-	static const char *const cmds[] = { "check", "dump", "stats", "export" };
+	static const char *const cmds[] = { "check", "dump", "stats", "report",
+					    "export" };
 	char synopsis[64];
 	size_t i;
 
@@ -384,7 +386,7 @@ static int test_dump_filters(void)
 	return 0;
 }
 
-/* Writing stdout fails: dump says so and exits 1. */
+/* Writing stdout fails: dump and stats say so and exit 1. */
 static int test_dump_full(void)
 {
 	char cmd[PATH_MAX + 64];
@@ -394,6 +396,12 @@ static int test_dump_full(void)
 	EXPECT_EQ(1 << 8, system(cmd));
 	slurp("full.txt", r.err, sizeof(r.err));
 	EXPECT_STR("fxtrace dump: cannot write stdout: No space left on device\n",
+		   r.err);
+	snprintf(cmd, sizeof(cmd), "%s stats t.fxt >/dev/full 2>full.txt",
+		 fxtrace);
+	EXPECT_EQ(1 << 8, system(cmd));
+	slurp("full.txt", r.err, sizeof(r.err));
+	EXPECT_STR("fxtrace stats: cannot write stdout: No space left on device\n",
 		   r.err);
 	return 0;
 }
@@ -588,7 +596,7 @@ static const struct test tests[] = {
 	{ "dump", test_dump },
 	{ "dump --file-order", test_dump_file_order },
 	{ "dump --pid, --tid, -c, --name, --since, --until, --time", test_dump_filters },
-	{ "dump > /dev/full exits 1", test_dump_full },
+	{ "dump, stats > /dev/full exit 1", test_dump_full },
 	{ "dump --hex, dump of a broken trace", test_dump_hex_and_errors },
 	{ "stats", test_stats },
 	{ "export --format=json", test_export },

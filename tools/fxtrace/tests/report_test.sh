@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: fxtrace report's figures agree exactly with what fxtrace dump
+# shows: report_check.py recomputes every figure from dump's lines (from the
+# definitions in Documentation/fxtrace.rst) for kernel-like traces written
+# with the encoder (mktrace, three seeds) and a libfxtrace program traced in
+# user-only mode; then the options (--sort, --top, --format), usage errors,
+# and a check that the comparison fails on another trace's report.
+# Prints TAP.
+
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+build=$top/${B:-build}
+fxtrace=$build/bin/fxtrace
+check=$top/tools/fxtrace/tests/report_check.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+expect() { # expect DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+# report, dump and the independent check of one trace.
+agree() { # agree NAME TRACE
+	local name=$1 trace=$2
+	"$fxtrace" dump "$trace" >"$tmp/$name.dump" &&
+		"$fxtrace" report --format=json --top 15 "$trace" >"$tmp/$name.json" &&
+		python3 "$check" "$tmp/$name.dump" "$tmp/$name.json" 15
+}
+
+for seed in 1 2 3; do
+	"$build/test/fxtrace/mktrace" "$tmp/k$seed.fxt" "$seed"
+	expect "mktrace seed $seed: report agrees with dump" agree "k$seed" "$tmp/k$seed.fxt"
+done
+
+# The comparison can fail: seed 1's dump against seed 2's report.
+if python3 "$check" "$tmp/k1.dump" "$tmp/k2.json" 15 >"$tmp/mismatch.txt"; then
+	not_ok "another trace's report does not agree"
+else
+	ok "another trace's report does not agree ($(grep -c '^# [a-z]' "$tmp/mismatch.txt") differences)"
+fi
+
+# mktrace's layout: 60 switches per CPU, the syscalls named, drops per buffer.
+expect "kernel trace: 2 CPUs with 60 switches each" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+sys.exit(0 if [c["switches"] for c in r["cpus"]] == [60, 60] else 1)' "$tmp/k1.json"
+expect "kernel trace: syscalls read, write, futex; 4 drop buffers" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+ok = sorted(s["name"] for s in r["syscalls"]) == ["futex", "read", "write"]
+ok &= sorted((d["buffer"], d["counter"], d["value"]) for d in r["drops"]) == \
+	[(b, c, v) for b in range(12, 16) for c, v in (("invalid", 0), ("records", b - 11))]
+ok &= r["providers"] == [{"provider": 0, "buffer_full": 1}]
+sys.exit(0 if ok else 1)' "$tmp/k1.json"
+
+# A libfxtrace program in user-only mode: 3 threads x 25 loops.
+if FXTRACE_OUTPUT=$tmp/user.fxt "$build/test/fxtrace/user_prog"; then
+	expect "libfxtrace trace: report agrees with dump" agree user "$tmp/user.fxt"
+	expect "libfxtrace trace: 75 outer, 75 inner; outer self = outer total - inner total" \
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+s = {x["name"]: x for x in r["slices"]}
+ok = s["outer"]["count"] == 75 and s["inner"]["count"] == 75
+ok &= s["outer"]["self_ns"] == s["outer"]["total_ns"] - s["inner"]["total_ns"]
+ok &= s["inner"]["p50_ns"] >= 5000 and len(r["threads"]) == 3
+sys.exit(0 if ok else 1)' "$tmp/user.json"
+else
+	not_ok "user_prog wrote $tmp/user.fxt"
+fi
+
+# The text report prints the same figures as the JSON.
+text_row() { # the app:work row of the text report, as JSON would give it
+	"$fxtrace" report "$tmp/k1.fxt" | awk '$1 == "app:work" { print $2, $3, $4, $5, $6, $7, $8; exit }'
+}
+json_row=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+w=[x for x in r["slices"] if x["name"] == "work"][0]
+print(*(w[k] for k in ("count","total_ns","self_ns","mean_ns","p50_ns","p99_ns","max_ns")))' "$tmp/k1.json")
+expect "text and JSON agree on app:work ($json_row)" test "$(text_row)" = "$json_row"
+
+# --sort and --top.
+sorted_by() { # sorted_by KEY FIELD: the slices table's FIELD column is sorted
+	"$fxtrace" report --format=json --sort="$1" "$tmp/k1.fxt" >"$tmp/s.json" &&
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); f=sys.argv[2]
+v=[x[f] for x in r["slices"]]
+sys.exit(0 if v == sorted(v, reverse=f != "name") and len(set(v)) > 1 else 1)' "$tmp/s.json" "$2"
+}
+expect "--sort=count" sorted_by count count
+expect "--sort=max" sorted_by max max_ns
+expect "--sort=self" sorted_by self self_ns
+expect "--sort=name" sorted_by name name
+threads_by() {
+	"$fxtrace" report --format=json --sort="$1" "$tmp/k1.fxt" >"$tmp/t.json" &&
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); f=sys.argv[2]
+v=[x[f] for x in r["threads"]]
+sys.exit(0 if v == sorted(v, reverse=True) and len(set(v)) > 1 else 1)' "$tmp/t.json" "$2"
+}
+expect "--sort=blocked sorts threads" threads_by blocked blocked_ns
+expect "--sort=cpu sorts threads" threads_by cpu cpu_ns
+expect "--top 3: three longest slices" test "$("$fxtrace" report --format=json --top 3 "$tmp/k1.fxt" |
+	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["longest"]))')" = 3
+
+# Usage errors exit 2 and name the problem; a write error exits 1.
+usage() { # usage MESSAGE ARGS...
+	local msg=$1
+	shift
+	"$fxtrace" report "$@" "$tmp/k1.fxt" >/dev/null 2>"$tmp/err"
+	[[ $? == 2 ]] && grep -qF -- "$msg" "$tmp/err"
+}
+expect "--sort=bogus is a usage error" usage "sort key 'bogus' is not known" --sort=bogus
+expect "--top=x is a usage error" usage "--top wants a number" --top=x
+expect "--format=xml is a usage error" usage "format 'xml' is not known" --format=xml
+"$fxtrace" report "$tmp/k1.fxt" >/dev/full 2>"$tmp/err"
+expect "report > /dev/full exits 1" test "$?:$(cat "$tmp/err")" = \
+	"1:fxtrace report: cannot write stdout: No space left on device"
+echo "1..$n"
