@@ -6,7 +6,9 @@
 # definitions in Documentation/fxtrace.rst) for kernel-like traces written
 # with the encoder (mktrace, three seeds) and a libfxtrace program traced in
 # user-only mode; then the options (--sort, --top, --format), usage errors,
-# and a check that the comparison fails on another trace's report.
+# and a check that the comparison fails on another trace's report.  export
+# --format=json holds every record dump shows, scheduling records included
+# (export_check.py).
 # Prints TAP.
 
 set -uo pipefail
@@ -44,6 +46,25 @@ if python3 "$check" "$tmp/k1.dump" "$tmp/k2.json" 15 >"$tmp/mismatch.txt"; then
 	not_ok "another trace's report does not agree"
 else
 	ok "another trace's report does not agree ($(grep -c '^# [a-z]' "$tmp/mismatch.txt") differences)"
+fi
+
+# export --format=json holds the same trace: every event, name and
+# scheduling record, and the running spans on the CPU tracks.
+exports() { # exports NAME
+	"$fxtrace" export --format=json -o "$tmp/$1.export.json" "$tmp/$1.fxt" &&
+		python3 "$top/tools/fxtrace/tests/export_check.py" "$tmp/$1.dump" "$tmp/$1.export.json"
+}
+for seed in 1 2 3; do
+	expect "mktrace seed $seed: export has every record and the CPU tracks" exports "k$seed"
+done
+# The check fails on an export without the scheduling records.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+d["traceEvents"]=[e for e in d["traceEvents"] if e.get("cat") != "sched"]
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/k1.export.json" "$tmp/nosched.json"
+if python3 "$top/tools/fxtrace/tests/export_check.py" "$tmp/k1.dump" "$tmp/nosched.json" >/dev/null; then
+	not_ok "an export without scheduling records fails the check"
+else
+	ok "an export without scheduling records fails the check"
 fi
 
 # mktrace's layout: 60 switches per CPU, the syscalls named, drops per buffer.

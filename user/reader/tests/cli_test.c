@@ -494,7 +494,12 @@ static const char json[] =
 	"{\"ph\":\"e\",\"name\":\"req\",\"cat\":\"app\",\"ts\":2.700,\"pid\":4660,\"tid\":22136,\"id\":\"0x42\",\"args\":{}},\n"
 	"{\"ph\":\"s\",\"name\":\"flow\",\"cat\":\"app\",\"ts\":2.300,\"pid\":4660,\"tid\":22136,\"id\":\"0x7\",\"args\":{}},\n"
 	"{\"ph\":\"f\",\"name\":\"flow\",\"cat\":\"app\",\"ts\":2.800,\"pid\":4660,\"tid\":22136,\"bp\":\"e\",\"id\":\"0x7\",\"args\":{}},\n"
-	"{\"ph\":\"i\",\"name\":\"log\",\"cat\":\"log\",\"s\":\"t\",\"ts\":3.200,\"pid\":4660,\"tid\":22136,\"args\":{\"message\":\"hi \\\"there\\\"\\n\"}}\n"
+	/* Scheduling records on the CPU tracks: pid INT32_MAX, tid 0x7fff0000 + CPU. */
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":2147483647,\"tid\":2147418115,\"args\":{\"name\":\"CPU 3\"}},\n"
+	"{\"ph\":\"i\",\"name\":\"sched_switch\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":3.000,\"pid\":2147483647,\"tid\":2147418115,\"args\":{\"prev_tid\":22136,\"prev_state\":\"blocked\",\"next_tid\":39612,\"incoming_weight\":0,\"outgoing_weight\":0}},\n"
+	"{\"ph\":\"i\",\"name\":\"sched_wakeup\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":3.100,\"pid\":2147483647,\"tid\":2147418115,\"args\":{\"tid\":22136,\"weight\":1}},\n"
+	"{\"ph\":\"i\",\"name\":\"log\",\"cat\":\"log\",\"s\":\"t\",\"ts\":3.200,\"pid\":4660,\"tid\":22136,\"args\":{\"message\":\"hi \\\"there\\\"\\n\"}},\n"
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2147483647,\"tid\":0,\"args\":{\"name\":\"CPUs\"}}\n"
 	"]}\n";
 
 /* python3 -m json.tool accepts the file. */
