@@ -17,9 +17,12 @@ PROGS += $(B)/bin/fxtrace
 $(B)/test/fxtrace/mktrace: $(B)/obj/tools/fxtrace/tests/mktrace.o
 	$(link)
 
-UNIT_TESTS += tools/fxtrace/tests/report_test.sh
+UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.sh
 user: $(B)/test/fxtrace/mktrace
 $(B)/test/fxtrace/user_prog: $(B)/obj/tools/fxtrace/tests/user_prog.o \
 		$(B)/lib/libfxtrace.a
 	$(link)
 user: $(B)/test/fxtrace/user_prog
+
+# The HTML page of `report --html` is compiled in with .incbin.
+$(B)/obj/tools/fxtrace/report_html.o: tools/fxtrace/report_template.html
