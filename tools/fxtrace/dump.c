@@ -503,7 +503,7 @@ int fxtrace_dump(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 	ret = fxt_reader_read(r, read, read_ctx, dump_record, &d);
 	if (fclose(d.out) && !ret)
 		ret = -ENOMEM;
-	if (!opts->file_order)
+	if (!opts->file_order && d.nlines)
 		qsort(d.lines, d.nlines, sizeof(*d.lines), by_time);
 	for (i = 0; ret >= 0 && i < d.nlines; i++)
 		if (!fxtrace_select_by_thread(d.select) ||

@@ -293,7 +293,9 @@ static int make_slices(struct report *rp)
 	size_t depth = 0, cap = 0, i;
 	const struct report_event *e;
 
-	qsort(rp->events, rp->nevents, sizeof(*rp->events), event_order);
+	if (rp->nevents)
+		qsort(rp->events, rp->nevents, sizeof(*rp->events),
+		      event_order);
 	for (i = 0; i < rp->nevents; i++) {
 		e = &rp->events[i];
 		if (i && (e->pid != e[-1].pid || e->tid != e[-1].tid)) {
@@ -352,9 +354,9 @@ static int self_times(struct report *rp)
 	struct report_slice **stack = NULL, *s, *parent;
 	size_t depth = 0, i;
 
-	qsort(rp->slices, rp->nslices, sizeof(*rp->slices),
-	      slice_nesting_order);
 	if (rp->nslices) {
+		qsort(rp->slices, rp->nslices, sizeof(*rp->slices),
+		      slice_nesting_order);
 		stack = malloc(rp->nslices * sizeof(*stack));
 		if (!stack)
 			return -ENOMEM;
@@ -581,7 +583,8 @@ static int compute_sched(struct report *rp)
 	size_t i;
 	int ret;
 
-	qsort(rp->sched, rp->nsched, sizeof(*rp->sched), sched_order);
+	if (rp->nsched)
+		qsort(rp->sched, rp->nsched, sizeof(*rp->sched), sched_order);
 	for (i = 0; i < rp->nsched; i++) {
 		ret = rp->sched[i].wakeup ? wake_thread(rp, &rp->sched[i]) :
 					    switch_thread(rp, &rp->sched[i]);

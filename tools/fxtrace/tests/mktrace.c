@@ -11,7 +11,8 @@
  * Records are laid out as the drainer does: chunks of each buffer in turn,
  * so file order is not time order.  Deterministic for a given SEED.
  *
- * Usage: mktrace OUT.fxt [SEED]
+ * Usage: mktrace OUT.fxt [SEED [SWITCHES]]
+ * (SWITCHES per CPU, default 60: a larger one makes a trace for timing.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@
 
 #define NCPUS		2
 #define NBUFS		(NCPUS + 4)	/* the CPUs', then one per thread */
-#define SWITCHES	60		/* per CPU */
+#define SWITCHES	60		/* per CPU, by default */
 #define CHUNK		5		/* records per chunk */
 
 struct rec {
@@ -38,6 +39,7 @@ struct buf {
 
 static struct buf bufs[NBUFS];
 static unsigned long long rng;
+static unsigned long switches = SWITCHES;
 
 static const struct {
 	__u64 pid, tid;
@@ -165,11 +167,12 @@ static void run(unsigned int cpu, int th, __u64 start, __u64 end)
 static void simulate(unsigned int cpu)
 {
 	int mine[2] = { 2 * cpu, 2 * cpu + 1 }, blocked[2] = { 0, 0 };
-	int cur = -1, next, i;	/* -1: idle (tid 0) */
+	int cur = -1, next;	/* -1: idle (tid 0) */
+	unsigned long i;
 	__u64 t = 1000 + 37 * cpu, last = 0, len;
 	unsigned int state;
 
-	for (i = 0; i < SWITCHES; i++) {
+	for (i = 0; i < switches; i++) {
 		do
 			next = rnd(4) == 0 ? -1 : mine[rnd(2)];
 		while (next == cur);
@@ -213,11 +216,13 @@ int main(int argc, char **argv)
 	FILE *f;
 	int err = 0;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: mktrace OUT.fxt [SEED]\n");
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: mktrace OUT.fxt [SEED [SWITCHES]]\n");
 		return 2;
 	}
-	rng = argc == 3 ? strtoull(argv[2], NULL, 0) : 1;
+	rng = argc >= 3 ? strtoull(argv[2], NULL, 0) : 1;
+	if (argc == 4)
+		switches = strtoul(argv[3], NULL, 0);
 	for (b = 0; b < NCPUS; b++)
 		simulate(b);
 	/* A buffer is in time order; wakeups land in either CPU's. */
@@ -250,7 +255,7 @@ int main(int argc, char **argv)
 	}
 	/* Each thread buffer's drop counter, at its last time. */
 	for (b = NCPUS; b < NBUFS; b++) {
-		__u64 end = bufs[b].recs[bufs[b].n - 1].ts + 1;
+		__u64 end = bufs[b].n ? bufs[b].recs[bufs[b].n - 1].ts + 1 : 1;
 
 		bufs[b].n = 0;
 		event(b, FXT_EVENT_COUNTER, b - NCPUS, "fxtrace", "dropped",
