@@ -16,7 +16,8 @@
  * stays next to what it defines.  --file-order keeps the file's order.
  *
  * Thread filters are applied after the walk, when every thread's process is
- * known (a context switch names threads only).
+ * known (a context switch names threads only).  --file-order without them
+ * streams, as the lines need not wait for the end.
  */
 #include <endian.h>
 #include <errno.h>
@@ -43,7 +44,7 @@ struct line {
 };
 
 struct dump {
-	FILE *out;		/* the lines, into memory */
+	FILE *out;		/* the lines, into memory unless streaming */
 	const struct dump_options *opts;
 	const struct fxtrace_select *select;
 	struct fxt_reader *r;
@@ -51,6 +52,7 @@ struct dump {
 	size_t nlines, cap;
 	int64_t last_key;
 	struct fxt_map pids;	/* (tid, 0) -> uint64_t pid */
+	bool streaming;		/* lines go straight to the output */
 };
 
 static void format_time(const struct dump *d, char *buf, size_t size,
@@ -401,16 +403,13 @@ static bool record_selected(const struct dump *d, const struct fxt_record *rec)
 	return true;
 }
 
-static int dump_record(void *ctx, const struct fxt_record *rec)
+/* Where the record's line goes: straight out, or a line kept for later. */
+static int keep_line(struct dump *d, const struct fxt_record *rec)
 {
-	struct dump *d = ctx;
-	char time[32] = "", who[64] = "";
 	struct line *l;
 	long start;
 
-	if (rec->has_ts && rec->ts_ns_valid)
-		d->last_key = rec->ts_ns;
-	if (!record_selected(d, rec))
+	if (d->streaming)
 		return 0;
 	if (d->nlines == d->cap) {
 		size_t cap = d->cap ? 2 * d->cap : 1024;
@@ -431,7 +430,22 @@ static int dump_record(void *ctx, const struct fxt_record *rec)
 	if (start < 0)
 		return -errno;
 	l->text = start;
+	return 0;
+}
 
+static int dump_record(void *ctx, const struct fxt_record *rec)
+{
+	struct dump *d = ctx;
+	char time[32] = "", who[64] = "";
+	int ret;
+
+	if (rec->has_ts && rec->ts_ns_valid)
+		d->last_key = rec->ts_ns;
+	if (!record_selected(d, rec))
+		return 0;
+	ret = keep_line(d, rec);
+	if (ret)
+		return ret;
 	if (rec->has_ts)
 		format_time(d, time, sizeof(time), rec->ts, rec->ts_ns,
 			    rec->ts_ns_valid);
@@ -447,9 +461,11 @@ static int dump_record(void *ctx, const struct fxt_record *rec)
 	fputc('\n', d->out);
 	if (d->opts->hex)
 		print_words(d->out, rec);
+	if (d->streaming)
+		return 0;
 	if (ferror(d->out))
 		return -ENOMEM;
-	l->len = ftell(d->out) - start;
+	d->lines[d->nlines].len = ftell(d->out) - d->lines[d->nlines].text;
 	d->nlines++;
 	return 0;
 }
@@ -489,7 +505,7 @@ int fxtrace_dump(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 {
 	static const struct fxtrace_select all;
 	struct dump d = {
-		.opts = opts, .r = r, .last_key = INT64_MIN,
+		.out = out, .opts = opts, .r = r, .last_key = INT64_MIN,
 		.select = opts->select ? opts->select : &all,
 	};
 	char *text = NULL;
@@ -497,6 +513,10 @@ int fxtrace_dump(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 	int ret;
 
 	fxt_map_init(&d.pids, sizeof(uint64_t));
+	/* In file order without thread filters, nothing waits for the end. */
+	d.streaming = opts->file_order && !fxtrace_select_by_thread(d.select);
+	if (d.streaming)
+		return fxt_reader_read(r, read, read_ctx, dump_record, &d);
 	d.out = open_memstream(&text, &size);
 	if (!d.out)
 		return -errno;

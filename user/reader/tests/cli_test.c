@@ -314,6 +314,15 @@ static int test_dump_file_order(void)
 	a = strstr(sorted, "0x000188 ");
 	b = strstr(sorted, "0x0001a8 ");
 	EXPECT(a && b && b < a);
+	/* With a thread filter (judged after the walk) too. */
+	RUN("dump", "--file-order", "--tid=22136", "--name=req,flow", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
+	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
+	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
+	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n",
+		   r.out);
 	return 0;
 }
 
