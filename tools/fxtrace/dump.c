@@ -404,7 +404,8 @@ static bool record_selected(const struct dump *d, const struct fxt_record *rec)
 }
 
 /* Where the record's line goes: straight out, or a line kept for later. */
-static int keep_line(struct dump *d, const struct fxt_record *rec)
+static int keep_line(struct dump *d, const struct fxt_record *rec,
+		     const struct line *threads)
 {
 	struct line *l;
 	long start;
@@ -421,11 +422,9 @@ static int keep_line(struct dump *d, const struct fxt_record *rec)
 		d->cap = cap;
 	}
 	l = &d->lines[d->nlines];
-	memset(l, 0, sizeof(*l));
+	*l = *threads;
 	l->key = d->last_key;
 	l->offset = rec->offset;
-	if (record_threads(d, rec, l))
-		return -ENOMEM;
 	start = ftell(d->out);
 	if (start < 0)
 		return -errno;
@@ -437,13 +436,17 @@ static int dump_record(void *ctx, const struct fxt_record *rec)
 {
 	struct dump *d = ctx;
 	char time[32] = "", who[64] = "";
+	struct line threads = { 0 };
 	int ret;
 
 	if (rec->has_ts && rec->ts_ns_valid)
 		d->last_key = rec->ts_ns;
+	/* Every record tells processes of threads, selected or not. */
+	if (!d->streaming && record_threads(d, rec, &threads))
+		return -ENOMEM;
 	if (!record_selected(d, rec))
 		return 0;
-	ret = keep_line(d, rec);
+	ret = keep_line(d, rec, &threads);
 	if (ret)
 		return ret;
 	if (rec->has_ts)

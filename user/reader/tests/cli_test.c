@@ -377,6 +377,13 @@ static int test_dump_filters(void)
 	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
 	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n",
 		   r.out);
+	/* The process of 22136 comes from records outside the window. */
+	RUN("dump", "--pid", "4660", "--time", "3us,3.1us", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
+	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n",
+		   r.out);
 	RUN("dump", "--pid", "4661", "t.fxt");
 	EXPECT_EQ(0, r.status);
 	EXPECT_STR("", r.out);
