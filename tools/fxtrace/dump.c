@@ -386,23 +386,6 @@ static int record_threads(struct dump *d, const struct fxt_record *rec,
 	return 0;
 }
 
-/* The time, category and name filters, which need the record in hand. */
-static bool record_selected(const struct dump *d, const struct fxt_record *rec)
-{
-	const struct fxtrace_select *s = d->select;
-
-	if (fxtrace_select_by_time(s) &&
-	    !(rec->has_ts && rec->ts_ns_valid &&
-	      fxtrace_select_time(s, rec->ts_ns)))
-		return false;
-	if (fxtrace_select_by_event(s) &&
-	    !((rec->type == FXT_REC_EVENT || (rec->type == FXT_REC_LARGE &&
-					      rec->subtype == FXT_LARGE_BLOB)) &&
-	      fxtrace_select_event(s, &rec->category, &rec->name)))
-		return false;
-	return true;
-}
-
 /* Where the record's line goes: straight out, or a line kept for later. */
 static int keep_line(struct dump *d, const struct fxt_record *rec,
 		     const struct line *threads)
@@ -444,7 +427,7 @@ static int dump_record(void *ctx, const struct fxt_record *rec)
 	/* Every record tells processes of threads, selected or not. */
 	if (!d->streaming && record_threads(d, rec, &threads))
 		return -ENOMEM;
-	if (!record_selected(d, rec))
+	if (!fxtrace_select_record(d->select, rec))
 		return 0;
 	ret = keep_line(d, rec, &threads);
 	if (ret)

@@ -194,6 +194,15 @@ bool fxtrace_select_event(const struct fxtrace_select *s,
 			  const struct fxt_string *name);
 bool fxtrace_select_time(const struct fxtrace_select *s, int64_t ns);
 
+/*
+ * The time and event filters, which need the record in hand: a record
+ * passes when it has a time in the window and, with -c or --name, is an
+ * event or large blob whose category and name match.  The thread filters
+ * are judged apart, once every thread's process is known.
+ */
+bool fxtrace_select_record(const struct fxtrace_select *s,
+			   const struct fxt_record *rec);
+
 /* ---- the subcommands' cores, callable without a command line ------------- */
 
 struct dump_options {

@@ -122,8 +122,6 @@ static int collect_event(struct report *rp, const struct fxt_record *rec)
 
 	if (!rec->ts_ns_valid || rec->thread.undefined)
 		return 0;
-	if (learn_thread(rp, rec->thread.pid, rec->thread.tid))
-		return -ENOMEM;
 	switch (rec->subtype) {
 	case FXT_EVENT_DURATION_BEGIN:
 	case FXT_EVENT_DURATION_END:
@@ -192,10 +190,61 @@ static int collect_sched(struct report *rp, const struct fxt_record *rec)
 	}
 	s->out = rec->out.tid;
 	s->in = rec->in.tid;
-	if (rec->subtype == FXT_SCHED_LEGACY_CONTEXT_SWITCH)
+	return 0;
+}
+
+/* What every record says of threads' processes, selected or not. */
+static int learn_threads(struct report *rp, const struct fxt_record *rec)
+{
+	uint32_t i;
+
+	switch (rec->type) {
+	case FXT_REC_EVENT:
+	case FXT_REC_LOG:
+	case FXT_REC_LARGE:
+	case FXT_REC_THREAD:
+		return rec->thread.undefined ? 0 :
+		       learn_thread(rp, rec->thread.pid, rec->thread.tid);
+	case FXT_REC_KOBJ:
+		for (i = 0; rec->subtype == FXT_KOBJ_THREAD && i < rec->nargs; i++)
+			if (rec->args[i].type == FXT_ARG_KOID &&
+			    fxt_string_is(&rec->args[i].name, "process"))
+				return learn_thread(rp, rec->args[i].value.u64,
+						    rec->id);
+		return 0;
+	case FXT_REC_SCHED:
+		if (rec->subtype != FXT_SCHED_LEGACY_CONTEXT_SWITCH)
+			return 0;
 		return learn_thread(rp, rec->out.pid, rec->out.tid) ||
 		       learn_thread(rp, rec->in.pid, rec->in.tid) ? -ENOMEM : 0;
+	}
 	return 0;
+}
+
+/* A selected record naming a thread lists it in the thread table. */
+static int list_thread(struct report *rp, const struct fxt_record *rec)
+{
+	uint64_t *pid, koid = 0;
+	uint32_t i;
+
+	if (rec->type == FXT_REC_KOBJ) {
+		for (i = 0; rec->subtype == FXT_KOBJ_THREAD && i < rec->nargs; i++)
+			if (rec->args[i].type == FXT_ARG_KOID &&
+			    fxt_string_is(&rec->args[i].name, "process"))
+				koid = rec->args[i].value.u64;
+		if (!koid)
+			return 0;
+		pid = fxt_map_put(&rp->listed, rec->id, 0, NULL);
+		if (pid)
+			*pid = koid;
+		return pid ? 0 : -ENOMEM;
+	}
+	if (!rec->has_ts || rec->thread.undefined || !rec->thread.tid)
+		return 0;
+	pid = fxt_map_put(&rp->listed, rec->thread.tid, 0, NULL);
+	if (pid)
+		*pid = rec->thread.pid;
+	return pid ? 0 : -ENOMEM;
 }
 
 static int collect(void *ctx, const struct fxt_record *rec)
@@ -212,23 +261,26 @@ static int collect(void *ctx, const struct fxt_record *rec)
 			rp->last_ns = rec->ts_ns;
 		rp->have_time = true;
 	}
+	if (rec->type == FXT_REC_EVENT &&
+	    rec->subtype == FXT_EVENT_DURATION_COMPLETE &&
+	    rec->end_ts_ns_valid && rec->end_ts_ns > rp->last_ns)
+		rp->last_ns = rec->end_ts_ns;
 	if (!rec->bytes || !rec->complete)
+		return 0;
+	if (learn_threads(rp, rec))
+		return -ENOMEM;
+	if (!fxtrace_select_record(rp->select, rec))
 		return 0;
 	switch (rec->type) {
 	case FXT_REC_EVENT:
-		if (rec->subtype == FXT_EVENT_DURATION_COMPLETE &&
-		    rec->end_ts_ns_valid && rec->end_ts_ns > rp->last_ns)
-			rp->last_ns = rec->end_ts_ns;
-		return collect_event(rp, rec);
+		return list_thread(rp, rec) || collect_event(rp, rec) ?
+		       -ENOMEM : 0;
+	case FXT_REC_LOG:
+	case FXT_REC_LARGE:
+	case FXT_REC_KOBJ:
+		return list_thread(rp, rec);
 	case FXT_REC_SCHED:
 		return collect_sched(rp, rec);
-	case FXT_REC_KOBJ:
-		for (i = 0; rec->subtype == FXT_KOBJ_THREAD && i < rec->nargs; i++)
-			if (rec->args[i].type == FXT_ARG_KOID &&
-			    fxt_string_is(&rec->args[i].name, "process"))
-				return learn_thread(rp, rec->args[i].value.u64,
-						    rec->id);
-		return 0;
 	case FXT_REC_METADATA:
 		if (rec->subtype != FXT_META_PROVIDER_EVENT ||
 		    rec->value != FXT_PROVIDER_EVENT_BUFFER_FULL)
@@ -594,22 +646,64 @@ static int compute_sched(struct report *rp)
 	return 0;
 }
 
-/* Threads seen in events but never scheduled are listed too. */
+/* Threads named by selected records but never scheduled are listed too. */
 static int add_event_threads(struct report *rp)
 {
 	size_t pos = 0;
 	uint64_t tid;
+	const uint64_t *pid;
 
-	while (fxt_map_next(&rp->pids, &pos, &tid, NULL))
-		if (tid && !thread_of(rp, tid))
+	while ((pid = fxt_map_next(&rp->listed, &pos, &tid, NULL)))
+		if (fxtrace_select_thread(rp->select, *pid, tid) &&
+		    !thread_of(rp, tid))
 			return -ENOMEM;
 	return 0;
+}
+
+/* A thread passes --pid/--tid; its process as every record told it. */
+static bool thread_selected(const struct report *rp, uint64_t tid)
+{
+	const uint64_t *pid = fxt_map_get(&rp->pids, tid, 0);
+
+	if (rp->select->npids && tid && !pid)
+		return false;
+	return fxtrace_select_thread(rp->select, pid && tid ? *pid : 0, tid);
+}
+
+/*
+ * --pid and --tid, judged once every record has told its threads'
+ * processes (as dump does): a record passes when one of its threads does.
+ */
+static void select_threads(struct report *rp)
+{
+	size_t i, kept;
+
+	if (!fxtrace_select_by_thread(rp->select))
+		return;
+	for (i = kept = 0; i < rp->nevents; i++)
+		if (fxtrace_select_thread(rp->select, rp->events[i].pid,
+					  rp->events[i].tid))
+			rp->events[kept++] = rp->events[i];
+	rp->nevents = kept;
+	for (i = kept = 0; i < rp->ndrops; i++)
+		if (fxtrace_select_thread(rp->select, rp->drops[i].pid,
+					  rp->drops[i].tid))
+			rp->drops[kept++] = rp->drops[i];
+	rp->ndrops = kept;
+	for (i = kept = 0; i < rp->nsched; i++)
+		if (thread_selected(rp, rp->sched[i].in) ||
+		    (!rp->sched[i].wakeup && thread_selected(rp, rp->sched[i].out)))
+			rp->sched[kept++] = rp->sched[i];
+	rp->nsched = kept;
+	/* Provider events name no thread. */
+	rp->nproviders = 0;
 }
 
 int report_compute(struct report *rp)
 {
 	int ret;
 
+	select_threads(rp);
 	ret = make_slices(rp);
 	if (!ret)
 		ret = self_times(rp);
@@ -629,10 +723,15 @@ uint64_t report_pid_of(const struct report *rp, uint64_t tid)
 	return pid ? *pid : 0;
 }
 
-void report_init(struct report *rp, struct fxt_reader *r)
+void report_init(struct report *rp, struct fxt_reader *r,
+		 const struct fxtrace_select *select)
 {
+	static const struct fxtrace_select all;
+
 	memset(rp, 0, sizeof(*rp));
 	rp->r = r;
+	rp->select = select ? select : &all;
+	fxt_map_init(&rp->listed, sizeof(uint64_t));
 	fxt_map_init(&rp->name_index, sizeof(uint32_t));
 	fxt_map_init(&rp->pids, sizeof(uint64_t));
 	fxt_map_init(&rp->threads, sizeof(struct report_thread));
@@ -664,6 +763,7 @@ void report_free(struct report *rp)
 	free(rp->stats);
 	fxt_map_free(&rp->name_index);
 	fxt_map_free(&rp->pids);
+	fxt_map_free(&rp->listed);
 	fxt_map_free(&rp->threads);
 	fxt_map_free(&rp->cpus);
 }

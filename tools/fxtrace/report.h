@@ -85,6 +85,7 @@ struct report_provider {
 
 struct report {
 	struct fxt_reader *r;
+	const struct fxtrace_select *select;	/* never NULL */
 	uint64_t records;
 	bool have_time;
 	int64_t first_ns, last_ns;
@@ -92,7 +93,8 @@ struct report {
 	struct report_name *names;
 	size_t nnames, names_cap;
 	struct fxt_map name_index;	/* (hash cat, hash name) -> index */
-	struct fxt_map pids;		/* (tid, 0) -> pid */
+	struct fxt_map pids;		/* (tid, 0) -> pid, from every record */
+	struct fxt_map listed;		/* (tid, 0) -> pid: selected records' */
 
 	struct report_event *events;
 	size_t nevents, events_cap;
@@ -112,7 +114,9 @@ struct report {
 	size_t nproviders, providers_cap;
 };
 
-void report_init(struct report *rp, struct fxt_reader *r);
+/* select may be NULL: every record. */
+void report_init(struct report *rp, struct fxt_reader *r,
+		 const struct fxtrace_select *select);
 int report_collect(struct report *rp, fxt_read_fn *read, void *read_ctx);
 int report_compute(struct report *rp);
 void report_free(struct report *rp);

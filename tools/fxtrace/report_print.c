@@ -146,6 +146,10 @@ static int thread_rows(const struct report *rp, struct report_rows *rows)
 	if (!rows->threads)
 		return -ENOMEM;
 	while ((t = fxt_map_next(&rp->threads, &pos, NULL, NULL))) {
+		/* With --pid/--tid, the threads switched with them are not rows. */
+		if (!fxtrace_select_thread(rp->select, report_pid_of(rp, t->tid),
+					   t->tid))
+			continue;
 		row = &rows->threads[rows->nthreads++];
 		row->t = t;
 		row->pid = report_pid_of(rp, t->tid);
@@ -679,65 +683,21 @@ static int parse_sort(struct report_options *o, const char *arg)
 	return ret;
 }
 
-int cmd_report(int argc, char **argv)
+/* The report of the trace named on the command line. */
+static int report_run(struct report_options *o,
+		      const struct fxtrace_select *select, const char *html,
+		      int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct report_options o = {
-		.slice_key = KEY_TOTAL, .thread_key = KEY_CPU, .top = 10,
-	};
-	const char *html = NULL;
 	struct report_rows rows = { 0 };
 	struct fxtrace_input in;
 	struct report rp;
 	FILE *page = NULL;
-	char *end;
-	int opt, ret, status;
+	int ret, status;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":s:n:f:H:h", options, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			if (parse_sort(&o, optarg))
-				return fxtrace_usage_error("report",
-					"sort key '%s' is not known: count, total, self, mean, p50, p99, max, name (slices); cpu, blocked, wakeups, latency, tid (threads)",
-					optarg);
-			break;
-		case 'n':
-			errno = 0;
-			o.top = strtoul(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9')
-				return fxtrace_usage_error("report",
-					"--top wants a number of slices, not '%s'",
-					optarg);
-			break;
-		case 'f':
-			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
-				return fxtrace_usage_error("report",
-					"format '%s' is not known (text and json are)",
-					optarg);
-			o.json = !strcmp(optarg, "json");
-			break;
-		case 'H':
-			html = optarg;
-			break;
-		case 'h':
-			return fxtrace_cmd_help("report");
-		default:
-			return fxtrace_option_error("report", opt, argv);
-		}
-	}
 	ret = fxtrace_input_open(&in, "report", argc, argv);
 	if (ret)
 		return ret;
-	o.path = in.path;
+	o->path = in.path;
 	if (html) {
 		page = fopen(html, "w");
 		if (!page) {
@@ -747,19 +707,19 @@ int cmd_report(int argc, char **argv)
 			return 1;
 		}
 	}
-	report_init(&rp, in.reader);
+	report_init(&rp, in.reader, select);
 	ret = report_collect(&rp, fxtrace_read_source, &in.src);
 	if (ret >= 0)
 		ret = report_compute(&rp);
 	if (ret >= 0)
-		ret = report_rows(&rp, &o, &rows);
+		ret = report_rows(&rp, o, &rows);
 	if (ret >= 0) {
-		if (o.json)
-			report_print_json(stdout, &rp, &rows, &o);
+		if (o->json)
+			report_print_json(stdout, &rp, &rows, o);
 		else
-			report_print_text(stdout, &rp, &rows, &o);
+			report_print_text(stdout, &rp, &rows, o);
 		if (page)
-			ret = report_write_html(page, &rp, &rows, &o);
+			ret = report_write_html(page, &rp, &rows, o);
 	}
 	report_rows_free(&rows);
 	report_free(&rp);
@@ -774,5 +734,82 @@ int cmd_report(int argc, char **argv)
 			strerror(errno));
 		status = 1;
 	}
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "html", required_argument, NULL, 'H' },
+		FXTRACE_SELECT_OPTIONS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_options o = {
+		.slice_key = KEY_TOTAL, .thread_key = KEY_CPU, .top = 10,
+	};
+	struct fxtrace_select select = { 0 };
+	const char *html = NULL;
+	char *end;
+	int opt, ret, status;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":s:n:f:H:p:c:h", options,
+				  NULL)) != -1) {
+		ret = 0;
+		switch (opt) {
+		case 's':
+			if (parse_sort(&o, optarg))
+				ret = fxtrace_usage_error("report",
+					"sort key '%s' is not known: count, total, self, mean, p50, p99, max, name (slices); cpu, blocked, wakeups, latency, tid (threads)",
+					optarg);
+			break;
+		case 'n':
+			errno = 0;
+			o.top = strtoul(optarg, &end, 10);
+			if (errno || *end || optarg[0] < '0' || optarg[0] > '9')
+				ret = fxtrace_usage_error("report",
+					"--top wants a number of slices, not '%s'",
+					optarg);
+			break;
+		case 'f':
+			if (strcmp(optarg, "json") && strcmp(optarg, "text"))
+				ret = fxtrace_usage_error("report",
+					"format '%s' is not known (text and json are)",
+					optarg);
+			o.json = !strcmp(optarg, "json");
+			break;
+		case 'H':
+			html = optarg;
+			break;
+		case SELECT_PID:
+		case SELECT_TID:
+		case SELECT_CATEGORY:
+		case SELECT_NAME:
+		case SELECT_SINCE:
+		case SELECT_UNTIL:
+		case SELECT_TIME:
+			ret = fxtrace_select_option(&select, "report", opt,
+						    optarg);
+			break;
+		case 'h':
+			ret = fxtrace_cmd_help("report");
+			fxtrace_select_free(&select);
+			return ret;
+		default:
+			ret = fxtrace_option_error("report", opt, argv);
+			break;
+		}
+		if (ret) {
+			fxtrace_select_free(&select);
+			return ret;
+		}
+	}
+	status = report_run(&o, &select, html, argc, argv);
+	fxtrace_select_free(&select);
 	return status;
 }

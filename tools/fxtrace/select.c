@@ -268,3 +268,18 @@ bool fxtrace_select_time(const struct fxtrace_select *s, int64_t ns)
 	return (!s->since_set || ns >= s->since_ns) &&
 	       (!s->until_set || ns <= s->until_ns);
 }
+
+bool fxtrace_select_record(const struct fxtrace_select *s,
+			   const struct fxt_record *rec)
+{
+	if (fxtrace_select_by_time(s) &&
+	    !(rec->has_ts && rec->ts_ns_valid &&
+	      fxtrace_select_time(s, rec->ts_ns)))
+		return false;
+	if (fxtrace_select_by_event(s) &&
+	    !((rec->type == FXT_REC_EVENT || (rec->type == FXT_REC_LARGE &&
+					      rec->subtype == FXT_LARGE_BLOB)) &&
+	      fxtrace_select_event(s, &rec->category, &rec->name)))
+		return false;
+	return true;
+}

@@ -68,7 +68,7 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "cannot be written, 2 usage error.\n" },
 	{ "report", "per-name, per-thread, per-CPU and syscall figures; HTML plots",
 	  "usage: fxtrace report [--sort=KEYS] [--top=N] [--format=text|json]\n"
-	  "                      [--html=OUT.html] FILE\n"
+	  "                      [--html=OUT.html] [SELECTION] FILE\n"
 	  "\n"
 	  "Answer what a trace says without a browser, in nanoseconds:\n"
 	  "- slices per category:name (a duration end closes its thread's innermost\n"
@@ -92,6 +92,12 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "                        of CPUs and threads, latency histograms\n"
 	  "                        [default: none]\n"
 	  "  -h, --help            this help\n"
+	  "\n"
+	  "SELECTION: the report of the records `fxtrace dump SELECTION` shows\n"
+	  "(see fxtrace dump -h; with --pid/--tid the thread table lists the\n"
+	  "selected threads only) [default: every record]:\n"
+	  "  -p, --pid=PIDS  --tid=TIDS  -c, --category=GLOBS  --name=GLOBS\n"
+	  "  --since=T  --until=T  --time=T1,T2\n"
 	  "\n"
 	  "Exit status: 0, 1 if the trace has errors or cannot be read or the\n"
 	  "output cannot be written, 2 usage error.\n" },

@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Recompute `fxtrace report --format=json` from `fxtrace dump` lines.
 
-Usage: report_check.py DUMP.txt REPORT.json TOP
+Usage: report_check.py DUMP.txt REPORT.json TOP [FULL_DUMP.txt [pid=P,..|tid=T,..]]
 
 Written from the definitions in Documentation/fxtrace.rst (fxtrace report),
-not from report.c: it reads only what dump prints.  Prints the differences
-and exits 1 when there is one.
+not from report.c: it reads only what dump prints.  With a selection
+(--pid, --time, ...), DUMP.txt is `fxtrace dump SELECTION` and the report
+`fxtrace report SELECTION`; FULL_DUMP.txt, the whole dump, tells the
+threads' processes (every record does) and the trace-wide figures (records,
+start) are not compared; with pid= or tid=, only those threads are rows of
+the thread table.  Prints the differences and exits 1 when there is one.
 """
 import json
 import re
@@ -34,8 +38,28 @@ def main():
     dump_path, report_path, top = sys.argv[1], sys.argv[2], int(sys.argv[3])
     lines = open(dump_path).read().splitlines()
     got = json.load(open(report_path))
+    selected = len(sys.argv) > 4
+    full = open(sys.argv[4]).read().splitlines() if selected else lines
 
+    # Every record tells its threads' processes, selected or not.
     pid_of = {}
+    for line in full:
+        m = re.match(r"^0x[0-9a-f]+ +\d+\.\d{9}  (\d+)/(\d+)[ \n]", line)
+        if m:
+            pid_of[int(m.group(2))] = int(m.group(1))
+        m = re.search(r' +kernel object +thread (\d+) ".*" process=(\d+)', line)
+        if m:
+            pid_of[int(m.group(1))] = int(m.group(2))
+    # The threads the selected records name are listed.
+    listed = set()
+    for line in lines:
+        m = re.match(r"^0x[0-9a-f]+ +\d+\.\d{9}  (\d+)/(\d+)[ \n]", line)
+        if m and int(m.group(2)):
+            listed.add(int(m.group(2)))
+        m = re.search(r' +kernel object +thread (\d+) ".*" process=(\d+)', line)
+        if m:
+            listed.add(int(m.group(1)))
+
     per_thread = {}          # (pid, tid) -> [(kind, ts, end, name, offset)]
     sched = []               # in dump order
     drops = {}               # (pid, tid, id, arg) -> value, last wins
@@ -54,9 +78,6 @@ def main():
             ts = ns(ts)
             times.append(ts)
         if rec == "kernel object":
-            k = re.match(r'thread (\d+) ".*" process=(\d+)', details)
-            if k:
-                pid_of[int(k.group(1))] = int(k.group(2))
             continue
         if rec == "provider event":
             p = re.match(r"provider (\d+) buffer full$", details)
@@ -73,7 +94,6 @@ def main():
                               s.group(2), int(s.group(3))))
             continue
         pid, tid = (int(x) for x in who.split()[0].split("/"))
-        pid_of[tid] = pid
         name = details.split()[0]
         if rec == "counter":
             if name != "fxtrace:dropped":
@@ -192,9 +212,8 @@ def main():
                 t["blocked"] = None
             t["woken"] = None
             t["on"] = True
-    for tid in pid_of:
-        if tid:
-            thread(tid)
+    for tid in listed:
+        thread(tid)
     want_threads = {}
     for tid, t in th.items():
         lat = sorted(t["lat"])
@@ -205,6 +224,11 @@ def main():
             latency_total_ns=sum(lat), latency_p50_ns=nearest_rank(lat, 50),
             latency_p99_ns=nearest_rank(lat, 99),
             latency_max_ns=lat[-1] if lat else 0)
+    for arg in sys.argv[5:]:
+        key, ids = arg.split("=")
+        ids = {int(x) for x in ids.split(",")}
+        want_threads = {tid: t for tid, t in want_threads.items()
+                        if t[key] in ids}
     want_processes = {}
     for t in want_threads.values():
         p = want_processes.setdefault(t["pid"], dict(
@@ -229,9 +253,10 @@ def main():
     def joined(row):
         return row["category"] + ":" + row["name"] if row["category"] else row["name"]
 
-    same("records", len(lines), got["records"])
-    if times:
-        same("start_ns", min(times), got["start_ns"])
+    if not selected:
+        same("records", len(lines), got["records"])
+        if times:
+            same("start_ns", min(times), got["start_ns"])
     for key, want in (("slices", want_slices), ("syscalls", want_syscalls)):
         have = {joined(r): {k: v for k, v in r.items()
                             if k not in ("category", "name")}

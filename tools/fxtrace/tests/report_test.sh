@@ -41,6 +41,36 @@ for seed in 1 2 3; do
 	expect "mktrace seed $seed: report agrees with dump" agree "k$seed" "$tmp/k$seed.fxt"
 done
 
+# A selection: the report of the records `fxtrace dump SELECTION` shows.
+selection() { # selection NAME ROWS OPTIONS... (ROWS: pid=.. or tid=.. or -)
+	local name=$1 rows=$2
+	shift 2
+	"$fxtrace" dump "$@" "$tmp/k1.fxt" >"$tmp/$name.dump" &&
+		"$fxtrace" report --format=json --top 15 "$@" "$tmp/k1.fxt" >"$tmp/$name.json" &&
+		python3 "$check" "$tmp/$name.dump" "$tmp/$name.json" 15 "$tmp/k1.dump" \
+			${rows/#-/}
+}
+expect "report --pid 100 agrees with dump --pid 100" selection pid pid=100 --pid 100
+expect "report --tid 201 agrees with dump --tid 201" selection tid tid=201 --tid 201
+expect "report --time 100us,300us agrees with dump" selection time - --time 100us,300us
+expect "report -c app --name 'w*,inner' agrees with dump" selection name - -c app --name 'w*,inner'
+expect "report --pid 200 --since 50us --until 250us agrees with dump" \
+	selection mixed pid=200 --pid 200 --since 50us --until 250us
+expect "report -c kernel:syscall agrees with dump" selection sys - -c kernel:syscall
+expect "--pid 100: the threads of process 100 only, and their slices" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+ok = sorted(t["tid"] for t in r["threads"]) == [100, 101]
+ok &= all(s["pid"] == 100 for s in r["longest"]) and r["providers"] == []
+ok &= sorted(d["tid"] for d in r["drops"]) == [100, 100, 101, 101]
+sys.exit(0 if ok else 1)' "$tmp/pid.json"
+expect "--tid 201: one thread row" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+sys.exit(0 if [t["tid"] for t in r["threads"]] == [201] else 1)' "$tmp/tid.json"
+expect "-c kernel:syscall: syscalls only, no scheduling" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+ok = r["slices"] == [] and len(r["syscalls"]) == 3 and r["cpus"] == []
+sys.exit(0 if ok else 1)' "$tmp/sys.json"
+
 # The comparison can fail: seed 1's dump against seed 2's report.
 if python3 "$check" "$tmp/k1.dump" "$tmp/k2.json" 15 >"$tmp/mismatch.txt"; then
 	not_ok "another trace's report does not agree"

@@ -116,7 +116,7 @@ static void run_report(struct fxt_reader *r, struct memory *m, size_t size)
 	struct report_rows rows = { 0 };
 	struct report rp;
 
-	report_init(&rp, r);
+	report_init(&rp, r, NULL);
 	if (report_collect(&rp, read_memory, m) >= 0 && !report_compute(&rp) &&
 	    !report_rows(&rp, &o, &rows)) {
 		report_print_text(devnull, &rp, &rows, &o);
