@@ -277,11 +277,13 @@ static void export_span(struct export *e, const struct fxt_record *rec,
 {
 	FILE *out = e->out;
 	struct fxt_string name;
+	uint64_t pid = t->pid;
 	char fallback[32];
 
 	begin_event(e, "X");
 	fputs(",\"name\":", out);
-	if (fxt_reader_thread_name(e->r, t->tid, &name, NULL) && name.ptr) {
+	if (fxt_reader_thread_name(e->r, t->tid, &name, pid ? NULL : &pid) &&
+	    name.ptr) {
 		json_string(out, &name);
 	} else {
 		snprintf(fallback, sizeof(fallback), "tid %" PRIu64, t->tid);
@@ -293,8 +295,8 @@ static void export_span(struct export *e, const struct fxt_record *rec,
 	json_us(out, rec->ts_ns - t->since);
 	json_cpu(out, rec->cpu);
 	fprintf(out, ",\"args\":{\"tid\":%" PRIu64, t->tid);
-	if (t->pid)
-		fprintf(out, ",\"pid\":%" PRIu64, t->pid);
+	if (pid)
+		fprintf(out, ",\"pid\":%" PRIu64, pid);
 	fputs("}}", out);
 }
 

@@ -7,7 +7,7 @@ Usage: export_check.py DUMP.txt EXPORT.json
 Every event, log, kernel object name and scheduling record of the dump is
 in the JSON once; each CPU track has one X slice per time a thread (not the
 idle thread) ran between two context switches on that CPU, with that
-duration.  Prints the differences and exits 1 when there is one.
+duration and the thread's process from its kernel object record.  Prints the differences and exits 1 when there is one.
 """
 import json
 import re
@@ -37,6 +37,8 @@ def main():
 
     kinds = {}
     spans, last = [], {}
+    pid_of = {int(t): int(p) for t, p in re.findall(
+        r' kernel object +thread (\d+) ".*" process=(\d+)', "\n".join(lines))}
     for line in lines:
         m = re.match(r"^0x[0-9a-f]+ +(\d+\.\d{9})?  (.*?) +(context switch|wakeup"
                      r"|kernel object|duration begin|duration end|duration complete"
@@ -77,6 +79,10 @@ def main():
                         us_to_ns(e["dur"]))
                        for e in events if e["ph"] == "X" and e["pid"] == CPU_PID)
     same("running spans", sorted(spans), got_spans)
+    same("running spans' pids",
+         sorted(pid_of.get(tid) for _, tid, _, _ in spans),
+         sorted(e["args"].get("pid") for e in events
+                if e["ph"] == "X" and e["pid"] == CPU_PID))
     for e in errors:
         print("# " + e)
     print("# %d switches, %d wakeups, %d running spans compared"
