@@ -97,6 +97,29 @@ else
 	ok "an export without scheduling records fails the check"
 fi
 
+# fxt-sample's trace (tools/sample/fxt-sample.c), figures worked out by hand
+# from its timestamps (ns): main runs work [1000, 10000] holding step
+# [1500, 4000]; it blocks at 5000 when cpu 0 switches to the worker, which
+# runs queue [5500, 8000] holding the complete step [7200, 7800], wakes main
+# at 8500 and blocks at 9000, when main is switched in again.
+"$build/bin/fxt-sample" "$tmp/sample.fxt"
+"$fxtrace" report --format=json "$tmp/sample.fxt" >"$tmp/sample.json"
+expect "fxt-sample: figures worked out by hand" python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+s = {x["name"]: x for x in r["slices"]}
+want = {"work": (1, 9000, 9000 - 2500, 9000, 9000),
+        "step": (2, 2500 + 600, 2500 + 600, 600, 2500),
+        "queue": (1, 2500, 2500 - 600, 2500, 2500)}
+ok = {n: (x["count"], x["total_ns"], x["self_ns"], x["p50_ns"], x["max_ns"])
+      for n, x in s.items()} == want
+t = {x["tid"]: x for x in r["threads"]}
+ok &= (t[1001]["cpu_ns"], t[1001]["runs"], t[1001]["blocked_ns"]) == (9000 - 5000, 1, 0)
+ok &= (t[1000]["cpu_ns"], t[1000]["runs"], t[1000]["blocked_ns"]) == (0, 1, 8500 - 5000)
+ok &= (t[1000]["wakeups"], t[1000]["latency_count"], t[1000]["latency_max_ns"]) == (1, 1, 9000 - 8500)
+ok &= r["cpus"] == [{"cpu": 0, "switches": 2, "wakeups": 1, "busy_ns": 4000, "idle_ns": 0}]
+ok &= [(x["name"], x["dur_ns"]) for x in r["longest"]] == \
+	[("work", 9000), ("step", 2500), ("queue", 2500), ("step", 600)]
+sys.exit(0 if ok else 1)' "$tmp/sample.json"
+
 # mktrace's layout: 60 switches per CPU, the syscalls named, drops per buffer.
 expect "kernel trace: 2 CPUs with 60 switches each" \
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
