@@ -187,6 +187,13 @@ usage() { # usage MESSAGE ARGS...
 expect "--sort=bogus is a usage error" usage "sort key 'bogus' is not known" --sort=bogus
 expect "--top=x is a usage error" usage "--top wants a number" --top=x
 expect "--format=xml is a usage error" usage "format 'xml' is not known" --format=xml
+"$fxtrace" report --html "$tmp/no/such/dir.html" "$tmp/k1.fxt" >/dev/null 2>"$tmp/err"
+expect "--html into a missing directory exits 1 and says why" test "$?:$(cat "$tmp/err")" = \
+	"1:fxtrace report: cannot create $tmp/no/such/dir.html: No such file or directory"
+expect "report - reads stdin (as many records as dump has lines)" \
+	test "$("$fxtrace" report --format=json - <"$tmp/k1.fxt" |
+	python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["trace"], r["records"])')" = \
+	"- $(wc -l <"$tmp/k1.dump")"
 "$fxtrace" report "$tmp/k1.fxt" >/dev/full 2>"$tmp/err"
 expect "report > /dev/full exits 1" test "$?:$(cat "$tmp/err")" = \
 	"1:fxtrace report: cannot write stdout: No space left on device"
