@@ -12,7 +12,8 @@
  *   form the syscall table.  The longest slices, with thread and start.
  * - scheduling: per thread, CPU time (switched in to switched out on one
  *   CPU), time blocked (switched out in a state other than running, until
- *   woken, or switched in if no wakeup is seen), wakeup-to-run latency
+ *   woken, or switched in if no wakeup is seen), time preempted (switched
+ *   out running, until switched in again), wakeup-to-run latency
  *   (wakeup to the next switch in); per process the sums; per CPU busy and
  *   idle time.
  * - drops: per buffer, the last fxtrace:dropped counter values; provider
@@ -582,6 +583,7 @@ static int switch_thread(struct report *rp, const struct report_sched *s)
 			return -ENOMEM;
 		out->on_cpu = false;
 		out->blocked = s->state != FXT_THREAD_STATE_RUNNING;
+		out->preempted = !out->blocked;
 		out->blocked_since = s->ts;
 		out->woken = false;
 	}
@@ -599,6 +601,10 @@ static int switch_thread(struct report *rp, const struct report_sched *s)
 	if (in->blocked) {
 		in->blocked_ns += s->ts - in->blocked_since;
 		in->blocked = false;
+	}
+	if (in->preempted) {
+		in->preempted_ns += s->ts - in->blocked_since;
+		in->preempted = false;
 	}
 	in->woken = false;
 	in->on_cpu = true;

@@ -52,12 +52,12 @@ struct report_sched {
 struct report_thread {
 	uint64_t tid;
 	uint64_t switches_in, wakeups;
-	int64_t cpu_ns, blocked_ns;
+	int64_t cpu_ns, blocked_ns, preempted_ns;
 	int64_t *latency;	/* wakeup-to-run samples, in time order */
 	size_t nlatency, latency_cap;
 	/* While computing. */
-	bool on_cpu, blocked, woken;
-	int64_t blocked_since, woken_at;
+	bool on_cpu, blocked, preempted, woken;
+	int64_t blocked_since, woken_at;	/* blocked_since: switched out */
 };
 
 struct report_cpu {
@@ -154,7 +154,7 @@ struct report_process_row {
 	uint64_t pid;
 	size_t threads;
 	uint64_t switches_in, wakeups, latency_count;
-	int64_t cpu_ns, blocked_ns, lat_total, lat_max;
+	int64_t cpu_ns, blocked_ns, preempted_ns, lat_total, lat_max;
 };
 
 struct report_rows {

@@ -219,10 +219,11 @@ static void write_thread_table(FILE *out, const struct report *rp,
 		fprintf(out, "%s\n[%" PRIu64 ",%" PRIu64 ",", i ? "," : "",
 			t->pid, t->t->tid);
 		koid_name(out, rp, true, t->t->tid);
-		fprintf(out, ",%" PRId64 ",%" PRIu64 ",%" PRId64 ",%" PRIu64
-			",%zu,%" PRId64 ",%" PRId64 ",%" PRId64 "]", t->t->cpu_ns,
-			t->t->switches_in, t->t->blocked_ns, t->t->wakeups,
-			t->t->nlatency, t->lat_p50, t->lat_p99, t->lat_max);
+		fprintf(out, ",%" PRId64 ",%" PRIu64 ",%" PRId64 ",%" PRId64
+			",%" PRIu64 ",%zu,%" PRId64 ",%" PRId64 ",%" PRId64 "]",
+			t->t->cpu_ns, t->t->switches_in, t->t->blocked_ns,
+			t->t->preempted_ns, t->t->wakeups, t->t->nlatency,
+			t->lat_p50, t->lat_p99, t->lat_max);
 	}
 	fputs("],\n", out);
 }

@@ -195,6 +195,7 @@ static int process_rows(struct report_rows *rows)
 		p->latency_count += t->t->nlatency;
 		p->cpu_ns += t->t->cpu_ns;
 		p->blocked_ns += t->t->blocked_ns;
+		p->preempted_ns += t->t->preempted_ns;
 		p->lat_total += t->lat_total;
 		if (t->lat_max > p->lat_max)
 			p->lat_max = t->lat_max;
@@ -363,9 +364,10 @@ static void print_threads(FILE *out, const struct report *rp,
 		fprintf(out, "  none\n");
 		return;
 	}
-	fprintf(out, "  %-16s %-16s %14s %8s %14s %8s %8s %12s %12s %12s %12s\n",
-		"PID/TID", "NAME", "CPU", "RUNS", "BLOCKED", "WAKEUPS",
-		"LATENCY#", "LAT-TOTAL", "LAT-P50", "LAT-P99", "LAT-MAX");
+	fprintf(out, "  %-16s %-16s %14s %8s %14s %14s %8s %8s %12s %12s %12s %12s\n",
+		"PID/TID", "NAME", "CPU", "RUNS", "BLOCKED", "PREEMPTED",
+		"WAKEUPS", "LATENCY#", "LAT-TOTAL", "LAT-P50", "LAT-P99",
+		"LAT-MAX");
 	for (i = 0; i < rows->nthreads; i++) {
 		const struct report_thread_row *t = &rows->threads[i];
 
@@ -373,11 +375,11 @@ static void print_threads(FILE *out, const struct report *rp,
 			 t->t->tid);
 		thread_name(rp, t->t->tid, name, sizeof(name));
 		fprintf(out, "  %-16s %-16s %14" PRId64 " %8" PRIu64 " %14" PRId64
-			" %8" PRIu64 " %8zu %12" PRId64 " %12" PRId64 " %12"
-			PRId64 " %12" PRId64 "\n", who, name, t->t->cpu_ns,
-			t->t->switches_in, t->t->blocked_ns, t->t->wakeups,
-			t->t->nlatency, t->lat_total, t->lat_p50, t->lat_p99,
-			t->lat_max);
+			" %14" PRId64 " %8" PRIu64 " %8zu %12" PRId64 " %12"
+			PRId64 " %12" PRId64 " %12" PRId64 "\n", who, name,
+			t->t->cpu_ns, t->t->switches_in, t->t->blocked_ns,
+			t->t->preempted_ns, t->t->wakeups, t->t->nlatency,
+			t->lat_total, t->lat_p50, t->lat_p99, t->lat_max);
 	}
 }
 
@@ -392,18 +394,19 @@ static void print_processes(FILE *out, const struct report *rp,
 		fprintf(out, "  none\n");
 		return;
 	}
-	fprintf(out, "  %-10s %-16s %7s %14s %8s %14s %8s %8s %12s %12s\n", "PID",
-		"NAME", "THREADS", "CPU", "RUNS", "BLOCKED", "WAKEUPS",
-		"LATENCY#", "LAT-TOTAL", "LAT-MAX");
+	fprintf(out, "  %-10s %-16s %7s %14s %8s %14s %14s %8s %8s %12s %12s\n",
+		"PID", "NAME", "THREADS", "CPU", "RUNS", "BLOCKED", "PREEMPTED",
+		"WAKEUPS", "LATENCY#", "LAT-TOTAL", "LAT-MAX");
 	for (i = 0; i < rows->nprocesses; i++) {
 		const struct report_process_row *p = &rows->processes[i];
 
 		process_name(rp, p->pid, name, sizeof(name));
 		fprintf(out, "  %-10" PRIu64 " %-16s %7zu %14" PRId64 " %8" PRIu64
-			" %14" PRId64 " %8" PRIu64 " %8" PRIu64 " %12" PRId64
-			" %12" PRId64 "\n", p->pid, name, p->threads, p->cpu_ns,
-			p->switches_in, p->blocked_ns, p->wakeups,
-			p->latency_count, p->lat_total, p->lat_max);
+			" %14" PRId64 " %14" PRId64 " %8" PRIu64 " %8" PRIu64
+			" %12" PRId64 " %12" PRId64 "\n", p->pid, name,
+			p->threads, p->cpu_ns, p->switches_in, p->blocked_ns,
+			p->preempted_ns, p->wakeups, p->latency_count,
+			p->lat_total, p->lat_max);
 	}
 }
 
@@ -606,13 +609,14 @@ void report_print_json(FILE *out, const struct report *rp,
 			",\"name\":", i ? "," : "", t->pid, t->t->tid);
 		json_name_of(out, rp, true, t->t->tid);
 		fprintf(out, ",\"cpu_ns\":%" PRId64 ",\"runs\":%" PRIu64
-			",\"blocked_ns\":%" PRId64 ",\"wakeups\":%" PRIu64
+			",\"blocked_ns\":%" PRId64 ",\"preempted_ns\":%" PRId64
+			",\"wakeups\":%" PRIu64
 			",\"latency_count\":%zu,\"latency_total_ns\":%" PRId64
 			",\"latency_p50_ns\":%" PRId64 ",\"latency_p99_ns\":%"
 			PRId64 ",\"latency_max_ns\":%" PRId64 "}",
 			t->t->cpu_ns, t->t->switches_in, t->t->blocked_ns,
-			t->t->wakeups, t->t->nlatency, t->lat_total, t->lat_p50,
-			t->lat_p99, t->lat_max);
+			t->t->preempted_ns, t->t->wakeups, t->t->nlatency,
+			t->lat_total, t->lat_p50, t->lat_p99, t->lat_max);
 	}
 	fputs("],\n\"processes\":[", out);
 	for (i = 0; i < rows->nprocesses; i++) {
@@ -622,11 +626,12 @@ void report_print_json(FILE *out, const struct report *rp,
 			i ? "," : "", p->pid);
 		json_name_of(out, rp, false, p->pid);
 		fprintf(out, ",\"threads\":%zu,\"cpu_ns\":%" PRId64 ",\"runs\":%"
-			PRIu64 ",\"blocked_ns\":%" PRId64 ",\"wakeups\":%" PRIu64
+			PRIu64 ",\"blocked_ns\":%" PRId64 ",\"preempted_ns\":%"
+			PRId64 ",\"wakeups\":%" PRIu64
 			",\"latency_count\":%" PRIu64 ",\"latency_total_ns\":%"
 			PRId64 ",\"latency_max_ns\":%" PRId64 "}", p->threads,
-			p->cpu_ns, p->switches_in, p->blocked_ns, p->wakeups,
-			p->latency_count, p->lat_total, p->lat_max);
+			p->cpu_ns, p->switches_in, p->blocked_ns, p->preempted_ns,
+			p->wakeups, p->latency_count, p->lat_total, p->lat_max);
 	}
 	fputs("],\n\"cpus\":[", out);
 	for (i = 0; i < rows->ncpus; i++)

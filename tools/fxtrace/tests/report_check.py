@@ -168,8 +168,9 @@ def main():
 
     def thread(tid):
         return th.setdefault(tid, dict(cpu_ns=0, runs=0, blocked_ns=0,
-                                       wakeups=0, lat=[], on=False,
-                                       blocked=None, woken=None))
+                                       preempted_ns=0, wakeups=0, lat=[],
+                                       on=False, blocked=None,
+                                       preempted=None, woken=None))
     cpus = {}
     for r in sched:
         c = cpus.setdefault(r[2], dict(switches=0, wakeups=0, busy_ns=0,
@@ -200,6 +201,7 @@ def main():
             t = thread(out)
             t["on"] = False
             t["blocked"] = ts if state != "running" else None
+            t["preempted"] = ts if state == "running" else None
             t["woken"] = None
         c["tid"], c["since"] = inn, ts
         if inn:
@@ -210,6 +212,9 @@ def main():
             if t["blocked"] is not None:
                 t["blocked_ns"] += ts - t["blocked"]
                 t["blocked"] = None
+            if t["preempted"] is not None:
+                t["preempted_ns"] += ts - t["preempted"]
+                t["preempted"] = None
             t["woken"] = None
             t["on"] = True
     for tid in listed:
@@ -220,7 +225,7 @@ def main():
         want_threads[tid] = dict(
             pid=pid_of.get(tid, 0), tid=tid, cpu_ns=t["cpu_ns"],
             runs=t["runs"], blocked_ns=t["blocked_ns"],
-            wakeups=t["wakeups"], latency_count=len(lat),
+            preempted_ns=t["preempted_ns"], wakeups=t["wakeups"], latency_count=len(lat),
             latency_total_ns=sum(lat), latency_p50_ns=nearest_rank(lat, 50),
             latency_p99_ns=nearest_rank(lat, 99),
             latency_max_ns=lat[-1] if lat else 0)
@@ -233,11 +238,11 @@ def main():
     for t in want_threads.values():
         p = want_processes.setdefault(t["pid"], dict(
             pid=t["pid"], threads=0, cpu_ns=0, runs=0, blocked_ns=0,
-            wakeups=0, latency_count=0, latency_total_ns=0,
+            preempted_ns=0, wakeups=0, latency_count=0, latency_total_ns=0,
             latency_max_ns=0))
         p["threads"] += 1
-        for k in ("cpu_ns", "runs", "blocked_ns", "wakeups", "latency_count",
-                  "latency_total_ns"):
+        for k in ("cpu_ns", "runs", "blocked_ns", "preempted_ns", "wakeups",
+                  "latency_count", "latency_total_ns"):
             p[k] += t[k]
         p["latency_max_ns"] = max(p["latency_max_ns"], t["latency_max_ns"])
     want_cpus = {cpu: dict(cpu=cpu, switches=c["switches"],

@@ -112,7 +112,7 @@ want = {"work": (1, 9000, 9000 - 2500, 9000, 9000),
 ok = {n: (x["count"], x["total_ns"], x["self_ns"], x["p50_ns"], x["max_ns"])
       for n, x in s.items()} == want
 t = {x["tid"]: x for x in r["threads"]}
-ok &= (t[1001]["cpu_ns"], t[1001]["runs"], t[1001]["blocked_ns"]) == (9000 - 5000, 1, 0)
+ok &= (t[1001]["cpu_ns"], t[1001]["runs"], t[1001]["blocked_ns"], t[1001]["preempted_ns"]) == (9000 - 5000, 1, 0, 0)
 ok &= (t[1000]["cpu_ns"], t[1000]["runs"], t[1000]["blocked_ns"]) == (0, 1, 8500 - 5000)
 ok &= (t[1000]["wakeups"], t[1000]["latency_count"], t[1000]["latency_max_ns"]) == (1, 1, 9000 - 8500)
 ok &= r["cpus"] == [{"cpu": 0, "switches": 2, "wakeups": 1, "busy_ns": 4000, "idle_ns": 0}]
