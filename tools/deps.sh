@@ -16,6 +16,7 @@ packages=(
 	liburing-dev libbpf-dev libelf-dev zlib1g-dev bpftool systemtap-sdt-dev
 	lttng-tools liblttng-ust-dev trace-cmd
 	python3
+	chromium	# fxtrace report --html is tested in it (tools/fxtrace/tests/html_test.sh)
 )
 
 missing=()

@@ -11,3 +11,20 @@ $(B)/bin/fxtrace: $(FXTRACE_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
 $(FXTRACE_OBJS): CFLAGS_USER += -Iuser/drain
 
 PROGS += $(B)/bin/fxtrace
+
+# The HTML page of `report --html` is compiled in with .incbin.
+$(B)/obj/tools/fxtrace/report_html.o: tools/fxtrace/report_template.html
+
+# The dump, report and export tests (tools/fxtrace/tests): mktrace writes
+# kernel-like traces with the encoder, user_prog is a libfxtrace program
+# traced in user-only mode; report_test.sh checks every figure against
+# numbers computed from dump's output, html_test.sh the page in chromium.
+$(B)/test/fxtrace/mktrace: $(B)/obj/tools/fxtrace/tests/mktrace.o
+	$(link)
+
+$(B)/test/fxtrace/user_prog: $(B)/obj/tools/fxtrace/tests/user_prog.o \
+		$(B)/lib/libfxtrace.a
+	$(link)
+
+UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.sh
+user: $(B)/test/fxtrace/mktrace $(B)/test/fxtrace/user_prog

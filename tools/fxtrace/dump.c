@@ -1,28 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dump.c - `fxtrace dump`: one line per record, in file order, like
- * `trace-cmd report`:
+ * dump.c - `fxtrace dump`: one line per record, like `trace-cmd report`:
  *
  *   OFFSET   TIME         WHO                      RECORD            DETAILS
  *   0x0000b8      0.000001000  4660/22136 main          instant           app:tick n=-2
  *
  * WHO is pid/tid and the thread's name from the kernel object records seen
  * so far, or the CPU of a scheduling record.
+ *
+ * Lines come in time order: a file interleaves buffers (each CPU's, each
+ * thread's), so file order puts a thread's events far from its syscalls and
+ * time goes backwards.  The lines are formatted during the walk into memory,
+ * then sorted by (time, offset); a record without a time (definitions,
+ * metadata) keeps the time of the timed record before it in the file, so it
+ * stays next to what it defines.  --file-order keeps the file's order.
+ *
+ * Thread filters are applied after the walk, when every thread's process is
+ * known (a context switch names threads only).  --file-order without them
+ * streams, as the lines need not wait for the end.
  */
 #include <endian.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fxt_map.h"
 #include "fxtrace.h"
 
 #define NAME_COLUMN_MAX 16
 
+#define PID_UNKNOWN UINT64_MAX
+
+/* A formatted line, and what the thread filters need to judge it. */
+struct line {
+	int64_t key;		/* ns; the order of the output */
+	uint64_t offset;	/* the record's: ties keep file order */
+	size_t text, len;	/* in the memory stream */
+	uint8_t nthreads;	/* 0: the record names no thread */
+	uint64_t pid[2], tid[2];	/* pid may be PID_UNKNOWN */
+};
+
 struct dump {
-	FILE *out;
+	FILE *out;		/* the lines, into memory unless streaming */
 	const struct dump_options *opts;
+	const struct fxtrace_select *select;
 	struct fxt_reader *r;
+	struct line *lines;
+	size_t nlines, cap;
+	int64_t last_key;
+	struct fxt_map pids;	/* (tid, 0) -> uint64_t pid */
+	bool streaming;		/* lines go straight to the output */
 };
 
 static void format_time(const struct dump *d, char *buf, size_t size,
@@ -285,11 +315,123 @@ static void print_words(FILE *out, const struct fxt_record *rec)
 	}
 }
 
+/* Remember a thread's process for the thread filters. */
+static int learn_pid(struct dump *d, uint64_t pid, uint64_t tid)
+{
+	uint64_t *p = fxt_map_put(&d->pids, tid, 0, NULL);
+
+	if (!p)
+		return -ENOMEM;
+	*p = pid;
+	return 0;
+}
+
+/* The threads a record names, for the thread filters. */
+static int record_threads(struct dump *d, const struct fxt_record *rec,
+			  struct line *l)
+{
+	uint64_t pid = 0;
+	uint32_t i;
+
+	switch (rec->type) {
+	case FXT_REC_EVENT:
+	case FXT_REC_LOG:
+	case FXT_REC_LARGE:
+	case FXT_REC_THREAD:
+		if (rec->thread.undefined)
+			return 0;
+		l->nthreads = 1;
+		l->pid[0] = rec->thread.pid;
+		l->tid[0] = rec->thread.tid;
+		return learn_pid(d, rec->thread.pid, rec->thread.tid);
+	case FXT_REC_KOBJ:
+		if (rec->subtype == FXT_KOBJ_PROCESS) {
+			l->nthreads = 1;
+			l->pid[0] = rec->id;
+			l->tid[0] = PID_UNKNOWN;	/* any tid filter fails */
+		} else if (rec->subtype == FXT_KOBJ_THREAD) {
+			for (i = 0; i < rec->nargs; i++)
+				if (rec->args[i].type == FXT_ARG_KOID &&
+				    fxt_string_is(&rec->args[i].name, "process"))
+					pid = rec->args[i].value.u64;
+			l->nthreads = 1;
+			l->pid[0] = pid ? pid : PID_UNKNOWN;
+			l->tid[0] = rec->id;
+			if (pid)
+				return learn_pid(d, pid, rec->id);
+		}
+		return 0;
+	case FXT_REC_SCHED:
+		if (rec->subtype == FXT_SCHED_WAKEUP) {
+			l->nthreads = 1;
+			l->pid[0] = PID_UNKNOWN;
+			l->tid[0] = rec->thread.tid;
+		} else if (rec->subtype == FXT_SCHED_CONTEXT_SWITCH) {
+			l->nthreads = 2;
+			l->pid[0] = l->pid[1] = PID_UNKNOWN;
+			l->tid[0] = rec->out.tid;
+			l->tid[1] = rec->in.tid;
+		} else if (rec->subtype == FXT_SCHED_LEGACY_CONTEXT_SWITCH) {
+			l->nthreads = 2;
+			l->pid[0] = rec->out.pid;
+			l->tid[0] = rec->out.tid;
+			l->pid[1] = rec->in.pid;
+			l->tid[1] = rec->in.tid;
+			if (learn_pid(d, rec->out.pid, rec->out.tid))
+				return -ENOMEM;
+			return learn_pid(d, rec->in.pid, rec->in.tid);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Where the record's line goes: straight out, or a line kept for later. */
+static int keep_line(struct dump *d, const struct fxt_record *rec,
+		     const struct line *threads)
+{
+	struct line *l;
+	long start;
+
+	if (d->streaming)
+		return 0;
+	if (d->nlines == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 1024;
+		struct line *grown = realloc(d->lines, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		d->lines = grown;
+		d->cap = cap;
+	}
+	l = &d->lines[d->nlines];
+	*l = *threads;
+	l->key = d->last_key;
+	l->offset = rec->offset;
+	start = ftell(d->out);
+	if (start < 0)
+		return -errno;
+	l->text = start;
+	return 0;
+}
+
 static int dump_record(void *ctx, const struct fxt_record *rec)
 {
-	const struct dump *d = ctx;
+	struct dump *d = ctx;
 	char time[32] = "", who[64] = "";
+	struct line threads = { 0 };
+	int ret;
 
+	if (rec->has_ts && rec->ts_ns_valid)
+		d->last_key = rec->ts_ns;
+	/* Every record tells processes of threads, selected or not. */
+	if (!d->streaming && record_threads(d, rec, &threads))
+		return -ENOMEM;
+	if (!fxtrace_select_record(d->select, rec))
+		return 0;
+	ret = keep_line(d, rec, &threads);
+	if (ret)
+		return ret;
 	if (rec->has_ts)
 		format_time(d, time, sizeof(time), rec->ts, rec->ts_ns,
 			    rec->ts_ns_valid);
@@ -305,32 +447,99 @@ static int dump_record(void *ctx, const struct fxt_record *rec)
 	fputc('\n', d->out);
 	if (d->opts->hex)
 		print_words(d->out, rec);
+	if (d->streaming)
+		return 0;
+	if (ferror(d->out))
+		return -ENOMEM;
+	d->lines[d->nlines].len = ftell(d->out) - d->lines[d->nlines].text;
+	d->nlines++;
 	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* The thread filters: one of the record's threads passes both. */
+static bool threads_selected(const struct dump *d, const struct line *l)
+{
+	const struct fxtrace_select *s = d->select;
+	const uint64_t *known;
+	uint64_t pid;
+	unsigned int i;
+
+	for (i = 0; i < l->nthreads; i++) {
+		pid = l->pid[i];
+		if (pid == PID_UNKNOWN) {
+			known = fxt_map_get(&d->pids, l->tid[i], 0);
+			pid = known ? *known : l->tid[i] ? PID_UNKNOWN : 0;
+		}
+		if ((!s->npids || pid != PID_UNKNOWN) &&
+		    fxtrace_select_thread(s, pid, l->tid[i]))
+			return true;
+	}
+	return false;
 }
 
 int fxtrace_dump(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 		 void *read_ctx, const struct dump_options *opts)
 {
-	struct dump d = { .out = out, .opts = opts, .r = r };
+	static const struct fxtrace_select all;
+	struct dump d = {
+		.out = out, .opts = opts, .r = r, .last_key = INT64_MIN,
+		.select = opts->select ? opts->select : &all,
+	};
+	char *text = NULL;
+	size_t size = 0, i;
+	int ret;
 
-	return fxt_reader_read(r, read, read_ctx, dump_record, &d);
+	fxt_map_init(&d.pids, sizeof(uint64_t));
+	/* In file order without thread filters, nothing waits for the end. */
+	d.streaming = opts->file_order && !fxtrace_select_by_thread(d.select);
+	if (d.streaming)
+		return fxt_reader_read(r, read, read_ctx, dump_record, &d);
+	d.out = open_memstream(&text, &size);
+	if (!d.out)
+		return -errno;
+	ret = fxt_reader_read(r, read, read_ctx, dump_record, &d);
+	if (fclose(d.out) && !ret)
+		ret = -ENOMEM;
+	if (!opts->file_order && d.nlines)
+		qsort(d.lines, d.nlines, sizeof(*d.lines), by_time);
+	for (i = 0; ret >= 0 && i < d.nlines; i++)
+		if (!fxtrace_select_by_thread(d.select) ||
+		    threads_selected(&d, &d.lines[i]))
+			fwrite(text + d.lines[i].text, 1, d.lines[i].len, out);
+	free(text);
+	free(d.lines);
+	fxt_map_free(&d.pids);
+	return ret;
 }
 
 int cmd_dump(int argc, char **argv)
 {
+	enum { FILE_ORDER = 0x200 };
 	static const struct option options[] = {
 		{ "ticks", no_argument, NULL, 't' },
 		{ "hex", no_argument, NULL, 'x' },
+		{ "file-order", no_argument, NULL, FILE_ORDER },
+		FXTRACE_SELECT_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dump_options opts = { 0 };
+	struct fxtrace_select select = { 0 };
+	struct dump_options opts = { .select = &select };
 	struct fxtrace_input in;
 	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":txh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":txp:c:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 't':
 			opts.ticks = true;
@@ -338,16 +547,41 @@ int cmd_dump(int argc, char **argv)
 		case 'x':
 			opts.hex = true;
 			break;
+		case FILE_ORDER:
+			opts.file_order = true;
+			break;
+		case SELECT_PID:
+		case SELECT_TID:
+		case SELECT_CATEGORY:
+		case SELECT_NAME:
+		case SELECT_SINCE:
+		case SELECT_UNTIL:
+		case SELECT_TIME:
+			ret = fxtrace_select_option(&select, "dump", opt, optarg);
+			if (ret) {
+				fxtrace_select_free(&select);
+				return ret;
+			}
+			break;
 		case 'h':
+			fxtrace_select_free(&select);
 			return fxtrace_cmd_help("dump");
 		default:
+			fxtrace_select_free(&select);
 			return fxtrace_option_error("dump", opt, argv);
 		}
 	}
 	ret = fxtrace_input_open(&in, "dump", argc, argv);
-	if (ret)
-		return ret;
-	ret = fxtrace_dump(stdout, in.reader, fxtrace_read_source, &in.src, &opts);
-	fflush(stdout);
-	return fxtrace_input_close(&in, ret);
+	if (!ret) {
+		ret = fxtrace_dump(stdout, in.reader, fxtrace_read_source,
+				   &in.src, &opts);
+		ret = fxtrace_input_close(&in, ret);
+		if ((fflush(stdout) || ferror(stdout)) && !ret) {
+			fprintf(stderr, "fxtrace dump: cannot write stdout: %s\n",
+				strerror(errno));
+			ret = 1;
+		}
+	}
+	fxtrace_select_free(&select);
+	return ret;
 }

@@ -7,9 +7,15 @@
  *
  * Events map to phases B/E/X/i/C, async events to b/n/e, flows to s/t/f,
  * kernel objects to M process_name/thread_name; ts and dur are in
- * microseconds with three decimals (nanosecond precision).  Scheduling
- * records, blobs and userspace objects have no equivalent and are left out,
- * and so are records whose time does not convert (Perfetto drops those too).
+ * microseconds with three decimals (nanosecond precision).
+ *
+ * Scheduling records have no JSON equivalent, so they go on CPU tracks: a
+ * process "CPUs" (pid EXPORT_CPU_PID, above any Linux pid) with one thread
+ * "CPU N" per CPU (tid EXPORT_CPU_TID + N).  Each context switch is an
+ * instant "sched_switch" there, each wakeup an instant "sched_wakeup", and
+ * the time a thread runs between two switches on a CPU an X slice named
+ * after it.  Blobs and userspace objects are left out, and so are records
+ * whose time does not convert (Perfetto drops those too).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,11 +24,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fxt_map.h"
 #include "fxtrace.h"
+
+#define EXPORT_CPU_PID 2147483647ULL	/* INT32_MAX: Linux pids stay below 2^22 */
+#define EXPORT_CPU_TID 2147418112ULL	/* 0x7fff0000 + the CPU (16 bits) */
+
+/* Who a CPU runs since when, from its last context switch. */
+struct cpu_track {
+	int64_t since;
+	uint64_t pid, tid;	/* pid 0 when the switch did not say */
+};
 
 struct export {
 	FILE *out;
 	bool first;
+	struct fxt_reader *r;
+	struct fxt_map cpus;	/* (cpu, 0) -> struct cpu_track */
+	int error;
 };
 
 static void json_string(FILE *out, const struct fxt_string *s)
@@ -115,6 +134,19 @@ static void json_args(FILE *out, const struct fxt_record *rec, bool numeric)
 		json_arg_value(out, &rec->args[i]);
 	}
 	fputc('}', out);
+}
+
+/* The record's arguments as more members of an open "args" object. */
+static void json_args_inner(FILE *out, const struct fxt_record *rec)
+{
+	uint32_t i;
+
+	for (i = 0; i < rec->nargs; i++) {
+		fputc(',', out);
+		json_string(out, &rec->args[i].name);
+		fputc(':', out);
+		json_arg_value(out, &rec->args[i]);
+	}
 }
 
 static void begin_event(struct export *e, const char *ph)
@@ -234,6 +266,91 @@ static void export_log(struct export *e, const struct fxt_record *rec)
 	fputs("}}", out);
 }
 
+static void json_cpu(FILE *out, uint32_t cpu)
+{
+	json_thread(out, EXPORT_CPU_PID, EXPORT_CPU_TID + cpu);
+}
+
+/* The running span that a switch at rec ends on its CPU. */
+static void export_span(struct export *e, const struct fxt_record *rec,
+			const struct cpu_track *t)
+{
+	FILE *out = e->out;
+	struct fxt_string name;
+	uint64_t pid = t->pid;
+	char fallback[32];
+
+	begin_event(e, "X");
+	fputs(",\"name\":", out);
+	if (fxt_reader_thread_name(e->r, t->tid, &name, pid ? NULL : &pid) &&
+	    name.ptr) {
+		json_string(out, &name);
+	} else {
+		snprintf(fallback, sizeof(fallback), "tid %" PRIu64, t->tid);
+		json_cstring(out, fallback);
+	}
+	fputs(",\"cat\":\"sched\",\"ts\":", out);
+	json_us(out, t->since);
+	fputs(",\"dur\":", out);
+	json_us(out, rec->ts_ns - t->since);
+	json_cpu(out, rec->cpu);
+	fprintf(out, ",\"args\":{\"tid\":%" PRIu64, t->tid);
+	if (pid)
+		fprintf(out, ",\"pid\":%" PRIu64, pid);
+	fputs("}}", out);
+}
+
+static void export_sched(struct export *e, const struct fxt_record *rec)
+{
+	FILE *out = e->out;
+	struct cpu_track *t;
+	int created;
+
+	if (rec->subtype > FXT_SCHED_WAKEUP || !rec->ts_ns_valid ||
+	    rec->ts_ns < 0)
+		return;
+	t = fxt_map_put(&e->cpus, rec->cpu, 0, &created);
+	if (!t) {
+		e->error = -ENOMEM;
+		return;
+	}
+	if (created) {
+		begin_event(e, "M");
+		fputs(",\"name\":\"thread_name\"", out);
+		json_cpu(out, rec->cpu);
+		fprintf(out, ",\"args\":{\"name\":\"CPU %u\"}}", rec->cpu);
+		t->since = -1;
+	}
+	if (rec->subtype == FXT_SCHED_WAKEUP) {
+		begin_event(e, "i");
+		fputs(",\"name\":\"sched_wakeup\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":", out);
+		json_us(out, rec->ts_ns);
+		json_cpu(out, rec->cpu);
+		fprintf(out, ",\"args\":{\"tid\":%" PRIu64, rec->thread.tid);
+		json_args_inner(out, rec);
+		fputs("}}", out);
+		return;
+	}
+	/* A switch ends the span of the thread switched in before it. */
+	if (t->since >= 0 && t->tid && t->since <= rec->ts_ns)
+		export_span(e, rec, t);
+	begin_event(e, "i");
+	fputs(",\"name\":\"sched_switch\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":", out);
+	json_us(out, rec->ts_ns);
+	json_cpu(out, rec->cpu);
+	fprintf(out, ",\"args\":{\"prev_tid\":%" PRIu64 ",\"prev_state\":\"%s\",\"next_tid\":%" PRIu64,
+		rec->out.tid, fxt_thread_state_name(rec->out_state), rec->in.tid);
+	if (rec->subtype == FXT_SCHED_LEGACY_CONTEXT_SWITCH)
+		fprintf(out, ",\"prev_pid\":%" PRIu64 ",\"next_pid\":%" PRIu64
+			",\"prev_prio\":%u,\"next_prio\":%u", rec->out.pid,
+			rec->in.pid, rec->out_prio, rec->in_prio);
+	json_args_inner(out, rec);
+	fputs("}}", out);
+	t->since = rec->ts_ns;
+	t->tid = rec->in.tid;
+	t->pid = rec->subtype == FXT_SCHED_LEGACY_CONTEXT_SWITCH ? rec->in.pid : 0;
+}
+
 static int export_record(void *ctx, const struct fxt_record *rec)
 {
 	struct export *e = ctx;
@@ -251,19 +368,29 @@ static int export_record(void *ctx, const struct fxt_record *rec)
 	case FXT_REC_LOG:
 		export_log(e, rec);
 		break;
+	case FXT_REC_SCHED:
+		export_sched(e, rec);
+		break;
 	}
-	return 0;
+	return e->error;
 }
 
 int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 			void *read_ctx)
 {
-	struct export e = { .out = out, .first = true };
+	struct export e = { .out = out, .first = true, .r = r };
 	int ret;
 
+	fxt_map_init(&e.cpus, sizeof(struct cpu_track));
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
 	ret = fxt_reader_read(r, read, read_ctx, export_record, &e);
+	if (e.cpus.count) {
+		begin_event(&e, "M");
+		fprintf(out, ",\"name\":\"process_name\",\"pid\":%llu,\"tid\":0,\"args\":{\"name\":\"CPUs\"}}",
+			EXPORT_CPU_PID);
+	}
 	fputs("\n]}\n", out);
+	fxt_map_free(&e.cpus);
 	return ret;
 }
 

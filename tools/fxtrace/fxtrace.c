@@ -21,6 +21,7 @@ static const struct {
 	{ "info", cmd_info },
 	{ "record", cmd_record },
 	{ "recover", cmd_recover },
+	{ "report", cmd_report },
 };
 
 int main(int argc, char **argv)

@@ -25,6 +25,7 @@ int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* ---- help (usage.c): the one help table ---------------------------------- */
 
@@ -139,11 +140,76 @@ void fxtrace_print_seconds(FILE *out, int64_t ns);
 /* A string as a JSON string literal (invalid UTF-8 becomes U+FFFD). */
 void fxtrace_print_json_string(FILE *out, const char *s, size_t len);
 
+/* ---- selecting records (select.c): dump's and report's filters ---------- */
+
+/* Option codes of the selection, for getopt_long() tables. */
+enum {
+	SELECT_PID = 'p',
+	SELECT_CATEGORY = 'c',
+	SELECT_TID = 0x100,
+	SELECT_NAME,
+	SELECT_SINCE,
+	SELECT_UNTIL,
+	SELECT_TIME,
+};
+
+#define FXTRACE_SELECT_OPTIONS                                                 \
+	{ "pid", required_argument, NULL, SELECT_PID },                        \
+	{ "tid", required_argument, NULL, SELECT_TID },                        \
+	{ "category", required_argument, NULL, SELECT_CATEGORY },              \
+	{ "name", required_argument, NULL, SELECT_NAME },                      \
+	{ "since", required_argument, NULL, SELECT_SINCE },                    \
+	{ "until", required_argument, NULL, SELECT_UNTIL },                    \
+	{ "time", required_argument, NULL, SELECT_TIME }
+
+struct fxtrace_select {
+	uint64_t *pids, *tids;
+	size_t npids, ntids;
+	char **categories, **names;	/* NULL-terminated globs */
+	size_t ncategories, nnames;
+	bool since_set, until_set;
+	int64_t since_ns, until_ns;	/* inclusive */
+};
+
+/* A time as SECONDS[.NANOS] or N(ns|us|ms|s); 0 or -EINVAL / -ERANGE. */
+int fxtrace_parse_time(const char *arg, int64_t *ns);
+
+/* Take a selection option; returns 0 or the exit status (usage error). */
+int fxtrace_select_option(struct fxtrace_select *s, const char *cmd, int opt,
+			  const char *arg);
+void fxtrace_select_free(struct fxtrace_select *s);
+
+/* Which kinds of filter are set. */
+bool fxtrace_select_by_thread(const struct fxtrace_select *s);
+bool fxtrace_select_by_event(const struct fxtrace_select *s);
+bool fxtrace_select_by_time(const struct fxtrace_select *s);
+
+/* Whether a value passes (true when that filter is not set). */
+bool fxtrace_select_pid(const struct fxtrace_select *s, uint64_t pid);
+bool fxtrace_select_tid(const struct fxtrace_select *s, uint64_t tid);
+bool fxtrace_select_thread(const struct fxtrace_select *s, uint64_t pid,
+			   uint64_t tid);
+bool fxtrace_select_event(const struct fxtrace_select *s,
+			  const struct fxt_string *category,
+			  const struct fxt_string *name);
+bool fxtrace_select_time(const struct fxtrace_select *s, int64_t ns);
+
+/*
+ * The time and event filters, which need the record in hand: a record
+ * passes when it has a time in the window and, with -c or --name, is an
+ * event or large blob whose category and name match.  The thread filters
+ * are judged apart, once every thread's process is known.
+ */
+bool fxtrace_select_record(const struct fxtrace_select *s,
+			   const struct fxt_record *rec);
+
 /* ---- the subcommands' cores, callable without a command line ------------- */
 
 struct dump_options {
-	bool ticks;	/* timestamps in ticks, not seconds */
-	bool hex;	/* each record's words after its line */
+	bool ticks;		/* timestamps in ticks, not seconds */
+	bool hex;		/* each record's words after its line */
+	bool file_order;	/* as stored, not sorted by time */
+	const struct fxtrace_select *select;	/* NULL: every record */
 };
 
 /* Walk the trace read by read(ctx) and print it; returns fxt_reader_read(). */

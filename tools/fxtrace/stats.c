@@ -419,6 +419,11 @@ int cmd_stats(int argc, char **argv)
 		return ret;
 	ret = fxtrace_stats(stdout, in.reader, fxtrace_read_source, &in.src,
 			    in.path);
-	fflush(stdout);
-	return fxtrace_input_close(&in, ret);
+	ret = fxtrace_input_close(&in, ret);
+	if ((fflush(stdout) || ferror(stdout)) && !ret) {
+		fprintf(stderr, "fxtrace stats: cannot write stdout: %s\n",
+			strerror(errno));
+		ret = 1;
+	}
+	return ret;
 }

@@ -20,6 +20,7 @@
 
 #include "fxt_reader.h"
 #include "fxtrace.h"
+#include "report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -106,6 +107,26 @@ static void walk_records(const uint8_t *data, size_t size, uint64_t *sum)
 	fxt_tables_free(t);
 }
 
+/* fxtrace report: text, JSON and the HTML page. */
+static void run_report(struct fxt_reader *r, struct memory *m, size_t size)
+{
+	struct report_options o = { .slice_key = size % 8,
+				    .thread_key = KEY_CPU + size % 5,
+				    .top = size % 16, .path = "fuzz" };
+	struct report_rows rows = { 0 };
+	struct report rp;
+
+	report_init(&rp, r, NULL);
+	if (report_collect(&rp, read_memory, m) >= 0 && !report_compute(&rp) &&
+	    !report_rows(&rp, &o, &rows)) {
+		report_print_text(devnull, &rp, &rows, &o);
+		report_print_json(devnull, &rp, &rows, &o);
+		report_write_html(devnull, &rp, &rows, &o);
+	}
+	report_rows_free(&rows);
+	report_free(&rp);
+}
+
 static void run_tool(int tool, const uint8_t *data, size_t size)
 {
 	struct memory m = { .data = data, .len = size, .chunk = 4096 };
@@ -118,8 +139,10 @@ static void run_tool(int tool, const uint8_t *data, size_t size)
 		fxtrace_dump(devnull, r, read_memory, &m, &opts);
 	else if (tool == 1)
 		fxtrace_stats(devnull, r, read_memory, &m, "fuzz");
-	else
+	else if (tool == 2)
 		fxtrace_export_json(devnull, r, read_memory, &m);
+	else
+		run_report(r, &m, size);
 	fxt_reader_free(r);
 }
 
@@ -149,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fxt_reader_free(r);
 
 	walk_records(data, size, &sum);
-	for (tool = 0; tool < 3; tool++)
+	for (tool = 0; tool < 4; tool++)
 		run_tool(tool, data, size);
 	/* Keep the sums alive so that nothing is optimized away. */
 	if (sum == 1)

@@ -22,6 +22,8 @@ cflags=(-std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 library=(user/reader/fxt_decode.c user/reader/fxt_reader.c user/reader/fxt_map.c)
 printers=(tools/fxtrace/dump.c tools/fxtrace/stats.c tools/fxtrace/export.c
+	  tools/fxtrace/select.c tools/fxtrace/report.c tools/fxtrace/report_print.c
+	  tools/fxtrace/report_html.c
 	  tools/fxtrace/common.c tools/fxtrace/usage.c)
 
 echo "fuzz: building $out/fuzz_reader" >&2

@@ -99,8 +99,9 @@ static const char commands[] =
 	"\n"
 	"Commands:\n"
 	"  check    verify that a file is well-formed FXT\n"
-	"  dump     print one line per record\n"
+	"  dump     print one line per record, in time order\n"
 	"  stats    summarize a trace: counts, threads, CPUs, time span, drops\n"
+	"  report   per-name, per-thread, per-CPU and syscall figures; HTML plots\n"
 	"  export   convert a trace to Chrome trace-event JSON\n"
 	"  info     show the ABI of this fxtrace and of the loaded module\n"
 	"  record   trace a command, or the whole system, into a .fxt file\n"
@@ -128,7 +129,8 @@ static int test_command_list(void)
 
 static int test_command_help(void)
 {
-	static const char *const cmds[] = { "check", "dump", "stats", "export" };
+	static const char *const cmds[] = { "check", "dump", "stats", "report",
+					    "export" };
 	char synopsis[64];
 	size_t i;
 
@@ -265,6 +267,7 @@ static int test_list_rules(void)
 	return 0;
 }
 
+/* Time order: the async end at 2.7 us comes after the flow begin at 2.3 us. */
 static int test_dump(void)
 {
 	RUN("dump", "t.fxt");
@@ -282,8 +285,8 @@ static int test_dump(void)
 	"0x000130      0.000002000  4660/22136 main          duration end      app:work\n"
 	"0x000148      0.000002100  4660/22136 main          duration complete app:step dur=500ns\n"
 	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
-	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
 	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
+	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
 	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n"
 	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
 	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
@@ -291,6 +294,131 @@ static int test_dump(void)
 	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n"
 		, r.out);
 	EXPECT_STR("", r.err);
+	return 0;
+}
+
+/* --file-order: the records as stored; the only two out of time order swap. */
+static int test_dump_file_order(void)
+{
+	char sorted[sizeof(r.out)];
+	char *a, *b;
+
+	RUN("dump", "t.fxt");
+	memcpy(sorted, r.out, sizeof(sorted));
+	RUN("dump", "--file-order", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_EQ(strlen(sorted), strlen(r.out));
+	a = strstr(r.out, "0x000188 ");
+	b = strstr(r.out, "0x0001a8 ");
+	EXPECT(a && b && a < b);
+	a = strstr(sorted, "0x000188 ");
+	b = strstr(sorted, "0x0001a8 ");
+	EXPECT(a && b && b < a);
+	/* With a thread filter (judged after the walk) too. */
+	RUN("dump", "--file-order", "--tid=22136", "--name=req,flow", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
+	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
+	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
+	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n",
+		   r.out);
+	return 0;
+}
+
+static int test_dump_filters(void)
+{
+	/* A time window: records with a time in it, both ends included. */
+	RUN("dump", "--since", "0.0000022", "--until", "2800ns", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
+	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
+	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
+	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n",
+		   r.out);
+	RUN("dump", "--time", "3us,", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
+	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
+	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n",
+		   r.out);
+	/* Category and name globs: events only. */
+	RUN("dump", "-c", "fxtrace", "--name=w*,st?p", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("", r.out);
+	RUN("dump", "-c", "a*", "--name=w*,st?p", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x000088      0.000001000  4660/22136 main          duration begin    app:work k=\"v\"\n"
+	"0x000130      0.000002000  4660/22136 main          duration end      app:work\n"
+	"0x000148      0.000002100  4660/22136 main          duration complete app:step dur=500ns\n",
+		   r.out);
+	/*
+	 * --tid: the thread's records, its kernel object, and the scheduling
+	 * records naming it; 39612 is only switched to.
+	 */
+	RUN("dump", "--tid", "39612", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n",
+		   r.out);
+	/* --pid: 22136's process is known from its kernel object record. */
+	RUN("dump", "--pid", "1,4660", "--name", "tick", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0000b8      0.000001000  4660/22136 main          instant           app:tick n=-2\n",
+		   r.out);
+	RUN("dump", "-p", "4660", "--since", "2.9us", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
+	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
+	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n",
+		   r.out);
+	/* The process of 22136 comes from records outside the window. */
+	RUN("dump", "--pid", "4660", "--time", "3us,3.1us", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR(
+	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
+	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n",
+		   r.out);
+	RUN("dump", "--pid", "4661", "t.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("", r.out);
+	/* Bad values are usage errors naming the option. */
+	RUN("dump", "--pid", "x", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(strstr(r.err, "fxtrace dump: 'x': --pid wants process ids") == r.err);
+	RUN("dump", "--since", "1.5h", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(strstr(r.err, "fxtrace dump: '1.5h': --since wants a time") == r.err);
+	RUN("dump", "--time", "3,2", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	EXPECT(!strncmp(r.err, "fxtrace dump: the time window ends before it starts\n", 52));
+	RUN("dump", "--since", "0.0000000001", "t.fxt");
+	EXPECT_EQ(2, r.status);
+	return 0;
+}
+
+/* Writing stdout fails: dump and stats say so and exit 1. */
+static int test_dump_full(void)
+{
+	char cmd[PATH_MAX + 64];
+
+	snprintf(cmd, sizeof(cmd), "%s dump t.fxt >/dev/full 2>full.txt",
+		 fxtrace);
+	EXPECT_EQ(1 << 8, system(cmd));
+	slurp("full.txt", r.err, sizeof(r.err));
+	EXPECT_STR("fxtrace dump: cannot write stdout: No space left on device\n",
+		   r.err);
+	snprintf(cmd, sizeof(cmd), "%s stats t.fxt >/dev/full 2>full.txt",
+		 fxtrace);
+	EXPECT_EQ(1 << 8, system(cmd));
+	slurp("full.txt", r.err, sizeof(r.err));
+	EXPECT_STR("fxtrace stats: cannot write stdout: No space left on device\n",
+		   r.err);
 	return 0;
 }
 
@@ -382,7 +510,12 @@ static const char json[] =
 	"{\"ph\":\"e\",\"name\":\"req\",\"cat\":\"app\",\"ts\":2.700,\"pid\":4660,\"tid\":22136,\"id\":\"0x42\",\"args\":{}},\n"
 	"{\"ph\":\"s\",\"name\":\"flow\",\"cat\":\"app\",\"ts\":2.300,\"pid\":4660,\"tid\":22136,\"id\":\"0x7\",\"args\":{}},\n"
 	"{\"ph\":\"f\",\"name\":\"flow\",\"cat\":\"app\",\"ts\":2.800,\"pid\":4660,\"tid\":22136,\"bp\":\"e\",\"id\":\"0x7\",\"args\":{}},\n"
-	"{\"ph\":\"i\",\"name\":\"log\",\"cat\":\"log\",\"s\":\"t\",\"ts\":3.200,\"pid\":4660,\"tid\":22136,\"args\":{\"message\":\"hi \\\"there\\\"\\n\"}}\n"
+	/* Scheduling records on the CPU tracks: pid INT32_MAX, tid 0x7fff0000 + CPU. */
+	"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":2147483647,\"tid\":2147418115,\"args\":{\"name\":\"CPU 3\"}},\n"
+	"{\"ph\":\"i\",\"name\":\"sched_switch\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":3.000,\"pid\":2147483647,\"tid\":2147418115,\"args\":{\"prev_tid\":22136,\"prev_state\":\"blocked\",\"next_tid\":39612,\"incoming_weight\":0,\"outgoing_weight\":0}},\n"
+	"{\"ph\":\"i\",\"name\":\"sched_wakeup\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":3.100,\"pid\":2147483647,\"tid\":2147418115,\"args\":{\"tid\":22136,\"weight\":1}},\n"
+	"{\"ph\":\"i\",\"name\":\"log\",\"cat\":\"log\",\"s\":\"t\",\"ts\":3.200,\"pid\":4660,\"tid\":22136,\"args\":{\"message\":\"hi \\\"there\\\"\\n\"}},\n"
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2147483647,\"tid\":0,\"args\":{\"name\":\"CPUs\"}}\n"
 	"]}\n";
 
 /* python3 -m json.tool accepts the file. */
@@ -482,6 +615,9 @@ static const struct test tests[] = {
 	{ "check: errors and --quiet", test_check_errors },
 	{ "check --list-rules", test_list_rules },
 	{ "dump", test_dump },
+	{ "dump --file-order", test_dump_file_order },
+	{ "dump --pid, --tid, -c, --name, --since, --until, --time", test_dump_filters },
+	{ "dump, stats > /dev/full exit 1", test_dump_full },
 	{ "dump --hex, dump of a broken trace", test_dump_hex_and_errors },
 	{ "stats", test_stats },
 	{ "export --format=json", test_export },

@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: fxtrace report's figures agree exactly with what fxtrace dump
+# shows: report_check.py recomputes every figure from dump's lines (from the
+# definitions in Documentation/fxtrace.rst) for kernel-like traces written
+# with the encoder (mktrace, three seeds) and a libfxtrace program traced in
+# user-only mode; then the options (--sort, --top, --format), usage errors,
+# and a check that the comparison fails on another trace's report.  export
+# --format=json holds every record dump shows, scheduling records included
+# (export_check.py).
+# Prints TAP.
+
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+build=$top/${B:-build}
+fxtrace=$build/bin/fxtrace
+check=$top/tools/fxtrace/tests/report_check.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; }
+expect() { # expect DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+# report, dump and the independent check of one trace.
+agree() { # agree NAME TRACE
+	local name=$1 trace=$2
+	"$fxtrace" dump "$trace" >"$tmp/$name.dump" &&
+		"$fxtrace" report --format=json --top 15 "$trace" >"$tmp/$name.json" &&
+		python3 "$check" "$tmp/$name.dump" "$tmp/$name.json" 15
+}
+
+for seed in 1 2 3; do
+	"$build/test/fxtrace/mktrace" "$tmp/k$seed.fxt" "$seed"
+	expect "mktrace seed $seed: report agrees with dump" agree "k$seed" "$tmp/k$seed.fxt"
+done
+
+# A selection: the report of the records `fxtrace dump SELECTION` shows.
+selection() { # selection NAME ROWS OPTIONS... (ROWS: pid=.. or tid=.. or -)
+	local name=$1 rows=$2
+	shift 2
+	"$fxtrace" dump "$@" "$tmp/k1.fxt" >"$tmp/$name.dump" &&
+		"$fxtrace" report --format=json --top 15 "$@" "$tmp/k1.fxt" >"$tmp/$name.json" &&
+		python3 "$check" "$tmp/$name.dump" "$tmp/$name.json" 15 "$tmp/k1.dump" \
+			${rows/#-/}
+}
+expect "report --pid 100 agrees with dump --pid 100" selection pid pid=100 --pid 100
+expect "report --tid 201 agrees with dump --tid 201" selection tid tid=201 --tid 201
+expect "report --time 100us,300us agrees with dump" selection time - --time 100us,300us
+expect "report -c app --name 'w*,inner' agrees with dump" selection name - -c app --name 'w*,inner'
+expect "report --pid 200 --since 50us --until 250us agrees with dump" \
+	selection mixed pid=200 --pid 200 --since 50us --until 250us
+expect "report -c kernel:syscall agrees with dump" selection sys - -c kernel:syscall
+expect "--pid 100: the threads of process 100 only, and their slices" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+ok = sorted(t["tid"] for t in r["threads"]) == [100, 101]
+ok &= all(s["pid"] == 100 for s in r["longest"]) and r["providers"] == []
+ok &= sorted(d["tid"] for d in r["drops"]) == [100, 100, 101, 101]
+sys.exit(0 if ok else 1)' "$tmp/pid.json"
+expect "--tid 201: one thread row" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+sys.exit(0 if [t["tid"] for t in r["threads"]] == [201] else 1)' "$tmp/tid.json"
+expect "-c kernel:syscall: syscalls only, no scheduling" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+ok = r["slices"] == [] and len(r["syscalls"]) == 3 and r["cpus"] == []
+sys.exit(0 if ok else 1)' "$tmp/sys.json"
+
+# The comparison can fail: seed 1's dump against seed 2's report.
+if python3 "$check" "$tmp/k1.dump" "$tmp/k2.json" 15 >"$tmp/mismatch.txt"; then
+	not_ok "another trace's report does not agree"
+else
+	ok "another trace's report does not agree ($(grep -c '^# [a-z]' "$tmp/mismatch.txt") differences)"
+fi
+
+# export --format=json holds the same trace: every event, name and
+# scheduling record, and the running spans on the CPU tracks.
+exports() { # exports NAME
+	"$fxtrace" export --format=json -o "$tmp/$1.export.json" "$tmp/$1.fxt" &&
+		python3 "$top/tools/fxtrace/tests/export_check.py" "$tmp/$1.dump" "$tmp/$1.export.json"
+}
+for seed in 1 2 3; do
+	expect "mktrace seed $seed: export has every record and the CPU tracks" exports "k$seed"
+done
+# The check fails on an export without the scheduling records.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+d["traceEvents"]=[e for e in d["traceEvents"] if e.get("cat") != "sched"]
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/k1.export.json" "$tmp/nosched.json"
+if python3 "$top/tools/fxtrace/tests/export_check.py" "$tmp/k1.dump" "$tmp/nosched.json" >/dev/null; then
+	not_ok "an export without scheduling records fails the check"
+else
+	ok "an export without scheduling records fails the check"
+fi
+
+# fxt-sample's trace (tools/sample/fxt-sample.c), figures worked out by hand
+# from its timestamps (ns): main runs work [1000, 10000] holding step
+# [1500, 4000]; it blocks at 5000 when cpu 0 switches to the worker, which
+# runs queue [5500, 8000] holding the complete step [7200, 7800], wakes main
+# at 8500 and blocks at 9000, when main is switched in again.
+"$build/bin/fxt-sample" "$tmp/sample.fxt"
+"$fxtrace" report --format=json "$tmp/sample.fxt" >"$tmp/sample.json"
+expect "fxt-sample: figures worked out by hand" python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+s = {x["name"]: x for x in r["slices"]}
+want = {"work": (1, 9000, 9000 - 2500, 9000, 9000),
+        "step": (2, 2500 + 600, 2500 + 600, 600, 2500),
+        "queue": (1, 2500, 2500 - 600, 2500, 2500)}
+ok = {n: (x["count"], x["total_ns"], x["self_ns"], x["p50_ns"], x["max_ns"])
+      for n, x in s.items()} == want
+t = {x["tid"]: x for x in r["threads"]}
+ok &= (t[1001]["cpu_ns"], t[1001]["runs"], t[1001]["blocked_ns"], t[1001]["preempted_ns"]) == (9000 - 5000, 1, 0, 0)
+ok &= (t[1000]["cpu_ns"], t[1000]["runs"], t[1000]["blocked_ns"]) == (0, 1, 8500 - 5000)
+ok &= (t[1000]["wakeups"], t[1000]["latency_count"], t[1000]["latency_max_ns"]) == (1, 1, 9000 - 8500)
+ok &= r["cpus"] == [{"cpu": 0, "switches": 2, "wakeups": 1, "busy_ns": 4000, "idle_ns": 0}]
+ok &= [(x["name"], x["dur_ns"]) for x in r["longest"]] == \
+	[("work", 9000), ("step", 2500), ("queue", 2500), ("step", 600)]
+sys.exit(0 if ok else 1)' "$tmp/sample.json"
+
+# mktrace's layout: 60 switches per CPU, the syscalls named, drops per buffer.
+expect "kernel trace: 2 CPUs with 60 switches each" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+sys.exit(0 if [c["switches"] for c in r["cpus"]] == [60, 60] else 1)' "$tmp/k1.json"
+expect "kernel trace: syscalls read, write, futex; 4 drop buffers" \
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+ok = sorted(s["name"] for s in r["syscalls"]) == ["futex", "read", "write"]
+ok &= sorted((d["buffer"], d["counter"], d["value"]) for d in r["drops"]) == \
+	[(b, c, v) for b in range(12, 16) for c, v in (("invalid", 0), ("records", b - 11))]
+ok &= r["providers"] == [{"provider": 0, "buffer_full": 1}]
+sys.exit(0 if ok else 1)' "$tmp/k1.json"
+
+# A libfxtrace program in user-only mode: 3 threads x 25 loops.
+if FXTRACE_OUTPUT=$tmp/user.fxt "$build/test/fxtrace/user_prog"; then
+	expect "libfxtrace trace: report agrees with dump" agree user "$tmp/user.fxt"
+	expect "libfxtrace trace: 75 outer, 75 inner; outer self = outer total - inner total" \
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+s = {x["name"]: x for x in r["slices"]}
+ok = s["outer"]["count"] == 75 and s["inner"]["count"] == 75
+ok &= s["outer"]["self_ns"] == s["outer"]["total_ns"] - s["inner"]["total_ns"]
+ok &= s["inner"]["p50_ns"] >= 5000 and len(r["threads"]) == 3
+sys.exit(0 if ok else 1)' "$tmp/user.json"
+else
+	not_ok "user_prog wrote $tmp/user.fxt"
+fi
+
+# The text report prints the same figures as the JSON.
+text_row() { # the app:work row of the text report, as JSON would give it
+	"$fxtrace" report "$tmp/k1.fxt" | awk '$1 == "app:work" { print $2, $3, $4, $5, $6, $7, $8; exit }'
+}
+json_row=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+w=[x for x in r["slices"] if x["name"] == "work"][0]
+print(*(w[k] for k in ("count","total_ns","self_ns","mean_ns","p50_ns","p99_ns","max_ns")))' "$tmp/k1.json")
+expect "text and JSON agree on app:work ($json_row)" test "$(text_row)" = "$json_row"
+
+# --sort and --top.
+sorted_by() { # sorted_by KEY FIELD: the slices table's FIELD column is sorted
+	"$fxtrace" report --format=json --sort="$1" "$tmp/k1.fxt" >"$tmp/s.json" &&
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); f=sys.argv[2]
+v=[x[f] for x in r["slices"]]
+sys.exit(0 if v == sorted(v, reverse=f != "name") and len(set(v)) > 1 else 1)' "$tmp/s.json" "$2"
+}
+expect "--sort=count" sorted_by count count
+expect "--sort=max" sorted_by max max_ns
+expect "--sort=self" sorted_by self self_ns
+expect "--sort=name" sorted_by name name
+threads_by() {
+	"$fxtrace" report --format=json --sort="$1" "$tmp/k1.fxt" >"$tmp/t.json" &&
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); f=sys.argv[2]
+v=[x[f] for x in r["threads"]]
+sys.exit(0 if v == sorted(v, reverse=True) and len(set(v)) > 1 else 1)' "$tmp/t.json" "$2"
+}
+expect "--sort=blocked sorts threads" threads_by blocked blocked_ns
+expect "--sort=cpu sorts threads" threads_by cpu cpu_ns
+expect "--top 3: three longest slices" test "$("$fxtrace" report --format=json --top 3 "$tmp/k1.fxt" |
+	python3 -c 'import json,sys; print(len(json.load(sys.stdin)["longest"]))')" = 3
+
+# Usage errors exit 2 and name the problem; a write error exits 1.
+usage() { # usage MESSAGE ARGS...
+	local msg=$1
+	shift
+	"$fxtrace" report "$@" "$tmp/k1.fxt" >/dev/null 2>"$tmp/err"
+	[[ $? == 2 ]] && grep -qF -- "$msg" "$tmp/err"
+}
+expect "--sort=bogus is a usage error" usage "sort key 'bogus' is not known" --sort=bogus
+expect "--top=x is a usage error" usage "--top wants a number" --top=x
+expect "--format=xml is a usage error" usage "format 'xml' is not known" --format=xml
+"$fxtrace" report --html "$tmp/no/such/dir.html" "$tmp/k1.fxt" >/dev/null 2>"$tmp/err"
+expect "--html into a missing directory exits 1 and says why" test "$?:$(cat "$tmp/err")" = \
+	"1:fxtrace report: cannot create $tmp/no/such/dir.html: No such file or directory"
+expect "report - reads stdin (as many records as dump has lines)" \
+	test "$("$fxtrace" report --format=json - <"$tmp/k1.fxt" |
+	python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["trace"], r["records"])')" = \
+	"- $(wc -l <"$tmp/k1.dump")"
+"$fxtrace" report "$tmp/k1.fxt" >/dev/full 2>"$tmp/err"
+expect "report > /dev/full exits 1" test "$?:$(cat "$tmp/err")" = \
+	"1:fxtrace report: cannot write stdout: No space left on device"
+echo "1..$n"
