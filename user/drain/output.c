@@ -702,7 +702,10 @@ static void print_diag(void *ctx, const struct fxt_diag *diag)
 		db->name, diag->rule_name, diag->message);
 }
 
-/* Count a record refused against the buffer that held it. */
+/*
+ * Count a record refused against the buffer that held it (rec NULL: bytes
+ * that do not make a record).
+ */
 static void refuse(struct output *o, struct drain_buffer *db,
 		   const struct fxt_record *rec, enum refusal why)
 {
@@ -806,6 +809,7 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 				continue;
 			}
 			bytes = (const unsigned char *)o->repair;
+			memset(sink.counts, 0, sizeof(sink.counts));
 		}
 		why = refusal(o, db, rec);
 		if (why == REFUSED_COUNT && chunk_room(c, size))
@@ -845,7 +849,7 @@ static void add_durable(struct output *o, struct drain_buffer *db,
 					durable_len - db->durable_done, c,
 					records, &unframed);
 	if (unframed) {
-		db->invalid++;
+		refuse(o, db, NULL, REFUSED_INVALID);
 		db->durable_broken = true;
 	}
 }
@@ -859,7 +863,7 @@ static void add_half(struct output *o, struct drain_buffer *db,
 
 	if (add_records(o, db, half->ptr, half->len, c, records,
 			&unframed) < half->len)
-		db->invalid++;
+		refuse(o, db, NULL, REFUSED_INVALID);
 	if (half->wrap + 1 > db->next_wrap)
 		db->next_wrap = half->wrap + 1;
 }
