@@ -720,10 +720,11 @@ static void refuse(struct output *o, struct drain_buffer *db,
 }
 
 /*
- * A kernel-object record of a kernel buffer whose only fault is a name
- * that is not UTF-8 (a comm set with prctl(PR_SET_NAME)): the same record
- * with the name repaired, in o->repair.  Returns its bytes, or 0 when it
- * is not such a record.
+ * A kernel-object record whose only fault is a name that is not UTF-8 (a
+ * comm set with prctl(PR_SET_NAME), as the kernel or libfxtrace copy it):
+ * the same record with the name repaired, in o->repair.  Returns its
+ * bytes, or 0 when it is not such a record.  A producer's is then judged
+ * like any other of its records.
  */
 static size_t repair_kobj(struct output *o, struct drain_buffer *db,
 			  const struct fxt_record *rec,
@@ -735,8 +736,8 @@ static size_t repair_kobj(struct output *o, struct drain_buffer *db,
 	size_t len;
 	ssize_t n;
 
-	if (db->kind == FXTRACE_BUFFER_TASK || rec->type != FXT_REC_KOBJ ||
-	    !rec->valid || !rec->complete || sink->counts[FXT_ERROR] ||
+	if (rec->type != FXT_REC_KOBJ || !rec->valid || !rec->complete ||
+	    sink->counts[FXT_ERROR] ||
 	    !rec->name.ptr || rec->name.len > KOBJ_NAME_REPAIR_MAX ||
 	    rec->nargs > 1 ||
 	    fxt_utf8_valid((const unsigned char *)rec->name.ptr, rec->name.len))
@@ -801,7 +802,7 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 		off += size;
 		if (!rec->valid || !rec->complete ||
 		    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING]) {
-			/* A kernel record is never lost for the bytes of a name. */
+			/* A name's bytes never cost a kernel its record. */
 			size = repair_kobj(o, db, rec, &sink);
 			if (!size) {
 				o->diags += describe;

@@ -455,14 +455,15 @@ static int test_async_squatter(void)
 
 /*
  * Issue 20 item 4: a kernel record naming a thread whose comm is not
- * UTF-8 is kept, its name repaired; it used to be dropped as invalid.
+ * UTF-8 is kept, its name repaired; it used to be dropped as invalid.  A
+ * producer's name for its own thread is repaired too.
  */
 static int test_kernel_utf8(void)
 {
 	struct drain_buffer *db;
 	struct fake f;
 	struct walk walk;
-	__u64 w[16];
+	__u64 w[32];
 	__u32 n;
 
 	start();
@@ -476,8 +477,20 @@ static int test_kernel_utf8(void)
 	EXPECT_EQ(2, db->records);
 	EXPECT_EQ(2, db->repaired);
 	EXPECT_EQ(0, db->invalid);
+	fake_free(&f);
+	/* A producer's own thread too; its name for pid 1 is still refused. */
+	fake_new(&f, 3, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	n = fxt_write_kobj_name(w, FXT_KOBJ_THREAD, TID, "\xff\xfe" "abc", 5,
+				PID);
+	n += fxt_write_kobj_name(w + n, FXT_KOBJ_PROCESS, 1, "\xff\xfe" "abc",
+				 5, 0);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	EXPECT_EQ(1, db->records);
+	EXPECT_EQ(2, db->repaired);
+	EXPECT_EQ(1, db->refused[REFUSED_FOREIGN]);
 	EXPECT(check_file(&walk) == 0);
-	EXPECT_EQ(2, walk.repaired);
+	EXPECT_EQ(3, walk.repaired);
 	fake_free(&f);
 	return 0;
 }
