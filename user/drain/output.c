@@ -37,8 +37,11 @@
  */
 #define ASYNC_OPEN_PER_PROCESS	16384
 
-/* Where the kernel's comm would be in the header page (issue: uapi adds
- * `char comm[16]` right after `flags`); used only when header_size covers it. */
+/*
+ * The thread's comm at ATTACH in the header page: `char comm[16]` right
+ * after `flags` (ABI 0.3).  Read at its offset, and only when the header's
+ * header_size covers it, so that a module of ABI 0.2 works too.
+ */
 #define HEADER_COMM_OFFSET	(offsetof(struct fxtrace_buffer_header, flags) + \
 				 sizeof(__u32))
 #define HEADER_COMM_LEN		16
