@@ -5,7 +5,8 @@
  * at its start too) and its rolling halves with random words and records
  * that are plausible but wrong, publishes random and out-of-range offsets
  * in its control page and, in streaming sessions, asks for its halves to be
- * saved.  The drainer must still write a valid trace.
+ * saved; among them the records that Perfetto fails on or takes for
+ * another process's.  The drainer must still write a valid trace.
  *
  * With MODE, it writes one attack, as a producer following the protocol
  * would (halves saved in turn), prints what it wrote, and exits:
@@ -78,7 +79,7 @@ static __u32 put_item(__u64 *w)
 {
 	__u32 n;
 
-	switch (random() % 18) {
+	switch (random() % 22) {
 	case 0:		/* random words */
 		n = 1 + (__u32)(random() % 8);
 		for (__u32 i = 0; i < n; i++)
@@ -139,6 +140,23 @@ static __u32 put_item(__u64 *w)
 		w[0] = fxt_field(FXT_REC_LARGE, 0, 3) |
 		       fxt_field(1u << 20, 4, 35);
 		return 1;
+	case 18:	/* a blob Perfetto parses as protobuf, and fails on */
+		w[0] = fxt_field(FXT_REC_BLOB, 0, 3) | fxt_field(2, 4, 15) |
+		       fxt_field(8, 32, 46) |
+		       fxt_field(3, 48, 55);	/* Perfetto protobuf */
+		w[1] = 0x3a;
+		return 2;
+	case 19:	/* pid 1 renamed */
+		return fxt_write_kobj_name(w, FXT_KOBJ_PROCESS, 1,
+					   "fake-systemd", 12, 0);
+	case 20:	/* an event on another process's thread */
+		n = put_event(w, FXT_EVENT_INSTANT, 1, "junk", "pid1", 0);
+		w[3] = 1;
+		return n;
+	case 21:	/* 146 years from now */
+		n = put_event(w, FXT_EVENT_INSTANT, pid, "junk", "future", 0);
+		w[1] = 4600000000000000000ULL;
+		return n;
 	default:	/* a duration ending before it begins */
 		n = put_event(w, FXT_EVENT_DURATION_COMPLETE, pid, "junk",
 			      "neg", 0);
