@@ -909,31 +909,39 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 	queue_chunk(d, &chunk, pkt, db->records - records);
 }
 
+/* " (N reason, N reason)" for the refusals counted, "" for none. */
+static void print_refusals(const uint64_t refused[REFUSED_COUNT],
+			   uint64_t repaired)
+{
+	const char *sep = " (";
+	unsigned int r;
+
+	for (r = 0; r < REFUSED_COUNT; r++) {
+		if (!refused[r])
+			continue;
+		fprintf(stderr, "%s%llu %s", sep, (unsigned long long)refused[r],
+			refusal_names[r]);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fputc(')', stderr);
+	if (repaired)
+		fprintf(stderr, ", %llu names made valid UTF-8",
+			(unsigned long long)repaired);
+	fputc('\n', stderr);
+}
+
 /* What a buffer lost, when it lost any (the summary, or its retirement). */
 static void report_buffer(const struct drain *d, const struct drain_buffer *db)
 {
-	char why[256] = "";
-	size_t n = 0;
-	unsigned int r;
-
 	if (d->opt.quiet || (!db->dropped && !db->invalid && !db->repaired))
 		return;
-	for (r = 0; r < REFUSED_COUNT && n < sizeof(why); r++)
-		if (db->refused[r])
-			n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%llu %s",
-					      n ? ", " : " (", (unsigned long long)db->refused[r],
-					      refusal_names[r]);
-	if (n && n < sizeof(why) - 1)
-		strcat(why, ")");
-	fprintf(stderr, "fxtrace-drain: buffer %u (%s): %llu records dropped %s, %llu invalid%s",
+	fprintf(stderr, "fxtrace-drain: buffer %u (%s): %llu records dropped %s, %llu invalid",
 		db->id, db->name, (unsigned long long)db->dropped,
 		db->kind == FXTRACE_BUFFER_TASK ? "as its producer reports" :
 						  "by the kernel",
-		(unsigned long long)db->invalid, why);
-	if (db->repaired)
-		fprintf(stderr, ", %llu names made valid UTF-8",
-			(unsigned long long)db->repaired);
-	fputc('\n', stderr);
+		(unsigned long long)db->invalid);
+	print_refusals(db->refused, db->repaired);
 }
 
 /* The drop counter of db, into the file. */
@@ -1236,13 +1244,14 @@ static void summary(const struct drain *d)
 	for (k = 1; k < KIND_COUNT; k++) {
 		output_totals(&d->out, k, &t);
 		/* A producer's drop count is its own word: never the kernel's. */
-		fprintf(stderr, "fxtrace-drain: %-6s %u buffers, %llu records, %llu bytes, %llu %s, %llu invalid\n",
+		fprintf(stderr, "fxtrace-drain: %-6s %u buffers, %llu records, %llu bytes, %llu %s, %llu invalid",
 			kind_names[k], t.buffers, (unsigned long long)t.records,
 			(unsigned long long)t.bytes,
 			(unsigned long long)t.dropped,
 			k == FXTRACE_BUFFER_TASK ? "dropped as producers report" :
 						   "dropped",
 			(unsigned long long)t.invalid);
+		print_refusals(t.refused, t.repaired);
 	}
 	if (d->probes)
 		probes_summary(d->probes, d->probe_events);

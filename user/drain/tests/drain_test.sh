@@ -103,7 +103,7 @@ sed 's/^/# /' "$out/comm.stderr"
 check_strict "$out/comm.fxt" comm
 "$progs/count_ticks" "$out/comm.fxt" >"$out/comm.count"
 count comm badcomm 2
-summary_has comm 'kernel +1 buffers, .*, 0 invalid$'
+summary_has comm 'kernel +1 buffers, .*, 0 invalid, 2 names made valid UTF-8$'
 
 # Oneshot: what fits, and every other event counted as dropped.
 run oneshot -m oneshot -B 16K -- "$progs/producer" 1 5000
