@@ -3,6 +3,11 @@
  * check.c - `fxtrace check`: is a file well-formed FXT?  Every problem the
  * decoder finds is printed with its offset, severity and rule; the summary
  * line counts them.  Warnings become errors with --strict; notes never fail.
+ *
+ * The whole file is checked, as Perfetto reads it whole.  A file that
+ * fxtrace-drain did not finish (its flush mark below the end) and whose
+ * errors all lie past the mark gets its own exit status, EXIT_PARTIAL:
+ * `fxtrace recover` cuts it to a well-formed trace.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,10 +16,15 @@
 
 #include "fxtrace.h"
 
+/* Well formed up to the flush mark, not after it. */
+#define EXIT_PARTIAL 3
+
 struct check {
 	bool strict;
 	bool quiet;
 	uint64_t counts[FXT_SEVERITY_COUNT];
+	uint64_t flushed;		/* the flush mark, or UINT64_MAX */
+	uint64_t errors_before_mark;
 };
 
 static void print_problem(void *ctx, const struct fxt_diag *diag)
@@ -25,6 +35,8 @@ static void print_problem(void *ctx, const struct fxt_diag *diag)
 	if (c->strict && severity == FXT_WARNING)
 		severity = FXT_ERROR;
 	c->counts[severity]++;
+	if (severity == FXT_ERROR && diag->offset < c->flushed)
+		c->errors_before_mark++;
 	if (!c->quiet)
 		printf("0x%06" PRIx64 ": %s: %s: %s\n", diag->offset,
 		       fxt_severity_name(severity), diag->rule_name,
@@ -55,8 +67,9 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct check c = { 0 };
-	struct fxtrace_source src;
+	struct check c = { .flushed = UINT64_MAX };
+	struct fxtrace_source src = { .left = UINT64_MAX };
+	struct fxtrace_flush f;
 	struct fxt_reader *r;
 	const char *path;
 	int opt, ret;
@@ -87,13 +100,25 @@ int cmd_check(int argc, char **argv)
 	src.fd = fxtrace_open_trace("check", path);
 	if (src.fd < 0)
 		return 1;
-	/* A drainer file is checked up to its flush watermark. */
 	r = NULL;
-	if (!fxtrace_trace_limit("check", path, src.fd, &src.left)) {
+	ret = fxtrace_flush_read(src.fd, &f);
+	if (ret) {
+		fprintf(stderr, "fxtrace check: cannot read %s: %s\n", path,
+			strerror(-ret));
+	} else if (f.marked && f.flushed > f.size) {
+		fprintf(stderr, "fxtrace check: %s: the drainer flushed 0x%06" PRIx64
+			" bytes but the file has 0x%06" PRIx64 ": it was cut short\n",
+			path, f.flushed, f.size);
+	} else {
 		r = fxt_reader_new(print_problem, &c);
 		if (!r)
 			fprintf(stderr, "fxtrace check: out of memory\n");
 	}
+	if (r && f.marked && f.flushed < f.size)
+		c.flushed = f.flushed;
+	if (r && f.windowed && f.window_hi <= INT64_MAX)
+		fxt_reader_set_session_window(r, (int64_t)f.window_lo,
+					      (int64_t)f.window_hi);
 	if (!r) {
 		if (src.fd != STDIN_FILENO)
 			close(src.fd);
@@ -115,5 +140,14 @@ int cmd_check(int argc, char **argv)
 	       plural(c.counts[FXT_WARNING]), c.counts[FXT_NOTE],
 	       plural(c.counts[FXT_NOTE]));
 	fxt_reader_free(r);
-	return c.counts[FXT_ERROR] ? 1 : 0;
+	if (!c.counts[FXT_ERROR])
+		return 0;
+	if (c.flushed != UINT64_MAX && !c.errors_before_mark) {
+		fprintf(stderr, "fxtrace check: %s: well formed up to the flush watermark 0x%06" PRIx64
+			" only; the drainer stopped while writing the %" PRIu64
+			" bytes after it ('fxtrace recover %s' cuts them)\n",
+			path, c.flushed, f.size - c.flushed, path);
+		return EXIT_PARTIAL;
+	}
+	return 1;
 }

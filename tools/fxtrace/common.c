@@ -44,7 +44,7 @@ ssize_t fxtrace_read_source(void *ctx, void *buf, size_t len)
 
 int fxtrace_flush_read(int fd, struct fxtrace_flush *f)
 {
-	unsigned char bytes[FLUSH_MARK_BYTES];
+	unsigned char bytes[FLUSH_MARK_BYTES + WINDOW_MARK_BYTES];
 	struct stat st;
 	ssize_t n;
 
@@ -58,8 +58,11 @@ int fxtrace_flush_read(int fd, struct fxtrace_flush *f)
 	if (n < 0)
 		return -errno;
 	/* A mark below its own end is not one the drainer wrote. */
-	f->marked = n == sizeof(bytes) && flush_mark_read(bytes, &f->flushed) &&
+	f->marked = n >= (ssize_t)FLUSH_MARK_BYTES && flush_mark_read(bytes, &f->flushed) &&
 		    f->flushed >= FLUSH_MARK_OFFSET + FLUSH_MARK_BYTES;
+	f->windowed = f->marked && n == (ssize_t)sizeof(bytes) &&
+		      window_mark_read(bytes + FLUSH_MARK_BYTES, &f->window_lo,
+				       &f->window_hi);
 	return 0;
 }
 
@@ -88,6 +91,15 @@ int fxtrace_trace_limit(const char *cmd, const char *path, int fd,
 		cmd, path, f.flushed, f.size - f.flushed, path);
 	*limit = f.flushed;
 	return 0;
+}
+
+int fxtrace_output_status(const char *cmd, int status)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return status;
+	fprintf(stderr, "fxtrace %s: cannot write the standard output: %s\n",
+		cmd, strerror(errno ? errno : EIO));
+	return status ? status : 1;
 }
 
 static void print_errors(void *ctx, const struct fxt_diag *diag)

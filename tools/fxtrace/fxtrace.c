@@ -41,7 +41,8 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return fxtrace_output_status(argv[1],
+				commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "fxtrace: '%s' is not a command.\n\n", argv[1]);
 	fxtrace_list_commands(stderr);
 	return EXIT_USAGE;

@@ -78,6 +78,8 @@ struct fxtrace_flush {
 	bool marked;		/* the file has a flush mark */
 	uint64_t flushed;	/* what it says */
 	uint64_t size;		/* of the file */
+	bool windowed;		/* and a session window after it */
+	uint64_t window_lo, window_hi;	/* ns */
 };
 
 /*
@@ -121,6 +123,12 @@ int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
 int fxtrace_input_close(struct fxtrace_input *in, int walk_ret);
 
 /* ---- printing (common.c) ------------------------------------------------- */
+
+/*
+ * After command cmd returned status: when standard output could not be
+ * written (a full disk, > /dev/full, a closed pipe), say so and return 1.
+ */
+int fxtrace_output_status(const char *cmd, int status);
 
 /* A string in double quotes; quotes, backslashes, control bytes escaped. */
 void fxtrace_print_quoted(FILE *out, const struct fxt_string *s);

@@ -27,8 +27,11 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "  -l, --list-rules  print every rule with its severity and exit\n"
 	  "  -h, --help        this help\n"
 	  "\n"
+	  "The whole file is checked, as Perfetto reads it.\n"
+	  "\n"
 	  "Exit status: 0 well formed, 1 errors (or warnings with --strict),\n"
-	  "2 usage error.\n" },
+	  "2 usage error, 3 a file fxtrace-drain did not finish, well formed up\n"
+	  "to its flush watermark only ('fxtrace recover FILE' cuts it there).\n" },
 	{ "dump", "print one line per record, in time order",
 	  "usage: fxtrace dump [--ticks] [--hex] [--file-order] [SELECTION] FILE\n"
 	  "\n"
@@ -172,8 +175,8 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "A file fxtrace-drain writes says, in its second record, the offset\n"
 	  "below which every byte was written (the flush watermark).  When the\n"
 	  "drainer is killed, bytes after it may be holes.  Cut FILE there, in\n"
-	  "place, or copy what is below it to OUT.  check, dump, stats and export\n"
-	  "read such a file up to the watermark too.\n"
+	  "place, or copy what is below it to OUT.  dump, stats and export read\n"
+	  "such a file up to the watermark too; check reads it all (exit 3).\n"
 	  "\n"
 	  "FILE may also be the spool (TRACE.spool) a program traced without the\n"
 	  "module left when it crashed: its threads' buffers become a trace in\n"

@@ -32,6 +32,16 @@ $(B)/test/drain/count_ticks: $(B)/obj/user/drain/tests/count_ticks.o \
 		$(B)/lib/libfxtread.a
 	$(link)
 
+# The data path on the host, buffers laid out in memory (no module).
+$(B)/test/drain/output_test: $(B)/obj/user/drain/tests/output_test.o \
+		$(B)/obj/user/drain/output.o $(B)/obj/user/reader/tests/vectors.o \
+		$(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+	$(link)
+
+$(B)/obj/user/drain/tests/output_test.o: CFLAGS_USER += -Iuser/drain -Iuser/reader/tests
+
+UNIT_TESTS += $(B)/test/drain/output_test
+
 # The tests run the programs above from $(B); `make` builds them.
 PROGS += $(DRAIN_TEST_PROGS)
 GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \

@@ -114,7 +114,8 @@ struct drain {
 	uint64_t published;		/* what the flush mark in the file says */
 	uint64_t publishing;		/* the flush mark being written */
 	bool mark_inflight;
-	__u64 mark[FLUSH_MARK_WORDS];
+	/* The flush mark and the session window after it, one write. */
+	__u64 mark[FLUSH_MARK_WORDS + WINDOW_MARK_WORDS];
 
 	struct op packets_op, signal_op, tick_op, mark_op, probes_op;
 	struct fxtrace_packet packets[PACKETS_PER_READ];
@@ -139,8 +140,6 @@ static const char *const kind_names[] = {
 	[FXTRACE_BUFFER_TASK] = "task",
 	[FXTRACE_BUFFER_KERNEL] = "kernel",
 };
-
-#define KIND_COUNT (FXTRACE_BUFFER_KERNEL + 1)
 
 static void usage(FILE *f)
 {
@@ -467,6 +466,37 @@ static int init_session(struct drain *d)
 	return ret;
 }
 
+/*
+ * The session clock now, in its ticks: CLOCK_MONOTONIC ns, or the TSC
+ * extrapolated from the session page's (tsc, monotonic) reference pair.
+ */
+static uint64_t session_now(const struct drain *d)
+{
+	const struct fxtrace_session_page *page = d->c.page;
+	uint64_t mono, seq, ref_tsc = 0, ref_ns = 0;
+	struct timespec ts;
+	int tries;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	mono = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (page->clock != FXTRACE_CLOCK_TSC)
+		return mono;
+	/* The kernel rewrites the pair once a second: a few tries suffice. */
+	for (tries = 0; tries < 1000; tries++) {
+		seq = __atomic_load_n(&page->ref_seq, __ATOMIC_ACQUIRE);
+		ref_tsc = page->ref_tsc;
+		ref_ns = page->ref_monotonic_ns;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) &&
+		    seq == __atomic_load_n(&page->ref_seq, __ATOMIC_RELAXED))
+			break;
+	}
+	if (mono <= ref_ns)
+		return ref_tsc;
+	return ref_tsc + (uint64_t)((unsigned __int128)(mono - ref_ns) *
+				    page->ticks_per_second / 1000000000ULL);
+}
+
 /* ---- the ring ----------------------------------------------------------- */
 
 /* An SQE, after submitting what is queued when the ring is full. */
@@ -580,6 +610,7 @@ static void publish(struct drain *d)
 {
 	unsigned int space, link = IOSQE_IO_LINK;
 	struct io_uring_sqe *sqe;
+	uint64_t lo_ns, hi_ns;
 
 	/* Acks a published mark covers already: one cancelled with its mark. */
 	while (d->acks.head && d->acks.head->end <= d->published)
@@ -587,6 +618,8 @@ static void publish(struct drain *d)
 	if (d->mark_inflight || d->flushed <= d->published || d->error)
 		return;
 	flush_mark_write(d->mark, d->flushed);
+	output_window_ns(&d->out, &lo_ns, &hi_ns);
+	window_mark_write(d->mark + FLUSH_MARK_WORDS, lo_ns, hi_ns);
 	d->publishing = d->flushed;
 	d->mark_inflight = true;
 	/* A chain ends with its submission: link only what fits in this one. */
@@ -705,8 +738,8 @@ static void on_ack(struct drain *d, struct write_op *w, int res)
 	}
 	if (res < 0) {
 		db = output_find(&d->out, w->pkt.data32);
-		/* A buffer released meanwhile needs no ack. */
-		if (!db || !db->released)
+		/* A buffer released meanwhile (and forgotten) needs no ack. */
+		if (db && !db->released)
 			fprintf(stderr, "fxtrace-drain: ack of buffer %u wrap %llu: %s\n",
 				w->pkt.data32, (unsigned long long)w->pkt.data64,
 				strerror(-res));
@@ -876,6 +909,59 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 	queue_chunk(d, &chunk, pkt, db->records - records);
 }
 
+/* " (N reason, N reason)" for the refusals counted, "" for none. */
+static void print_refusals(const uint64_t refused[REFUSED_COUNT],
+			   uint64_t repaired)
+{
+	const char *sep = " (";
+	unsigned int r;
+
+	for (r = 0; r < REFUSED_COUNT; r++) {
+		if (!refused[r])
+			continue;
+		fprintf(stderr, "%s%llu %s", sep, (unsigned long long)refused[r],
+			refusal_names[r]);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fputc(')', stderr);
+	if (repaired)
+		fprintf(stderr, ", %llu names made valid UTF-8",
+			(unsigned long long)repaired);
+	fputc('\n', stderr);
+}
+
+/* What a buffer lost, when it lost any (the summary, or its retirement). */
+static void report_buffer(const struct drain *d, const struct drain_buffer *db)
+{
+	if (d->opt.quiet || (!db->dropped && !db->invalid && !db->repaired))
+		return;
+	fprintf(stderr, "fxtrace-drain: buffer %u (%s): %llu records dropped %s, %llu invalid",
+		db->id, db->name, (unsigned long long)db->dropped,
+		db->kind == FXTRACE_BUFFER_TASK ? "as its producer reports" :
+						  "by the kernel",
+		(unsigned long long)db->invalid);
+	print_refusals(db->refused, db->repaired);
+}
+
+/* The drop counter of db, into the file. */
+static void write_drops(struct drain *d, struct drain_buffer *db)
+{
+	struct chunk chunk;
+
+	if (output_drops(&d->out, db, &chunk)) {
+		if (!d->error)
+			d->error = -ENOMEM;
+		return;
+	}
+	queue_chunk(d, &chunk, NULL, 0);
+}
+
+/*
+ * A retired buffer: its rest and its drop counter go to the file, then its
+ * memory (the kernel's and ours: the drainer's memory does not grow with
+ * the threads that come and go).
+ */
 static void on_retired(struct drain *d, __u32 id)
 {
 	struct fxtctl_buffer *b = map_buffer(d, id);
@@ -888,11 +974,17 @@ static void on_retired(struct drain *d, __u32 id)
 	db = output_find(&d->out, id);
 	/* Our copy is made: the buffer's memory can go. */
 	ret = fxtctl_release(&d->c, id);
-	if (ret)
+	if (ret) {
 		fprintf(stderr, "fxtrace-drain: release of buffer %u: %s\n", id,
 			strerror(-ret));
-	else if (db)
-		db->released = true;
+		return;
+	}
+	if (!db)
+		return;
+	db->released = true;
+	write_drops(d, db);
+	report_buffer(d, db);
+	output_retire(&d->out, db);
 }
 
 /*
@@ -904,9 +996,9 @@ static void final_flush(struct drain *d)
 	struct fxtrace_buffer_info info = { .size = sizeof(info), .id = 1 };
 	struct drain_buffer *db;
 	struct fxtctl_buffer *b;
-	struct chunk chunk;
-	size_t i;
+	size_t pos = 0;
 
+	output_set_now(&d->out, session_now(d));
 	/* Ask the kernel, not our packets: a full queue loses packets. */
 	while (!ioctl(d->c.fd, FXTRACE_IOC_BUFFER_INFO, &info)) {
 		db = output_find(&d->out, info.id);
@@ -919,16 +1011,8 @@ static void final_flush(struct drain *d)
 	}
 	if (d->probes)
 		flush_probes(d);
-	for (i = 0; i < d->out.nbufs; i++) {
-		db = d->out.bufs[i];
-		if (!db)
-			continue;
-		if (output_drops(&d->out, db, &chunk)) {
-			d->error = -ENOMEM;
-			break;
-		}
-		queue_chunk(d, &chunk, NULL, 0);
-	}
+	while ((db = output_next(&d->out, &pos)))
+		write_drops(d, db);
 	d->state = FLUSHED;
 }
 
@@ -1058,50 +1142,53 @@ static void on_signal(struct drain *d)
 static void totals(const struct drain *d, uint64_t *records, uint64_t *bytes,
 		   uint64_t *invalid)
 {
-	size_t i;
+	struct kind_totals t;
+	unsigned int k;
 
 	*records = *bytes = *invalid = 0;
-	for (i = 0; i < d->out.nbufs; i++) {
-		const struct drain_buffer *db = d->out.bufs[i];
-
-		if (!db)
-			continue;
-		*records += db->records;
-		*bytes += db->bytes;
-		*invalid += db->invalid;
+	for (k = 0; k < KIND_COUNT; k++) {
+		output_totals(&d->out, k, &t);
+		*records += t.records;
+		*bytes += t.bytes;
+		*invalid += t.invalid;
 	}
 }
 
 /*
- * Drops so far, as the writers count them now: the kernel in its headers,
- * producers in their control pages (untrusted, but only shown).
+ * Drops so far, as the writers count them now: the kernel's in its
+ * headers, and apart, the producers' own counts in their control pages
+ * (untrusted: each bounded, never added to the kernel's).
  */
-static uint64_t live_drops(const struct drain *d)
+static void live_drops(const struct drain *d, uint64_t *kernel,
+		       uint64_t *producers)
 {
-	uint64_t dropped = 0;
+	uint64_t n;
 	size_t i;
 
+	*kernel = *producers = 0;
 	for (i = 0; i < d->c.nbufs; i++) {
 		const struct fxtctl_buffer *b = &d->c.bufs[i];
 
-		dropped += __atomic_load_n(b->kind == FXTRACE_BUFFER_TASK ?
-					   &b->ctl->dropped_records :
-					   &b->hdr->dropped_records,
-					   __ATOMIC_RELAXED);
+		if (b->kind != FXTRACE_BUFFER_TASK) {
+			*kernel += __atomic_load_n(&b->hdr->dropped_records,
+						   __ATOMIC_RELAXED);
+			continue;
+		}
+		n = __atomic_load_n(&b->ctl->dropped_records, __ATOMIC_RELAXED);
+		*producers += n < PRODUCER_DROPS_MAX ? n : PRODUCER_DROPS_MAX;
 	}
-	return dropped;
 }
 
 static void show_progress(struct drain *d)
 {
-	uint64_t records, bytes, invalid;
+	uint64_t records, bytes, invalid, kernel, producers;
 
 	totals(d, &records, &bytes, &invalid);
-	fprintf(stderr, "\r[ fxtrace-drain: %llu records/s, %.1f MB written, %zu buffers, %llu dropped, %llu invalid ]   ",
+	live_drops(d, &kernel, &producers);
+	fprintf(stderr, "\r[ fxtrace-drain: %llu records/s, %.1f MB written, %zu buffers, %llu dropped, %llu reported by producers, %llu invalid ]   ",
 		(unsigned long long)(records - d->progress_records),
-		(double)bytes / 1e6, d->c.nbufs,
-		(unsigned long long)live_drops(d),
-		(unsigned long long)invalid);
+		(double)bytes / 1e6, d->c.nbufs, (unsigned long long)kernel,
+		(unsigned long long)producers, (unsigned long long)invalid);
 	d->progress_records = records;
 }
 
@@ -1131,32 +1218,18 @@ static double cpu_seconds(void)
 
 static void summary(const struct drain *d)
 {
-	uint64_t records[KIND_COUNT] = { 0 }, bytes[KIND_COUNT] = { 0 };
-	uint64_t dropped[KIND_COUNT] = { 0 }, invalid[KIND_COUNT] = { 0 };
-	unsigned int buffers[KIND_COUNT] = { 0 };
+	const struct drain_buffer *db;
+	struct kind_totals t;
 	struct timespec now;
 	double seconds, cpu;
-	size_t i;
+	size_t pos = 0;
 	unsigned int k;
 
 	if (d->progress)
 		fputc('\n', stderr);
-	for (i = 0; i < d->out.nbufs; i++) {
-		const struct drain_buffer *db = d->out.bufs[i];
-
-		if (!db || db->kind >= KIND_COUNT)
-			continue;
-		buffers[db->kind]++;
-		records[db->kind] += db->records;
-		bytes[db->kind] += db->bytes;
-		dropped[db->kind] += db->dropped;
-		invalid[db->kind] += db->invalid;
-		if (db->dropped || db->invalid)
-			fprintf(stderr, "fxtrace-drain: buffer %u (%s): %llu records dropped by its writer, %llu invalid\n",
-				db->id, db->name,
-				(unsigned long long)db->dropped,
-				(unsigned long long)db->invalid);
-	}
+	/* Retired buffers were reported as they retired. */
+	while ((db = output_next(&d->out, &pos)))
+		report_buffer(d, db);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	seconds = (double)(now.tv_sec - d->started.tv_sec) +
 		  (double)(now.tv_nsec - d->started.tv_nsec) / 1e9;
@@ -1168,12 +1241,18 @@ static void summary(const struct drain *d)
 	fprintf(stderr, "fxtrace-drain: %.3f s CPU (%.1f%% of one CPU), %.1f MB/s written\n",
 		cpu, seconds > 0 ? 100 * cpu / seconds : 0,
 		seconds > 0 ? (double)d->out.offset / seconds / 1e6 : 0);
-	for (k = 1; k < KIND_COUNT; k++)
-		fprintf(stderr, "fxtrace-drain: %-6s %u buffers, %llu records, %llu bytes, %llu dropped, %llu invalid\n",
-			kind_names[k], buffers[k], (unsigned long long)records[k],
-			(unsigned long long)bytes[k],
-			(unsigned long long)dropped[k],
-			(unsigned long long)invalid[k]);
+	for (k = 1; k < KIND_COUNT; k++) {
+		output_totals(&d->out, k, &t);
+		/* A producer's drop count is its own word: never the kernel's. */
+		fprintf(stderr, "fxtrace-drain: %-6s %u buffers, %llu records, %llu bytes, %llu %s, %llu invalid",
+			kind_names[k], t.buffers, (unsigned long long)t.records,
+			(unsigned long long)t.bytes,
+			(unsigned long long)t.dropped,
+			k == FXTRACE_BUFFER_TASK ? "dropped as producers report" :
+						   "dropped",
+			(unsigned long long)t.invalid);
+		print_refusals(t.refused, t.repaired);
+	}
 	if (d->probes)
 		probes_summary(d->probes, d->probe_events);
 }
@@ -1192,6 +1271,8 @@ static void on_cqe(struct drain *d, struct io_uring_cqe *cqe)
 				d->error = res;
 			return;
 		}
+		/* What producers wrote until now is inside the window. */
+		output_set_now(&d->out, session_now(d));
 		for (i = 0; i < res / (int)sizeof(struct fxtrace_packet); i++)
 			on_packet(d, &d->packets[i]);
 		if (d->state != FLUSHED)
@@ -1389,7 +1470,8 @@ int main(int argc, char **argv)
 	ret = setup(d, &oldmask, &release);
 	if (ret)
 		return 1;
-	output_init(&d->out, d->c.page->ticks_per_second);
+	/* The window opens before the probes and Start: nothing is older. */
+	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
 	d->out.verbose = d->opt.verbose;
 	ret = output_magic(&d->out, &magic);
 	if (ret)

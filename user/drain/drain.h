@@ -26,6 +26,31 @@ struct chunk {
 	uint64_t offset;		/* in the output file */
 };
 
+/*
+ * Why a record of a buffer was not written; each is counted against the
+ * buffer that held it (Documentation/drain.rst, "What a producer cannot
+ * do").
+ */
+enum refusal {
+	REFUSED_INVALID,	/* breaks a decoder rule (error or warning) */
+	REFUSED_KIND,		/* a record kind this buffer may not write */
+	REFUSED_FOREIGN,	/* names a process or thread not its own */
+	REFUSED_TIME,		/* a timestamp outside the session window */
+	REFUSED_ASYNC,		/* its process's async share is full, or
+				 * an async end named unlike its begin */
+	REFUSED_STRINGS,	/* its string budget is full */
+	REFUSED_COUNT
+};
+
+extern const char *const refusal_names[REFUSED_COUNT];
+
+/*
+ * A producer's own count of the records it dropped, as written in its
+ * control page (untrusted): shown as its own and bounded, never added to
+ * the kernel's counts.
+ */
+#define PRODUCER_DROPS_MAX	(1ULL << 40)
+
 /* What the drainer knows of one buffer; the buffer id is its provider id. */
 struct drain_buffer {
 	uint32_t id, kind;
@@ -35,39 +60,87 @@ struct drain_buffer {
 	bool durable_broken;		/* an unframeable durable record */
 	bool released;
 	struct fxt_tables *tables;	/* as a reader of the file sees them */
-	char name[FXT_PROVIDER_NAME_MAX + 1];
+	char name[FXT_PROVIDER_NAME_MAX + 1];	/* from the kernel */
 	uint64_t durable_done;		/* durable bytes consumed */
 	uint64_t next_wrap;		/* first rolling half not written */
 	uint64_t records, bytes;	/* written to the file */
-	uint64_t invalid;		/* records dropped by validation */
-	uint64_t dropped;		/* records its writer dropped */
+	uint64_t invalid;		/* records refused, all reasons */
+	uint64_t refused[REFUSED_COUNT];
+	uint64_t repaired;		/* kernel names made valid UTF-8 */
+	/*
+	 * Records its writer dropped: the kernel's count (CPU and kernel
+	 * buffers), the producer's own (task buffers, PRODUCER_DROPS_MAX at
+	 * most).
+	 */
+	uint64_t dropped;
 	uint64_t last_ts;		/* of its newest valid event */
 };
+
+/* What the buffers of one kind wrote, retired ones included. */
+struct kind_totals {
+	unsigned int buffers;
+	uint64_t records, bytes, dropped, invalid, repaired;
+	uint64_t refused[REFUSED_COUNT];
+};
+
+#define KIND_COUNT (FXTRACE_BUFFER_KERNEL + 1)
 
 struct output {
 	uint64_t offset;		/* of the next chunk */
 	uint32_t current;		/* provider of the file's last record */
 	uint64_t ticks_per_second;
-	struct drain_buffer **bufs;	/* by id */
-	size_t nbufs;
+	/*
+	 * The session window in ticks: records with a timestamp outside it
+	 * are refused (Documentation/drain.rst, "The session window").
+	 */
+	uint64_t window_lo, window_hi;
+	struct fxt_map bufs;		/* (id, 0) -> struct drain_buffer * */
+	struct fxt_map pids;		/* (pid, 0) -> struct pid_share */
+	struct kind_totals retired[KIND_COUNT];	/* buffers freed */
 	unsigned char *scratch;		/* producer bytes copied out */
 	size_t scratch_cap;
 	struct fxt_map asyncs;		/* (pid, id) -> name hash of its begin */
 	bool verbose;			/* describe invalid records */
 	unsigned int diags;		/* invalid records described */
+	__u64 repair[64];		/* a kernel record, its name repaired */
 	struct fxt_record rec;
 };
 
-int output_init(struct output *o, uint64_t ticks_per_second);
+/* The slack around the session window: Start - 1 s to now + 1 s. */
+#define WINDOW_SLACK_NS		1000000000ULL
+
+/* start_ticks: the session clock before anything is traced. */
+int output_init(struct output *o, uint64_t ticks_per_second,
+		uint64_t start_ticks);
 void output_free(struct output *o);
 
-/* The magic and flush mark records (flush_mark.h), the file's first chunk. */
+/* The session clock now: records up to it (and the slack) are accepted. */
+void output_set_now(struct output *o, uint64_t now_ticks);
+
+/* The session window in ns, as the window mark says it (flush_mark.h). */
+void output_window_ns(const struct output *o, uint64_t *lo_ns,
+		      uint64_t *hi_ns);
+
+/* The magic, flush mark and window records (flush_mark.h), the first chunk. */
 int output_magic(struct output *o, struct chunk *c);
 
 /* The state of buffer b (mapped), created on first use; NULL on ENOMEM. */
 struct drain_buffer *output_buffer(struct output *o,
 				   const struct fxtctl_buffer *b);
 struct drain_buffer *output_find(struct output *o, uint32_t id);
+
+/* Iterate the buffers not retired (*pos starts at 0); NULL at the end. */
+struct drain_buffer *output_next(const struct output *o, size_t *pos);
+
+/*
+ * Buffer db is released: fold its counts into o->retired and free it
+ * (its tables and its share of the async table with it).
+ */
+void output_retire(struct output *o, struct drain_buffer *db);
+
+/* The totals of a kind: the retired buffers' and the live ones'. */
+void output_totals(const struct output *o, unsigned int kind,
+		   struct kind_totals *t);
 
 /*
  * One saved rolling half of b with the durable additions before it.

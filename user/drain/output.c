@@ -8,6 +8,13 @@
  * provider.  Only records that decode without an error or a warning are
  * written; their definitions (strings, threads, tick rate) then enter the
  * tables, so the tables and the file never disagree.
+ *
+ * A task buffer is written by an untrusted producer, so its records must
+ * also be attributable to that producer alone (its pid and tid come from
+ * the kernel's header page), of kinds no consumer mistakes for kernel data,
+ * inside the session window, and within its process's share of the async
+ * table (producer_refusal()).  What is refused is counted against the
+ * buffer that held it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,32 +31,100 @@
 /* The drop counter: header, time, thread, category, name, 2 args, id. */
 #define DROPS_WORDS		13
 
-/* Async begins open at once; past it new begins are dropped. */
-#define ASYNC_OPEN_MAX		65536
+/*
+ * Async begins open at once per process; past it its new begins are
+ * refused.  A process exhausts only its own share.
+ */
+#define ASYNC_OPEN_PER_PROCESS	16384
+
+/*
+ * The thread's comm at ATTACH in the header page: `char comm[16]` right
+ * after `flags` (ABI 0.3).  Read at its offset, and only when the header's
+ * header_size covers it, so that a module of ABI 0.2 works too.
+ */
+#define HEADER_COMM_OFFSET	(offsetof(struct fxtrace_buffer_header, flags) + \
+				 sizeof(__u32))
+#define HEADER_COMM_LEN		16
+
+/* A process's live task buffers and its open asyncs. */
+struct pid_share {
+	uint32_t buffers;
+	uint64_t asyncs;
+};
+
+const char *const refusal_names[REFUSED_COUNT] = {
+	[REFUSED_INVALID] = "invalid",
+	[REFUSED_KIND] = "kind not allowed",
+	[REFUSED_FOREIGN] = "another process or thread",
+	[REFUSED_TIME] = "outside the session window",
+	[REFUSED_ASYNC] = "async share full or misnamed",
+	[REFUSED_STRINGS] = "string budget full",
+};
+
+/* Kernel names repaired up to this length (a comm is 15 bytes). */
+#define KOBJ_NAME_REPAIR_MAX	64
 
 /* Invalid records described with -v. */
 #define DIAG_MAX		100
 
-int output_init(struct output *o, uint64_t ticks_per_second)
+/* The slack in ticks: one second of the session clock. */
+static uint64_t window_slack(const struct output *o)
+{
+	return o->ticks_per_second;
+}
+
+int output_init(struct output *o, uint64_t ticks_per_second,
+		uint64_t start_ticks)
 {
 	memset(o, 0, sizeof(*o));
 	o->ticks_per_second = ticks_per_second ? ticks_per_second :
 				FXT_TICKS_PER_SECOND_DEFAULT;
+	o->window_lo = start_ticks > window_slack(o) ?
+		       start_ticks - window_slack(o) : 0;
+	output_set_now(o, start_ticks);
+	fxt_map_init(&o->bufs, sizeof(struct drain_buffer *));
+	fxt_map_init(&o->pids, sizeof(struct pid_share));
 	fxt_map_init(&o->asyncs, sizeof(uint64_t));
 	return 0;
 }
 
+void output_set_now(struct output *o, uint64_t now_ticks)
+{
+	uint64_t hi = now_ticks + window_slack(o);
+
+	if (hi < now_ticks)
+		hi = UINT64_MAX;
+	/* The window only grows: what was accepted stays inside it. */
+	if (hi > o->window_hi)
+		o->window_hi = hi;
+}
+
+void output_window_ns(const struct output *o, uint64_t *lo_ns,
+		      uint64_t *hi_ns)
+{
+	int64_t ns;
+
+	*lo_ns = fxt_ticks_to_ns(o->window_lo, o->ticks_per_second, &ns) ?
+		 (uint64_t)ns : INT64_MAX;
+	*hi_ns = fxt_ticks_to_ns(o->window_hi, o->ticks_per_second, &ns) ?
+		 (uint64_t)ns : INT64_MAX;
+}
+
+static void buffer_free(struct drain_buffer *db)
+{
+	fxt_tables_free(db->tables);
+	free(db);
+}
+
 void output_free(struct output *o)
 {
-	size_t i;
+	struct drain_buffer **p;
+	size_t pos = 0;
 
-	for (i = 0; i < o->nbufs; i++) {
-		if (!o->bufs[i])
-			continue;
-		fxt_tables_free(o->bufs[i]->tables);
-		free(o->bufs[i]);
-	}
-	free(o->bufs);
+	while ((p = fxt_map_next(&o->bufs, &pos, NULL, NULL)))
+		buffer_free(*p);
+	fxt_map_free(&o->bufs);
+	fxt_map_free(&o->pids);
 	free(o->scratch);
 	fxt_map_free(&o->asyncs);
 	memset(o, 0, sizeof(*o));
@@ -77,22 +152,31 @@ static void chunk_put(struct chunk *c, const void *bytes, size_t len)
 	c->len += len;
 }
 
-int chunk_append(struct chunk *c, const void *bytes, size_t len)
+/* Room for len more bytes in c. */
+static int chunk_room(struct chunk *c, size_t len)
 {
 	size_t cap = c->cap ? c->cap : 4096;
 	unsigned char *data;
 
-	if (c->len + len > c->cap) {
-		while (cap < c->len + len)
-			cap *= 2;
-		data = realloc(c->data, cap);
-		if (!data)
-			return -ENOMEM;
-		c->data = data;
-		c->cap = cap;
-	}
-	chunk_put(c, bytes, len);
+	if (c->len + len <= c->cap)
+		return 0;
+	while (cap < c->len + len)
+		cap *= 2;
+	data = realloc(c->data, cap);
+	if (!data)
+		return -ENOMEM;
+	c->data = data;
+	c->cap = cap;
 	return 0;
+}
+
+int chunk_append(struct chunk *c, const void *bytes, size_t len)
+{
+	int ret = chunk_room(c, len);
+
+	if (!ret)
+		chunk_put(c, bytes, len);
+	return ret;
 }
 
 void output_place(struct output *o, struct chunk *c, uint32_t provider)
@@ -105,7 +189,8 @@ void output_place(struct output *o, struct chunk *c, uint32_t provider)
 
 int output_magic(struct output *o, struct chunk *c)
 {
-	__u64 words[1 + FLUSH_MARK_WORDS];
+	__u64 words[1 + FLUSH_MARK_WORDS + WINDOW_MARK_WORDS];
+	uint64_t lo_ns, hi_ns;
 	int ret = chunk_alloc(c, sizeof(words));
 
 	if (ret)
@@ -113,6 +198,8 @@ int output_magic(struct output *o, struct chunk *c)
 	fxt_write_magic(words);
 	/* Once this chunk is in the file, so is everything it covers. */
 	flush_mark_write(words + 1, o->offset + sizeof(words));
+	output_window_ns(o, &lo_ns, &hi_ns);
+	window_mark_write(words + 1 + FLUSH_MARK_WORDS, lo_ns, hi_ns);
 	chunk_put(c, words, sizeof(words));
 	c->offset = o->offset;
 	o->offset += c->len;
@@ -121,7 +208,76 @@ int output_magic(struct output *o, struct chunk *c)
 
 struct drain_buffer *output_find(struct output *o, uint32_t id)
 {
-	return id < o->nbufs ? o->bufs[id] : NULL;
+	struct drain_buffer **p = fxt_map_get(&o->bufs, id, 0);
+
+	return p ? *p : NULL;
+}
+
+struct drain_buffer *output_next(const struct output *o, size_t *pos)
+{
+	struct drain_buffer **p = fxt_map_next(&o->bufs, pos, NULL, NULL);
+
+	return p ? *p : NULL;
+}
+
+static void totals_add(struct kind_totals *t, const struct drain_buffer *db)
+{
+	unsigned int r;
+
+	t->buffers++;
+	t->records += db->records;
+	t->bytes += db->bytes;
+	t->dropped += db->dropped;
+	t->invalid += db->invalid;
+	t->repaired += db->repaired;
+	for (r = 0; r < REFUSED_COUNT; r++)
+		t->refused[r] += db->refused[r];
+}
+
+void output_totals(const struct output *o, unsigned int kind,
+		   struct kind_totals *t)
+{
+	const struct drain_buffer *db;
+	size_t pos = 0;
+
+	*t = kind < KIND_COUNT ? o->retired[kind] : (struct kind_totals){ 0 };
+	while ((db = output_next(o, &pos)))
+		if (db->kind == kind)
+			totals_add(t, db);
+}
+
+/* The async begins of a process whose last buffer went: nobody ends them. */
+static void forget_asyncs(struct output *o, uint64_t pid, uint64_t count)
+{
+	uint64_t *ids = malloc(count * sizeof(*ids)), k1, k2;
+	size_t pos = 0, n = 0, i;
+
+	if (!ids)
+		return;		/* they stay, still counted against the share */
+	while (n < count && fxt_map_next(&o->asyncs, &pos, &k1, &k2))
+		if (k1 == pid)
+			ids[n++] = k2;
+	for (i = 0; i < n; i++)
+		fxt_map_del(&o->asyncs, pid, ids[i]);
+	free(ids);
+}
+
+void output_retire(struct output *o, struct drain_buffer *db)
+{
+	struct pid_share *share;
+
+	if (db->kind == FXTRACE_BUFFER_TASK) {
+		share = fxt_map_get(&o->pids, db->pid, 0);
+		if (share && !--share->buffers) {
+			if (share->asyncs)
+				forget_asyncs(o, db->pid, share->asyncs);
+			fxt_map_del(&o->pids, db->pid, 0);
+		}
+	}
+	if (db->kind < KIND_COUNT)
+		totals_add(&o->retired[db->kind], db);
+	fxt_map_del(&o->bufs, db->id, 0);
+	buffer_free(db);
 }
 
 static int scratch_reserve(struct output *o, size_t len)
@@ -138,11 +294,54 @@ static int scratch_reserve(struct output *o, size_t len)
 	return 0;
 }
 
+/* Length of the well-formed UTF-8 sequence at s (0: none there). */
+static size_t utf8_sequence(const unsigned char *s, size_t len)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
+}
+
+/*
+ * s made valid UTF-8 into out (3 * len bytes at most): every byte that
+ * starts no well-formed sequence becomes U+FFFD, as Perfetto shows it.
+ * Returns the length.
+ */
+static size_t utf8_repair(const unsigned char *s, size_t len, char *out)
+{
+	size_t i = 0, n = 0, k;
+
+	while (i < len) {
+		k = utf8_sequence(s + i, len - i);
+		if (k) {
+			memcpy(out + n, s + i, k);
+			n += k;
+			i += k;
+		} else {
+			memcpy(out + n, "\xef\xbf\xbd", 3);
+			n += 3;
+			i++;
+		}
+	}
+	return n;
+}
+
 /*
  * The kernel starts every durable part with a provider info record and an
- * init record, then (CPU buffers) strings of its own.  Take the provider
- * name, if it is still there and sound (a producer can overwrite its own
- * copy), and return where the records after the announcement start, or 0.
+ * init record, then (CPU buffers) strings of its own; return where the
+ * records after the announcement start, or 0.  A CPU or kernel buffer's
+ * name is taken from it; a task buffer's announcement lies in memory its
+ * producer can write, so its name is not (output_buffer()).
  */
 static uint64_t read_announcement(struct output *o, struct drain_buffer *db,
 				  const unsigned char *prefix, size_t len)
@@ -171,8 +370,10 @@ static uint64_t read_announcement(struct output *o, struct drain_buffer *db,
 		    !fxt_utf8_valid((const unsigned char *)rec->name.ptr,
 				    rec->name.len))
 			return 0;
-		memcpy(db->name, rec->name.ptr, rec->name.len);
-		db->name[rec->name.len] = '\0';
+		if (db->kind != FXTRACE_BUFFER_TASK) {
+			memcpy(db->name, rec->name.ptr, rec->name.len);
+			db->name[rec->name.len] = '\0';
+		}
 		/* The init record that follows is replaced by ours too. */
 		n = fxt_decode_record(db->tables, o->scratch + off, len - off,
 				      off, rec, &sink, &need);
@@ -181,6 +382,32 @@ static uint64_t read_announcement(struct output *o, struct drain_buffer *db,
 		return off;
 	}
 	return 0;
+}
+
+/*
+ * A task buffer's name, from the kernel's header page: the thread's comm
+ * taken at ATTACH (when the header has it), its tid and its pid, never
+ * from memory the producer writes.
+ */
+static void task_name(struct drain_buffer *db,
+		      const struct fxtrace_buffer_header *hdr)
+{
+	const unsigned char *comm = (const unsigned char *)hdr +
+				    HEADER_COMM_OFFSET;
+	char repaired[3 * HEADER_COMM_LEN + 1];
+	size_t len;
+
+	if (hdr->header_size < HEADER_COMM_OFFSET + HEADER_COMM_LEN) {
+		snprintf(db->name, sizeof(db->name), "task %u (pid %llu)",
+			 db->tid, (unsigned long long)db->pid);
+		return;
+	}
+	for (len = 0; len < HEADER_COMM_LEN - 1 && comm[len]; len++)
+		;
+	len = utf8_repair(comm, len, repaired);
+	repaired[len] = '\0';
+	snprintf(db->name, sizeof(db->name), "%s %u (pid %llu)", repaired,
+		 db->tid, (unsigned long long)db->pid);
 }
 
 /* Enter the tick rate the announcement gives into db's tables. */
@@ -197,36 +424,16 @@ static int apply_init(struct output *o, struct drain_buffer *db)
 	return fxt_tables_apply(db->tables, &o->rec, &sink);
 }
 
-static int buffers_reserve(struct output *o, uint32_t id)
-{
-	struct drain_buffer **p;
-	size_t n;
-
-	if (id < o->nbufs)
-		return 0;
-	n = o->nbufs ? o->nbufs : 64;
-	while (n <= id)
-		n *= 2;
-	p = realloc(o->bufs, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	memset(p + o->nbufs, 0, (n - o->nbufs) * sizeof(*p));
-	o->bufs = p;
-	o->nbufs = n;
-	return 0;
-}
-
 struct drain_buffer *output_buffer(struct output *o,
 				   const struct fxtctl_buffer *b)
 {
 	const struct fxtrace_buffer_header *hdr = b->hdr;
-	struct drain_buffer *db = output_find(o, b->id);
+	struct drain_buffer *db = output_find(o, b->id), **slot;
+	struct pid_share *share = NULL;
 	uint64_t reserved;
 
 	if (db)
 		return db;
-	if (buffers_reserve(o, b->id))
-		return NULL;
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return NULL;
@@ -236,16 +443,25 @@ struct drain_buffer *output_buffer(struct output *o,
 	if (b->kind == FXTRACE_BUFFER_TASK) {
 		db->pid = hdr->pid;
 		db->tid = hdr->tid;
+		share = fxt_map_put(&o->pids, db->pid, 0, NULL);
+		if (!share) {
+			free(db);
+			return NULL;
+		}
 	}
 	/*
 	 * Strings are defined in the durable part, which is read once; twice
 	 * its size leaves room for strings a producer puts in its halves.
 	 */
 	db->tables = fxt_tables_new(b->id, 2 * hdr->durable_size + (1 << 20));
-	if (!db->tables) {
-		free(db);
+	slot = fxt_map_put(&o->bufs, b->id, 0, NULL);
+	if (!db->tables || !slot) {
+		buffer_free(db);
 		return NULL;
 	}
+	*slot = db;
+	if (share)
+		share->buffers++;
 	switch (b->kind) {
 	case FXTRACE_BUFFER_CPU:
 		snprintf(db->name, sizeof(db->name), "cpu%u", db->cpu);
@@ -254,7 +470,7 @@ struct drain_buffer *output_buffer(struct output *o,
 		snprintf(db->name, sizeof(db->name), "kernel");
 		break;
 	default:
-		snprintf(db->name, sizeof(db->name), "task %u", db->tid);
+		task_name(db, hdr);
 		break;
 	}
 	/*
@@ -267,11 +483,9 @@ struct drain_buffer *output_buffer(struct output *o,
 	db->durable_done = read_announcement(o, db, b->data, reserved & ~7ULL);
 	fxt_tables_clear(db->tables);
 	if (apply_init(o, db)) {
-		fxt_tables_free(db->tables);
-		free(db);
+		output_retire(o, db);
 		return NULL;
 	}
-	o->bufs[b->id] = db;
 	return db;
 }
 
@@ -314,9 +528,9 @@ static void chunk_end(struct output *o, struct drain_buffer *db,
 	db->bytes += c->len;
 }
 
-/* Record types a buffer of this kind may hold after its announcement. */
-static bool record_allowed(const struct drain_buffer *db,
-			   const struct fxt_record *rec)
+/* Record kinds any buffer may hold after its announcement. */
+static bool kind_allowed(const struct drain_buffer *db,
+			 const struct fxt_record *rec)
 {
 	switch (rec->type) {
 	case FXT_REC_METADATA:
@@ -330,26 +544,92 @@ static bool record_allowed(const struct drain_buffer *db,
 		return false;
 	case FXT_REC_SCHED:
 		return db->kind != FXTRACE_BUFFER_TASK;
+	case FXT_REC_BLOB:
+		/*
+		 * Opaque kinds only: type 3 is parsed by Perfetto as protobuf
+		 * (one it cannot parse fails the whole import), type 2 is read
+		 * as the CPU's last-branch records.
+		 */
+		return rec->subtype == FXT_BLOB_TYPE_DATA;
+	case FXT_REC_LARGE:
+		/*
+		 * An attachment is opaque; a blob with metadata is read as an
+		 * event of a thread.  Both are under 4096 words (rule
+		 * large-perfetto refused the others).
+		 */
+		return rec->value == FXT_LARGE_BLOB_ATTACHMENT;
 	default:
 		return true;
 	}
 }
 
+static bool own_thread(const struct drain_buffer *db,
+		       const struct fxt_thread *th)
+{
+	return th->pid == db->pid && th->tid == db->tid;
+}
+
+/* A task buffer's record names only its own process and thread. */
+static bool attributable(const struct drain_buffer *db,
+			 const struct fxt_record *rec)
+{
+	uint32_t i;
+
+	switch (rec->type) {
+	case FXT_REC_THREAD:
+	case FXT_REC_EVENT:
+	case FXT_REC_LOG:
+		return own_thread(db, &rec->thread);
+	case FXT_REC_USEROBJ:
+		return rec->thread.pid == db->pid;
+	case FXT_REC_KOBJ:
+		if (rec->subtype == FXT_KOBJ_PROCESS)
+			return rec->id == db->pid;
+		if (rec->subtype != FXT_KOBJ_THREAD || rec->id != db->tid)
+			return false;
+		/* Its process, the one Perfetto files it under, is ours. */
+		for (i = 0; i < rec->nargs; i++)
+			if (fxt_string_is(&rec->args[i].name, "process") &&
+			    (rec->args[i].type != FXT_ARG_KOID ||
+			     rec->args[i].value.u64 != db->pid))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* Every timestamp of the record lies in the session window. */
+static bool in_window(const struct output *o, const struct fxt_record *rec)
+{
+	if (rec->has_ts &&
+	    (rec->ts < o->window_lo || rec->ts > o->window_hi))
+		return false;
+	return !(rec->type == FXT_REC_EVENT &&
+		 rec->subtype == FXT_EVENT_DURATION_COMPLETE &&
+		 (rec->end_ts < o->window_lo || rec->end_ts > o->window_hi));
+}
+
 /*
  * A reader compares each async instant and end with its begin's name, by
- * (pid, id) across the whole file; a producer must not make it fail.
+ * (pid, id) across the whole file; a producer must not make it fail, nor
+ * fill the table for others.
  */
-static bool async_consistent(const struct output *o,
-			     const struct fxt_record *rec)
+static bool async_allowed(struct output *o, const struct drain_buffer *db,
+			  const struct fxt_record *rec)
 {
+	const struct pid_share *share;
 	const uint64_t *name_hash;
 
 	if (rec->type != FXT_REC_EVENT)
 		return true;
 	switch (rec->subtype) {
 	case FXT_EVENT_ASYNC_BEGIN:
-		return o->asyncs.count < ASYNC_OPEN_MAX ||
-		       fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
+		if (db->kind != FXTRACE_BUFFER_TASK ||
+		    fxt_map_get(&o->asyncs, rec->thread.pid, rec->id))
+			return true;
+		share = fxt_map_get(&o->pids, db->pid, 0);
+		return share && share->asyncs < ASYNC_OPEN_PER_PROCESS;
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
 		name_hash = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
@@ -360,26 +640,61 @@ static bool async_consistent(const struct output *o,
 }
 
 /* The record goes to the file: its async begin opens, its end closes. */
-static int async_written(struct output *o, const struct fxt_record *rec)
+static int async_written(struct output *o, const struct drain_buffer *db,
+			 const struct fxt_record *rec)
 {
+	struct pid_share *share = NULL;
 	uint64_t *name_hash;
+	int created;
 
 	if (rec->type != FXT_REC_EVENT)
 		return 0;
+	if (db->kind == FXTRACE_BUFFER_TASK)
+		share = fxt_map_get(&o->pids, db->pid, 0);
 	switch (rec->subtype) {
 	case FXT_EVENT_ASYNC_BEGIN:
 		name_hash = fxt_map_put(&o->asyncs, rec->thread.pid, rec->id,
-					NULL);
+					&created);
 		if (!name_hash)
 			return -ENOMEM;
 		*name_hash = fxt_string_hash(&rec->name);
+		if (created && share)
+			share->asyncs++;
 		return 0;
 	case FXT_EVENT_ASYNC_END:
+		if (!fxt_map_get(&o->asyncs, rec->thread.pid, rec->id))
+			return 0;
 		fxt_map_del(&o->asyncs, rec->thread.pid, rec->id);
+		if (share && share->asyncs)
+			share->asyncs--;
 		return 0;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * Why a record that decoded cleanly is still not written, or
+ * REFUSED_COUNT when it may be.  Kernel buffers are trusted for whom their
+ * records name; producers' are not.
+ */
+static enum refusal refusal(struct output *o, const struct drain_buffer *db,
+			    const struct fxt_record *rec)
+{
+	if (!kind_allowed(db, rec))
+		return REFUSED_KIND;
+	if (db->kind == FXTRACE_BUFFER_TASK && !attributable(db, rec))
+		return REFUSED_FOREIGN;
+	if (!in_window(o, rec))
+		return REFUSED_TIME;
+	if (!async_allowed(o, db, rec))
+		return REFUSED_ASYNC;
+	/* A definition the tables cannot keep would leave refs without bytes. */
+	if (rec->type == FXT_REC_STRING &&
+	    !fxt_tables_string_fits(db->tables, (uint16_t)rec->id,
+				    rec->name.len))
+		return REFUSED_STRINGS;
+	return REFUSED_COUNT;
 }
 
 static void print_diag(void *ctx, const struct fxt_diag *diag)
@@ -390,15 +705,65 @@ static void print_diag(void *ctx, const struct fxt_diag *diag)
 		db->name, diag->rule_name, diag->message);
 }
 
-/* Why a record that decoded without a problem is still not written. */
-static void print_refusal(struct output *o, const struct drain_buffer *db,
-			  const struct fxt_record *rec)
+/*
+ * Count a record refused against the buffer that held it (rec NULL: bytes
+ * that do not make a record).
+ */
+static void refuse(struct output *o, struct drain_buffer *db,
+		   const struct fxt_record *rec, enum refusal why)
 {
-	if (!o->verbose || o->diags >= DIAG_MAX)
+	db->refused[why]++;
+	db->invalid++;
+	if (why == REFUSED_INVALID || !o->verbose || o->diags >= DIAG_MAX)
 		return;
 	o->diags++;
-	fprintf(stderr, "fxtrace-drain: buffer %u (%s): a %s record is not allowed here or breaks async naming\n",
-		db->id, db->name, fxt_record_type_name(rec->type));
+	fprintf(stderr, "fxtrace-drain: buffer %u (%s): a %s record refused: %s\n",
+		db->id, db->name, fxt_record_type_name(rec->type),
+		refusal_names[why]);
+}
+
+/*
+ * A kernel-object record whose only fault is a name that is not UTF-8 (a
+ * comm set with prctl(PR_SET_NAME), as the kernel or libfxtrace copy it):
+ * the same record with the name repaired, in o->repair.  Returns its
+ * bytes, or 0 when it is not such a record.  A producer's is then judged
+ * like any other of its records.
+ */
+static size_t repair_kobj(struct output *o, struct drain_buffer *db,
+			  const struct fxt_record *rec,
+			  const struct fxt_sink *sink)
+{
+	char name[3 * KOBJ_NAME_REPAIR_MAX];
+	uint64_t process = 0, need;
+	struct fxt_sink check = { 0 };
+	size_t len;
+	ssize_t n;
+
+	if (rec->type != FXT_REC_KOBJ || !rec->valid || !rec->complete ||
+	    sink->counts[FXT_ERROR] ||
+	    !rec->name.ptr || rec->name.len > KOBJ_NAME_REPAIR_MAX ||
+	    rec->nargs > 1 ||
+	    fxt_utf8_valid((const unsigned char *)rec->name.ptr, rec->name.len))
+		return 0;
+	if (rec->nargs) {
+		if (rec->args[0].type != FXT_ARG_KOID ||
+		    !fxt_string_is(&rec->args[0].name, "process") ||
+		    !rec->args[0].value.u64)
+			return 0;
+		process = rec->args[0].value.u64;
+	}
+	len = utf8_repair((const unsigned char *)rec->name.ptr, rec->name.len,
+			  name);
+	n = fxt_write_kobj_name(o->repair, rec->subtype, rec->id, name,
+				(__u32)len, process);
+	/* Decoded again: written only if it is now clean. */
+	n = fxt_decode_record(db->tables, o->repair, (size_t)n * 8, rec->offset,
+			      &o->rec, &check, &need);
+	if (n <= 0 || !o->rec.valid || check.counts[FXT_ERROR] ||
+	    check.counts[FXT_WARNING])
+		return 0;
+	db->repaired++;
+	return (size_t)n;
 }
 
 /*
@@ -411,8 +776,10 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 			  struct chunk *c, uint64_t *records, bool *unframed)
 {
 	struct fxt_record *rec = &o->rec;
+	const unsigned char *bytes;
+	enum refusal why;
+	size_t off = 0, size;
 	uint64_t need;
-	size_t off = 0;
 	ssize_t n;
 
 	*unframed = false;
@@ -433,30 +800,40 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 			*unframed = n < 0;
 			break;
 		}
-		off += (size_t)n;
+		bytes = o->scratch + off;
+		size = (size_t)n;
+		off += size;
 		if (!rec->valid || !rec->complete ||
 		    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING]) {
-			o->diags += describe;
-			db->invalid++;
-			continue;
+			/* A name's bytes never cost a kernel its record. */
+			size = repair_kobj(o, db, rec, &sink);
+			if (!size) {
+				o->diags += describe;
+				refuse(o, db, rec, REFUSED_INVALID);
+				continue;
+			}
+			bytes = (const unsigned char *)o->repair;
+			memset(sink.counts, 0, sizeof(sink.counts));
 		}
-		if (!record_allowed(db, rec) || !async_consistent(o, rec)) {
-			print_refusal(o, db, rec);
-			db->invalid++;
+		why = refusal(o, db, rec);
+		if (why == REFUSED_COUNT && chunk_room(c, size))
+			why = REFUSED_INVALID;
+		if (why != REFUSED_COUNT) {
+			refuse(o, db, rec, why);
 			continue;
 		}
 		/* Nothing else can refuse it: its definitions may enter the tables. */
 		if (fxt_tables_apply(db->tables, rec, &sink) ||
 		    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
-		    async_written(o, rec)) {
+		    async_written(o, db, rec)) {
 			o->diags += describe;
-			db->invalid++;
+			refuse(o, db, rec, REFUSED_INVALID);
 			continue;
 		}
 		if (rec->type == FXT_REC_EVENT && rec->ts_ns_valid &&
 		    rec->ts > db->last_ts)
 			db->last_ts = rec->ts;
-		chunk_put(c, o->scratch + off - (size_t)n, (size_t)n);
+		chunk_put(c, bytes, size);
 		(*records)++;
 	}
 	return off;
@@ -476,7 +853,7 @@ static void add_durable(struct output *o, struct drain_buffer *db,
 					durable_len - db->durable_done, c,
 					records, &unframed);
 	if (unframed) {
-		db->invalid++;
+		refuse(o, db, NULL, REFUSED_INVALID);
 		db->durable_broken = true;
 	}
 }
@@ -490,7 +867,7 @@ static void add_half(struct output *o, struct drain_buffer *db,
 
 	if (add_records(o, db, half->ptr, half->len, c, records,
 			&unframed) < half->len)
-		db->invalid++;
+		refuse(o, db, NULL, REFUSED_INVALID);
 	if (half->wrap + 1 > db->next_wrap)
 		db->next_wrap = half->wrap + 1;
 }
@@ -546,9 +923,14 @@ int output_rest(struct output *o, const struct fxtctl_buffer *b,
 	add_durable(o, db, b, spans[0].len, c, &records);
 	for (i = 1; i < n; i++)
 		add_half(o, db, &spans[i], c, &records);
-	/* For task buffers: the producer's count as of Stop or retirement. */
+	/*
+	 * The kernel's count; for task buffers, the producer's own as the
+	 * kernel copied it at Stop or retirement: any value it wrote, bounded.
+	 */
 	db->dropped = __atomic_load_n(&b->hdr->dropped_records,
 				      __ATOMIC_ACQUIRE);
+	if (b->kind == FXTRACE_BUFFER_TASK && db->dropped > PRODUCER_DROPS_MAX)
+		db->dropped = PRODUCER_DROPS_MAX;
 	chunk_end(o, db, c, records);
 	db->records += records;
 	return 0;
@@ -571,7 +953,8 @@ int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c)
 		return ret;
 	words[n++] = fxt_event_hdr(DROPS_WORDS, FXT_EVENT_COUNTER, 2,
 				   FXT_THREAD_REF_INLINE, cat_ref, name_ref);
-	words[n++] = db->last_ts;
+	/* At its newest event; at the session's start when it has none. */
+	words[n++] = db->last_ts > o->window_lo ? db->last_ts : o->window_lo;
 	words[n++] = db->pid;
 	words[n++] = db->tid;
 	n += fxt_write_stream(words + n, cat, sizeof(cat) - 1);

@@ -21,6 +21,9 @@ $(B)/test/reader/corpus_test: $(B)/obj/user/reader/tests/corpus_test.o \
 		$(READER_TEST_LIB) $(B)/lib/libfxtread.a
 	$(link)
 
+# cli_test writes drainer files (user/drain/flush_mark.h) for `check`.
+$(B)/obj/user/reader/tests/cli_test.o: CFLAGS_USER += -Iuser/drain
+
 # cli_test runs $(B)/bin/fxtrace, found next to it as ../../bin/fxtrace.
 $(B)/test/reader/cli_test: $(B)/obj/user/reader/tests/cli_test.o \
 		$(READER_TEST_LIB) $(B)/lib/libfxtread.a | $(B)/bin/fxtrace

@@ -114,6 +114,10 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 		"async begins not ended at the end of the trace" },
 	[FXT_RULE_NOT_CHECKED] = { "not-checked", FXT_WARNING,
 		"a record larger than the reader's window was skipped unchecked" },
+	[FXT_RULE_BLOB_PERFETTO] = { "blob-perfetto", FXT_WARNING,
+		"a blob of type 3: Perfetto parses it as protobuf packets, and one it cannot parse fails the import of the whole file" },
+	[FXT_RULE_TIMESTAMP_WINDOW] = { "timestamp-window", FXT_WARNING,
+		"a timestamp outside the session's window the file declares (Perfetto's trace bounds would stretch to it)" },
 };
 
 const char *fxt_severity_name(enum fxt_severity severity)
@@ -378,6 +382,15 @@ int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
 	out->pid = th ? th->pid : 0;
 	out->tid = th ? th->tid : 0;
 	return th ? 0 : -ENOENT;
+}
+
+bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
+			    uint32_t len)
+{
+	const struct table_string *s = fxt_map_get(&t->strings, index, 0);
+	size_t bytes = t->string_bytes - (s && s->kept ? s->len : 0);
+
+	return !t->max_string_bytes || bytes + len <= t->max_string_bytes;
 }
 
 static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
@@ -983,6 +996,9 @@ static void decode_blob(struct dec *d)
 		dreport(d, 0, FXT_RULE_BLOB_TYPE,
 			"blob type %u is not defined (1 data, 2 last branch, 3 Perfetto)",
 			rec->subtype);
+	else if (rec->subtype == FXT_BLOB_TYPE_PERFETTO)
+		dreport(d, 0, FXT_RULE_BLOB_PERFETTO,
+			"blob of type 3 (Perfetto protobuf): Perfetto fails the whole import if it cannot parse it");
 	if (string_ref(d, fxt_bits(h, 16, 31), &rec->name, "blob name"))
 		take_stream(d, rec->payload_len, &rec->payload, "blob payload");
 }

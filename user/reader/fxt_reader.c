@@ -46,6 +46,7 @@ struct thread_state {
 
 struct async_state {
 	uint64_t name_hash;
+	bool name_known;	/* the begin's name bytes were kept */
 	uint64_t offset;	/* of the begin */
 };
 
@@ -66,6 +67,8 @@ struct fxt_reader {
 	int error;			/* -ENOMEM once memory ran out */
 	size_t window_max;
 	size_t string_budget;
+	bool has_window;		/* timestamps checked against the session's */
+	int64_t window_lo, window_hi;	/* ns */
 	uint32_t current_id;
 	struct fxt_tables *current;
 	struct fxt_map providers;	/* (id, 0) -> struct provider */
@@ -167,6 +170,14 @@ void fxt_reader_set_window_max(struct fxt_reader *r, size_t bytes)
 void fxt_reader_set_string_budget(struct fxt_reader *r, size_t bytes)
 {
 	r->string_budget = bytes;
+}
+
+void fxt_reader_set_session_window(struct fxt_reader *r, int64_t lo_ns,
+				   int64_t hi_ns)
+{
+	r->has_window = true;
+	r->window_lo = lo_ns;
+	r->window_hi = hi_ns;
 }
 
 uint64_t fxt_reader_offset(const struct fxt_reader *r)
@@ -367,12 +378,14 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 
 	if (rec->name.undefined)
 		return 0;
+	/* A name whose bytes were not kept (string budget) compares to nothing. */
 	hash = fxt_string_hash(&rec->name);
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
 		as = fxt_map_put(&r->asyncs, pid, rec->id, NULL);
 		if (!as)
 			return -ENOMEM;
 		as->name_hash = hash;
+		as->name_known = rec->name.ptr;
 		as->offset = rec->offset;
 		return 0;
 	}
@@ -386,7 +399,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 				   (unsigned long long)rec->id);
 		return 0;
 	}
-	if (as->name_hash != hash)
+	if (as->name_known && rec->name.ptr && as->name_hash != hash)
 		async_name_mismatch(r, rec, as);
 	if (rec->subtype == FXT_EVENT_ASYNC_END)
 		fxt_map_del(&r->asyncs, pid, rec->id);
@@ -499,9 +512,32 @@ static int apply_metadata(struct fxt_reader *r, const struct fxt_record *rec)
 	}
 }
 
+static void check_window_ts(struct fxt_reader *r, const struct fxt_record *rec,
+			    int64_t ns, const char *what)
+{
+	if (ns >= r->window_lo && ns <= r->window_hi)
+		return;
+	fxt_report(&r->sink, rec->offset, FXT_RULE_TIMESTAMP_WINDOW,
+		   "%s record's %s at %lld ns is outside the session's window [%lld, %lld] ns",
+		   fxt_record_type_name(rec->type), what, (long long)ns,
+		   (long long)r->window_lo, (long long)r->window_hi);
+}
+
+static void check_window(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	if (!r->has_window || !rec->complete)
+		return;
+	if (rec->has_ts && rec->ts_ns_valid)
+		check_window_ts(r, rec, rec->ts_ns, "timestamp");
+	if (rec->type == FXT_REC_EVENT &&
+	    rec->subtype == FXT_EVENT_DURATION_COMPLETE && rec->end_ts_ns_valid)
+		check_window_ts(r, rec, rec->end_ts_ns, "end timestamp");
+}
+
 static int apply_record(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	check_unsupported(r, rec);
+	check_window(r, rec);
 	switch (rec->type) {
 	case FXT_REC_METADATA:
 		return apply_metadata(r, rec);

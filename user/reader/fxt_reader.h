@@ -111,6 +111,9 @@ enum fxt_rule_id {
 	FXT_RULE_ASYNC_UNMATCHED_END,
 	FXT_RULE_ASYNC_UNENDED,
 	FXT_RULE_NOT_CHECKED,
+	/* Constructs Perfetto cannot take although the spec allows them. */
+	FXT_RULE_BLOB_PERFETTO,
+	FXT_RULE_TIMESTAMP_WINDOW,
 	FXT_RULE_COUNT		/* non-ABI: number of rules */
 };
 
@@ -262,6 +265,13 @@ int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
 		      struct fxt_thread *out);
 
 /*
+ * Whether a string record of len bytes for index would have its bytes
+ * kept by t (fxt_tables_apply() would not report string-not-kept).
+ */
+bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
+			    uint32_t len);
+
+/*
  * Decode the record at buf, avail bytes long, found at stream offset
  * `offset`, against tables t.  Problems are reported to sink (severity
  * counts always, messages when sink->fn is set).  Returns:
@@ -308,6 +318,15 @@ void fxt_reader_set_window_max(struct fxt_reader *r, size_t bytes);
 
 /* Bound on the string bytes each provider's tables keep (0: none, default). */
 void fxt_reader_set_string_budget(struct fxt_reader *r, size_t bytes);
+
+/*
+ * The session's time window, in ns: a record whose timestamp (as its
+ * provider's tick rate makes it ns) lies outside [lo_ns, hi_ns] breaks rule
+ * timestamp-window.  fxtrace-drain declares it in the file (flush_mark.h);
+ * without a window nothing is checked.
+ */
+void fxt_reader_set_session_window(struct fxt_reader *r, int64_t lo_ns,
+				   int64_t hi_ns);
 
 /* Stream offset of the next record. */
 uint64_t fxt_reader_offset(const struct fxt_reader *r);

@@ -4,12 +4,18 @@
  * and the drops the "fxtrace:dropped" counters of the threads that emitted
  * them report (other buffers may have drops of their own).  Each thread's i
  * arguments must increase strictly: a record written twice or out of order
- * fails.  Prints "ticks N", "threads N", "dropped N", "invalid N".
+ * fails.  Prints "ticks N", "threads N", "dropped N", "invalid N", then
+ * what the hostile producers of garbage.c try to get into the file:
+ * "async N" (the honest "app:honest-op" async begins), "fake N" (kernel
+ * objects named "fake-systemd"), "badcomm N" (threads named "bad" U+FFFD
+ * U+FFFD "comm"), "blob N" (blobs of types 2 and 3), "names N" (provider
+ * names starting with "honest").
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "fxt_reader.h"
@@ -26,7 +32,32 @@ struct counts {
 	struct thread threads[THREADS_MAX];
 	unsigned int nthreads;
 	uint64_t disorder;
+	uint64_t async, fake, badcomm, blob, names;
 };
+
+/* What garbage.c's attacks would leave in the file. */
+static void count_attacks(struct counts *c, const struct fxt_record *rec)
+{
+	switch (rec->type) {
+	case FXT_REC_EVENT:
+		c->async += rec->subtype == FXT_EVENT_ASYNC_BEGIN &&
+			    fxt_string_is(&rec->name, "honest-op");
+		break;
+	case FXT_REC_KOBJ:
+		c->fake += fxt_string_is(&rec->name, "fake-systemd");
+		c->badcomm += fxt_string_is(&rec->name,
+					    "bad\xef\xbf\xbd\xef\xbf\xbd" "comm");
+		break;
+	case FXT_REC_BLOB:
+		c->blob += rec->subtype != FXT_BLOB_TYPE_DATA;
+		break;
+	case FXT_REC_METADATA:
+		c->names += rec->subtype == FXT_META_PROVIDER_INFO &&
+			    rec->name.ptr && rec->name.len >= 6 &&
+			    !memcmp(rec->name.ptr, "honest", 6);
+		break;
+	}
+}
 
 static struct thread *thread_of(struct counts *c, uint64_t tid)
 {
@@ -61,6 +92,7 @@ static int on_record(void *ctx, const struct fxt_record *rec)
 	const struct fxt_arg *a;
 	struct thread *t;
 
+	count_attacks(c, rec);
 	if (rec->type != FXT_REC_EVENT)
 		return 0;
 	if (rec->subtype == FXT_EVENT_COUNTER &&
@@ -124,6 +156,10 @@ int main(int argc, char **argv)
 	printf("ticks %llu\nthreads %u\ndropped %llu\ninvalid %llu\n",
 	       (unsigned long long)ticks, threads, (unsigned long long)dropped,
 	       (unsigned long long)invalid);
+	printf("async %llu\nfake %llu\nbadcomm %llu\nblob %llu\nnames %llu\n",
+	       (unsigned long long)c.async, (unsigned long long)c.fake,
+	       (unsigned long long)c.badcomm, (unsigned long long)c.blob,
+	       (unsigned long long)c.names);
 	if (c.disorder)
 		printf("out of order or repeated: %llu\n",
 		       (unsigned long long)c.disorder);

@@ -39,6 +39,72 @@ exact garbage 2 20000
 grep -qE 'task .* [1-9][0-9]* invalid' "$out/garbage.stderr"
 result $? "garbage: invalid records are counted"
 
+# summary_has NAME REGEX: the drainer's summary (stderr) has a matching line.
+summary_has() {
+	grep -qE "$2" "$out/$1.stderr"
+	result $? "$1: summary matches '$2'"
+}
+
+# count NAME KEY EXPECTED: count_ticks's KEY for the trace is EXPECTED.
+count() {
+	local got
+	got=$(value "$2" "$out/$1.count")
+	[[ $got == "$3" ]]
+	result $? "$1: $2 $3 (got ${got:-?})"
+}
+
+# Hostile producers (garbage.c modes) beside an honest one: what Perfetto
+# would take for something else, or fail on, never reaches the file.
+run perfetto -m streaming -B 1M -- /bin/sh -c \
+	"$progs/garbage 2 1 perfetto & $progs/producer 1 2000 50; wait"
+check_strict "$out/perfetto.fxt" perfetto
+exact perfetto 1 2000
+count perfetto blob 0
+summary_has perfetto ': 0 records dropped as its producer reports, 5 invalid \(1 invalid, 2 kind not allowed, 2 outside the session window\)'
+
+# Renaming itself as another process: pid 1 "fake-systemd", "honest" names.
+run rename -m streaming -B 1M -- /bin/sh -c \
+	"$progs/garbage 2 1 rename & $progs/producer 1 2000 50; wait"
+check_strict "$out/rename.fxt" rename
+exact rename 1 2000
+count rename fake 0
+count rename names 0
+summary_has rename ': 0 records dropped as its producer reports, 5 invalid \(5 another process or thread\)'
+
+# An async squatter (80,000 begins, alive meanwhile) beside an honest
+# producer's 2,000: the squatter exhausts its own share only.
+run squat -m streaming -B 1M -- /bin/sh -c \
+	"$progs/garbage 8 1 squat & sleep 4; $progs/producer 1 2000 50 async; wait"
+check_strict "$out/squat.fxt" squat
+exact squat 1 2000
+count squat async 2000
+summary_has squat ': 0 records dropped as its producer reports, 63616 invalid \(63616 async share full or misnamed\)'
+
+# Strings past the budget, then an async begin and end named by two of them.
+run budget -m streaming -B 1M -- /bin/sh -c \
+	"$progs/garbage 2 1 budget & $progs/producer 1 2000 50; wait"
+check_strict "$out/budget.fxt" budget
+exact budget 1 2000
+summary_has budget ', 10 invalid \(2 invalid, 8 string budget full\)'
+
+# A thread whose comm is not UTF-8, alive at Start: named, not dropped.
+"$progs/garbage" 6 1 comm &
+bad=$!
+sleep 1
+"$bin/fxtrace-drain" -m streaming -B 16K -o "$out/comm.fxt" 2>"$out/comm.stderr" &
+drain=$!
+sleep 2
+kill -INT $drain
+wait $drain
+result $? "comm: fxtrace-drain exits 0"
+kill $bad 2>/dev/null
+wait $bad 2>/dev/null
+sed 's/^/# /' "$out/comm.stderr"
+check_strict "$out/comm.fxt" comm
+"$progs/count_ticks" "$out/comm.fxt" >"$out/comm.count"
+count comm badcomm 2
+summary_has comm 'kernel +1 buffers, .*, 0 invalid, 2 names made valid UTF-8$'
+
 # Oneshot: what fits, and every other event counted as dropped.
 run oneshot -m oneshot -B 16K -- "$progs/producer" 1 5000
 check_strict "$out/oneshot.fxt" oneshot

@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * garbage SECONDS [SEED]: a hostile producer.  It attaches a buffer of its
- * own, then for SECONDS fills its durable part (the kernel's records at its
- * start too) and its rolling halves with random words and records that are
- * plausible but wrong, publishes random and out-of-range offsets in its
- * control page and, in streaming sessions, asks for its halves to be saved.
- * The drainer must still write a valid trace.
+ * garbage SECONDS [SEED [MODE]]: a hostile producer.  It attaches a buffer
+ * of its own, then for SECONDS fills its durable part (the kernel's records
+ * at its start too) and its rolling halves with random words and records
+ * that are plausible but wrong, publishes random and out-of-range offsets
+ * in its control page and, in streaming sessions, asks for its halves to be
+ * saved; among them the records that Perfetto fails on or takes for
+ * another process's.  The drainer must still write a valid trace.
+ *
+ * With MODE, it writes one attack, as a producer following the protocol
+ * would (halves saved in turn), prints what it wrote, and exits:
+ *   rename  its comm, provider name and kernel objects name it "honest",
+ *           pid 1 "fake-systemd"; events with pid 1's ids
+ *   squat   80,000 async begins, never ended
+ *   budget  strings past the drainer's budget, then an async begin and end
+ *           named by two of them, differently
+ *   perfetto  blob records of types 1, 2 and 3, far-future and past
+ *           timestamps, a large blob with metadata
+ *   comm    no buffer: sets a comm that is not UTF-8 and sleeps SECONDS
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +26,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,7 +79,7 @@ static __u32 put_item(__u64 *w)
 {
 	__u32 n;
 
-	switch (random() % 18) {
+	switch (random() % 22) {
 	case 0:		/* random words */
 		n = 1 + (__u32)(random() % 8);
 		for (__u32 i = 0; i < n; i++)
@@ -127,12 +140,217 @@ static __u32 put_item(__u64 *w)
 		w[0] = fxt_field(FXT_REC_LARGE, 0, 3) |
 		       fxt_field(1u << 20, 4, 35);
 		return 1;
+	case 18:	/* a blob Perfetto parses as protobuf, and fails on */
+		w[0] = fxt_field(FXT_REC_BLOB, 0, 3) | fxt_field(2, 4, 15) |
+		       fxt_field(8, 32, 46) |
+		       fxt_field(3, 48, 55);	/* Perfetto protobuf */
+		w[1] = 0x3a;
+		return 2;
+	case 19:	/* pid 1 renamed */
+		return fxt_write_kobj_name(w, FXT_KOBJ_PROCESS, 1,
+					   "fake-systemd", 12, 0);
+	case 20:	/* an event on another process's thread */
+		n = put_event(w, FXT_EVENT_INSTANT, 1, "junk", "pid1", 0);
+		w[3] = 1;
+		return n;
+	case 21:	/* 146 years from now */
+		n = put_event(w, FXT_EVENT_INSTANT, pid, "junk", "future", 0);
+		w[1] = 4600000000000000000ULL;
+		return n;
 	default:	/* a duration ending before it begins */
 		n = put_event(w, FXT_EVENT_DURATION_COMPLETE, pid, "junk",
 			      "neg", 0);
 		w[n - 1] = 1;
 		return n;
 	}
+}
+
+/* A producer writing its halves in turn, each saved before it is reused. */
+struct writer {
+	int fd;
+	__u32 id;
+	const struct fxtrace_buffer_header *hdr;
+	struct fxtrace_buffer_control *ctl;
+	unsigned char *data;
+	__u64 wrap;		/* of the half being written */
+	__u64 used;		/* bytes in it */
+	__u64 records;
+};
+
+/* Until the kernel says the halves before wrap are saved (10 s at most). */
+static int wait_saved(struct writer *wr, __u64 wrap)
+{
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (__atomic_load_n(&wr->hdr->saved_wraps, __ATOMIC_ACQUIRE) >= wrap)
+			return 0;
+		usleep(1000);
+	}
+	fprintf(stderr, "garbage: half %llu never saved\n",
+		(unsigned long long)wrap);
+	return -1;
+}
+
+/* The half is full: ask for its save and go on in the other one. */
+static int next_half(struct writer *wr)
+{
+	struct fxtrace_buffer_full full = {
+		.size = sizeof(full),
+		.buffer_id = wr->id,
+		.wrap = wr->wrap,
+	};
+
+	if (wait_saved(wr, wr->wrap))
+		return -1;
+	__atomic_store_n(&wr->ctl->wrap_count, wr->wrap + 1, __ATOMIC_RELEASE);
+	if (ioctl(wr->fd, FXTRACE_IOC_BUFFER_FULL, &full)) {
+		perror("garbage: buffer full");
+		return -1;
+	}
+	wr->wrap++;
+	wr->used = 0;
+	/* The new half holds wrap - 2's records: none of them are committed. */
+	__atomic_store_n(&wr->ctl->rolling_committed[wr->wrap & 1], 0,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* One record of n words. */
+static int emit(struct writer *wr, const __u64 *w, __u32 n)
+{
+	unsigned char *half;
+
+	if (wr->used + 8 * n > wr->hdr->rolling_size && next_half(wr))
+		return -1;
+	half = wr->data + wr->hdr->durable_size +
+	       (wr->wrap & 1) * wr->hdr->rolling_size;
+	memcpy(half + wr->used, w, 8 * n);
+	wr->used += 8 * n;
+	__atomic_store_n(&wr->ctl->rolling_committed[wr->wrap & 1], wr->used,
+			 __ATOMIC_RELEASE);
+	wr->records++;
+	return 0;
+}
+
+/* The last half saved too, so that the drainer has it all before exit. */
+static int finish(struct writer *wr)
+{
+	return next_half(wr) || wait_saved(wr, wr->wrap);
+}
+
+static int attack_rename(struct writer *wr, unsigned char *prod)
+{
+	char name[32];
+	__u64 w[64];
+	__u32 n;
+
+	/* What the kernel wrote first: overwritten as another's thread. */
+	snprintf(name, sizeof(name), "honest %llu", (unsigned long long)tid);
+	n = fxt_write_provider_info(w, wr->id, name, (__u32)strlen(name));
+	memcpy(prod + 4096, w, 8 * n);
+	prctl(PR_SET_NAME, "honest");
+	n = fxt_write_kobj_name(w, FXT_KOBJ_PROCESS, 1, "fake-systemd", 12, 0);
+	if (emit(wr, w, n))
+		return -1;
+	n = fxt_write_kobj_name(w, FXT_KOBJ_THREAD, 1, "fake-systemd", 12, 1);
+	if (emit(wr, w, n))
+		return -1;
+	n = fxt_write_kobj_name(w, FXT_KOBJ_THREAD, tid, "fake-systemd", 12, 1);
+	if (emit(wr, w, n))
+		return -1;
+	n = fxt_write_thread(w, 1, 1, 1);
+	if (emit(wr, w, n))
+		return -1;
+	n = put_event(w, FXT_EVENT_INSTANT, 1, "fake", "systemd", 0);
+	w[3] = 1;	/* tid 1 */
+	if (emit(wr, w, n))
+		return -1;
+	/* Its own events are kept. */
+	n = put_event(w, FXT_EVENT_INSTANT, pid, "own", "event", 0);
+	if (emit(wr, w, n))
+		return -1;
+	return finish(wr);
+}
+
+static int attack_squat(struct writer *wr)
+{
+	__u64 w[16];
+	__u32 i, n;
+
+	for (i = 0; i < 80000; i++) {
+		n = put_event(w, FXT_EVENT_ASYNC_BEGIN, pid, "app", "op", 0);
+		w[n - 1] = i;	/* the ids the honest producer uses too */
+		if (emit(wr, w, n))
+			return -1;
+	}
+	return finish(wr);
+}
+
+static int attack_budget(struct writer *wr)
+{
+	static char text[30000];
+	static __u64 w[1 + sizeof(text) / 8];
+	__u64 budget = 2 * wr->hdr->durable_size + (1 << 20);
+	__u32 i, n, strings = (__u32)(budget / sizeof(text)) + 8;
+
+	/* Strings the drainer's tables cannot all keep. */
+	memset(text, 'x', sizeof(text));
+	for (i = 1; i <= strings; i++) {
+		text[0] = (char)('a' + i % 26);
+		n = fxt_write_string(w, (__u16)i, text, sizeof(text));
+		if (emit(wr, w, n))
+			return -1;
+	}
+	/* An async slice whose end is named unlike its begin. */
+	for (i = 0; i < 2; i++) {
+		n = 0;
+		w[n++] = fxt_event_hdr(5, i ? FXT_EVENT_ASYNC_END :
+					  FXT_EVENT_ASYNC_BEGIN, 0,
+				       FXT_THREAD_REF_INLINE, 0,
+				       (__u16)(strings - i));
+		w[n++] = now_ns();
+		w[n++] = pid;
+		w[n++] = tid;
+		w[n++] = 77;
+		if (emit(wr, w, n))
+			return -1;
+	}
+	return finish(wr);
+}
+
+static int attack_perfetto(struct writer *wr)
+{
+	__u64 w[16];
+	__u32 n, type;
+
+	for (type = 1; type <= 3; type++) {
+		w[0] = fxt_field(FXT_REC_BLOB, 0, 3) | fxt_field(2, 4, 15) |
+		       fxt_field(8, 32, 46) | fxt_field(type, 48, 55);
+		w[1] = 0x3a;	/* "Unknown field type" to Perfetto */
+		if (emit(wr, w, 2))
+			return -1;
+	}
+	n = put_event(w, FXT_EVENT_INSTANT, pid, "app", "future", 0);
+	w[1] = 4600000000000000000ULL;
+	if (emit(wr, w, n))
+		return -1;
+	n = put_event(w, FXT_EVENT_INSTANT, pid, "app", "past", 0);
+	w[1] = 1;
+	if (emit(wr, w, n))
+		return -1;
+	/* A large blob with metadata, a thread's event to Fuchsia's tools. */
+	n = 0;
+	w[n++] = fxt_field(FXT_REC_LARGE, 0, 3) | fxt_field(7, 4, 35);
+	w[n++] = 0;
+	w[n++] = now_ns();
+	w[n++] = pid;
+	w[n++] = tid;
+	w[n++] = 8;
+	w[n++] = 0;
+	if (emit(wr, w, n))
+		return -1;
+	return finish(wr);
 }
 
 /* Fill len bytes (a multiple of 8) at dst with items; returns bytes used. */
@@ -174,11 +392,21 @@ int main(int argc, char **argv)
 	unsigned long rounds = 0, saves = 0;
 	int fd;
 
+	const char *mode = argc > 3 ? argv[3] : NULL;
+	struct writer wr;
+	int ret;
+
 	if (argc < 2) {
-		fprintf(stderr, "usage: garbage SECONDS [SEED]\n");
+		fprintf(stderr, "usage: garbage SECONDS [SEED [MODE]]\n");
 		return 2;
 	}
 	srandom(argc > 2 ? (unsigned int)atoi(argv[2]) : (unsigned int)getpid());
+	if (mode && !strcmp(mode, "comm")) {
+		/* A name prctl() accepts and UTF-8 does not. */
+		prctl(PR_SET_NAME, "bad\xff\xfe" "comm");
+		sleep((unsigned int)atoi(argv[1]));
+		return 0;
+	}
 	fd = open(FXTRACE_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, FXTRACE_IOC_ATTACH, &at)) {
 		perror("garbage: attach");
@@ -196,6 +424,27 @@ int main(int argc, char **argv)
 	}
 	ctl = (struct fxtrace_buffer_control *)prod;
 	data = prod + 4096;
+	if (mode) {
+		wr = (struct writer){ .fd = fd, .id = at.buffer_id, .hdr = hdr,
+				      .ctl = ctl, .data = data };
+		if (!strcmp(mode, "rename"))
+			ret = attack_rename(&wr, prod);
+		else if (!strcmp(mode, "squat"))
+			ret = attack_squat(&wr);
+		else if (!strcmp(mode, "budget"))
+			ret = attack_budget(&wr);
+		else if (!strcmp(mode, "perfetto"))
+			ret = attack_perfetto(&wr);
+		else
+			ret = 2;
+		printf("garbage %s: buffer %u, pid %llu, tid %llu, %llu records\n",
+		       mode, at.buffer_id, (unsigned long long)pid,
+		       (unsigned long long)tid, (unsigned long long)wr.records);
+		fflush(stdout);
+		/* Alive (its buffer too) until SECONDS are over. */
+		sleep((unsigned int)atoi(argv[1]));
+		return ret ? 1 : 0;
+	}
 	reserved = hdr->durable_reserved;
 	durable_used = reserved;
 	deadline = now_ns() + (__u64)atoi(argv[1]) * 1000000000ULL;

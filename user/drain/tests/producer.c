@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * producer T K [PAUSE_EVERY]: T threads each emit exactly K "app:tick"
- * instants through libfxtrace, with argument i = 0..K-1, sleeping 1 ms
- * every PAUSE_EVERY events (0: never).  Prints each thread's drop count and
- * the total, which drain_test.sh compares with the trace.
+ * producer T K [PAUSE_EVERY [async]]: T threads each emit exactly K
+ * "app:tick" instants through libfxtrace, with argument i = 0..K-1,
+ * sleeping 1 ms every PAUSE_EVERY events (0: never); with "async", each
+ * tick is followed by an "app:honest-op" async begin of id i, ended after
+ * the next tick.  Prints each thread's drop count and the total, which
+ * drain_test.sh compares with the trace.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,6 +20,7 @@
 struct producer {
 	pthread_t thread;
 	long count, pause_every;
+	bool async;
 	long tid;
 	uint64_t dropped;
 };
@@ -29,6 +34,10 @@ static void *produce(void *arg)
 	for (i = 0; i < p->count; i++) {
 		TRACE_INSTANT("app", "tick", FXT_SCOPE_THREAD,
 			      FXT_ARG("i", (long long)i));
+		if (p->async && i)
+			TRACE_ASYNC_END("app", "honest-op", (uint64_t)i - 1);
+		if (p->async)
+			TRACE_ASYNC_BEGIN("app", "honest-op", (uint64_t)i);
 		if (p->pause_every && i % p->pause_every == p->pause_every - 1)
 			usleep(1000);
 	}
@@ -55,6 +64,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		p[i].count = atol(argv[2]);
 		p[i].pause_every = argc > 3 ? atol(argv[3]) : 0;
+		p[i].async = argc > 4 && !strcmp(argv[4], "async");
 		pthread_create(&p[i].thread, NULL, produce, &p[i]);
 	}
 	for (i = 0; i < n; i++) {

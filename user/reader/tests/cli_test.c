@@ -17,10 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "flush_mark.h"
 #include "vectors.h"
 
 
 static char fxtrace[PATH_MAX];
+static const char *stdout_path = "stdout.txt";	/* fxtrace's standard output */
 
 struct run {
 	int status;		/* exit status, or -1 */
@@ -65,7 +67,7 @@ static int run_fxtrace(const char *stdin_path, char *const argv[])
 		return -1;
 	if (pid == 0) {
 		int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
-		int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int out = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 		if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 ||
@@ -544,6 +546,134 @@ static int test_export(void)
 	return 0;
 }
 
+/*
+ * A drainer file: magic, flush mark (flushed; 0: the end of the words),
+ * window mark [lo, hi] ns, then the words of b, then `junk` random bytes.
+ */
+static int write_drained(const char *path, uint64_t flushed, uint64_t lo,
+			 uint64_t hi, const struct words *b, size_t junk)
+{
+	static struct words f;
+	static unsigned char bytes[sizeof(f.w)];
+	__u64 mark[FLUSH_MARK_WORDS], window[WINDOW_MARK_WORDS];
+	uint64_t window64[WINDOW_MARK_WORDS];
+	FILE *out;
+	size_t i;
+
+	f.n = 0;
+	put(&f, FXT_MAGIC_WORD);
+	f.n += FLUSH_MARK_WORDS;
+	window_mark_write(window, lo, hi);
+	memcpy(window64, window, sizeof(window));
+	put_all(&f, window64, WINDOW_MARK_WORDS);
+	put_all(&f, b->w, b->n);
+	flush_mark_write(mark, flushed ? flushed : 8 * f.n);
+	memcpy(f.w + 1, mark, sizeof(mark));
+	words_to_le(f.w, f.n, bytes);
+	out = fopen(path, "wb");
+	if (!out || fwrite(bytes, 8, f.n, out) != f.n)
+		return -1;
+	srandom(1);
+	for (i = 0; i < junk; i++)
+		fputc((int)(random() & 0xff), out);
+	return fclose(out);
+}
+
+/* An instant with an inline thread, empty category and name, at ts. */
+static void put_instant(struct words *b, uint64_t ts)
+{
+	put(b, fxt_event_hdr(4, FXT_EVENT_INSTANT, 0, FXT_THREAD_REF_INLINE,
+			     0, 0));
+	put(b, ts);
+	put(b, 7);
+	put(b, 8);
+}
+
+/* Exit 0 means the whole file; a broken tail after the mark exits 3. */
+static int test_check_partial(void)
+{
+	static struct words b;
+
+	b.n = 0;
+	put_instant(&b, 1500);
+	/* Well formed, flush mark at the end: 0. */
+	EXPECT_EQ(0, write_drained("whole.fxt", 0, 1000, 2000, &b, 0));
+	RUN("check", "--strict", "--quiet", "whole.fxt");
+	EXPECT_EQ(0, r.status);
+	EXPECT_STR("", r.err);
+	/* A forged mark right after itself, then 1 MiB of random bytes. */
+	EXPECT_EQ(0, write_drained("forged.fxt", 8 + FLUSH_MARK_BYTES, 1000,
+				   2000, &b, 1 << 20));
+	RUN("check", "--strict", "--quiet", "forged.fxt");
+	EXPECT_EQ(3, r.status);
+	EXPECT(strstr(r.err, "forged.fxt: well formed up to the flush watermark 0x000038 only"));
+	RUN("check", "--quiet", "forged.fxt");
+	EXPECT_EQ(3, r.status);
+	/* An error before the mark: 1, partial or not. */
+	b.n = 0;
+	put(&b, fxt_event_hdr(4, 15, 0, FXT_THREAD_REF_INLINE, 0, 0));
+	put(&b, 1500);
+	put(&b, 7);
+	put(&b, 8);
+	EXPECT_EQ(0, write_drained("broken.fxt", 0, 1000, 2000, &b, 0));
+	RUN("check", "--quiet", "broken.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT_EQ(0, write_drained("broken-tail.fxt", 0, 1000, 2000, &b, 64));
+	RUN("check", "--quiet", "broken-tail.fxt");
+	EXPECT_EQ(1, r.status);
+	/* A tail after the mark that is well formed: the whole file is. */
+	b.n = 0;
+	put_instant(&b, 1500);
+	EXPECT_EQ(0, write_drained("tail.fxt", 8 + FLUSH_MARK_BYTES, 1000,
+				   2000, &b, 0));
+	RUN("check", "--strict", "--quiet", "tail.fxt");
+	EXPECT_EQ(0, r.status);
+	return 0;
+}
+
+/* Timestamps outside the window a drainer file declares. */
+static int test_check_window(void)
+{
+	static struct words b;
+
+	b.n = 0;
+	put_instant(&b, 1000);
+	put_instant(&b, 2000);
+	put_instant(&b, 4600000000000000000ULL);
+	put(&b, fxt_event_hdr(5, FXT_EVENT_DURATION_COMPLETE, 0,
+			      FXT_THREAD_REF_INLINE, 0, 0));
+	put(&b, 1500);
+	put(&b, 7);
+	put(&b, 8);
+	put(&b, 2001);
+	EXPECT_EQ(0, write_drained("window.fxt", 0, 1000, 2000, &b, 0));
+	RUN("check", "window.fxt");
+	EXPECT_EQ(0, r.status);
+	RUN("check", "--strict", "window.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT_STR("0x0000b8: error: timestamp-window: event record's timestamp at 4600000000000000000 ns is outside the session's window [1000, 2000] ns\n"
+		   "0x0000d8: error: timestamp-window: event record's end timestamp at 2001 ns is outside the session's window [1000, 2000] ns\n"
+		   "window.fxt: 7 records, 2 errors, 0 warnings, 0 notes\n", r.out);
+	return 0;
+}
+
+/* A report that cannot be written fails the command. */
+static int test_stdout_full(void)
+{
+	stdout_path = "/dev/full";
+	RUN("check", "t.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT(strstr(r.err, "fxtrace check: cannot write the standard output: No space left on device"));
+	RUN("dump", "t.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT(strstr(r.err, "fxtrace dump: cannot write the standard output"));
+	RUN("stats", "t.fxt");
+	EXPECT_EQ(1, r.status);
+	EXPECT(strstr(r.err, "fxtrace stats: cannot write the standard output"));
+	stdout_path = "stdout.txt";
+	return 0;
+}
+
 /* Other writers' traces, with invalid UTF-8 and cut records, still export valid JSON. */
 static int test_export_foreign(void)
 {
@@ -623,6 +753,9 @@ static const struct test tests[] = {
 	{ "export --format=json", test_export },
 	{ "export and dump of other writers' traces", test_export_foreign },
 	{ "every check rule is documented", test_rules_documented },
+	{ "check: exit 0 is the whole file, 3 a partial one", test_check_partial },
+	{ "check: timestamps inside the declared session window", test_check_window },
+	{ "check, dump, stats: a full standard output fails", test_stdout_full },
 };
 
 /*

@@ -291,6 +291,11 @@ static const struct corpus_case cases[] = {
 	  }, 2, 2,
 	  "0x000008: error: blob-type: blob type 4 is not defined (1 data, 2 last branch, 3 Perfetto)\n"
 	  "0x000008: note: perfetto-unsupported: Perfetto ignores blob records other than type 3 (Perfetto protobuf) (noted once)\n" },
+	/* a blob of type 3 with 8 bytes Perfetto cannot parse as protobuf */
+	{ "blob-perfetto", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0003000800000025, 0x000000000000003a,
+	  }, 3, 2,
+	  "0x000008: warning: blob-perfetto: blob of type 3 (Perfetto protobuf): Perfetto fails the whole import if it cannot parse it\n" },
 	/* large record type 1, large blob format 2 */
 	{ "large-type", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x000000100000001f, 0x000002000000001f,
@@ -522,6 +527,7 @@ static int test_rules_covered(void)
 		"string-not-kept",	/* decode_test: tables string budget */
 		"not-checked",		/* decode_test: window */
 		"large-perfetto",	/* test_large_perfetto */
+		"timestamp-window",	/* cli_test: a drainer file's window */
 	};
 	char pattern[64];
 	size_t i, k;
