@@ -34,3 +34,8 @@ UNIT_TESTS += $(B)/test/lib/threads_test
 $(B)/test/lib/threads_test: $(B)/obj/user/lib/tests/threads_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
 	$(link)
+
+UNIT_TESTS += $(B)/test/lib/behaviour_test
+$(B)/test/lib/behaviour_test: $(B)/obj/user/lib/tests/behaviour_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
+	$(link)
