@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-	build-essential clang lld llvm libclang-rt-14-dev sparse
+	build-essential g++ clang lld llvm libclang-rt-14-dev sparse
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	linux-source-6.1 pahole
 	liburing-dev libbpf-dev libelf-dev zlib1g-dev bpftool systemtap-sdt-dev

@@ -34,12 +34,12 @@ struct trace {
 	int ok;				/* the file could be read */
 };
 
-static void copy_str(char *dst, size_t cap, const struct fxt_string *s)
+static inline void copy_str(char *dst, size_t cap, const struct fxt_string *s)
 {
 	snprintf(dst, cap, "%.*s", (int)s->len, s->ptr ? s->ptr : "?");
 }
 
-static int trace_collect(void *ctx, const struct fxt_record *rec)
+static inline int trace_collect(void *ctx, const struct fxt_record *rec)
 {
 	struct trace *tr = ctx;
 	struct ev *e;
@@ -72,7 +72,7 @@ static int trace_collect(void *ctx, const struct fxt_record *rec)
 }
 
 /* Decode the trace at path; tr->ok is 0 when it cannot be read. */
-static struct trace trace_read(const char *path)
+static inline struct trace trace_read(const char *path)
 {
 	struct trace tr = { 0 };
 	struct fxt_reader *r = fxt_reader_new(NULL, NULL);
@@ -98,7 +98,7 @@ static struct trace trace_read(const char *path)
 	return tr;
 }
 
-static void trace_free(struct trace *tr)
+static inline void trace_free(struct trace *tr)
 {
 	free(tr->ev);
 	free(tr->bytes);
@@ -106,7 +106,7 @@ static void trace_free(struct trace *tr)
 }
 
 /* Events of thread tid (0: any) named name (NULL: any). */
-static int trace_count(const struct trace *tr, uint64_t tid, const char *name)
+static inline int trace_count(const struct trace *tr, uint64_t tid, const char *name)
 {
 	int i, n = 0;
 
