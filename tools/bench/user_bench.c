@@ -2,20 +2,29 @@
 /*
  * user_bench: the cost of a libfxtrace event against its floors and peers,
  * in one process and one run, pinned to a CPU, with a warm-up and REPS
- * repetitions (min/median/max).  Prints a table and writes the figures as
- * JSON to the path given (tools/bench/run.sh: build/bench/user.json).
+ * repetitions (min/median/max).  Prints a table, the issue's targets as
+ * ratios of this run, and with --json the figures as JSON
+ * (tools/bench/run.sh: build/bench/user.json).
  *
  * libfxtrace runs in user-only mode, circular, so that every event is
- * written (a oneshot buffer would soon measure only the drop path).  The
- * LTTng-UST peer runs when an LTTng session has enabled fxbench:pair; its
- * lost events are what `lttng stop` reports (run.sh fills them in).
+ * written (a oneshot buffer would soon measure only the drop path), into a
+ * real file (--trace-dir, default a new directory under /tmp); the program
+ * refuses to report figures unless tracing is really on.  The LTTng-UST
+ * peer runs when an LTTng session has enabled fxbench:pair; its lost
+ * events are what `lttng stop` reports (run.sh fills them in).
+ *
+ * Usage: user_bench [--json PATH] [--trace-dir DIR] [--help]
+ *        user_bench --run BODY --iters N   (one body, once, on this thread:
+ *        tools/bench/callgrind.sh counts its instructions per record)
  */
 #include <fcntl.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -80,6 +89,33 @@ static void b_clock_gettime(long n)
 		s += (unsigned long long)ts.tv_nsec;
 	}
 	sink = s;
+}
+
+/* The floor: rdtsc and a 32-byte store into a thread-local ring. */
+static __thread unsigned long long ring[4096];
+
+static void b_ideal_ring(long n)
+{
+	unsigned long long *r = ring;
+	unsigned int pos = 0;
+
+	for (long i = 0; i < n; i++) {
+		r[pos] = __rdtsc();
+		r[pos + 1] = 0x1234;
+		r[pos + 2] = (unsigned long long)i;
+		r[pos + 3] = (unsigned long long)n;
+		pos = (pos + 4) & 4095;
+		__asm__ volatile("" : : "r"(r) : "memory");
+	}
+}
+
+static void b_enabled_disabled(long n)
+{
+	long on = 0;
+
+	for (long i = 0; i < n; i++)
+		on += TRACE_ENABLED("off");
+	sink = (unsigned long long)on;
 }
 
 static void b_disabled(long n)
@@ -214,23 +250,125 @@ static void bench(const char *name, body_fn *body, int records, int threads)
 			      per[REPS - 1], lost };
 }
 
-int main(int argc, char **argv)
+static void usage(FILE *f)
 {
-	const char *json = argc > 1 ? argv[1] : NULL;
-	double floor_ns;
-	FILE *f;
+	fprintf(f, "usage: user_bench [--json PATH] [--trace-dir DIR]\n"
+		"  --json PATH      write the figures as JSON to PATH\n"
+		"  --trace-dir DIR  where libfxtrace writes its trace "
+		"(default: a new directory under /tmp)\n"
+		"  --run BODY --iters N  run one body N times and exit "
+		"(ideal_ring, begin_end,\n"
+		"                   instant_string, disabled, enabled_disabled, "
+		"lttng)\n");
+}
+
+static const struct result *find(const char *name, int threads)
+{
 	int i;
 
-	setenv("FXTRACE_OUTPUT", "/dev/null", 1);
+	for (i = 0; i < nresults; i++)
+		if (!strcmp(results[i].name, name) && results[i].threads == threads)
+			return &results[i];
+	return NULL;
+}
+
+static void target(const char *what, double value, const char *op, double limit)
+{
+	bool met = op[0] == '<' ? value <= limit : value >= limit;
+
+	printf("  %-58s %7.2f %s %5.2f  %s\n", what, value, op, limit,
+	       met ? "met" : "MISSED");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "trace-dir", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct { const char *name; body_fn *fn; } bodies[] = {
+		{ "ideal_ring", b_ideal_ring }, { "begin_end", b_begin_end },
+		{ "instant_string", b_instant_string }, { "disabled", b_disabled },
+		{ "enabled_disabled", b_enabled_disabled },
+		{ "lttng", b_lttng },
+	};
+	const char *json = NULL, *trace_dir = NULL, *run = NULL;
+	long iters = 0;
+	char tmpdir[] = "/tmp/fxtrace-bench-XXXXXX", trace[4096];
+	const struct result *pair, *pair2, *str, *lt, *dis, *en;
+	double floor_ns;
+	struct stat st;
+	FILE *f;
+	int i, opt;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = optarg;
+			break;
+		case 't':
+			trace_dir = optarg;
+			break;
+		case 'r':
+			run = optarg;
+			break;
+		case 'n':
+			iters = strtol(optarg, NULL, 0);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "user_bench: unexpected argument \"%s\"\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!trace_dir && !(trace_dir = mkdtemp(tmpdir))) {
+		perror("user_bench: mkdtemp");
+		return 1;
+	}
+	snprintf(trace, sizeof(trace), "%s/user_bench.fxt", trace_dir);
+	setenv("FXTRACE_OUTPUT", trace, 1);
 	setenv("FXTRACE_MODE", "circular", 1);
 	setenv("FXTRACE_CATEGORIES", "bench", 1);
 	devnull_file = fopen("/dev/null", "w");
 	devnull_fd = open("/dev/null", O_WRONLY);
 
+	/* Figures of a library that does not trace would be meaningless. */
+	TRACE_INSTANT("bench", "start", FXT_SCOPE_PROCESS);
+	if (!fxt_category_enabled("bench") || fxtrace_flush() ||
+	    stat(trace, &st) || st.st_size < 64) {
+		fprintf(stderr, "user_bench: libfxtrace is not tracing into %s; "
+			"no figures\n", trace);
+		return 1;
+	}
+
+	if (run) {
+		for (i = 0; i < (int)(sizeof(bodies) / sizeof(bodies[0])); i++)
+			if (!strcmp(run, bodies[i].name)) {
+				bodies[i].fn(iters);
+				return 0;
+			}
+		fprintf(stderr, "user_bench: no body \"%s\"\n", run);
+		return 2;
+	}
+
 	bench("rdtsc", b_rdtsc, 1, 1);
 	bench("rdtscp", b_rdtscp, 1, 1);
+	bench("ideal ring (rdtsc + 32-byte store)", b_ideal_ring, 1, 1);
 	bench("clock_gettime(CLOCK_MONOTONIC)", b_clock_gettime, 1, 1);
 	bench("fxtrace disabled category", b_disabled, 1, 1);
+	bench("fxtrace TRACE_ENABLED, disabled", b_enabled_disabled, 1, 1);
 	bench("fxtrace begin+end, 2 int args", b_begin_end, 2, 1);
 	bench("fxtrace begin+end, 2 int args", b_begin_end, 2, 2);
 	bench("fxtrace instant, 1 string arg", b_instant_string, 1, 1);
@@ -245,6 +383,16 @@ int main(int argc, char **argv)
 	bench("fprintf to a buffered file", b_fprintf, 1, 1);
 	bench("write() of 32 bytes to /dev/null", b_write, 1, 1);
 
+	/* The trace must hold what was measured: flush and look again. */
+	if (fxtrace_flush() || stat(trace, &st) || st.st_size < (1 << 20)) {
+		fprintf(stderr, "user_bench: %s holds no benchmark records; "
+			"no figures\n", trace);
+		return 1;
+	}
+	unlink(trace);
+	if (trace_dir == tmpdir)
+		rmdir(tmpdir);
+
 	floor_ns = results[0].median;
 	printf("%-36s %7s %9s %9s %9s %9s %6s\n", "benchmark (ns per record)",
 	       "threads", "min", "median", "max", "x rdtsc", "lost");
@@ -253,6 +401,25 @@ int main(int argc, char **argv)
 		       results[i].name, results[i].threads, results[i].min,
 		       results[i].median, results[i].max,
 		       results[i].median / floor_ns, results[i].lost);
+
+	pair = find("fxtrace begin+end, 2 int args", 1);
+	pair2 = find("fxtrace begin+end, 2 int args", 2);
+	str = find("fxtrace instant, 1 string arg", 1);
+	lt = find("LTTng-UST tracepoint, 2 int fields", 1);
+	dis = find("fxtrace disabled category", 1);
+	en = find("fxtrace TRACE_ENABLED, disabled", 1);
+	printf("targets (issue 14), medians of this run:\n");
+	target("begin/end with 2 int args, x rdtsc", pair->median / floor_ns,
+	       "<=", 1.25);
+	if (lt)
+		target("LTTng-UST tracepoint / fxtrace begin or end",
+		       lt->median / pair->median, ">=", 6);
+	target("instant with a 16-byte string / begin or end",
+	       str->median / pair->median, "<=", 2);
+	target("two threads' aggregate throughput / one thread's",
+	       pair->median / pair2->median, ">=", 1.8);
+	target("disabled event, ns", dis->median, "<=", 0.5);
+	target("TRACE_ENABLED of a disabled category, ns", en->median, "<=", 0.5);
 	if (!json)
 		return 0;
 	f = fopen(json, "w");
