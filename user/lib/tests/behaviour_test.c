@@ -190,10 +190,11 @@ static int mode_signal(void)
 	return 0;
 }
 
-static void *second_thread(void *arg)
+/* One call site for both threads: its category string is the caller's. */
+static void *app_event(void *arg)
 {
 	(void)arg;
-	TRACE_INSTANT("app", "second", FXT_SCOPE_THREAD);
+	TRACE_INSTANT("app", "event", FXT_SCOPE_THREAD);
 	return NULL;
 }
 
@@ -203,10 +204,11 @@ static int mode_ownership(void)
 	pthread_t th;
 
 	printf("enabled %d\n", fxt_category_enabled(cat));
-	TRACE_INSTANT("app", "first", FXT_SCOPE_THREAD);
+	app_event(NULL);
 	memset(cat, 'X', 3);
 	free(cat);
-	pthread_create(&th, NULL, second_thread, NULL);
+	/* A new thread's buffer defines the site's category string. */
+	pthread_create(&th, NULL, app_event, NULL);
 	pthread_join(th, NULL);
 	return 0;
 }
