@@ -20,6 +20,10 @@ cleanup() {
 	# Stop the session daemon only if this script started it.
 	if [[ -n $sessiond_pid ]]; then
 		kill "$sessiond_pid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 "$sessiond_pid" 2>/dev/null || break
+			sleep 0.1
+		done
 	fi
 	rm -rf "$trace_dir"
 }
@@ -27,7 +31,8 @@ trap cleanup EXIT
 
 if ! pgrep -x -u "$(id -u)" lttng-sessiond >/dev/null; then
 	lttng-sessiond --daemonize
-	sessiond_pid=$(pgrep -n -x -u "$(id -u)" lttng-sessiond)
+	# The daemon itself, not the worker it forks: the oldest of ours.
+	sessiond_pid=$(pgrep -o -x -u "$(id -u)" lttng-sessiond)
 fi
 lttng create "$session" --output="$trace_dir" >/dev/null
 lttng enable-channel -u --discard --subbuf-size=4M --num-subbuf=8 bench >/dev/null
