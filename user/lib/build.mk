@@ -64,3 +64,10 @@ $(B)/test/lib/cxx_same_test: $(B)/obj/user/lib/tests/cxx_same_test.o \
 		$(B)/lib/libfxtread.a | $(B)/test/lib/c_events \
 		$(B)/test/lib/cxx_events_gcc $(B)/test/lib/cxx_events_clang
 	$(link)
+
+# With the module (guest): the same scopes under `fxtrace record`.
+GUEST_TESTS += user/lib/tests/module_scopes_test.sh
+GUEST_TESTS += $(B)/test/lib/module_session_test
+$(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+	$(link)
