@@ -1046,8 +1046,10 @@ static struct tbuf *sync_session(struct tbuf *t)
 		forget_buffer();
 		detach_module(t);
 		t = attach();
-		if (!t)
+		if (!t) {
+			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
 			return NULL;
+		}
 	}
 	if (t->start_seq != page->start_seq) {
 		apply_disposition(t, page->disposition);
