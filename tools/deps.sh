@@ -15,7 +15,7 @@ packages=(
 	linux-source-6.1 pahole
 	liburing-dev libbpf-dev libelf-dev zlib1g-dev bpftool systemtap-sdt-dev
 	lttng-tools liblttng-ust-dev trace-cmd
-	python3
+	python3 valgrind
 )
 
 missing=()

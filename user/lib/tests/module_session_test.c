@@ -2,7 +2,9 @@
 /*
  * Description: with the module, a session Stop and Start while a thread is
  * inside a TRACE_DURATION: after a Start that clears the buffers the end
- * is not written (its begin is gone), after one that retains them it is.
+ * is not written (its begin is gone), after one that retains them it is;
+ * a scope whose category was off at its begin and is switched on (a Start
+ * that adds it) before its end writes no end.
  * This process is both the controller (libfxtctl) and the producer
  * (libfxtrace).  In the guest with fxtrace.ko loaded.  Prints TAP.
  */
@@ -27,9 +29,13 @@ static long producer_tid;
 
 static void *producer(void *arg)
 {
-	(void)arg;
 	producer_tid = syscall(SYS_gettid);
-	{
+	if (arg) {
+		TRACE_DURATION("db", "late");
+		sem_post(&in_scope);
+		sem_wait(&go);
+		TRACE_INSTANT("db", "now on", FXT_SCOPE_THREAD);
+	} else {
 		TRACE_DURATION("app", "long");
 		sem_post(&in_scope);
 		sem_wait(&go);
@@ -74,7 +80,21 @@ static void producer_sequence(struct fxtctl *c, char *seq, size_t cap)
 	unlink("/tmp/module_session_test.fxt");
 }
 
-static void run(unsigned int disposition, const char *want, const char *what)
+/* Stop, then Start with disposition, adding category add (or none). */
+static int restart(struct fxtctl *c, unsigned int disposition, const char *add)
+{
+	struct fxtrace_start st = {
+		.size = sizeof(st),
+		.disposition = disposition,
+		.categories = (__u64)(uintptr_t)add,
+		.categories_size = add ? (__u32)strlen(add) + 1 : 0,
+	};
+
+	return fxtctl_stop(c) || ioctl(c->fd, FXTRACE_IOC_START, &st);
+}
+
+static void run(unsigned int disposition, const char *add, const char *want,
+		const char *what)
 {
 	static const char cats[] = "app";
 	struct fxtrace_config cfg = {
@@ -96,9 +116,9 @@ static void run(unsigned int disposition, const char *want, const char *what)
 	}
 	sem_init(&in_scope, 0, 0);
 	sem_init(&go, 0, 0);
-	pthread_create(&th, NULL, producer, NULL);
+	pthread_create(&th, NULL, producer, (void *)add);
 	sem_wait(&in_scope);
-	T(fxtctl_stop(&c) == 0 && fxtctl_start(&c, disposition) == 0,
+	T(restart(&c, disposition, add) == 0,
 	  "%s: Stop and Start inside the scope", what);
 	sem_post(&go);
 	pthread_join(th, NULL);
@@ -112,9 +132,11 @@ static void run(unsigned int disposition, const char *want, const char *what)
 int main(void)
 {
 	unsetenv("FXTRACE_OUTPUT");
-	run(FXTRACE_START_CLEAR_ALL, "I inside, I after",
+	run(FXTRACE_START_CLEAR_ALL, NULL, "I inside, I after",
 	    "Start clearing all: no end without its begin");
-	run(FXTRACE_START_RETAIN, "B long, I inside, E long, I after",
+	run(FXTRACE_START_RETAIN, NULL, "B long, I inside, E long, I after",
 	    "Start retaining: the end follows its begin");
+	run(FXTRACE_START_RETAIN, "db", "I now on, I after",
+	    "category switched on inside the scope: no end");
 	return tap_plan();
 }
