@@ -156,6 +156,12 @@ fxt_arg_value_words_(const struct fxtrace_arg *a)
 	}
 }
 
+/*
+ * The header words come from the FXT encoder (uapi/linux/fxt.h) when the
+ * site is resolved; the inline writer only adds what varies per event: a
+ * string argument's words to the size fields, its length to its inline
+ * string ref, a 32-bit value to its argument header.
+ */
 #define FXT_WORDS_SHIFT_	4	/* a header's size field: bits 4..15 */
 #define FXT_VALUE32_SHIFT_	32	/* an argument's 32-bit value */
 #define FXT_NON_ASCII_		0x8080808080808080ULL
