@@ -137,7 +137,7 @@ static struct {
 	unsigned int ncategories;	/* release-stored after the entry */
 	struct tbuf *threads;
 	__u64 lost;			/* events without a buffer (atomic) */
-	bool warned_attach;
+	bool warned_attach, warned_spool;
 } rt = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .spool_fd = -1 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -480,7 +480,9 @@ static int open_spool(void)
 			     "writes %s.%d", path, rt.output_base, (int)getpid());
 	}
 	if (rt.spool_fd < 0) {
-		warn("%s: %s; not tracing", path, strerror(err));
+		/* Said once: attach reports the threads left without a buffer. */
+		if (!__atomic_exchange_n(&rt.warned_spool, true, __ATOMIC_RELAXED))
+			warn("cannot create %s: %s", path, strerror(err));
 		rt.output[0] = 0;
 		return -err;
 	}
