@@ -10,12 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-	build-essential clang lld llvm libclang-rt-14-dev sparse
+	build-essential g++ clang lld llvm libclang-rt-14-dev sparse
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	linux-source-6.1 pahole
 	liburing-dev libbpf-dev libelf-dev zlib1g-dev bpftool systemtap-sdt-dev
 	lttng-tools liblttng-ust-dev trace-cmd
-	python3
+	python3 valgrind
 	chromium	# fxtrace report --html is tested in it (tools/fxtrace/tests/html_test.sh)
 )
 

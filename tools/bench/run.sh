@@ -14,19 +14,34 @@ mkdir -p "$out"
 
 session=fxbench-$$
 trace_dir=$(mktemp -d)
+sessiond_pid=
 cleanup() {
 	lttng destroy "$session" >/dev/null 2>&1 || true
+	# Stop the session daemon only if this script started it.
+	if [[ -n $sessiond_pid ]]; then
+		kill "$sessiond_pid" 2>/dev/null || true
+		for _ in $(seq 50); do
+			kill -0 "$sessiond_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
 	rm -rf "$trace_dir"
 }
 trap cleanup EXIT
 
-pgrep -x lttng-sessiond >/dev/null || lttng-sessiond --daemonize
+if ! pgrep -x -u "$(id -u)" lttng-sessiond >/dev/null; then
+	lttng-sessiond --daemonize
+	# The daemon itself, not the worker it forks: the oldest of ours.
+	sessiond_pid=$(pgrep -o -x -u "$(id -u)" lttng-sessiond)
+fi
 lttng create "$session" --output="$trace_dir" >/dev/null
 lttng enable-channel -u --discard --subbuf-size=4M --num-subbuf=8 bench >/dev/null
 lttng enable-event -u -c bench fxbench:pair >/dev/null
 lttng start >/dev/null
 
-build/bin/user_bench "$out/user.json"
+# libfxtrace writes its trace next to LTTng's; user_bench refuses to
+# report figures when that trace is not written.
+build/bin/user_bench --json "$out/user.json" --trace-dir "$trace_dir"
 
 stop=$(lttng stop 2>&1)
 lost=$(sed -n 's/.*Warning: \([0-9]*\) events were discarded.*/\1/p' <<<"$stop")

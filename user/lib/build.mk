@@ -34,3 +34,40 @@ UNIT_TESTS += $(B)/test/lib/threads_test
 $(B)/test/lib/threads_test: $(B)/obj/user/lib/tests/threads_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
 	$(link)
+
+UNIT_TESTS += $(B)/test/lib/behaviour_test
+$(B)/test/lib/behaviour_test: $(B)/obj/user/lib/tests/behaviour_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
+	$(link)
+
+# C++: the header from g++ and clang++, pedantic; same records as from C.
+CXXFLAGS_USER := -std=c++17 -O2 -g -Wall -Wextra -Werror -pedantic \
+	-D_GNU_SOURCE -Iuapi -Iuser/include -Iuser/reader $(EXTRA_CXXFLAGS)
+$(B)/obj/user/lib/tests/cxx_events_gcc.o: user/lib/tests/cxx_events.cc \
+		user/include/fxtrace/trace.h user/lib/tests/events_body.h
+	@mkdir -p $(@D)
+	$(Q)g++ $(CXXFLAGS_USER) -c -o $@ $<
+$(B)/obj/user/lib/tests/cxx_events_clang.o: user/lib/tests/cxx_events.cc \
+		user/include/fxtrace/trace.h user/lib/tests/events_body.h
+	@mkdir -p $(@D)
+	$(Q)clang++ $(CXXFLAGS_USER) -c -o $@ $<
+$(B)/test/lib/cxx_events_gcc: $(B)/obj/user/lib/tests/cxx_events_gcc.o \
+		$(B)/lib/libfxtrace.a
+	$(Q)g++ -o $@ $(filter %.o %.a,$^) -lpthread
+$(B)/test/lib/cxx_events_clang: $(B)/obj/user/lib/tests/cxx_events_clang.o \
+		$(B)/lib/libfxtrace.a
+	$(Q)clang++ -o $@ $(filter %.o %.a,$^) -lpthread
+$(B)/test/lib/c_events: $(B)/obj/user/lib/tests/c_events.o $(B)/lib/libfxtrace.a
+	$(link)
+UNIT_TESTS += $(B)/test/lib/cxx_same_test user/lib/tests/cxx_header_test.sh
+$(B)/test/lib/cxx_same_test: $(B)/obj/user/lib/tests/cxx_same_test.o \
+		$(B)/lib/libfxtread.a | $(B)/test/lib/c_events \
+		$(B)/test/lib/cxx_events_gcc $(B)/test/lib/cxx_events_clang
+	$(link)
+
+# With the module (guest): the same scopes under `fxtrace record`.
+GUEST_TESTS += user/lib/tests/module_scopes_test.sh
+GUEST_TESTS += $(B)/test/lib/module_session_test
+$(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+	$(link)

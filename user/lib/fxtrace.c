@@ -12,24 +12,32 @@
  *   buffer, mapped from the module; the session page's enable table says
  *   which categories are on, and the controller reads the buffers;
  * - without it, or when FXTRACE_OUTPUT is set ("user-only"), buffers live
- *   in process memory and become one .fxt file at exit or fxtrace_flush().
+ *   in a spool file of this process and become one .fxt file at exit or
+ *   fxtrace_flush().  Every process of a traced tree has its own spool and
+ *   output (Documentation/api.rst, "Processes").
  *
  * Who touches what:
- * - the thread itself writes its buffer (fxt_emit) and publishes each
- *   part's length with a release store after the record's words;
+ * - the thread itself writes its buffer: the common event inline in
+ *   <fxtrace/trace.h> (fxt_write_), everything else here (fxt_emit), and
+ *   publishes each part's length with a release store after the words;
  * - readers (the controller, or fxtrace_flush()) read up to the published
- *   lengths with acquire loads;
+ *   lengths; a flush copies a half and keeps the copy only when the writer
+ *   did not move into that half meanwhile (wrap_count, a sequence count);
  * - call sites are resolved once under rt.lock: a category's enable byte,
- *   process-wide string indexes for the category, name and argument names.
- *   A thread defines an index in its own string table the first time it
- *   uses it (the "defined" bitmap), so events carry 16-bit refs.
- * A signal handler that emits while its thread is inside fxt_emit() finds
- * the buffer busy and drops its record (counted), so no record is torn.
+ *   process-wide string indexes, the event's header words.  A thread's
+ *   buffer defines the process-wide strings in index order (ndefined), so
+ *   one comparison tells whether a site's strings are defined there.
+ * Signals: fxt_tls.busy is set whenever the thread is inside the library
+ * (the inline writer, fxt_emit, resolution, attach, flush); an event from a
+ * handler that interrupted it is dropped and counted, never waits.  Nothing
+ * an event can reach calls malloc or stdio.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +60,18 @@
 #define MIN_BUFFER_SIZE		(16 << 10)
 #define THREAD_INDEX		1	/* each buffer's own thread */
 #define FXT_PAGE_SIZE		4096	/* header and control pages */
+#define ARENA_SIZE		(64 << 10)	/* copies of interned strings */
+#define CALIBRATION_NS		20000000ULL
+#define BACKOFF_MIN_NS		1000000ULL	/* attach retries: 1 ms .. 1 s */
+#define BACKOFF_MAX_NS		1000000000ULL
+#define ROOT_ENV		"FXTRACE_OUTPUT_ROOT"
 
 const unsigned char fxt_unresolved = 1;
+volatile unsigned char fxt_clock_tsc;
+__thread struct fxt_thread_state fxt_tls
+	__attribute__((tls_model("initial-exec")));
 static const unsigned char category_off;
+static const __u64 no_generation;
 
 struct tbuf {
 	struct tbuf *next;		/* user-only: every buffer, for flush */
@@ -65,56 +82,172 @@ struct tbuf {
 	__u32 durable_reserved;		/* the module's records come first */
 	__u64 *half[2];
 	__u32 half_cap;
-	__u32 len[2];			/* words; published in ctl */
 	unsigned int cur;		/* the half being written */
 	__u64 wraps;
-	volatile int busy;		/* inside fxt_emit(): signals drop */
+	__u64 lost_written;		/* rt.lost last recorded here */
 	struct fxtrace_buffer_control *ctl;	/* published lengths, bytes */
 	/* With the module: */
 	const struct fxtrace_buffer_header *hdr;
 	void *map;
 	size_t map_size;
 	__u32 buffer_id;
-	__u64 session_id, start_seq, generation;
-	struct fxtrace_buffer_control own_ctl;	/* user-only */
-	__u64 defined[(FXT_STRING_INDEX_MAX + 1) / 64];
+	__u64 session_id, start_seq;
 };
 
 static __thread struct tbuf *self __attribute__((tls_model("initial-exec")));
+/* Attach failures of this thread: the next try after a bounded backoff. */
+static __thread __u64 retry_at_ns __attribute__((tls_model("initial-exec")));
+static __thread __u64 backoff_ns __attribute__((tls_model("initial-exec")));
+/* A name set before the thread's first event (fxt_set_thread_name). */
+static __thread char pending_name[64] __attribute__((tls_model("initial-exec")));
 
 static struct {
 	pthread_mutex_t lock;		/* resolution, thread list, flush */
 	bool initialized, on;
 	bool module;			/* buffers come from /dev/fxtrace */
+	bool root;			/* user-only: the tree's first process */
 	unsigned int mode;		/* enum fxtrace_mode */
 	size_t buffer_size;
-	char output[4096];
+	char output_base[4096];		/* FXTRACE_OUTPUT */
+	char output[4096 + 32];		/* this process's output */
 	bool tsc;
 	__u64 ticks_per_second;
+	__u64 calib_ns, calib_tsc;	/* the calibration's start */
 	__s64 monotonic_offset;		/* of our time namespace */
 	int fd;				/* /dev/fxtrace */
-	int spool_fd;			/* user-only: OUTPUT.spool */
+	int spool_fd;			/* user-only: OUTPUT.spool, lazily */
 	off_t spool_size;
 	__u32 next_provider;
 	const struct fxtrace_session_page *page;
 	const volatile unsigned char *enable_table;
 	pthread_key_t exit_key;
+	char pattern_text[4096];
 	char *patterns[MAX_PATTERNS];
+	bool pattern_used[MAX_PATTERNS];
 	unsigned int npatterns;
-	/* Process-wide strings: index i in 1..nstrings. */
+	/* Process-wide strings, index i in 1..nstrings, valid UTF-8. */
 	const char *strings[FXT_STRING_INDEX_MAX + 1];
 	__u16 string_len[FXT_STRING_INDEX_MAX + 1];
-	unsigned int nstrings;
+	unsigned int nstrings;		/* release-stored after the entry */
+	char arena[ARENA_SIZE];
+	size_t arena_used;
 	__u16 category_string[MAX_CATEGORIES];
 	unsigned char category_enabled[MAX_CATEGORIES];
 	const volatile unsigned char *category_byte[MAX_CATEGORIES];
-	unsigned int ncategories;
+	unsigned int ncategories;	/* release-stored after the entry */
 	struct tbuf *threads;
+	__u64 lost;			/* events without a buffer (atomic) */
+	bool warned_attach, warned_spool;
 } rt = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .spool_fd = -1 };
+
+/* ---- small helpers ---------------------------------------------------- */
+
+/* One line to stderr with write(2): usable from a signal handler. */
+__attribute__((format(printf, 1, 2))) static void warn(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	memcpy(line, "libfxtrace: ", 12);
+	va_start(ap, fmt);
+	n = vsnprintf(line + 12, sizeof(line) - 13, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n = 12 + (n > (int)sizeof(line) - 14 ? (int)sizeof(line) - 14 : n);
+	line[n++] = '\n';
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
+static void lock(void)
+{
+	pthread_mutex_lock(&rt.lock);
+}
+
+static void unlock(void)
+{
+	pthread_mutex_unlock(&rt.lock);
+}
+
+/* Mark the thread inside the library; false when it already was. */
+static bool enter(void)
+{
+	if (fxt_tls.busy)
+		return false;
+	fxt_tls.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return true;
+}
+
+static void leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fxt_tls.busy = 0;
+}
+
+/*
+ * The length of s[0..len) as valid UTF-8 of at most FXT_STRING_LEN_MAX
+ * bytes: each byte that does not start a well-formed character becomes
+ * U+FFFD, and the cut never splits a character.  With out, writes it.
+ */
+static __u32 utf8_fix(const char *s, size_t len, char *out)
+{
+	static const char fffd[] = "\xef\xbf\xbd";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	__u32 n = 0, k, c;
+
+	while (i < len) {
+		c = u[i];
+		k = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 :
+		    c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		if (k > 1) {
+			unsigned int lo = 0x80, hi = 0xbf, j;
+
+			if (c == 0xe0)
+				lo = 0xa0;
+			else if (c == 0xed)
+				hi = 0x9f;
+			else if (c == 0xf0)
+				lo = 0x90;
+			else if (c == 0xf4)
+				hi = 0x8f;
+			if (i + k > len || u[i + 1] < lo || u[i + 1] > hi)
+				k = 0;
+			for (j = 2; k && j < k; j++)
+				if ((u[i + j] & 0xc0) != 0x80)
+					k = 0;
+		}
+		if (n + (k ? k : 3) > FXT_STRING_LEN_MAX)
+			break;
+		if (out)
+			memcpy(out + n, k ? s + i : fffd, k ? k : 3);
+		n += k ? k : 3;
+		i += k ? k : 1;
+	}
+	return n;
+}
+
+/* Write s as a zero-padded stream, made valid; returns the words. */
+static __u32 write_text(__u64 *dst, const char *s, size_t len, __u32 fixed)
+{
+	__u32 words = fxt_stream_words(fixed);
+
+	if (!words)
+		return 0;
+	dst[words - 1] = 0;
+	if (fixed == len)
+		memcpy(dst, s, len);
+	else
+		utf8_fix(s, len, (char *)dst);
+	return words;
+}
 
 /* ---- clock --------------------------------------------------------------- */
 
-static __u64 monotonic_ns(clockid_t clock)
+static __u64 clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
@@ -124,56 +257,86 @@ static __u64 monotonic_ns(clockid_t clock)
 
 uint64_t fxt_now(void)
 {
-	if (rt.tsc)
+	if (fxt_clock_tsc)
 		return __rdtsc();
-	return monotonic_ns(CLOCK_MONOTONIC) - (__u64)rt.monotonic_offset;
+	return clock_ns(CLOCK_MONOTONIC) - (__u64)rt.monotonic_offset;
 }
 
-/* The TSC, when the CPU says it is invariant, calibrated over 20 ms. */
-static void choose_clock(void)
+/* The TSC when the CPU says it is invariant (CPUID 0x80000007 EDX bit 8). */
+static bool tsc_invariant(void)
 {
-	char line[4096];
-	bool constant = false, nonstop = false;
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	__u64 t0, n0, t1, n1;
+	unsigned int a, b, c, d;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "flags", 5))
-			continue;
-		constant = strstr(line, " constant_tsc") != NULL;
-		nonstop = strstr(line, " nonstop_tsc") != NULL;
-		break;
-	}
-	if (f)
-		fclose(f);
-	rt.tsc = constant && nonstop;
-	rt.ticks_per_second = 1000000000ULL;
-	if (!rt.tsc)
+	return __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1U << 8));
+}
+
+/*
+ * User-only ticks per second: calibrated against CLOCK_MONOTONIC_RAW from
+ * the library's load, so that the first buffer rarely waits for the 20 ms.
+ */
+static void finish_calibration(void)
+{
+	__u64 n1, t1;
+
+	if (rt.ticks_per_second)
 		return;
-	n0 = monotonic_ns(CLOCK_MONOTONIC_RAW);
-	t0 = __rdtsc();
+	if (!rt.tsc) {
+		rt.ticks_per_second = 1000000000ULL;
+		return;
+	}
 	do
-		n1 = monotonic_ns(CLOCK_MONOTONIC_RAW);
-	while (n1 - n0 < 20000000);
+		n1 = clock_ns(CLOCK_MONOTONIC_RAW);
+	while (n1 - rt.calib_ns < CALIBRATION_NS);
 	t1 = __rdtsc();
-	rt.ticks_per_second = (t1 - t0) * 1000000000ULL / (n1 - n0);
+	rt.ticks_per_second = (t1 - rt.calib_tsc) * 1000000000ULL /
+			      (n1 - rt.calib_ns);
 }
 
 /* ---- configuration ------------------------------------------------------- */
 
-static void parse_categories(const char *list)
+static bool blank(char c)
 {
-	char *copy = strdup(list), *save = NULL, *tok;
-
-	for (tok = strtok_r(copy, ",", &save); tok && rt.npatterns < MAX_PATTERNS;
-	     tok = strtok_r(NULL, ",", &save))
-		if (*tok)
-			rt.patterns[rt.npatterns++] = strdup(tok);
-	free(copy);
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-static void child_after_fork(void);
+/*
+ * FXTRACE_CATEGORIES: comma-separated globs, blanks around each ignored.
+ * Empty entries are reported once; with none left every category is on.
+ */
+static void parse_categories(const char *list)
+{
+	char *p = rt.pattern_text, *tok, *end;
+	unsigned int empty = 0;
+
+	snprintf(rt.pattern_text, sizeof(rt.pattern_text), "%s", list);
+	while (p) {
+		tok = p;
+		p = strchr(p, ',');
+		if (p)
+			*p++ = 0;
+		while (blank(*tok))
+			tok++;
+		end = tok + strlen(tok);
+		while (end > tok && blank(end[-1]))
+			*--end = 0;
+		if (!*tok)
+			empty++;
+		else if (rt.npatterns < MAX_PATTERNS)
+			rt.patterns[rt.npatterns++] = tok;
+		else
+			warn("FXTRACE_CATEGORIES: more than %d entries; \"%s\" ignored",
+			     MAX_PATTERNS, tok);
+	}
+	if (empty)
+		warn("FXTRACE_CATEGORIES=\"%s\": %u empty entr%s ignored%s", list,
+		     empty, empty > 1 ? "ies" : "y",
+		     rt.npatterns ? "" : "; tracing every category");
+	if (!rt.npatterns)
+		rt.patterns[rt.npatterns++] = (char *)"*";
+}
+
 static void thread_exit(void *arg);
+static void child_after_fork(void);
 
 /* Map the module's session page, when /dev/fxtrace is there. */
 static bool open_module(void)
@@ -186,16 +349,15 @@ static bool open_module(void)
 	page = mmap(NULL, FXTRACE_SESSION_MAP_SIZE, PROT_READ, MAP_SHARED, fd,
 		    FXTRACE_MMAP_SESSION);
 	if (page == MAP_FAILED) {
-		fprintf(stderr, "libfxtrace: cannot map the session page of %s: %s;"
-			" not tracing\n", FXTRACE_DEVICE, strerror(errno));
+		warn("cannot map the session page of %s: %s; not tracing",
+		     FXTRACE_DEVICE, strerror(errno));
 		close(fd);
 		return false;
 	}
 	if (page->magic != FXTRACE_SESSION_MAGIC ||
 	    page->abi_major != FXTRACE_ABI_MAJOR) {
-		fprintf(stderr, "libfxtrace: %s speaks ABI %u, this library %u;"
-			" not tracing\n", FXTRACE_DEVICE, page->abi_major,
-			FXTRACE_ABI_MAJOR);
+		warn("%s speaks ABI %u, this library %u; not tracing",
+		     FXTRACE_DEVICE, page->abi_major, FXTRACE_ABI_MAJOR);
 		munmap((void *)page, FXTRACE_SESSION_MAP_SIZE);
 		close(fd);
 		return false;
@@ -203,29 +365,29 @@ static bool open_module(void)
 	rt.fd = fd;
 	rt.page = page;
 	rt.enable_table = (const unsigned char *)page + page->enabled_offset;
-	pthread_key_create(&rt.exit_key, thread_exit);
 	return true;
 }
 
 /*
- * User-only buffers live in OUTPUT.spool, a file mapped shared, so that
- * what a thread wrote survives a crash of the process: `fxtrace recover`
- * turns a spool into a trace.  A clean exit writes OUTPUT and removes it.
+ * Load time: what may allocate or is not async-signal-safe happens here, so
+ * that an event (possibly from a signal handler) never does it.  A process
+ * that finds FXTRACE_OUTPUT set and no ROOT_ENV is the root of a traced
+ * tree: it marks the environment so that programs it runs know they are not.
  */
-static int open_spool(void)
+__attribute__((constructor)) static void load(void)
 {
-	char path[sizeof(rt.output) + 8];
+	char pid[16];
 
-	snprintf(path, sizeof(path), "%s.spool", rt.output);
-	rt.spool_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (rt.spool_fd < 0) {
-		fprintf(stderr, "libfxtrace: %s: %s; not tracing\n", path,
-			strerror(errno));
-		return -1;
+	pthread_atfork(NULL, NULL, child_after_fork);
+	pthread_key_create(&rt.exit_key, thread_exit);
+	rt.tsc = tsc_invariant();
+	rt.calib_ns = clock_ns(CLOCK_MONOTONIC_RAW);
+	rt.calib_tsc = __rdtsc();
+	if (getenv("FXTRACE_OUTPUT") && !getenv(ROOT_ENV)) {
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		setenv(ROOT_ENV, pid, 1);
+		rt.root = true;
 	}
-	rt.spool_size = 0;
-	rt.next_provider = 1;
-	return 0;
 }
 
 /* Called once, under rt.lock. */
@@ -241,23 +403,23 @@ static void initialize(void)
 	if (!out || !*out) {
 		/* The controller decides modes, sizes and categories. */
 		rt.module = open_module();
-		if (rt.module) {
-			pthread_atfork(NULL, NULL, child_after_fork);
-			rt.on = true;
-		}
+		rt.on = rt.module;
 		return;
 	}
-	if (strlen(out) >= sizeof(rt.output) - 16) {
-		fprintf(stderr, "libfxtrace: FXTRACE_OUTPUT is too long; not tracing\n");
+	if (strlen(out) >= sizeof(rt.output_base)) {
+		warn("FXTRACE_OUTPUT is too long; not tracing");
 		return;
 	}
-	strcpy(rt.output, out);
+	/* Set by this process after load (tests do): no tree above it. */
+	if (!getenv(ROOT_ENV))
+		rt.root = true;
+	strcpy(rt.output_base, out);
 	rt.mode = FXTRACE_MODE_ONESHOT;
 	if (mode && !strcmp(mode, "circular")) {
 		rt.mode = FXTRACE_MODE_CIRCULAR;
 	} else if (mode && strcmp(mode, "oneshot")) {
-		fprintf(stderr, "libfxtrace: FXTRACE_MODE=%s: oneshot or circular "
-			"without the module; not tracing\n", mode);
+		warn("FXTRACE_MODE=%s: oneshot or circular without the module;"
+		     " not tracing", mode);
 		return;
 	}
 	rt.buffer_size = DEFAULT_BUFFER_SIZE;
@@ -269,8 +431,7 @@ static void initialize(void)
 		else if (*end == 'm' || *end == 'M')
 			v <<= 20, end++;
 		if (*end || v < MIN_BUFFER_SIZE || v > (1UL << 30)) {
-			fprintf(stderr, "libfxtrace: FXTRACE_BUFFER_SIZE=%s: "
-				"16K to 1G; not tracing\n", size);
+			warn("FXTRACE_BUFFER_SIZE=%s: 16K to 1G; not tracing", size);
 			return;
 		}
 		/* Whole pages: a spool region's parts then fill it exactly. */
@@ -278,43 +439,101 @@ static void initialize(void)
 				 FXT_PAGE_SIZE;
 	}
 	parse_categories(cats && *cats ? cats : "*");
-	choose_clock();
-	if (open_spool())
-		return;
-	pthread_atfork(NULL, NULL, child_after_fork);
+	fxt_clock_tsc = rt.tsc;
 	rt.on = true;
+}
+
+/*
+ * User-only: this process's spool and output, created exclusively so that
+ * no process truncates another's: the root takes OUTPUT, every other
+ * process (forked, or a traced program it ran) OUTPUT.PID, then
+ * OUTPUT.PID.N if that is taken (a program exec'd by a traced process keeps
+ * its pid).  Under rt.lock.
+ */
+static int open_spool(void)
+{
+	char path[sizeof(rt.output) + 8];
+	int i, err = 0;
+
+	if (rt.spool_fd >= 0)
+		return 0;
+	for (i = rt.root ? -1 : 0; i < 100; i++) {
+		if (i < 0)
+			snprintf(rt.output, sizeof(rt.output), "%s", rt.output_base);
+		else if (!i)
+			snprintf(rt.output, sizeof(rt.output), "%s.%d",
+				 rt.output_base, (int)getpid());
+		else
+			snprintf(rt.output, sizeof(rt.output), "%s.%d.%d",
+				 rt.output_base, (int)getpid(), i);
+		snprintf(path, sizeof(path), "%s.spool", rt.output);
+		rt.spool_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+				   0600);
+		if (rt.spool_fd >= 0)
+			break;
+		err = errno;
+		if (err != EEXIST)
+			break;
+		if (i < 0)
+			warn("%s exists (another traced process, or a crash: "
+			     "`fxtrace recover` makes it a trace); this process "
+			     "writes %s.%d", path, rt.output_base, (int)getpid());
+	}
+	if (rt.spool_fd < 0) {
+		/* Said once: attach reports the threads left without a buffer. */
+		if (!__atomic_exchange_n(&rt.warned_spool, true, __ATOMIC_RELAXED))
+			warn("cannot create %s: %s", path, strerror(err));
+		rt.output[0] = 0;
+		return -err;
+	}
+	rt.spool_size = 0;
+	rt.next_provider = 1;
+	return 0;
 }
 
 /* ---- strings and categories (under rt.lock) ------------------------------ */
 
-/* The process-wide index of s, 0 when the table is full (then: inline). */
-static __u16 intern(const char *s)
+/*
+ * The process-wide index of s, 0 when the table or the arena is full (the
+ * string then goes inline).  A caller's string (copy) and one that is not
+ * valid UTF-8 are copied, made valid; literals are kept by pointer.
+ */
+static __u16 intern(const char *s, bool copy)
 {
-	size_t len = strlen(s);
+	size_t len = strnlen(s, FXT_STRING_LEN_MAX + 4);
+	const char *keep = s;
 	unsigned int i;
+	__u32 fixed;
 
-	if (len > FXT_STRING_LEN_MAX)
-		len = FXT_STRING_LEN_MAX;
+	fixed = utf8_fix(s, len, NULL);
+	if (fixed != len || copy) {
+		if (rt.arena_used + fixed > sizeof(rt.arena))
+			return 0;
+		keep = rt.arena + rt.arena_used;
+		utf8_fix(s, len, (char *)keep);
+	}
 	for (i = 1; i <= rt.nstrings; i++)
-		if (rt.strings[i] == s || (rt.string_len[i] == len &&
-					   !memcmp(rt.strings[i], s, len)))
+		if (rt.string_len[i] == fixed && !memcmp(rt.strings[i], keep, fixed))
 			return (__u16)i;
 	if (rt.nstrings == FXT_STRING_INDEX_MAX)
 		return 0;
-	rt.nstrings++;
-	rt.strings[rt.nstrings] = s;
-	rt.string_len[rt.nstrings] = (__u16)len;
+	if (keep != s)
+		rt.arena_used += fixed;
+	rt.strings[rt.nstrings + 1] = keep;
+	rt.string_len[rt.nstrings + 1] = (__u16)fixed;
+	__atomic_store_n(&rt.nstrings, rt.nstrings + 1, __ATOMIC_RELEASE);
 	return (__u16)rt.nstrings;
 }
 
 static bool category_matches(const char *category)
 {
+	bool on = false;
 	unsigned int i;
 
 	for (i = 0; i < rt.npatterns; i++)
 		if (!fnmatch(rt.patterns[i], category, 0))
-			return true;
-	return false;
+			on = rt.pattern_used[i] = true;
+	return on;
 }
 
 /* The module's enable byte for a category name, or category_off. */
@@ -327,68 +546,147 @@ static const volatile unsigned char *module_enable_byte(const char *category)
 	};
 
 	if (ioctl(rt.fd, FXTRACE_IOC_CATEGORY, &cat)) {
-		fprintf(stderr, "libfxtrace: category \"%s\": %s; not traced\n",
-			category, strerror(errno));
+		warn("category \"%s\": %s; not traced", category, strerror(errno));
 		return &category_off;
 	}
 	return &rt.enable_table[cat.index];
 }
 
-static const volatile unsigned char *category_enable(const char *category,
-						     __u16 index)
+/* Lock-free: readers see entries below the release-stored count. */
+static const volatile unsigned char *find_category(__u16 index)
 {
-	unsigned int i;
+	unsigned int i, n = __atomic_load_n(&rt.ncategories, __ATOMIC_ACQUIRE);
 
-	for (i = 0; i < rt.ncategories; i++)
+	for (i = 0; i < n; i++)
 		if (rt.category_string[i] == index)
 			return rt.category_byte[i];
-	if (!index || rt.ncategories == MAX_CATEGORIES)
+	return NULL;
+}
+
+static const volatile unsigned char *category_enable(__u16 index)
+{
+	const volatile unsigned char *byte = find_category(index);
+	unsigned int i = rt.ncategories;
+
+	if (byte)
+		return byte;
+	if (!index || i == MAX_CATEGORIES)
 		return &category_off;
 	rt.category_string[i] = index;
 	if (rt.module) {
-		rt.category_byte[i] = module_enable_byte(category);
+		rt.category_byte[i] = module_enable_byte(rt.strings[index]);
 	} else {
-		rt.category_enabled[i] = category_matches(category);
+		rt.category_enabled[i] = category_matches(rt.strings[index]);
 		rt.category_byte[i] = &rt.category_enabled[i];
 	}
-	rt.ncategories++;
+	__atomic_store_n(&rt.ncategories, i + 1, __ATOMIC_RELEASE);
 	return rt.category_byte[i];
 }
 
-static void resolve(struct fxtrace_site *site, unsigned int nargs,
-		    const struct fxtrace_arg *args)
+static unsigned int fxt_arg_type(unsigned int kind)
 {
-	unsigned int i;
+	static const unsigned int type[] = {
+		[FXT_KIND_NULL] = FXT_ARG_NULL, [FXT_KIND_INT32] = FXT_ARG_INT32,
+		[FXT_KIND_UINT32] = FXT_ARG_UINT32, [FXT_KIND_INT64] = FXT_ARG_INT64,
+		[FXT_KIND_UINT64] = FXT_ARG_UINT64, [FXT_KIND_DOUBLE] = FXT_ARG_DOUBLE,
+		[FXT_KIND_STRING] = FXT_ARG_STRING, [FXT_KIND_POINTER] = FXT_ARG_POINTER,
+		[FXT_KIND_KOID] = FXT_ARG_KOID, [FXT_KIND_BOOL] = FXT_ARG_BOOL,
+	};
 
-	pthread_mutex_lock(&rt.lock);
+	return kind < sizeof(type) / sizeof(type[0]) ? type[kind] : FXT_ARG_NULL;
+}
+
+static __u32 value_words(const struct fxtrace_arg *a)
+{
+	switch (a->kind) {
+	case FXT_KIND_INT64:
+	case FXT_KIND_UINT64:
+	case FXT_KIND_DOUBLE:
+	case FXT_KIND_POINTER:
+	case FXT_KIND_KOID:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Resolve a site: intern its strings, compute the headers the inline writer
+ * uses (string arguments empty: the writer adds their words), then publish
+ * need and the enable pointer.  Under rt.lock.
+ */
+static void resolve_locked(struct fxtrace_site *site, unsigned int type,
+			   unsigned int nargs, const struct fxtrace_arg *args)
+{
+	__u16 cat, name, arg_name[FXT_ARGS_MAX];
+	__u32 words, need, i;
+
 	if (!rt.initialized)
 		initialize();
-	if (site->enabled == &fxt_unresolved) {
-		if (rt.on) {
-			site->category_index = intern(site->category);
-			site->name_index = intern(site->name);
-			for (i = 0; i < nargs; i++)
-				site->arg_index[i] = intern(args[i].name);
-			__atomic_store_n(&site->enabled,
-					 category_enable(site->category,
-							 site->category_index),
-					 __ATOMIC_RELEASE);
-		} else {
-			site->enabled = &category_off;
-		}
+	if (site->enabled != &fxt_unresolved)
+		return;
+	if (!rt.on) {
+		__atomic_store_n(&site->enabled, &category_off, __ATOMIC_RELEASE);
+		return;
 	}
-	pthread_mutex_unlock(&rt.lock);
+	cat = intern(site->category, false);
+	name = intern(site->name, false);
+	need = cat && name ? (cat > name ? cat : name) : UINT32_MAX;
+	words = 2 + fxt_event_trailing_words(type);
+	for (i = 0; i < nargs && i < FXT_ARGS_MAX; i++) {
+		arg_name[i] = intern(args[i].name, false);
+		if (!arg_name[i])
+			need = UINT32_MAX;
+		else if (need != UINT32_MAX && arg_name[i] > need)
+			need = arg_name[i];
+		words += 1 + value_words(&args[i]);
+		site->arg_hdr[i] = fxt_arg_hdr(fxt_arg_type(args[i].kind),
+					       1 + value_words(&args[i]),
+					       arg_name[i],
+					       args[i].kind == FXT_KIND_STRING ?
+					       FXT_STRING_REF_INLINE : 0);
+	}
+	site->hdr = fxt_event_hdr(words, type, nargs, THREAD_INDEX, cat, name);
+	site->end_hdr = fxt_event_hdr(2, FXT_EVENT_DURATION_END, 0, THREAD_INDEX,
+				      cat, name);
+	__atomic_store_n(&site->need, need, __ATOMIC_RELEASE);
+	__atomic_store_n(&site->enabled, category_enable(cat), __ATOMIC_RELEASE);
+}
+
+/* The caller is inside the library (busy): no handler can come in here. */
+static void resolve(struct fxtrace_site *site, unsigned int type,
+		    unsigned int nargs, const struct fxtrace_arg *args)
+{
+	lock();
+	resolve_locked(site, type, nargs, args);
+	unlock();
+}
+
+/* TRACE_ENABLED's first use of its site. */
+bool fxt_resolve_enabled(struct fxtrace_site *site)
+{
+	if (!enter())
+		return false;	/* a handler inside the library: not now */
+	resolve(site, FXT_EVENT_INSTANT, 0, NULL);
+	leave();
+	return *site->enabled;
 }
 
 bool fxt_category_enabled(const char *category)
 {
-	bool on;
+	const volatile unsigned char *byte = NULL;
+	bool on = false;
 
-	pthread_mutex_lock(&rt.lock);
+	if (!enter())
+		return false;
+	lock();
 	if (!rt.initialized)
 		initialize();
-	on = rt.on && *category_enable(category, intern(category));
-	pthread_mutex_unlock(&rt.lock);
+	if (rt.on)
+		byte = category_enable(intern(category, true));
+	unlock();
+	on = byte && *byte;
+	leave();
 	return on;
 }
 
@@ -400,43 +698,46 @@ static void publish_durable(struct tbuf *t)
 			 __ATOMIC_RELEASE);
 }
 
-static void publish_half(struct tbuf *t, unsigned int half)
+/* Point the inline writer at half h of t, len words in. */
+static void use_half(struct tbuf *t, unsigned int h, __u32 len)
 {
-	__atomic_store_n(&t->ctl->rolling_committed[half],
-			 (__u64)t->len[half] * 8, __ATOMIC_RELEASE);
+	t->cur = h;
+	fxt_tls.base = (uint64_t *)t->half[h];
+	fxt_tls.next = fxt_tls.base + len;
+	fxt_tls.limit = fxt_tls.base + t->half_cap;
+	fxt_tls.committed = (uint64_t *)&t->ctl->rolling_committed[h];
 }
 
-/*
- * Count a dropped record.  A signal handler can drop while the thread is
- * dropping too: the one counter is updated with a single atomic add (drops
- * are off the fast path).
- */
+/* Count a dropped record (a handler may add too: one atomic add). */
 static void drop(struct tbuf *t)
 {
 	__atomic_fetch_add(&t->ctl->dropped_records, 1, __ATOMIC_RELAXED);
 }
 
-/* A name set before the thread's first event (fxt_set_thread_name). */
-static __thread char pending_name[64] __attribute__((tls_model("initial-exec")));
-
 static void read_thread_name(struct tbuf *t)
 {
-	char path[64];
-	FILE *f;
+	char path[64], buf[64];
+	ssize_t n = -1;
+	int fd;
 
 	if (pending_name[0]) {
-		snprintf(t->name, sizeof(t->name), "%s", pending_name);
-		return;
+		snprintf(buf, sizeof(buf), "%s", pending_name);
+		n = (ssize_t)strlen(buf);
+	} else {
+		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", t->tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		if (n > 0 && buf[n - 1] == '\n')
+			n--;
 	}
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/comm",
-		 (long)syscall(SYS_gettid));
-	f = fopen(path, "r");
-	if (!f || !fgets(t->name, sizeof(t->name), f))
-		snprintf(t->name, sizeof(t->name), "%d", t->tid);
-	if (f)
-		fclose(f);
-	t->name[strcspn(t->name, "\n")] = 0;
+	if (n <= 0)
+		n = snprintf(buf, sizeof(buf), "%d", t->tid);
+	/* comm is any bytes (prctl): the trace shows them as UTF-8. */
+	t->name[utf8_fix(buf, (size_t)n < sizeof(t->name) / 4 * 3 ?
+				(size_t)n : sizeof(t->name) / 4 * 3 - 1, t->name)] = 0;
 }
 
 /* A kernel-object record naming the thread, in its durable part. */
@@ -465,6 +766,37 @@ static void write_thread_records(struct tbuf *t)
 	write_thread_name(t);
 }
 
+/* Define the process's strings ndefined+1.. in t, as far as room allows. */
+static void define_strings(struct tbuf *t)
+{
+	unsigned int n = __atomic_load_n(&rt.nstrings, __ATOMIC_ACQUIRE);
+	__u32 i, words;
+
+	for (i = fxt_tls.ndefined + 1; i <= n; i++) {
+		words = 1 + fxt_stream_words(rt.string_len[i]);
+		if (t->durable_len + words > t->durable_cap)
+			break;	/* durable part full: later strings inline */
+		t->durable_len += fxt_write_string(t->durable + t->durable_len,
+						   (__u16)i, rt.strings[i],
+						   rt.string_len[i]);
+		fxt_tls.ndefined = i;
+	}
+	publish_durable(t);
+}
+
+static struct tbuf *new_tbuf(void)
+{
+	void *m = mmap(NULL, sizeof(struct tbuf), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return m == MAP_FAILED ? NULL : m;
+}
+
+static void free_tbuf(struct tbuf *t)
+{
+	munmap(t, sizeof(*t));
+}
+
 /* Point t at a buffer's parts: header page, control page, data. */
 static void map_parts(struct tbuf *t, void *map)
 {
@@ -482,33 +814,44 @@ static void map_parts(struct tbuf *t, void *map)
 /*
  * A region of the spool with the layout of a module per-task buffer; its
  * durable part starts as the module's do, with the provider's
- * announcement, so a spool is read like a set of buffers.
+ * announcement, so a spool is read like a set of buffers.  errno on failure.
  */
 static struct tbuf *attach_user(void)
 {
 	size_t size = 2 * FXT_PAGE_SIZE + rt.buffer_size;
 	struct fxtrace_buffer_header *hdr;
-	char name[64 + 16];
+	char name[128];
 	struct tbuf *t;
 	void *map;
 	off_t off;
 	__u32 n;
+	int err;
 
-	t = calloc(1, sizeof(*t));
+	t = new_tbuf();
 	if (!t)
 		return NULL;
 	t->pid = getpid();
 	t->tid = (pid_t)syscall(SYS_gettid);
 	read_thread_name(t);
 
-	pthread_mutex_lock(&rt.lock);
+	lock();
+	err = open_spool();
+	if (err) {
+		unlock();
+		free_tbuf(t);
+		errno = -err;
+		return NULL;
+	}
+	finish_calibration();
 	off = rt.spool_size;
 	map = ftruncate(rt.spool_fd, off + (off_t)size) ? MAP_FAILED :
 	      mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   rt.spool_fd, off);
 	if (map == MAP_FAILED) {
-		pthread_mutex_unlock(&rt.lock);
-		free(t);
+		err = errno;
+		unlock();
+		free_tbuf(t);
+		errno = err;
 		return NULL;
 	}
 	rt.spool_size += (off_t)size;
@@ -540,7 +883,9 @@ static struct tbuf *attach_user(void)
 
 	t->next = rt.threads;
 	rt.threads = t;
-	pthread_mutex_unlock(&rt.lock);
+	unlock();
+	fxt_tls.generation_src = (const volatile uint64_t *)&no_generation;
+	fxt_tls.generation = 0;
 	return t;
 }
 
@@ -549,30 +894,34 @@ static void detach_module(struct tbuf *t)
 	/* Unmapping the producer part retires the buffer. */
 	munmap(t->map, t->map_size);
 	munmap((void *)t->hdr, FXT_PAGE_SIZE);
-	free(t);
+	free_tbuf(t);
 }
 
-/* A per-task buffer from the module, or NULL (the thread then drops). */
+/* A per-task buffer from the module, or NULL with errno. */
 static struct tbuf *attach_module(void)
 {
 	struct fxtrace_attach at = { .size = sizeof(at) };
 	const struct fxtrace_buffer_header *hdr;
 	struct tbuf *t;
 	void *map;
+	int err;
 
 	if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
 		return NULL;
-	t = calloc(1, sizeof(*t));
+	t = new_tbuf();
 	hdr = mmap(NULL, at.header_size, PROT_READ, MAP_SHARED, rt.fd,
 		   (off_t)at.header_offset);
 	map = mmap(NULL, at.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   rt.fd, (off_t)at.producer_offset);
 	if (!t || hdr == MAP_FAILED || map == MAP_FAILED) {
+		err = errno;
 		if (map != MAP_FAILED)
 			munmap(map, at.producer_size);
 		if (hdr != MAP_FAILED)
 			munmap((void *)hdr, at.header_size);
-		free(t);
+		if (t)
+			free_tbuf(t);
+		errno = err;
 		return NULL;
 	}
 	/* The header and the producer part are two mappings here. */
@@ -596,47 +945,89 @@ static struct tbuf *attach_module(void)
 	read_thread_name(t);
 	write_thread_records(t);
 	pthread_setspecific(rt.exit_key, t);
+	fxt_tls.generation_src =
+		(const volatile uint64_t *)&rt.page->generation;
+	/* Differs from the page's: the first event syncs clock and mode. */
+	fxt_tls.generation = ~__atomic_load_n(&rt.page->generation,
+					      __ATOMIC_ACQUIRE);
 	return t;
+}
+
+/* Forget the thread's buffer: the inline writer then calls fxt_emit(). */
+static void forget_buffer(void)
+{
+	self = NULL;
+	fxt_tls.next = fxt_tls.limit = fxt_tls.base = NULL;
+	fxt_tls.committed = NULL;
+	fxt_tls.ndefined = 0;
+	fxt_tls.epoch++;	/* ends of begins in the old buffer: not here */
 }
 
 static void thread_exit(void *arg)
 {
 	if (self == arg)
-		self = NULL;
+		forget_buffer();
 	detach_module(arg);
 }
 
+/*
+ * A buffer for the calling thread.  When that fails the event is counted
+ * as lost by the process, the first failure is reported, and the thread
+ * tries again after a backoff of 1 ms doubling to 1 s.
+ */
 static struct tbuf *attach(void)
 {
-	static __thread bool failed __attribute__((tls_model("initial-exec")));
+	__u64 now = clock_ns(CLOCK_MONOTONIC);
+	struct tbuf *t;
+	int err;
 
-	if (failed)
+	if (retry_at_ns && now < retry_at_ns)
 		return NULL;
-	self = rt.module ? attach_module() : attach_user();
-	failed = !self;
-	return self;
+	t = rt.module ? attach_module() : attach_user();
+	if (!t) {
+		err = errno;
+		backoff_ns = backoff_ns ? backoff_ns * 2 : BACKOFF_MIN_NS;
+		if (backoff_ns > BACKOFF_MAX_NS)
+			backoff_ns = BACKOFF_MAX_NS;
+		retry_at_ns = now + backoff_ns;
+		if (!__atomic_exchange_n(&rt.warned_attach, true, __ATOMIC_RELAXED))
+			warn("thread %ld has no trace buffer (%s): its events are "
+			     "lost and counted; retrying", (long)syscall(SYS_gettid),
+			     strerror(err));
+		return NULL;
+	}
+	retry_at_ns = 0;
+	backoff_ns = 0;
+	self = t;
+	fxt_tls.ndefined = 0;
+	use_half(t, 0, 0);
+	t->wraps = 0;
+	return t;
 }
 
-/* A Start with a clearing disposition empties the buffer (producers only
- * write: the thread clears its own). */
+/*
+ * A Start with a clearing disposition empties the buffer (producers only
+ * write: the thread clears its own); scopes begun before it end nowhere.
+ */
 static void apply_disposition(struct tbuf *t, unsigned int disposition)
 {
 	if (disposition == FXTRACE_START_RETAIN)
 		return;
-	t->len[0] = 0;
-	t->len[1] = 0;
-	publish_half(t, 0);
-	publish_half(t, 1);
+	fxt_tls.epoch++;
+	__atomic_store_n(&t->ctl->rolling_committed[0], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->ctl->rolling_committed[1], 0, __ATOMIC_RELEASE);
 	/* Streaming keeps counting wraps: the kernel checks them. */
 	if (rt.mode != FXTRACE_MODE_STREAMING) {
-		t->cur = 0;
 		t->wraps = 0;
 		__atomic_store_n(&t->ctl->wrap_count, 0, __ATOMIC_RELEASE);
+		use_half(t, 0, 0);
+	} else {
+		use_half(t, t->cur, 0);
 	}
 	__atomic_store_n(&t->ctl->dropped_records, 0, __ATOMIC_RELAXED);
 	if (disposition == FXTRACE_START_CLEAR_ALL) {
 		t->durable_len = t->durable_reserved;
-		memset(t->defined, 0, sizeof(t->defined));
+		fxt_tls.ndefined = 0;
 		write_thread_records(t);
 	}
 }
@@ -650,14 +1041,17 @@ static struct tbuf *sync_session(struct tbuf *t)
 	const struct fxtrace_session_page *page = rt.page;
 	__u64 generation = __atomic_load_n(&page->generation, __ATOMIC_ACQUIRE);
 
-	rt.tsc = page->clock == FXTRACE_CLOCK_TSC;
+	fxt_clock_tsc = page->clock == FXTRACE_CLOCK_TSC;
 	rt.mode = page->mode;
 	if (t->session_id != page->session_id) {
 		pthread_setspecific(rt.exit_key, NULL);
+		forget_buffer();
 		detach_module(t);
-		t = self = attach_module();
-		if (!t)
+		t = attach();
+		if (!t) {
+			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
 			return NULL;
+		}
 	}
 	if (t->start_seq != page->start_seq) {
 		apply_disposition(t, page->disposition);
@@ -670,100 +1064,43 @@ static struct tbuf *sync_session(struct tbuf *t)
 		drop(t);
 		return NULL;
 	}
-	t->generation = generation;
+	fxt_tls.generation = generation;
 	return t;
 }
 
-/* After fork: forget the parent's threads; user-only writes OUTPUT.PID. */
+/*
+ * After fork: the child forgets the parent's buffers (user-only: regions
+ * of the parent's spool, still mapped here); its own spool is made at its
+ * first event, so a child that only execs leaves no file.
+ */
 static void child_after_fork(void)
 {
-	size_t len = strlen(rt.output);
+	struct tbuf *t, *next;
 
 	pthread_mutex_init(&rt.lock, NULL);
-	if (!rt.module) {
-		snprintf(rt.output + len, sizeof(rt.output) - len, ".%d",
-			 getpid());
-		close(rt.spool_fd);
-		if (open_spool())
-			rt.on = false;
+	for (t = rt.threads; t; t = next) {
+		next = t->next;
+		munmap(t->map, t->map_size);
+		free_tbuf(t);
 	}
-	/* The module did not copy our mappings into the child. */
-	if (rt.module)
-		pthread_setspecific(rt.exit_key, NULL);
 	rt.threads = NULL;
-	self = NULL;
-}
-
-/* The string ref for process-wide index i in t's provider, defining it. */
-static __u16 string_ref(struct tbuf *t, __u16 i)
-{
-	__u32 words;
-
-	if (!i)
-		return 0;
-	if (t->defined[i / 64] & (1ULL << (i % 64)))
-		return i;
-	words = 1 + fxt_stream_words(rt.string_len[i]);
-	if (t->durable_len + words > t->durable_cap)
-		return 0;	/* durable part full: the caller writes inline */
-	t->durable_len += fxt_write_string(t->durable + t->durable_len, i,
-					   rt.strings[i], rt.string_len[i]);
-	publish_durable(t);
-	t->defined[i / 64] |= 1ULL << (i % 64);
-	return i;
-}
-
-/* A ref to s: index i when it is in the table, else s inline. */
-static __u16 ref_or_inline(struct tbuf *t, __u16 i, const char *s)
-{
-	__u16 ref = string_ref(t, i);
-
-	return ref ? ref : fxt_inline_string_ref((__u32)strnlen(s, FXT_STRING_LEN_MAX));
-}
-
-static __u32 arg_words(__u16 name_ref, const struct fxtrace_arg *a)
-{
-	switch (a->kind) {
-	case FXT_KIND_INT64:
-	case FXT_KIND_UINT64:
-	case FXT_KIND_DOUBLE:
-	case FXT_KIND_POINTER:
-	case FXT_KIND_KOID:
-		return fxt_arg_words(name_ref, 1);
-	case FXT_KIND_STRING:
-		return fxt_arg_words(name_ref, fxt_stream_words(a->len));
-	default:
-		return fxt_arg_words(name_ref, 0);
+	if (rt.module) {
+		/* The module did not copy our mappings into the child. */
+		pthread_setspecific(rt.exit_key, NULL);
+		if (self)
+			free_tbuf(self);
+	} else if (rt.spool_fd >= 0) {
+		close(rt.spool_fd);
+		rt.spool_fd = -1;
 	}
+	rt.root = false;
+	rt.output[0] = 0;
+	rt.lost = 0;
+	retry_at_ns = backoff_ns = 0;
+	forget_buffer();
 }
 
-static __u32 write_arg(__u64 *p, __u16 name_ref, const struct fxtrace_arg *a)
-{
-	static const unsigned int type[] = {
-		[FXT_KIND_NULL] = FXT_ARG_NULL, [FXT_KIND_INT32] = FXT_ARG_INT32,
-		[FXT_KIND_UINT32] = FXT_ARG_UINT32, [FXT_KIND_INT64] = FXT_ARG_INT64,
-		[FXT_KIND_UINT64] = FXT_ARG_UINT64, [FXT_KIND_DOUBLE] = FXT_ARG_DOUBLE,
-		[FXT_KIND_POINTER] = FXT_ARG_POINTER, [FXT_KIND_KOID] = FXT_ARG_KOID,
-		[FXT_KIND_BOOL] = FXT_ARG_BOOL,
-	};
-
-	switch (a->kind) {
-	case FXT_KIND_NULL:
-		return fxt_write_arg_null(p, name_ref, a->name);
-	case FXT_KIND_INT32:
-	case FXT_KIND_UINT32:
-	case FXT_KIND_BOOL:
-		return fxt_write_arg32(p, type[a->kind], name_ref, a->name,
-				       (__u32)a->value.u64);
-	case FXT_KIND_STRING:
-		return fxt_write_arg_string(p, name_ref, a->name,
-					    fxt_inline_string_ref(a->len),
-					    a->value.str);
-	default:
-		return fxt_write_arg64(p, type[a->kind], name_ref, a->name,
-				       a->value.u64);
-	}
-}
+/* ---- the out-of-line writer -------------------------------------------- */
 
 /* Ask the controller to save the half just filled (streaming). */
 static void request_save(struct tbuf *t, __u64 wrap)
@@ -780,8 +1117,10 @@ static void request_save(struct tbuf *t, __u64 wrap)
 /* Room for words in the current half, moving to the other one if needed. */
 static __u64 *reserve(struct tbuf *t, __u32 words)
 {
-	if (t->len[t->cur] + words <= t->half_cap)
-		return t->half[t->cur] + t->len[t->cur];
+	unsigned int other = t->cur ^ 1;
+
+	if ((__u64)(fxt_tls.limit - fxt_tls.next) >= words)
+		return (__u64 *)fxt_tls.next;
 	if (words > t->half_cap)
 		return NULL;
 	switch (rt.mode) {
@@ -796,85 +1135,232 @@ static __u64 *reserve(struct tbuf *t, __u32 words)
 			return NULL;
 		break;
 	}
-	/* Circular overwrites the other half; streaming has it saved. */
-	t->len[t->cur ^ 1] = 0;
-	publish_half(t, t->cur ^ 1);
-	t->cur ^= 1;
+	/*
+	 * Circular overwrites the other half; streaming has it saved.  The
+	 * wrap count is a sequence count for readers (fxtrace_flush): it
+	 * changes before the first word of the reused half does.
+	 */
+	__atomic_store_n(&t->ctl->rolling_committed[other], 0, __ATOMIC_RELEASE);
 	t->wraps++;
 	__atomic_store_n(&t->ctl->wrap_count, t->wraps, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	use_half(t, other, 0);
 	if (rt.mode == FXTRACE_MODE_STREAMING)
 		request_save(t, t->wraps - 1);
-	return t->half[t->cur];
+	return (__u64 *)fxt_tls.next;
 }
 
-void fxt_emit(struct fxtrace_site *site, unsigned int event_type,
-	      uint64_t trailing, uint64_t end_time, unsigned int nargs,
-	      const struct fxtrace_arg *args)
+static void commit(__u64 *end)
 {
-	__u16 cat, name, arg_ref[FXT_ARGS_MAX];
+	fxt_tls.next = (uint64_t *)end;
+	__atomic_store_n(fxt_tls.committed,
+			 (__u64)((char *)end - (char *)fxt_tls.base),
+			 __ATOMIC_RELEASE);
+}
+
+/* A string ref for index i, or inline when t does not define it. */
+struct text {
+	__u16 ref;
+	const char *s;
+	size_t len;
+	__u32 fixed;		/* bytes once made valid */
+};
+
+static struct text text_of(__u16 i, const char *s)
+{
+	struct text x = { 0, s, 0, 0 };
+
+	if (i && i <= fxt_tls.ndefined) {
+		x.ref = i;
+		return x;
+	}
+	if (i) {
+		x.s = rt.strings[i];
+		x.len = rt.string_len[i];
+		x.fixed = (__u32)x.len;
+	} else {
+		x.len = strnlen(s, FXT_STRING_LEN_MAX + 4);
+		x.fixed = utf8_fix(s, x.len, NULL);
+	}
+	x.ref = fxt_inline_string_ref(x.fixed);
+	return x;
+}
+
+static __u32 text_words(const struct text *x)
+{
+	return fxt_string_ref_words(x->ref);
+}
+
+static __u32 put_text(__u64 *p, const struct text *x)
+{
+	return fxt_string_ref_is_inline(x->ref) ?
+	       write_text(p, x->s, x->len, x->fixed) : 0;
+}
+
+/* A counter record of the events lost without a buffer (process-wide). */
+static void write_lost(struct tbuf *t, __u64 lost)
+{
+	static const char cat[] = "fxtrace", name[] = "lost events",
+			  arg[] = "no buffer";
+	__u16 cref = fxt_inline_string_ref(sizeof(cat) - 1),
+	      nref = fxt_inline_string_ref(sizeof(name) - 1),
+	      aref = fxt_inline_string_ref(sizeof(arg) - 1);
+	__u32 aw = fxt_arg_words(aref, 1);
+	__u32 words = fxt_event_words(FXT_EVENT_COUNTER, THREAD_INDEX, cref,
+				      nref, aw);
+	__u64 *p = reserve(t, words);
+	__u32 n = 0;
+
+	if (!p)
+		return;
+	p[n++] = fxt_event_hdr(words, FXT_EVENT_COUNTER, 1, THREAD_INDEX, cref,
+			       nref);
+	p[n++] = fxt_now();
+	n += fxt_write_string_ref(p + n, cref, cat);
+	n += fxt_write_string_ref(p + n, nref, name);
+	n += fxt_write_arg64(p + n, FXT_ARG_UINT64, aref, arg, lost);
+	p[n++] = 0;		/* counter id */
+	commit(p + n);
+	t->lost_written = lost;
+}
+
+static bool emit_slow(struct fxtrace_site *site, unsigned int type,
+		      uint64_t trailing, uint64_t end_time, unsigned int nargs,
+		      const struct fxtrace_arg *args)
+{
+	struct text cat, name, argn[FXT_ARGS_MAX], argv[FXT_ARGS_MAX];
 	struct tbuf *t = self;
-	__u32 words, i, n;
-	__u64 *p, now;
+	__u32 words, i, n, aw;
+	__u64 *p, now, lost;
 
 	if (__builtin_expect(site->enabled == &fxt_unresolved, 0)) {
-		resolve(site, nargs, args);
+		resolve(site, type, nargs, args);
 		if (!*site->enabled)
-			return;
+			return false;
 	}
-	if (__builtin_expect(!t, 0)) {
+	if (!t) {
 		t = attach();
-		if (!t)
-			return;
+		if (!t) {
+			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
+			return false;
+		}
 	}
-	if (rt.module && __builtin_expect(t->generation !=
-					  __atomic_load_n(&rt.page->generation,
-							  __ATOMIC_ACQUIRE), 0)) {
+	if (rt.module && fxt_tls.generation !=
+	    __atomic_load_n(&rt.page->generation, __ATOMIC_ACQUIRE)) {
 		t = sync_session(t);
 		if (!t)
-			return;
+			return false;
 	}
 	now = fxt_now();
-	if (t->busy) {
-		drop(t);
-		return;
-	}
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lost = __atomic_load_n(&rt.lost, __ATOMIC_RELAXED);
+	if (lost != t->lost_written)
+		write_lost(t, lost);
+	define_strings(t);
 
-	cat = ref_or_inline(t, site->category_index, site->category);
-	name = ref_or_inline(t, site->name_index, site->name);
+	cat = text_of((__u16)fxt_bits(site->hdr, 32, 47), site->category);
+	name = text_of((__u16)fxt_bits(site->hdr, 48, 63), site->name);
+	if (type == FXT_EVENT_DURATION_END && !nargs &&
+	    fxt_bits(site->hdr, 16, 19) != FXT_EVENT_DURATION_END)
+		nargs = 0;	/* a scope's end: the begin's site, no args */
 	words = 0;
 	for (i = 0; i < nargs; i++) {
-		arg_ref[i] = ref_or_inline(t, site->arg_index[i], args[i].name);
-		words += arg_words(arg_ref[i], &args[i]);
+		argn[i] = text_of((__u16)fxt_bits(site->arg_hdr[i], 16, 31),
+				  args[i].name);
+		aw = value_words(&args[i]);
+		if (args[i].kind == FXT_KIND_STRING) {
+			argv[i] = (struct text){ 0, args[i].str, args[i].len, 0 };
+			argv[i].fixed = utf8_fix(args[i].str, args[i].len, NULL);
+			argv[i].ref = fxt_inline_string_ref(argv[i].fixed);
+			aw = text_words(&argv[i]);
+		}
+		words += fxt_arg_words(argn[i].ref, aw);
 	}
-	words = fxt_event_words(event_type, THREAD_INDEX, cat, name, words);
+	words += fxt_event_words(type, THREAD_INDEX, cat.ref, name.ref, 0) - 2;
+	words += 2;
 	p = words <= FXT_RECORD_WORDS_MAX ? reserve(t, words) : NULL;
 	if (!p) {
 		drop(t);
-		goto out;
+		return false;
 	}
 	n = 0;
-	p[n++] = fxt_event_hdr(words, event_type, nargs, THREAD_INDEX, cat,
-			       name);
-	p[n++] = event_type == FXT_EVENT_DURATION_COMPLETE ? end_time : now;
-	n += fxt_write_string_ref(p + n, cat, site->category);
-	n += fxt_write_string_ref(p + n, name, site->name);
-	for (i = 0; i < nargs; i++)
-		n += write_arg(p + n, arg_ref[i], &args[i]);
-	if (fxt_event_trailing_words(event_type))
-		p[n++] = event_type == FXT_EVENT_DURATION_COMPLETE ? now : trailing;
-	t->len[t->cur] += n;
-	publish_half(t, t->cur);
-out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = 0;
+	p[n++] = fxt_event_hdr(words, type, nargs, THREAD_INDEX, cat.ref,
+			       name.ref);
+	p[n++] = type == FXT_EVENT_DURATION_COMPLETE ? end_time : now;
+	n += put_text(p + n, &cat);
+	n += put_text(p + n, &name);
+	for (i = 0; i < nargs; i++) {
+		const struct fxtrace_arg *a = &args[i];
+		unsigned int at = fxt_arg_type(a->kind);
+
+		switch (a->kind) {
+		case FXT_KIND_NULL:
+			p[n++] = fxt_arg_hdr(at, fxt_arg_words(argn[i].ref, 0),
+					     argn[i].ref, 0);
+			n += put_text(p + n, &argn[i]);
+			break;
+		case FXT_KIND_INT32:
+		case FXT_KIND_UINT32:
+		case FXT_KIND_BOOL:
+			p[n++] = fxt_arg_hdr(at, fxt_arg_words(argn[i].ref, 0),
+					     argn[i].ref, (__u32)a->bits);
+			n += put_text(p + n, &argn[i]);
+			break;
+		case FXT_KIND_STRING:
+			p[n++] = fxt_arg_hdr(at, fxt_arg_words(argn[i].ref,
+							       text_words(&argv[i])),
+					     argn[i].ref, argv[i].ref);
+			n += put_text(p + n, &argn[i]);
+			n += put_text(p + n, &argv[i]);
+			break;
+		default:
+			p[n++] = fxt_arg_hdr(at, fxt_arg_words(argn[i].ref, 1),
+					     argn[i].ref, 0);
+			n += put_text(p + n, &argn[i]);
+			p[n++] = a->bits;
+			break;
+		}
+	}
+	if (fxt_event_trailing_words(type))
+		p[n++] = type == FXT_EVENT_DURATION_COMPLETE ? now : trailing;
+	commit(p + n);
+	return true;
+}
+
+bool fxt_emit(struct fxtrace_site *site, unsigned int event_type,
+	      uint64_t trailing, uint64_t end_time, unsigned int nargs,
+	      const struct fxtrace_arg *args)
+{
+	bool written;
+
+	if (!enter()) {
+		/* A handler interrupted this thread inside the library. */
+		if (self)
+			drop(self);
+		else
+			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	written = emit_slow(site, event_type, trailing, end_time, nargs, args);
+	leave();
+	return written;
+}
+
+bool fxt_emit_end(struct fxtrace_site *site, uint64_t epoch)
+{
+	if (epoch != fxt_tls.epoch)
+		return false;	/* the begin's buffer was cleared or replaced */
+	return fxt_emit(site, FXT_EVENT_DURATION_END, 0, 0, 0, NULL);
 }
 
 uint64_t fxt_thread_dropped(void)
 {
 	return self ? __atomic_load_n(&self->ctl->dropped_records,
 				      __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t fxt_process_lost(void)
+{
+	return __atomic_load_n(&rt.lost, __ATOMIC_RELAXED);
 }
 
 /*
@@ -886,19 +1372,12 @@ void fxt_set_thread_name(const char *name)
 	struct tbuf *t = self;
 
 	prctl(PR_SET_NAME, name);
-	if (!t) {
-		/* comm keeps 15 bytes: attach takes the whole name from here. */
-		snprintf(pending_name, sizeof(pending_name), "%s", name);
-		return;
-	}
-	snprintf(t->name, sizeof(t->name), "%s", name);
-	if (!t->busy) {
-		t->busy = 1;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		write_thread_name(t);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->busy = 0;
-	}
+	snprintf(pending_name, sizeof(pending_name), "%s", name);
+	if (!t || !enter())
+		return;		/* attach takes the whole name from here */
+	read_thread_name(t);
+	write_thread_name(t);
+	leave();
 }
 
 /* ---- output -------------------------------------------------------------- */
@@ -922,72 +1401,153 @@ static int write_words(int fd, const __u64 *w, size_t n)
 }
 
 /*
- * One thread's buffer: its durable part (the announcement, thread and
- * string records), the process's name once, then the halves oldest first.
+ * Copy t's halves, oldest first, with only whole committed records: a half
+ * the writer moved into during the copy is left out (the wrap count tells),
+ * the copy retried when both were.  Returns the words in copy.
  */
-static int write_thread(int fd, const struct tbuf *t, bool name_process)
+static size_t copy_halves(const struct tbuf *t, __u64 *copy)
+{
+	__u64 w1, w2, len[2];
+	unsigned int cur, try;
+
+	for (try = 0; try < 1000; try++) {
+		w1 = __atomic_load_n(&t->ctl->wrap_count, __ATOMIC_ACQUIRE);
+		cur = w1 & 1;
+		len[0] = w1 ? __atomic_load_n(&t->ctl->rolling_committed[cur ^ 1],
+					      __ATOMIC_ACQUIRE) / 8 : 0;
+		len[1] = __atomic_load_n(&t->ctl->rolling_committed[cur],
+					 __ATOMIC_ACQUIRE) / 8;
+		if (len[0] > t->half_cap || len[1] > t->half_cap)
+			return 0;
+		memcpy(copy, t->half[cur ^ 1], len[0] * 8);
+		memcpy(copy + len[0], t->half[cur], len[1] * 8);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		w2 = __atomic_load_n(&t->ctl->wrap_count, __ATOMIC_RELAXED);
+		if (w2 == w1)
+			return len[0] + len[1];
+		if (w2 == w1 + 1) {
+			/* The older half is being reused: keep the newer. */
+			memmove(copy, copy + len[0], len[1] * 8);
+			return len[1];
+		}
+	}
+	return 0;
+}
+
+/*
+ * One thread's buffer: its halves copied first, then its durable part (the
+ * announcement, thread and string records: every string an event copied
+ * refers to was committed before it), the process's name once, then the
+ * events.
+ */
+static int write_thread(int fd, const struct tbuf *t, bool name_process,
+			__u64 *copy)
 {
 	__u64 words[2 + 8 + 4];
-	char comm[64] = "";
-	unsigned int order[2], half;
-	__u32 n = 0;
-	int ret;
-	FILE *f;
+	char comm[64], fixed[64];
+	size_t nwords = copy_halves(t, copy);
+	ssize_t len = -1;
+	__u32 n;
+	int ret, cfd;
 
 	ret = write_words(fd, t->durable,
 			  __atomic_load_n(&t->ctl->durable_committed,
 					  __ATOMIC_ACQUIRE) / 8);
 	if (!ret && name_process) {
-		f = fopen("/proc/self/comm", "r");
-		if (f && fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = 0;
-		if (f)
-			fclose(f);
+		cfd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+		if (cfd >= 0) {
+			len = read(cfd, comm, sizeof(comm) - 1);
+			close(cfd);
+		}
+		if (len > 0 && comm[len - 1] == '\n')
+			len--;
+		len = len < 0 ? 0 : (ssize_t)utf8_fix(comm, (size_t)len > 40 ?
+						      40 : (size_t)len, fixed);
 		n = fxt_write_kobj_name(words, FXT_KOBJ_PROCESS, (__u64)t->pid,
-					comm, (__u32)strlen(comm), 0);
+					fixed, (__u32)len, 0);
 		ret = write_words(fd, words, n);
 	}
-	order[0] = t->wraps ? t->cur ^ 1 : 0;
-	order[1] = order[0] ^ 1;
-	for (half = 0; half < 2 && !ret; half++)
-		ret = write_words(fd, t->half[order[half]],
-				  __atomic_load_n(&t->ctl->rolling_committed[order[half]],
-						  __ATOMIC_ACQUIRE) / 8);
+	if (!ret)
+		ret = write_words(fd, copy, nwords);
+	return ret;
+}
+
+/* Under rt.lock, inside the library. */
+static int flush_locked(void)
+{
+	const __u64 magic = FXT_MAGIC_WORD;
+	size_t cap = 0;
+	__u64 *copy = NULL;
+	struct tbuf *t;
+	int fd, ret;
+
+	/* With the module the controller reads the buffers. */
+	if (!rt.on || rt.module)
+		return 0;
+	/* Only the root writes a trace without events (it owns OUTPUT). */
+	if (rt.spool_fd < 0 && (!rt.root || open_spool()))
+		return 0;
+	for (t = rt.threads; t; t = t->next)
+		if (t->half_cap * 2 > cap)
+			cap = t->half_cap * 2;
+	copy = malloc(cap * 8 + 8);
+	if (!copy)
+		return -ENOMEM;
+	fd = open(rt.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ret = fd < 0 ? -errno : write_words(fd, &magic, 1);
+	for (t = rt.threads; t && !ret; t = t->next)
+		ret = write_thread(fd, t, !t->next, copy);
+	if (fd >= 0 && close(fd) && !ret)
+		ret = -errno;
+	free(copy);
+	if (ret)
+		warn("cannot write %s: %s", rt.output, strerror(-ret));
 	return ret;
 }
 
 int fxtrace_flush(void)
 {
-	const __u64 magic = FXT_MAGIC_WORD;
-	struct tbuf *t;
-	int fd, ret;
+	int ret;
 
-	pthread_mutex_lock(&rt.lock);
-	/* With the module the controller reads the buffers. */
-	if (!rt.on || rt.module) {
-		pthread_mutex_unlock(&rt.lock);
-		return 0;
-	}
-	fd = open(rt.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ret = fd < 0 ? -errno : write_words(fd, &magic, 1);
-	for (t = rt.threads; t && !ret; t = t->next)
-		ret = write_thread(fd, t, !t->next);
-	if (fd >= 0 && close(fd) && !ret)
-		ret = -errno;
-	if (ret)
-		fprintf(stderr, "libfxtrace: cannot write %s: %s\n", rt.output,
-			strerror(-ret));
-	pthread_mutex_unlock(&rt.lock);
+	if (!enter())
+		return -EDEADLK;	/* from a handler inside the library */
+	lock();
+	if (!rt.initialized)
+		initialize();
+	ret = flush_locked();
+	unlock();
+	leave();
 	return ret;
+}
+
+/* Entries of FXTRACE_CATEGORIES that matched none of our categories. */
+static void warn_unused_patterns(void)
+{
+	unsigned int i;
+
+	if (!rt.ncategories)
+		return;
+	for (i = 0; i < rt.npatterns; i++)
+		if (!rt.pattern_used[i])
+			warn("FXTRACE_CATEGORIES: \"%s\" matched no category of "
+			     "this process", rt.patterns[i]);
 }
 
 /* A clean exit writes the trace; the spool is only needed after a crash. */
 __attribute__((destructor)) static void flush_at_exit(void)
 {
 	char path[sizeof(rt.output) + 8];
+	int ret;
 
-	if (fxtrace_flush() || !rt.on || rt.module)
+	if (!rt.on || rt.module || !enter())
 		return;
-	snprintf(path, sizeof(path), "%s.spool", rt.output);
-	unlink(path);
+	lock();
+	ret = flush_locked();
+	if (!ret && rt.spool_fd >= 0) {
+		snprintf(path, sizeof(path), "%s.spool", rt.output);
+		unlink(path);
+	}
+	warn_unused_patterns();
+	unlock();
+	leave();
 }

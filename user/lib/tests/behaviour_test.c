@@ -1,0 +1,844 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Description: libfxtrace under the conditions issue reports broke it, in
+ * user-only mode.  Each case runs in a fresh process (this program run
+ * again with a mode and the environment a user would set), and this
+ * driver checks what it wrote with the project's decoder:
+ * - scopes: a duration's end is written exactly when its begin was
+ *   (nested enabled/disabled categories, first and later runs of a site,
+ *   a fork inside a scope); TRACE_ENABLED answers as the categories say;
+ * - tree: a traced process that forks, and execs traced programs: every
+ *   process writes its own output, nobody truncates another's spool;
+ * - signal: a 200 us timer whose handler emits from the first event on
+ *   never deadlocks; every attempt is recorded or counted;
+ * - ownership: fxt_category_enabled() does not keep the caller's string;
+ * - flush: 300 flushes while two threads write in circular mode all
+ *   decode without error;
+ * - categories: FXTRACE_CATEGORIES entries are trimmed, empty and unused
+ *   entries reported once;
+ * - utf8: strings that are not UTF-8, and the 32,000-byte cut, come out
+ *   valid;
+ * - attach: a thread that cannot get a buffer is counted, warned about
+ *   once, and traced after its retry.
+ * Prints TAP.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fxtrace/trace.h>
+#include <linux/fxt.h>
+
+#include "tap.h"
+#include "trace_decode.h"
+
+static char self_path[4096];
+static char dir[] = "/tmp/fxtrace-behaviour-XXXXXX";
+
+static long gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/* ---- the cases, each in its own process ---------------------------------- */
+
+static void db_query(void)
+{
+	TRACE_DURATION("db", "query");
+}
+
+static void request(void)
+{
+	TRACE_DURATION("app", "request");
+	db_query();
+	TRACE_INSTANT("app", "after_inner", FXT_SCOPE_THREAD);
+}
+
+static void off_outer(void)
+{
+	TRACE_DURATION("db", "outer", FXT_ARG("n", 1));
+	TRACE_DURATION("app", "inner_on", FXT_ARG("n", 2));
+}
+
+static void both_off(void)
+{
+	TRACE_DURATION("db", "x");
+	TRACE_DURATION("db", "y");
+}
+
+static void both_on(void)
+{
+	TRACE_DURATION("app", "a", FXT_ARG("s", "str"));
+	TRACE_DURATION("app", "b");
+}
+
+static int mode_scopes(void)
+{
+	int run, enabled_app = 0, enabled_db = 0, i, status;
+	pid_t child;
+
+	for (run = 0; run < 2; run++) {
+		request();
+		off_outer();
+		both_off();
+		both_on();
+	}
+	for (i = 0; i < 1000; i++) {
+		enabled_app += TRACE_ENABLED("app");
+		enabled_db += TRACE_ENABLED("db");
+	}
+	printf("enabled_app %d\nenabled_db %d\n", enabled_app, enabled_db);
+	{
+		TRACE_DURATION("app", "forked");
+		fflush(stdout);
+		child = fork();
+		if (!child) {
+			TRACE_INSTANT("app", "child", FXT_SCOPE_THREAD);
+			printf("child %d\n", (int)getpid());
+		}
+	}	/* the child leaves the scope too: no end in its trace */
+	if (!child)
+		exit(0);
+	waitpid(child, &status, 0);
+	return 0;
+}
+
+static int mode_leaf(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++)
+		TRACE_INSTANT("app", "leaf", FXT_SCOPE_THREAD, FXT_ARG("i", i));
+	return 0;
+}
+
+static int mode_tree(void)
+{
+	pid_t forked, leaf;
+	int i, status, ok = 1;
+
+	for (i = 0; i < 1000; i++)
+		TRACE_INSTANT("app", "root", FXT_SCOPE_THREAD, FXT_ARG("i", i));
+	fflush(stdout);
+	forked = fork();
+	if (!forked) {
+		for (i = 0; i < 100; i++)
+			TRACE_INSTANT("app", "forked", FXT_SCOPE_THREAD,
+				      FXT_ARG("i", i));
+		exit(0);
+	}
+	leaf = fork();
+	if (!leaf) {
+		execl(self_path, self_path, "leaf", (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 1000; i++)
+		TRACE_INSTANT("app", "root", FXT_SCOPE_THREAD, FXT_ARG("i", i));
+	ok &= waitpid(forked, &status, 0) == forked && WIFEXITED(status) &&
+	      !WEXITSTATUS(status);
+	ok &= waitpid(leaf, &status, 0) == leaf && WIFEXITED(status) &&
+	      !WEXITSTATUS(status);
+	printf("forked %d\nleaf %d\nchildren_ok %d\n", (int)forked, (int)leaf, ok);
+	return 0;
+}
+
+static volatile long handler_attempts;
+
+static void tick(int sig)
+{
+	(void)sig;
+	if (TRACE_ENABLED("app")) {
+		handler_attempts++;
+		TRACE_INSTANT("app", "tick", FXT_SCOPE_THREAD);
+	}
+}
+
+static int mode_signal(void)
+{
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	struct timespec t0, t1;
+	long attempts = 0;
+
+	signal(SIGALRM, tick);
+	setitimer(ITIMER_REAL, &it, NULL);	/* before the first event */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		TRACE_INSTANT("app", "busy", FXT_SCOPE_THREAD,
+			      FXT_ARG("i", attempts));
+		attempts++;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while ((t1.tv_sec - t0.tv_sec) * 1000000000L +
+		 (t1.tv_nsec - t0.tv_nsec) < 500000000L);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("tid %ld\nattempts %ld\nhandler %ld\ndropped %llu\nlost %llu\n",
+	       gettid_(), attempts, handler_attempts,
+	       (unsigned long long)fxt_thread_dropped(),
+	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/* One call site for both threads: its category string is the caller's. */
+static void *app_event(void *arg)
+{
+	(void)arg;
+	TRACE_INSTANT("app", "event", FXT_SCOPE_THREAD);
+	return NULL;
+}
+
+static int mode_ownership(void)
+{
+	char *cat = strdup("app");
+	pthread_t th;
+
+	printf("enabled %d\n", fxt_category_enabled(cat));
+	app_event(NULL);
+	memset(cat, 'X', 3);
+	free(cat);
+	/* A new thread's buffer defines the site's category string. */
+	pthread_create(&th, NULL, app_event, NULL);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+static volatile int writers_stop;
+
+static void *writer(void *arg)
+{
+	static const char text[] = "0123456789abcdefghijklmnopqrstuvwxyz0123";
+	long i;
+
+	(void)arg;
+	for (i = 0; !writers_stop; i++) {
+		TRACE_INSTANT("app", "w", FXT_SCOPE_THREAD,
+			      FXT_STRN("s", text, (size_t)(i % 40)));
+		TRACE_DURATION_BEGIN("app", "pair", FXT_ARG("i", i));
+		TRACE_DURATION_END("app", "pair");
+	}
+	return NULL;
+}
+
+static int mode_flush(void)
+{
+	const char *path = getenv("FXTRACE_OUTPUT");
+	pthread_t th[2];
+	int k, bad = 0, flushes = 300, events = 0;
+	struct trace tr;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	pthread_create(&th[0], NULL, writer, NULL);
+	pthread_create(&th[1], NULL, writer, NULL);
+	for (k = 0; k < flushes; k++) {
+		if (fxtrace_flush())
+			bad++;
+		tr = trace_read(path);
+		if (!tr.ok || tr.errors || tr.warnings)
+			bad++;
+		events += tr.n;
+		trace_free(&tr);
+	}
+	writers_stop = 1;
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	printf("flushes %d\nbad %d\nevents %d\n", flushes, bad, events);
+	return 0;
+}
+
+static int mode_categories(void)
+{
+	TRACE_INSTANT("app", "e", FXT_SCOPE_THREAD);
+	TRACE_INSTANT("db", "e", FXT_SCOPE_THREAD);
+	TRACE_INSTANT("net", "e", FXT_SCOPE_THREAD);
+	return 0;
+}
+
+static void *renamed_thread(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "bad\xff\xfename");
+	TRACE_INSTANT("app", "named", FXT_SCOPE_THREAD);
+	return NULL;
+}
+
+static int mode_utf8(void)
+{
+	static char big[32001];
+	pthread_t th;
+
+	memset(big, 'a', 31999);
+	memcpy(big + 31999, "\xc3\xa9", 2);	/* e-acute across the cut */
+	TRACE_INSTANT("app", "bad", FXT_SCOPE_THREAD, FXT_ARG("s", "\xff\xfe ok"));
+	TRACE_INSTANT("app", "long", FXT_SCOPE_THREAD,
+		      FXT_STRN("s", big, sizeof(big)));
+	TRACE_INSTANT("app", "name\xff", FXT_SCOPE_THREAD);
+	TRACE_INSTANT("app", "good", FXT_SCOPE_THREAD, FXT_ARG("s", "caf\xc3\xa9"));
+	pthread_create(&th, NULL, renamed_thread, NULL);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+static long blocked_tid;
+
+static void *blocked(void *arg)
+{
+	int i;
+
+	(void)arg;
+	blocked_tid = gettid_();
+	for (i = 0; i < 100; i++)
+		TRACE_INSTANT("app", "lost", FXT_SCOPE_THREAD);
+	return NULL;
+}
+
+static void *retried(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 10; i++)
+		TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
+	return NULL;
+}
+
+/*
+ * A spool that cannot grow (RLIMIT_FSIZE) makes attach fail for the second
+ * thread, as full task-buffer slots do with the module.
+ */
+static int mode_attach(void)
+{
+	struct rlimit lim;
+	pthread_t th;
+	long tid;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &lim);
+	lim.rlim_cur = 2 * 4096 + (16 << 10);	/* the main thread's region */
+	setrlimit(RLIMIT_FSIZE, &lim);
+	pthread_create(&th, NULL, blocked, NULL);
+	pthread_join(th, NULL);
+	tid = blocked_tid;
+	/* The same thread again after the limit is gone: a new one here. */
+	lim.rlim_cur = lim.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	printf("lost_before %llu\n", (unsigned long long)fxt_process_lost());
+	pthread_create(&th, NULL, retried, NULL);
+	pthread_join(th, NULL);
+	printf("blocked %ld\nlost %llu\n", tid,
+	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/* The same thread fails, backs off, and is traced once it can attach. */
+static int mode_retry(void)
+{
+	struct rlimit lim;
+	int i;
+
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &lim);
+	lim.rlim_cur = 4096;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	for (i = 0; i < 50; i++)
+		TRACE_INSTANT("app", "lost", FXT_SCOPE_THREAD);
+	lim.rlim_cur = lim.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	usleep(20000);		/* past the backoff (1 ms, doubling) */
+	for (i = 0; i < 10; i++)
+		TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
+	printf("tid %ld\nlost %llu\n", gettid_(),
+	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/* ---- the driver ------------------------------------------------------------ */
+
+struct run {
+	int status;		/* waitpid status; -1: killed after the timeout */
+	char out[8192], err[8192];
+};
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+
+	buf[n] = 0;
+	if (f)
+		fclose(f);
+}
+
+/* Run this program in mode with FXTRACE_OUTPUT=output and env (NAME=VALUE). */
+static struct run run_mode(const char *mode, const char *output,
+			   const char *const *env, int timeout_s)
+{
+	static struct run r;
+	char out[4200], err[4200];
+	int i, status = 0;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/stdout", dir);
+	snprintf(err, sizeof(err), "%s/stderr", dir);
+	memset(&r, 0, sizeof(r));
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		freopen(out, "w", stdout);
+		freopen(err, "w", stderr);
+		setenv("FXTRACE_OUTPUT", output, 1);
+		unsetenv("FXTRACE_OUTPUT_ROOT");
+		unsetenv("FXTRACE_CATEGORIES");
+		unsetenv("FXTRACE_MODE");
+		unsetenv("FXTRACE_BUFFER_SIZE");
+		for (i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		execl(self_path, self_path, mode, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < timeout_s * 100; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(10000);
+	}
+	if (i == timeout_s * 100) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		status = -1;
+	}
+	r.status = status;
+	slurp(out, r.out, sizeof(r.out));
+	slurp(err, r.err, sizeof(r.err));
+	unlink(out);
+	unlink(err);
+	return r;
+}
+
+static long value(const struct run *r, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "%s ", key);
+	for (p = r->out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, pat, strlen(pat)))
+			return strtol(p + strlen(pat), NULL, 10);
+	return -1;
+}
+
+static bool exited_ok(const struct run *r)
+{
+	return r->status >= 0 && WIFEXITED(r->status) && !WEXITSTATUS(r->status);
+}
+
+static int lines(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+static void path_in(char *buf, size_t cap, const char *name)
+{
+	snprintf(buf, cap, "%s/%s", dir, name);
+}
+
+/* Remove every file in dir but stdout/stderr. */
+static void clean_dir(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[4400];
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			path_in(p, sizeof(p), e->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+}
+
+static int count_files(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int spool_files(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += strstr(e->d_name, ".spool") != NULL;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The sequence of "B name", "E name", "I name" of tid, space separated. */
+static void sequence(const struct trace *tr, uint64_t tid, char *buf, size_t cap)
+{
+	static const char code[] = { [FXT_EVENT_INSTANT] = 'I',
+		[FXT_EVENT_DURATION_BEGIN] = 'B', [FXT_EVENT_DURATION_END] = 'E' };
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < tr->n && len < cap; i++)
+		if (!tid || tr->ev[i].tid == tid)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%c %s:%s",
+						len ? ", " : "",
+						tr->ev[i].type < 4 ?
+						code[tr->ev[i].type] : '?',
+						tr->ev[i].cat, tr->ev[i].name);
+}
+
+static void test_scopes(void)
+{
+	static const char *const env[] = { "FXTRACE_CATEGORIES=app", NULL };
+	static const char once[] =
+		"B app:request, I app:after_inner, E app:request, "
+		"B app:inner_on, E app:inner_on, "
+		"B app:a, B app:b, E app:b, E app:a";
+	char out[4400], seq[2048], want[2048], child_out[4500];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "scopes.fxt");
+	r = run_mode("scopes", out, env, 30);
+	T(exited_ok(&r), "scopes: exits 0");
+	tr = trace_read(out);
+	T(tr.ok && !tr.errors && !tr.warnings, "scopes: trace decodes cleanly");
+	sequence(&tr, 0, seq, sizeof(seq));
+	snprintf(want, sizeof(want), "%s, %s, B app:forked, E app:forked",
+		 once, once);
+	T(!strcmp(seq, want), "scopes: an end exactly for each begin written");
+	if (strcmp(seq, want))
+		printf("#  got  %s\n#  want %s\n", seq, want);
+	T(value(&r, "enabled_app") == 1000 && value(&r, "enabled_db") == 0,
+	  "TRACE_ENABLED: app 1000/1000, db 0/1000 (%ld, %ld)",
+	  value(&r, "enabled_app"), value(&r, "enabled_db"));
+	trace_free(&tr);
+	snprintf(child_out, sizeof(child_out), "%s.%ld", out, value(&r, "child"));
+	tr = trace_read(child_out);
+	sequence(&tr, 0, seq, sizeof(seq));
+	T(tr.ok && !tr.errors && !strcmp(seq, "I app:child"),
+	  "scopes: a child forked inside a scope writes no end (%s: %s)",
+	  child_out, seq);
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_tree(void)
+{
+	char out[4400], p[4500];
+	struct trace tr;
+	struct run r;
+	long forked, leaf, root;
+	int i, foreign;
+
+	path_in(out, sizeof(out), "tree.fxt");
+	r = run_mode("tree", out, NULL, 60);
+	T(exited_ok(&r) && value(&r, "children_ok") == 1,
+	  "tree: the root and its children exit 0 (status %d)", r.status);
+	forked = value(&r, "forked");
+	leaf = value(&r, "leaf");
+	T(count_files() == 3 && !spool_files(),
+	  "tree: three outputs, no spool left (%d files)", count_files());
+
+	tr = trace_read(out);
+	root = tr.n ? (long)tr.ev[0].pid : -1;
+	for (i = 0, foreign = 0; i < tr.n; i++)
+		foreign += (long)tr.ev[i].pid != root;
+	T(tr.ok && !tr.errors && !tr.warnings &&
+	  trace_count(&tr, 0, "root") == 2000 && tr.n == 2000 && !foreign,
+	  "tree: %s holds the root's 2000 events only (%d, %d foreign, "
+	  "%llu errors)", out, tr.n, foreign, (unsigned long long)tr.errors);
+	trace_free(&tr);
+
+	snprintf(p, sizeof(p), "%s.%ld", out, forked);
+	tr = trace_read(p);
+	T(tr.ok && !tr.errors && !tr.warnings && tr.n == 100 &&
+	  trace_count(&tr, 0, "forked") == 100 && (long)tr.ev[0].pid == forked,
+	  "tree: the forked child's 100 events in OUTPUT.%ld (%d)", forked, tr.n);
+	trace_free(&tr);
+
+	snprintf(p, sizeof(p), "%s.%ld", out, leaf);
+	tr = trace_read(p);
+	T(tr.ok && !tr.errors && !tr.warnings && tr.n == 100 &&
+	  trace_count(&tr, 0, "leaf") == 100 && (long)tr.ev[0].pid == leaf,
+	  "tree: the exec'd program's 100 events in OUTPUT.%ld (%d)", leaf, tr.n);
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_signal(void)
+{
+	static const char *const env[] = { "FXTRACE_MODE=circular", NULL };
+	long attempts, handler, dropped, lost, tid;
+	int recorded;
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "signal.fxt");
+	r = run_mode("signal", out, env, 30);
+	T(exited_ok(&r), "signal: a 200 us timer emitting from the first event "
+	  "on: no deadlock (status %d)", r.status);
+	attempts = value(&r, "attempts");
+	handler = value(&r, "handler");
+	dropped = value(&r, "dropped");
+	lost = value(&r, "lost");
+	tid = value(&r, "tid");
+	tr = trace_read(out);
+	T(tr.ok && !tr.errors && !tr.warnings, "signal: trace decodes cleanly");
+	/* Circular: older records are overwritten, so count what the thread
+	 * tried against what it kept, dropped and lost only up to that. */
+	recorded = trace_count(&tr, (uint64_t)tid, NULL);
+	T(handler > 100 && recorded > 0 &&
+	  recorded + dropped + lost <= attempts + handler,
+	  "signal: %ld handler events, %d recorded, %ld dropped, %ld lost of %ld",
+	  handler, recorded, dropped, lost, attempts + handler);
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_signal_oneshot(void)
+{
+	static const char *const env[] = { "FXTRACE_BUFFER_SIZE=64M", NULL };
+	long attempts, handler, dropped, lost, tid;
+	int recorded;
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "signal1.fxt");
+	r = run_mode("signal", out, env, 30);
+	attempts = value(&r, "attempts");
+	handler = value(&r, "handler");
+	dropped = value(&r, "dropped");
+	lost = value(&r, "lost");
+	tid = value(&r, "tid");
+	tr = trace_read(out);
+	recorded = trace_count(&tr, (uint64_t)tid, NULL);
+	T(exited_ok(&r) && tr.ok && !tr.errors &&
+	  recorded + dropped + lost == attempts + handler,
+	  "signal, oneshot: %d recorded + %ld dropped + %ld lost == %ld attempted",
+	  recorded, dropped, lost, attempts + handler);
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_ownership(void)
+{
+	char out[4400];
+	struct trace tr;
+	struct run r;
+	int i, app = 0;
+
+	path_in(out, sizeof(out), "own.fxt");
+	r = run_mode("ownership", out, NULL, 30);
+	tr = trace_read(out);
+	for (i = 0; i < tr.n; i++)
+		app += !strcmp(tr.ev[i].cat, "app");
+	T(exited_ok(&r) && tr.ok && !tr.errors && tr.n == 2 && app == 2,
+	  "ownership: a freed category string is not used (%d of %d events "
+	  "in \"app\")", app, tr.n);
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_flush(void)
+{
+	static const char *const env[] = { "FXTRACE_MODE=circular",
+					   "FXTRACE_BUFFER_SIZE=16K", NULL };
+	char out[4400];
+	struct run r;
+
+	path_in(out, sizeof(out), "flush.fxt");
+	r = run_mode("flush", out, env, 120);
+	T(exited_ok(&r) && value(&r, "flushes") == 300 && value(&r, "bad") == 0 &&
+	  value(&r, "events") > 300,
+	  "flush: %ld of 300 flushes during writes not well formed (%ld events)",
+	  value(&r, "bad"), value(&r, "events"));
+	clean_dir();
+}
+
+static void test_categories(void)
+{
+	static const char *const trim[] = {
+		"FXTRACE_CATEGORIES= app , ,\tdb ,,", NULL };
+	static const char *const empty[] = { "FXTRACE_CATEGORIES=,,,", NULL };
+	static const char *const unused[] = {
+		"FXTRACE_CATEGORIES=app,nope", NULL };
+	char out[4400], seq[512];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "cats.fxt");
+	r = run_mode("categories", out, trim, 30);
+	tr = trace_read(out);
+	sequence(&tr, 0, seq, sizeof(seq));
+	T(exited_ok(&r) && !strcmp(seq, "I app:e, I db:e"),
+	  "categories \" app , ,\\tdb ,,\": app and db traced (%s)", seq);
+	T(lines(r.err, "libfxtrace:") == 1 && lines(r.err, "3 empty entries"),
+	  "categories: one warning about the 3 empty entries\n#  %s", r.err);
+	trace_free(&tr);
+	clean_dir();
+
+	r = run_mode("categories", out, empty, 30);
+	tr = trace_read(out);
+	T(exited_ok(&r) && tr.n == 3 && lines(r.err, "libfxtrace:") == 1,
+	  "categories \",,,\": warned once, every category traced (%d)", tr.n);
+	trace_free(&tr);
+	clean_dir();
+
+	r = run_mode("categories", out, unused, 30);
+	T(exited_ok(&r) && lines(r.err, "libfxtrace:") == 1 &&
+	  lines(r.err, "\"nope\" matched no category"),
+	  "categories \"app,nope\": one warning naming nope\n#  %s", r.err);
+	clean_dir();
+}
+
+static const struct ev *find(const struct trace *tr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < tr->n; i++)
+		if (!strcmp(tr->ev[i].name, name))
+			return &tr->ev[i];
+	return NULL;
+}
+
+static void test_utf8(void)
+{
+	char out[4400];
+	const struct ev *e;
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "utf8.fxt");
+	r = run_mode("utf8", out, NULL, 30);
+	tr = trace_read(out);
+	T(exited_ok(&r) && tr.ok && !tr.errors && !tr.warnings && tr.n == 5,
+	  "utf8: 5 events, no error or warning (%d, %llu, %llu)", tr.n,
+	  (unsigned long long)tr.errors, (unsigned long long)tr.warnings);
+	e = find(&tr, "bad");
+	T(e && !strcmp(e->arg_str[1], "\xef\xbf\xbd\xef\xbf\xbd ok"),
+	  "utf8: bad bytes become U+FFFD");
+	e = find(&tr, "long");
+	T(e && e->arg_len[1] == 31999,
+	  "utf8: 32,001 bytes cut to 31,999, not inside a character (%u)",
+	  e ? e->arg_len[1] : 0);
+	T(find(&tr, "name\xef\xbf\xbd") != NULL, "utf8: an event name made valid");
+	e = find(&tr, "good");
+	T(e && !strcmp(e->arg_str[1], "caf\xc3\xa9"), "utf8: valid UTF-8 kept");
+	T(find(&tr, "named") && tr.thread_names >= 2,
+	  "utf8: a thread with a non-UTF-8 comm is named (%d names)",
+	  tr.thread_names);
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_attach(void)
+{
+	static const char *const env[] = { "FXTRACE_BUFFER_SIZE=16K", NULL };
+	char out[4400];
+	const struct ev *e;
+	struct trace tr;
+	struct run r;
+	long blocked;
+
+	path_in(out, sizeof(out), "attach.fxt");
+	r = run_mode("attach", out, env, 30);
+	blocked = value(&r, "blocked");
+	tr = trace_read(out);
+	T(exited_ok(&r) && value(&r, "lost_before") == 100 &&
+	  value(&r, "lost") == 100,
+	  "attach: the 100 events of a thread without a buffer counted (%ld)",
+	  value(&r, "lost"));
+	T(lines(r.err, "libfxtrace:") == 1 && lines(r.err, "no trace buffer"),
+	  "attach: one line on stderr\n#  %s", r.err);
+	T(tr.ok && !tr.errors && trace_count(&tr, (uint64_t)blocked, NULL) == 0 &&
+	  trace_count(&tr, 0, "after") == 10,
+	  "attach: the next thread is traced (%d events)",
+	  trace_count(&tr, 0, "after"));
+	e = find(&tr, "lost events");
+	T(e && e->type == FXT_EVENT_COUNTER && !strcmp(e->cat, "fxtrace") &&
+	  e->arg_u64[0] == 100,
+	  "attach: the trace holds fxtrace:lost events = 100 (%llu)",
+	  e ? (unsigned long long)e->arg_u64[0] : 0ULL);
+	trace_free(&tr);
+	clean_dir();
+
+	path_in(out, sizeof(out), "retry.fxt");
+	r = run_mode("retry", out, NULL, 30);
+	tr = trace_read(out);
+	e = find(&tr, "lost events");
+	T(exited_ok(&r) && value(&r, "lost") == 50 &&
+	  trace_count(&tr, (uint64_t)value(&r, "tid"), "after") == 10 &&
+	  e && e->arg_u64[0] == 50,
+	  "attach: the same thread retries after its backoff and is traced "
+	  "(lost %ld)", value(&r, "lost"));
+	trace_free(&tr);
+	clean_dir();
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; int (*fn)(void); } modes[] = {
+		{ "scopes", mode_scopes }, { "tree", mode_tree },
+		{ "leaf", mode_leaf }, { "signal", mode_signal },
+		{ "ownership", mode_ownership }, { "flush", mode_flush },
+		{ "categories", mode_categories }, { "utf8", mode_utf8 },
+		{ "attach", mode_attach }, { "retry", mode_retry },
+	};
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	unsigned int i;
+
+	if (n <= 0)
+		return 1;
+	self_path[n] = 0;
+	if (argc > 1) {
+		for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+			if (!strcmp(argv[1], modes[i].name))
+				return modes[i].fn();
+		return 2;
+	}
+	if (!mkdtemp(dir))
+		return 1;
+	test_scopes();
+	test_tree();
+	test_signal();
+	test_signal_oneshot();
+	test_ownership();
+	test_flush();
+	test_categories();
+	test_utf8();
+	test_attach();
+	rmdir(dir);
+	return tap_plan();
+}

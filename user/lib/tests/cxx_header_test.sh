@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: <fxtrace/trace.h> compiles unchanged as C++11, 14, 17 and 20
+# with g++ and clang++ under -Wall -Wextra -Werror -pedantic (cxx_events.cc
+# uses every macro and argument type), and with NTRACE the C++ object of
+# ntrace_sample.c has no call and no fxtrace symbol and evaluates no
+# argument.  Prints TAP.
+
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+flags=(-O2 -Wall -Wextra -Werror -pedantic -I"$root/uapi" -I"$root/user/include"
+	-I"$root/user/reader")
+for cxx in g++ clang++; do
+	for std in c++11 c++14 c++17 c++20; do
+		rc=0
+		"$cxx" -std=$std "${flags[@]}" -c -o "$tmp/events.o" \
+			"$here/cxx_events.cc" 2>"$tmp/err" || rc=$?
+		result "$rc" "$cxx -std=$std -pedantic: cxx_events.cc compiles cleanly$(
+			[[ $rc == 0 ]] || echo "; $(head -3 "$tmp/err" | tr '\n' ' ')")"
+	done
+	"$cxx" -std=c++11 "${flags[@]}" -x c++ -c -o "$tmp/sample.o" \
+		"$here/ntrace_sample.c"
+	syms=$(nm "$tmp/sample.o" | grep -E 'fxt|fxtrace' || true)
+	result "$([[ -z $syms ]] && echo 0 || echo 1)" \
+		"$cxx NTRACE: no fxtrace symbol in the object${syms:+: $syms}"
+	calls=$(objdump -d --no-show-raw-insn "$tmp/sample.o" | grep -cE '\scall' || true)
+	result "$([[ $calls == 0 ]] && echo 0 || echo 1)" \
+		"$cxx NTRACE: no call instruction ($calls found)"
+	"$cxx" -o "$tmp/sample" "$tmp/sample.o"
+	rc=0
+	"$tmp/sample" || rc=$?
+	result "$rc" "$cxx NTRACE: arguments are not evaluated"
+done
+echo "1..$n"
+exit $failed

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Description: <fxtrace/trace.h> from C++ writes the same records as from
+ * C.  Runs c_events and cxx_events (the same instrumented code, built as C
+ * and as C++ with g++ and clang++), then compares their string and event
+ * records word for word, timestamps aside, and checks what only C++ has:
+ * bool, scoped enums, std::string(_view), nullptr, RAII across an
+ * exception.  Prints TAP.
+ */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/fxt.h>
+
+#include "fxt_reader.h"
+#include "tap.h"
+#include "trace_decode.h"
+
+struct recs {
+	uint64_t *words[512];
+	unsigned int nwords[512];
+	int n;
+};
+
+/*
+ * The string records (type FXT_REC_STRING) or the event records of path,
+ * timestamps zeroed.  A flush writes every string before the events, so
+ * each kind is compared on its own.
+ */
+static int records(const char *path, unsigned int type, struct recs *out)
+{
+	static char buf[1 << 20];
+	struct fxt_reader *r = fxt_reader_new(NULL, NULL);
+	FILE *f = fopen(path, "rb");
+	struct fxt_record rec;
+	size_t len, off = 0;
+	uint64_t need, *w;
+	ssize_t n;
+
+	out->n = 0;
+	if (!r || !f)
+		return -1;
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (off < len && out->n < 512 &&
+	       (n = fxt_reader_next(r, buf + off, len - off, &rec, &need)) > 0) {
+		off += (size_t)n;
+		if (rec.type != type)
+			continue;
+		w = malloc(rec.words * 8);
+		memcpy(w, rec.bytes, rec.words * 8);
+		if (rec.type == FXT_REC_EVENT) {
+			w[1] = 0;
+			if (rec.subtype == FXT_EVENT_DURATION_COMPLETE)
+				w[rec.words - 1] = 0;
+		}
+		out->words[out->n] = w;
+		out->nwords[out->n++] = (unsigned int)rec.words;
+	}
+	fxt_reader_free(r);
+	return 0;
+}
+
+static int run(const char *prog, const char *out)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (!pid) {
+		unsetenv("FXTRACE_OUTPUT_ROOT");
+		execl(prog, prog, out, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const struct ev *find(const struct trace *tr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < tr->n; i++)
+		if (!strcmp(tr->ev[i].name, name))
+			return &tr->ev[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const cxx[] = { "cxx_events_gcc", "cxx_events_clang" };
+	char self[4096], dir[4096], prog[4200], c_out[] = "/tmp/fxt-c-XXXXXX",
+	     x_out[] = "/tmp/fxt-cxx-XXXXXX";
+	static const unsigned int types[] = { FXT_REC_STRING, FXT_REC_EVENT };
+	static struct recs c[2], x[2];
+	struct trace tr;
+	const struct ev *e;
+	unsigned int k, t;
+	int i, same;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	(void)argc;
+	(void)argv;
+	if (n <= 0 || mkstemp(c_out) < 0 || mkstemp(x_out) < 0)
+		return 1;
+	self[n] = 0;
+	snprintf(dir, sizeof(dir), "%s", dirname(self));
+	snprintf(prog, sizeof(prog), "%s/c_events", dir);
+	T(run(prog, c_out) == 0 && records(c_out, FXT_REC_STRING, &c[0]) == 0 &&
+	  records(c_out, FXT_REC_EVENT, &c[1]) == 0 && c[1].n == 23,
+	  "the C program writes %d strings and %d events", c[0].n, c[1].n);
+	for (k = 0; k < 2; k++) {
+		snprintf(prog, sizeof(prog), "%s/%s", dir, cxx[k]);
+		T(run(prog, x_out) == 0 && records(x_out, FXT_REC_STRING, &x[0]) == 0 &&
+		  records(x_out, FXT_REC_EVENT, &x[1]) == 0,
+		  "%s writes a trace", cxx[k]);
+		for (t = 0; t < 2; t++) {
+			for (i = 0, same = 0; i < c[t].n && i < x[t].n; i++, same++)
+				if (c[t].nwords[i] != x[t].nwords[i] ||
+				    memcmp(c[t].words[i], x[t].words[i],
+					   c[t].nwords[i] * 8))
+					break;
+			T(same == c[t].n, "%s: the C program's %d %s records, word "
+			  "for word (first difference at %d)", cxx[k], c[t].n,
+			  types[t] == FXT_REC_STRING ? "string" : "event", same);
+			for (i = 0; same < c[t].n && same < x[t].n &&
+			     i < (int)c[t].nwords[same]; i++)
+				printf("#  C %016llx  C++ %016llx\n",
+				       (unsigned long long)c[t].words[same][i],
+				       i < (int)x[t].nwords[same] ?
+				       (unsigned long long)x[t].words[same][i] : 0ULL);
+		}
+
+		tr = trace_read(x_out);
+		T(tr.ok && !tr.errors && !tr.warnings,
+		  "%s: the trace decodes cleanly", cxx[k]);
+		e = find(&tr, "c++ types");
+		T(e && e->nargs == 7 && !strcmp(e->arg_name[1], "true") &&
+		  e->arg_u64[1] == 1 && !strcmp(e->arg_name[2], "level") &&
+		  e->arg_u64[2] == 1, "%s: bool true, enum class level::high",
+		  cxx[k]);
+		T(e && !strcmp(e->arg_str[3], "string"), "%s: std::string", cxx[k]);
+		T(e && e->nargs == 7, "%s: 7 arguments (scope, bool, enum, string, "
+		  "temporary, view, nullptr)", cxx[k]);
+		for (i = 0; i < tr.n && strcmp(tr.ev[i].name, "throws"); i++)
+			;
+		T(i + 2 < tr.n && tr.ev[i].type == FXT_EVENT_DURATION_BEGIN &&
+		  tr.ev[i + 1].type == FXT_EVENT_DURATION_END &&
+		  !strcmp(tr.ev[i + 1].name, "throws") &&
+		  !strcmp(tr.ev[i + 2].name, "caught"),
+		  "%s: TRACE_DURATION ends when an exception leaves its scope",
+		  cxx[k]);
+		trace_free(&tr);
+	}
+	unlink(c_out);
+	unlink(x_out);
+	return tap_plan();
+}
