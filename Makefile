@@ -18,6 +18,8 @@
 #   GUEST_TESTS test programs run in the QEMU guest by `make check` (TAP)
 
 B ?= build
+# The release: libfxtrace's file name, libfxtrace.pc, the packages.
+FXTRACE_VERSION := 0.1.0
 Q := $(if $(filter 1,$(V)),,@)
 
 # Default kernel tree: the running kernel's when it can load modules, else the
