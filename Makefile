@@ -13,6 +13,7 @@
 #   make man          the manual pages, from Documentation/man/*.rst (rst2man)
 #   make install      PREFIX (/usr/local), DESTDIR, LIBDIR...: see "Install" below
 #   make uninstall    removes what make install put there
+#   make dkms-source  the DKMS source tree (DKMS_SRC=DIR)
 #   make V=1          show the commands
 #
 # Each directory adds its programs in its own build.mk fragment:
@@ -43,7 +44,7 @@ UNIT_TESTS :=
 GUEST_TESTS :=
 
 .PHONY: all modules user check check-debug demo bench bench-kernel clean \
-	man install uninstall no-module
+	man install install-files uninstall no-module dkms-source
 all: $(if $(KDIR),modules,no-module) user
 
 no-module:
@@ -94,8 +95,10 @@ check-debug:
 # ---- manual pages -----------------------------------------------------------
 # Each Documentation/man/NAME.SECTION.rst includes the Documentation/ page it
 # documents, so the manual cannot drift from it.
-MAN_PAGES := $(patsubst Documentation/man/%.rst,$(B)/man/%,\
-	$(wildcard Documentation/man/*.[1-8].rst))
+# fxtrace-probe.1 only in a build with probes.
+MAN_PAGES := $(patsubst Documentation/man/%.rst,$(B)/man/%,$(filter-out \
+	$(if $(filter 1,$(PROBES)),,Documentation/man/fxtrace-probe.1.rst),\
+	$(wildcard Documentation/man/*.[1-8].rst)))
 
 $(B)/man/%: Documentation/man/%.rst $(wildcard Documentation/*.rst)
 	@mkdir -p $(@D)
@@ -149,7 +152,11 @@ $(B)/fxtrace-recorder.service: dist/systemd/fxtrace-recorder.service
 	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' \
 		$< >$@.tmp && mv $@.tmp $@
 
-install: user man $(B)/libfxtrace.pc $(B)/fxtrace-recorder.service
+# What make install copies, built without the tests (debian/rules builds this).
+install-files: $(addprefix $(B)/bin/,$(INSTALL_BINS)) $(B)/lib/libfxtrace.a \
+	$(B)/lib/libfxtrace.so $(MAN_PAGES) $(B)/libfxtrace.pc $(B)/fxtrace-recorder.service
+
+install: install-files
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/fxtrace $(DESTDIR)$(INCLUDEDIR)/linux \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(UDEVRULESDIR) \
@@ -172,6 +179,17 @@ install: user man $(B)/libfxtrace.pc $(B)/fxtrace-recorder.service
 	$(INSTALL) -m 644 dist/modprobe.d/fxtrace.conf $(DESTDIR)$(MODPROBEDIR)/
 	$(INSTALL) -m 644 $(B)/fxtrace-recorder.service $(DESTDIR)$(SYSTEMDUNITDIR)/
 	$(INSTALL) -m 644 dist/fxtrace/recorder.conf $(DESTDIR)$(SYSCONFDIR)/fxtrace/
+
+# The DKMS source tree (/usr/src/fxtrace-VERSION in fxtrace-dkms):
+# make dkms-source DKMS_SRC=DIR.
+DKMS_SRC ?= $(B)/dkms/fxtrace-$(FXTRACE_VERSION)
+dkms-source:
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)/kmod $(DKMS_SRC)/uapi/linux
+	cp Kbuild $(DKMS_SRC)/
+	cp kmod/Kbuild kmod/*.[ch] $(DKMS_SRC)/kmod/
+	rm -f $(DKMS_SRC)/kmod/*.mod.c
+	cp uapi/linux/*.h $(DKMS_SRC)/uapi/linux/
+	sed 's|@VERSION@|$(FXTRACE_VERSION)|' dkms.conf >$(DKMS_SRC)/dkms.conf
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))

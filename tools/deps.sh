@@ -16,7 +16,7 @@ packages=(
 	liburing-dev libbpf-dev libelf-dev zlib1g-dev bpftool systemtap-sdt-dev
 	lttng-tools liblttng-ust-dev trace-cmd
 	python3
-	dkms lintian debhelper fakeroot python3-docutils bash-completion pkgconf g++ rsync
+	dkms lintian debhelper fakeroot python3-docutils bash-completion pkgconf g++ rsync dh-dkms
 )
 
 missing=()
