@@ -150,6 +150,10 @@ if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
 		fi
 		echo "  guest clock=$clock $((SECONDS - t0))s" >&2
 	done
+	# The packages installed in a clean root, used in the guest
+	# (Documentation/install.rst); its TAP lines count too.
+	step install-test tools/pkg/install-test.sh &&
+		count_tap "$logs/install-test.log" install-test
 fi
 
 echo "make check: $((SECONDS - start))s; logs in $logs" >&2

@@ -1,26 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest side of tools/pkg/install-test.sh: ROOT holds the installed
-# packages, LISTS one file list per package.  With fxtrace.ko (DKMS-built)
-# loaded: a C and a C++ program built through pkg-config against ROOT's
-# libfxtrace run from ROOT's library; the installed fxtrace records the C
-# program; the trace must check and hold its events.  Then every package's
-# files are removed and ROOT must hold no file.  Prints TAP.
+# The guest side of tools/pkg/install-test.sh: the DEBs are installed
+# (dpkg-deb -x) into an empty root in the guest's /tmp.  With fxtrace.ko
+# (DKMS-built, $FXTRACE_KO) loaded: a C and a C++ program built through
+# pkg-config against the root's libfxtrace run from the root's library;
+# the installed fxtrace records the C program; the trace must check and
+# hold its events.  Then every package's files are removed and the root
+# must be empty.  Prints TAP.
 #
-# Usage: install-guest.sh ROOT LISTS
+# Usage: install-guest.sh DEB...
 
 set -uo pipefail
-root=$1 lists=$2
-lib=$root/usr/lib/x86_64-linux-gnu
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+root=$work/root lists=$work/lists
+lib=$root/usr/lib/x86_64-linux-gnu
 n=0 failed=0
 
 result() {
 	n=$((n + 1))
 	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
 }
+
+mkdir -p "$root" "$lists"
+rc=0
+for deb in "$@"; do
+	name=$(dpkg-deb -f "$deb" Package) &&
+		dpkg-deb -x "$deb" "$root" &&
+		# The package's files and links, as paths in the root.
+		dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\.\//, "/", $6); print $6 }' \
+			>"$lists/$name" || rc=1
+done
+result $rc "$# packages installed in an empty root: $(cd "$lists" && echo *)"
 
 export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$lib/pkgconfig
 flags=$(pkg-config --cflags --libs libfxtrace)
@@ -69,8 +81,11 @@ result "$([[ $resolved == "$lib/libfxtrace.so.0" ]] && echo 0 || echo 1)" \
 out=$("$work/prog_cc" 2>&1)
 result $? "the C++ program runs: $out"
 
-grep -q '^fxtrace ' /proc/modules
-result $? "fxtrace.ko from the DKMS build is loaded ($(modinfo -F vermagic fxtrace 2>/dev/null | cut -d' ' -f1))"
+# run.sh loaded $FXTRACE_KO, the module install-test.sh had DKMS build.
+magic=$(modinfo -F vermagic "${FXTRACE_KO:-}" 2>/dev/null)
+result "$(grep -q '^fxtrace ' /proc/modules && [[ ${FXTRACE_KO:-} == */dkms/* &&
+	${magic%% *} == "$(uname -r)" ]] && echo 0 || echo 1)" \
+	"fxtrace.ko of the DKMS build is loaded (${FXTRACE_KO:-no FXTRACE_KO}, vermagic ${magic%% *})"
 
 "$root/usr/bin/fxtrace" record -q -c install -o "$work/t.fxt" -- "$work/prog" >"$work/record.log" 2>&1
 result $? "the installed fxtrace record runs the program $(tr '\n' ' ' <"$work/record.log")"
@@ -82,16 +97,20 @@ ticks=$(grep -c 'install.*tick' "$work/dump.txt")
 result "$([[ $begins -ge 20 && $ticks == 10 ]] && echo 0 || echo 1)" \
 	"the trace has the program's 10 work slices ($begins begin/end records) and 10 ticks ($ticks)"
 
-man -l "$root/usr/share/man/man1/fxtrace.1" >/dev/null 2>&1
-result $? "the installed fxtrace(1) renders"
+pages=0
+for page in "$root"/usr/share/man/man*/*.gz; do
+	zcat "$page" | groff -man -Tutf8 -z 2>>"$work/groff.log" && pages=$((pages + 1))
+done
+result "$([[ $pages == 4 ]] && echo 0 || echo 1)" \
+	"the 4 installed manual pages render ($pages did)"
 
 # Removal: each package's files, then the directories they leave empty.
 for list in "$lists"/*; do
 	while IFS= read -r f; do rm -f "$root$f"; done <"$list"
 done
-find "$root" -depth -type d -empty -delete 2>/dev/null
-left=$(find "$root" -mindepth 1 2>/dev/null | head -n 5)
-result "$([[ -z $left && ! -e $root ]] && echo 0 || echo 1)" \
+find "$root" -mindepth 1 -depth -type d -empty -delete
+left=$(find "$root" -mindepth 1 | head -n 5)
+result "$([[ -z $left ]] && echo 0 || echo 1)" \
 	"nothing is left after removing the packages${left:+: $left}"
 echo "1..$n"
 exit $failed

@@ -1,18 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The install test: the .debs of tools/pkg/deb-build.sh (build/deb) go into
-# a clean root, build/install-test/root, nothing else in it; fxtrace.ko is
-# built by DKMS from that root's /usr/src/fxtrace-VERSION (a dkms tree of
-# its own, against the guest's 6.1 headers); then the guest loads that
-# module and runs tools/pkg/install-guest.sh, which builds a C and a C++
+# The install test: fxtrace.ko is built by DKMS from fxtrace-dkms's
+# /usr/src/fxtrace-VERSION (unpacked in build/install-test/root; a dkms
+# tree of its own, against the guest's 6.1 headers); then the guest loads
+# that module and runs tools/pkg/install-guest.sh, which installs the four
+# .debs of tools/pkg/deb-build.sh into an empty root, builds a C and a C++
 # program against the installed library through pkg-config, records one
 # with the installed fxtrace, checks the trace, removes the packages' files
 # and shows nothing is left.  Prints the guest's TAP.
 #
 # The root is the packages' contents (dpkg-deb -x), not a dpkg-managed
-# system: the guest's root is the host's, read-only, so the maintainer
-# scripts (addgroup, dkms autoinstall) are not run there.
+# system: the guest's root is the host's, read-only, and its kernel has no
+# overlayfs, so the maintainer scripts (addgroup, dkms autoinstall) are
+# not run there.
 #
 # Usage: tools/pkg/install-test.sh (after tools/pkg/deb-build.sh)
 
@@ -27,13 +28,9 @@ for d in "${debs[@]}"; do
 done
 
 rm -rf "$out"
-mkdir -p "$out/root" "$out/lists" "$out/dkms" "$out/dkms-install"
-for d in "${debs[@]}"; do
-	name=$(dpkg-deb -f "$d" Package)
-	dpkg-deb -x "$d" "$out/root"
-	# The package's files and links, as paths in the root.
-	dpkg-deb -c "$d" | awk '$1 !~ /^d/ { sub(/^\.\//, "/", $6); print $6 }' >"$out/lists/$name"
-done
+mkdir -p "$out/root" "$out/dkms" "$out/dkms-install"
+# fxtrace-dkms's files, for the DKMS build on this side.
+dpkg-deb -x "${debs[0]}" "$out/root"
 
 abi=$(tools/guest/kernel.sh abi 6.1)
 dkms=(--dkmstree "$out/dkms" --sourcetree "$out/root/usr/src" --installtree "$out/dkms-install")
@@ -45,7 +42,7 @@ ko=$(find "$out/dkms/fxtrace/$version/$abi" -name fxtrace.ko)
 echo "install-test: DKMS built $ko from $out/root/usr/src/fxtrace-$version"
 
 tools/guest/run.sh -t 600 -m "$ko" -o "$out/guest" \
-	"$PWD/tools/pkg/install-guest.sh $out/root $out/lists"
+	"$PWD/tools/pkg/install-guest.sh ${debs[*]/#/$PWD/}"
 rc=$?
 cat "$out/guest"/1-install-guest.sh.log
 exit $rc
