@@ -11,9 +11,10 @@
 #   make bench        user-space benchmarks against the peers
 #   make bench-kernel kernel events against ftrace, in the guest
 #   make man          the manual pages, from Documentation/man/*.rst (rst2man)
-#   make install      PREFIX (/usr/local), DESTDIR, LIBDIR...: see "Install" below
+#   make install      PREFIX (/usr/local), DESTDIR, LIBDIR...: Documentation/install.rst
 #   make uninstall    removes what make install put there
 #   make dkms-source  the DKMS source tree (DKMS_SRC=DIR)
+#   make PROBES=0     without dynamic probes (the default when libbpf is missing)
 #   make V=1          show the commands
 #
 # Each directory adds its programs in its own build.mk fragment:

@@ -14,6 +14,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tree=$root/${B:-build}/kselftest
 [[ -x $tree/run_kselftest.sh ]] || { echo "no $tree/run_kselftest.sh: run make"; exit 1; }
 
+# The runner writes the programs' output to /dev/stdout, which the guest's
+# bare devtmpfs lacks (udev makes it elsewhere): without the link, that
+# output would go to a new regular file of that name.
+if [[ ! -L /dev/stdout ]]; then
+	rm -f /dev/stdout
+	ln -s /proc/self/fd/1 /dev/stdout
+fi
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Through a pipe: the runner reopens /dev/stdout for the programs' output,
