@@ -26,6 +26,7 @@
 #include "fxt_reader.h"
 #include "fxtctl.h"
 #include "kselftest_harness.h"
+#include "fxtrace_selftest.h"
 
 #define MAX_RECS (1 << 18)
 #define CPU_TRACK_KOID 0xf0000000ULL
@@ -114,6 +115,7 @@ FIXTURE(kev) {
 
 FIXTURE_SETUP(kev)
 {
+	FXT_SELFTEST_REQUIRE_DEVICE();
 	ASSERT_EQ(0, fxtctl_open(&self->c));
 	if (!fxtctl_adopt(&self->c)) {
 		fxtctl_terminate(&self->c);

@@ -16,6 +16,7 @@
 #include <linux/fxtrace.h>
 
 #include "kselftest_harness.h"
+#include "fxtrace_selftest.h"
 
 FIXTURE(dev) {
 	int fd;
@@ -23,6 +24,7 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
+	FXT_SELFTEST_REQUIRE_DEVICE();
 	self->fd = open(FXTRACE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", FXTRACE_DEVICE, strerror(errno));
 }
@@ -150,6 +152,7 @@ FIXTURE(module) {
 
 FIXTURE_SETUP(module)
 {
+	FXT_SELFTEST_REQUIRE_DEVICE();
 }
 
 FIXTURE_TEARDOWN(module)

@@ -24,6 +24,7 @@
 #include "fxt_reader.h"
 #include "fxtctl.h"
 #include "kselftest_harness.h"
+#include "fxtrace_selftest.h"
 
 #define KiB 1024ULL
 
@@ -136,6 +137,7 @@ FIXTURE(ctl) {
 
 FIXTURE_SETUP(ctl)
 {
+	FXT_SELFTEST_REQUIRE_DEVICE();
 	ASSERT_EQ(0, fxtctl_open(&self->c));
 	/* A session left behind by a crashed test: adopt and end it. */
 	if (!fxtctl_adopt(&self->c)) {

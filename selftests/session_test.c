@@ -34,6 +34,7 @@
 #include <linux/fxtrace.h>
 
 #include "kselftest_harness.h"
+#include "fxtrace_selftest.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -445,6 +446,7 @@ FIXTURE_SETUP(nosess)
 {
 	struct fxtrace_session_info si;
 
+	FXT_SELFTEST_REQUIRE_DEVICE();
 	self->ncpus = possible_cpus();
 	ASSERT_LT(0, self->ncpus);
 	self->fd = dev_open(O_NONBLOCK);
@@ -473,6 +475,7 @@ FIXTURE(sess) {
 
 FIXTURE_SETUP(sess)
 {
+	FXT_SELFTEST_REQUIRE_DEVICE();
 	self->ncpus = possible_cpus();
 	ASSERT_LT(0, self->ncpus);
 	self->fd = dev_open(O_NONBLOCK);
@@ -2003,6 +2006,7 @@ FIXTURE_SETUP(stream)
 	struct fxtrace_config c;
 	struct fxtrace_packet p[512];
 
+	FXT_SELFTEST_REQUIRE_DEVICE();
 	self->ncpus = possible_cpus();
 	self->fd = dev_open(O_NONBLOCK);
 	ASSERT_LE(0, self->fd);

@@ -119,6 +119,10 @@ build612() {
 step module-6.1 make modules KDIR="$kdir61"
 step sparse-6.1 sparse
 step module-6.12 build612
+# Packaging (Documentation/install.rst): DKMS for both kernels, the .debs
+# and lintian.
+step dkms-build tools/pkg/dkms-build.sh
+step deb-build tools/pkg/deb-build.sh
 
 if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
 	guest_tests=$(make -s print-GUEST_TESTS)
@@ -146,6 +150,10 @@ if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
 		fi
 		echo "  guest clock=$clock $((SECONDS - t0))s" >&2
 	done
+	# The packages installed in a clean root, used in the guest
+	# (Documentation/install.rst); its TAP lines count too.
+	step install-test tools/pkg/install-test.sh &&
+		count_tap "$logs/install-test.log" install-test
 fi
 
 echo "make check: $((SECONDS - start))s; logs in $logs" >&2

@@ -17,6 +17,7 @@ packages=(
 	lttng-tools liblttng-ust-dev trace-cmd
 	python3 valgrind
 	chromium	# fxtrace report --html is tested in it (tools/fxtrace/tests/html_test.sh)
+	dkms lintian debhelper fakeroot python3-docutils bash-completion pkgconf g++ rsync dh-dkms
 )
 
 missing=()
@@ -31,14 +32,20 @@ if ((${#missing[@]})); then
 	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# checkpatch, extract-vmlinux and the kselftest harness come from linux-source.
+# checkpatch, extract-vmlinux, the kselftest harness, lib.mk and runner come
+# from linux-source.
 src=build/linux-source
 members=(
 	scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
 	scripts/extract-vmlinux
 	tools/testing/selftests/kselftest_harness.h tools/testing/selftests/kselftest.h
+	tools/testing/selftests/lib.mk tools/testing/selftests/run_kselftest.sh
+	tools/testing/selftests/kselftest/runner.sh tools/testing/selftests/kselftest/prefix.pl
+	tools/testing/selftests/kselftest/module.sh
 )
-if [[ ! -f $src/.unpacked ]]; then
+unpacked=1
+for m in "${members[@]}"; do [[ -e $src/$m ]] || unpacked=0; done
+if ((!unpacked)); then
 	mkdir -p "$src"
 	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1 \
 		"${members[@]/#/linux-source-6.1/}"

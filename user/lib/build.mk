@@ -10,13 +10,29 @@ $(LIBFXTRACE_OBJS): CFLAGS_USER += $(LIBFXTRACE_CFLAGS)
 $(B)/lib/libfxtrace.a: $(LIBFXTRACE_OBJS)
 	$(archive)
 
-$(B)/lib/libfxtrace.so: $(LIBFXTRACE_OBJS) user/lib/libfxtrace.map
+# The shared library exports exactly the functions and the object
+# <fxtrace/trace.h> declares (libfxtrace.map, checked by shared_test.sh);
+# programs record its soname, libfxtrace.so.0, which links to the file.
+LIBFXTRACE_SONAME := libfxtrace.so.0
+LIBFXTRACE_SO := $(B)/lib/libfxtrace.so.$(FXTRACE_VERSION)
+
+$(LIBFXTRACE_SO): $(LIBFXTRACE_OBJS) user/lib/libfxtrace.map
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,--version-script=user/lib/libfxtrace.map \
-		-Wl,-soname,libfxtrace.so.0 -o $@ $(LIBFXTRACE_OBJS) -lpthread
+		-Wl,-soname,$(LIBFXTRACE_SONAME) -Wl,--no-undefined -Wl,-z,relro \
+		-Wl,-z,now -o $@ $(LIBFXTRACE_OBJS) -lpthread
 
-PROGS += $(B)/lib/libfxtrace.a $(B)/lib/libfxtrace.so
+$(B)/lib/$(LIBFXTRACE_SONAME): $(LIBFXTRACE_SO)
+	$(Q)ln -sf $(notdir $<) $@
+
+$(B)/lib/libfxtrace.so: $(B)/lib/$(LIBFXTRACE_SONAME)
+	$(Q)ln -sf $(notdir $<) $@
+
+PROGS += $(B)/lib/libfxtrace.a $(LIBFXTRACE_SO) $(B)/lib/$(LIBFXTRACE_SONAME) \
+	$(B)/lib/libfxtrace.so
+
+UNIT_TESTS += user/lib/tests/shared_test.sh
 
 UNIT_TESTS += $(B)/test/lib/trace_test user/lib/tests/ntrace_test.sh
 $(B)/test/lib/trace_test: $(B)/obj/user/lib/tests/trace_test.o \

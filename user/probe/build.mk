@@ -2,20 +2,37 @@
 #
 # libfxtprobe.a (dynamic probes through libbpf, fxtprobe.h), fxtrace-probe,
 # and their guest tests.  The BPF programs are compiled with clang for the
-# bpf target against a vmlinux.h dumped from the BTF of the guest's Debian
-# 6.1 kernel image (never the build host's), and embedded in the library
-# through bpftool-generated skeletons.
+# bpf target against a vmlinux.h dumped from kernel BTF, and embedded in the
+# library through bpftool-generated skeletons.  CO-RE relocates them to the
+# kernel they load into, so the BTF is the first of: the running kernel's
+# (/sys/kernel/btf/vmlinux), the vmlinux of the kernel tree the module is
+# built against (KDIR, or the guest bench's image for its headers).
+#
+# Without libbpf, bpftool, clang or any BTF, libfxtprobe.a is
+# fxtprobe_none.c, which refuses every probe spec saying why: fxtrace and
+# fxtrace-drain work without -P.  PROBES=0 forces that build.
 
-PROBE_VMLINUX = $(shell tools/guest/kernel.sh vmlinux 6.1 2>/dev/null)
+PROBE_BTF = $(firstword $(wildcard /sys/kernel/btf/vmlinux $(KDIR)/vmlinux \
+	$(KDIR)/../../../../vmlinux))
+ifeq ($(origin PROBES),undefined)
+PROBES := $(if $(and $(shell pkg-config --exists libbpf && echo y),\
+	$(shell PATH=$$PATH:/usr/sbin:/sbin command -v bpftool),\
+	$(shell command -v clang),$(PROBE_BTF)),1,0)
+endif
+BPFTOOL := $(or $(shell PATH=$$PATH:/usr/sbin:/sbin command -v bpftool),bpftool)
 PROBE_GEN := $(B)/probe
+$(B)/obj/user/probe/%.o: CFLAGS_USER += -I$(PROBE_GEN) -Iuser/probe
+
+ifeq ($(PROBES),1)
+
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(PROBE_GEN) -Iuser/probe -I/usr/include/$(shell gcc -dumpmachine)
 
 $(PROBE_GEN)/vmlinux.h:
-	@test -n "$(PROBE_VMLINUX)" || { echo "no 6.1 guest kernel: run tools/guest/kernel.sh fetch 6.1" >&2; exit 1; }
+	@test -n "$(PROBE_BTF)" || { echo "no kernel BTF: no /sys/kernel/btf/vmlinux and no vmlinux for KDIR=$(KDIR)" >&2; exit 1; }
 	@mkdir -p $(@D)
-	$(if $(Q),@echo "  BTF     $@")
-	$(Q)bpftool btf dump file $(PROBE_VMLINUX) format c >$@.tmp && mv $@.tmp $@
+	$(if $(Q),@echo "  BTF     $@ (from $(PROBE_BTF))")
+	$(Q)$(BPFTOOL) btf dump file $(PROBE_BTF) format c >$@.tmp && mv $@.tmp $@
 
 $(PROBE_GEN)/%.bpf.o: user/probe/%.bpf.c user/probe/probe_event.h $(PROBE_GEN)/vmlinux.h
 	$(if $(Q),@echo "  BPF     $<")
@@ -23,9 +40,8 @@ $(PROBE_GEN)/%.bpf.o: user/probe/%.bpf.c user/probe/probe_event.h $(PROBE_GEN)/v
 
 $(PROBE_GEN)/%.skel.h: $(PROBE_GEN)/%.bpf.o
 	$(if $(Q),@echo "  SKEL    $@")
-	$(Q)bpftool gen skeleton $< name $(subst -,_,$*)_bpf >$@.tmp && mv $@.tmp $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf >$@.tmp && mv $@.tmp $@
 
-$(B)/obj/user/probe/%.o: CFLAGS_USER += -I$(PROBE_GEN) -Iuser/probe
 $(B)/obj/user/probe/fxtprobe.o: $(PROBE_GEN)/fxtprobe.skel.h
 $(B)/obj/user/probe/tests/probe_bench.o: $(PROBE_GEN)/bare.skel.h
 
@@ -50,3 +66,14 @@ LDLIBS_probe_bench := $(PROBE_LDLIBS)
 PROGS += $(B)/lib/libfxtprobe.a $(B)/bin/fxtrace-probe \
 	$(B)/test/probe/target $(B)/test/probe/probe_bench
 GUEST_TESTS += user/probe/tests/probe_test.sh
+
+else
+
+$(B)/lib/libfxtprobe.a: $(B)/obj/user/probe/fxtprobe_none.o
+	@echo "  NOTE    no libbpf, bpftool, clang or kernel BTF: building without dynamic probes (fxtrace record -P)"
+	$(archive)
+
+PROBE_LDLIBS :=
+PROGS += $(B)/lib/libfxtprobe.a
+
+endif

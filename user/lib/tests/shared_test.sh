@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: libfxtrace.so loads like a distribution's library.  A program
+# linked with -lfxtrace records the soname libfxtrace.so.0, which must exist
+# next to libfxtrace.so and link to the versioned file; the program must run
+# from it and write a well-formed trace; the library must export exactly the
+# functions and objects <fxtrace/trace.h> declares, all in the version node
+# of libfxtrace.map.  Prints TAP.  B (default build) is the build directory.
+
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+lib=$root/${B:-build}/lib
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+soname=$(readelf -d "$lib/libfxtrace.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+result "$([[ $soname == libfxtrace.so.0 ]] && echo 0 || echo 1)" \
+	"the soname is libfxtrace.so.0 (read: '$soname')"
+real=$(readlink -f "$lib/libfxtrace.so.0" 2>/dev/null)
+result "$([[ -f $real && $real == "$(readlink -f "$lib/libfxtrace.so")" ]] && echo 0 || echo 1)" \
+	"libfxtrace.so.0 exists and is the file libfxtrace.so links to ($real)"
+
+cat >"$tmp/prog.c" <<'EOF'
+#include <fxtrace/trace.h>
+
+int main(void)
+{
+	TRACE_DURATION("app", "main", FXT_ARG("n", 42));
+	TRACE_INSTANT("app", "tick", FXT_SCOPE_THREAD);
+	return 0;
+}
+EOF
+gcc -std=gnu11 -Wall -Wextra -Werror -I"$root/user/include" -o "$tmp/prog" \
+	"$tmp/prog.c" -L"$lib" -lfxtrace
+needed=$(readelf -d "$tmp/prog" | grep -c 'NEEDED.*\[libfxtrace\.so\.0\]')
+result "$([[ $needed == 1 ]] && echo 0 || echo 1)" "a program linked with -lfxtrace needs libfxtrace.so.0"
+rc=0
+out=$(LD_LIBRARY_PATH=$lib FXTRACE_OUTPUT=$tmp/t.fxt "$tmp/prog" 2>&1) || rc=$?
+result "$rc" "the program runs from the shared library${out:+: $out}"
+rc=0
+out=$("$root/${B:-build}/bin/fxtrace" dump "$tmp/t.fxt" 2>&1) || rc=$?
+events=$(grep -cE 'app:(main|tick)|"(main|tick)"' <<<"$out")
+result "$([[ $rc == 0 && $events -ge 3 ]] && echo 0 || echo 1)" \
+	"its trace has the begin, instant and end ($events records found, dump exit $rc)"
+
+# The header's declarations: file-scope functions and extern objects, not
+# the static inline helpers.
+declared=$(grep -E '^(extern )?[a-z_][a-z0-9_ ]*[ *]+(fxt|fxtrace)_[a-z0-9_]*[ ]*[(;]' \
+	"$root/user/include/fxtrace/trace.h" | grep -v '^static' |
+	sed -E 's/^.*[ *]((fxt|fxtrace)_[a-z0-9_]*)[ ]*[(;].*$/\1/' | sort -u)
+exported=$(nm -D --defined-only "$lib/libfxtrace.so" | awk '$2 != "A" { print $3 }' |
+	sed 's/@.*//' | sort -u)
+diff=$(diff <(echo "$declared") <(echo "$exported"))
+result "$([[ -n $declared && -z $diff ]] && echo 0 || echo 1)" \
+	"exported symbols are exactly trace.h's $(wc -w <<<"$declared") declarations${diff:+: $(tr '\n' ' ' <<<"$diff")}"
+unversioned=$(nm -D --defined-only --with-symbol-versions "$lib/libfxtrace.so" |
+	awk '$2 != "A" && $3 !~ /@@LIBFXTRACE_/ { print $3 }')
+result "$([[ -z $unversioned ]] && echo 0 || echo 1)" \
+	"every export has a LIBFXTRACE_ version${unversioned:+: $unversioned}"
+
+echo "1..$n"
+exit $failed
