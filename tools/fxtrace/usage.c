@@ -25,10 +25,16 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "  -s, --strict      count warnings as errors [default: off]\n"
 	  "  -q, --quiet       print only the summary line [default: off]\n"
 	  "  -l, --list-rules  print every rule with its severity and exit\n"
+	  "  -p, --perfetto[=fxt|json]\n"
+	  "                    import FILE (fxt) or its JSON export (json) with\n"
+	  "                    Perfetto's trace processor ($FXTRACE_TRACE_PROCESSOR,\n"
+	  "                    else trace_processor_shell on PATH) and compare its\n"
+	  "                    tables with the decoder's counts [default: fxt]\n"
 	  "  -h, --help        this help\n"
 	  "\n"
-	  "Exit status: 0 well formed, 1 errors (or warnings with --strict),\n"
-	  "2 usage error.\n" },
+	  "Exit status: 0 well formed (--perfetto: Perfetto agrees), 1 errors\n"
+	  "(or warnings with --strict; --perfetto: the import failed or disagrees),\n"
+	  "2 usage error, 3 no trace processor to run (--perfetto).\n" },
 	{ "dump", "print one line per record",
 	  "usage: fxtrace dump [--ticks] [--hex] FILE\n"
 	  "\n"
