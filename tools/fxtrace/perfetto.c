@@ -171,6 +171,7 @@ struct model {
 	int64_t fig[F_COUNT];
 	uint64_t predicted[P_COUNT];
 	uint64_t skipped;		/* records with errors, not modelled */
+	bool json;			/* the export is imported, not the trace */
 	bool have_time;
 	int error;
 };
@@ -357,11 +358,18 @@ static int model_record(void *ctx, const struct fxt_record *rec)
 	struct model *m = ctx;
 
 	if (!rec->bytes || (rec->type != FXT_REC_EVENT &&
-			    rec->type != FXT_REC_SCHED))
+			    rec->type != FXT_REC_SCHED &&
+			    rec->type != FXT_REC_LOG))
 		return 0;
 	if (!rec->valid || !rec->ts_ns_valid) {
 		m->skipped++;
 		return 0;
+	}
+	/* Perfetto ignores FXT log records; the export makes them instants. */
+	if (rec->type == FXT_REC_LOG) {
+		if (m->json)
+			add_event(m, rec, SIM_SCOPED, 0);
+		return m->error;
 	}
 	if (rec->type == FXT_REC_SCHED) {
 		model_sched(m, rec);
@@ -904,6 +912,7 @@ static int compare(struct compare *c, struct model *m, struct fxt_reader *r,
 /* The trace as `fxtrace export` writes it, in a temporary file. */
 static int export_json(struct fxtrace_input *in, char *tmp)
 {
+	struct fxt_reader *r;
 	FILE *out;
 	int fd, ret;
 
@@ -914,10 +923,16 @@ static int export_json(struct fxtrace_input *in, char *tmp)
 			close(fd);
 		return 1;
 	}
-	ret = fxtrace_export_json(out, in->reader, fxtrace_read_source,
-				  &in->src);
+	/* A reader of its own: the first walk left in->reader at the end. */
+	r = fxt_reader_new(NULL, NULL);
+	ret = r ? fxtrace_export_json(out, r, fxtrace_read_source, &in->src) :
+		  -ENOMEM;
+	fxt_reader_free(r);
 	if (fclose(out) && ret >= 0)
 		ret = -errno;
+	if (ret < 0)
+		fprintf(stderr, "fxtrace check: cannot export %s: %s\n",
+			in->path, strerror(-ret));
 	return ret < 0 ? 1 : 0;
 }
 
@@ -952,6 +967,7 @@ int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
 		fxtrace_input_close(&in, 0);
 		return FXTRACE_EXIT_NO_TRACE_PROCESSOR;
 	}
+	m.json = as_json;
 	fxt_map_init(&m.tracks, sizeof(struct sim_track));
 	fxt_map_init(&m.async_open, sizeof(uint64_t));
 	fxt_map_init(&m.counter_tracks, 1);
