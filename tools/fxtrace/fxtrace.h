@@ -162,7 +162,7 @@ int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
  * trace processor agrees with the decoder, 1 when not, 2 on usage errors, or
  * FXTRACE_EXIT_NO_TRACE_PROCESSOR when there is none to run.
  */
-#define FXTRACE_EXIT_NO_TRACE_PROCESSOR 3
+#define FXTRACE_EXIT_NO_TRACE_PROCESSOR 4
 int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
 			   bool quiet);
 

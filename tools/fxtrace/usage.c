@@ -34,7 +34,7 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "\n"
 	  "Exit status: 0 well formed (--perfetto: Perfetto agrees), 1 errors\n"
 	  "(or warnings with --strict; --perfetto: the import failed or disagrees),\n"
-	  "2 usage error, 3 no trace processor to run (--perfetto).\n" },
+	  "2 usage error, 4 no trace processor to run (--perfetto).\n" },
 	{ "dump", "print one line per record",
 	  "usage: fxtrace dump [--ticks] [--hex] FILE\n"
 	  "\n"

@@ -60,9 +60,10 @@ echo "differential: $(ls "$out/seeds" | wc -l) valid seeds, $count mutants, seed
 judge() {
 	local m=$1 check perfetto reason err stats
 	"$fxtrace" check --strict --quiet "$m" >/dev/null 2>&1
+	# 1: errors; 3 (where check has it): errors past a drainer's flush mark.
 	case $? in
 	0) check=accept ;;
-	1) check=refuse ;;
+	1 | 3) check=refuse ;;
 	*) check=crash ;;
 	esac
 	err=$(mktemp)

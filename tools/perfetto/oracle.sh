@@ -28,7 +28,7 @@ out=$B/perfetto
 [[ -x $fxtrace ]] || { echo "perfetto: $fxtrace is not built (make user)" >&2; exit 1; }
 
 "$fxtrace" check --perfetto /dev/null >/dev/null 2>&1
-if (($? == 3)); then
+if (($? == 4)); then
 	echo "perfetto: skipped (no trace processor)"
 	exit 77
 fi
