@@ -8,4 +8,4 @@ $(B)/test/perfetto/mutate: $(B)/obj/user/reader/tests/mutate.o
 	$(link)
 
 PROGS += $(B)/test/perfetto/mutate
-UNIT_TESTS += user/reader/tests/perfetto_corpus_test.sh
+UNIT_TESTS += user/reader/tests/perfetto_corpus_test.sh tools/perfetto/cli_test.sh
