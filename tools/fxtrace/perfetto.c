@@ -122,12 +122,14 @@ struct sim_event {
 	uint64_t seq;		/* file order: ties keep it */
 	int64_t dur;		/* SIM_SCOPED */
 	uint64_t flow_id;	/* SIM_FLOW_* */
+	uint64_t name;		/* hash of category and name */
 	uint32_t pid, tid;	/* 32 bits, as Perfetto keeps them */
 	enum sim_kind kind;
 };
 
 struct sim_slice {
 	int64_t ts, dur;
+	uint64_t name;		/* hash of category and name */
 };
 
 struct sim_track {
@@ -198,6 +200,11 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	return q;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
 static void add_event(struct model *m, const struct fxt_record *rec,
 		      enum sim_kind kind, int64_t dur)
 {
@@ -214,15 +221,13 @@ static void add_event(struct model *m, const struct fxt_record *rec,
 	e->seq = m->nevents++;
 	e->dur = dur;
 	e->flow_id = rec->id;
+	e->name = mix(fxt_string_hash(&rec->category),
+		      fxt_string_hash(&rec->name));
 	e->pid = (uint32_t)rec->thread.pid;
 	e->tid = (uint32_t)rec->thread.tid;
 	e->kind = kind;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 0x100000001b3ULL;
-}
 
 /* An argument named `name`: its int32 value, or false (and *bad if typed wrong). */
 static bool int32_arg(const struct fxt_record *rec, const char *name,
@@ -499,11 +504,14 @@ static void start_slice(struct model *m, const struct sim_event *e,
 		m->error = -ENOMEM;
 		return;
 	}
-	m->slices[m->nslices] = (struct sim_slice){ e->ts, dur };
+	m->slices[m->nslices] = (struct sim_slice){ e->ts, dur, e->name };
 	t->stack[t->depth++] = m->nslices++;
 }
 
-/* SliceTracker::End with no name: closes the innermost open slice. */
+/*
+ * SliceTracker::End: closes the innermost open slice, whatever its name for
+ * an FXT end; JSON ends ("E") pass their category and name, which must match.
+ */
 static void end_slice(struct model *m, const struct sim_event *e)
 {
 	struct sim_track *t = track_of(m, e, false);
@@ -514,7 +522,7 @@ static void end_slice(struct model *m, const struct sim_event *e)
 	for (i = (int)t->depth - 1; i >= 0; i--) {
 		struct sim_slice *s = &m->slices[t->stack[i]];
 
-		if (s->dur != SLICE_PENDING)
+		if (s->dur != SLICE_PENDING || (m->json && s->name != e->name))
 			continue;
 		s->dur = e->ts - s->ts;
 		if ((uint32_t)i == t->depth - 1)
