@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/perfetto/differential.sh [-n COUNT] [-s SEED] [-k DIR]: the
+# tools/perfetto/differential.sh [-n COUNT] [-s SEED] [-k DIR] [TRACE...]: the
 # differential test of `fxtrace check --strict` against Perfetto's trace
 # processor (Documentation/perfetto.rst).
 #
 # Mutates the valid traces of the decoder's corpus (corpus_test --write) and
-# the guest tests' traces up to 128 KiB (the ones `check --strict` passes) into COUNT mutants (default 10000, seed
-# default 1) with user/reader/tests/mutate.c, then asks both about each: check
-# refuses when it exits 1; Perfetto refuses when the import fails or leaves a
+# the guest tests' traces up to 128 KiB, and the TRACEs given (the ones
+# `check --strict` passes) into COUNT mutants (default $PERFETTO_MUTANTS, else
+# 10000; seed default 1) with user/reader/tests/mutate.c, then asks both about
+# each: check refuses when it exits 1; Perfetto refuses when the import fails or leaves a
 # stats row of severity error or data_loss.  Prints the agreement table and
 # fails on any mutant only Perfetto refuses (listed with its reason).
 # -k DIR keeps, per reason Perfetto gave, the smallest mutant it refused, for
@@ -21,15 +22,16 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 B=${B:-build}
-count=10000 seed=1 keep=
+count=${PERFETTO_MUTANTS:-10000} seed=1 keep=
 while getopts n:s:k: opt; do
 	case $opt in
 	n) count=$OPTARG ;;
 	s) seed=$OPTARG ;;
 	k) keep=$OPTARG ;;
-	*) echo "usage: $0 [-n COUNT] [-s SEED] [-k DIR]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-n COUNT] [-s SEED] [-k DIR] [TRACE...]" >&2; exit 2 ;;
 	esac
 done
+shift $((OPTIND - 1))
 
 tp=${FXTRACE_TRACE_PROCESSOR:-$(command -v trace_processor_shell)}
 if [[ -z $tp ]]; then
@@ -49,6 +51,9 @@ for t in "$B"/check/guest-*/files/*/*.fxt; do
 		cp "$t" "$out/seeds/guest-$(basename "$(dirname "$t")")-$(basename "$t")"
 done
 shopt -u nullglob
+for t in "$@"; do
+	cp "$t" "$out/seeds/arg-$(basename "$t")"
+done
 for t in "$out"/seeds/*.fxt; do
 	"$fxtrace" check --strict --quiet "$t" >/dev/null 2>&1 || rm "$t"
 done
