@@ -9,9 +9,10 @@
 # the guest tests' traces up to 128 KiB, and the TRACEs given (the ones
 # `check --strict` passes) into COUNT mutants (default $PERFETTO_MUTANTS, else
 # 10000; seed default 1) with user/reader/tests/mutate.c, then asks both about
-# each: check refuses when it exits 1; Perfetto refuses when the import fails or leaves a
-# stats row of severity error or data_loss.  Prints the agreement table and
-# fails on any mutant only Perfetto refuses (listed with its reason).
+# each: check refuses when it exits 1 (or 3, errors past a drainer's flush
+# mark); Perfetto refuses when the import fails or leaves a stats row of
+# severity error or data_loss.  Prints the agreement table and fails on any
+# mutant only Perfetto refuses (listed with its reason).
 # -k DIR keeps, per reason Perfetto gave, the smallest mutant it refused, for
 # the rule corpus (user/reader/tests/perfetto-corpus/).
 #
