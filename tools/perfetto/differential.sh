@@ -13,7 +13,7 @@
 # mark); Perfetto refuses when the import fails or leaves a stats row of
 # severity error or data_loss.  Prints the agreement table and fails on any
 # mutant only Perfetto refuses (listed with its reason).
-# -k DIR keeps, per reason Perfetto gave, the smallest mutant it refused, for
+# -k DIR keeps, per reason Perfetto gave, the 3 smallest mutants it refused, for
 # the rule corpus (user/reader/tests/perfetto-corpus/).
 #
 # The trace processor is found as oracle.sh finds it; without one this prints
@@ -115,7 +115,7 @@ if [[ -n $keep ]]; then
 		echo "$file $reason"
 	done < <(awk '$3 == "refuse" { print $1, $4 }' "$out/verdicts" |
 		while read -r f r; do echo "$f $(stat -c %s "$out/mutants/$f") $r"; done |
-		sort -k3,3 -k2,2n | awk '!seen[$3]++')
+		sort -k3,3 -k2,2n | awk 'seen[$3]++ < 3')
 fi
 
 only=$(awk '$2 != "refuse" && $3 == "refuse"' "$out/verdicts")
