@@ -6,6 +6,8 @@
 #   make modules      only the module;  KDIR=... picks the kernel build tree
 #   make user         only user space;  CC=clang B=build/clang for a clang build
 #   make check        everything tested (tools/check.sh), ends with "N passed, N failed"
+#   make perfetto-check  the traces of the last check against Perfetto's trace
+#                     processor, and the differential test (Documentation/perfetto.rst)
 #   make check-debug  the guest tests on a lockdep/KASAN kernel built from source (~1 h)
 #   make demo         the main job end to end (in the QEMU guest on this machine)
 #   make bench        user-space benchmarks against the peers
@@ -45,7 +47,7 @@ UNIT_TESTS :=
 GUEST_TESTS :=
 
 .PHONY: all modules user check check-debug demo bench bench-kernel clean \
-	man install install-files uninstall no-module dkms-source
+	man install install-files uninstall no-module dkms-source perfetto-check
 all: $(if $(KDIR),modules,no-module) user
 
 no-module:
@@ -83,6 +85,11 @@ check:
 
 demo:
 	tools/demo.sh
+
+# Exits 77 (an error to make) when there is no trace processor: a skip is no pass.
+perfetto-check: user
+	tools/perfetto/oracle.sh
+	tools/perfetto/differential.sh
 
 bench: user
 	tools/bench/run.sh

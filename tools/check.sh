@@ -156,6 +156,19 @@ if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
 		count_tap "$logs/install-test.log" install-test
 fi
 
+# Perfetto's trace processor as an oracle (tools/perfetto/, Documentation/
+# perfetto.rst): imports every trace above and mutants of the corpus; a skip
+# without a trace processor, never a pass.
+for t in oracle differential; do
+	tools/perfetto/$t.sh >"$logs/perfetto-$t.log" 2>&1
+	case $? in
+	0) pass ;;
+	77) skip ;;
+	*) fail "perfetto-$t (see $logs/perfetto-$t.log)" ;;
+	esac
+	echo "  perfetto-$t: $(tail -n 1 "$logs/perfetto-$t.log")" >&2
+done
+
 echo "make check: $((SECONDS - start))s; logs in $logs" >&2
 for f in "${failures[@]}"; do echo "  failed: $f" >&2; done
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -64,6 +64,7 @@ int cmd_check(int argc, char **argv)
 		{ "strict", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-rules", no_argument, NULL, 'l' },
+		{ "perfetto", optional_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -71,7 +72,7 @@ int cmd_check(int argc, char **argv)
 	struct fxtrace_source src = { .left = UINT64_MAX };
 	struct fxtrace_flush f;
 	struct fxt_reader *r;
-	const char *path;
+	const char *path, *perfetto = NULL;
 	int opt, ret;
 
 	optind = 1;
@@ -87,6 +88,9 @@ int cmd_check(int argc, char **argv)
 		case 'l':
 			list_rules();
 			return 0;
+		case 'p':
+			perfetto = optarg ? optarg : "fxt";
+			break;
 		case 'h':
 			return fxtrace_cmd_help("check");
 		default:
@@ -96,6 +100,8 @@ int cmd_check(int argc, char **argv)
 	if (argc - optind != 1)
 		return fxtrace_usage_error("check", argc == optind ?
 					   "no FILE given" : "one FILE only");
+	if (perfetto)
+		return fxtrace_check_perfetto(argc, argv, perfetto, c.quiet);
 	path = argv[optind];
 	src.fd = fxtrace_open_trace("check", path);
 	if (src.fd < 0)

@@ -230,4 +230,14 @@ int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 			void *read_ctx);
 
+/*
+ * `fxtrace check --perfetto[=MODE] FILE` (perfetto.c): FILE is argv[optind].
+ * MODE "fxt" imports the trace, "json" its export.  Returns 0 when Perfetto's
+ * trace processor agrees with the decoder, 1 when not, 2 on usage errors, or
+ * FXTRACE_EXIT_NO_TRACE_PROCESSOR when there is none to run.
+ */
+#define FXTRACE_EXIT_NO_TRACE_PROCESSOR 4
+int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
+			   bool quiet);
+
 #endif /* FXTRACE_H */

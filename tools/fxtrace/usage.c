@@ -25,13 +25,20 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "  -s, --strict      count warnings as errors [default: off]\n"
 	  "  -q, --quiet       print only the summary line [default: off]\n"
 	  "  -l, --list-rules  print every rule with its severity and exit\n"
+	  "  -p, --perfetto[=fxt|json]\n"
+	  "                    import FILE (fxt) or its JSON export (json) with\n"
+	  "                    Perfetto's trace processor ($FXTRACE_TRACE_PROCESSOR,\n"
+	  "                    else trace_processor_shell on PATH) and compare its\n"
+	  "                    tables with the decoder's counts [default: fxt]\n"
 	  "  -h, --help        this help\n"
 	  "\n"
 	  "The whole file is checked, as Perfetto reads it.\n"
 	  "\n"
-	  "Exit status: 0 well formed, 1 errors (or warnings with --strict),\n"
+	  "Exit status: 0 well formed (--perfetto: Perfetto agrees), 1 errors\n"
+	  "(or warnings with --strict; --perfetto: the import failed or disagrees),\n"
 	  "2 usage error, 3 a file fxtrace-drain did not finish, well formed up\n"
-	  "to its flush watermark only ('fxtrace recover FILE' cuts it there).\n" },
+	  "to its flush watermark only ('fxtrace recover FILE' cuts it there),\n"
+	  "4 no trace processor to run (--perfetto).\n" },
 	{ "dump", "print one line per record, in time order",
 	  "usage: fxtrace dump [--ticks] [--hex] [--file-order] [SELECTION] FILE\n"
 	  "\n"

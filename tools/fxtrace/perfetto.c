@@ -1,0 +1,1034 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perfetto.c - `fxtrace check --perfetto[=json] FILE`: import FILE with
+ * Perfetto's trace processor and compare what it shows with what fxtrace's
+ * decoder says it must show (Documentation/perfetto.rst).
+ *
+ * The decoder walks the trace and replays what Perfetto's FXT importer
+ * (src/trace_processor/importers/fuchsia/ in Perfetto's sources) does with
+ * each record: events sorted by time (ties in file order), slices on one
+ * track per thread with the slice tracker's stack rules, flows bound to the
+ * innermost slice of their thread, counters one row per numeric argument,
+ * sched_slice one row per switch to a non-idle thread.  Then one query gives
+ * the same figures from the trace processor, and every pair must agree.  Any
+ * stats row of severity error or data_loss fails the comparison too.
+ *
+ * With =json the trace is exported as `fxtrace export` does and the JSON is
+ * imported instead: the round trip must show the same slices, counters and
+ * names (scheduling records are not exported).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fxt_map.h"
+#include "fxtrace.h"
+
+#define TP_ENV		"FXTRACE_TRACE_PROCESSOR"
+#define TP_NAME		"trace_processor_shell"
+#define SLICE_PENDING	(-1)	/* Perfetto's dur of a slice still open */
+#define MAX_DEPTH	512	/* SliceTracker::kMaxDepth */
+
+/* The figures compared: names are the query's column names. */
+enum figure {
+	F_THREAD_SLICES,	/* slices on thread tracks */
+	F_THREAD_OPEN,		/* ... never closed (dur = -1) */
+	F_THREAD_ZERO,		/* ... with dur = 0 (instants, mostly) */
+	F_THREAD_DUR,		/* sum of the closed ones' durations */
+	F_ASYNC_SLICES,		/* slices on other tracks (async) */
+	F_ASYNC_OPEN,
+	F_COUNTERS,		/* counter rows */
+	F_COUNTER_TRACKS,
+	F_FLOWS,
+	F_NAMED_THREADS,
+	F_NAMED_PROCESSES,
+	F_SCHED_SLICES,
+	F_THREAD_STATES,
+	F_START,		/* trace_bounds */
+	F_END,
+	F_COUNT
+};
+
+static const char *const figure_names[F_COUNT] = {
+	[F_THREAD_SLICES] = "thread_slices",
+	[F_THREAD_OPEN] = "thread_slices_open",
+	[F_THREAD_ZERO] = "thread_slices_dur0",
+	[F_THREAD_DUR] = "thread_slices_dur_sum",
+	[F_ASYNC_SLICES] = "async_slices",
+	[F_ASYNC_OPEN] = "async_slices_open",
+	[F_COUNTERS] = "counters",
+	[F_COUNTER_TRACKS] = "counter_tracks",
+	[F_FLOWS] = "flows",
+	[F_NAMED_THREADS] = "named_threads",
+	[F_NAMED_PROCESSES] = "named_processes",
+	[F_SCHED_SLICES] = "sched_slices",
+	[F_THREAD_STATES] = "thread_states",
+	[F_START] = "start_ts",
+	[F_END] = "end_ts",
+};
+
+/*
+ * One statement, one row: the figures in enum order, then the problem
+ * stats.  Then the named threads and processes, names in hex (no quoting
+ * to undo).  Thread tracks are the tracks whose dimension is a utid.
+ */
+static const char query_fxt[] =
+	"CREATE PERFETTO TABLE _fx_ts AS SELECT s.dur FROM slice s "
+	"JOIN thread_track t ON s.track_id = t.id;\n"
+	"SELECT (SELECT count(*) FROM _fx_ts) AS thread_slices,"
+	" (SELECT count(*) FROM _fx_ts WHERE dur = -1) AS thread_slices_open,"
+	" (SELECT count(*) FROM _fx_ts WHERE dur = 0) AS thread_slices_dur0,"
+	" (SELECT ifnull(sum(dur), 0) FROM _fx_ts WHERE dur > 0)"
+	" AS thread_slices_dur_sum,"
+	" (SELECT count(*) FROM slice) - (SELECT count(*) FROM _fx_ts)"
+	" AS async_slices,"
+	" (SELECT count(*) FROM slice WHERE dur = -1) -"
+	" (SELECT count(*) FROM _fx_ts WHERE dur = -1) AS async_slices_open,"
+	" (SELECT count(*) FROM counter) AS counters,"
+	" (SELECT count(*) FROM counter_track) AS counter_tracks,"
+	" (SELECT count(*) FROM flow) AS flows,"
+	" (SELECT count(*) FROM thread WHERE name IS NOT NULL) AS named_threads,"
+	" (SELECT count(*) FROM process WHERE name IS NOT NULL)"
+	" AS named_processes,"
+	" (SELECT count(*) FROM sched_slice) AS sched_slices,"
+	" (SELECT count(*) FROM thread_state) AS thread_states,"
+	" (SELECT start_ts FROM trace_bounds) AS start_ts,"
+	" (SELECT end_ts FROM trace_bounds) AS end_ts,"
+	" (SELECT ifnull(group_concat(name || '=' || value, ' '), '')"
+	" FROM stats WHERE severity IN ('error', 'data_loss') AND value > 0)"
+	" AS problems,"
+	" (SELECT ifnull(str_value, '') FROM metadata WHERE name = 'trace_type')"
+	" AS trace_type;\n"
+	"SELECT tid, hex(name) FROM thread WHERE name IS NOT NULL;\n"
+	"SELECT pid, hex(name) FROM process WHERE name IS NOT NULL;\n";
+
+/* ---- what the decoder says Perfetto must show ----------------------------- */
+
+enum sim_kind {
+	SIM_BEGIN, SIM_END, SIM_SCOPED, SIM_FLOW_BEGIN, SIM_FLOW_STEP,
+	SIM_FLOW_END,
+};
+
+/* A thread-track event, replayed in Perfetto's order after the walk. */
+struct sim_event {
+	int64_t ts;
+	uint64_t seq;		/* file order: ties keep it */
+	int64_t dur;		/* SIM_SCOPED */
+	uint64_t flow_id;	/* SIM_FLOW_* */
+	uint64_t name;		/* hash of category and name */
+	uint32_t pid, tid;	/* 32 bits, as Perfetto keeps them */
+	enum sim_kind kind;
+};
+
+struct sim_slice {
+	int64_t ts, dur;
+	uint64_t name;		/* hash of category and name */
+};
+
+struct sim_track {
+	uint32_t *stack;	/* indexes into model.slices */
+	uint32_t depth, cap;
+};
+
+struct flow_owner {
+	uint32_t pid;
+	bool ambiguous;
+};
+
+/* Perfetto stats the replay predicts, by name. */
+enum predicted {
+	P_FLOW_NO_SLICE, P_FLOW_DUPLICATE, P_MISPLACED_END, P_OVERLAP_DROP,
+	P_MAX_DEPTH, P_NON_NUMERIC, P_ARG_TYPE, P_COUNT
+};
+
+static const char *const predicted_names[P_COUNT] = {
+	[P_FLOW_NO_SLICE] = "flow_no_enclosing_slice",
+	[P_FLOW_DUPLICATE] = "flow_duplicate_id",
+	[P_MISPLACED_END] = "misplaced_end_event",
+	[P_OVERLAP_DROP] = "slice_drop_overlapping_complete_event",
+	[P_MAX_DEPTH] = "slice_max_depth_exceeded",
+	[P_NON_NUMERIC] = "fuchsia_non_numeric_counters",
+	[P_ARG_TYPE] = "fuchsia_invalid_event_arg_type",
+};
+
+struct model {
+	struct sim_event *events;
+	size_t nevents, cap_events;
+	struct sim_slice *slices;
+	size_t nslices, cap_slices;
+	struct fxt_map tracks;		/* (pid, tid) -> sim_track */
+	struct fxt_map async_open;	/* (id, pid ^ name ^ cat) -> count */
+	struct fxt_map counter_tracks;	/* (pid, series hash) -> nothing */
+	struct fxt_map active_flows;	/* (pid, id) -> global flow id */
+	struct fxt_map flow_owners;	/* (id, 0) -> flow_owner */
+	struct fxt_map flow_slices;	/* (global id, 0) -> slice index */
+	uint64_t next_flow;
+	int64_t fig[F_COUNT];
+	uint64_t predicted[P_COUNT];
+	uint64_t skipped;		/* records with errors, not modelled */
+	bool json;			/* the export is imported, not the trace */
+	bool have_time;
+	int error;
+};
+
+static void see_time(struct model *m, int64_t ns)
+{
+	if (!m->have_time || ns < m->fig[F_START])
+		m->fig[F_START] = ns;
+	if (!m->have_time || ns > m->fig[F_END])
+		m->fig[F_END] = ns;
+	m->have_time = true;
+}
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 1024;
+	void *q;
+
+	if (n < *cap)
+		return p;
+	q = realloc(p, c * size);
+	if (q)
+		*cap = c;
+	return q;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
+static void add_event(struct model *m, const struct fxt_record *rec,
+		      enum sim_kind kind, int64_t dur)
+{
+	struct sim_event *e;
+	void *p = grow(m->events, &m->cap_events, m->nevents, sizeof(*e));
+
+	if (!p) {
+		m->error = -ENOMEM;
+		return;
+	}
+	m->events = p;
+	e = &m->events[m->nevents];
+	e->ts = rec->ts_ns;
+	e->seq = m->nevents++;
+	e->dur = dur;
+	e->flow_id = rec->id;
+	e->name = mix(fxt_string_hash(&rec->category),
+		      fxt_string_hash(&rec->name));
+	e->pid = (uint32_t)rec->thread.pid;
+	e->tid = (uint32_t)rec->thread.tid;
+	e->kind = kind;
+}
+
+
+/* An argument named `name`: its int32 value, or false (and *bad if typed wrong). */
+static bool int32_arg(const struct fxt_record *rec, const char *name,
+		      int64_t *value, bool *bad)
+{
+	uint32_t i;
+
+	for (i = 0; i < rec->nargs; i++) {
+		if (!fxt_string_is(&rec->args[i].name, name))
+			continue;
+		if (rec->args[i].type != FXT_ARG_INT32) {
+			*bad = true;
+			return false;
+		}
+		*value = rec->args[i].value.i64;
+		return true;
+	}
+	return false;
+}
+
+static bool koid_arg_ok(const struct fxt_record *rec, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < rec->nargs; i++)
+		if (fxt_string_is(&rec->args[i].name, name) &&
+		    rec->args[i].type != FXT_ARG_KOID)
+			return false;
+	return true;
+}
+
+static void model_counter(struct model *m, const struct fxt_record *rec)
+{
+	uint64_t name = fxt_string_hash(&rec->name);
+	bool any = false;
+	uint32_t i;
+	double v;
+
+	for (i = 0; i < rec->nargs; i++) {
+		if (!fxt_arg_number(&rec->args[i], &v)) {
+			m->predicted[P_NON_NUMERIC]++;
+			continue;
+		}
+		m->fig[F_COUNTERS]++;
+		any = true;
+		if (!fxt_map_put(&m->counter_tracks, (uint32_t)rec->thread.pid,
+				 mix(mix(name, fxt_string_hash(&rec->args[i].name)),
+				     rec->id), NULL))
+			m->error = -ENOMEM;
+	}
+	if (any)
+		see_time(m, rec->ts_ns);
+}
+
+static void model_async(struct model *m, const struct fxt_record *rec)
+{
+	uint64_t key = mix(mix(mix(0, (uint32_t)rec->thread.pid),
+			       fxt_string_hash(&rec->name)),
+			   fxt_string_hash(&rec->category));
+	uint64_t *open;
+
+	if (rec->subtype == FXT_EVENT_ASYNC_END) {
+		open = fxt_map_get(&m->async_open, rec->id, key);
+		if (open && *open) {
+			(*open)--;
+			m->fig[F_ASYNC_OPEN]--;
+			see_time(m, rec->ts_ns);
+		}
+		return;
+	}
+	m->fig[F_ASYNC_SLICES]++;
+	see_time(m, rec->ts_ns);
+	if (rec->subtype == FXT_EVENT_ASYNC_INSTANT)
+		return;
+	open = fxt_map_put(&m->async_open, rec->id, key, NULL);
+	if (!open) {
+		m->error = -ENOMEM;
+		return;
+	}
+	(*open)++;
+	m->fig[F_ASYNC_OPEN]++;
+}
+
+static void model_sched(struct model *m, const struct fxt_record *rec)
+{
+	int64_t in_w = 0, out_w = 0, w = 0;
+	bool bad = false;
+
+	switch (rec->subtype) {
+	case FXT_SCHED_CONTEXT_SWITCH:
+		int32_arg(rec, "incoming_weight", &in_w, &bad);
+		int32_arg(rec, "outgoing_weight", &out_w, &bad);
+		if (bad) {
+			m->predicted[P_ARG_TYPE]++;
+			return;
+		}
+		if (in_w != FXT_SCHED_WEIGHT_IDLE) {
+			m->fig[F_SCHED_SLICES]++;
+			m->fig[F_THREAD_STATES]++;
+		}
+		if (out_w != FXT_SCHED_WEIGHT_IDLE)
+			m->fig[F_THREAD_STATES]++;
+		if (in_w != FXT_SCHED_WEIGHT_IDLE ||
+		    out_w != FXT_SCHED_WEIGHT_IDLE)
+			see_time(m, rec->ts_ns);
+		break;
+	case FXT_SCHED_WAKEUP:
+		int32_arg(rec, "weight", &w, &bad);
+		if (bad || !koid_arg_ok(rec, "waker")) {
+			m->predicted[P_ARG_TYPE]++;
+			return;
+		}
+		if (w != FXT_SCHED_WEIGHT_IDLE) {
+			m->fig[F_THREAD_STATES]++;
+			see_time(m, rec->ts_ns);
+		}
+		break;
+	case FXT_SCHED_LEGACY_CONTEXT_SWITCH:
+		/*
+		 * Idle is pid 0 and priority 0; fxtrace writes no legacy
+		 * switches, so the priority alone decides here.
+		 */
+		m->fig[F_SCHED_SLICES] += rec->in_prio != 0;
+		m->fig[F_THREAD_STATES] += (rec->in_prio != 0) +
+					   (rec->out_prio != 0);
+		see_time(m, rec->ts_ns);
+		break;
+	}
+}
+
+static int model_record(void *ctx, const struct fxt_record *rec)
+{
+	struct model *m = ctx;
+
+	if (!rec->bytes || (rec->type != FXT_REC_EVENT &&
+			    rec->type != FXT_REC_SCHED &&
+			    rec->type != FXT_REC_LOG))
+		return 0;
+	if (!rec->valid || !rec->ts_ns_valid) {
+		m->skipped++;
+		return 0;
+	}
+	/* Perfetto ignores FXT log records; the export makes them instants. */
+	if (rec->type == FXT_REC_LOG) {
+		if (m->json)
+			add_event(m, rec, SIM_SCOPED, 0);
+		return m->error;
+	}
+	if (rec->type == FXT_REC_SCHED) {
+		model_sched(m, rec);
+		return m->error;
+	}
+	switch (rec->subtype) {
+	case FXT_EVENT_INSTANT:
+		add_event(m, rec, SIM_SCOPED, 0);
+		break;
+	case FXT_EVENT_COUNTER:
+		model_counter(m, rec);
+		break;
+	case FXT_EVENT_DURATION_BEGIN:
+		add_event(m, rec, SIM_BEGIN, 0);
+		break;
+	case FXT_EVENT_DURATION_END:
+		add_event(m, rec, SIM_END, 0);
+		break;
+	case FXT_EVENT_DURATION_COMPLETE:
+		if (rec->end_ts_ns_valid && rec->end_ts_ns >= rec->ts_ns)
+			add_event(m, rec, SIM_SCOPED,
+				  rec->end_ts_ns - rec->ts_ns);
+		break;
+	case FXT_EVENT_ASYNC_BEGIN:
+	case FXT_EVENT_ASYNC_INSTANT:
+	case FXT_EVENT_ASYNC_END:
+		model_async(m, rec);
+		break;
+	case FXT_EVENT_FLOW_BEGIN:
+		add_event(m, rec, SIM_FLOW_BEGIN, 0);
+		break;
+	case FXT_EVENT_FLOW_STEP:
+		add_event(m, rec, SIM_FLOW_STEP, 0);
+		break;
+	case FXT_EVENT_FLOW_END:
+		add_event(m, rec, SIM_FLOW_END, 0);
+		break;
+	}
+	return m->error;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct sim_event *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct sim_track *track_of(struct model *m, const struct sim_event *e,
+				  bool create)
+{
+	struct sim_track *t;
+
+	if (!create)
+		return fxt_map_get(&m->tracks, e->pid, e->tid);
+	t = fxt_map_put(&m->tracks, e->pid, e->tid, NULL);
+	if (!t)
+		m->error = -ENOMEM;
+	return t;
+}
+
+/* SliceTracker::MaybeCloseStack: false when the new slice is dropped. */
+static bool close_stack(struct model *m, struct sim_track *t, int64_t ts,
+			int64_t dur)
+{
+	bool open_child = false;
+	int i, j;
+
+	for (i = (int)t->depth - 1; i >= 0; i--) {
+		struct sim_slice *s = &m->slices[t->stack[i]];
+		int64_t end = s->ts + s->dur;
+
+		if (s->dur == SLICE_PENDING) {
+			open_child = true;
+			continue;
+		}
+		if (open_child) {
+			if (ts <= end)
+				continue;
+			m->predicted[P_MISPLACED_END]++;
+			for (j = (int)t->depth - 1; j > i; j--)
+				m->slices[t->stack[j]].dur =
+					end - m->slices[t->stack[j]].ts;
+			t->depth = i;
+			open_child = false;
+			continue;
+		}
+		if (end < ts || (end == ts && !(s->dur == 0 && dur == 0))) {
+			t->depth--;	/* pops the top, as Perfetto does */
+			continue;
+		}
+		if (dur == SLICE_PENDING)
+			continue;
+		if (ts < end && ts + dur > end) {
+			m->predicted[P_OVERLAP_DROP]++;
+			return false;
+		}
+	}
+	return true;
+}
+
+static void start_slice(struct model *m, const struct sim_event *e,
+			int64_t dur)
+{
+	struct sim_track *t = track_of(m, e, true);
+	void *p;
+
+	if (!t || !close_stack(m, t, e->ts, dur))
+		return;
+	if (t->depth >= MAX_DEPTH) {
+		m->predicted[P_MAX_DEPTH]++;
+		return;
+	}
+	p = grow(m->slices, &m->cap_slices, m->nslices, sizeof(*m->slices));
+	if (p)
+		m->slices = p;
+	if (p && t->depth == t->cap) {
+		p = realloc(t->stack, (t->cap * 2 + 8) * sizeof(*t->stack));
+		if (p) {
+			t->stack = p;
+			t->cap = t->cap * 2 + 8;
+		}
+	}
+	if (!p) {
+		m->error = -ENOMEM;
+		return;
+	}
+	m->slices[m->nslices] = (struct sim_slice){ e->ts, dur, e->name };
+	t->stack[t->depth++] = m->nslices++;
+}
+
+/*
+ * SliceTracker::End: closes the innermost open slice, whatever its name for
+ * an FXT end; JSON ends ("E") pass their category and name, which must match.
+ */
+static void end_slice(struct model *m, const struct sim_event *e)
+{
+	struct sim_track *t = track_of(m, e, false);
+	int i;
+
+	if (!t || !close_stack(m, t, e->ts, SLICE_PENDING))
+		return;
+	for (i = (int)t->depth - 1; i >= 0; i--) {
+		struct sim_slice *s = &m->slices[t->stack[i]];
+
+		if (s->dur != SLICE_PENDING || (m->json && s->name != e->name))
+			continue;
+		s->dur = e->ts - s->ts;
+		if ((uint32_t)i == t->depth - 1)
+			t->depth--;
+		return;
+	}
+}
+
+/* The innermost slice of the event's thread, or -1 (GetTopmostSliceOnTrack). */
+static int64_t top_slice(struct model *m, const struct sim_event *e)
+{
+	struct sim_track *t = track_of(m, e, false);
+
+	return t && t->depth ? (int64_t)t->stack[t->depth - 1] : -1;
+}
+
+/*
+ * FuchsiaTraceParser::GetGlobalFlowId: flow ids are scoped by process; a
+ * step or end from another process joins the flow of the only process that
+ * began that id.  Returns false when the id resolves to no flow.
+ */
+static bool resolve_flow(struct model *m, const struct sim_event *e,
+			 uint64_t *global, uint32_t *owner)
+{
+	uint64_t *g = fxt_map_get(&m->active_flows, e->pid, e->flow_id);
+	struct flow_owner *o;
+	int created;
+
+	*owner = e->pid;
+	if (g) {
+		*global = *g;
+		return true;
+	}
+	if (e->kind == SIM_FLOW_BEGIN) {
+		g = fxt_map_put(&m->active_flows, e->pid, e->flow_id, NULL);
+		o = g ? fxt_map_put(&m->flow_owners, e->flow_id, 0,
+				    &created) : NULL;
+		if (!o) {
+			m->error = -ENOMEM;
+			return false;
+		}
+		*g = *global = m->next_flow++;
+		if (created)
+			o->pid = e->pid;
+		else if (o->pid != e->pid)
+			o->ambiguous = true;
+		return true;
+	}
+	o = fxt_map_get(&m->flow_owners, e->flow_id, 0);
+	if (!o || o->ambiguous)
+		return false;
+	g = fxt_map_get(&m->active_flows, o->pid, e->flow_id);
+	if (!g)
+		return false;
+	*global = *g;
+	*owner = o->pid;
+	return true;
+}
+
+/* FlowTracker::Begin, Step and End (binding the enclosing slice). */
+static void flow(struct model *m, const struct sim_event *e)
+{
+	uint64_t global, *bound;
+	int64_t top;
+	uint32_t owner;
+	int created;
+
+	if (!resolve_flow(m, e, &global, &owner))
+		return;
+	top = top_slice(m, e);
+	if (top < 0) {
+		m->predicted[P_FLOW_NO_SLICE]++;
+	} else if (e->kind == SIM_FLOW_BEGIN) {
+		bound = fxt_map_put(&m->flow_slices, global, 0, &created);
+		if (!bound)
+			m->error = -ENOMEM;
+		else if (!created)
+			m->predicted[P_FLOW_DUPLICATE]++;
+		else
+			*bound = top;
+	} else if ((bound = fxt_map_get(&m->flow_slices, global, 0))) {
+		m->fig[F_FLOWS]++;
+		*bound = top;
+		if (e->kind == SIM_FLOW_END)
+			fxt_map_del(&m->flow_slices, global, 0);
+	}
+	if (e->kind == SIM_FLOW_END) {
+		fxt_map_del(&m->active_flows, owner, e->flow_id);
+		fxt_map_del(&m->flow_owners, e->flow_id, 0);
+	}
+}
+
+static void replay(struct model *m)
+{
+	size_t i;
+
+	qsort(m->events, m->nevents, sizeof(*m->events), by_time);
+	for (i = 0; i < m->nevents && !m->error; i++) {
+		const struct sim_event *e = &m->events[i];
+
+		switch (e->kind) {
+		case SIM_BEGIN:
+			start_slice(m, e, SLICE_PENDING);
+			break;
+		case SIM_SCOPED:
+			start_slice(m, e, e->dur);
+			break;
+		case SIM_END:
+			end_slice(m, e);
+			break;
+		default:
+			flow(m, e);
+			break;
+		}
+	}
+	for (i = 0; i < m->nslices; i++) {
+		const struct sim_slice *s = &m->slices[i];
+
+		m->fig[F_THREAD_SLICES]++;
+		see_time(m, s->ts);
+		if (s->dur == SLICE_PENDING) {
+			m->fig[F_THREAD_OPEN]++;
+			continue;
+		}
+		m->fig[F_THREAD_ZERO] += s->dur == 0;
+		m->fig[F_THREAD_DUR] += s->dur;
+		see_time(m, s->ts + s->dur);
+	}
+}
+
+static void model_free(struct model *m)
+{
+	struct sim_track *t;
+	size_t pos = 0;
+
+	while ((t = fxt_map_next(&m->tracks, &pos, NULL, NULL)))
+		free(t->stack);
+	fxt_map_free(&m->tracks);
+	fxt_map_free(&m->async_open);
+	fxt_map_free(&m->counter_tracks);
+	fxt_map_free(&m->active_flows);
+	fxt_map_free(&m->flow_owners);
+	fxt_map_free(&m->flow_slices);
+	free(m->events);
+	free(m->slices);
+}
+
+/* ---- the trace processor -------------------------------------------------- */
+
+/* The trace processor to run, or NULL after saying why there is none. */
+static const char *find_trace_processor(char *buf, size_t size)
+{
+	const char *env = getenv(TP_ENV), *path = getenv("PATH");
+	const char *dir, *end;
+
+	if (env && *env) {
+		if (access(env, X_OK) == 0)
+			return env;
+		fprintf(stderr, "fxtrace check: %s=%s: %s\n", TP_ENV, env,
+			strerror(errno));
+		return NULL;
+	}
+	for (dir = path; dir && *dir; dir = *end ? end + 1 : end) {
+		end = strchrnul(dir, ':');
+		if (snprintf(buf, size, "%.*s/%s", (int)(end - dir), dir,
+			     TP_NAME) < (int)size && access(buf, X_OK) == 0)
+			return buf;
+	}
+	fprintf(stderr, "fxtrace check: no trace processor: set %s or put %s on PATH\n",
+		TP_ENV, TP_NAME);
+	return NULL;
+}
+
+/*
+ * Run `tp query FILE SQL`; its stdout into *out (NUL-terminated, malloc'd),
+ * its stderr into errfd.  Returns its exit status, or -1 after saying why.
+ */
+static int run_query(const char *tp, const char *file, const char *sql,
+		     char **out, int errfd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), *bigger;
+	int pipefd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (!buf || pipe(pipefd)) {
+		free(buf);
+		fprintf(stderr, "fxtrace check: %s\n", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(errfd, STDERR_FILENO);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execl(tp, tp, "query", file, sql, (char *)NULL);
+		fprintf(stderr, "fxtrace check: cannot run %s: %s\n", tp,
+			strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while (pid > 0) {
+		if (len + 1 >= cap) {
+			bigger = realloc(buf, cap * 2);
+			if (!bigger)
+				break;
+			buf = bigger;
+			cap *= 2;
+		}
+		n = read(pipefd[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(pipefd[0]);
+	buf[len] = '\0';
+	*out = buf;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		fprintf(stderr, "fxtrace check: cannot run %s: %s\n", tp,
+			strerror(errno));
+		return -1;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The next CSV line of s (cut in place), or NULL at the end. */
+static char *next_line(char **s)
+{
+	char *line = *s, *nl;
+
+	if (!line || !*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	if (nl) {
+		*nl = '\0';
+		*s = nl + 1;
+	} else {
+		*s = line + strlen(line);
+	}
+	return line;
+}
+
+/* Field i of a CSV line whose strings are quoted and have no commas. */
+static const char *field(const char *line, int i, char *buf, size_t size)
+{
+	size_t n;
+
+	while (i-- > 0 && line)
+		line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+	if (!line)
+		return "";
+	n = strcspn(line, ",");
+	if (n >= 2 && line[0] == '"' && line[n - 1] == '"') {
+		line++;
+		n -= 2;
+	}
+	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), line);
+	return buf;
+}
+
+static void hex(char *out, size_t size, const struct fxt_string *s)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	size_t i;
+
+	for (i = 0; s->ptr && i < s->len && 2 * i + 2 < size; i++) {
+		out[2 * i] = digits[(unsigned char)s->ptr[i] >> 4];
+		out[2 * i + 1] = digits[(unsigned char)s->ptr[i] & 15];
+	}
+	out[2 * i] = '\0';
+}
+
+struct compare {
+	const char *path;
+	bool quiet;
+	unsigned int disagreements;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void disagree(struct compare *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->disagreements++;
+	if (c->quiet)
+		return;
+	printf("%s: perfetto: ", c->path);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Each named thread (threads) or process Perfetto lists, against the reader's. */
+static void compare_names(struct compare *c, struct fxt_reader *r, char **rows,
+			  bool threads)
+{
+	char koid_buf[32], name_buf[1024], want[1024];
+	struct fxt_string name;
+	uint64_t koid;
+	char *line;
+
+	next_line(rows);	/* the header */
+	while ((line = next_line(rows)) && *line) {
+		koid = strtoull(field(line, 0, koid_buf, sizeof(koid_buf)),
+				NULL, 10);
+		field(line, 1, name_buf, sizeof(name_buf));
+		if (!(threads ? fxt_reader_thread_name(r, koid, &name, NULL) :
+				fxt_reader_process_name(r, koid, &name))) {
+			disagree(c, "%s %" PRIu64 " is named in Perfetto, not in the trace",
+				 threads ? "thread" : "process", koid);
+			continue;
+		}
+		hex(want, sizeof(want), &name);
+		if (strcmp(want, name_buf))
+			disagree(c, "%s %" PRIu64 " is named %s (hex) in Perfetto, %s in the trace",
+				 threads ? "thread" : "process", koid, name_buf,
+				 want);
+	}
+}
+
+/* Count what the reader names, as the figures do. */
+static int64_t count_named(struct fxt_reader *r, bool threads)
+{
+	struct fxt_string name;
+	uint64_t koid, pid;
+	size_t pos = 0;
+	int64_t n = 0;
+
+	while (threads ? fxt_reader_next_thread(r, &pos, &koid, &pid, &name) :
+			 fxt_reader_next_process(r, &pos, &koid, &name))
+		n++;
+	return n;
+}
+
+/* Figures compared in the JSON round trip (scheduling is not exported). */
+static bool in_json(enum figure f)
+{
+	return f != F_SCHED_SLICES && f != F_THREAD_STATES &&
+	       f != F_COUNTER_TRACKS && f != F_FLOWS;
+}
+
+static int compare(struct compare *c, struct model *m, struct fxt_reader *r,
+		   char *out, bool json)
+{
+	char header[2048], row[4096], buf[1024];
+	char *rest = out, *line;
+	int64_t got;
+	int f;
+
+	line = next_line(&rest);
+	snprintf(header, sizeof(header), "%s", line ? line : "");
+	line = next_line(&rest);
+	if (!line) {
+		disagree(c, "the query printed nothing");
+		return 1;
+	}
+	snprintf(row, sizeof(row), "%s", line);
+	next_line(&rest);	/* the blank line between results */
+	m->fig[F_NAMED_THREADS] = count_named(r, true);
+	m->fig[F_NAMED_PROCESSES] = count_named(r, false);
+	if (!json && strcmp(field(row, F_COUNT + 1, buf, sizeof(buf)), "fuchsia"))
+		disagree(c, "imported as trace type '%s', not fuchsia", buf);
+	if (*field(row, F_COUNT, buf, sizeof(buf)))
+		disagree(c, "problem stats: %s", buf);
+	for (f = 0; f < F_COUNT; f++) {
+		if (json && !in_json(f))
+			continue;
+		got = strtoll(field(row, f, buf, sizeof(buf)), NULL, 10);
+		if (got != m->fig[f])
+			disagree(c, "%s: perfetto %" PRId64 ", fxtrace %" PRId64,
+				 figure_names[f], got, m->fig[f]);
+	}
+	compare_names(c, r, &rest, true);
+	compare_names(c, r, &rest, false);
+	if (!c->quiet) {
+		for (f = 0; f < P_COUNT; f++)
+			if (m->predicted[f])
+				printf("%s: perfetto: fxtrace predicts %s=%" PRIu64 "\n",
+				       c->path, predicted_names[f],
+				       m->predicted[f]);
+		printf("%s: perfetto:", c->path);
+		for (f = 0; f < F_COUNT; f++)
+			if (!json || in_json(f))
+				printf(" %s=%" PRId64, figure_names[f], m->fig[f]);
+		putchar('\n');
+	}
+	return 0;
+}
+
+/* The trace as `fxtrace export` writes it, in a temporary file. */
+static int export_json(struct fxtrace_input *in, char *tmp)
+{
+	struct fxt_reader *r;
+	FILE *out;
+	int fd, ret;
+
+	fd = mkstemps(tmp, 5);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		fprintf(stderr, "fxtrace check: %s: %s\n", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	/* A reader of its own: the first walk left in->reader at the end. */
+	r = fxt_reader_new(NULL, NULL);
+	ret = r ? fxtrace_export_json(out, r, fxtrace_read_source, &in->src) :
+		  -ENOMEM;
+	fxt_reader_free(r);
+	if (fclose(out) && ret >= 0)
+		ret = -errno;
+	if (ret < 0)
+		fprintf(stderr, "fxtrace check: cannot export %s: %s\n",
+			in->path, strerror(-ret));
+	return ret < 0 ? 1 : 0;
+}
+
+int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
+			   bool quiet)
+{
+	struct compare c = { .quiet = quiet };
+	char tp_buf[PATH_MAX], json[] = "/tmp/fxtrace-XXXXXX.json";
+	const char *tp, *imported;
+	struct fxtrace_input in;
+	struct model m = { 0 };
+	char errpath[] = "/tmp/fxtrace-XXXXXX";
+	char *out = NULL, errtext[512];
+	int ret, status, errfd;
+	bool as_json;
+	ssize_t n;
+
+	if (strcmp(mode, "fxt") && strcmp(mode, "json"))
+		return fxtrace_usage_error("check", "--perfetto=%s: fxt or json",
+					   mode);
+	as_json = !strcmp(mode, "json");
+	ret = fxtrace_input_open(&in, "check", argc, argv);
+	if (ret)
+		return ret;
+	c.path = in.path;
+	if (!strcmp(in.path, "-")) {
+		fxtrace_input_close(&in, 0);
+		return fxtrace_usage_error("check", "--perfetto needs a file, not stdin");
+	}
+	tp = find_trace_processor(tp_buf, sizeof(tp_buf));
+	if (!tp) {
+		fxtrace_input_close(&in, 0);
+		return FXTRACE_EXIT_NO_TRACE_PROCESSOR;
+	}
+	m.json = as_json;
+	fxt_map_init(&m.tracks, sizeof(struct sim_track));
+	fxt_map_init(&m.async_open, sizeof(uint64_t));
+	fxt_map_init(&m.counter_tracks, 1);
+	fxt_map_init(&m.active_flows, sizeof(uint64_t));
+	fxt_map_init(&m.flow_owners, sizeof(struct flow_owner));
+	fxt_map_init(&m.flow_slices, sizeof(uint64_t));
+	ret = fxt_reader_read(in.reader, fxtrace_read_source, &in.src,
+			      model_record, &m);
+	if (!ret)
+		replay(&m);
+	if (ret || m.error) {
+		status = fxtrace_input_close(&in, ret ? ret : m.error);
+		model_free(&m);
+		return status ? status : 1;
+	}
+	m.fig[F_COUNTER_TRACKS] = m.counter_tracks.count;
+	imported = in.path;
+	if (as_json) {
+		/* A second walk, the export's, needs the file from the start. */
+		if (lseek(in.src.fd, 0, SEEK_SET) || fxtrace_trace_limit("check",
+				in.path, in.src.fd, &in.src.left) ||
+		    export_json(&in, json)) {
+			fxtrace_input_close(&in, -EIO);
+			model_free(&m);
+			return 1;
+		}
+		imported = json;
+	}
+	errfd = mkstemp(errpath);
+	if (errfd >= 0)
+		unlink(errpath);
+	status = errfd < 0 ? -1 : run_query(tp, imported, query_fxt, &out,
+					    errfd);
+	if (as_json)
+		unlink(json);
+	if (status != 0) {
+		n = errfd < 0 ? 0 : pread(errfd, errtext, sizeof(errtext) - 1, 0);
+		errtext[n > 0 ? n : 0] = '\0';
+		printf("%s: perfetto: import failed (%s exit %d): %s\n", in.path,
+		       TP_NAME, status, errtext);
+		c.disagreements++;
+	} else {
+		compare(&c, &m, in.reader, out, as_json);
+	}
+	if (errfd >= 0)
+		close(errfd);
+	if (m.skipped && !quiet)
+		printf("%s: perfetto: %" PRIu64 " record%s with errors not modelled\n",
+		       in.path, m.skipped, m.skipped == 1 ? "" : "s");
+	printf("%s: perfetto%s: %s\n", in.path, as_json ? " (json)" : "",
+	       c.disagreements ? "DISAGREES" : "agrees");
+	free(out);
+	model_free(&m);
+	fxtrace_input_close(&in, 0);
+	return c.disagreements ? 1 : 0;
+}

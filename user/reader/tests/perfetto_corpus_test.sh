@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rule corpus of the differential test against Perfetto, without Perfetto:
+# user/reader/tests/perfetto-corpus/ holds mutants of valid traces that
+# Perfetto's trace processor refused (its import failed, or it left a stats row
+# of severity error or data_loss), smallest per reason, and EXPECTED lists each
+# with the verdict `fxtrace check --strict` must give and Perfetto's reason.
+# check must refuse each one (exit 1).  TAP output; run by make check.
+# Documentation/perfetto.rst tells how the corpus was made and how to remake it.
+
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+
+fxtrace=${B:-build}/bin/fxtrace
+corpus=user/reader/tests/perfetto-corpus
+n=$(grep -c '^[^#]' "$corpus/EXPECTED")
+echo "1..$n"
+i=0 failed=0
+while read -r file verdict reason; do
+	[[ $file == \#* || -z $file ]] && continue
+	i=$((i + 1))
+	"$fxtrace" check --strict --quiet "$corpus/$file" >/dev/null 2>&1
+	rc=$?
+	case $verdict in
+	refuse) want=1 ;;
+	accept) want=0 ;;
+	*) want=bad ;;
+	esac
+	if [[ $rc == "$want" ]]; then
+		echo "ok $i - $file: check --strict ${verdict}s ($reason)"
+	else
+		echo "not ok $i - $file: check --strict exits $rc, expected $want ($reason)"
+		failed=$((failed + 1))
+	fi
+done <"$corpus/EXPECTED"
+((failed == 0))
