@@ -102,7 +102,7 @@ bad_spec() {
 	result $? "bad spec '$spec': exit 2 ($rc), '$want'"
 	[[ $got == "fxtrace-probe: $want" ]] || echo "# got: $got"
 }
-bad_spec "bogus:f" "bogus:f: unknown probe kind 'bogus' (kprobe, kretprobe, uprobe, uretprobe, usdt)"
+bad_spec "bogus:f" "bogus:f: unknown probe kind 'bogus' (kprobe, kretprobe, uprobe, uretprobe, usdt, tracepoint)"
 bad_spec "kprobe:" "kprobe:: '' is not a kernel function name"
 bad_spec "kprobe:a-b" "kprobe:a-b: 'a-b' is not a kernel function name"
 bad_spec "uprobe:/bin/true" "uprobe:/bin/true: expected PATH:SYMBOL"
