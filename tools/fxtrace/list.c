@@ -133,7 +133,8 @@ static int list_user(void)
 	const char *list, *glob;
 	const unsigned char *enabled;
 	unsigned int i, on = 0;
-	int fd = open(FXTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
+	/* The module maps the session page only for a read-write open. */
+	int fd = open(FXTRACE_DEVICE, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
 		printf("  (%s: %s: fxtrace.ko is not loaded)\n", FXTRACE_DEVICE,

@@ -534,10 +534,14 @@ static const struct tp_field *find_field(const struct tp_field *fields,
 	return NULL;
 }
 
-static const char *const op_names[] = {
-	[FXTPROBE_OP_EQ] = "==", [FXTPROBE_OP_NE] = "!=",
-	[FXTPROBE_OP_LE] = "<=", [FXTPROBE_OP_GE] = ">=",
-	[FXTPROBE_OP_LT] = "<", [FXTPROBE_OP_GT] = ">",
+/* The two-character operators first: "<" is a prefix of "<=". */
+static const struct {
+	const char *name;
+	enum fxtprobe_filter_op op;
+} filter_ops[] = {
+	{ "==", FXTPROBE_OP_EQ }, { "!=", FXTPROBE_OP_NE },
+	{ "<=", FXTPROBE_OP_LE }, { ">=", FXTPROBE_OP_GE },
+	{ "<", FXTPROBE_OP_LT }, { ">", FXTPROBE_OP_GT },
 };
 
 /* "FIELD OP NUMBER" without blanks into the probe's filter. */
@@ -548,13 +552,13 @@ static int parse_filter(struct probe *p, const char *word,
 	struct fxtprobe_filter *flt = &p->filters[p->nfilters];
 	const struct tp_field *f;
 	const char *op = strpbrk(word, "=!<>"), *number;
-	unsigned int o;
+	size_t o;
 	char *end;
 
-	for (o = FXTPROBE_OP_EQ; o <= FXTPROBE_OP_GE; o++)
-		if (!strncmp(op, op_names[o], strlen(op_names[o])))
+	for (o = 0; o < ARRAY_SIZE(filter_ops); o++)
+		if (!strncmp(op, filter_ops[o].name, strlen(filter_ops[o].name)))
 			break;
-	if (o > FXTPROBE_OP_GE) {
+	if (o == ARRAY_SIZE(filter_ops)) {
 		set_error(err, err_size,
 			  "%s: '%s': expected FIELD OP NUMBER, OP one of == != < <= > >=",
 			  p->spec, word);
@@ -580,7 +584,7 @@ static int parse_filter(struct probe *p, const char *word,
 			  p->spec, f->name, FXTPROBE_RAW_MAX - 8);
 		return -EINVAL;
 	}
-	number = op + strlen(op_names[o]);
+	number = op + strlen(filter_ops[o].name);
 	errno = 0;
 	flt->value = f->kind == FIELD_SIGNED ?
 		     (__u64)strtoll(number, &end, 0) : strtoull(number, &end, 0);
@@ -594,7 +598,7 @@ static int parse_filter(struct probe *p, const char *word,
 	flt->offset = f->offset;
 	flt->size = f->size;
 	flt->is_signed = f->kind == FIELD_SIGNED;
-	flt->op = o;
+	flt->op = filter_ops[o].op;
 	p->nfilters++;
 	return 0;
 }

@@ -153,19 +153,19 @@ kind_counts() {
 }
 "$bin/fxtrace" record -q -o "$out/default.fxt" -- "$progs/producer" 1 100 10 >/dev/null
 rc=$?
-read -r u s c < <(kind_counts "$out/default.fxt")
+read -r u s c <<<"$(kind_counts "$out/default.fxt")"
 echo "# default: $u user ticks, $s syscall events, $c context switches"
 [[ $rc == 0 && $u == 100 && $s -gt 0 && $c -gt 0 ]]
 result $? "default: the program's events plus sched and syscall"
 "$bin/fxtrace" record -q -e sched -o "$out/sched.fxt" -- "$progs/producer" 1 100 10 >/dev/null
 rc=$?
-read -r u s c < <(kind_counts "$out/sched.fxt")
+read -r u s c <<<"$(kind_counts "$out/sched.fxt")"
 echo "# -e sched: $u user ticks, $s syscall events, $c context switches"
 [[ $rc == 0 && $u == 100 && $s == 0 && $c -gt 0 ]]
 result $? "-e sched: user events stay on, syscalls off"
 "$bin/fxtrace" record -q -c none -e syscall -o "$out/nouser.fxt" -- "$progs/producer" 1 100 10 >/dev/null
 rc=$?
-read -r u s c < <(kind_counts "$out/nouser.fxt")
+read -r u s c <<<"$(kind_counts "$out/nouser.fxt")"
 echo "# -c none -e syscall: $u user ticks, $s syscall events, $c context switches"
 [[ $rc == 0 && $u == 0 && $s -gt 0 && $c == 0 ]]
 result $? "-c none -e syscall: no user events, syscalls only"

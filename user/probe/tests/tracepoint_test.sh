@@ -37,7 +37,7 @@ rec getppid -e syscalls:sys_enter_getppid -- "$target" $K
 result $rc "getppid: exit 0"
 check_strict "$out/getppid.fxt" getppid
 got=$(count getppid " $who( target)? +instant +probe:tracepoint:syscalls:sys_enter_getppid __syscall_nr=$GETPPID_NR cpu=[01]$")
-all=$(count getppid "probe:tracepoint")
+all=$(count getppid "instant +probe:tracepoint:")
 echo "# getppid: $got events on $who with __syscall_nr=$GETPPID_NR and cpu, $all in all"
 [[ $got == $K && $all == $K ]]
 result $? "getppid: exactly $K events, all on the target's thread, typed fields and cpu"
@@ -72,14 +72,22 @@ rec newtask -e task:task_newtask -- /bin/bash -c 'for i in 1 2 3 4 5; do /bin/tr
 result $rc "newtask: exit 0"
 check_strict "$out/newtask.fxt" newtask
 got=$(count newtask "instant +probe:tracepoint:task:task_newtask pid=[0-9]+ comm=\"bash\" clone_flags=[0-9]+ oom_score_adj=-?[0-9]+ cpu=[01]$")
-all=$(count newtask "probe:tracepoint")
+all=$(count newtask "instant +probe:tracepoint:")
 echo "# newtask: $got of $all events with comm=\"bash\""
 [[ $got == 5 && $all == 5 ]]
 result $? "newtask: exactly 5 forks, comm=\"bash\" as a string argument"
-grep -m1 "probe:tracepoint" "$out/newtask.dump" | sed 's/^/# /'
+grep -m1 "instant +probe:tracepoint:" "$out/newtask.dump" | sed 's/^/# /'
+
+# ---- a dynamic string (__data_loc char[]): the command's own exec ------------
+rec exec -q -e sched:sched_process_exec -- /bin/true
+got=$(count exec "instant +probe:tracepoint:sched:sched_process_exec filename=\"/bin/true\" pid=[0-9]+ old_pid=[0-9]+ cpu=[01]$")
+all=$(count exec "instant +probe:tracepoint:")
+[[ $rc == 0 && $got == 1 && $all == 1 ]]
+result $? "exec: exactly 1 event, filename=\"/bin/true\" from the __data_loc field ($got of $all)"
 
 # ---- named fields only -------------------------------------------------------
-rec fields -q -e 'task:task_newtask comm' -- /bin/bash -c '/bin/true; /bin/true'
+# (bash execs the last command of -c without a fork: a loop forks each time)
+rec fields -q -e 'task:task_newtask comm' -- /bin/bash -c 'for i in 1 2; do /bin/true; done'
 got=$(count fields "instant +probe:tracepoint:task:task_newtask comm=\"bash\" cpu=[01]$")
 [[ $rc == 0 && $got == 2 ]]
 result $? "fields: only the named field and cpu, 2 events ($got)"
