@@ -324,7 +324,7 @@ int cmd_record(int argc, char **argv)
 	struct selection sel = { .last_tracepoint = -1 };
 	char *categories = NULL, **drain_argv = NULL, *comma;
 	char drain[PATH_MAX];
-	bool all = false, quiet = false, verbose = false;
+	bool all = false, quiet = false, verbose = false, pass_categories;
 	int opt, n = 0, i, ret, status, rc = 1;
 	time_t started;
 
@@ -407,6 +407,8 @@ int cmd_record(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 1;
+	/* A config file's categories hold unless -c or -e says otherwise. */
+	pass_categories = !config || sel.user || sel.kernel_given;
 	categories = category_list(&sel);
 	if (!categories)
 		goto nomem;
@@ -439,8 +441,10 @@ int cmd_record(int argc, char **argv)
 		drain_argv[n++] = "-B";
 		drain_argv[n++] = (char *)task_size;
 	}
-	drain_argv[n++] = "-c";
-	drain_argv[n++] = categories;
+	if (pass_categories) {
+		drain_argv[n++] = "-c";
+		drain_argv[n++] = categories;
+	}
 	for (i = 0; i < sel.nprobes; i++) {
 		drain_argv[n++] = "-P";
 		drain_argv[n++] = sel.probes[i];
