@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/fxtrace.h>
+
 #include "fxtrace.h"
 
 static const struct {
@@ -19,9 +21,11 @@ static const struct {
 	{ "stats", cmd_stats },
 	{ "export", cmd_export },
 	{ "info", cmd_info },
+	{ "list", cmd_list },
 	{ "record", cmd_record },
 	{ "recover", cmd_recover },
 	{ "report", cmd_report },
+	{ "stop", cmd_stop },
 };
 
 int main(int argc, char **argv)
@@ -37,6 +41,11 @@ int main(int argc, char **argv)
 		if (argc > 2 && strcmp(argv[1], "help") == 0)
 			return fxtrace_cmd_help(argv[2]);
 		fxtrace_list_commands(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("fxtrace ABI %d.%d\n", FXTRACE_ABI_MAJOR,
+		       FXTRACE_ABI_MINOR);
 		return 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

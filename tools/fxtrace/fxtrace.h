@@ -23,9 +23,24 @@ int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+
+/* ---- kernel categories (list.c): the module's, without "kernel:" ---------- */
+
+#define FXTRACE_KERNEL_CATEGORIES 4
+
+struct fxtrace_kernel_category {
+	const char *name;
+	const char *what;
+};
+
+/* FXTRACE_KERNEL_CATEGORIES entries, then { NULL, NULL }. */
+extern const struct fxtrace_kernel_category
+	fxtrace_kernel_categories[FXTRACE_KERNEL_CATEGORIES + 1];
 
 /* ---- help (usage.c): the one help table ---------------------------------- */
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fxtrace.h"
@@ -44,47 +45,196 @@ static int drain_path(char *buf, size_t size)
 	return access(buf, X_OK) ? -errno : 0;
 }
 
-/* "sched,syscall" to "kernel:sched,kernel:syscall", appended to *list. */
-static int add_kernel_categories(char **list, const char *events)
+/* What record turns on without -e: cheap, and what a timeline needs. */
+#define DEFAULT_KERNEL_EVENTS "sched,task,syscall"
+
+/* What -c, -e and --filter chose. */
+struct selection {
+	char *user;		/* comma-separated user globs; NULL: "*" */
+	bool kernel_given;	/* -e was given: the default set is off */
+	bool kernel[FXTRACE_KERNEL_CATEGORIES];
+	char **probes;		/* -P specs and -e tracepoints, in order */
+	int nprobes;
+	int last_tracepoint;	/* index in probes of the last one, or -1 */
+};
+
+static int append(char **list, const char *item)
 {
 	size_t len = *list ? strlen(*list) : 0;
-	/* At most strlen + 1 names, each with "kernel:" and a comma added. */
-	size_t cap = len + strlen(events) + 8 * (strlen(events) + 1) + 1;
-	char *copy = strdup(events), *name, *save = NULL;
-	char *out = realloc(*list, cap);
-
-	if (!copy || !out) {
-		free(copy);
-		if (out)
-			*list = out;
-		return -ENOMEM;
-	}
-	*list = out;
-	out[len] = '\0';
-	for (name = strtok_r(copy, ",", &save); name;
-	     name = strtok_r(NULL, ",", &save)) {
-		if (len)
-			out[len++] = ',';
-		len += (size_t)sprintf(out + len, "%s%s",
-				       strncmp(name, "kernel:", 7) ? "kernel:" : "",
-				       name);
-	}
-	free(copy);
-	return 0;
-}
-
-static int add_categories(char **list, const char *globs)
-{
-	size_t len = *list ? strlen(*list) : 0;
-	char *out = realloc(*list, len + strlen(globs) + 2);
+	char *out = realloc(*list, len + strlen(item) + 2);
 
 	if (!out)
 		return -ENOMEM;
 	*list = out;
 	if (len)
 		out[len++] = ',';
-	strcpy(out + len, globs);
+	strcpy(out + len, item);
 	return 0;
+}
+
+static int kernel_index(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < FXTRACE_KERNEL_CATEGORIES; i++)
+		if (!strcmp(name, fxtrace_kernel_categories[i].name))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * One -e name: a kernel category (with or without "kernel:"), "all",
+ * "none", or SUBSYSTEM:EVENT, a tracepoint.  Returns 0, -EINVAL after a
+ * usage message, or -ENOMEM.
+ */
+static int select_event(struct selection *sel, const char *name)
+{
+	const char *bare = strncmp(name, "kernel:", 7) ? name : name + 7;
+	int k = kernel_index(bare);
+	size_t i;
+
+	sel->kernel_given = true;
+	if (k >= 0) {
+		sel->kernel[k] = true;
+		return 0;
+	}
+	if (!strcmp(name, "all") || !strcmp(name, "none") ||
+	    !strcmp(name, "kernel:*")) {
+		for (i = 0; i < FXTRACE_KERNEL_CATEGORIES; i++)
+			sel->kernel[i] = strcmp(name, "none") != 0;
+		return 0;
+	}
+	if (bare == name && strchr(name, ':') && name[0] != ':') {
+		if (asprintf(&sel->probes[sel->nprobes], "tracepoint:%s",
+			     name) < 0)
+			return -ENOMEM;
+		sel->last_tracepoint = sel->nprobes++;
+		return 0;
+	}
+	_Static_assert(FXTRACE_KERNEL_CATEGORIES == 4, "the message names 4");
+	fxtrace_usage_error("record",
+			    "unknown kernel event '%s': the kernel categories are %s, %s, %s and %s (or all, none); a tracepoint is SUBSYSTEM:EVENT ('fxtrace list' shows both)",
+			    name, fxtrace_kernel_categories[0].name,
+			    fxtrace_kernel_categories[1].name,
+			    fxtrace_kernel_categories[2].name,
+			    fxtrace_kernel_categories[3].name);
+	return -EINVAL;
+}
+
+/* A comma-separated -e list. */
+static int select_events(struct selection *sel, const char *events)
+{
+	char *copy = strdup(events), *name, *save = NULL;
+	int ret = copy ? 0 : -ENOMEM;
+
+	if (copy && !*copy)
+		ret = select_event(sel, "");
+	for (name = copy ? strtok_r(copy, ",", &save) : NULL; name && !ret;
+	     name = strtok_r(NULL, ",", &save))
+		ret = select_event(sel, name);
+	free(copy);
+	return ret;
+}
+
+/*
+ * A -c list: user category globs, "none" for none; a "kernel:NAME" glob
+ * is the same as -e NAME.
+ */
+static int select_categories(struct selection *sel, const char *globs)
+{
+	char *copy = strdup(globs), *glob, *save = NULL;
+	int ret = copy ? 0 : -ENOMEM;
+
+	if (ret)
+		return ret;
+	/* Given, even if empty: the default "*" is off. */
+	if (!sel->user)
+		sel->user = strdup("");
+	if (!sel->user)
+		ret = -ENOMEM;
+	for (glob = strtok_r(copy, ",", &save); glob && !ret;
+	     glob = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(glob, "kernel:", 7))
+			ret = select_event(sel, glob);
+		else if (strcmp(glob, "none"))
+			ret = append(&sel->user, glob);
+	}
+	free(copy);
+	return ret;
+}
+
+/*
+ * --filter EXPR: conditions of the last -e tracepoint, "FIELD OP VALUE"
+ * joined by "&&", added to its spec as words without blanks.
+ */
+static int add_filter(struct selection *sel, const char *expr)
+{
+	char *spec, *words, *w, *cond, *save = NULL;
+	size_t len = 0;
+	int ret = 0;
+
+	if (sel->last_tracepoint < 0) {
+		fxtrace_usage_error("record", "--filter '%s' follows no -e SUBSYSTEM:EVENT",
+				    expr);
+		return -EINVAL;
+	}
+	words = malloc(2 * strlen(expr) + 2);
+	cond = strdup(expr);
+	if (!words || !cond) {
+		free(words);
+		free(cond);
+		return -ENOMEM;
+	}
+	for (w = strtok_r(cond, "&", &save); w; w = strtok_r(NULL, "&", &save)) {
+		words[len++] = ' ';
+		for (; *w; w++)
+			if (*w != ' ' && *w != '\t')
+				words[len++] = *w;
+		if (words[len - 1] == ' ')
+			len--;
+	}
+	words[len] = '\0';
+	spec = sel->probes[sel->last_tracepoint];
+	if (asprintf(&sel->probes[sel->last_tracepoint], "%s%s", spec,
+		     words) < 0) {
+		sel->probes[sel->last_tracepoint] = spec;
+		ret = -ENOMEM;
+	} else {
+		free(spec);
+	}
+	free(words);
+	free(cond);
+	return ret;
+}
+
+/*
+ * The module's category list: the user globs ("*": every user category),
+ * the kernel categories chosen, and "fxtrace": libfxtrace names a thread
+ * that has no buffer yet only when that category is on.
+ */
+static char *category_list(struct selection *sel)
+{
+	char *list = NULL, name[32];
+	size_t i;
+
+	if (!sel->kernel_given && select_events(sel, DEFAULT_KERNEL_EVENTS))
+		return NULL;
+	if (append(&list, sel->user ? sel->user : "*"))
+		return NULL;
+	for (i = 0; i < FXTRACE_KERNEL_CATEGORIES; i++) {
+		if (!sel->kernel[i])
+			continue;
+		snprintf(name, sizeof(name), "kernel:%s",
+			 fxtrace_kernel_categories[i].name);
+		if (append(&list, name))
+			goto nomem;
+	}
+	if (append(&list, "fxtrace"))
+		goto nomem;
+	return list;
+nomem:
+	free(list);
+	return NULL;
 }
 
 /* Run argv, passing SIGINT and SIGTERM on; its wait status or -errno. */
@@ -128,8 +278,30 @@ static void print_result(const char *out)
 	       " 'fxtrace stats %s' summarizes it ]\n", out);
 }
 
+/*
+ * A wait status of fxtrace-drain as record's exit status; the file is
+ * announced if the drainer wrote it (not an older one of that name).
+ */
+static int record_status(int status, const char *out, bool quiet,
+			 time_t started)
+{
+	struct stat st;
+
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by signal %d; 'fxtrace recover %s' keeps what it had written, 'fxtrace stop' ends the session it left\n",
+			WTERMSIG(status), out);
+		return 1;
+	}
+	/* The drainer exits with the command's status once the trace is in. */
+	if (!quiet && !stat(out, &st) && st.st_size > 8 &&
+	    st.st_mtime >= started)
+		print_result(out);
+	return WEXITSTATUS(status);
+}
+
 int cmd_record(int argc, char **argv)
 {
+	enum { OPT_FILTER = 256 };
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -137,6 +309,7 @@ int cmd_record(int argc, char **argv)
 		{ "task-buffer-size", required_argument, NULL, 'B' },
 		{ "categories", required_argument, NULL, 'c' },
 		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "probe", required_argument, NULL, 'P' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
@@ -148,14 +321,21 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *out = "fxtrace.fxt", *mode = NULL, *cpu_size = NULL;
 	const char *task_size = NULL, *pid = NULL, *config = NULL;
-	char *categories = NULL, **drain_argv = NULL, **probes;
+	struct selection sel = { .last_tracepoint = -1 };
+	char *categories = NULL, **drain_argv = NULL, *comma;
 	char drain[PATH_MAX];
-	bool all = false, quiet = false, verbose = false;
-	int opt, n = 0, nprobes = 0, i, ret, status, rc = 1;
+	bool all = false, quiet = false, verbose = false, pass_categories;
+	int opt, n = 0, i, ret, status, rc = 1;
+	time_t started;
 
-	/* At most one probe per argument. */
-	probes = calloc((size_t)argc, sizeof(*probes));
-	if (!probes)
+	/* At most one probe per name of each argument. */
+	for (i = 0; i < argc; i++)
+		for (comma = strchr(argv[i], ','); comma;
+		     comma = strchr(comma + 1, ','))
+			n++;
+	sel.probes = calloc((size_t)(argc + n), sizeof(*sel.probes));
+	n = 0;
+	if (!sel.probes)
 		goto nomem;
 	optind = 1;
 	opterr = 0;
@@ -176,13 +356,17 @@ int cmd_record(int argc, char **argv)
 			task_size = optarg;
 			break;
 		case 'c':
-			ret = add_categories(&categories, optarg);
+			ret = select_categories(&sel, optarg);
 			break;
 		case 'e':
-			ret = add_kernel_categories(&categories, optarg);
+			ret = select_events(&sel, optarg);
+			break;
+		case OPT_FILTER:
+			ret = add_filter(&sel, optarg);
 			break;
 		case 'P':
-			probes[nprobes++] = optarg;
+			sel.probes[sel.nprobes] = strdup(optarg);
+			ret = sel.probes[sel.nprobes++] ? 0 : -ENOMEM;
 			break;
 		case 'p':
 			pid = optarg;
@@ -206,6 +390,10 @@ int cmd_record(int argc, char **argv)
 			rc = fxtrace_option_error("record", opt, argv);
 			goto out;
 		}
+		if (ret == -EINVAL) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		if (ret)
 			goto nomem;
 	}
@@ -219,11 +407,10 @@ int cmd_record(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 1;
-	/*
-	 * libfxtrace names a thread that has no buffer yet only when category
-	 * "fxtrace" is on: a list of categories always includes it.
-	 */
-	if (categories && add_categories(&categories, "fxtrace"))
+	/* A config file's categories hold unless -c or -e says otherwise. */
+	pass_categories = !config || sel.user || sel.kernel_given;
+	categories = category_list(&sel);
+	if (!categories)
 		goto nomem;
 	ret = drain_path(drain, sizeof(drain));
 	if (ret) {
@@ -232,7 +419,7 @@ int cmd_record(int argc, char **argv)
 			strerror(-ret));
 		goto out;
 	}
-	drain_argv = calloc((size_t)(argc - optind + 2 * nprobes) +
+	drain_argv = calloc((size_t)(argc - optind + 2 * sel.nprobes) +
 			    DRAIN_OPTION_ARGS, sizeof(*drain_argv));
 	if (!drain_argv)
 		goto nomem;
@@ -254,13 +441,13 @@ int cmd_record(int argc, char **argv)
 		drain_argv[n++] = "-B";
 		drain_argv[n++] = (char *)task_size;
 	}
-	if (categories) {
+	if (pass_categories) {
 		drain_argv[n++] = "-c";
 		drain_argv[n++] = categories;
 	}
-	for (i = 0; i < nprobes; i++) {
+	for (i = 0; i < sel.nprobes; i++) {
 		drain_argv[n++] = "-P";
-		drain_argv[n++] = probes[i];
+		drain_argv[n++] = sel.probes[i];
 	}
 	/* A command's own syscalls and probe hits, unless asked for all. */
 	if (pid || (optind < argc && !all)) {
@@ -279,19 +466,12 @@ int cmd_record(int argc, char **argv)
 	drain_argv[n] = NULL;
 
 	fflush(stdout);
+	started = time(NULL);
 	status = run_drain(drain_argv);
-	if (status < 0) {
+	if (status < 0)
 		fprintf(stderr, "fxtrace record: %s: %s\n", drain, strerror(-status));
-	} else if (WIFSIGNALED(status)) {
-		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by signal %d; 'fxtrace recover %s' keeps what it had written\n",
-			WTERMSIG(status), out);
-	} else if (WEXITSTATUS(status)) {
-		rc = WEXITSTATUS(status) == EXIT_USAGE ? EXIT_USAGE : 1;
-	} else {
-		rc = 0;
-		if (!quiet)
-			print_result(out);
-	}
+	else
+		rc = record_status(status, out, quiet, started);
 	goto out;
 nomem:
 	fprintf(stderr, "fxtrace record: out of memory\n");
@@ -299,6 +479,9 @@ nomem:
 out:
 	free(drain_argv);
 	free(categories);
-	free(probes);
+	for (i = 0; i < sel.nprobes; i++)
+		free(sel.probes[i]);
+	free(sel.probes);
+	free(sel.user);
 	return rc;
 }

@@ -44,5 +44,8 @@ UNIT_TESTS += $(B)/test/drain/output_test
 
 # The tests run the programs above from $(B); `make` builds them.
 PROGS += $(DRAIN_TEST_PROGS)
+# The command lines of record, list, stop, the drainer and fxtrace-probe.
+UNIT_TESTS += user/drain/tests/record_cli_test.sh
 GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \
+	user/drain/tests/readme_test.sh \
 	user/drain/tests/soak_test.sh

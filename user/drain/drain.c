@@ -152,26 +152,38 @@ static void usage(FILE *f)
 		"stop, and write every buffer to one FXT file.  In circular mode\n"
 		"SIGUSR1 writes a snapshot of every buffer to OUT.<n>.\n"
 		"\n"
-		"  -C FILE        read options from FILE (key = value lines: mode,\n"
-		"                 cpu-buffer-size, task-buffer-size, categories, output,\n"
-		"                 pid, probe); options on the command line win, probes\n"
-		"                 add up\n"
-		"  -m MODE        oneshot, circular or streaming [default: streaming]\n"
-		"  -b SIZE        per-CPU buffer size, K/M suffixes [default: 1M]\n"
-		"  -B SIZE        per-thread buffer size [default: 1M]\n"
-		"  -c CATEGORIES  comma-separated category globs [default: all]\n"
-		"  -P, --probe PROBE\n"
-		"                 a dynamic probe (kprobe:FUNC, kretprobe:FUNC,\n"
-		"                 uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL,\n"
-		"                 usdt:PATH:PROVIDER:NAME, then NAME=argN:TYPE captures;\n"
-		"                 Documentation/probes.rst); repeatable\n"
-		"  -p PID         kernel:syscall and probe events of process PID only;\n"
-		"                 'command': of COMMAND's process [default: every process]\n"
-		"  -o OUT         output file [default: fxtrace.fxt]\n"
-		"  -q             no progress and no summary\n"
-		"  -v             describe the first 100 invalid records, log every\n"
-		"                 acknowledged save\n"
-		"  -h             this help\n");
+		"  -C, --config=FILE      read options from FILE (key = value lines: mode,\n"
+		"                         cpu-buffer-size, task-buffer-size, categories,\n"
+		"                         output, pid, probe); options on the command line\n"
+		"                         win, probes add up\n"
+		"  -m, --mode=MODE        oneshot, circular or streaming [default: streaming]\n"
+		"  -b, --cpu-buffer-size=SIZE\n"
+		"                         per-CPU buffer size, K/M suffixes, a multiple of\n"
+		"                         4K from 16K to 256M [default: 1M]\n"
+		"  -B, --task-buffer-size=SIZE\n"
+		"                         per-thread buffer size, same limits [default: 1M]\n"
+		"  -c, --categories=LIST  comma-separated category globs, given to the\n"
+		"                         module as they are: user categories match any\n"
+		"                         glob, kernel ones only globs starting with\n"
+		"                         'kernel:' [default: every user category, no\n"
+		"                         kernel category]\n"
+		"  -P, --probe=PROBE      a dynamic probe (kprobe:FUNC, kretprobe:FUNC,\n"
+		"                         uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL,\n"
+		"                         usdt:PATH:PROVIDER:NAME, tracepoint:SUBSYS:EVENT;\n"
+		"                         Documentation/probes.rst); repeatable\n"
+		"  -p, --pid=PID          kernel:syscall and probe events of process PID\n"
+		"                         only; 'command': of COMMAND's process\n"
+		"                         [default: every process]\n"
+		"  -o, --output=OUT       output file [default: fxtrace.fxt]\n"
+		"  -q, --quiet            no progress and no summary\n"
+		"  -v, --verbose          describe the first 100 invalid records, log every\n"
+		"                         acknowledged save\n"
+		"  -h, --help             this help\n"
+		"      --version          the fxtrace ABI this drainer speaks\n"
+		"\n"
+		"Exit status: COMMAND's (128+N if signal N killed it, 127 if it could\n"
+		"not be run) once the trace is written, 0 without COMMAND; 1 if tracing\n"
+		"failed; 2 usage error.\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -200,6 +212,18 @@ static int parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* A buffer size the module accepts, or a message saying what it accepts. */
+static int parse_buffer_size(const char *what, const char *s, uint64_t *out)
+{
+	if (!parse_size(s, out) && *out % 4096 == 0 &&
+	    *out >= FXTRACE_BUFFER_SIZE_MIN && *out <= FXTRACE_BUFFER_SIZE_MAX)
+		return 0;
+	fprintf(stderr, "fxtrace-drain: %s '%s': a buffer size is a multiple of 4K from %lluK to %lluM (K and M suffixes)\n",
+		what, s, FXTRACE_BUFFER_SIZE_MIN >> 10,
+		FXTRACE_BUFFER_SIZE_MAX >> 20);
+	return -EINVAL;
 }
 
 static int parse_mode(const char *s, unsigned int *mode)
@@ -283,9 +307,9 @@ static int config_line(struct options *opt, char *key, char *value)
 	if (!strcmp(key, "mode")) {
 		ret = parse_mode(value, &opt->mode);
 	} else if (!strcmp(key, "cpu-buffer-size")) {
-		ret = parse_size(value, &opt->cpu_size);
+		ret = parse_buffer_size(key, value, &opt->cpu_size);
 	} else if (!strcmp(key, "task-buffer-size")) {
-		ret = parse_size(value, &opt->task_size);
+		ret = parse_buffer_size(key, value, &opt->task_size);
 	} else if (!strcmp(key, "categories")) {
 		opt->categories = keep_string(opt, 0, value);
 		ret = opt->categories ? 0 : -ENOMEM;
@@ -342,9 +366,21 @@ static int read_config(struct options *opt, const char *path)
 }
 
 #define OPTSTRING "+C:m:b:B:c:P:p:o:qvh"
+#define OPT_VERSION 256
 
 static const struct option long_options[] = {
+	{ "config", required_argument, NULL, 'C' },
+	{ "mode", required_argument, NULL, 'm' },
+	{ "cpu-buffer-size", required_argument, NULL, 'b' },
+	{ "task-buffer-size", required_argument, NULL, 'B' },
+	{ "categories", required_argument, NULL, 'c' },
 	{ "probe", required_argument, NULL, 'P' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -377,12 +413,10 @@ static int parse_options(struct options *opt, int argc, char **argv)
 			break;
 		case 'b':
 		case 'B':
-			if (parse_size(optarg, ch == 'b' ? &opt->cpu_size :
-					       &opt->task_size)) {
-				fprintf(stderr, "fxtrace-drain: bad size '%s'\n",
-					optarg);
+			if (parse_buffer_size(ch == 'b' ? "-b" : "-B", optarg,
+					      ch == 'b' ? &opt->cpu_size :
+					      &opt->task_size))
 				return -EINVAL;
-			}
 			break;
 		case 'c':
 			opt->categories = optarg;
@@ -406,6 +440,10 @@ static int parse_options(struct options *opt, int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("fxtrace-drain (fxtrace) ABI %d.%d\n",
+			       FXTRACE_ABI_MAJOR, FXTRACE_ABI_MINOR);
 			exit(0);
 		default:
 			usage(stderr);
@@ -435,6 +473,27 @@ static char *category_list(const char *globs, size_t *size)
 	return list;
 }
 
+/*
+ * Initialize found a session.  An orphan (its drainer was killed) stays
+ * until someone adopts or terminates it: say exactly how.
+ */
+static void session_exists(struct drain *d)
+{
+	struct fxtrace_session_info info = { .size = sizeof(info) };
+
+	if (ioctl(d->c.fd, FXTRACE_IOC_SESSION_INFO, &info) ||
+	    !(info.flags & FXTRACE_SESSION_ORPHANED)) {
+		fprintf(stderr, "fxtrace-drain: a session exists already, controlled by a running fxtrace-drain (uid %u): stop that one first (SIGINT, or 'fxtrace stop')\n",
+			info.owner_uid);
+		return;
+	}
+	fprintf(stderr,
+		"fxtrace-drain: an orphaned session exists (uid %u; its drainer was killed).\n"
+		"fxtrace-drain: 'fxtrace stop' discards it; 'fxtrace stop -o FILE' first saves what its buffers still hold;\n"
+		"fxtrace-drain: 'fxtrace recover TRACE.fxt' cuts the killed drainer's file at its last flush.\n",
+		info.owner_uid);
+}
+
 static int init_session(struct drain *d)
 {
 	struct fxtrace_config cfg = {
@@ -459,7 +518,12 @@ static int init_session(struct drain *d)
 	ret = fxtctl_init(&d->c, &cfg);
 	free(cats);
 	if (ret == -EBUSY)
-		fprintf(stderr, "fxtrace-drain: a session exists already\n");
+		session_exists(d);
+	else if (ret == -EINVAL)
+		fprintf(stderr, "fxtrace-drain: cannot initialize a session: %s (mode %s, buffers %llu and %llu bytes, %zu bytes of categories)\n",
+			strerror(-ret), mode_names[d->opt.mode],
+			(unsigned long long)d->opt.cpu_size,
+			(unsigned long long)d->opt.task_size, cats_size);
 	else if (ret)
 		fprintf(stderr, "fxtrace-drain: cannot initialize a session: %s\n",
 			strerror(-ret));
@@ -1419,8 +1483,10 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	}
 	ret = fxtctl_open(&d->c);
 	if (ret) {
-		fprintf(stderr, "fxtrace-drain: %s: %s\n", FXTRACE_DEVICE,
-			strerror(-ret));
+		fprintf(stderr, "fxtrace-drain: %s: %s%s\n", FXTRACE_DEVICE,
+			strerror(-ret), ret == -ENOENT ?
+			" (the module is not loaded: 'sudo insmod kmod/fxtrace.ko' in the source tree, or 'sudo modprobe fxtrace' where it is installed)" :
+			ret == -EACCES ? " (tracing needs CAP_PERFMON, or root)" : "");
 		return ret;
 	}
 	ret = io_uring_queue_init(RING_ENTRIES, &d->ring, 0);
@@ -1439,6 +1505,14 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	return init_session(d);
 }
 
+/* A command's wait status as a shell reports it. */
+static int exit_status(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 /* Write ops an error left behind. */
 static void free_queue(struct drain *d, struct op_queue *q)
 {
@@ -1451,7 +1525,7 @@ int main(int argc, char **argv)
 	struct drain *d = calloc(1, sizeof(*d));
 	struct chunk magic;
 	sigset_t oldmask;
-	int release = -1, ret;
+	int release = -1, ret, status;
 
 	if (!d)
 		return 1;
@@ -1511,6 +1585,7 @@ int main(int argc, char **argv)
 	if (d->child_status && WIFEXITED(d->child_status))
 		fprintf(stderr, "fxtrace-drain: %s exited with status %d\n",
 			d->opt.command[0], WEXITSTATUS(d->child_status));
+	status = d->child_status;
 	fxtctl_close(&d->c);
 	fxtprobe_close(d->probes);
 	fxtprobe_close(d->opt.probes);
@@ -1520,5 +1595,5 @@ int main(int argc, char **argv)
 	free(d->opt.config_strings[0]);
 	free(d->opt.config_strings[1]);
 	free(d);
-	return ret ? 1 : 0;
+	return ret ? 1 : exit_status(status);
 }

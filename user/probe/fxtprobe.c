@@ -40,6 +40,17 @@
  */
 #define EVENT_WORDS_MAX \
 	(4 + FXTPROBE_ARGS_MAX * (1 + fxt_stream_words(FXTPROBE_STRING_MAX)))
+/*
+ * Largest record of a tracepoint event: header, timestamp, thread koids,
+ * the "cpu" argument, and per field a header and a value or a string of at
+ * most the copied entry.
+ */
+#define TP_EVENT_WORDS_MAX \
+	(4 + 2 + TP_FIELDS_MAX * (2 + fxt_stream_words(FXTPROBE_RAW_MAX)))
+/* Fields a tracepoint record holds: FXT's 15 arguments, one is "cpu". */
+#define TP_FIELDS_MAX		(FXT_ARGS_MAX - 1)
+/* Tracepoint field and event names, NUL included. */
+#define TP_NAME_MAX		64
 /* The string that replaces a captured string the BPF side could not read. */
 #define UNREADABLE		"(unreadable)"
 
@@ -48,6 +59,7 @@ enum {
 	STRING_KPROBE = 1,	/* "probe:kprobe" */
 	STRING_UPROBE,		/* "probe:uprobe" */
 	STRING_USDT,		/* "probe:usdt" */
+	STRING_TRACEPOINT,	/* "probe:tracepoint" */
 	STRING_FIRST_NAME,
 };
 
@@ -55,6 +67,25 @@ static const char *const category_names[] = {
 	[STRING_KPROBE] = "probe:kprobe",
 	[STRING_UPROBE] = "probe:uprobe",
 	[STRING_USDT] = "probe:usdt",
+	[STRING_TRACEPOINT] = "probe:tracepoint",
+};
+
+/* How a tracepoint field (tracefs format file) becomes an argument. */
+enum field_kind {
+	FIELD_UNSIGNED,		/* 1, 2, 4 or 8 bytes */
+	FIELD_SIGNED,
+	FIELD_POINTER,
+	FIELD_STRING,		/* char NAME[N]: up to its NUL */
+	FIELD_DYNAMIC_STRING,	/* __data_loc char[]: u32 length << 16 | offset */
+	FIELD_OTHER,		/* other arrays: left out */
+};
+
+struct tp_field {
+	char name[TP_NAME_MAX];
+	__u16 name_ref;
+	__u16 offset, size;
+	enum field_kind kind;
+	bool common;		/* common_*: filters only */
 };
 
 /* How a captured argument is shown. */
@@ -94,6 +125,14 @@ struct probe {
 	struct probe_arg args[FXTPROBE_ARGS_MAX];
 	struct bpf_link *link;
 	unsigned int event_type;	/* FXT_EVENT_INSTANT or a duration end */
+	/* Tracepoints: the fields recorded, in order, and the filter. */
+	struct tp_field fields[TP_FIELDS_MAX];
+	unsigned int nfields;
+	__u16 cpu_name_ref;
+	const char *cpu_name;		/* "cpu", or "hit_cpu" if a field is */
+	__u32 raw_size;
+	struct fxtprobe_filter filters[FXTPROBE_FILTERS_MAX];
+	unsigned int nfilters;
 };
 
 struct fxtprobe {
@@ -104,7 +143,7 @@ struct fxtprobe {
 	__u32 provider_id;
 	struct fxtprobe_clock clock;
 	/* Strings of the provider's table from STRING_FIRST_NAME on. */
-	const char *strings[2 * FXTPROBE_PROBES_MAX * (1 + FXTPROBE_ARGS_MAX)];
+	const char *strings[FXTPROBE_PROBES_MAX * (2 + FXT_ARGS_MAX)];
 	unsigned int nstrings;
 	__u64 invalid;
 	/* The consume in progress. */
@@ -117,6 +156,11 @@ struct fxtprobe {
 
 static void set_error(char *err, size_t err_size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+static __u32 min_u32(__u32 a, __u32 b)
+{
+	return a < b ? a : b;
+}
 
 static void set_error(char *err, size_t err_size, const char *fmt, ...)
 {
@@ -143,7 +187,7 @@ struct fxtprobe *fxtprobe_new(void)
 static const char *const kind_names[] = {
 	[FXTPROBE_KPROBE] = "kprobe", [FXTPROBE_KRETPROBE] = "kretprobe",
 	[FXTPROBE_UPROBE] = "uprobe", [FXTPROBE_URETPROBE] = "uretprobe",
-	[FXTPROBE_USDT] = "usdt",
+	[FXTPROBE_USDT] = "usdt", [FXTPROBE_TRACEPOINT] = "tracepoint",
 };
 
 static bool is_return(enum fxtprobe_kind kind)
@@ -153,7 +197,8 @@ static bool is_return(enum fxtprobe_kind kind)
 
 static bool is_user(enum fxtprobe_kind kind)
 {
-	return kind != FXTPROBE_KPROBE && kind != FXTPROBE_KRETPROBE;
+	return kind == FXTPROBE_UPROBE || kind == FXTPROBE_URETPROBE ||
+	       kind == FXTPROBE_USDT;
 }
 
 /* Kernel function and ELF symbol names: what kallsyms and libbpf accept. */
@@ -168,16 +213,21 @@ static bool valid_symbol(const char *s)
 	return true;
 }
 
-static bool valid_arg_name(const char *s, size_t len)
+static bool valid_identifier(const char *s, size_t len, size_t max)
 {
 	size_t i;
 
-	if (!len || len > ARG_NAME_MAX || isdigit((unsigned char)s[0]))
+	if (!len || len > max || isdigit((unsigned char)s[0]))
 		return false;
 	for (i = 0; i < len; i++)
 		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
 			return false;
 	return true;
+}
+
+static bool valid_arg_name(const char *s, size_t len)
+{
+	return valid_identifier(s, len, ARG_NAME_MAX);
 }
 
 /* Split "KIND:TARGET" into the probe's kind, path and names. */
@@ -198,12 +248,29 @@ static int parse_target(struct probe *p, char *target, char *err,
 			break;
 	if (k == ARRAY_SIZE(kind_names)) {
 		set_error(err, err_size,
-			  "%s: unknown probe kind '%s' (kprobe, kretprobe, uprobe, uretprobe, usdt)",
+			  "%s: unknown probe kind '%s' (kprobe, kretprobe, uprobe, uretprobe, usdt, tracepoint)",
 			  p->spec, target);
 		return -EINVAL;
 	}
 	p->kind = k;
 	target = colon + 1;
+	if (p->kind == FXTPROBE_TRACEPOINT) {
+		colon = strchr(target, ':');
+		if (colon)
+			*colon = '\0';
+		if (!colon ||
+		    !valid_identifier(target, strlen(target), TP_NAME_MAX - 1) ||
+		    !valid_identifier(colon + 1, strlen(colon + 1),
+				      TP_NAME_MAX - 1)) {
+			set_error(err, err_size,
+				  "%s: expected tracepoint:SUBSYSTEM:EVENT, both C identifiers of at most %d characters",
+				  p->spec, TP_NAME_MAX - 1);
+			return -EINVAL;
+		}
+		p->provider = target;
+		p->function = colon + 1;
+		return 0;
+	}
 	if (!is_user(p->kind)) {
 		if (!valid_symbol(target)) {
 			set_error(err, err_size,
@@ -342,6 +409,271 @@ static int parse_arg(struct probe *p, char *text, char *err, size_t err_size)
 	return 0;
 }
 
+/* ---- tracepoints ------------------------------------------------------- */
+
+/* Where tracefs is: /sys/kernel/tracing, else the debugfs mount of old. */
+static const char *tracefs_dir(void)
+{
+	return access("/sys/kernel/tracing/events", R_OK) &&
+	       !access("/sys/kernel/debug/tracing/events", R_OK) ?
+	       "/sys/kernel/debug/tracing" : "/sys/kernel/tracing";
+}
+
+/*
+ * One "field:DECL; offset:N; size:N; signed:N;" line of a format file
+ * into f; false if it is not one.
+ */
+static bool parse_field_line(const char *line, struct tp_field *f)
+{
+	char decl[256], *name, *bracket, *end;
+	unsigned int offset, size, is_signed;
+	const char *semi;
+	bool dynamic;
+	size_t len;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, "field:", 6))
+		return false;
+	line += 6;
+	semi = strchr(line, ';');
+	if (!semi || (size_t)(semi - line) >= sizeof(decl) ||
+	    sscanf(semi + 1, " offset:%u; size:%u; signed:%u;", &offset, &size,
+		   &is_signed) != 3 || offset > UINT16_MAX || size > UINT16_MAX)
+		return false;
+	memcpy(decl, line, semi - line);
+	decl[semi - line] = '\0';
+	/*
+	 * The name: the last identifier, before any [N], except in
+	 * "__data_loc char[] name" (and 5.19's __rel_loc, left out).
+	 */
+	dynamic = !strncmp(decl, "__data_loc", 10) ||
+		  !strncmp(decl, "__rel_loc", 9);
+	bracket = strchr(decl, '[');
+	end = bracket && !dynamic ? bracket : decl + strlen(decl);
+	while (end > decl && end[-1] == ' ')
+		end--;
+	name = end;
+	while (name > decl && (isalnum((unsigned char)name[-1]) ||
+			       name[-1] == '_'))
+		name--;
+	len = end - name;
+	if (!valid_identifier(name, len, TP_NAME_MAX - 1))
+		return false;
+	memcpy(f->name, name, len);
+	f->name[len] = '\0';
+	f->offset = offset;
+	f->size = size;
+	f->common = !strncmp(f->name, "common_", 7);
+	if (dynamic)
+		f->kind = !strncmp(decl, "__data_loc", 10) &&
+			  strstr(decl, "char") && size == 4 ?
+			  FIELD_DYNAMIC_STRING : FIELD_OTHER;
+	else if (bracket)
+		f->kind = strstr(decl, "char") ? FIELD_STRING : FIELD_OTHER;
+	else if (strchr(decl, '*'))
+		f->kind = size == 8 ? FIELD_POINTER : FIELD_OTHER;
+	else if (size == 1 || size == 2 || size == 4 || size == 8)
+		f->kind = is_signed ? FIELD_SIGNED : FIELD_UNSIGNED;
+	else
+		f->kind = FIELD_OTHER;
+	return true;
+}
+
+/* The fields of SUBSYSTEM:EVENT from its tracefs format file. */
+static int read_format(const struct probe *p, struct tp_field **fields,
+		       unsigned int *count, char *err, size_t err_size)
+{
+	char path[512], *line = NULL;
+	struct tp_field f, *grown;
+	size_t cap = 0;
+	FILE *file;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs_dir(),
+		 p->provider, p->function);
+	file = fopen(path, "re");
+	if (!file) {
+		set_error(err, err_size,
+			  errno == ENOENT ?
+			  "%s: no tracepoint %s:%s on this kernel (%s: %s; 'fxtrace list tracepoints' shows them)" :
+			  "%s: cannot read the fields of %s:%s (%s: %s)",
+			  p->spec, p->provider, p->function, path,
+			  strerror(errno));
+		return -EINVAL;
+	}
+	*fields = NULL;
+	*count = 0;
+	while (getline(&line, &cap, file) > 0) {
+		if (!parse_field_line(line, &f))
+			continue;
+		grown = realloc(*fields, (*count + 1) * sizeof(**fields));
+		if (!grown) {
+			free(line);
+			fclose(file);
+			set_error(err, err_size, "%s: out of memory", p->spec);
+			return -ENOMEM;
+		}
+		*fields = grown;
+		(*fields)[(*count)++] = f;
+	}
+	free(line);
+	fclose(file);
+	return 0;
+}
+
+static const struct tp_field *find_field(const struct tp_field *fields,
+					 unsigned int count, const char *name,
+					 size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++)
+		if (strlen(fields[i].name) == len &&
+		    !strncmp(fields[i].name, name, len))
+			return &fields[i];
+	return NULL;
+}
+
+/* The two-character operators first: "<" is a prefix of "<=". */
+static const struct {
+	const char *name;
+	enum fxtprobe_filter_op op;
+} filter_ops[] = {
+	{ "==", FXTPROBE_OP_EQ }, { "!=", FXTPROBE_OP_NE },
+	{ "<=", FXTPROBE_OP_LE }, { ">=", FXTPROBE_OP_GE },
+	{ "<", FXTPROBE_OP_LT }, { ">", FXTPROBE_OP_GT },
+};
+
+/* "FIELD OP NUMBER" without blanks into the probe's filter. */
+static int parse_filter(struct probe *p, const char *word,
+			const struct tp_field *fields, unsigned int count,
+			char *err, size_t err_size)
+{
+	struct fxtprobe_filter *flt = &p->filters[p->nfilters];
+	const struct tp_field *f;
+	const char *op = strpbrk(word, "=!<>"), *number;
+	size_t o;
+	char *end;
+
+	for (o = 0; o < ARRAY_SIZE(filter_ops); o++)
+		if (!strncmp(op, filter_ops[o].name, strlen(filter_ops[o].name)))
+			break;
+	if (o == ARRAY_SIZE(filter_ops)) {
+		set_error(err, err_size,
+			  "%s: '%s': expected FIELD OP NUMBER, OP one of == != < <= > >=",
+			  p->spec, word);
+		return -EINVAL;
+	}
+	f = find_field(fields, count, word, op - word);
+	if (!f || (f->kind != FIELD_SIGNED && f->kind != FIELD_UNSIGNED &&
+		   f->kind != FIELD_POINTER)) {
+		set_error(err, err_size,
+			  "%s: '%s': %.*s is not an integer field of %s:%s",
+			  p->spec, word, (int)(op - word), word, p->provider,
+			  p->function);
+		return -EINVAL;
+	}
+	if (p->nfilters == FXTPROBE_FILTERS_MAX) {
+		set_error(err, err_size, "%s: at most %d conditions", p->spec,
+			  FXTPROBE_FILTERS_MAX);
+		return -EINVAL;
+	}
+	if (f->offset > FXTPROBE_RAW_MAX - 8) {
+		set_error(err, err_size,
+			  "%s: %s lies beyond the %d bytes of the entry a filter reads",
+			  p->spec, f->name, FXTPROBE_RAW_MAX - 8);
+		return -EINVAL;
+	}
+	number = op + strlen(filter_ops[o].name);
+	errno = 0;
+	flt->value = f->kind == FIELD_SIGNED ?
+		     (__u64)strtoll(number, &end, 0) : strtoull(number, &end, 0);
+	if (errno || end == number || *end ||
+	    (f->kind != FIELD_SIGNED && *number == '-')) {
+		set_error(err, err_size, "%s: '%s': '%s' is not a%s number",
+			  p->spec, word, number,
+			  f->kind == FIELD_SIGNED ? "" : "n unsigned");
+		return -EINVAL;
+	}
+	flt->offset = f->offset;
+	flt->size = f->size;
+	flt->is_signed = f->kind == FIELD_SIGNED;
+	flt->op = filter_ops[o].op;
+	p->nfilters++;
+	return 0;
+}
+
+/* One word after tracepoint:SUBSYSTEM:EVENT: a field to keep or a filter. */
+static int parse_tp_word(struct probe *p, const char *word,
+			 const struct tp_field *fields, unsigned int count,
+			 char *err, size_t err_size)
+{
+	const struct tp_field *f;
+
+	if (strpbrk(word, "=!<>"))
+		return parse_filter(p, word, fields, count, err, err_size);
+	f = find_field(fields, count, word, strlen(word));
+	if (!f || f->common || f->kind == FIELD_OTHER) {
+		set_error(err, err_size,
+			  "%s: %s:%s has no field '%s' fxtrace can record",
+			  p->spec, p->provider, p->function, word);
+		return -EINVAL;
+	}
+	if (p->nfields == TP_FIELDS_MAX) {
+		set_error(err, err_size, "%s: at most %d fields", p->spec,
+			  TP_FIELDS_MAX);
+		return -EINVAL;
+	}
+	p->fields[p->nfields++] = *f;
+	return 0;
+}
+
+/*
+ * Without fields named, every field but the common ones and arrays other
+ * than strings; then the bytes of the entry to copy.
+ */
+static int finish_tracepoint(struct probe *p, const struct tp_field *fields,
+			     unsigned int count, char *err, size_t err_size)
+{
+	unsigned int i, usable = 0;
+	__u32 end = 0;
+
+	if (!p->nfields) {
+		for (i = 0; i < count; i++)
+			usable += !fields[i].common && fields[i].kind != FIELD_OTHER;
+		if (usable > TP_FIELDS_MAX) {
+			set_error(err, err_size,
+				  "%s: %s:%s has %u fields, a record holds %d: name the ones to keep (tracepoint:%s:%s FIELD...)",
+				  p->spec, p->provider, p->function, usable,
+				  TP_FIELDS_MAX, p->provider, p->function);
+			return -EINVAL;
+		}
+		for (i = 0; i < count; i++)
+			if (!fields[i].common && fields[i].kind != FIELD_OTHER)
+				p->fields[p->nfields++] = fields[i];
+	}
+	p->cpu_name = "cpu";
+	for (i = 0; i < p->nfields; i++) {
+		if (p->fields[i].kind == FIELD_DYNAMIC_STRING)
+			end = FXTPROBE_RAW_MAX;
+		else if ((__u32)p->fields[i].offset + p->fields[i].size > end)
+			end = p->fields[i].offset + p->fields[i].size;
+		if (!strcmp(p->fields[i].name, "cpu"))
+			p->cpu_name = "hit_cpu";
+	}
+	for (i = 0; i < p->nfilters; i++)
+		if ((__u32)p->filters[i].offset + p->filters[i].size > end)
+			end = p->filters[i].offset + p->filters[i].size;
+	if (end > FXTPROBE_RAW_MAX) {
+		set_error(err, err_size,
+			  "%s: its fields end at byte %u of the entry; fxtrace copies %d",
+			  p->spec, end, FXTPROBE_RAW_MAX);
+		return -EINVAL;
+	}
+	p->raw_size = end ? end : 8;
+	return 0;
+}
+
 static void free_probe(struct probe *p)
 {
 	bpf_link__destroy(p->link);
@@ -354,6 +686,8 @@ static void free_probe(struct probe *p)
 int fxtprobe_add(struct fxtprobe *set, const char *spec, char *err,
 		 size_t err_size)
 {
+	struct tp_field *fields = NULL;
+	unsigned int nfields = 0;
 	struct probe *p;
 	char *buf, *word, *save = NULL;
 	int ret;
@@ -388,11 +722,18 @@ int fxtprobe_add(struct fxtprobe *set, const char *spec, char *err,
 		goto fail;
 	}
 	ret = parse_target(p, word, err, err_size);
+	if (!ret && p->kind == FXTPROBE_TRACEPOINT)
+		ret = read_format(p, &fields, &nfields, err, err_size);
 	while (!ret && (word = strtok_r(NULL, " \t", &save)))
-		ret = parse_arg(p, word, err, err_size);
+		ret = p->kind == FXTPROBE_TRACEPOINT ?
+		      parse_tp_word(p, word, fields, nfields, err, err_size) :
+		      parse_arg(p, word, err, err_size);
+	if (!ret && p->kind == FXTPROBE_TRACEPOINT)
+		ret = finish_tracepoint(p, fields, nfields, err, err_size);
+	free(fields);
 	if (ret)
 		goto fail;
-	if (p->kind == FXTPROBE_USDT)
+	if (p->kind == FXTPROBE_USDT || p->kind == FXTPROBE_TRACEPOINT)
 		ret = asprintf(&p->event_name, "%s:%s", p->provider,
 			       p->function) < 0 ? -ENOMEM : 0;
 	else
@@ -434,7 +775,10 @@ static void attach_reason(const struct probe *p, int err, char *buf,
 {
 	switch (-err) {
 	case ENOENT:
-		if (p->kind == FXTPROBE_USDT)
+		if (p->kind == FXTPROBE_TRACEPOINT)
+			snprintf(buf, size, "no tracepoint %s:%s on this kernel",
+				 p->provider, p->function);
+		else if (p->kind == FXTPROBE_USDT)
 			snprintf(buf, size, "no USDT probe %s:%s in %s",
 				 p->provider, p->function, p->path);
 		else if (is_user(p->kind))
@@ -467,7 +811,13 @@ static int attach(struct fxtprobe *set, size_t i)
 {
 	struct probe *p = &set->probes[i];
 
-	if (p->kind == FXTPROBE_USDT) {
+	if (p->kind == FXTPROBE_TRACEPOINT) {
+		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
+
+		p->link = bpf_program__attach_tracepoint_opts(
+			set->skel->progs.fxtprobe_tracepoint, p->provider,
+			p->function, &opts);
+	} else if (p->kind == FXTPROBE_USDT) {
 		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = i);
 
 		p->link = bpf_program__attach_usdt(set->skel->progs.fxtprobe_usdt,
@@ -502,9 +852,14 @@ static bool path_missing(const struct probe *p)
 static int configure(struct fxtprobe *set, __u32 i)
 {
 	const struct probe *p = &set->probes[i];
-	struct fxtprobe_config config = { .nargs = p->nargs };
+	struct fxtprobe_config config = {
+		.nargs = p->nargs,
+		.raw_size = p->raw_size,
+		.nfilters = p->nfilters,
+	};
 	unsigned int a;
 
+	memcpy(config.filters, p->filters, sizeof(config.filters));
 	for (a = 0; a < p->nargs; a++) {
 		config.args[a].source = p->args[a].source;
 		config.args[a].read =
@@ -662,6 +1017,11 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 		p->name_ref = string_index(set, p->event_name);
 		for (a = 0; a < p->nargs; a++)
 			p->args[a].name_ref = string_index(set, p->args[a].name);
+		for (a = 0; a < p->nfields; a++)
+			p->fields[a].name_ref = string_index(set,
+							     p->fields[a].name);
+		if (p->kind == FXTPROBE_TRACEPOINT)
+			p->cpu_name_ref = string_index(set, p->cpu_name);
 	}
 	return attached;
 fail:
@@ -799,6 +1159,8 @@ static __u16 category_of(enum fxtprobe_kind kind)
 	case FXTPROBE_UPROBE:
 	case FXTPROBE_URETPROBE:
 		return STRING_UPROBE;
+	case FXTPROBE_TRACEPOINT:
+		return STRING_TRACEPOINT;
 	default:
 		return STRING_USDT;
 	}
@@ -835,33 +1197,42 @@ static size_t utf8_sequence(const unsigned char *s, size_t len)
 }
 
 /*
- * Copy a captured string, as FXT wants it (UTF-8): each byte that starts no
- * valid sequence becomes '?'.  value is what bpf_probe_read_*_str()
- * returned; the string is untrusted memory of the probed program.
+ * Copy the string at s (up to its NUL, at most max bytes) as FXT wants it
+ * (UTF-8): each byte that starts no valid sequence becomes '?'.  Returns
+ * its length.
  */
-static size_t captured_string(const struct fxtprobe_event *ev, unsigned int i,
-			      char *out)
+static size_t utf8_copy(const char *s, size_t max, char *out)
 {
-	__s64 ret = (__s64)ev->values[i];
-	size_t len, pos = 0;
+	size_t len = strnlen(s, max), pos = 0;
 
-	if (ret <= 0 || ret > FXTPROBE_STRING_MAX) {
-		memcpy(out, UNREADABLE, sizeof(UNREADABLE) - 1);
-		return sizeof(UNREADABLE) - 1;
-	}
-	len = strnlen(ev->strings[i], ret - 1);
 	while (pos < len) {
-		size_t n = utf8_sequence((const unsigned char *)ev->strings[i] +
-					 pos, len - pos);
+		size_t n = utf8_sequence((const unsigned char *)s + pos,
+					 len - pos);
 
 		if (!n) {
 			out[pos++] = '?';
 			continue;
 		}
-		memcpy(out + pos, ev->strings[i] + pos, n);
+		memcpy(out + pos, s + pos, n);
 		pos += n;
 	}
 	return len;
+}
+
+/*
+ * A captured string: value is what bpf_probe_read_*_str() returned; the
+ * string is untrusted memory of the probed program.
+ */
+static size_t captured_string(const struct fxtprobe_event *ev, unsigned int i,
+			      char *out)
+{
+	__s64 ret = (__s64)ev->values[i];
+
+	if (ret <= 0 || ret > FXTPROBE_STRING_MAX) {
+		memcpy(out, UNREADABLE, sizeof(UNREADABLE) - 1);
+		return sizeof(UNREADABLE) - 1;
+	}
+	return utf8_copy(ev->strings[i], ret - 1, out);
 }
 
 static __u32 write_arg(__u64 *dst, const struct probe_arg *a,
@@ -908,6 +1279,98 @@ static int flush_batch(struct fxtprobe *set)
 	return set->write_error;
 }
 
+/* A field of a copied tracepoint entry as an argument; 0 if not there. */
+static __u32 write_field(__u64 *dst, const struct tp_field *f,
+			 const struct fxtprobe_raw_event *ev)
+{
+	char string[FXTPROBE_RAW_MAX];
+	__u64 value = 0;
+	__u32 loc, start, len;
+	unsigned int shift;
+
+	if ((__u32)f->offset + f->size > ev->raw_size)
+		return 0;
+	switch (f->kind) {
+	case FIELD_STRING:
+		len = utf8_copy((const char *)ev->raw + f->offset, f->size,
+				string);
+		break;
+	case FIELD_DYNAMIC_STRING:
+		/* The kernel's __data_loc: length << 16 | offset in the entry. */
+		memcpy(&loc, ev->raw + f->offset, 4);
+		start = loc & 0xffff;
+		if (start > ev->raw_size)
+			return 0;
+		len = utf8_copy((const char *)ev->raw + start,
+				min_u32(loc >> 16, ev->raw_size - start),
+				string);
+		break;
+	default:
+		memcpy(&value, ev->raw + f->offset, f->size);
+		shift = 64 - 8 * f->size;
+		if (f->kind == FIELD_SIGNED)
+			value = (__u64)((__s64)(value << shift) >> shift);
+		if (f->kind == FIELD_POINTER)
+			return fxt_write_arg64(dst, FXT_ARG_POINTER,
+					       f->name_ref, NULL, value);
+		if (f->size == 8)
+			return fxt_write_arg64(dst, f->kind == FIELD_SIGNED ?
+					       FXT_ARG_INT64 : FXT_ARG_UINT64,
+					       f->name_ref, NULL, value);
+		return fxt_write_arg32(dst, f->kind == FIELD_SIGNED ?
+				       FXT_ARG_INT32 : FXT_ARG_UINT32,
+				       f->name_ref, NULL, (__u32)value);
+	}
+	return fxt_write_arg_string(dst, f->name_ref, NULL,
+				    len ? fxt_inline_string_ref(len) :
+				    FXT_STRING_REF_EMPTY, string);
+}
+
+/* A tracepoint hit: its fields, then the CPU, as arguments. */
+static int convert_raw_event(struct fxtprobe *set, const void *data,
+			     size_t size)
+{
+	const struct fxtprobe_raw_event *ev = data;
+	const struct probe *p;
+	unsigned int i, nargs = 0;
+	__u32 n = 4, words, arg;
+	__u64 *dst;
+	int ret;
+
+	if (size < sizeof(*ev) || ev->raw_size > FXTPROBE_RAW_MAX) {
+		set->invalid++;
+		return 0;
+	}
+	p = &set->probes[ev->probe];
+	if (set->batch_words + TP_EVENT_WORDS_MAX > BATCH_WORDS) {
+		ret = flush_batch(set);
+		if (ret)
+			return ret;
+	}
+	if (!set->batch_words)
+		set->batch[set->batch_words++] =
+			fxt_provider_section_hdr(set->provider_id);
+	dst = set->batch + set->batch_words;
+	for (i = 0; i < p->nfields; i++) {
+		arg = write_field(dst + n, &p->fields[i], ev);
+		n += arg;
+		nargs += arg != 0;
+	}
+	n += fxt_write_arg32(dst + n, FXT_ARG_UINT32, p->cpu_name_ref, NULL,
+			     ev->cpu);
+	nargs++;
+	words = fxt_event_words(FXT_EVENT_INSTANT, FXT_THREAD_REF_INLINE,
+				STRING_TRACEPOINT, p->name_ref, n - 4);
+	dst[0] = fxt_event_hdr(words, FXT_EVENT_INSTANT, nargs,
+			       FXT_THREAD_REF_INLINE, STRING_TRACEPOINT,
+			       p->name_ref);
+	dst[1] = fxtprobe_ticks(set, ev->timestamp_ns);
+	dst[2] = ev->tgid;
+	dst[3] = ev->tid;
+	set->batch_words += words;
+	return 0;
+}
+
 /* ring_buffer__consume()'s callback: one event, one record. */
 static int convert_event(void *ctx, void *data, size_t size)
 {
@@ -919,6 +1382,11 @@ static int convert_event(void *ctx, void *data, size_t size)
 	unsigned int i;
 	int ret;
 
+	/* Both kinds of event start with the timestamp and the probe. */
+	if (size >= sizeof(__u64) + sizeof(__u32) && ev->probe < set->count &&
+	    set->probes[ev->probe].link &&
+	    set->probes[ev->probe].kind == FXTPROBE_TRACEPOINT)
+		return convert_raw_event(set, data, size);
 	if (size < sizeof(*ev) || ev->probe >= set->count ||
 	    !set->probes[ev->probe].link ||
 	    ev->nargs != set->probes[ev->probe].nargs) {

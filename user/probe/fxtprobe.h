@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fxtprobe.h - dynamic probes (kprobes, uprobes, USDT) into FXT
+ * fxtprobe.h - dynamic probes (kprobes, uprobes, USDT, tracepoints) into FXT
  * (libfxtprobe.a, Documentation/probes.rst).
  *
  * A struct fxtprobe is a set of probes: add their specs, open it (loads the
@@ -42,6 +42,7 @@ enum fxtprobe_kind {
 	FXTPROBE_UPROBE,
 	FXTPROBE_URETPROBE,
 	FXTPROBE_USDT,
+	FXTPROBE_TRACEPOINT,
 };
 
 struct fxtprobe_options {

@@ -3,7 +3,7 @@
  * fxtrace-probe - run a command with dynamic probes attached and write what
  * they saw as an FXT file, without the drainer (Documentation/probes.rst).
  *
- *	fxtrace-probe -o out.fxt [-a] [--probe SPEC]... -- COMMAND [ARG]...
+ *	fxtrace-probe -o out.fxt [-a|-p PID] [-P SPEC]... [-- COMMAND [ARG]...]
  *
  * The timestamps are on the clock of the /dev/fxtrace session if one
  * exists, else CLOCK_MONOTONIC ns.  Exit status: the command's (128 + the
@@ -32,17 +32,25 @@
 #define POLL_MS			100
 
 static const char usage[] =
-	"usage: fxtrace-probe -o FILE [-a] [--probe SPEC]... -- COMMAND [ARG]...\n"
+	"usage: fxtrace-probe -o FILE [-a|-p PID] [-P SPEC]... -- COMMAND [ARG]...\n"
+	"       fxtrace-probe -o FILE -a|-p PID [-P SPEC]...\n"
+	"\n"
+	"Without COMMAND, trace until SIGINT (Ctrl-C) or SIGTERM.\n"
 	"\n"
 	"  -o, --output FILE     the FXT file to write\n"
-	"  -p, --probe SPEC      a probe (repeatable), e.g. 'kprobe:do_sys_openat2 path=arg1:ustr'\n"
+	"  -P, --probe SPEC      a probe (repeatable), e.g. 'kprobe:do_sys_openat2 path=arg1:ustr'\n"
+	"  -p, --pid PID         events of process PID only [default: the command's]\n"
 	"  -a, --all             events of every process [default: the command's]\n"
 	"  -r, --ring-size BYTES the BPF ring buffer, a power of 2 of pages [default: 4M]\n"
 	"  -v, --verbose         show libbpf's warnings\n"
+	"  -h, --help            this help\n"
+	"      --version         the fxtrace ABI this tool speaks\n"
 	"\n"
 	"SPEC: kprobe:FUNC, kretprobe:FUNC, uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL,\n"
 	"usdt:PATH:PROVIDER:NAME, then up to 4 [NAME=]SOURCE:TYPE arguments, SOURCE\n"
-	"argN or ret, TYPE u64 s64 u32 s32 ptr ustr kstr (Documentation/probes.rst).\n"
+	"argN or ret, TYPE u64 s64 u32 s32 ptr ustr kstr; or\n"
+	"tracepoint:SUBSYSTEM:EVENT, then FIELD names to keep [default: all] and\n"
+	"FIELD==N (!= < <= > >=) conditions (Documentation/probes.rst).\n"
 	"Exit status: the command's; 3 if a probe did not attach; 2 usage; 1 error.\n";
 
 static int attach_failures;
@@ -137,7 +145,27 @@ static pid_t start_command(char **argv, int *go)
 	return pid;
 }
 
-/* Poll and convert until the command exits; its wait status in *status. */
+/* The held command, when tracing cannot start (pid 0: none). */
+static void stop_command(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void request_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/*
+ * Poll and convert until the command exits (its wait status in *status),
+ * or without a command (pid 0) until SIGINT or SIGTERM.
+ */
 static int trace_command(struct fxtprobe *set, pid_t pid, int *fd,
 			 int *status)
 {
@@ -145,10 +173,12 @@ static int trace_command(struct fxtprobe *set, pid_t pid, int *fd,
 	int events = 0, ret;
 
 	for (;;) {
-		pid_t done = waitpid(pid, status, WNOHANG);
+		pid_t done = pid ? waitpid(pid, status, WNOHANG) : 0;
 
 		if (done < 0 && errno != EINTR)
 			return -errno;
+		if (!pid && stop_requested)
+			done = pid;
 		/* After the exit: every event of the command is in the ring. */
 		ret = fxtprobe_consume(set, write_all, fd);
 		if (ret < 0)
@@ -165,8 +195,10 @@ int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "probe", required_argument, NULL, 'p' },
+		{ "probe", required_argument, NULL, 'P' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -177,12 +209,14 @@ int main(int argc, char **argv)
 	struct fxtprobe_clock clock;
 	const char *output = NULL;
 	bool all = false;
+	unsigned long pid_filter = 0;
 	struct fxtprobe *set;
+	char *end;
 	char err[512];
 	__u64 magic;
 	void *preamble;
 	size_t size;
-	int fd, go, c, attached, events, status = 0;
+	int fd, go = -1, c, attached, events, status = 0;
 	pid_t pid;
 
 	set = fxtprobe_new();
@@ -190,12 +224,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fxtrace-probe: out of memory\n");
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "+o:p:ar:vh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:P:p:ar:vh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
 			break;
 		case 'p':
+			errno = 0;
+			pid_filter = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !pid_filter ||
+			    pid_filter > INT32_MAX) {
+				fprintf(stderr, "fxtrace-probe: -p needs a process id, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'V':
+			printf("fxtrace-probe (fxtrace) ABI %d.%d\n",
+			       FXTRACE_ABI_MAJOR, FXTRACE_ABI_MINOR);
+			return 0;
+		case 'P':
 			if (fxtprobe_add(set, optarg, err, sizeof(err))) {
 				fprintf(stderr, "fxtrace-probe: %s\n", err);
 				return 2;
@@ -222,7 +270,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!output || optind >= argc) {
+	if (!output || (optind >= argc && !all && !pid_filter) ||
+	    (all && pid_filter)) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -232,20 +281,21 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	pid = start_command(argv + optind, &go);
+	pid = optind < argc ? start_command(argv + optind, &go) : 0;
 	if (pid < 0) {
 		fprintf(stderr, "fxtrace-probe: cannot start %s: %s\n",
 			argv[optind], strerror(errno));
 		return 1;
 	}
-	if (!all)
+	if (pid_filter)
+		opts.filter_tgid = pid_filter;
+	else if (!all)
 		opts.filter_tgid = pid;
 	attached = fxtprobe_open(set, &opts, report_attach_error, NULL, err,
 				 sizeof(err));
 	if (attached < 0) {
 		fprintf(stderr, "fxtrace-probe: %s\n", err);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		stop_command(pid);
 		return 1;
 	}
 	session_clock(&clock);
@@ -257,18 +307,23 @@ int main(int argc, char **argv)
 	    write_all(&fd, preamble,
 		      fxtprobe_write_preamble(set, preamble, size))) {
 		fprintf(stderr, "fxtrace-probe: %s: cannot write\n", output);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		stop_command(pid);
 		return 1;
 	}
 	free(preamble);
-	/* Ctrl-C is for the command; we stop when it does. */
-	signal(SIGINT, SIG_IGN);
-	if (write(go, "g", 1) != 1) {
-		fprintf(stderr, "fxtrace-probe: cannot start %s\n", argv[optind]);
-		return 1;
+	if (pid) {
+		/* Ctrl-C is for the command; we stop when it does. */
+		signal(SIGINT, SIG_IGN);
+		if (write(go, "g", 1) != 1) {
+			fprintf(stderr, "fxtrace-probe: cannot start %s\n",
+				argv[optind]);
+			return 1;
+		}
+		close(go);
+	} else {
+		signal(SIGINT, request_stop);
+		signal(SIGTERM, request_stop);
 	}
-	close(go);
 	events = trace_command(set, pid, &fd, &status);
 	if (events < 0 || fxtprobe_write_drops(set, write_all, &fd) ||
 	    close(fd)) {

@@ -4,7 +4,9 @@
 # Description: `fxtrace record` end to end (a command with its default pid
 # filter, -p PID, -a), fxtrace-drain's config file, a drainer stopped
 # (SIGSTOP) for 2 s mid-session and one killed (SIGKILL) mid-session, then
-# `fxtrace recover`.  In the guest with fxtrace.ko loaded.  Prints TAP.
+# `fxtrace recover`; what -c and -e select, exit statuses and messages,
+# --version, and the orphan a killed drainer leaves: the next record names
+# `fxtrace stop`, which ends it, and then recording works.  In the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
@@ -144,6 +146,105 @@ result $? "recovered: holds every save the drainer acknowledged"
 # The orphaned session goes with the module.
 rmmod fxtrace && insmod "$FXTRACE_KO"
 result $? "kill: the orphaned session is freed by reloading the module"
+
+# ---- what -c and -e select --------------------------------------------------
+# kind_counts FILE: "USER SYSCALL SWITCH" counts of app:tick events,
+# kernel:syscall events and context switches in the dump.
+kind_counts() {
+	"$bin/fxtrace" dump "$1" | awk '/ app:tick / { u++ } / kernel:syscall:/ { s++ }
+		/context switch/ { c++ } END { print u + 0, s + 0, c + 0 }'
+}
+"$bin/fxtrace" record -q -o "$out/default.fxt" -- "$progs/producer" 1 100 10 >/dev/null
+rc=$?
+read -r u s c <<<"$(kind_counts "$out/default.fxt")"
+echo "# default: $u user ticks, $s syscall events, $c context switches"
+[[ $rc == 0 && $u == 100 && $s -gt 0 && $c -gt 0 ]]
+result $? "default: the program's events plus sched and syscall"
+"$bin/fxtrace" record -q -e sched -o "$out/sched.fxt" -- "$progs/producer" 1 100 10 >/dev/null
+rc=$?
+read -r u s c <<<"$(kind_counts "$out/sched.fxt")"
+echo "# -e sched: $u user ticks, $s syscall events, $c context switches"
+[[ $rc == 0 && $u == 100 && $s == 0 && $c -gt 0 ]]
+result $? "-e sched: user events stay on, syscalls off"
+"$bin/fxtrace" record -q -c none -e syscall -o "$out/nouser.fxt" -- "$progs/producer" 1 100 10 >/dev/null
+rc=$?
+read -r u s c <<<"$(kind_counts "$out/nouser.fxt")"
+echo "# -c none -e syscall: $u user ticks, $s syscall events, $c context switches"
+[[ $rc == 0 && $u == 0 && $s -gt 0 && $c == 0 ]]
+result $? "-c none -e syscall: no user events, syscalls only"
+got=$("$bin/fxtrace" record -e bogus,schde -- true 2>&1 | head -n 1)
+"$bin/fxtrace" record -e bogus,schde -- true 2>/dev/null
+rc=$?
+[[ $rc == 2 && $got == "fxtrace record: unknown kernel event 'bogus': the kernel categories are sched, task, irq and syscall (or all, none); a tracepoint is SUBSYSTEM:EVENT ('fxtrace list' shows both)" ]]
+result $? "-e bogus: exit 2 ($rc) listing the valid names"
+
+# ---- exit status and messages ------------------------------------------------
+"$bin/fxtrace" record -q -o "$out/missing.fxt" -- /nonexistent/prog 2>"$out/missing.stderr"
+rc=$?
+sed 's/^/# /' "$out/missing.stderr"
+[[ $rc == 127 ]] && grep -q '/nonexistent/prog: No such file or directory' "$out/missing.stderr"
+result $? "record -- /nonexistent/prog: exit 127 ($rc), says why"
+"$bin/fxtrace" record -q -o "$out/exit3.fxt" -- /bin/sh -c 'exit 3'
+rc=$?
+[[ $rc == 3 ]]
+result $? "record -- sh -c 'exit 3': exit 3 ($rc)"
+"$bin/fxtrace" record -q -o "$out/sig.fxt" -- /bin/sh -c 'kill -TERM $$'
+rc=$?
+[[ $rc == 143 ]]
+result $? "record -- a command killed by SIGTERM: exit 143 ($rc)"
+got=$("$bin/fxtrace" record -b 12K -o "$out/b.fxt" -- true 2>&1)
+rc=$?
+[[ $rc == 2 && $got == "fxtrace-drain: -b '12K': a buffer size is a multiple of 4K from 16K to 256M (K and M suffixes)" ]]
+result $? "-b 12K: exit 2 ($rc) and the limits"
+for tool in fxtrace fxtrace-drain fxtrace-probe; do
+	got=$("$bin/$tool" --version)
+	[[ $? == 0 && $got == *"ABI 0."* ]]
+	result $? "$tool --version: $got"
+done
+"$bin/fxtrace-drain" --help | grep -q '^  -p, --pid=PID'
+result $? "fxtrace-drain --help"
+
+# ---- the orphan a killed drainer leaves, then fxtrace stop -------------------
+"$bin/fxtrace" record -v -B 64K -o "$out/orphan.fxt" -- "$progs/producer" 2 250000 50 \
+	>"$out/orphan.producer" 2>"$out/orphan.stderr" &
+rec=$!
+sleep 2
+drain=$(pgrep -P $rec)
+producer=$(pgrep -P "$drain")
+kill -KILL "$drain"
+wait $rec
+rc=$?
+grep -q "'fxtrace recover $out/orphan.fxt' keeps what it had written, 'fxtrace stop' ends the session it left" "$out/orphan.stderr"
+result $? "orphan: record says how to recover and stop ($rc)"
+while kill -0 "$producer" 2>/dev/null; do sleep 0.1; done
+"$bin/fxtrace" record -q -o "$out/blocked.fxt" -- true 2>"$out/blocked.stderr"
+rc=$?
+sed 's/^/# /' "$out/blocked.stderr"
+[[ $rc == 1 ]] && grep -q "^fxtrace-drain: 'fxtrace stop' discards it; 'fxtrace stop -o FILE' first saves" "$out/blocked.stderr"
+result $? "orphan: the next record fails ($rc) naming the command that ends it"
+"$bin/fxtrace" recover -o "$out/orphan-cut.fxt" "$out/orphan.fxt" >/dev/null
+result $? "orphan: fxtrace recover cuts the killed drainer's file"
+check_strict "$out/orphan-cut.fxt" orphan-cut
+"$progs/count_ticks" "$out/orphan-cut.fxt" >"$out/orphan-cut.count"
+result $? "orphan-cut: ticks in order, none twice"
+size=$(stat -c %s "$out/orphan-cut.fxt")
+beyond=$(sed -n 's/^fxtrace-drain: saved buffer .* at 0x[0-9a-f]*-0x\([0-9a-f]*\),.*/\1/p' \
+	"$out/orphan.stderr" | while read -r end; do ((16#$end > size)) && echo "$end"; done | wc -l)
+echo "# orphan-cut: $size bytes, $(value ticks "$out/orphan-cut.count") ticks, $beyond acknowledged saves beyond the cut"
+((beyond == 0))
+result $? "orphan-cut: complete up to the last flush (every acknowledged save)"
+"$bin/fxtrace" stop -o "$out/orphan-saved.fxt" >"$out/stop.stdout" 2>&1
+rc=$?
+sed 's/^/# /' "$out/stop.stdout"
+[[ $rc == 0 ]] && grep -q '^\[ fxtrace stop: the orphaned session (uid 0, [0-9]* buffers) is ended \]$' "$out/stop.stdout"
+result $? "orphan: fxtrace stop -o ends it ($rc)"
+check_strict "$out/orphan-saved.fxt" orphan-saved
+"$bin/fxtrace" stop >"$out/stop2.stdout"
+[[ $? == 0 && $(cat "$out/stop2.stdout") == "[ fxtrace stop: no session ]" ]]
+result $? "stop: nothing left to stop"
+"$bin/fxtrace" record -q -o "$out/after.fxt" -- "$progs/producer" 1 100 10 >/dev/null
+result $? "orphan: the next record works"
+check_strict "$out/after.fxt" after
 
 echo "1..$n"
 exit $failed

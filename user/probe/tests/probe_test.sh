@@ -30,7 +30,7 @@ traced() {
 probe() {
 	local name=$1 count=$2 args=()
 	shift 2
-	for spec in "$@"; do args+=(-p "$spec"); done
+	for spec in "$@"; do args+=(-P "$spec"); done
 	"$bin/fxtrace-probe" -o "$out/$name.fxt" "${args[@]}" -- \
 		"$target" "$count" >"$out/$name.stdout" 2>"$out/$name.stderr"
 	traced "$name"
@@ -45,7 +45,7 @@ K=1000
 # debug info) the programs cannot load: the error must say why, and there
 # is nothing else to test.
 if [[ ! -e /sys/kernel/btf/vmlinux ]]; then
-	got=$("$bin/fxtrace-probe" -o "$out/nobtf.fxt" -p kprobe:__x64_sys_getppid -- true 2>&1)
+	got=$("$bin/fxtrace-probe" -o "$out/nobtf.fxt" -P kprobe:__x64_sys_getppid -- true 2>&1)
 	rc=$?
 	[[ $rc == 1 && $got == "fxtrace-probe: cannot load the BPF programs: No such process (the kernel has no BTF, /sys/kernel/btf/vmlinux: CONFIG_DEBUG_INFO_BTF is needed)" ]]
 	result $? "no kernel BTF: exit 1 ($rc) and the reason: $got"
@@ -96,13 +96,13 @@ result $? "usdt: i=0..$((K - 1)) in order"
 # ---- bad specs: exit 2 and the documented message ----------------------------
 bad_spec() {
 	local spec=$1 want=$2 got rc
-	got=$("$bin/fxtrace-probe" -o "$out/bad.fxt" -p "$spec" -- true 2>&1)
+	got=$("$bin/fxtrace-probe" -o "$out/bad.fxt" -P "$spec" -- true 2>&1)
 	rc=$?
 	[[ $rc == 2 && $got == "fxtrace-probe: $want" ]]
 	result $? "bad spec '$spec': exit 2 ($rc), '$want'"
 	[[ $got == "fxtrace-probe: $want" ]] || echo "# got: $got"
 }
-bad_spec "bogus:f" "bogus:f: unknown probe kind 'bogus' (kprobe, kretprobe, uprobe, uretprobe, usdt)"
+bad_spec "bogus:f" "bogus:f: unknown probe kind 'bogus' (kprobe, kretprobe, uprobe, uretprobe, usdt, tracepoint)"
 bad_spec "kprobe:" "kprobe:: '' is not a kernel function name"
 bad_spec "kprobe:a-b" "kprobe:a-b: 'a-b' is not a kernel function name"
 bad_spec "uprobe:/bin/true" "uprobe:/bin/true: expected PATH:SYMBOL"
@@ -140,7 +140,7 @@ result $? "unattachable: the probe that attached has exactly 100 events ($got)"
 
 # ---- a full ring: every hit is an event or a drop -----------------------------
 # A one-page ring holds 12 events; the tool drains it every 100 ms at best.
-"$bin/fxtrace-probe" -o "$out/full.fxt" -r 4096 -p kprobe:__x64_sys_getppid -- \
+"$bin/fxtrace-probe" -o "$out/full.fxt" -r 4096 -P kprobe:__x64_sys_getppid -- \
 	"$target" $K >"$out/full.stdout" 2>"$out/full.stderr"
 result $? "full ring: exit 0"
 sed 's/^/# /' "$out/full.stderr"

@@ -106,8 +106,10 @@ static const char commands[] =
 	"  report   per-name, per-thread, per-CPU and syscall figures; HTML plots\n"
 	"  export   convert a trace to Chrome trace-event JSON\n"
 	"  info     show the ABI of this fxtrace and of the loaded module\n"
+	"  list     list the kernel categories, tracepoints, probe kinds, user categories\n"
 	"  record   trace a command, or the whole system, into a .fxt file\n"
 	"  recover  cut a trace the drainer did not finish at its flush watermark\n"
+	"  stop     end the session a killed drainer left (an orphan)\n"
 	"\n"
 	"'fxtrace COMMAND -h' shows a command's options.\n";
 

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stop.c - `fxtrace stop`: end the session a killed drainer left behind
+ * (an orphan, which blocks every new session), after saving what its
+ * buffers still hold if asked.  A session whose drainer runs is that
+ * drainer's to stop: stop says which signal to send.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/fxt.h>
+#include <linux/fxtrace.h>
+
+#include "fxtctl.h"
+#include "fxtrace.h"
+
+/*
+ * Every buffer of the adopted session into out, as a trace of its own:
+ * what each still holds (a streaming buffer's halves may repeat records
+ * the killed drainer had already written).  Buffers that do not decode
+ * are left out and counted.
+ */
+static int save_buffers(struct fxtctl *c, const char *out)
+{
+	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
+	const struct fxtctl_buffer *b;
+	unsigned int kept = 0, left_out = 0;
+	__u64 magic;
+	uint64_t errors;
+	int fd, ret = 0;
+
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "fxtrace stop: %s: %s\n", out, strerror(errno));
+		return 1;
+	}
+	fxt_write_magic(&magic);
+	if (write(fd, &magic, sizeof(magic)) != sizeof(magic))
+		ret = -EIO;
+	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
+		b = fxtctl_buffer(c, bi.id);
+		ret = b ? fxtctl_write_buffer(fd, b, &errors) : -errno;
+		if (ret == 0) {
+			fprintf(stderr, "fxtrace stop: buffer %u has %llu errors; left out\n",
+				bi.id, (unsigned long long)errors);
+			left_out++;
+		} else if (ret == 1) {
+			kept++;
+			ret = 0;
+		}
+		bi.id++;
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret) {
+		fprintf(stderr, "fxtrace stop: %s: %s\n", out, strerror(-ret));
+		return 1;
+	}
+	printf("[ fxtrace stop: %u buffers written to %s, %u left out ]\n",
+	       kept, out, left_out);
+	return 0;
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fxtrace_session_info info = { .size = sizeof(info) };
+	const char *out = NULL;
+	struct fxtctl c;
+	int opt, ret, rc = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			return fxtrace_cmd_help("stop");
+		default:
+			return fxtrace_option_error("stop", opt, argv);
+		}
+	}
+	if (optind < argc)
+		return fxtrace_usage_error("stop", "unexpected '%s'", argv[optind]);
+	ret = fxtctl_open(&c);
+	if (ret) {
+		fprintf(stderr, "fxtrace stop: %s: %s\n", FXTRACE_DEVICE,
+			strerror(-ret));
+		return 1;
+	}
+	if (ioctl(c.fd, FXTRACE_IOC_SESSION_INFO, &info)) {
+		fprintf(stderr, "fxtrace stop: session info: %s\n", strerror(errno));
+		rc = 1;
+	} else if (info.state == FXTRACE_STATE_NONE) {
+		printf("[ fxtrace stop: no session ]\n");
+	} else if (!(info.flags & FXTRACE_SESSION_ORPHANED)) {
+		fprintf(stderr, "fxtrace stop: the session has a running drainer (uid %u): send its fxtrace record or fxtrace-drain SIGINT (Ctrl-C) to stop it\n",
+			info.owner_uid);
+		rc = 1;
+	} else if ((ret = fxtctl_adopt(&c))) {
+		fprintf(stderr, "fxtrace stop: adopting the orphaned session: %s%s%u%s\n",
+			strerror(-ret), ret == -EPERM ? " (needs CAP_PERFMON and uid " : "",
+			ret == -EPERM ? info.owner_uid : 0,
+			ret == -EPERM ? ", its owner's, or CAP_SYS_ADMIN)" : "");
+		rc = 1;
+	} else {
+		if (out)
+			rc = save_buffers(&c, out);
+		ret = fxtctl_terminate(&c);
+		if (ret) {
+			fprintf(stderr, "fxtrace stop: terminate: %s\n", strerror(-ret));
+			rc = 1;
+		} else {
+			printf("[ fxtrace stop: the orphaned session (uid %u, %u buffers) is ended ]\n",
+			       info.owner_uid, info.nr_buffers);
+		}
+	}
+	fxtctl_close(&c);
+	return rc;
+}

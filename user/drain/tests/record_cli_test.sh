@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: the command lines of `fxtrace record`, `fxtrace list`,
+# `fxtrace stop`, fxtrace-drain and fxtrace-probe, on the host (no module
+# needed): what record asks the drainer for (-c/-e/--filter selection,
+# through a stand-in fxtrace-drain next to a copy of fxtrace that prints
+# its arguments), its exit statuses, usage errors with their messages,
+# --version and --help, and `fxtrace list` on a stand-in tracefs.  Prints TAP.
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tap.sh"
+
+# ---- what record asks fxtrace-drain for ----------------------------------------
+fake=$out/fake
+mkdir -p "$fake"
+cp "$bin/fxtrace" "$fake/fxtrace"
+cat >"$fake/fxtrace-drain" <<'DRAIN'
+#!/bin/bash
+# Stand-in: print the arguments one per line, then exit as FAKE_EXIT says.
+printf '%s\n' "$@" >"$FAKE_ARGS"
+case ${FAKE_EXIT:-0} in
+kill) kill -KILL $$ ;;
+*) exit "${FAKE_EXIT:-0}" ;;
+esac
+DRAIN
+chmod +x "$fake/fxtrace-drain"
+export FAKE_ARGS=$out/args
+
+# drain_args RECORD-ARGS...: the drainer's arguments, on one line.
+drain_args() {
+	"$fake/fxtrace" record -q "$@" >/dev/null 2>&1
+	tr '\n' ' ' <"$FAKE_ARGS"
+}
+
+expect_args() {
+	local want=$1 got
+	shift
+	got=$(drain_args "$@")
+	[[ $got == "$want" ]] || echo "# got: $got"
+	result $? "record $*: drainer gets $want"
+}
+
+expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -- prog
+expect_args "-c *,kernel:sched,kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -e sched,syscall -- prog
+expect_args "-c app*,net,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -c 'app*' -c net -- prog
+expect_args "-c kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -c none -e syscall -- prog
+expect_args "-c *,fxtrace -p command -o fxtrace.fxt -q -- prog " -e none -- prog
+expect_args "-c *,kernel:sched,kernel:task,kernel:irq,kernel:syscall,fxtrace -o fxtrace.fxt -q -- " -a -e all
+expect_args "-c app,kernel:sched,fxtrace -p command -o fxtrace.fxt -q -- prog " -c app,kernel:sched -- prog
+expect_args "-c *,kernel:sched,fxtrace -P tracepoint:block:block_rq_issue -p command -o fxtrace.fxt -q -- prog " -e sched,block:block_rq_issue -- prog
+expect_args "-c *,fxtrace -P tracepoint:sched:sched_switch prev_pid==42 next_pid>=2 -p 7 -o fxtrace.fxt -q -- " -p 7 -e sched:sched_switch --filter 'prev_pid == 42 && next_pid >= 2'
+expect_args "-C my.conf -p command -o fxtrace.fxt -q -- prog " -C my.conf -- prog
+
+# Exit statuses: the drainer's, which is the command's.
+for status in 0 1 3 127; do
+	FAKE_EXIT=$status "$fake/fxtrace" record -q -- prog 2>/dev/null
+	rc=$?
+	[[ $rc == "$status" ]]
+	result $? "record: exit status $status passed on ($rc)"
+done
+got=$(FAKE_EXIT=kill "$fake/fxtrace" record -q -o t.fxt -- prog 2>&1)
+rc=$?
+[[ $rc == 1 && $got == "fxtrace record: fxtrace-drain was killed by signal 9; 'fxtrace recover t.fxt' keeps what it had written, 'fxtrace stop' ends the session it left" ]]
+result $? "record: a killed drainer: exit 1 ($rc) and the commands to recover and stop"
+
+# ---- usage errors -----------------------------------------------------------------
+usage_error() {
+	local want=$1 got
+	shift
+	got=$("$@" 2>&1 >/dev/null | head -n 1)
+	"$@" >/dev/null 2>&1
+	rc=$?
+	[[ $rc == 2 && $got == "$want" ]] || echo "# got ($rc): $got"
+	result $? "$(basename "$1") ${*:2}: exit 2, '$want'"
+}
+names="the kernel categories are sched, task, irq and syscall (or all, none); a tracepoint is SUBSYSTEM:EVENT ('fxtrace list' shows both)"
+usage_error "fxtrace record: unknown kernel event 'bogus': $names" "$fake/fxtrace" record -e bogus,schde -- true
+usage_error "fxtrace record: unknown kernel event 'kernel:bogus': $names" "$fake/fxtrace" record -c kernel:bogus -- true
+usage_error "fxtrace record: unknown kernel event '': $names" "$fake/fxtrace" record -e '' -- true
+usage_error "fxtrace record: --filter 'x == 1' follows no -e SUBSYSTEM:EVENT" "$fake/fxtrace" record --filter 'x == 1' -- true
+limits="a buffer size is a multiple of 4K from 16K to 256M (K and M suffixes)"
+usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -b 12K -- true
+usage_error "fxtrace-drain: -B '18K': $limits" "$bin/fxtrace-drain" -B 18K -- true
+usage_error "fxtrace-drain: -b '512M': $limits" "$bin/fxtrace-drain" -b 512M -- true
+usage_error "fxtrace-probe: -p needs a process id, not 'kprobe:f'" "$bin/fxtrace-probe" -o "$out/p.fxt" -p kprobe:f -- true
+usage_error "fxtrace-probe: bogus:f: unknown probe kind 'bogus' (kprobe, kretprobe, uprobe, uretprobe, usdt, tracepoint)" \
+	"$bin/fxtrace-probe" -o "$out/p.fxt" -P bogus:f -- true
+usage_error "fxtrace list: unknown section 'bogus' (kernel, tracepoints, probes, user)" "$bin/fxtrace" list bogus
+
+# Without the module: how to load it.
+if [[ ! -e /dev/fxtrace ]]; then
+	got=$("$bin/fxtrace" record -q -o "$out/none.fxt" -- true 2>&1)
+	rc=$?
+	[[ $rc == 1 && $got == "fxtrace-drain: /dev/fxtrace: No such file or directory (the module is not loaded: 'sudo insmod kmod/fxtrace.ko' in the source tree, or 'sudo modprobe fxtrace' where it is installed)" ]]
+	result $? "record without the module: exit 1 ($rc), says how to load it"
+	got=$("$bin/fxtrace" list user)
+	rc=$?
+	[[ $rc == 1 && $got == *"(/dev/fxtrace: No such file or directory: fxtrace.ko is not loaded)" ]]
+	result $? "list user without the module: exit 1 ($rc), says so"
+	"$bin/fxtrace" stop 2>/dev/null
+	rc=$?
+	[[ $rc == 1 ]]
+	result $? "stop without the module: exit 1 ($rc)"
+fi
+
+# ---- --version and --help -------------------------------------------------------
+abi=$(sed -n 's/^#define FXTRACE_ABI_MAJOR[[:space:]]*\([0-9]*\)$/\1/p' "$root/uapi/linux/fxtrace.h").$(sed -n 's/^#define FXTRACE_ABI_MINOR[[:space:]]*\([0-9]*\)$/\1/p' "$root/uapi/linux/fxtrace.h")
+[[ $("$bin/fxtrace" --version) == "fxtrace ABI $abi" ]]
+result $? "fxtrace --version: fxtrace ABI $abi"
+[[ $("$bin/fxtrace-drain" --version) == "fxtrace-drain (fxtrace) ABI $abi" ]]
+result $? "fxtrace-drain --version"
+[[ $("$bin/fxtrace-probe" --version) == "fxtrace-probe (fxtrace) ABI $abi" ]]
+result $? "fxtrace-probe --version"
+"$bin/fxtrace-drain" --help | grep -q '^  -p, --pid=PID '
+result $? "fxtrace-drain --help: exit 0, long options"
+"$bin/fxtrace-probe" --help | grep -q '^  -P, --probe SPEC '
+result $? "fxtrace-probe --help: -P is --probe"
+"$bin/fxtrace" record -h | grep -q 'default: sched,task,syscall'
+result $? "record -h states the default kernel events"
+
+# ---- fxtrace list on a stand-in tracefs ----------------------------------------------
+tracefs=$out/tracefs
+mkdir -p "$tracefs"
+printf '%s\n' sched:sched_switch block:block_rq_issue sched:sched_waking >"$tracefs/available_events"
+got=$("$bin/fxtrace" list --tracefs="$tracefs" tracepoints)
+[[ $got == "Tracepoints of this kernel (fxtrace record -e SUBSYSTEM:EVENT; from $tracefs):
+  block:block_rq_issue
+  sched:sched_switch
+  sched:sched_waking
+  (3 tracepoints)" ]]
+result $? "list tracepoints: sorted, counted"
+got=$("$bin/fxtrace" list --tracefs="$tracefs" tracepoints 'sched:*' | tail -n 1)
+[[ $got == "  (2 tracepoints matching sched:*)" ]]
+result $? "list tracepoints GLOB"
+got=$("$bin/fxtrace" list kernel | awk 'NR > 1 { print $1 }' | tr '\n' ' ')
+[[ $got == "sched task irq syscall " ]]
+result $? "list kernel: the four categories ($got)"
+"$bin/fxtrace" list --tracefs="$out/nonexistent" tracepoints >/dev/null
+[[ $? == 1 ]]
+result $? "list tracepoints without tracefs: exit 1"
+"$bin/fxtrace" list --tracefs="$out/nonexistent" >/dev/null
+[[ $? == 0 ]]
+result $? "list (every section) without tracefs: exit 0"
+
+echo "1..$n"
+exit $failed
