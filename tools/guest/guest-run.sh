@@ -31,12 +31,13 @@ uptime_s >"$state/boot-uptime"
 # dentries and inodes (the tests' files come and go through 9p) and giving
 # deferred frees (RCU, the vfree workqueue) a moment.  "VMALLOC KMALLOC
 # SUNRECLAIM"; SUnreclaim is reported, not judged (page granularity).
+# (No process substitution here: the guest's /dev has no /dev/fd.)
 memory_now() {
 	local vmalloc sunreclaim kmalloc
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	read -r vmalloc sunreclaim < <(awk '/^VmallocUsed:/ { v = $2 * 1024 }
-		/^SUnreclaim:/ { s = $2 * 1024 } END { print v, s }' /proc/meminfo)
+	vmalloc=$(awk '/^VmallocUsed:/ { print $2 * 1024 }' /proc/meminfo)
+	sunreclaim=$(awk '/^SUnreclaim:/ { print $2 * 1024 }' /proc/meminfo)
 	kmalloc=$(awk '$1 ~ /^kmalloc-/ { b += $2 * $4 } END { printf "%d", b }' /proc/slabinfo)
 	echo "$vmalloc $kmalloc $sunreclaim"
 }
@@ -50,7 +51,7 @@ dmesg_pid=$!
 echo "fxtrace-guest: run begins" >/dev/kmsg
 
 if [[ -n $ko ]]; then
-	read -r mem_before < <(memory_now)
+	mem_before=$(memory_now)
 	echo "before $mem_before" >"$out/memory.txt"
 	read -ra params <<<"$modparams"
 	insmod "$ko" "${params[@]}" >"$out/insmod.txt" 2>&1
@@ -92,7 +93,7 @@ if [[ -n $ko && $(<"$state/insmod.rc") == 0 ]]; then
 	# gives; up to 10 samples a second apart, since frees can be deferred.
 	read -r vm0 km0 _ <<<"$mem_before"
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		read -r mem_after < <(memory_now)
+		mem_after=$(memory_now)
 		echo "after $mem_after" >>"$out/memory.txt"
 		read -r vm1 km1 _ <<<"$mem_after"
 		((vm1 - vm0 <= mem_tolerance_vmalloc && km1 - km0 <= mem_tolerance_kmalloc)) && break
