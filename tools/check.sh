@@ -3,14 +3,15 @@
 #
 # make check: install what is missing, build with gcc and clang, run the unit
 # tests, the fuzz smoke, checkpatch and sparse, build the module for 6.1 and
-# 6.12, then run the guest tests.  Every step is counted; the last line is
-# "N passed, N failed, N skipped".  Logs: build/check/.
+# 6.12 and for their PREEMPT_RT flavours, then run the guest tests on 6.1
+# (clocks auto and tsc) and 6.12 (auto).  Every step is counted; the last
+# line is "N passed, N failed, N skipped".  Logs: build/check/.
 #
 # Environment: FUZZ_SECONDS (default 60), CHECK_SKIP_GUEST=1 to stop before
 # the guest (for quick local runs; CI never sets it).
 
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 logs=build/check
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -116,39 +117,61 @@ build612() {
 	module_copy "$dir"
 	make -C "$kdir612" M="$PWD/$dir" CONFIG_DEBUG_INFO_BTF_MODULES= modules
 }
+# PREEMPT_RT (Debian's -rt-amd64 flavours, headers only): the module must
+# build there too, without a warning on our files.
+build_rt() {
+	local ver=$1 dir=build/module-rt-$1 kdir
+	kdir=$(tools/guest/kernel.sh rt-kdir "$ver") || return 1
+	module_copy "$dir"
+	make -C "$kdir" M="$PWD/$dir" CONFIG_DEBUG_INFO_BTF_MODULES= modules 2>&1 |
+		tee "$logs/module-rt-$ver-build.log"
+	((PIPESTATUS[0] == 0)) || return 1
+	! grep -E '(kmod|uapi)/[^:]+:[0-9]+:[0-9]+: (warning|error)' "$logs/module-rt-$ver-build.log"
+}
 step module-6.1 make modules KDIR="$kdir61"
 step sparse-6.1 sparse
 step module-6.12 build612
+step module-rt-6.1 build_rt 6.1
+step module-rt-6.12 build_rt 6.12
 # Packaging (Documentation/install.rst): DKMS for both kernels, the .debs
 # and lintian.
 step dkms-build tools/pkg/dkms-build.sh
 step deb-build tools/pkg/deb-build.sh
 
+# The guest suite, once per kernel and clock: 6.1 with both clocks (the
+# guest's TSC is not invariant, so "auto" picks CLOCK_MONOTONIC there), 6.12
+# with auto; about 3 minutes each (Documentation/testing.rst).
 if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
 	guest_tests=$(make -s print-GUEST_TESTS)
-	# With a clock parameter, the suite runs once per clock: the guest's
-	# TSC is not invariant, so "auto" picks CLOCK_MONOTONIC there.
-	clocks=default
-	modinfo -F parm kmod/fxtrace.ko | grep -q '^clock:' && clocks="auto tsc"
-	for clock in $clocks; do
-		out=$logs/guest-$clock
+	has_clock=0
+	modinfo -F parm kmod/fxtrace.ko | grep -q '^clock:' && has_clock=1
+	for run in 6.1:auto 6.1:tsc 6.12:auto; do
+		ver=${run%%:*} clock=${run#*:}
+		ko=kmod/fxtrace.ko
+		[[ $ver == 6.12 ]] && ko=build/module-6.12/kmod/fxtrace.ko
 		params=
-		[[ $clock == default ]] || params="clock=$clock"
+		if ((has_clock)); then
+			params="clock=$clock"
+		elif [[ $clock != auto ]]; then
+			continue
+		fi
+		name=guest-$ver-$clock
+		out=$logs/$name
 		t0=$SECONDS
 		# shellcheck disable=SC2086
-		tools/guest/run.sh -m kmod/fxtrace.ko -p "$params" -o "$out" \
-			$guest_tests >"$logs/guest-$clock.log" 2>&1
+		tools/guest/run.sh -k "$ver" -t 600 -m "$ko" -p "$params" -o "$out" \
+			$guest_tests >"$logs/$name.log" 2>&1
 		rc=$?
 		for log in "$out"/*.log; do
-			[[ -e $log ]] && count_tap "$log" "guest($clock) $(basename "$log" .log)"
+			[[ -e $log ]] && count_tap "$log" "guest($ver $clock) $(basename "$log" .log)"
 		done
 		if ((rc == 0)); then
 			pass
 		else
-			fail "guest run clock=$clock (exit $rc, see $logs/guest-$clock.log)"
-			tail -n 20 "$logs/guest-$clock.log" >&2
+			fail "guest run $ver clock=$clock (exit $rc, see $logs/$name.log)"
+			tail -n 20 "$logs/$name.log" >&2
 		fi
-		echo "  guest clock=$clock $((SECONDS - t0))s" >&2
+		echo "  guest $ver clock=$clock $((SECONDS - t0))s" >&2
 	done
 	# The packages installed in a clean root, used in the guest
 	# (Documentation/install.rst); its TAP lines count too.

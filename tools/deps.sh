@@ -15,9 +15,10 @@ packages=(
 	linux-source-6.1 pahole
 	liburing-dev libbpf-dev libelf-dev zlib1g-dev bpftool systemtap-sdt-dev
 	lttng-tools liblttng-ust-dev trace-cmd
-	python3 valgrind
+	python3 valgrind shellcheck
 	chromium	# fxtrace report --html is tested in it (tools/fxtrace/tests/html_test.sh)
 	dkms lintian debhelper fakeroot python3-docutils bash-completion pkgconf g++ rsync dh-dkms
+	bc bison flex libssl-dev
 )
 
 missing=()
@@ -55,3 +56,6 @@ fi
 # The kernels the guest bench boots and the module is built against.
 tools/guest/kernel.sh fetch 6.1
 tools/guest/kernel.sh fetch 6.12
+# Debian's PREEMPT_RT headers of the same ABIs, for the -rt build checks.
+tools/guest/kernel.sh rt-kdir 6.1 >/dev/null
+tools/guest/kernel.sh rt-kdir 6.12 >/dev/null

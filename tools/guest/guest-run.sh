@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # The guest side of tools/guest/run.sh, sourced by OUTDIR/.guest/plan.sh in the
 # chroot of the host root.  plan.sh sets:
@@ -7,6 +8,7 @@
 #   modparams    its parameters (one string, split on blanks)
 #   timeout_s    the run's timeout: each test gets what is left of it
 #   tests names  the test commands ("prog arg...") and their <n>-<name> stems
+#   mem_tolerance_vmalloc mem_tolerance_kmalloc  bytes (see run.sh)
 # Results go to $out as described in run.sh; .guest/ holds the bookkeeping
 # run.sh reads back (insmod.rc, rmmod.rc, times, done).
 
@@ -24,6 +26,22 @@ uptime_s() {
 
 uptime_s >"$state/boot-uptime"
 
+# The kernel memory a module can hold and leak: vmalloc (its buffers) and
+# the kmalloc caches (its structs), in bytes, after dropping the page cache,
+# dentries and inodes (the tests' files come and go through 9p) and giving
+# deferred frees (RCU, the vfree workqueue) a moment.  "VMALLOC KMALLOC
+# SUNRECLAIM"; SUnreclaim is reported, not judged (page granularity).
+# (No process substitution here: the guest's /dev has no /dev/fd.)
+memory_now() {
+	local vmalloc sunreclaim kmalloc
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	vmalloc=$(awk '/^VmallocUsed:/ { print $2 * 1024 }' /proc/meminfo)
+	sunreclaim=$(awk '/^SUnreclaim:/ { print $2 * 1024 }' /proc/meminfo)
+	kmalloc=$(awk '$1 ~ /^kmalloc-/ { b += $2 * $4 } END { printf "%d", b }' /proc/slabinfo)
+	echo "$vmalloc $kmalloc $sunreclaim"
+}
+
 # Follow the kernel log into the results as it comes, so that a guest that
 # hangs or panics still leaves most of it behind; replaced by a full copy at
 # the end.
@@ -33,6 +51,8 @@ dmesg_pid=$!
 echo "fxtrace-guest: run begins" >/dev/kmsg
 
 if [[ -n $ko ]]; then
+	mem_before=$(memory_now)
+	echo "before $mem_before" >"$out/memory.txt"
 	read -ra params <<<"$modparams"
 	insmod "$ko" "${params[@]}" >"$out/insmod.txt" 2>&1
 	echo $? >"$state/insmod.rc"
@@ -69,6 +89,16 @@ fi
 if [[ -n $ko && $(<"$state/insmod.rc") == 0 ]]; then
 	rmmod "$modname" >"$out/rmmod.txt" 2>&1
 	echo $? >"$state/rmmod.rc"
+	# Back to the figures from before insmod, within the tolerances run.sh
+	# gives; up to 10 samples a second apart, since frees can be deferred.
+	read -r vm0 km0 _ <<<"$mem_before"
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		mem_after=$(memory_now)
+		echo "after $mem_after" >>"$out/memory.txt"
+		read -r vm1 km1 _ <<<"$mem_after"
+		((vm1 - vm0 <= mem_tolerance_vmalloc && km1 - km0 <= mem_tolerance_kmalloc)) && break
+		sleep 1
+	done
 fi
 
 kill "$dmesg_pid" 2>/dev/null

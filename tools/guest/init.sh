@@ -1,5 +1,6 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash disable=SC2013 # busybox ash; word lists on purpose
 #
 # /init of the guest bench's initramfs (busybox).  Loads the 9p modules, mounts
 # the host root read-only at /host and the run's output directory (writable)

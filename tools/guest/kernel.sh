@@ -9,6 +9,8 @@
 #        tools/guest/kernel.sh boot    [VER]   print the image the guest boots
 #        tools/guest/kernel.sh abi     [VER]   print the ABI (uname -r)
 #        tools/guest/kernel.sh dir     [VER]   print the kernel's directory
+#        tools/guest/kernel.sh rt-kdir [VER]   get the PREEMPT_RT headers of VER's
+#                                              ABI (apt), once; print their tree
 #        tools/guest/kernel.sh can-load-modules    exit 0 if this machine loads our module
 #
 # VER is a Debian kernel series: 6.1 (default, bookworm's kernel) or 6.12
@@ -221,6 +223,45 @@ fetch() {
 	echo "kernel.sh: $abi ready in $dir" >&2
 }
 
+# fetch_rt VER: the headers of Debian's PREEMPT_RT flavour of VER's ABI
+# (linux-headers-<abi>-rt-amd64, its -common-rt and the same kbuild), for
+# build tests only: no image, never booted.  In build/kernels/<abi>-rt/.
+fetch_rt() {
+	local ver=$1 abi rt dir tmp common kbuild deb
+	fetch "$ver"
+	abi=$(recorded_abi "$ver")
+	rt=${abi%-amd64}-rt-amd64
+	dir=$kernels/${abi}-rt
+	kdir=$dir/headers/usr/src/linux-headers-$rt
+	[[ -f $dir/.fetched ]] && return 0
+	exec 9>"$kernels/.lock"
+	flock 9
+	[[ -f $dir/.fetched ]] && return 0
+	echo "kernel.sh: fetching Debian PREEMPT_RT headers $rt" >&2
+	common=$(depends_matching "linux-headers-$rt" '^linux-headers-.*-common-rt$')
+	kbuild=$(depends_matching "linux-headers-$rt" '^linux-kbuild-')
+	[[ -n $common && -n $kbuild ]] || die "cannot resolve the dependencies of linux-headers-$rt"
+	tmp=$kernels/.fetch-$rt
+	rm -rf "$tmp" "$dir"
+	mkdir -p "$tmp" "$dir/headers"
+	# The physical path: build/kernels may be a link other checkouts share.
+	dir=$(cd "$dir" && pwd -P)
+	kdir=$dir/headers/usr/src/linux-headers-$rt
+	if ! (cd "$tmp" && apt-get download -q "linux-headers-$rt" "$common" "$kbuild") \
+		>"$tmp/download.log" 2>&1; then
+		cat "$tmp/download.log" >&2
+		die "apt-get download failed"
+	fi
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$dir/headers"
+	done
+	sed -i "s|^include /usr/src/|include $dir/headers/usr/src/|" "$kdir/Makefile"
+	rm -rf "$dir/headers/lib" "$dir/headers/usr/share" "$tmp"
+	grep -q '^CONFIG_PREEMPT_RT=y' "$kdir/.config" ||
+		die "linux-headers-$rt is not configured with CONFIG_PREEMPT_RT"
+	touch "$dir/.fetched"
+}
+
 cmd=${1:-}
 ver=${2:-}
 case $cmd in
@@ -264,8 +305,12 @@ abi)
 dir)
 	dir_of "${ver:-6.1}" || exit 1
 	;;
+rt-kdir)
+	fetch_rt "${ver:-6.1}"
+	echo "$kdir"
+	;;
 *)
-	sed -n '5,10s/^# //p' "$0" >&2
+	sed -n '5,12s/^# //p' "$0" >&2
 	exit 2
 	;;
 esac

@@ -30,9 +30,11 @@
 #   dmesg-bad.txt    kernel log lines that fail the run (see bad_log below)
 #   dmesg-boot-bad.txt  such lines from the kernel's boot, before the run
 #   insmod.txt rmmod.txt console.txt              outputs of those, serial console
+#   memory.txt       kernel memory before insmod and after rmmod (see below)
 #
 # Exit 0 when the guest finished, every test exited 0, insmod and rmmod
-# succeeded and the kernel log is clean; 1 otherwise (reasons on stderr).
+# succeeded, the kernel memory came back after rmmod and the kernel log is
+# clean; 1 otherwise (reasons on stderr).
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +45,14 @@ root=$(cd "$here/../.." && pwd)
 bad_log='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|lockdep|refcount_t'
 bad_log+='|list_add corruption|kmemleak|soft lockup|hung task|Call Trace'
 bad_log+='|Kernel panic|blocked for more than|detected stall'
+
+# After rmmod, VmallocUsed and the bytes of live kmalloc objects must be back
+# to their figures from before insmod, within these tolerances (bytes): the
+# rest of the kernel allocates too while the tests run (cached vmap thread
+# stacks, 9p and tty objects); Documentation/testing.rst gives the measured
+# spread.  A module that keeps one buffer or a few structs exceeds them.
+mem_tolerance_vmalloc=$((64 << 10))
+mem_tolerance_kmalloc=$((64 << 10))
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 usage() { sed -n '6,7s/^# //p' "$0" >&2; exit 2; }
@@ -116,7 +126,7 @@ out=$(realpath "$out")
 state=$out/.guest
 rm -rf "$state" "$out/files"
 rm -f "$out"/[0-9]*-*.log "$out"/[0-9]*-*.rc \
-	"$out"/{dmesg,dmesg-bad,console,insmod,rmmod}.txt
+	"$out"/{dmesg,dmesg-bad,console,insmod,rmmod,memory}.txt
 mkdir -p "$state"
 
 # Host directories under /tmp the guest must see through its own tmpfs /tmp:
@@ -128,6 +138,8 @@ printf '%s\n' "${tmpdirs[@]}" | grep -E '^/tmp(/|$)' | sort -u |
 {
 	printf 'out=%q\nko=%q\nmodname=%q\nmodparams=%q\ntimeout_s=%q\n' \
 		"$out" "$ko" "$modname" "$modparams" "$timeout_s"
+	printf 'mem_tolerance_vmalloc=%q\nmem_tolerance_kmalloc=%q\n' \
+		"$mem_tolerance_vmalloc" "$mem_tolerance_kmalloc"
 	declare -p tests names
 	printf 'source %q\n' "$here/guest-run.sh"
 } >"$state/plan.sh"
@@ -227,6 +239,22 @@ if [[ -n $ko && -f $state/rmmod.rc && $(<"$state/rmmod.rc") != 0 ]]; then
 	failures+=("rmmod $modname: exit $(<"$state/rmmod.rc") $(tr '\n' ' ' <"$out/rmmod.txt")")
 fi
 
+# The module's memory: the last sample after rmmod against the one before
+# insmod ("before|after VMALLOC KMALLOC SUNRECLAIM", bytes).
+if [[ -n $ko && -f $state/rmmod.rc && $(<"$state/rmmod.rc") == 0 ]]; then
+	read -r _ vm0 km0 su0 < <(grep '^before ' "$out/memory.txt" 2>/dev/null)
+	read -r _ vm1 km1 su1 < <(grep '^after ' "$out/memory.txt" 2>/dev/null | tail -n 1)
+	if [[ -z ${vm0:-} || -z ${vm1:-} ]]; then
+		failures+=("no memory figures from the guest (see $out/memory.txt)")
+	else
+		echo "run.sh: kernel memory after rmmod minus before insmod: VmallocUsed $((vm1 - vm0)) B, kmalloc objects $((km1 - km0)) B, SUnreclaim $((su1 - su0)) B" >&2
+		((vm1 - vm0 <= mem_tolerance_vmalloc)) ||
+			failures+=("VmallocUsed is $((vm1 - vm0)) bytes above its figure before insmod (tolerance $mem_tolerance_vmalloc)")
+		((km1 - km0 <= mem_tolerance_kmalloc)) ||
+			failures+=("kmalloc objects are $((km1 - km0)) bytes above their figure before insmod (tolerance $mem_tolerance_kmalloc)")
+	fi
+fi
+
 # The kernel log: the copy the guest wrote, and the console when the guest did
 # not finish (a panic's last words only reach the console).  The command line
 # is echoed into the log and holds user text: it is not judged.
@@ -244,7 +272,7 @@ fi
 if ((${#logs[@]})); then
 	# The console of a guest that did not finish is judged whole.
 	(cd "$out" && for log in "${logs[@]}"; do
-		awk -v file="$log" -v run=$([[ $log == console.txt ]] && echo 1 || echo 0) \
+		awk -v file="$log" -v run="$([[ $log == console.txt ]] && echo 1 || echo 0)" \
 			'/fxtrace-guest: run begins/ { run = 1 }
 			{ print file ":" NR ":" (run ? "run" : "boot") ":" $0 }' "$log"
 	done | grep -E "^[^:]+:[0-9]+:[a-z]+:.*($bad_log${modname:+|$modname: unknown parameter})" |
