@@ -159,6 +159,8 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 	buf->hdr->pid = task_tgid_nr(current);
 	buf->hdr->tid = task_pid_nr(current);
 	get_task_comm(comm, current);
+	BUILD_BUG_ON(sizeof(buf->hdr->comm) != TASK_COMM_LEN);
+	memcpy(buf->hdr->comm, comm, sizeof(buf->hdr->comm));
 	snprintf(name, sizeof(name), "%s %u", comm, buf->hdr->tid);
 	fxt_buffer_write_prefix(buf, name);
 	buf->ctl->start_seq = s->start_seq;

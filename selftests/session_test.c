@@ -1273,6 +1273,7 @@ TEST_F(sess, cpu_buffers)
 		ASSERT_EQ(FXTRACE_BUFFER_CPU, h->kind);
 		ASSERT_EQ(FXTRACE_MODE_ONESHOT, h->mode);
 		ASSERT_GT(self->ncpus, h->cpu);
+		ASSERT_EQ(0, h->comm[0]);
 		ASSERT_EQ(0, cpus & (1ULL << h->cpu));
 		cpus |= 1ULL << h->cpu;
 		ASSERT_EQ(2 * PG, h->data_offset);
@@ -1520,6 +1521,8 @@ TEST_F(sess, task_header_mmap)
 	ASSERT_EQ(0, h->requested_wraps);
 	ASSERT_EQ(0, h->saved_wraps);
 
+	ASSERT_EQ(152, h->header_size);
+
 	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, a.header_size, PROT_READ | PROT_WRITE,
 				      MAP_SHARED, self->fd2, a.header_offset));
 	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, a.header_size, PROT_READ, MAP_PRIVATE,
@@ -1536,6 +1539,48 @@ TEST_F(sess, task_header_mmap)
 		munmap(h2, PG);
 	}
 	ASSERT_EQ(0, munmap((void *)h, PG));
+}
+
+/*
+ * The header names the attached thread as the kernel did at ATTACH
+ * (ABI 0.3): a later rename, or garbage in the producer's provider name,
+ * does not change it.
+ */
+TEST_F(sess, task_header_comm)
+{
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_packet p[4];
+	struct producer thr;
+	char comm[64], now[32];
+	__u8 *data;
+
+	drain_init(_metadata, self->fd, self->ncpus);
+	/* 15 bytes: the longest name a thread can have. */
+	ASSERT_EQ(0, producer_start(&thr, self->fd2, 1, "fxt-comm-012345"));
+	ASSERT_EQ(0, thr.ret) TH_LOG("ATTACH: %s", strerror(thr.err));
+	ASSERT_NE(MAP_FAILED, thr.producer);
+	ASSERT_EQ(1, drain(self->fd, p, 4));
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_TASK, thr.a.buffer_id);
+	h = map_header(self->fd, thr.a.buffer_id);
+	ASSERT_NE(NULL, h);
+	ASSERT_EQ(0, memcmp("fxt-comm-012345", h->comm, 16));
+	snprintf(comm, sizeof(comm), "/proc/self/task/%d/comm", thr.tid);
+	ASSERT_EQ(thr.tid, h->tid);
+	ASSERT_EQ(getpid(), h->pid);
+	ASSERT_EQ(0, h->comm[15]);
+
+	/* Renamed, and the provider name overwritten by the producer. */
+	ASSERT_EQ(0, pthread_setname_np(thr.thread, "renamed"));
+	data = (__u8 *)thr.producer + PG;
+	memset(data + 8, 'X', 16);
+	read_comm(comm, now, sizeof(now));
+	ASSERT_EQ(0, strcmp("renamed", now));
+	ASSERT_EQ(0, memcmp("fxt-comm-012345", h->comm, 16));
+	producer_stop(&thr);
+	ASSERT_EQ(0, next_pkt(self->fd, &p[0], 5000));
+	ASSERT_RETIRED(p[0], thr.a.buffer_id);
+	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, h->state);
+	ASSERT_EQ(0, memcmp("fxt-comm-012345", h->comm, 16));
 }
 
 TEST_F(sess, task_producer_mmap)
