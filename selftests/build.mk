@@ -19,3 +19,5 @@ $(B)/selftests/%: selftests/%.c uapi/linux/fxtrace.h $(SELFTEST_LIBS)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_USER) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_LIBS) \
 		$(LDLIBS_USER)
+
+$(B)/selftests/hostile_test: selftests/hostile.h
