@@ -6,6 +6,8 @@
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -17,27 +19,146 @@
 #define FXT_PART_SHIFT	28
 #define FXT_ID_SHIFT	32
 
+/*
+ * The last buffer id a session may give; ids are never reused, so a
+ * session that reaches it refuses new buffers (-EOVERFLOW).  Writable by
+ * root so that tests can reach the end.
+ */
+static unsigned int buffer_id_max = U32_MAX;
+module_param(buffer_id_max, uint, 0644);
+MODULE_PARM_DESC(buffer_id_max, "last buffer id of a session");
+
+/*
+ * The share of a session's task buffers and memory that one user other
+ * than the session's owner may hold, in percent.
+ */
+static unsigned int user_share_percent = 25;
+module_param(user_share_percent, uint, 0444);
+MODULE_PARM_DESC(user_share_percent,
+		 "share of a session's task buffers and memory one other user may hold, %");
+
+static void fxt_area_free(struct fxt_buffer *buf)
+{
+	size_t i;
+
+	if (buf->area)
+		vunmap(buf->area);
+	if (!buf->pages)
+		return;
+	for (i = 0; i < buf->area_size >> PAGE_SHIFT; i++) {
+		if (buf->pages[i])
+			__free_page(buf->pages[i]);
+	}
+	kvfree(buf->pages);
+}
+
+/*
+ * Pages, not vmalloc_user(): they are charged to the memory cgroup of the
+ * caller, the task the buffer is made for (vmalloc_user() cannot take
+ * __GFP_ACCOUNT on 6.1).
+ */
+static int fxt_area_alloc(struct fxt_buffer *buf)
+{
+	size_t i, n = buf->area_size >> PAGE_SHIFT;
+
+	buf->pages = kvcalloc(n, sizeof(*buf->pages), GFP_KERNEL_ACCOUNT);
+	if (!buf->pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		buf->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!buf->pages[i])
+			return -ENOMEM;
+		cond_resched();
+	}
+	buf->area = vmap(buf->pages, n, VM_MAP, PAGE_KERNEL);
+	return buf->area ? 0 : -ENOMEM;
+}
+
+static u64 fxt_user_share(u64 total)
+{
+	return max_t(u64, 1, div_u64(total * min(user_share_percent, 100U), 100));
+}
+
+/*
+ * Charge a buffer to the session and, for task buffers, to its user
+ * (acct_lock held).  The owner of the session is bound by the session's
+ * limits only; any other user by its share of them.
+ */
+static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
+{
+	struct fxt_user *u = buf->user;
+	size_t size = buf->area_size;
+
+	if (s->memory_used + size > s->memory_limit)
+		return -ENOSPC;
+	if (u) {
+		if (s->task_buffers >= s->max_task_buffers)
+			return -ENOSPC;
+		if (!uid_eq(u->uid, s->owner) &&
+		    (u->task_buffers + 1 > fxt_user_share(s->max_task_buffers) ||
+		     u->memory + size > fxt_user_share(s->memory_limit)))
+			return -EDQUOT;
+		u->task_buffers++;
+		u->memory += size;
+		s->task_buffers++;
+	}
+	s->memory_used += size;
+	return 0;
+}
+
+static void fxt_uncharge(struct fxt_session *s, struct fxt_buffer *buf)
+{
+	struct fxt_user *u = buf->user;
+
+	spin_lock(&s->acct_lock);
+	if (u) {
+		u->task_buffers--;
+		u->memory -= buf->area_size;
+		s->task_buffers--;
+	}
+	s->memory_used -= buf->area_size;
+	spin_unlock(&s->acct_lock);
+}
+
+/*
+ * A new buffer, charged and listed (fxt_lock held).  user: the user a task
+ * buffer is charged to, NULL for kernel-written buffers.
+ */
 struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
-				    u64 data_size, u64 durable_size)
+				    u64 data_size, u64 durable_size,
+				    struct fxt_user *user)
 {
 	struct fxtrace_buffer_header *hdr;
 	size_t area_size = 2 * PAGE_SIZE + data_size;
 	struct fxt_buffer *buf;
+	int ret;
 
-	if (s->memory_used + area_size > s->memory_limit)
-		return ERR_PTR(-ENOSPC);
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (s->next_id >= buffer_id_max)
+		return ERR_PTR(-EOVERFLOW);
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
-	buf->area = vmalloc_user(area_size);
-	if (!buf->area) {
+	buf->area_size = area_size;
+	buf->user = user;
+	spin_lock(&s->acct_lock);
+	ret = fxt_charge(s, buf);
+	spin_unlock(&s->acct_lock);
+	if (ret) {
 		kfree(buf);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(ret);
+	}
+	ret = fxt_area_alloc(buf);
+	if (!ret)
+		ret = xa_insert(&s->bufs, s->next_id + 1, buf, GFP_KERNEL);
+	if (ret) {
+		fxt_uncharge(s, buf);
+		fxt_area_free(buf);
+		kfree(buf);
+		return ERR_PTR(ret);
 	}
 	kref_init(&buf->ref);
 	kref_get(&s->ref);
 	buf->session = s;
-	buf->area_size = area_size;
 	buf->hdr = buf->area;
 	buf->ctl = buf->area + PAGE_SIZE;
 	buf->data = buf->area + 2 * PAGE_SIZE;
@@ -57,36 +178,48 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 	hdr->rolling_size = round_down((data_size - durable_size) / 2, 8);
 	hdr->start_seq = s->start_seq;
 
-	s->memory_used += area_size;
+	s->nr_buffers++;
 	list_add_tail(&buf->node, &s->buffers);
 	return buf;
 }
 
+/* Memory is uncharged here, when it is really freed, never before. */
 static void fxt_buffer_free(struct kref *ref)
 {
 	struct fxt_buffer *buf = container_of(ref, struct fxt_buffer, ref);
+	struct fxt_session *s = buf->session;
 
+	fxt_uncharge(s, buf);
+	if (buf->mm)
+		mmdrop(buf->mm);
 	put_pid(buf->tgid);
-	vfree(buf->area);
-	fxt_session_put(buf->session);
+	fxt_area_free(buf);
+	fxt_session_put(s);
 	kfree(buf);
 }
 
+/* Drop a reference; process context (freeing may sleep). */
 void fxt_buffer_put(struct fxt_buffer *buf)
 {
+	might_sleep();
 	kref_put(&buf->ref, fxt_buffer_free);
 }
 
 /* The buffer with this id in the session (fxt_lock held). */
 struct fxt_buffer *fxt_buffer_find(struct fxt_session *s, u32 id)
 {
-	struct fxt_buffer *buf;
+	return xa_load(&s->bufs, id);
+}
 
-	list_for_each_entry(buf, &s->buffers, node) {
-		if (buf->id == id)
-			return buf;
-	}
-	return NULL;
+/* Take a buffer off the session and drop the session's reference. */
+void fxt_buffer_unlist(struct fxt_buffer *buf)
+{
+	struct fxt_session *s = buf->session;
+
+	list_del(&buf->node);
+	xa_erase(&s->bufs, buf->id);
+	s->nr_buffers--;
+	fxt_buffer_put(buf);
 }
 
 /*
@@ -273,28 +406,54 @@ void fxt_buffer_snapshot(struct fxt_buffer *buf)
 	smp_wmb(); /* the snapshot before a packet or state announcing it */
 }
 
-/* The owner will write no more: tell the controller, once. */
-void fxt_buffer_retire(struct fxt_buffer *buf, bool from_probe)
+/*
+ * The owner will write no more: tell the controller, once (tasks_lock
+ * held, so BUFFER_FULL cannot change the header or queue a save request
+ * meanwhile).  The header is final before FXT_BUF_RETIRED is set, and
+ * RELEASE tests that bit under tasks_lock, so the buffer outlives this.
+ */
+void fxt_buffer_retire_locked(struct fxt_buffer *buf)
 {
 	struct fxt_session *s = buf->session;
 
-	if (test_and_set_bit(FXT_BUF_RETIRED, &buf->flags))
+	lockdep_assert_held(&s->tasks_lock);
+	if (test_bit(FXT_BUF_RETIRED, &buf->flags))
 		return;
+	if (buf->task) {
+		hash_del(&buf->task_node);
+		buf->task = NULL;
+	}
 	if (buf->kind == FXTRACE_BUFFER_TASK)
 		fxt_buffer_snapshot(buf);
 	/* The final offsets before the state that says they are final. */
 	smp_store_release(&buf->hdr->state, FXTRACE_BUFFER_RETIRED);
+	set_bit(FXT_BUF_RETIRED, &buf->flags);
 	if (!READ_ONCE(s->terminated))
 		fxt_packet_queue(s, FXTRACE_PKT_BUFFER_RETIRED, 0, buf->id, 0,
-				 from_probe);
+				 true);
+}
+
+void fxt_buffer_retire(struct fxt_buffer *buf)
+{
+	struct fxt_session *s = buf->session;
+
+	raw_spin_lock(&s->tasks_lock);
+	fxt_buffer_retire_locked(buf);
+	raw_spin_unlock(&s->tasks_lock);
+}
+
+static bool fxt_buffer_retired(struct fxt_buffer *buf)
+{
+	struct fxt_session *s = buf->session;
+	bool retired;
+
+	raw_spin_lock(&s->tasks_lock);
+	retired = test_bit(FXT_BUF_RETIRED, &buf->flags);
+	raw_spin_unlock(&s->tasks_lock);
+	return retired;
 }
 
 /* ---- mappings ---------------------------------------------------------- */
-
-static unsigned int fxt_vma_part(struct vm_area_struct *vma)
-{
-	return (vma->vm_pgoff >> (FXT_PART_SHIFT - PAGE_SHIFT)) & 0xf;
-}
 
 static void fxt_vm_open(struct vm_area_struct *vma)
 {
@@ -307,11 +466,13 @@ static void fxt_vm_close(struct vm_area_struct *vma)
 {
 	struct fxt_buffer *buf = vma->vm_private_data;
 
-	/* munmap, exec or exit of the producer's process. */
-	if (fxt_vma_part(vma) == FXTRACE_MMAP_PRODUCER) {
-		fxt_task_unhash(buf);
-		fxt_buffer_retire(buf, false);
-	}
+	/*
+	 * munmap, exec or exit of the producer's process.  Only the mapping
+	 * mmap() made counts: a copy a refused mremap() made and unmaps
+	 * again does not retire the buffer.
+	 */
+	if (buf->producer_vma == vma)
+		fxt_buffer_retire(buf);
 	fxt_buffer_put(buf);
 }
 
@@ -321,10 +482,17 @@ static int fxt_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 	return -EINVAL;
 }
 
+/* Mappings do not move: the kernel would take the old one as an unmap. */
+static int fxt_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
 static const struct vm_operations_struct fxt_buffer_vm_ops = {
 	.open = fxt_vm_open,
 	.close = fxt_vm_close,
 	.may_split = fxt_vm_may_split,
+	.mremap = fxt_vm_mremap,
 };
 
 static int fxt_mmap_readonly(struct vm_area_struct *vma)
@@ -348,7 +516,11 @@ static int fxt_mmap_session(struct vm_area_struct *vma)
 	return remap_vmalloc_range(vma, fxt_page_area, 0);
 }
 
-static bool fxt_is_owner(struct fxt_buffer *buf)
+/*
+ * The process that attached the buffer, in the image that attached it:
+ * tgid and mm are counted references, so neither can be a recycled one.
+ */
+bool fxt_is_owner(struct fxt_buffer *buf)
 {
 	return buf->kind == FXTRACE_BUFFER_TASK &&
 	       buf->tgid == task_tgid(current) && buf->mm == current->mm;
@@ -359,8 +531,7 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 			  struct fxt_buffer *buf, unsigned int part)
 {
 	size_t len = vma->vm_end - vma->vm_start;
-	bool controller = file->private_data == buf->session &&
-			  buf->session->controller == file;
+	bool controller = fxt_is_controller(buf->session, file);
 
 	switch (part) {
 	case FXTRACE_MMAP_HEADER:
@@ -395,6 +566,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	unsigned int part = (off >> FXT_PART_SHIFT) & 0xf;
 	u32 id = off >> FXT_ID_SHIFT;
 	struct fxt_buffer *buf;
+	unsigned long npages;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
@@ -413,8 +585,11 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	ret = fxt_mmap_check(file, vma, buf, part);
 	if (ret < 0)
 		goto out;
-	ret = remap_vmalloc_range(vma, buf->area, ret);
+	npages = vma_pages(vma);
+	fxt_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	ret = vm_insert_pages(vma, vma->vm_start, buf->pages + ret, &npages);
 	if (ret) {
+		/* No vm_ops yet: the pages inserted go with the VMA. */
 		if (part == FXTRACE_MMAP_PRODUCER)
 			clear_bit(FXT_BUF_MAPPED, &buf->flags);
 		goto out;
@@ -422,6 +597,8 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	kref_get(&buf->ref);
 	vma->vm_private_data = buf;
 	vma->vm_ops = &fxt_buffer_vm_ops;
+	if (part == FXTRACE_MMAP_PRODUCER)
+		buf->producer_vma = vma;
 out:
 	mutex_unlock(&fxt_lock);
 	return ret;
@@ -433,14 +610,15 @@ static struct fxt_session *fxt_controlled_locked(struct file *file)
 {
 	struct fxt_session *s = file->private_data;
 
-	return s && s->controller == file ? s : NULL;
+	return s && fxt_is_controller(s, file) ? s : NULL;
 }
 
 long fxt_ioctl_buffer_info(struct file *file, void __user *argp)
 {
 	struct fxtrace_buffer_info info;
 	struct fxt_session *s;
-	struct fxt_buffer *buf, *found = NULL;
+	struct fxt_buffer *found;
+	unsigned long index;
 	u32 size;
 	int ret;
 
@@ -454,21 +632,16 @@ long fxt_ioctl_buffer_info(struct file *file, void __user *argp)
 		ret = -EPERM;
 		goto out;
 	}
-	/* Ids grow along the list. */
-	list_for_each_entry(buf, &s->buffers, node) {
-		if (buf->id >= info.id) {
-			found = buf;
-			break;
-		}
-	}
+	index = info.id;
+	found = xa_find(&s->bufs, &index, U32_MAX, XA_PRESENT);
 	if (!found) {
 		ret = -ENOENT;
 		goto out;
 	}
 	info.id = found->id;
 	info.kind = found->kind;
-	info.state = test_bit(FXT_BUF_RETIRED, &found->flags) ?
-		     FXTRACE_BUFFER_RETIRED : FXTRACE_BUFFER_ACTIVE;
+	info.state = fxt_buffer_retired(found) ? FXTRACE_BUFFER_RETIRED :
+						 FXTRACE_BUFFER_ACTIVE;
 	info.reader_offset = FXTRACE_MMAP_OFFSET(found->id,
 						 FXTRACE_MMAP_READER);
 	info.reader_size = found->area_size;
@@ -498,15 +671,16 @@ long fxt_ioctl_release_buffer(struct file *file, void __user *argp)
 		ret = -EPERM;
 	} else if (!buf) {
 		ret = -ENOENT;
-	} else if (buf->kind == FXTRACE_BUFFER_CPU ||
-		   !test_bit(FXT_BUF_RETIRED, &buf->flags)) {
+	} else if (buf->kind == FXTRACE_BUFFER_CPU || !fxt_buffer_retired(buf)) {
 		ret = -EBUSY;
 	} else {
-		list_del(&buf->node);
-		s->memory_used -= buf->area_size;
-		if (buf->kind == FXTRACE_BUFFER_TASK)
-			s->task_buffers--;
-		fxt_buffer_put(buf);
+		/*
+		 * Its memory stays charged while a mapping (the producer's
+		 * too) holds it.
+		 */
+		if (buf->kind == FXTRACE_BUFFER_KERNEL)
+			s->names_dropped -= READ_ONCE(buf->hdr->dropped_records);
+		fxt_buffer_unlist(buf);
 	}
 	mutex_unlock(&fxt_lock);
 	return ret;

@@ -244,6 +244,15 @@ void fxt_events_write_prefix(struct fxt_buffer *buf, unsigned int cpu)
 	buf->hdr->durable_reserved = buf->durable_pos;
 }
 
+/*
+ * The controller's pid filter: a counted struct pid, so a process that gets
+ * the number later is not the one given.
+ */
+static bool fxt_traced(struct fxt_session *s, struct task_struct *t)
+{
+	return !s->filter_pid || task_tgid(t) == s->filter_pid;
+}
+
 /* ---- kernel:sched -------------------------------------------------------- */
 
 static s32 fxt_weight(struct task_struct *t)
@@ -252,18 +261,33 @@ static s32 fxt_weight(struct task_struct *t)
 	return is_idle_task(t) ? FXT_SCHED_WEIGHT_IDLE : t->prio;
 }
 
+/*
+ * The state a thread leaves the CPU in, as ftrace's sched_switch prev_state
+ * gives it (__task_state_index(), the kernel's own reduction: idle and
+ * frozen and RT-lock waits folded in), then in FXT's terms: R running;
+ * S, D and I blocked; T, t and P (parked kthreads) suspended; X and Z dead.
+ */
 static unsigned int fxt_out_state(bool preempt, unsigned int prev_state,
 				  struct task_struct *prev)
 {
+	static const u8 fxt_states[] = {
+		FXT_THREAD_STATE_RUNNING,	/* R */
+		FXT_THREAD_STATE_BLOCKED,	/* S */
+		FXT_THREAD_STATE_BLOCKED,	/* D */
+		FXT_THREAD_STATE_SUSPENDED,	/* T */
+		FXT_THREAD_STATE_SUSPENDED,	/* t */
+		FXT_THREAD_STATE_DEAD,		/* X */
+		FXT_THREAD_STATE_DEAD,		/* Z */
+		FXT_THREAD_STATE_SUSPENDED,	/* P */
+		FXT_THREAD_STATE_BLOCKED,	/* I */
+	};
+	unsigned int index;
+
 	if (preempt)
 		return FXT_THREAD_STATE_RUNNING;
-	if (prev->exit_state || (prev_state & TASK_DEAD))
-		return FXT_THREAD_STATE_DEAD;
-	if (prev_state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE))
-		return FXT_THREAD_STATE_BLOCKED;
-	if (prev_state & (__TASK_STOPPED | __TASK_TRACED))
-		return FXT_THREAD_STATE_SUSPENDED;
-	return FXT_THREAD_STATE_RUNNING;
+	index = __task_state_index(prev_state, prev->exit_state);
+	return index < ARRAY_SIZE(fxt_states) ? fxt_states[index] :
+						FXT_THREAD_STATE_RUNNING;
 }
 
 static void fxt_probe_sched_switch(void *data, bool preempt,
@@ -276,6 +300,9 @@ static void fxt_probe_sched_switch(void *data, bool preempt,
 	const u32 words = 6;
 	u64 *dst;
 
+	/* With a pid filter: the switches into and out of its threads. */
+	if (!fxt_traced(data, prev) && !fxt_traced(data, next))
+		return;
 	dst = fxt_kbuf_reserve(buf, words, false, &irqflags);
 	if (!dst)
 		return;
@@ -300,6 +327,9 @@ static void fxt_kwakeup(struct fxt_session *s, struct task_struct *p)
 	const u32 words = 6;
 	u64 *dst;
 
+	/* With a pid filter: wakeups of its threads or by them. */
+	if (!fxt_traced(s, p) && !fxt_traced(s, current))
+		return;
 	dst = fxt_kbuf_reserve(buf, words, false, &irqflags);
 	if (!dst)
 		return;
@@ -358,6 +388,12 @@ static void fxt_kirq(struct fxt_session *s, unsigned int type,
 {
 	unsigned int cpu = smp_processor_id();
 
+	/*
+	 * With a pid filter: interrupts of its threads.  An entry and its exit
+	 * interrupt the same task, so durations stay balanced.
+	 */
+	if (!fxt_traced(s, current))
+		return;
 	fxt_kevent(s, type, FXT_CPU_PROCESS_KOID, FXT_CPU_THREAD_KOID + cpu,
 		   FXT_KSTR_CAT_IRQ, name, arg, arg ? 1 : 0);
 }
@@ -426,11 +462,6 @@ static void fxt_probe_vector_exit(void *data, int vector)
 
 /* ---- kernel:syscall ------------------------------------------------------ */
 
-static bool fxt_syscall_traced(struct fxt_session *s)
-{
-	return !s->filter_pid || task_tgid_nr(current) == s->filter_pid;
-}
-
 static struct fxt_kname fxt_syscall_name(long nr)
 {
 	if (nr >= 0 && nr < ARRAY_SIZE(fxt_syscall_names) &&
@@ -453,7 +484,7 @@ static void fxt_probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct fxt_karg arg = { FXT_KSTR_NR, FXT_ARG_INT32, id };
 
-	if (fxt_syscall_traced(data))
+	if (fxt_traced(data, current))
 		fxt_ksyscall(data, FXT_EVENT_DURATION_BEGIN, id, &arg);
 }
 
@@ -461,17 +492,35 @@ static void fxt_probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
 	struct fxt_karg arg = { FXT_KSTR_RET, FXT_ARG_INT64, ret };
 
-	if (fxt_syscall_traced(data))
+	if (fxt_traced(data, current))
 		fxt_ksyscall(data, FXT_EVENT_DURATION_END,
 			     syscall_get_nr(current, regs), &arg);
 }
 
-/* exit_group never returns: close its duration when the thread exits. */
+/*
+ * Whether the exiting thread is inside a syscall whose end sys_exit will
+ * never report: exit or exit_group.  A thread that exits on a signal does
+ * so on its way back to user space, after sys_exit closed its syscall (a
+ * read() interrupted by exit_group ends with -ERESTARTSYS), or from an
+ * interrupt of user code (orig_ax < 0): nothing is open then.
+ */
+static bool fxt_exit_in_syscall(struct task_struct *p)
+{
+	long nr = syscall_get_nr(p, task_pt_regs(p));
+
+#ifdef CONFIG_IA32_EMULATION
+	if (in_ia32_syscall())
+		return nr == 1 || nr == 252;	/* ia32 exit, exit_group */
+#endif
+	return nr == __NR_exit || nr == __NR_exit_group;
+}
+
+/* exit and exit_group never return: close their duration at exit. */
 static void fxt_probe_syscall_exit_task(void *data, struct task_struct *p)
 {
 	struct fxt_karg arg = { FXT_KSTR_RET, FXT_ARG_INT64, 0 };
 
-	if (fxt_syscall_traced(data))
+	if (fxt_traced(data, current) && fxt_exit_in_syscall(p))
 		fxt_ksyscall(data, FXT_EVENT_DURATION_END,
 			     syscall_get_nr(p, task_pt_regs(p)), &arg);
 }
@@ -622,7 +671,7 @@ int fxt_events_init(void)
 
 	BUILD_BUG_ON(ARRAY_SIZE(fxt_kprobes) > FXT_KPROBES_MAX);
 	for (i = 0; i < FXT_KCAT_COUNT; i++) {
-		ret = fxt_category_register(fxt_kcat_names[i]);
+		ret = fxt_category_register(fxt_kcat_names[i], GLOBAL_ROOT_UID);
 		if (ret < 0)
 			return ret;
 	}

@@ -3,13 +3,22 @@
  * fxtrace.ko internals: sessions, buffers and the packet queue.
  *
  * Locking:
- *  - fxt_lock (a mutex) serializes every control operation: ioctls, mmap,
- *    packet writes.  Nothing touches user memory while holding it, because
- *    mmap() runs with mmap_lock held and takes fxt_lock inside it.
+ *  - fxt_lock (a mutex) serializes control operations: ioctls but
+ *    BUFFER_FULL, mmap.  Every operation under it is O(1), O(log n) or
+ *    O(CPUs) but for the controller's own Start/Stop/Terminate.  Nothing
+ *    touches user memory while holding it, because mmap() runs with
+ *    mmap_lock held and takes fxt_lock inside it.  The controller's packet
+ *    path (read, write, poll) never takes it.
+ *  - session->bufs (an xarray) maps ids to buffers; its lock guards lookups
+ *    outside fxt_lock (acks, BUFFER_FULL) against RELEASE and Terminate.
+ *  - session->tasks_lock (raw: the sched_process_exit probe runs with
+ *    preemption off, also on PREEMPT_RT) guards the task-to-buffer hash and
+ *    every change of a task buffer's header: snapshots, save requests and
+ *    retirement, which happens once and entirely under it.
  *  - session->pkt_lock (raw, IRQ-safe) guards the packet queue; probes take
- *    it with interrupts off.
- *  - session->tasks_lock guards the task-to-buffer hash; the
- *    sched_process_exit probe takes it.
+ *    it with interrupts off.  It nests inside tasks_lock.
+ *  - session->acct_lock guards what is charged: memory, task buffers, the
+ *    per-user shares.  A buffer is uncharged when it is freed.
  *  - A kernel buffer's writer state is touched only on its CPU with
  *    interrupts off; a task buffer's data only by its producer.
  */
@@ -29,20 +38,30 @@
 #include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <linux/fxtrace.h>
 
 struct fxt_session;
 
 /* Bits of fxt_buffer.flags. */
-#define FXT_BUF_RETIRED		0	/* retirement done (once) */
-#define FXT_BUF_MAPPED		1	/* the producer mapping exists */
+#define FXT_BUF_RETIRED		0	/* retirement done, header final */
+#define FXT_BUF_MAPPED		1	/* the producer mapping was made */
+
+/* What one user has in a session, for the per-user shares. */
+struct fxt_user {
+	struct hlist_node node;		/* session->users */
+	kuid_t uid;
+	u32 task_buffers;		/* not freed yet */
+	u64 memory;			/* bytes of those */
+};
 
 struct fxt_buffer {
 	struct kref ref;		/* session list + one per mapping */
 	struct fxt_session *session;	/* counted reference */
 	struct list_head node;		/* session->buffers, under fxt_lock */
-	void *area;			/* vmalloc_user: header, control, data */
+	void *area;			/* vmap of pages: header, control, data */
+	struct page **pages;		/* charged to the memcg of the caller */
 	size_t area_size;
 	struct fxtrace_buffer_header *hdr;
 	struct fxtrace_buffer_control *ctl;
@@ -62,8 +81,9 @@ struct fxt_buffer {
 	struct task_struct *task;	/* cleared at retirement */
 	struct hlist_node task_node;	/* session->tasks */
 	struct pid *tgid;		/* counted: the owning process */
-	struct mm_struct *mm;		/* compared, never dereferenced */
-	kuid_t uid;
+	struct mm_struct *mm;		/* mmgrab()bed: its address is unique */
+	struct fxt_user *user;		/* charged with this buffer */
+	struct vm_area_struct *producer_vma;	/* the one producer mapping */
 };
 
 #define FXT_PACKET_BATCH	64
@@ -89,14 +109,20 @@ struct fxt_session {
 	u64 memory_limit;
 	u64 memory_used;
 	u32 max_task_buffers;
-	u32 task_buffers;		/* active + retired, not released */
-	pid_t filter_pid;		/* init namespace, 0 for none */
+	u32 task_buffers;		/* not freed yet (acct_lock) */
+	spinlock_t acct_lock;
+	DECLARE_HASHTABLE(users, 6);	/* struct fxt_user, acct_lock */
+	struct pid *filter_pid;		/* counted, NULL for none */
+	struct pid *controller_tgid;	/* counted: the controlling process */
 	u32 next_id;
+	u32 nr_buffers;			/* in bufs */
+	u64 names_dropped;		/* of retired, unreleased KERNEL buffers */
 	u64 start_seq;
 	struct list_head buffers;
+	struct xarray bufs;		/* id -> buffer, as the list */
 	struct fxt_buffer **cpu_buffers;	/* nr_cpu_ids, NULL if impossible */
 
-	spinlock_t tasks_lock;		/* tasks, fxt_buffer.task */
+	raw_spinlock_t tasks_lock;	/* tasks, fxt_buffer.task, retirement */
 	DECLARE_HASHTABLE(tasks, 8);
 
 	raw_spinlock_t pkt_lock;
@@ -135,16 +161,20 @@ long fxt_ioctl_terminate(struct file *file);
 long fxt_ioctl_adopt(struct file *file);
 long fxt_ioctl_session_info(void __user *argp);
 long fxt_ioctl_category(void __user *argp);
-int fxt_category_register(const char *name);
+int fxt_category_register(const char *name, kuid_t uid);
 bool fxt_category_enabled(const char *name);
 void fxt_controller_release(struct file *file);
+void fxt_controller_flush(struct file *file);
+bool fxt_is_controller(struct fxt_session *s, struct file *file);
 void fxt_session_put(struct fxt_session *s);
 void fxt_session_destroy_orphan(void);
 u64 fxt_clock_ticks_per_second(void);
 
 /* buffer.c */
 struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
-				    u64 data_size, u64 durable_size);
+				    u64 data_size, u64 durable_size,
+				    struct fxt_user *user);
+bool fxt_is_owner(struct fxt_buffer *buf);
 void fxt_buffer_put(struct fxt_buffer *buf);
 void fxt_buffer_write_prefix(struct fxt_buffer *buf, const char *name);
 void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition);
@@ -155,14 +185,15 @@ void fxt_kbuf_commit(struct fxt_buffer *buf, bool durable,
 bool fxt_kbuf_write(struct fxt_buffer *buf, const u64 *words, u32 n,
 		    bool durable);
 void fxt_buffer_snapshot(struct fxt_buffer *buf);
-void fxt_buffer_retire(struct fxt_buffer *buf, bool from_probe);
+void fxt_buffer_retire(struct fxt_buffer *buf);
+void fxt_buffer_retire_locked(struct fxt_buffer *buf);
 struct fxt_buffer *fxt_buffer_find(struct fxt_session *s, u32 id);
+void fxt_buffer_unlist(struct fxt_buffer *buf);
 int fxt_mmap(struct file *file, struct vm_area_struct *vma);
 long fxt_ioctl_buffer_info(struct file *file, void __user *argp);
 long fxt_ioctl_release_buffer(struct file *file, void __user *argp);
 
 /* task.c */
-void fxt_task_unhash(struct fxt_buffer *buf);
 int fxt_task_probe_register(struct fxt_session *s);
 void fxt_task_probe_unregister(struct fxt_session *s);
 int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq);

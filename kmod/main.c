@@ -100,6 +100,12 @@ static int fxt_open(struct inode *inode, struct file *file)
 	return stream_open(inode, file);
 }
 
+static int fxt_flush(struct file *file, fl_owner_t id)
+{
+	fxt_controller_flush(file);
+	return 0;
+}
+
 static int fxt_release(struct inode *inode, struct file *file)
 {
 	fxt_controller_release(file);
@@ -109,6 +115,7 @@ static int fxt_release(struct inode *inode, struct file *file)
 static const struct file_operations fxt_fops = {
 	.owner = THIS_MODULE,
 	.open = fxt_open,
+	.flush = fxt_flush,
 	.release = fxt_release,
 	.unlocked_ioctl = fxt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,

@@ -88,19 +88,17 @@ static void fxt_packets_consume(struct fxt_session *s, u32 n)
 
 /*
  * The session this file controls or controlled until it was terminated,
- * with a reference, or NULL.
+ * with a reference, or NULL.  No fxt_lock: the file holds a reference to
+ * its session until it is released, which cannot happen during one of its
+ * own calls.
  */
 static struct fxt_session *fxt_controller_get(struct file *file)
 {
-	struct fxt_session *s;
+	struct fxt_session *s = READ_ONCE(file->private_data);
 
-	mutex_lock(&fxt_lock);
-	s = file->private_data;
-	if (s && (s->controller == file || s->terminated))
-		kref_get(&s->ref);
-	else
-		s = NULL;
-	mutex_unlock(&fxt_lock);
+	if (!s || !(fxt_is_controller(s, file) || READ_ONCE(s->terminated)))
+		return NULL;
+	kref_get(&s->ref);
 	return s;
 }
 
@@ -158,27 +156,40 @@ out_put:
 	return ret;
 }
 
-/* Apply one BUFFER_SAVED: it must echo the outstanding SAVE_BUFFER. */
+/*
+ * Apply one BUFFER_SAVED: it must echo the outstanding SAVE_BUFFER.  Under
+ * the id map's lock (RELEASE and Terminate erase under it) and tasks_lock
+ * (a retired header is final: the ack is taken and changes nothing), never
+ * under fxt_lock, which producers can hold.
+ */
 static int fxt_packet_ack(struct fxt_session *s,
 			  const struct fxtrace_packet *pkt)
 {
 	struct fxtrace_buffer_header *hdr;
 	struct fxt_buffer *buf;
 	u64 wrap = pkt->data64;
+	int ret = 0;
 
 	if (pkt->request != FXTRACE_PKT_BUFFER_SAVED)
 		return -EINVAL;
-	buf = fxt_buffer_find(s, pkt->data32);
-	if (!buf)
+	xa_lock(&s->bufs);
+	buf = xa_load(&s->bufs, pkt->data32);
+	if (!buf) {
+		xa_unlock(&s->bufs);
 		return -EINVAL;
+	}
 	hdr = buf->hdr;
+	raw_spin_lock(&s->tasks_lock);
 	if (pkt->data16 != (wrap & 1) ||
 	    READ_ONCE(hdr->requested_wraps) != wrap + 1 ||
 	    READ_ONCE(hdr->saved_wraps) != wrap)
-		return -EINVAL;
-	/* The writer may reuse the half once it sees this. */
-	smp_store_release(&hdr->saved_wraps, wrap + 1);
-	return 0;
+		ret = -EINVAL;
+	else if (!test_bit(FXT_BUF_RETIRED, &buf->flags))
+		/* The writer may reuse the half once it sees this. */
+		smp_store_release(&hdr->saved_wraps, wrap + 1);
+	raw_spin_unlock(&s->tasks_lock);
+	xa_unlock(&s->bufs);
+	return ret;
 }
 
 ssize_t fxt_write_iter(struct kiocb *iocb, struct iov_iter *from)
@@ -204,13 +215,12 @@ ssize_t fxt_write_iter(struct kiocb *iocb, struct iov_iter *from)
 			ret = -EFAULT;
 			break;
 		}
-		mutex_lock(&fxt_lock);
 		for (i = 0; i < n && !ret; i++) {
-			ret = s->terminated ? -EINVAL : fxt_packet_ack(s, &pkts[i]);
+			ret = READ_ONCE(s->terminated) ? -EINVAL :
+							 fxt_packet_ack(s, &pkts[i]);
 			if (!ret)
 				done += sizeof(pkts[0]);
 		}
-		mutex_unlock(&fxt_lock);
 	}
 	fxt_session_put(s);
 	return done ?: ret;

@@ -8,8 +8,13 @@
 #include <linux/capability.h>
 #include <linux/ctype.h>
 #include <linux/cred.h>
+#include <linux/fdtable.h>
 #include <linux/fs.h>
 #include <linux/glob.h>
+#include <linux/hashtable.h>
+#include <linux/sched/signal.h>
+#include <linux/stringhash.h>
+#include <linux/xarray.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
@@ -44,8 +49,20 @@ void *fxt_page_area;
 #define FXT_CATEGORIES_ROOM	(FXTRACE_SESSION_MAP_SIZE - FXT_CATEGORIES_OFFSET)
 #define FXT_DEFAULT_TASK_BUFFERS	1024
 
-/* Registered category names, slot by slot (fxt_lock). */
+/*
+ * Category slots one user other than root may register: the table lives as
+ * long as the module, so no user may fill it for everybody.
+ */
+static unsigned int category_slots_per_user = 256;
+module_param(category_slots_per_user, uint, 0444);
+MODULE_PARM_DESC(category_slots_per_user,
+		 "category slots one non-root user may register");
+
+/* Registered category names, slot by slot, and a hash of them (fxt_lock). */
 static char (*fxt_slot_names)[FXTRACE_CATEGORY_MAX_LEN + 1];
+static struct hlist_node *fxt_slot_nodes;
+static DEFINE_HASHTABLE(fxt_slot_hash, 10);
+static DEFINE_XARRAY(fxt_slot_users);	/* uid -> slots it registered */
 static u32 fxt_slots_used;
 static u64 fxt_next_session_id;
 
@@ -58,8 +75,10 @@ int fxt_page_init(void)
 
 	fxt_slot_names = kvcalloc(FXTRACE_CATEGORY_SLOTS,
 				  sizeof(*fxt_slot_names), GFP_KERNEL);
+	fxt_slot_nodes = kvcalloc(FXTRACE_CATEGORY_SLOTS,
+				  sizeof(*fxt_slot_nodes), GFP_KERNEL);
 	fxt_page_area = vmalloc_user(FXTRACE_SESSION_MAP_SIZE);
-	if (!fxt_page_area || !fxt_slot_names) {
+	if (!fxt_page_area || !fxt_slot_names || !fxt_slot_nodes) {
 		fxt_page_exit();
 		return -ENOMEM;
 	}
@@ -77,6 +96,8 @@ void fxt_page_exit(void)
 {
 	vfree(fxt_page_area);
 	kvfree(fxt_slot_names);
+	kvfree(fxt_slot_nodes);
+	xa_destroy(&fxt_slot_users);
 }
 
 #define FXT_KERNEL_PREFIX	"kernel:"
@@ -268,21 +289,40 @@ static int fxt_categories_get(u64 uptr, u32 size, char **list)
 }
 
 /*
- * The slot of a category name, registered if new: its byte in the enable
- * table follows the session (fxt_lock held).  Returns the slot or -ENOSPC.
+ * The slot of a category name, registered for uid if new: its byte in the
+ * enable table follows the session (fxt_lock held).  Returns the slot,
+ * -ENOSPC when the table is full or -EDQUOT when uid, not root, has
+ * category_slots_per_user slots already.
  */
-int fxt_category_register(const char *name)
+int fxt_category_register(const char *name, kuid_t uid)
 {
 	u8 *enabled = fxt_page_area + FXT_ENABLED_OFFSET;
+	u32 hash = full_name_hash(NULL, name, strlen(name));
+	unsigned long mine = 0;
+	struct hlist_node *node;
+	void *entry;
 	u32 i;
 
-	for (i = 0; i < fxt_slots_used; i++) {
+	hlist_for_each(node, &fxt_slot_hash[hash_min(hash, HASH_BITS(fxt_slot_hash))]) {
+		i = node - fxt_slot_nodes;
 		if (!strcmp(fxt_slot_names[i], name))
 			return i;
 	}
+	i = fxt_slots_used;
 	if (i == FXTRACE_CATEGORY_SLOTS)
 		return -ENOSPC;
+	if (!uid_eq(uid, GLOBAL_ROOT_UID)) {
+		entry = xa_load(&fxt_slot_users, __kuid_val(uid));
+		mine = entry ? xa_to_value(entry) : 0;
+		if (mine >= category_slots_per_user)
+			return -EDQUOT;
+		entry = xa_store(&fxt_slot_users, __kuid_val(uid),
+				 xa_mk_value(mine + 1), GFP_KERNEL);
+		if (xa_is_err(entry))
+			return xa_err(entry);
+	}
 	strscpy(fxt_slot_names[i], name, sizeof(fxt_slot_names[i]));
+	hash_add(fxt_slot_hash, &fxt_slot_nodes[i], hash);
 	fxt_slots_used++;
 	WRITE_ONCE(enabled[i], fxt_category_enabled(name));
 	return i;
@@ -312,7 +352,7 @@ long fxt_ioctl_category(void __user *argp)
 	}
 
 	mutex_lock(&fxt_lock);
-	ret = fxt_category_register(name);
+	ret = fxt_category_register(name, current_euid());
 	mutex_unlock(&fxt_lock);
 	if (ret < 0)
 		return ret;
@@ -338,7 +378,15 @@ static void fxt_categories_add(const char *list, u32 size, int count)
 static void fxt_session_free(struct kref *ref)
 {
 	struct fxt_session *s = container_of(ref, struct fxt_session, ref);
+	struct hlist_node *tmp;
+	struct fxt_user *u;
+	int bkt;
 
+	hash_for_each_safe(s->users, bkt, tmp, u, node)
+		kfree(u);
+	xa_destroy(&s->bufs);
+	put_pid(s->filter_pid);
+	put_pid(s->controller_tgid);
 	fxt_packets_free(s);
 	free_percpu(s->wake);
 	kfree(s->cpu_buffers);
@@ -350,17 +398,32 @@ void fxt_session_put(struct fxt_session *s)
 	kref_put(&s->ref, fxt_session_free);
 }
 
-/* The session this file controls, or NULL. */
+/*
+ * Whether the caller controls s through file: the controller role belongs
+ * to the open file in the process that initialized or adopted the session,
+ * not to a child that inherited the file (or a mapping of it).
+ */
+bool fxt_is_controller(struct fxt_session *s, struct file *file)
+{
+	return READ_ONCE(s->controller) == file &&
+	       READ_ONCE(s->controller_tgid) == task_tgid(current);
+}
+
+/* The session this file controls, or NULL (fxt_lock held). */
 static struct fxt_session *fxt_controlled(struct file *file)
 {
 	struct fxt_session *s = file->private_data;
 
-	return s && s->controller == file ? s : NULL;
+	return s && fxt_is_controller(s, file) ? s : NULL;
 }
 
 static void fxt_become_controller(struct fxt_session *s, struct file *file)
 {
-	s->controller = file;
+	struct pid *old = s->controller_tgid;
+
+	WRITE_ONCE(s->controller_tgid, get_pid(task_tgid(current)));
+	put_pid(old);
+	WRITE_ONCE(s->controller, file);
 	kref_get(&s->ref);
 	file->private_data = s;
 }
@@ -386,10 +449,15 @@ static void fxt_session_stop(struct fxt_session *s)
 	fxt_names_retire(s);
 
 	list_for_each_entry(buf, &s->buffers, node) {
-		if (buf->kind == FXTRACE_BUFFER_TASK)
-			fxt_buffer_snapshot(buf);
-		else
+		if (buf->kind != FXTRACE_BUFFER_TASK) {
 			dropped += READ_ONCE(buf->hdr->dropped_records);
+			continue;
+		}
+		/* A retired header is final. */
+		raw_spin_lock(&s->tasks_lock);
+		if (!test_bit(FXT_BUF_RETIRED, &buf->flags))
+			fxt_buffer_snapshot(buf);
+		raw_spin_unlock(&s->tasks_lock);
 	}
 	fxt_packet_queue(s, FXTRACE_PKT_STOPPED, 0, 0, dropped, false);
 }
@@ -416,21 +484,19 @@ static void fxt_session_teardown(struct fxt_session *s)
 		irq_work_sync(&per_cpu_ptr(s->wake, cpu)->work);
 	wake_up_all(&s->wq);
 
-	spin_lock(&s->tasks_lock);
+	raw_spin_lock(&s->tasks_lock);
 	list_for_each_entry(buf, &s->buffers, node) {
 		if (buf->task) {
 			hash_del(&buf->task_node);
 			buf->task = NULL;
 		}
 	}
-	spin_unlock(&s->tasks_lock);
-	list_for_each_entry_safe(buf, tmp, &s->buffers, node) {
-		list_del(&buf->node);
-		fxt_buffer_put(buf);
-	}
+	raw_spin_unlock(&s->tasks_lock);
+	list_for_each_entry_safe(buf, tmp, &s->buffers, node)
+		fxt_buffer_unlist(buf);
 
 	/* The controller's file keeps its reference until it is closed. */
-	s->controller = NULL;
+	WRITE_ONCE(s->controller, NULL);
 	fxt_session_put(s);
 }
 
@@ -476,8 +542,11 @@ static struct fxt_session *fxt_session_alloc(const struct fxtrace_config *cfg)
 	s->memory_limit = cfg->memory_limit ?: (u64)memory_max_mb << 20;
 	s->max_task_buffers = cfg->max_task_buffers ?: FXT_DEFAULT_TASK_BUFFERS;
 	INIT_LIST_HEAD(&s->buffers);
-	spin_lock_init(&s->tasks_lock);
+	xa_init(&s->bufs);
+	raw_spin_lock_init(&s->tasks_lock);
+	spin_lock_init(&s->acct_lock);
 	hash_init(s->tasks);
+	hash_init(s->users);
 	raw_spin_lock_init(&s->pkt_lock);
 	raw_spin_lock_init(&s->names_lock);
 	mutex_init(&s->read_lock);
@@ -512,7 +581,7 @@ static int fxt_cpu_buffers_alloc(struct fxt_session *s)
 		struct fxt_buffer *buf;
 
 		buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_CPU,
-				       s->cpu_buffer_size, durable);
+				       s->cpu_buffer_size, durable, NULL);
 		if (IS_ERR(buf))
 			return PTR_ERR(buf);
 		buf->hdr->cpu = cpu;
@@ -531,7 +600,7 @@ long fxt_ioctl_init(struct file *file, void __user *argp)
 	struct fxt_buffer *buf;
 	char *cats;
 	u64 cpu_bytes;
-	pid_t filter_pid = 0;
+	struct pid *filter_pid = NULL;
 	int clk, count, ret;
 	u32 size;
 
@@ -548,8 +617,9 @@ long fxt_ioctl_init(struct file *file, void __user *argp)
 	if (count < 0)
 		return count;
 	if (cfg.filter_pid) {
+		/* Counted: a recycled number is another process. */
 		rcu_read_lock();
-		filter_pid = pid_nr(find_vpid(cfg.filter_pid));
+		filter_pid = get_pid(find_vpid(cfg.filter_pid));
 		rcu_read_unlock();
 		if (!filter_pid) {
 			ret = -ESRCH;
@@ -585,6 +655,7 @@ long fxt_ioctl_init(struct file *file, void __user *argp)
 		goto out_put;
 	}
 	s->filter_pid = filter_pid;
+	filter_pid = NULL;
 
 	fxt_page->clock = clk;
 	fxt_clock_is_tsc = clk == FXTRACE_CLOCK_TSC;
@@ -628,6 +699,7 @@ out_put:
 out_unlock:
 	mutex_unlock(&fxt_lock);
 out_free_cats:
+	put_pid(filter_pid);
 	kfree(cats);
 	return ret;
 }
@@ -784,9 +856,8 @@ long fxt_ioctl_session_info(void __user *argp)
 {
 	struct fxtrace_session_info info;
 	struct fxt_session *s;
-	struct fxt_buffer *buf;
 	u32 size;
-	int ret;
+	int ret, cpu;
 
 	ret = fxt_get_sized(&info, sizeof(info), FXTRACE_SESSION_INFO_SIZE_V0,
 			    argp, &size);
@@ -802,11 +873,20 @@ long fxt_ioctl_session_info(void __user *argp)
 		info.flags = s->controller ? 0 : FXTRACE_SESSION_ORPHANED;
 		info.mode = s->mode;
 		info.owner_uid = from_kuid_munged(current_user_ns(), s->owner);
+		spin_lock(&s->acct_lock);
 		info.memory_used = s->memory_used;
+		spin_unlock(&s->acct_lock);
 		info.memory_limit = s->memory_limit;
-		list_for_each_entry(buf, &s->buffers, node) {
-			info.nr_buffers++;
-			if (buf->kind != FXTRACE_BUFFER_TASK)
+		info.nr_buffers = s->nr_buffers;
+		/* Kernel writers: CPU buffers and KERNEL buffers not released. */
+		info.dropped_records = s->names_dropped;
+		if (s->names)
+			info.dropped_records +=
+				READ_ONCE(s->names->hdr->dropped_records);
+		for_each_possible_cpu(cpu) {
+			struct fxt_buffer *buf = s->cpu_buffers[cpu];
+
+			if (buf)
 				info.dropped_records +=
 					READ_ONCE(buf->hdr->dropped_records);
 		}
@@ -821,6 +901,14 @@ long fxt_ioctl_session_info(void __user *argp)
 	return 0;
 }
 
+/* No controller any more: stop the session if it runs (fxt_lock held). */
+static void fxt_session_orphan(struct fxt_session *s)
+{
+	if (s->state == FXTRACE_STATE_STARTED)
+		fxt_session_stop(s);
+	WRITE_ONCE(s->controller, NULL);
+}
+
 /*
  * A file that controlled a session is closing: if the session still runs,
  * stop it and leave it orphaned.
@@ -832,13 +920,43 @@ void fxt_controller_release(struct file *file)
 	mutex_lock(&fxt_lock);
 	s = file->private_data;
 	if (s) {
-		if (s->controller == file) {
-			if (s->state == FXTRACE_STATE_STARTED)
-				fxt_session_stop(s);
-			s->controller = NULL;
-		}
+		if (s->controller == file)
+			fxt_session_orphan(s);
 		file->private_data = NULL;
 		fxt_session_put(s);
+	}
+	mutex_unlock(&fxt_lock);
+}
+
+static int fxt_fd_is(const void *file, struct file *f, unsigned int fd)
+{
+	return f == file;
+}
+
+/*
+ * A descriptor of the file is closed.  When the controlling process has no
+ * descriptor of it left (it closed the last, exec'd or exited), the session
+ * is orphaned then, whoever else still holds the file: a forked child or a
+ * mapping of the session page keeps the file open but has no control.
+ */
+void fxt_controller_flush(struct file *file)
+{
+	struct files_struct *files = current->files;
+	struct fxt_session *s;
+	bool gone;
+
+	if (!READ_ONCE(file->private_data))
+		return;
+	mutex_lock(&fxt_lock);
+	s = file->private_data;
+	if (s && fxt_is_controller(s, file)) {
+		/* At exit, files is gone once the last thread closes them. */
+		if (files)
+			gone = !iterate_fd(files, 0, fxt_fd_is, file);
+		else
+			gone = !atomic_read(&current->signal->live);
+		if (gone)
+			fxt_session_orphan(s);
 	}
 	mutex_unlock(&fxt_lock);
 }

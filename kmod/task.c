@@ -20,11 +20,6 @@
 
 #include "fxtrace.h"
 
-static unsigned int task_buffers_per_user = 1024;
-module_param(task_buffers_per_user, uint, 0444);
-MODULE_PARM_DESC(task_buffers_per_user,
-		 "per-task buffers one user may have in a session");
-
 /* The buffer current has attached, if any (tasks_lock held). */
 static struct fxt_buffer *fxt_task_lookup(struct fxt_session *s,
 					  struct task_struct *task)
@@ -38,36 +33,21 @@ static struct fxt_buffer *fxt_task_lookup(struct fxt_session *s,
 	return NULL;
 }
 
-void fxt_task_unhash(struct fxt_buffer *buf)
-{
-	struct fxt_session *s = buf->session;
-
-	spin_lock(&s->tasks_lock);
-	if (buf->task) {
-		hash_del(&buf->task_node);
-		buf->task = NULL;
-	}
-	spin_unlock(&s->tasks_lock);
-}
-
 /*
  * sched_process_exit: the thread writes no more.  Runs in the exiting
- * thread with preemption off and current->mm already gone.
+ * thread with preemption off and current->mm already gone.  The buffer is
+ * retired under tasks_lock, which RELEASE must take before freeing it.
  */
 static void fxt_probe_process_exit(void *data, struct task_struct *task)
 {
 	struct fxt_session *s = data;
 	struct fxt_buffer *buf;
 
-	spin_lock(&s->tasks_lock);
+	raw_spin_lock(&s->tasks_lock);
 	buf = fxt_task_lookup(s, task);
-	if (buf) {
-		hash_del(&buf->task_node);
-		buf->task = NULL;
-	}
-	spin_unlock(&s->tasks_lock);
 	if (buf)
-		fxt_buffer_retire(buf, true);
+		fxt_buffer_retire_locked(buf);
+	raw_spin_unlock(&s->tasks_lock);
 }
 
 /* The tracepoint's prototype, checked at build time against its header. */
@@ -108,16 +88,29 @@ void fxt_task_probe_unregister(struct fxt_session *s)
 	tracepoint_synchronize_unregister();
 }
 
-static u32 fxt_user_task_buffers(struct fxt_session *s, kuid_t uid)
+/* What this user holds in the session; made on first use (fxt_lock held). */
+static struct fxt_user *fxt_user_get(struct fxt_session *s, kuid_t uid)
 {
-	struct fxt_buffer *buf;
-	u32 n = 0;
+	struct fxt_user *u;
 
-	list_for_each_entry(buf, &s->buffers, node) {
-		if (buf->kind == FXTRACE_BUFFER_TASK && uid_eq(buf->uid, uid))
-			n++;
+	spin_lock(&s->acct_lock);
+	hash_for_each_possible(s->users, u, node, __kuid_val(uid)) {
+		if (uid_eq(u->uid, uid))
+			goto out;
 	}
-	return n;
+	u = NULL;
+out:
+	spin_unlock(&s->acct_lock);
+	if (u)
+		return u;
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		return NULL;
+	u->uid = uid;
+	spin_lock(&s->acct_lock);
+	hash_add(s->users, &u->node, __kuid_val(uid));
+	spin_unlock(&s->acct_lock);
+	return u;
 }
 
 static s64 fxt_monotonic_offset(void)
@@ -135,41 +128,43 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 	struct fxt_buffer *buf, *old;
 	char name[TASK_COMM_LEN + 16];
 	char comm[TASK_COMM_LEN];
+	struct fxt_user *user;
+	int ret = 0;
 
-	spin_lock(&s->tasks_lock);
+	raw_spin_lock(&s->tasks_lock);
 	old = fxt_task_lookup(s, current);
-	spin_unlock(&s->tasks_lock);
-	if (old) {
-		if (old->mm == current->mm)
-			return -EEXIST;
+	if (old && old->mm == current->mm)
+		ret = -EEXIST;
+	else if (old)
 		/* Attached before an exec: that image writes no more. */
-		fxt_task_unhash(old);
-		fxt_buffer_retire(old, false);
-	}
-	if (s->task_buffers >= s->max_task_buffers)
-		return -ENOSPC;
-	if (fxt_user_task_buffers(s, current_uid()) >= task_buffers_per_user)
-		return -EDQUOT;
+		fxt_buffer_retire_locked(old);
+	raw_spin_unlock(&s->tasks_lock);
+	if (ret)
+		return ret;
 
+	user = fxt_user_get(s, current_uid());
+	if (!user)
+		return -ENOMEM;
 	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_TASK, s->task_buffer_size,
-			       round_down(s->task_buffer_size / 8, 8));
+			       round_down(s->task_buffer_size / 8, 8), user);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	s->task_buffers++;
 	buf->hdr->pid = task_tgid_nr(current);
 	buf->hdr->tid = task_pid_nr(current);
 	get_task_comm(comm, current);
+	BUILD_BUG_ON(sizeof(buf->hdr->comm) != TASK_COMM_LEN);
+	memcpy(buf->hdr->comm, comm, sizeof(buf->hdr->comm));
 	snprintf(name, sizeof(name), "%s %u", comm, buf->hdr->tid);
 	fxt_buffer_write_prefix(buf, name);
 	buf->ctl->start_seq = s->start_seq;
 
 	buf->tgid = get_pid(task_tgid(current));
+	mmgrab(current->mm);
 	buf->mm = current->mm;
-	buf->uid = current_uid();
-	spin_lock(&s->tasks_lock);
+	raw_spin_lock(&s->tasks_lock);
 	buf->task = current;
 	hash_add(s->tasks, &buf->task_node, (unsigned long)current);
-	spin_unlock(&s->tasks_lock);
+	raw_spin_unlock(&s->tasks_lock);
 	fxt_packet_queue(s, FXTRACE_PKT_BUFFER_ADDED, FXTRACE_BUFFER_TASK,
 			 buf->id, 0, false);
 
@@ -237,20 +232,24 @@ long fxt_ioctl_buffer_full(void __user *argp)
 		goto out;
 	}
 	hdr = buf->hdr;
-	if (buf->kind != FXTRACE_BUFFER_TASK || buf->tgid != task_tgid(current) ||
-	    buf->mm != current->mm) {
+	if (!fxt_is_owner(buf)) {
 		ret = -EACCES;
-	} else if (s->mode != FXTRACE_MODE_STREAMING ||
-		   test_bit(FXT_BUF_RETIRED, &buf->flags) ||
-		   full.wrap != hdr->requested_wraps ||
-		   hdr->requested_wraps != hdr->saved_wraps) {
+		goto out;
+	}
+	/* Not while it retires: a retired header is final. */
+	raw_spin_lock(&s->tasks_lock);
+	if (s->mode != FXTRACE_MODE_STREAMING ||
+	    test_bit(FXT_BUF_RETIRED, &buf->flags) ||
+	    full.wrap != hdr->requested_wraps ||
+	    hdr->requested_wraps != hdr->saved_wraps) {
 		ret = -EINVAL;
 	} else {
 		fxt_buffer_snapshot(buf);
 		WRITE_ONCE(hdr->requested_wraps, full.wrap + 1);
 		fxt_packet_queue(s, FXTRACE_PKT_SAVE_BUFFER, full.wrap & 1,
-				 buf->id, full.wrap, false);
+				 buf->id, full.wrap, true);
 	}
+	raw_spin_unlock(&s->tasks_lock);
 out:
 	mutex_unlock(&fxt_lock);
 	return ret;
@@ -297,7 +296,7 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 				  fxt_kobj_name_words(TASK_COMM_LEN - 1, 1));
 	size = PAGE_ALIGN(PAGE_SIZE + (tasks + slack) * per_task) +
 	       FXT_NAMES_ROOM;
-	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_KERNEL, size, size);
+	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_KERNEL, size, size, NULL);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	buf->hdr->start_seq = start_seq;
@@ -322,7 +321,8 @@ void fxt_names_retire(struct fxt_session *s)
 {
 	if (!s->names)
 		return;
-	fxt_buffer_retire(s->names, false);
+	fxt_buffer_retire(s->names);
+	s->names_dropped += READ_ONCE(s->names->hdr->dropped_records);
 	s->names = NULL;
 }
 

@@ -29,5 +29,7 @@ $(B)/selftests/%: selftests/%.c selftests/fxtrace_selftest.h uapi/linux/fxtrace.
 	$(Q)$(CC) $(CFLAGS_USER) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_LIBS) \
 		$(LDLIBS_USER)
 
+$(B)/selftests/hostile_test: selftests/hostile.h
+
 # On the build host (no /dev/fxtrace) every selftest skips, none fails.
 UNIT_TESTS += selftests/skip_test.sh

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,60 @@ TEST_F(kev, sched_ping_pong)
 	       switches, alternations, wakeups, by_peer);
 }
 
+/*
+ * With a pid filter, scheduling records are those of the process's threads
+ * (switched in or out, woken or waking): a busy process beside it leaves
+ * no record.  Interrupts are kept only when they interrupt its threads.
+ */
+TEST_F(kev, pid_filter_sched_and_irq)
+{
+	static const char cats[] = "kernel:sched\0kernel:irq";
+	struct pong p;
+	pthread_t b;
+	pid_t tid_a = (pid_t)syscall(SYS_gettid), noise;
+	int i, ours = 0, others = 0;
+	char c = 'x';
+	size_t k;
+
+	ASSERT_EQ(0, pipe(p.to_b));
+	ASSERT_EQ(0, pipe(p.to_a));
+	noise = fork();
+	if (noise == 0) {
+		for (;;)
+			usleep(500);
+	}
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), getpid()));
+	pthread_create(&b, NULL, player_b, &p);
+	for (i = 0; i < ROUNDS; i++) {
+		ASSERT_EQ(1, write(p.to_b[1], &c, 1));
+		ASSERT_EQ(1, read(p.to_a[0], &c, 1));
+	}
+	pthread_join(b, NULL);
+	usleep(100000);
+	stop_and_decode(_metadata, self);
+	kill(noise, SIGKILL);
+	waitpid(noise, NULL, 0);
+
+	for (k = 0; k < self->rs.n; k++) {
+		const struct rec *r = &self->rs.r[k];
+		bool mine;
+
+		if (r->type != FXT_REC_SCHED || r->user)
+			continue;
+		if (r->subtype == FXT_SCHED_CONTEXT_SWITCH)
+			mine = r->out == (uint64_t)tid_a || r->out == (uint64_t)p.tid_b ||
+			       r->in == (uint64_t)tid_a || r->in == (uint64_t)p.tid_b;
+		else
+			mine = r->tid == (uint64_t)tid_a || r->tid == (uint64_t)p.tid_b ||
+			       r->waker == (uint64_t)tid_a || r->waker == (uint64_t)p.tid_b;
+		ours += mine;
+		others += !mine;
+	}
+	TH_LOG("%d scheduling records of the process, %d of others", ours, others);
+	EXPECT_LE(2 * ROUNDS, ours);
+	EXPECT_EQ(0, others);
+}
+
 /* ---- names -------------------------------------------------------------- */
 
 static const struct rec *find_kobj(const struct recs *rs, uint32_t type,
@@ -410,6 +465,222 @@ TEST_F(kev, syscalls_of_one_process)
 	EXPECT_EQ(CALLS, begins);
 	EXPECT_EQ(CALLS, ends);
 	TH_LOG("%d getppid pairs, %d other syscall records", begins, others);
+}
+
+/*
+ * A syscall end at thread exit only for a syscall still open: exit_group's
+ * caller gets its end; a thread blocked in read() gets read's own end
+ * (-ERESTARTSYS) and nothing more; a thread killed spinning in user space
+ * gets none.
+ */
+static volatile int spinning;
+
+static void *spinner(void *arg)
+{
+	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&spinning, 1, __ATOMIC_SEQ_CST);
+	for (;;)
+		;
+	return NULL;
+}
+
+static void *blocked_reader(void *arg)
+{
+	int *fds = arg;
+	char c;
+
+	if (read(fds[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static void exit_group_child(int go, int tids_fd)
+{
+	pthread_t t;
+	pid_t tids[2] = { 0, 0 };
+	int never[2];
+	char c;
+
+	if (read(go, &c, 1) != 1 || pipe(never))
+		_exit(1);
+	if (pthread_create(&t, NULL, blocked_reader, never) ||
+	    pthread_create(&t, NULL, spinner, &tids[1]))
+		_exit(2);
+	while (!__atomic_load_n(&spinning, __ATOMIC_SEQ_CST))
+		;
+	/* The reader: the thread that is neither this one nor the spinner. */
+	usleep(300000);
+	if (write(tids_fd, tids, sizeof(tids)) != sizeof(tids))
+		_exit(3);
+	syscall(SYS_exit_group, 0);
+}
+
+TEST_F(kev, syscall_ends_at_exit)
+{
+	static const char cats[] = "kernel:syscall";
+	int go[2], tids[2], threads = 0, reader_end = 0, exit_end = 0;
+	pid_t child, t[2];
+	size_t k, j;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(tids));
+	child = fork();
+	if (child == 0)
+		exit_group_child(go[0], tids[1]);
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), child));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(sizeof(t), read(tids[0], t, sizeof(t)));
+	ASSERT_EQ(0, waitpid(child, NULL, 0) == child ? 0 : -1);
+	stop_and_decode(_metadata, self);
+	qsort(self->rs.r, self->rs.n, sizeof(struct rec), by_time);
+
+	/* Per thread: begin, end, begin, end... each end naming its begin. */
+	for (k = 0; k < self->rs.n; k++) {
+		const struct rec *r = &self->rs.r[k], *open = NULL, *last = NULL;
+		bool seen = false;
+
+		if (r->type != FXT_REC_EVENT || r->user || r->pid != child)
+			continue;
+		for (j = 0; j < k; j++) {
+			if (self->rs.r[j].type == FXT_REC_EVENT && !self->rs.r[j].user &&
+			    self->rs.r[j].tid == r->tid)
+				seen = true;
+		}
+		if (seen)
+			continue;	/* not the thread's first record */
+		threads++;
+		for (j = k; j < self->rs.n; j++) {
+			const struct rec *q = &self->rs.r[j];
+
+			if (q->type != FXT_REC_EVENT || q->user || q->tid != r->tid)
+				continue;
+			if (q->event == FXT_EVENT_DURATION_BEGIN) {
+				EXPECT_EQ(NULL, open) TH_LOG("tid %lu: %s in %s",
+					(unsigned long)q->tid, q->name, open->name);
+				open = q;
+			} else if (open) {
+				EXPECT_STREQ(open->name, q->name);
+				open = NULL;
+			} else {
+				/*
+				 * Only a thread's first record: a syscall that
+				 * began before Start, or clone's return in a
+				 * new thread.
+				 */
+				EXPECT_EQ(NULL, last)
+					TH_LOG("tid %lu: end of %s (ret %ld) with none open",
+					       (unsigned long)q->tid, q->name, (long)q->arg);
+			}
+			last = q;
+		}
+		EXPECT_EQ(NULL, open);
+		ASSERT_NE(NULL, last);
+		if (r->tid == (uint64_t)child) {
+			EXPECT_STREQ("exit_group", last->name);
+			exit_end++;
+		} else if (r->tid != (uint64_t)t[1] && !strcmp(last->name, "read")) {
+			EXPECT_EQ(-512, last->arg);	/* -ERESTARTSYS */
+			reader_end++;
+		}
+	}
+	EXPECT_EQ(3, threads);
+	EXPECT_EQ(1, exit_end);
+	EXPECT_EQ(1, reader_end);
+}
+
+/* A context switch's outgoing state is ftrace's prev_state: parked is not running. */
+TEST_F(kev, parked_thread_state)
+{
+	static const char cats[] = "kernel:sched";
+	const char *online = "/sys/devices/system/cpu/cpu1/online";
+	char path[64], comm[32];
+	int parked = 0, running = 0, fd;
+	pid_t tid = 0;
+	size_t k;
+	FILE *f;
+
+	if (access(online, W_OK))
+		SKIP(return, "no hot-pluggable CPU 1");
+	/* ksoftirqd/1 parks when CPU 1 goes offline. */
+	for (k = 2; k < 4096 && !tid; k++) {
+		snprintf(path, sizeof(path), "/proc/%zu/comm", k);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "ksoftirqd/1\n"))
+			tid = (pid_t)k;
+		fclose(f);
+	}
+	ASSERT_NE(0, tid);
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
+	fd = open(online, O_WRONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "0", 1));
+	usleep(100000);
+	ASSERT_EQ(1, pwrite(fd, "1", 1, 0));
+	close(fd);
+	stop_and_decode(_metadata, self);
+	for (k = 0; k < self->rs.n; k++) {
+		const struct rec *r = &self->rs.r[k];
+
+		if (r->type != FXT_REC_SCHED || r->out != (uint64_t)tid)
+			continue;
+		parked += r->state == FXT_THREAD_STATE_SUSPENDED;
+		running += r->state == FXT_THREAD_STATE_RUNNING;
+	}
+	TH_LOG("ksoftirqd/1 (%d) left the CPU parked %d times, running %d", tid, parked,
+	       running);
+	EXPECT_LE(1, parked);
+}
+
+/*
+ * The pid filter follows the process, not its number: a new process that
+ * gets the number of the one given is not traced.
+ */
+TEST_F(kev, pid_filter_not_recycled)
+{
+	struct fxtrace_config cfg = {
+		.size = sizeof(cfg),
+		.mode = FXTRACE_MODE_ONESHOT,
+		.cpu_buffer_size = 1ULL << 20,
+		.task_buffer_size = 64ULL << 10,
+		.categories = (__u64)(uintptr_t)"kernel:syscall",
+		.categories_size = sizeof("kernel:syscall"),
+	};
+	pid_t first, again = 0;
+	int tries, i, records = 0;
+	size_t k;
+	FILE *f;
+
+	first = fork();
+	if (first == 0) {
+		pause();
+		_exit(0);
+	}
+	cfg.filter_pid = (__u32)first;
+	ASSERT_EQ(0, fxtctl_init(&self->c, &cfg));
+	kill(first, SIGKILL);
+	ASSERT_EQ(first, waitpid(first, NULL, 0));
+	ASSERT_EQ(0, fxtctl_start(&self->c, FXTRACE_START_CLEAR_ALL));
+	for (tries = 0; tries < 10 && again != first; tries++) {
+		f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+		ASSERT_NE(NULL, f);
+		fprintf(f, "%d", first - 1);
+		fclose(f);
+		again = fork();
+		if (again == 0) {
+			if (getpid() == first)
+				for (i = 0; i < 100; i++)
+					syscall(SYS_getppid);
+			_exit(0);
+		}
+		ASSERT_EQ(again, waitpid(again, NULL, 0));
+	}
+	ASSERT_EQ(first, again) TH_LOG("pid %d was not given again", first);
+	stop_and_decode(_metadata, self);
+	for (k = 0; k < self->rs.n; k++)
+		records += self->rs.r[k].type == FXT_REC_EVENT && !self->rs.r[k].user;
+	EXPECT_EQ(0, records);
 }
 
 /* Interrupts are durations on the CPU tracks, balanced per CPU. */

@@ -21,7 +21,7 @@
 
 /* The ABI version; a new major is incompatible, a new minor adds to it. */
 #define FXTRACE_ABI_MAJOR	0
-#define FXTRACE_ABI_MINOR	2
+#define FXTRACE_ABI_MINOR	3
 
 #define FXTRACE_DEVICE		"/dev/fxtrace"
 
@@ -176,6 +176,12 @@ struct fxtrace_buffer_header {
 	__u64 start_seq;	/* session Start whose data this is */
 	__u32 state;		/* FXTRACE_BUFFER_ACTIVE or _RETIRED */
 	__u32 flags;		/* FXTRACE_BUFFER_* flags */
+	/*
+	 * FXTRACE_BUFFER_TASK: the kernel's name of the attached thread at
+	 * ATTACH (get_task_comm), NUL-terminated, never changed after; else
+	 * zero.  ABI 0.3.
+	 */
+	char comm[16];
 };
 
 #define FXTRACE_BUFFER_DURABLE_FULL	_BITUL(0)

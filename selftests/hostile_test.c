@@ -1,0 +1,870 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hostile selftests of fxtrace.ko: what a local user, a second uid, a
+ * forked, cloned or exec'd child and a producer writing garbage can do to
+ * a session, and that the module's limits, lifetimes and access rules hold
+ * against each.  Run as root in the guest with fxtrace.ko loaded; children
+ * become uid 65534 and 65533 to play the other users.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "hostile.h"
+#include "kselftest_harness.h"
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* A thread that attaches, maps its producer part and exits. */
+struct mapper {
+	int fd;
+	int ret, err;
+	struct fxtrace_attach a;
+	void *m;
+	pthread_barrier_t *before_exit;
+};
+
+static void *mapper_fn(void *arg)
+{
+	struct mapper *p = arg;
+
+	p->m = MAP_FAILED;
+	p->ret = attach(p->fd, &p->a);
+	p->err = errno;
+	if (!p->ret) {
+		p->m = map_part(p->fd, p->a.buffer_id, FXTRACE_MMAP_PRODUCER,
+				p->a.producer_size, PROT_READ | PROT_WRITE);
+		if (p->m == MAP_FAILED)
+			p->err = errno;
+	}
+	if (p->before_exit)
+		pthread_barrier_wait(p->before_exit);
+	return NULL;
+}
+
+/* Runs a mapper thread to its end; 0 when it attached and mapped. */
+static int mapper_run_join(struct mapper *p, int fd)
+{
+	pthread_t t;
+
+	memset(p, 0, sizeof(*p));
+	p->fd = fd;
+	if (pthread_create(&t, NULL, mapper_fn, p) || pthread_join(t, NULL))
+		return -1;
+	return p->ret || p->m == MAP_FAILED ? -1 : 0;
+}
+
+static void *attacher_fn(void *arg)
+{
+	struct mapper *p = arg;
+
+	p->ret = attach(p->fd, &p->a);
+	p->err = errno;
+	return NULL;
+}
+
+/*
+ * In a child as uid: ATTACH from one new thread after another (each thread
+ * attaches once) until one fails or max succeed.  Returns the count, and
+ * the errno of the failure in *err (0 if none failed), or -1.
+ */
+static int attach_as(uid_t uid, int max, int *err)
+{
+	int res[2], pipefd[2];
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct mapper p = { 0 };
+		pthread_t t;
+		int fd, n = 0;
+
+		close(pipefd[0]);
+		if (become(uid))
+			_exit(1);
+		fd = dev_open(0);
+		if (fd < 0)
+			_exit(2);
+		for (; n < max; n++) {
+			p.fd = fd;
+			if (pthread_create(&t, NULL, attacher_fn, &p) ||
+			    pthread_join(t, NULL))
+				_exit(3);
+			if (p.ret)
+				break;
+		}
+		res[0] = n;
+		res[1] = n < max ? p.err : 0;
+		_exit(write(pipefd[1], res, sizeof(res)) == sizeof(res) ? 0 : 4);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], res, sizeof(res)) != sizeof(res))
+		res[0] = -1;
+	close(pipefd[0]);
+	if (wait_child(pid) != 0)
+		return -1;
+	*err = res[1];
+	return res[0];
+}
+
+/*
+ * In a child as uid: register distinct category names until one fails
+ * (or max succeed); then register the first again.  Returns the count;
+ * *err: the errno of the failure, *again: the index the first name got
+ * the second time, or -1.
+ */
+static int categories_as(uid_t uid, const char *prefix, int max, int *err,
+			 int *again)
+{
+	int res[4], pipefd[2];
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd, n, idx, first = -1;
+		char name[64];
+
+		close(pipefd[0]);
+		if (become(uid))
+			_exit(1);
+		fd = dev_open(0);
+		if (fd < 0)
+			_exit(2);
+		res[1] = 0;
+		for (n = 0; n < max; n++) {
+			snprintf(name, sizeof(name), "%s.%d.%d", prefix, getpid(), n);
+			idx = category(fd, name);
+			if (idx < 0) {
+				res[1] = errno;
+				break;
+			}
+			if (!n)
+				first = idx;
+		}
+		res[0] = n;
+		res[2] = -1;
+		if (n) {
+			snprintf(name, sizeof(name), "%s.%d.0", prefix, getpid());
+			res[2] = category(fd, name);
+		}
+		res[3] = first;
+		_exit(write(pipefd[1], res, sizeof(res)) == sizeof(res) ? 0 : 4);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], res, sizeof(res)) != sizeof(res))
+		res[0] = -1;
+	close(pipefd[0]);
+	if (wait_child(pid) != 0)
+		return -1;
+	*err = res[1];
+	*again = res[2] == res[3] ? res[2] : -2;
+	return res[0];
+}
+
+static __u64 pct(__u64 total)
+{
+	__u64 v = total * module_param_read("user_share_percent", 25) / 100;
+
+	return v ? v : 1;
+}
+
+/* ---- fixture ------------------------------------------------------------ */
+
+FIXTURE(hs) {
+	int fd;
+	int ncpus;
+	struct fxtrace_config cfg;
+};
+
+FIXTURE_SETUP(hs)
+{
+	self->ncpus = possible_cpus();
+	ASSERT_LT(0, self->ncpus);
+	end_leftover();
+	self->fd = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", FXTRACE_DEVICE, strerror(errno));
+	config_init(&self->cfg, FXTRACE_MODE_ONESHOT);
+}
+
+FIXTURE_TEARDOWN(hs)
+{
+	ioctl(self->fd, FXTRACE_IOC_TERMINATE);
+	close(self->fd);
+	end_leftover();
+}
+
+static void drain_all(int fd)
+{
+	struct fxtrace_packet p[64];
+
+	while (drain(fd, p, 64) == 64)
+		;
+}
+
+/* ---- defect 1: memory stays charged while anything maps it -------------- */
+
+TEST_F(hs, release_while_mapped)
+{
+	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
+	struct fxtrace_session_info si;
+	struct fxtrace_packet p;
+	struct fxtrace_attach a;
+	struct mapper m[2];
+	int i;
+
+	self->cfg.max_task_buffers = 2;
+	self->cfg.memory_limit = cpu_bytes + 2 * AREA_SIZE;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	drain_all(self->fd);
+
+	/* Threads attach, map and exit; the process keeps their mappings. */
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, mapper_run_join(&m[i], self->fd)) TH_LOG("%s", strerror(m[i].err));
+		ASSERT_EQ(0, next_pkt(self->fd, &p, 5000));
+		ASSERT_EQ(FXTRACE_PKT_BUFFER_ADDED, p.request);
+		ASSERT_EQ(0, next_pkt(self->fd, &p, 5000));
+		ASSERT_EQ(FXTRACE_PKT_BUFFER_RETIRED, p.request);
+		ASSERT_EQ(m[i].a.buffer_id, p.data32);
+		ASSERT_EQ(0, release_buffer(self->fd, m[i].a.buffer_id));
+		/* Still mapped: still charged. */
+		ASSERT_EQ(0, session_info(self->fd, &si));
+		ASSERT_EQ(cpu_bytes + (i + 1) * AREA_SIZE, si.memory_used);
+		ASSERT_EQ(self->ncpus, si.nr_buffers);
+	}
+	ASSERT_ERRNO(ENOSPC, attach(self->fd, &a));
+	/* The pages are alive and still the producer's. */
+	memset(m[0].m, 0xa5, PG);
+
+	ASSERT_EQ(0, munmap(m[0].m, m[0].a.producer_size));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
+	ASSERT_EQ(0, attach(self->fd, &a));
+	ASSERT_EQ(0, munmap(m[1].m, m[1].a.producer_size));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
+}
+
+/* Reads a cgroup file holding one number; -1 on error. */
+static long long cg_read(const char *dir, const char *file)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int cg_write(const char *dir, const char *file, const char *v)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fputs(v, f) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* A task buffer's pages are charged to the memory cgroup of its thread. */
+TEST_F(hs, buffer_charged_to_memcg)
+{
+	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
+	const __u64 size = 4ULL << 20;
+	long long before, after;
+	int go[2], done[2];
+	char c;
+	pid_t pid;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	if (mount("none", root, "cgroup2", 0, NULL)) {
+		rmdir(root);
+		SKIP(return, "no cgroup2: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, cg_write(root, "cgroup.subtree_control", "+memory"));
+	snprintf(cg, sizeof(cg), "%s/fxt", root);
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	self->cfg.task_buffer_size = size;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	if (pid == 0) {
+		struct fxtrace_attach a;
+
+		if (read(go[0], &c, 1) != 1 || attach(self->fd, &a))
+			_exit(1);
+		if (write(done[1], "a", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
+	before = cg_read(cg, "memory.current");
+	ASSERT_LE(0, before);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	after = cg_read(cg, "memory.current");
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, wait_child(pid));
+	TH_LOG("memory.current of the producer's cgroup: %lld -> %lld bytes", before, after);
+	EXPECT_LE((long long)size, after - before);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	rmdir(cg);
+	umount(root);
+	rmdir(root);
+}
+
+/* A producer mapping does not move, shrink, grow or duplicate. */
+TEST_F(hs, mremap_producer_refused)
+{
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_packet p[8];
+	struct fxtrace_attach a;
+	size_t size;
+	void *m, *dst;
+
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_EQ(0, attach(self->fd, &a));
+	size = a.producer_size;
+	m = map_part(self->fd, a.buffer_id, FXTRACE_MMAP_PRODUCER, size,
+		     PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, m);
+	h = map_part(self->fd, a.buffer_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h);
+	drain_all(self->fd);
+	dst = mmap(NULL, 2 * size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, dst);
+
+	ASSERT_MMAP_ERRNO(EINVAL, mremap(m, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, dst));
+	ASSERT_MMAP_ERRNO(EINVAL, mremap(m, PG, PG, MREMAP_MAYMOVE | MREMAP_FIXED, dst));
+	ASSERT_MMAP_ERRNO(EINVAL, mremap(m, size, size - PG, 0));
+	ASSERT_MMAP_ERRNO(EFAULT, mremap(m, size, size + PG, MREMAP_MAYMOVE));
+	ASSERT_MMAP_ERRNO(EFAULT, mremap(m, 0, size, MREMAP_MAYMOVE));
+	ASSERT_MMAP_ERRNO(EINVAL, mremap(m, size, size, MREMAP_MAYMOVE | MREMAP_DONTUNMAP));
+
+	/* Nothing retired it, and the mapping still works. */
+	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
+	ASSERT_EQ(0, drain(self->fd, p, 8));
+	((volatile __u64 *)m)[0] = 8;
+	ASSERT_EQ(0, munmap(m, size));
+	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, h->state);
+	ASSERT_EQ(0, next_pkt(self->fd, &p[0], 1000));
+	ASSERT_EQ(FXTRACE_PKT_BUFFER_RETIRED, p[0].request);
+	ASSERT_EQ(a.buffer_id, p[0].data32);
+}
+
+/* ---- defect 2: exit, munmap and RELEASE racing -------------------------- */
+
+#define RACE_ROUNDS	10000
+#define RACE_SECONDS	90
+
+struct race_ctl {
+	int fd;
+	volatile int stop;
+	int added, retired, released, errors;
+	int target;		/* rounds, once the last one is done */
+	__u32 first_id;
+	unsigned char *seen;	/* RETIRED packets per id - first_id */
+};
+
+static void *race_controller(void *arg)
+{
+	struct race_ctl *c = arg;
+	struct fxtrace_packet p;
+
+	while (!c->stop || c->retired < c->target) {
+		if (next_pkt(c->fd, &p, 100))
+			continue;
+		if (p.request == FXTRACE_PKT_BUFFER_ADDED) {
+			__atomic_add_fetch(&c->added, 1, __ATOMIC_SEQ_CST);
+		} else if (p.request == FXTRACE_PKT_BUFFER_RETIRED) {
+			__u32 i = p.data32 - c->first_id;
+
+			if (i >= RACE_ROUNDS || c->seen[i]++)
+				c->errors++;
+			if (release_buffer(c->fd, p.data32))
+				c->errors++;
+			else
+				c->released++;
+			__atomic_add_fetch(&c->retired, 1, __ATOMIC_SEQ_CST);
+		} else {
+			c->errors++;
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(hs, exit_munmap_release_race, RACE_SECONDS + 60)
+{
+	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
+	struct fxtrace_session_info si;
+	struct race_ctl c = { .fd = self->fd };
+	pthread_barrier_t b;
+	pthread_t ctl, t;
+	struct mapper m;
+	time_t end = time(NULL) + RACE_SECONDS;
+	int rounds;
+
+	c.seen = calloc(RACE_ROUNDS, 1);
+	ASSERT_NE(NULL, c.seen);
+	self->cfg.max_task_buffers = 64;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	drain_all(self->fd);
+	c.first_id = self->ncpus + 1;
+	ASSERT_EQ(0, pthread_create(&ctl, NULL, race_controller, &c));
+	ASSERT_EQ(0, pthread_barrier_init(&b, NULL, 2));
+
+	for (rounds = 0; rounds < RACE_ROUNDS && time(NULL) < end; rounds++) {
+		memset(&m, 0, sizeof(m));
+		m.fd = self->fd;
+		m.before_exit = &b;
+		/* Keep the packet queue and the slots from filling up. */
+		while (rounds - __atomic_load_n(&c.retired, __ATOMIC_SEQ_CST) > 32)
+			usleep(100);
+		ASSERT_EQ(0, pthread_create(&t, NULL, mapper_fn, &m));
+		pthread_barrier_wait(&b);
+		/* The thread exits while its sibling unmaps its buffer. */
+		if (m.m != MAP_FAILED)
+			munmap(m.m, m.a.producer_size);
+		ASSERT_EQ(0, pthread_join(t, NULL));
+		ASSERT_EQ(0, m.ret) TH_LOG("round %d: ATTACH: %s", rounds, strerror(m.err));
+		ASSERT_NE(MAP_FAILED, m.m) TH_LOG("round %d: mmap: %s", rounds, strerror(m.err));
+		ASSERT_EQ(c.first_id + rounds, m.a.buffer_id);
+	}
+	c.target = rounds;
+	__atomic_store_n(&c.stop, 1, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, pthread_join(ctl, NULL));
+	TH_LOG("%d rounds of attach/map/exit racing munmap and RELEASE", rounds);
+	ASSERT_LE(1000, rounds);
+	ASSERT_EQ(0, c.errors);
+	ASSERT_EQ(rounds, c.added);
+	ASSERT_EQ(rounds, c.retired);
+	ASSERT_EQ(rounds, c.released);
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(self->ncpus, si.nr_buffers);
+	ASSERT_EQ(cpu_bytes, si.memory_used);
+	ASSERT_EQ(0, si.lost_packets);
+	free(c.seen);
+}
+
+/* ---- defects 3 and 4: one user cannot starve another -------------------- */
+
+TEST_F(hs, cross_uid_fairness)
+{
+	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
+	long slots = module_param_read("category_slots_per_user", -1);
+	int n, err, again, share;
+
+	/* Task-buffer slots: a quarter of the session's each. */
+	self->cfg.max_task_buffers = 16;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	share = (int)pct(16);
+	ASSERT_GT(16, share);
+	n = attach_as(NOBODY, 16, &err);
+	ASSERT_EQ(share, n);
+	ASSERT_EQ(EDQUOT, err);
+	n = attach_as(NOGROUP, 1, &err);
+	ASSERT_EQ(1, n) TH_LOG("second user: %s", strerror(err));
+	/* The session's owner is bound by the session's limits only. */
+	n = attach_as(0, 16 - share - 1 + 1, &err);
+	ASSERT_EQ(16 - share - 1, n);
+	ASSERT_EQ(ENOSPC, err);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	close(self->fd);
+	self->fd = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, self->fd);
+
+	/* Memory: a quarter of the session's limit each. */
+	self->cfg.max_task_buffers = 64;
+	self->cfg.memory_limit = cpu_bytes + 4 * AREA_SIZE;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	share = (int)(pct(self->cfg.memory_limit) / AREA_SIZE);
+	n = attach_as(NOBODY, 64, &err);
+	ASSERT_EQ(share, n);
+	ASSERT_EQ(EDQUOT, err);
+	n = attach_as(NOGROUP, 1, &err);
+	ASSERT_EQ(1, n) TH_LOG("second user: %s", strerror(err));
+
+	/* Category slots (they outlive sessions): a bounded share each. */
+	ASSERT_LT(0, slots);
+	n = categories_as(NOBODY, "hostile.greedy", FXTRACE_CATEGORY_SLOTS, &err, &again);
+	ASSERT_LE(0, n);
+	ASSERT_GE(slots, n);
+	ASSERT_EQ(EDQUOT, err);
+	if (n)
+		ASSERT_LE(0, again);	/* a known name keeps its slot */
+	n = categories_as(NOGROUP, "hostile.honest", 1, &err, &again);
+	ASSERT_EQ(1, n) TH_LOG("second user: %s", strerror(err));
+}
+
+/* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
+
+TEST_F(hs, buffer_ids_end)
+{
+	long old = module_param_read("buffer_id_max", -1);
+	struct mapper m;
+	__u32 last = self->ncpus + 2;
+
+	ASSERT_LT(0, old) TH_LOG("no buffer_id_max parameter");
+	ASSERT_EQ(0, module_param_write("buffer_id_max", last));
+	if (init_session(self->fd, &self->cfg)) {
+		module_param_write("buffer_id_max", old);
+		ASSERT_EQ(0, -1) TH_LOG("INIT: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, mapper_run_join(&m, self->fd));
+	ASSERT_EQ(last - 1, m.a.buffer_id);
+	munmap(m.m, m.a.producer_size);
+	ASSERT_EQ(0, mapper_run_join(&m, self->fd));
+	ASSERT_EQ(last, m.a.buffer_id);
+	munmap(m.m, m.a.producer_size);
+	ASSERT_EQ(0, release_buffer(self->fd, last));
+	ASSERT_EQ(-1, mapper_run_join(&m, self->fd));
+	module_param_write("buffer_id_max", old);
+	ASSERT_EQ(EOVERFLOW, m.err);
+}
+
+/* ---- who may map what --------------------------------------------------- */
+
+#define CHECK(cond, code) do { if (!(cond)) _exit(code); } while (0)
+
+/* Every part of a task buffer and of CPU buffer 1, from a stranger. */
+static int strangers_view(int fd, __u32 tid_buf, size_t producer_size,
+			  size_t reader_size, int base)
+{
+	CHECK(map_errno(fd, tid_buf, FXTRACE_MMAP_HEADER, PG, PROT_READ) == EACCES, base);
+	CHECK(map_errno(fd, tid_buf, FXTRACE_MMAP_PRODUCER, producer_size,
+			PROT_READ | PROT_WRITE) == EACCES, base + 1);
+	CHECK(map_errno(fd, tid_buf, FXTRACE_MMAP_READER, reader_size, PROT_READ) == EACCES,
+	      base + 2);
+	CHECK(map_errno(fd, 1, FXTRACE_MMAP_READER, reader_size, PROT_READ) == EACCES,
+	      base + 3);
+	CHECK(map_errno(fd, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ) == EACCES, base + 4);
+	CHECK(map_errno(fd, 1, FXTRACE_MMAP_PRODUCER, producer_size,
+			PROT_READ | PROT_WRITE) == EACCES, base + 5);
+	return 0;
+}
+
+struct clone_arg {
+	int fd;
+	__u32 id;
+	size_t producer_size, reader_size;
+};
+
+static int clone_vm_child(void *arg)
+{
+	struct clone_arg *c = arg;
+
+	return strangers_view(c->fd, c->id, c->producer_size, c->reader_size, 40);
+}
+
+/* Writes through /proc/self/mem; the errno, or 0 if the write went in. */
+static int mem_write_errno(const void *addr)
+{
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	__u64 v = 0x4141414141414141ULL;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pwrite(fd, &v, sizeof(v), (off_t)(uintptr_t)addr);
+	close(fd);
+	return n < 0 ? errno : 0;
+}
+
+/* The child of two execs: "<fd>:<id>:<execs left>" in the environment. */
+__attribute__((constructor)) static void exec_child(void)
+{
+	const char *v = getenv("FXTRACE_HOSTILE_EXEC");
+	unsigned int fd, id, left;
+	char next[64];
+
+	if (!v)
+		return;
+	if (sscanf(v, "%u:%u:%u", &fd, &id, &left) != 3)
+		_exit(60);
+	if (left) {
+		snprintf(next, sizeof(next), "%u:%u:%u", fd, id, left - 1);
+		setenv("FXTRACE_HOSTILE_EXEC", next, 1);
+		execl("/proc/self/exe", "hostile_test", (char *)NULL);
+		_exit(61);
+	}
+	/* The same process, two images later: not the owner any more. */
+	CHECK(map_errno(fd, id, FXTRACE_MMAP_PRODUCER, PG + DATA_SIZE,
+			PROT_READ | PROT_WRITE) == EACCES, 62);
+	CHECK(map_errno(fd, id, FXTRACE_MMAP_HEADER, PG, PROT_READ) == EACCES, 63);
+	CHECK(buffer_full(fd, id, 0) == -1 && errno == EACCES, 64);
+	_exit(0);
+}
+
+TEST_F(hs, foreign_access_matrix)
+{
+	const struct fxtrace_session_page *sp;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_attach a;
+	struct clone_arg ca;
+	size_t reader_size;
+	void *hdr, *prod, *rdr;
+	char *stack;
+	pid_t pid;
+
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_EQ(0, attach(self->fd, &a));
+	ASSERT_EQ(0, buffer_info(self->fd, 1, &bi));
+	reader_size = bi.reader_size;
+	ASSERT_EQ(AREA_SIZE, reader_size);
+	hdr = map_part(self->fd, a.buffer_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, hdr);
+	prod = map_part(self->fd, a.buffer_id, FXTRACE_MMAP_PRODUCER, a.producer_size,
+			PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, prod);
+	rdr = map_part(self->fd, 1, FXTRACE_MMAP_READER, reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, rdr);
+	sp = mmap(NULL, FXTRACE_SESSION_MAP_SIZE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, sp);
+
+	/* Another uid, with its own fd and with the inherited controller fd. */
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		CHECK(!become(NOBODY), 9);
+		fd = dev_open(0);
+		CHECK(fd >= 0, 8);
+		strangers_view(fd, a.buffer_id, a.producer_size, reader_size, 10);
+		strangers_view(self->fd, a.buffer_id, a.producer_size, reader_size, 20);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+
+	/* A fork child: same uid, inherited controller fd, no control. */
+	pid = fork();
+	if (pid == 0) {
+		strangers_view(self->fd, a.buffer_id, a.producer_size, reader_size, 30);
+		CHECK(ioctl(self->fd, FXTRACE_IOC_STOP) == -1 && errno == EPERM, 36);
+		CHECK(buffer_info(self->fd, 1, &bi) == -1 && errno == EPERM, 37);
+		/* The producer mapping was not inherited. */
+		CHECK(mem_write_errno(prod) == EIO, 38);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+
+	/* A CLONE_VM child: the owner's mm, another process. */
+	stack = malloc(1 << 16);
+	ASSERT_NE(NULL, stack);
+	ca = (struct clone_arg){ self->fd, a.buffer_id, a.producer_size, reader_size };
+	pid = clone(clone_vm_child, stack + (1 << 16), CLONE_VM | SIGCHLD, &ca);
+	ASSERT_EQ(0, wait_child(pid));
+	free(stack);
+
+	/* The same process after two execs. */
+	pid = fork();
+	if (pid == 0) {
+		struct fxtrace_attach b;
+		char env[64];
+		int fd = dup(self->fd);	/* without O_CLOEXEC */
+
+		CHECK(fd >= 0 && attach(fd, &b) == 0, 50);
+		snprintf(env, sizeof(env), "%d:%u:1", fd, b.buffer_id);
+		setenv("FXTRACE_HOSTILE_EXEC", env, 1);
+		execl("/proc/self/exe", "hostile_test", (char *)NULL);
+		_exit(51);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+
+	/* Read-only parts stay read-only, whatever the way in. */
+	ASSERT_EQ(EIO, mem_write_errno(hdr));
+	ASSERT_EQ(EIO, mem_write_errno(rdr));
+	ASSERT_EQ(EIO, mem_write_errno(sp));
+	ASSERT_ERRNO(EACCES, mprotect(hdr, PG, PROT_READ | PROT_WRITE));
+	ASSERT_ERRNO(EACCES, mprotect(rdr, reader_size, PROT_READ | PROT_WRITE));
+	ASSERT_ERRNO(EACCES, mprotect((void *)sp, FXTRACE_SESSION_MAP_SIZE,
+				      PROT_READ | PROT_WRITE));
+	ASSERT_MMAP_ERRNO(EPERM, map_part(self->fd, a.buffer_id, FXTRACE_MMAP_HEADER, PG,
+					  PROT_READ | PROT_WRITE));
+	ASSERT_MMAP_ERRNO(EPERM, map_part(self->fd, 1, FXTRACE_MMAP_READER, reader_size,
+					  PROT_READ | PROT_WRITE));
+	/* The producer mapping is never inherited, nor its buffer mapped twice. */
+	ASSERT_ERRNO(EINVAL, madvise(prod, a.producer_size, MADV_DOFORK));
+	ASSERT_MMAP_ERRNO(EBUSY, map_part(self->fd, a.buffer_id, FXTRACE_MMAP_PRODUCER,
+					  a.producer_size, PROT_READ | PROT_WRITE));
+	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, PG, PROT_READ, MAP_PRIVATE, self->fd,
+				       FXTRACE_MMAP_OFFSET(a.buffer_id, FXTRACE_MMAP_HEADER)));
+	ASSERT_ERRNO(EINVAL, munmap((char *)prod + PG, PG));
+	ASSERT_MMAP_ERRNO(EFAULT, mremap(hdr, 0, PG, MREMAP_MAYMOVE));
+}
+
+/* ---- defect 6: a producer scribbling on its control page ---------------- */
+
+struct scribble {
+	int fd;
+	__u32 id;
+	volatile __u64 *ctl;
+	volatile int stop;
+	unsigned int seed;
+	long fulls, full_ok;
+};
+
+static void *scribbler(void *arg)
+{
+	struct scribble *s = arg;
+
+	while (!s->stop) {
+		unsigned int i = rand_r(&s->seed) % 6;
+		__u64 v = ((__u64)rand_r(&s->seed) << 33) ^ rand_r(&s->seed);
+
+		if (rand_r(&s->seed) & 1)
+			v &= 0x3ffff;	/* often near the real sizes */
+		s->ctl[i] = v;
+	}
+	return NULL;
+}
+
+static void *full_caller(void *arg)
+{
+	struct scribble *s = arg;
+
+	while (!s->stop) {
+		__u64 w = s->ctl[3] & 7;
+
+		s->fulls++;
+		if (!buffer_full(s->fd, s->id, w))
+			s->full_ok++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+/* The header's committed sizes stay in their parts and 8-byte aligned. */
+static int header_sane(const struct fxtrace_buffer_header *h)
+{
+	return h->durable_committed <= h->durable_size &&
+	       h->rolling_committed[0] <= h->rolling_size &&
+	       h->rolling_committed[1] <= h->rolling_size &&
+	       !(h->durable_committed & 7) && !(h->rolling_committed[0] & 7) &&
+	       !(h->rolling_committed[1] & 7);
+}
+
+struct owner_thread {
+	int fd;
+	struct fxtrace_attach a;
+	void *m;
+	int go[2];
+};
+
+static void *owner_fn(void *arg)
+{
+	struct owner_thread *o = arg;
+	char c;
+
+	if (attach(o->fd, &o->a))
+		return NULL;
+	o->m = map_part(o->fd, o->a.buffer_id, FXTRACE_MMAP_PRODUCER,
+			o->a.producer_size, PROT_READ | PROT_WRITE);
+	if (read(o->go[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+TEST_F_TIMEOUT(hs, hostile_control_page, 120)
+{
+	struct fxtrace_buffer_header final, *h;
+	struct fxtrace_packet p;
+	struct owner_thread o = { 0 };
+	struct scribble s = { .seed = 1234 };
+	pthread_t owner, scr, full;
+	long samples = 0, saves = 0, acks = 0, cycles = 0;
+	int retired = 0, after_retired = 0, i;
+	time_t end;
+
+	self->cfg.mode = FXTRACE_MODE_STREAMING;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_EQ(0, start_session(self->fd));
+	o.fd = self->fd;
+	ASSERT_EQ(0, pipe(o.go));
+	ASSERT_EQ(0, pthread_create(&owner, NULL, owner_fn, &o));
+	for (i = 0; i < 500 && (!o.m || !o.a.buffer_id); i++)
+		usleep(10000);
+	ASSERT_NE(NULL, o.m);
+	ASSERT_NE(MAP_FAILED, o.m);
+	h = map_part(self->fd, o.a.buffer_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h);
+	s.fd = self->fd;
+	s.id = o.a.buffer_id;
+	s.ctl = o.m;
+	ASSERT_EQ(0, pthread_create(&scr, NULL, scribbler, &s));
+	ASSERT_EQ(0, pthread_create(&full, NULL, full_caller, &s));
+
+	/* Phase 1: active; phase 2 (the owner exited): retired. */
+	for (end = time(NULL) + 10; time(NULL) < end || !retired;) {
+		struct fxtrace_packet ack;
+
+		ASSERT_TRUE(header_sane(h));
+		samples++;
+		if (retired) {
+			ASSERT_EQ(0, memcmp(&final, h, sizeof(final)))
+				TH_LOG("the header changed after RETIRED");
+		}
+		if (!retired && time(NULL) >= end - 5) {
+			char c = 0;
+
+			ASSERT_EQ(1, write(o.go[1], &c, 1));
+			ASSERT_EQ(0, pthread_join(owner, NULL));
+		}
+		if (cycles++ % 50 == 0 && !ioctl(self->fd, FXTRACE_IOC_STOP))
+			ASSERT_EQ(0, start_session(self->fd));
+		if (next_pkt(self->fd, &p, 1))
+			continue;
+		if (p.data32 != o.a.buffer_id)
+			continue;
+		if (p.request == FXTRACE_PKT_BUFFER_RETIRED) {
+			ASSERT_EQ(0, retired);
+			ASSERT_EQ(FXTRACE_BUFFER_RETIRED, h->state);
+			ASSERT_TRUE(header_sane(h));
+			memcpy(&final, h, sizeof(final));
+			retired = 1;
+			end = time(NULL) + 5;
+		} else if (p.request == FXTRACE_PKT_SAVE_BUFFER) {
+			saves++;
+			after_retired += retired;
+			ack = p;
+			ack.request = FXTRACE_PKT_BUFFER_SAVED;
+			if (write(self->fd, &ack, sizeof(ack)) == sizeof(ack))
+				acks++;
+		}
+	}
+	s.stop = 1;
+	pthread_join(scr, NULL);
+	pthread_join(full, NULL);
+	ASSERT_EQ(0, memcmp(&final, h, sizeof(final)));
+	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, h->state);
+	ASSERT_EQ(0, after_retired);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	/* The mapping outlives the session and is still the producer's. */
+	((volatile __u64 *)o.m)[0] = 0;
+	TH_LOG("%ld header samples, %ld BUFFER_FULL (%ld taken), %ld saves acked of %ld",
+	       samples, s.fulls, s.full_ok, acks, saves);
+}
+
+TEST_HARNESS_MAIN
