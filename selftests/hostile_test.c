@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "hostile.h"
-#include "kselftest_harness.h"
+#include "fxtrace_selftest.h"
 
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
@@ -190,6 +190,7 @@ FIXTURE(hs) {
 
 FIXTURE_SETUP(hs)
 {
+	FXT_SELFTEST_REQUIRE_DEVICE();
 	self->ncpus = possible_cpus();
 	ASSERT_LT(0, self->ncpus);
 	end_leftover();

@@ -576,11 +576,6 @@ int cmd_dump(int argc, char **argv)
 		ret = fxtrace_dump(stdout, in.reader, fxtrace_read_source,
 				   &in.src, &opts);
 		ret = fxtrace_input_close(&in, ret);
-		if ((fflush(stdout) || ferror(stdout)) && !ret) {
-			fprintf(stderr, "fxtrace dump: cannot write stdout: %s\n",
-				strerror(errno));
-			ret = 1;
-		}
 	}
 	fxtrace_select_free(&select);
 	return ret;

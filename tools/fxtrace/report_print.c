@@ -734,11 +734,6 @@ static int report_run(struct report_options *o,
 			strerror(errno));
 		status = 1;
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "fxtrace report: cannot write stdout: %s\n",
-			strerror(errno));
-		status = 1;
-	}
 	return status;
 }
 

@@ -419,11 +419,5 @@ int cmd_stats(int argc, char **argv)
 		return ret;
 	ret = fxtrace_stats(stdout, in.reader, fxtrace_read_source, &in.src,
 			    in.path);
-	ret = fxtrace_input_close(&in, ret);
-	if ((fflush(stdout) || ferror(stdout)) && !ret) {
-		fprintf(stderr, "fxtrace stats: cannot write stdout: %s\n",
-			strerror(errno));
-		ret = 1;
-	}
-	return ret;
+	return fxtrace_input_close(&in, ret);
 }

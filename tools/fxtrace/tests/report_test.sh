@@ -196,5 +196,5 @@ expect "report - reads stdin (as many records as dump has lines)" \
 	"- $(wc -l <"$tmp/k1.dump")"
 "$fxtrace" report "$tmp/k1.fxt" >/dev/full 2>"$tmp/err"
 expect "report > /dev/full exits 1" test "$?:$(cat "$tmp/err")" = \
-	"1:fxtrace report: cannot write stdout: No space left on device"
+	"1:fxtrace report: cannot write the standard output: No space left on device"
 echo "1..$n"

@@ -53,9 +53,10 @@ result "$([[ $rc == 0 && $events -ge 3 ]] && echo 0 || echo 1)" \
 
 # The header's declarations: file-scope functions and extern objects, not
 # the static inline helpers.
-declared=$(grep -E '^(extern )?[a-z_][a-z0-9_ ]*[ *]+(fxt|fxtrace)_[a-z0-9_]*[ ]*[(;]' \
+# A declaration may continue on the next line (attributes).
+declared=$(grep -E '^(extern )?[a-z_][a-z0-9_ ]*[ *]+(fxt|fxtrace)_[a-z0-9_]*[ ]*([(;]|$)' \
 	"$root/user/include/fxtrace/trace.h" | grep -v '^static' |
-	sed -E 's/^.*[ *]((fxt|fxtrace)_[a-z0-9_]*)[ ]*[(;].*$/\1/' | sort -u)
+	sed -E 's/^.*[ *]((fxt|fxtrace)_[a-z0-9_]*)[ ]*([(;].*)?$/\1/' | sort -u)
 exported=$(nm -D --defined-only "$lib/libfxtrace.so" | awk '$2 != "A" { print $3 }' |
 	sed 's/@.*//' | sort -u)
 diff=$(diff <(echo "$declared") <(echo "$exported"))

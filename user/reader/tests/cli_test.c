@@ -415,13 +415,13 @@ static int test_dump_full(void)
 		 fxtrace);
 	EXPECT_EQ(1 << 8, system(cmd));
 	slurp("full.txt", r.err, sizeof(r.err));
-	EXPECT_STR("fxtrace dump: cannot write stdout: No space left on device\n",
+	EXPECT_STR("fxtrace dump: cannot write the standard output: No space left on device\n",
 		   r.err);
 	snprintf(cmd, sizeof(cmd), "%s stats t.fxt >/dev/full 2>full.txt",
 		 fxtrace);
 	EXPECT_EQ(1 << 8, system(cmd));
 	slurp("full.txt", r.err, sizeof(r.err));
-	EXPECT_STR("fxtrace stats: cannot write stdout: No space left on device\n",
+	EXPECT_STR("fxtrace stats: cannot write the standard output: No space left on device\n",
 		   r.err);
 	return 0;
 }
