@@ -643,14 +643,12 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 static int async_written(struct output *o, const struct drain_buffer *db,
 			 const struct fxt_record *rec)
 {
-	struct pid_share *share = NULL;
+	struct pid_share *share;
 	uint64_t *name_hash;
 	int created;
 
 	if (rec->type != FXT_REC_EVENT)
 		return 0;
-	if (db->kind == FXTRACE_BUFFER_TASK)
-		share = fxt_map_get(&o->pids, db->pid, 0);
 	switch (rec->subtype) {
 	case FXT_EVENT_ASYNC_BEGIN:
 		name_hash = fxt_map_put(&o->asyncs, rec->thread.pid, rec->id,
@@ -658,19 +656,23 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 		if (!name_hash)
 			return -ENOMEM;
 		*name_hash = fxt_string_hash(&rec->name);
-		if (created && share)
-			share->asyncs++;
-		return 0;
+		break;
 	case FXT_EVENT_ASYNC_END:
-		if (!fxt_map_get(&o->asyncs, rec->thread.pid, rec->id))
-			return 0;
-		fxt_map_del(&o->asyncs, rec->thread.pid, rec->id);
-		if (share && share->asyncs)
-			share->asyncs--;
-		return 0;
+		created = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id) != NULL;
+		if (created)
+			fxt_map_del(&o->asyncs, rec->thread.pid, rec->id);
+		break;
 	default:
 		return 0;
 	}
+	/* The share of a task buffer's process: one more open, or one less. */
+	share = db->kind == FXTRACE_BUFFER_TASK ?
+		fxt_map_get(&o->pids, db->pid, 0) : NULL;
+	if (share && created && rec->subtype == FXT_EVENT_ASYNC_BEGIN)
+		share->asyncs++;
+	else if (share && created && share->asyncs)
+		share->asyncs--;
+	return 0;
 }
 
 /*

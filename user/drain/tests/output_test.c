@@ -7,6 +7,10 @@
  * asserts the exact records refused, by reason, and that the file passes
  * the strict check (`fxtrace check --strict`: no error, no warning) inside
  * the session window the drainer declares.
+ *
+ * `output_test --bench N`: N honest instants (indexed thread, category,
+ * name and argument name, one int64 argument) through output_rest(), for
+ * instruction counts per record under `valgrind --tool=callgrind`.
  */
 #include <malloc.h>
 #include <stdlib.h>
@@ -608,9 +612,43 @@ static const struct test tests[] = {
 	{ "retired buffers are freed", test_retired_memory },
 };
 
-int main(void)
+static int bench(size_t count)
 {
-	int ret = run_tests(tests, N_WORDS(tests));
+	__u64 w[16];
+	struct drain_buffer *db;
+	struct fake f;
+	size_t i;
+	__u32 n;
+
+	start();
+	fake_new(&f, 5, FXTRACE_BUFFER_TASK, PID, TID, 32 * count + 4096, 0,
+		 NULL);
+	n = fxt_write_thread(w, 1, PID, TID);
+	n += fxt_write_string(w + n, 1, "app", 3);
+	n += fxt_write_string(w + n, 2, "tick", 4);
+	n += fxt_write_string(w + n, 3, "i", 1);
+	put_words(&f, w, n);
+	for (i = 0; i < count; i++) {
+		w[0] = fxt_event_hdr(4, FXT_EVENT_INSTANT, 1, 1, 1, 2);
+		w[1] = START + SECOND + i;
+		w[2] = fxt_arg_hdr(FXT_ARG_INT64, 2, 3, 0);
+		w[3] = i;
+		put_words(&f, w, 4);
+	}
+	db = drain_rest(&f);
+	printf("%llu records written, %llu refused\n",
+	       (unsigned long long)db->records, (unsigned long long)db->invalid);
+	fake_free(&f);
+	return db->records == count + 4 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	if (argc == 3 && !strcmp(argv[1], "--bench"))
+		return bench((size_t)atol(argv[2]));
+	ret = run_tests(tests, N_WORDS(tests));
 
 	output_free(&out);
 	free(file.bytes);
