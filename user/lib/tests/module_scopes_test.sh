@@ -19,20 +19,20 @@ result() {
 	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
 }
 
-# sequences FILE: per thread, "TID: B app:x, I app:y, E app:x, ..."
+# sequences FILE: per thread, "TID: B app:x, I app:y, E db:z, ..." (every
+# category: a stray end of a disabled one must show).
 sequences() {
 	"$bin/fxtrace" dump "$1" | awk '
 		$3 ~ /^[0-9]+\/[0-9]+$/ {
 			split($3, a, "/")
-			if (/ duration begin /) c = "B"
-			else if (/ duration end /) c = "E"
-			else if (/ instant /) c = "I"
-			else next
-			name = ""
-			for (i = 4; i <= NF; i++)
-				if ($i ~ /^app:/) { name = $i; break }
-			if (name == "") next
-			seq[a[2]] = seq[a[2]] (seq[a[2]] == "" ? "" : ", ") c " " name
+			c = ""
+			for (i = 4; i < NF; i++) {
+				if ($i == "duration" && $(i + 1) == "begin") { c = "B"; i++; break }
+				if ($i == "duration" && $(i + 1) == "end") { c = "E"; i++; break }
+				if ($i == "instant") { c = "I"; break }
+			}
+			if (c == "" || i >= NF) next
+			seq[a[2]] = seq[a[2]] (seq[a[2]] == "" ? "" : ", ") c " " $(i + 1)
 		}
 		END { for (t in seq) print t ": " seq[t] }'
 }
