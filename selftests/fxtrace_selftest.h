@@ -10,6 +10,10 @@
  *	{
  *		FXT_SELFTEST_REQUIRE_DEVICE();
  *		...
+ *
+ * or first thing in a TEST() without a fixture.  selftests/skip_test.sh
+ * fails for a test program of selftests/ that does not skip on the build
+ * host.
  */
 #ifndef FXTRACE_SELFTEST_H
 #define FXTRACE_SELFTEST_H
@@ -46,7 +50,8 @@ static inline const char *fxt_selftest_unmet(void)
 }
 
 /*
- * In a FIXTURE_SETUP: skip the test when fxt_selftest_unmet() says so.
+ * In a FIXTURE_SETUP (or a TEST): skip the test when fxt_selftest_unmet()
+ * says so.
  * The longjmp leaves the harness's setup and test body both (in 6.1's
  * harness a setup that only returns after SKIP still runs the body).
  */

@@ -97,6 +97,28 @@ ticks=$(grep -c 'install.*tick' "$work/dump.txt")
 result "$([[ $begins -ge 20 && $ticks == 10 ]] && echo 0 || echo 1)" \
 	"the trace has the program's 10 work slices ($begins begin/end records) and 10 ticks ($ticks)"
 
+# The flight recorder as fxtrace-recorder.service runs it: its ExecStart,
+# with the root's paths (the binary, /etc/fxtrace/recorder.conf) and the
+# output moved here; a circular session until SIGTERM, then the trace.
+start=$(sed -n 's/^ExecStart=//p' "$root/lib/systemd/system/fxtrace-recorder.service")
+cmd=()
+for word in $start; do
+	[[ $word == /* && -e $root$word ]] && word=$root$word
+	cmd+=("$word")
+done
+"${cmd[@]}" -o "$work/recorder.fxt" >"$work/recorder.log" 2>&1 &
+recorder=$!
+sleep 3
+kill -TERM "$recorder"
+wait "$recorder"
+rc=$?
+"$root/usr/bin/fxtrace" check --strict "$work/recorder.fxt" >>"$work/recorder.log" 2>&1
+checked=$?
+grep -q '^mode = circular' "$root/etc/fxtrace/recorder.conf"
+circular=$?
+result "$([[ $rc == 0 && $checked == 0 && $circular == 0 ]] && echo 0 || echo 1)" \
+	"fxtrace-recorder.service's command (${cmd[*]##*/}) records a circular session until SIGTERM: exit $rc, check exit $checked $(tr '\n' ' ' <"$work/recorder.log" | head -c 300)"
+
 pages=0
 for page in "$root"/usr/share/man/man*/*.gz; do
 	zcat "$page" | groff -man -Tutf8 -z 2>>"$work/groff.log" && pages=$((pages + 1))
