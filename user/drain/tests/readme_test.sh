@@ -45,17 +45,30 @@ while read -r cmd; do
 	cmd=${cmd//.\/your-program/$program}
 	echo "# \$ $cmd"
 	if [[ $cmd == *" record "*" -a "* ]]; then
-		bash -c "$cmd" >example.out 2>&1 </dev/null &
-		pid=$!
+		# Ctrl-C once the session runs: SIGINT to record, which passes it
+		# on (before its handler is in, an async command ignores it).
+		bash -c "exec $cmd" >example.out 2>&1 </dev/null &
+		rec=$!
+		for ((i = 0; i < 300; i++)); do
+			pgrep -x -P $rec fxtrace-drain >/dev/null && break
+			sleep 0.1
+		done
 		sleep 2
-		kill -INT $pid
-		wait $pid
+		kill -INT $rec
+		# A watchdog instead of timeout(1), so that SIGINT goes to record.
+		for ((i = 0; i < 600; i++)); do
+			kill -0 $rec 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -TERM $rec 2>/dev/null && echo "# still running 60 s after SIGINT"
+		wait $rec
 	else
-		bash -c "$cmd" >example.out 2>&1 </dev/null
+		timeout 120 bash -c "$cmd" >example.out 2>&1 </dev/null
 	fi
 	rc=$?
 	tail -n 3 example.out | sed 's/^/#   /'
-	result $rc "README: $cmd"
+	((rc == 0)) || sed 's/^/#   /' example.out
+	result $rc "README: $cmd (exit $rc)"
 	# A trace it wrote: well formed; the program's events in it.
 	trace=$(sed -n 's/.* -o \([^ ]*\.fxt\).*/\1/p' <<<"$cmd")
 	if [[ $cmd == *" record "* && -n $trace ]]; then
