@@ -109,6 +109,14 @@ static double now(void)
 }
 
 /* Count one call: ret < 0 means it failed with err. */
+static void record(enum kind k, long ret, int err);
+
+/* Count a call made here: errno is read after the call, not before. */
+#define REC(k, call) do {			\
+	long rec_ret = (call);			\
+	record(k, rec_ret, errno);		\
+} while (0)
+
 static void record(enum kind k, long ret, int err)
 {
 	int e = ret < 0 ? err : 0;
@@ -1275,7 +1283,7 @@ static void *racer_main(void *arg)
 	store64((uint64_t *)p + below(6), edgy());
 	switch (below(3)) {
 	case 0:
-		record(K_MUNMAP, munmap(p, at.producer_size), errno);
+		REC(K_MUNMAP, munmap(p, at.producer_size));
 		break;
 	case 1: {
 		/* Keep the mapping past the thread's exit (the process keeps it). */
@@ -1352,12 +1360,12 @@ static void do_race(void)
 			n = i;
 	}
 	if (ctl && !unpriv) {
-		record(K_STOP, ioctl(ctl->fd, FXTRACE_IOC_STOP), errno);
+		REC(K_STOP, ioctl(ctl->fd, FXTRACE_IOC_STOP));
 		release_retired(ctl->fd);
 		if (chance(4)) {
 			struct fxtrace_start s = { .size = sizeof(s) };
 
-			record(K_START, ioctl(ctl->fd, FXTRACE_IOC_START, &s), errno);
+			REC(K_START, ioctl(ctl->fd, FXTRACE_IOC_START, &s));
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -1424,11 +1432,11 @@ static void random_op(bool may_spawn)
 static void cleanup_maps(void)
 {
 	while (nmaps) {
-		record(K_MUNMAP, munmap(maps[0].addr, maps[0].len), errno);
+		REC(K_MUNMAP, munmap(maps[0].addr, maps[0].len));
 		map_drop(0);
 	}
 	while (nfds)
-		record(K_CLOSE, close(fds[--nfds].fd), errno);
+		REC(K_CLOSE, close(fds[--nfds].fd));
 }
 
 /*
@@ -1490,8 +1498,8 @@ static int root_session(int mode)
 	record(K_OPEN, fd, errno);
 	if (fd < 0)
 		return -1;
-	record(K_INIT, ioctl(fd, FXTRACE_IOC_INIT, &c), errno);
-	record(K_START, ioctl(fd, FXTRACE_IOC_START, &s), errno);
+	REC(K_INIT, ioctl(fd, FXTRACE_IOC_INIT, &c));
+	REC(K_START, ioctl(fd, FXTRACE_IOC_START, &s));
 	return fd;
 }
 
@@ -1520,22 +1528,22 @@ static void controller_step(int *fd)
 		if (pk[i].request != FXTRACE_PKT_SAVE_BUFFER)
 			continue;
 		pk[i].request = FXTRACE_PKT_BUFFER_SAVED;
-		record(K_WRITE, write(*fd, &pk[i], sizeof(pk[i])), errno);
+		REC(K_WRITE, write(*fd, &pk[i], sizeof(pk[i])));
 	}
 	release_retired(*fd);
 	switch (below(40)) {
 	case 0:
-		record(K_STOP, ioctl(*fd, FXTRACE_IOC_STOP), errno);
+		REC(K_STOP, ioctl(*fd, FXTRACE_IOC_STOP));
 		break;
 	case 1: {
 		struct fxtrace_start s = { .size = sizeof(s), .disposition = below(3) };
 
-		record(K_START, ioctl(*fd, FXTRACE_IOC_START, &s), errno);
+		REC(K_START, ioctl(*fd, FXTRACE_IOC_START, &s));
 		break;
 	}
 	case 2:
-		record(K_TERMINATE, ioctl(*fd, FXTRACE_IOC_TERMINATE), errno);
-		record(K_CLOSE, close(*fd), errno);
+		REC(K_TERMINATE, ioctl(*fd, FXTRACE_IOC_TERMINATE));
+		REC(K_CLOSE, close(*fd));
 		*fd = root_session(below(3));
 		if (*fd >= 0)
 			fcntl(*fd, F_SETFL, O_NONBLOCK);
@@ -1587,9 +1595,11 @@ static int run_phase(int n, enum phase_kind kind, uint64_t seed, long calls,
 
 	phase = names[kind];
 	memset(st, 0, sizeof(*st));
+	memset(ctl_st, 0, sizeof(*ctl_st));
 	st->budget = calls;
 	deadline = end;
 	end_session();
+	in_controller = true;	/* the worker's counts start after fork */
 	if (kind != PH_ROOT) {
 		ctl = root_session(kind == PH_UNPRIV_LIVE ? FXTRACE_MODE_STREAMING :
 				   FXTRACE_MODE_CIRCULAR);
@@ -1611,6 +1621,7 @@ static int run_phase(int n, enum phase_kind kind, uint64_t seed, long calls,
 		return 1;
 	}
 	if (pid == 0) {
+		in_controller = false;
 		rng = seed ^ (0x9e3779b97f4a7c15ULL * (n + 1));
 		if (kind != PH_ROOT && drop_privileges()) {
 			printf("# %s: cannot drop privileges: %s\n", phase, strerror(errno));
@@ -1620,8 +1631,6 @@ static int run_phase(int n, enum phase_kind kind, uint64_t seed, long calls,
 		_exit(0);
 	}
 	rng = seed ^ 0x5555;
-	memset(ctl_st, 0, sizeof(*ctl_st));
-	in_controller = true;
 	/* The live session's controller works until the worker is done. */
 	while (ctl >= 0 && waitpid(pid, &status, WNOHANG) == 0) {
 		controller_step(&ctl);

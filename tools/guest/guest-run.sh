@@ -53,6 +53,7 @@ echo "fxtrace-guest: run begins" >/dev/kmsg
 if [[ -n $ko ]]; then
 	mem_before=$(memory_now)
 	echo "before $mem_before" >"$out/memory.txt"
+	cp /proc/slabinfo "$out/slabinfo-before.txt"
 	read -ra params <<<"$modparams"
 	insmod "$ko" "${params[@]}" >"$out/insmod.txt" 2>&1
 	echo $? >"$state/insmod.rc"
@@ -99,6 +100,7 @@ if [[ -n $ko && $(<"$state/insmod.rc") == 0 ]]; then
 		((vm1 - vm0 <= mem_tolerance_vmalloc && km1 - km0 <= mem_tolerance_kmalloc)) && break
 		sleep 1
 	done
+	cp /proc/slabinfo "$out/slabinfo-after.txt"
 fi
 
 kill "$dmesg_pid" 2>/dev/null

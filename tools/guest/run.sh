@@ -31,6 +31,7 @@
 #   dmesg-boot-bad.txt  such lines from the kernel's boot, before the run
 #   insmod.txt rmmod.txt console.txt              outputs of those, serial console
 #   memory.txt       kernel memory before insmod and after rmmod (see below)
+#   slabinfo-before.txt slabinfo-after.txt  /proc/slabinfo at those times
 #
 # Exit 0 when the guest finished, every test exited 0, insmod and rmmod
 # succeeded, the kernel memory came back after rmmod and the kernel log is
@@ -126,7 +127,7 @@ out=$(realpath "$out")
 state=$out/.guest
 rm -rf "$state" "$out/files"
 rm -f "$out"/[0-9]*-*.log "$out"/[0-9]*-*.rc \
-	"$out"/{dmesg,dmesg-bad,console,insmod,rmmod,memory}.txt
+	"$out"/{dmesg,dmesg-bad,console,insmod,rmmod,memory,slabinfo-before,slabinfo-after}.txt
 mkdir -p "$state"
 
 # Host directories under /tmp the guest must see through its own tmpfs /tmp:
