@@ -159,8 +159,9 @@ out_put:
 /*
  * Apply one BUFFER_SAVED: it must echo the outstanding SAVE_BUFFER.  Under
  * the id map's lock (RELEASE and Terminate erase under it) and tasks_lock
- * (a retired header is final: the ack is taken and changes nothing), never
- * under fxt_lock, which producers can hold.
+ * (ordered with retirement), never under fxt_lock, which producers can
+ * hold.  saved_wraps is the controller's own record and moves after
+ * retirement too: readers tell saved halves from those left by it.
  */
 static int fxt_packet_ack(struct fxt_session *s,
 			  const struct fxtrace_packet *pkt)
@@ -184,7 +185,7 @@ static int fxt_packet_ack(struct fxt_session *s,
 	    READ_ONCE(hdr->requested_wraps) != wrap + 1 ||
 	    READ_ONCE(hdr->saved_wraps) != wrap)
 		ret = -EINVAL;
-	else if (!test_bit(FXT_BUF_RETIRED, &buf->flags))
+	else
 		/* The writer may reuse the half once it sees this. */
 		smp_store_release(&hdr->saved_wraps, wrap + 1);
 	raw_spin_unlock(&s->tasks_lock);

@@ -788,7 +788,8 @@ TEST_F(kev, user_duration_contains_its_context_switch)
 		}
 	}
 	ASSERT_NE(0, begin);
-	/* This thread's first block and return after the begin. */
+	/* This thread's first block and return after the begin, in time order. */
+	qsort(self->rs.r, self->rs.n, sizeof(*self->rs.r), by_time);
 	for (k = 0; k < self->rs.n; k++) {
 		const struct rec *r = &self->rs.r[k];
 
