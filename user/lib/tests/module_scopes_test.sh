@@ -4,8 +4,8 @@
 # Description: with the module, a duration's end is written exactly when its
 # begin was: behaviour_test's "scopes" case (nested scopes in an enabled
 # and a disabled category, first and later runs of each site, a fork inside
-# a scope) under `fxtrace record -c app`.  In the guest with fxtrace.ko
-# loaded.  Prints TAP.
+# a scope) under `fxtrace record -c app -e none` (user events only).  In
+# the guest with fxtrace.ko loaded.  Prints TAP.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,9 +38,9 @@ sequences() {
 }
 
 unset FXTRACE_OUTPUT FXTRACE_OUTPUT_ROOT
-"$bin/fxtrace" record -q -c app -B 64K -o "$out/scopes.fxt" -- \
+"$bin/fxtrace" record -q -c app -e none -B 64K -o "$out/scopes.fxt" -- \
 	"$root/build/test/lib/behaviour_test" scopes >"$out/scopes.out" 2>"$out/scopes.err"
-result $? "record -c app -- behaviour_test scopes: exit 0"
+result $? "record -c app -e none -- behaviour_test scopes: exit 0"
 sed 's/^/# /' "$out/scopes.err"
 "$bin/fxtrace" check --strict --quiet "$out/scopes.fxt" >/dev/null 2>&1
 result $? "the trace passes fxtrace check --strict"
