@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: GPL-2.0
+# Packaging (Documentation/install.rst); its host test.
+UNIT_TESTS += tools/pkg/completion_test.sh
