@@ -75,7 +75,7 @@ judge() {
 	err=$(mktemp)
 	if ! stats=$("$tp" query "$m" "SELECT ifnull(group_concat(name, '+'), '') FROM stats WHERE severity IN ('error', 'data_loss') AND value > 0" 2>"$err"); then
 		perfetto=refuse
-		reason=$(grep -o '(ERR:[a-z-]*)\|Unexpected record of size 0\|Unknown field type\|Failed to parse proto packet fully\|Unknown trace type' "$err" | head -n 1)
+		reason=$(grep -o 'PERFETTO_CHECK([^)]*)\|(ERR:[a-z-]*)\|Unexpected record of size 0\|Unknown field type\|Failed to parse proto packet fully\|Unknown trace type' "$err" | head -n 1)
 		reason=import-failed:${reason:-$(grep -v '^\[' "$err" | tail -n 1 | cut -c1-60)}
 	elif stats=$(tail -n 1 <<<"$stats" | tr -d '"') && [[ -n $stats ]]; then
 		perfetto=refuse
