@@ -109,9 +109,13 @@ awk '$3 == "refuse" { print $4 }' "$out/verdicts" | sort | uniq -c | sort -rn | 
 if [[ -n $keep ]]; then
 	mkdir -p "$keep"
 	# The smallest refused mutant per reason.
+	# Lines for EXPECTED: FILE refuse REASON OPERATION of SEED.
 	while read -r file size reason; do
 		cp "$out/mutants/$file" "$keep/$file"
-		echo "$file $reason"
+		read -r _ op from < <(grep "^$file " "$out/manifest")
+		from=$(basename "$from")
+		[[ $from == arg-[0-9]* ]] && from=${from#arg-}
+		echo "$file refuse $reason $op of $from"
 	done < <(awk '$3 == "refuse" { print $1, $4 }' "$out/verdicts" |
 		while read -r f r; do echo "$f $(stat -c %s "$out/mutants/$f") $r"; done |
 		sort -k3,3 -k2,2n | awk 'seen[$3]++ < 3')
