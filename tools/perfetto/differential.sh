@@ -20,7 +20,7 @@
 # "perfetto: skipped (no trace processor)" and exits 77.
 
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 B=${B:-build}
 count=${PERFETTO_MUTANTS:-10000} seed=1 keep=
@@ -110,7 +110,7 @@ if [[ -n $keep ]]; then
 	mkdir -p "$keep"
 	# The smallest refused mutant per reason.
 	# Lines for EXPECTED: FILE refuse REASON OPERATION of SEED.
-	while read -r file size reason; do
+	while read -r file _ reason; do
 		cp "$out/mutants/$file" "$keep/$file"
 		read -r _ op from < <(grep "^$file " "$out/manifest")
 		from=$(basename "$from")

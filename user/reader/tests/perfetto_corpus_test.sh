@@ -10,7 +10,7 @@
 # Documentation/perfetto.rst tells how the corpus was made and how to remake it.
 
 set -uo pipefail
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 1
 
 fxtrace=${B:-build}/bin/fxtrace
 corpus=user/reader/tests/perfetto-corpus
