@@ -377,7 +377,8 @@ static int model_record(void *ctx, const struct fxt_record *rec)
 		return m->error;
 	}
 	if (rec->type == FXT_REC_SCHED) {
-		model_sched(m, rec);
+		if (!m->json)	/* the export leaves scheduling out */
+			model_sched(m, rec);
 		return m->error;
 	}
 	switch (rec->subtype) {
@@ -651,6 +652,9 @@ static void replay(struct model *m)
 		m->fig[F_THREAD_DUR] += s->dur;
 		see_time(m, s->ts + s->dur);
 	}
+	/* Perfetto's bounds of a single instant in time end 1 ns later. */
+	if (m->have_time && m->fig[F_END] == m->fig[F_START])
+		m->fig[F_END]++;
 }
 
 static void model_free(struct model *m)
@@ -970,6 +974,8 @@ int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
 		fxtrace_input_close(&in, 0);
 		return fxtrace_usage_error("check", "--perfetto needs a file, not stdin");
 	}
+	/* Perfetto reads the whole file, past a drainer's flush mark too. */
+	in.src.left = UINT64_MAX;
 	tp = find_trace_processor(tp_buf, sizeof(tp_buf));
 	if (!tp) {
 		fxtrace_input_close(&in, 0);
@@ -995,9 +1001,8 @@ int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
 	imported = in.path;
 	if (as_json) {
 		/* A second walk, the export's, needs the file from the start. */
-		if (lseek(in.src.fd, 0, SEEK_SET) || fxtrace_trace_limit("check",
-				in.path, in.src.fd, &in.src.left) ||
-		    export_json(&in, json)) {
+		in.src.left = UINT64_MAX;
+		if (lseek(in.src.fd, 0, SEEK_SET) || export_json(&in, json)) {
 			fxtrace_input_close(&in, -EIO);
 			model_free(&m);
 			return 1;

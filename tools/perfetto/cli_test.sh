@@ -7,7 +7,7 @@
 # is tested by tools/perfetto/oracle.sh against a real one.)  TAP output.
 
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 fxtrace=$PWD/${B:-build}/bin/fxtrace
 trace=$PWD/user/reader/tests/perfetto-corpus/EXPECTED	# any readable file

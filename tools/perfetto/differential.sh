@@ -20,7 +20,7 @@
 # "perfetto: skipped (no trace processor)" and exits 77.
 
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 B=${B:-build}
 count=${PERFETTO_MUTANTS:-10000} seed=1 keep=
@@ -73,12 +73,11 @@ judge() {
 	*) check=crash ;;
 	esac
 	err=$(mktemp)
-	stats=$("$tp" query "$m" "SELECT ifnull(group_concat(name, '+'), '') FROM stats WHERE severity IN ('error', 'data_loss') AND value > 0" 2>"$err" | tail -n 1 | tr -d '"')
-	if ((PIPESTATUS[0] != 0)); then
+	if ! stats=$("$tp" query "$m" "SELECT ifnull(group_concat(name, '+'), '') FROM stats WHERE severity IN ('error', 'data_loss') AND value > 0" 2>"$err"); then
 		perfetto=refuse
-		reason=$(grep -o '(ERR:[a-z-]*)\|Unexpected record of size 0\|Unknown field type\|Failed to parse proto packet fully\|Unknown trace type' "$err" | head -n 1)
+		reason=$(grep -o 'PERFETTO_CHECK([^)]*)\|(ERR:[a-z-]*)\|Unexpected record of size 0\|Unknown field type\|Failed to parse proto packet fully\|Unknown trace type' "$err" | head -n 1)
 		reason=import-failed:${reason:-$(grep -v '^\[' "$err" | tail -n 1 | cut -c1-60)}
-	elif [[ -n $stats ]]; then
+	elif stats=$(tail -n 1 <<<"$stats" | tr -d '"') && [[ -n $stats ]]; then
 		perfetto=refuse
 		reason=stats:$stats
 	else
@@ -110,9 +109,13 @@ awk '$3 == "refuse" { print $4 }' "$out/verdicts" | sort | uniq -c | sort -rn | 
 if [[ -n $keep ]]; then
 	mkdir -p "$keep"
 	# The smallest refused mutant per reason.
-	while read -r file size reason; do
+	# Lines for EXPECTED: FILE refuse REASON OPERATION of SEED.
+	while read -r file _ reason; do
 		cp "$out/mutants/$file" "$keep/$file"
-		echo "$file $reason"
+		read -r _ op from < <(grep "^$file " "$out/manifest")
+		from=$(basename "$from")
+		[[ $from == arg-[0-9]* ]] && from=${from#arg-}
+		echo "$file refuse $reason $op of $from"
 	done < <(awk '$3 == "refuse" { print $1, $4 }' "$out/verdicts" |
 		while read -r f r; do echo "$f $(stat -c %s "$out/mutants/$f") $r"; done |
 		sort -k3,3 -k2,2n | awk 'seen[$3]++ < 3')

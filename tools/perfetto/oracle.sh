@@ -20,7 +20,7 @@
 # (one import per trace and per round trip) and the exit status 0 when M is 0.
 
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 B=${B:-build}
 fxtrace=$B/bin/fxtrace

@@ -98,6 +98,8 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 		"a context switch without int32 incoming_weight and outgoing_weight (Perfetto cannot tell idle threads), or a weight that is not int32 (Perfetto drops the record)" },
 	[FXT_RULE_SCHED_ORDER] = { "sched-order", FXT_WARNING,
 		"a scheduling record older than the previous one on its CPU" },
+	[FXT_RULE_SCHED_CPU] = { "sched-cpu", FXT_WARNING,
+		"a scheduling record on CPU 4096 or above (Perfetto's trace processor aborts the whole import)" },
 	[FXT_RULE_ASYNC_NAME] = { "async-name", FXT_WARNING,
 		"an async instant or end whose name differs from its begin's (Perfetto keys async tracks by name)" },
 	[FXT_RULE_LARGE_PERFETTO] = { "large-perfetto", FXT_WARNING,
@@ -1175,8 +1177,13 @@ static void decode_sched(struct dec *d)
 			"scheduling record subtype %u is not defined",
 			rec->subtype);
 		d->unknown_layout = true;
-		break;
+		return;
 	}
+	/* CpuTracker::kMaxCpusPerMachine: a PERFETTO_CHECK past it. */
+	if (rec->cpu >= 4096)
+		dreport(d, 0, FXT_RULE_SCHED_CPU,
+			"CPU %u: Perfetto's trace processor aborts the import of the whole file on CPU 4096 or above",
+			rec->cpu);
 }
 
 static void decode_log(struct dec *d)

@@ -378,6 +378,17 @@ static const struct corpus_case cases[] = {
 		0x007468676965775f,
 	  }, 31, 4,
 	  "0x000058: warning: sched-order: scheduling record on CPU 1 at 10 ns is older than the one at offset 0x8 (20 ns)\n" },
+	/* context switches on CPU 4096 (Perfetto aborts) and 4095 (fine) */
+	{ "sched-cpu", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x10000031000200a8, 0x000000000000000a,
+		0x0000000000000001, 0x0000000000000002, 0x00000000800f0031,
+		0x676e696d6f636e69, 0x007468676965775f, 0x00000000800f0031,
+		0x676e696f6774756f, 0x007468676965775f, 0x10000030fff200a8,
+		0x0000000000000014, 0x0000000000000002, 0x0000000000000001,
+		0x00000000800f0031, 0x676e696d6f636e69, 0x007468676965775f,
+		0x00000000800f0031, 0x676e696f6774756f, 0x007468676965775f,
+	  }, 21, 3,
+	  "0x000008: warning: sched-cpu: CPU 4096: Perfetto's trace processor aborts the import of the whole file on CPU 4096 or above\n" },
 	/* async names that differ, an end without begin, a begin without end */
 	{ "async", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x8001000000050064, 0x0000000000000001,

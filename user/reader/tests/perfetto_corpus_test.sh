@@ -5,12 +5,14 @@
 # user/reader/tests/perfetto-corpus/ holds mutants of valid traces that
 # Perfetto's trace processor refused (its import failed, or it left a stats row
 # of severity error or data_loss), smallest per reason, and EXPECTED lists each
-# with the verdict `fxtrace check --strict` must give and Perfetto's reason.
-# check must refuse each one (exit 1).  TAP output; run by make check.
+# with the verdict `fxtrace check --strict` must give and Perfetto's reason:
+# refuse (exit 1), accept (exit 0), or open (Perfetto refuses it and check
+# does not yet: reported as a skip until a rule makes check refuse it).
+# TAP output; run by make check.
 # Documentation/perfetto.rst tells how the corpus was made and how to remake it.
 
 set -uo pipefail
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 1
 
 fxtrace=${B:-build}/bin/fxtrace
 corpus=user/reader/tests/perfetto-corpus
@@ -25,6 +27,17 @@ while read -r file verdict reason; do
 	case $verdict in
 	refuse) want=1 ;;
 	accept) want=0 ;;
+	open)
+		# Perfetto refuses it, check --strict does not yet: a known gap
+		# (Documentation/perfetto.rst), counted as skipped, never passed.
+		if ((rc == 1)); then
+			echo "not ok $i - $file: check --strict refuses it now: mark it refuse"
+			failed=$((failed + 1))
+		else
+			echo "ok $i - $file # SKIP open: Perfetto refuses it ($reason), check --strict passes it"
+		fi
+		continue
+		;;
 	*) want=bad ;;
 	esac
 	if [[ $rc == "$want" ]]; then
