@@ -178,6 +178,12 @@ static size_t utf8_sequence(const unsigned char *s, size_t len)
 	return fxt_utf8_valid(s, n) ? n : 0;
 }
 
+/* A byte that stands for itself in escaped output. */
+static bool plain_ascii(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 /*
  * Escape s into out (when out) or into buf; quotes around it if asked.
  * Valid UTF-8 stays as it is; quotes, backslashes, control bytes and bytes
@@ -203,6 +209,13 @@ static void escape(FILE *out, char *buf, size_t size,
 		const unsigned char *p = (const unsigned char *)s->ptr + i - 1;
 
 		step = 1;
+		if (out && i && i <= s->len && plain_ascii(*p)) {
+			/* A run that needs no escaping goes out in one write. */
+			while (i + step <= s->len && plain_ascii(p[step]))
+				step++;
+			fwrite(p, 1, step, out);
+			continue;
+		}
 		if (i == 0 || i == s->len + 1) {
 			if (!quotes)
 				continue;
