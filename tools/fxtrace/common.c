@@ -313,7 +313,15 @@ void fxtrace_print_json_string(FILE *out, const char *str, size_t len)
 	while (i < len) {
 		unsigned char c = s[i];
 
-		if (c == '"' || c == '\\') {
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			/* A run of ASCII that needs no escaping: one write. */
+			for (n = 1; i + n < len && s[i + n] >= 0x20 &&
+			     s[i + n] < 0x80 && s[i + n] != '"' &&
+			     s[i + n] != '\\'; n++)
+				;
+			fwrite(s + i, 1, n, out);
+			i += n;
+		} else if (c == '"' || c == '\\') {
 			fprintf(out, "\\%c", c);
 			i++;
 		} else if (c < 0x20) {
