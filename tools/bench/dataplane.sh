@@ -28,7 +28,7 @@ time3() {
 		s=$(date +%s.%N)
 		"$@" >/dev/null 2>&1 || [[ $? -eq 1 ]]
 		e=$(date +%s.%N)
-		t+=("$(echo "$e - $s" | bc)")
+		t+=("$(awk -v s="$s" -v e="$e" 'BEGIN { print e - s }')")
 	done
 	printf '%s\n' "${t[@]}" | sort -g | sed -n 2p
 }
