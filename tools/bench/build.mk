@@ -14,3 +14,11 @@ $(B)/bin/user_bench: $(USER_BENCH_OBJS) $(B)/lib/libfxtrace.a
 PROGS += $(B)/bin/kernel_bench
 $(B)/bin/kernel_bench: $(B)/obj/tools/bench/kernel_bench.o $(B)/lib/libfxtctl.a
 	$(link)
+
+# make bench: the drainer's data path (user/drain/output.c) on the host.
+PROGS += $(B)/bin/dataplane
+$(B)/obj/tools/bench/dataplane.o: CFLAGS_USER += -Iuser/drain
+$(B)/bin/dataplane: $(B)/obj/tools/bench/dataplane.o \
+		$(B)/obj/user/drain/output.o $(B)/lib/libfxtctl.a \
+		$(B)/lib/libfxtread.a
+	$(link)

@@ -57,3 +57,8 @@ json.dump(rows, open(path, "w"), indent=2)
 PY
 echo "LTTng-UST events lost (discard mode): $lost"
 echo "figures: $out/user.json"
+
+# The data plane on the host (issue 17): the drainer's path per saved half,
+# then the tools on the trace it wrote, each against md5sum of that trace.
+# Files on tmpfs so that the disk does not time.  build/bench/dataplane.json.
+tools/bench/dataplane.sh "$out/dataplane.json"

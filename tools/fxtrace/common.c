@@ -178,6 +178,12 @@ static size_t utf8_sequence(const unsigned char *s, size_t len)
 	return fxt_utf8_valid(s, n) ? n : 0;
 }
 
+/* A byte that stands for itself in escaped output. */
+static bool plain_ascii(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 /*
  * Escape s into out (when out) or into buf; quotes around it if asked.
  * Valid UTF-8 stays as it is; quotes, backslashes, control bytes and bytes
@@ -203,6 +209,13 @@ static void escape(FILE *out, char *buf, size_t size,
 		const unsigned char *p = (const unsigned char *)s->ptr + i - 1;
 
 		step = 1;
+		if (out && i && i <= s->len && plain_ascii(*p)) {
+			/* A run that needs no escaping goes out in one write. */
+			while (i + step <= s->len && plain_ascii(p[step]))
+				step++;
+			fwrite(p, 1, step, out);
+			continue;
+		}
 		if (i == 0 || i == s->len + 1) {
 			if (!quotes)
 				continue;
@@ -300,7 +313,15 @@ void fxtrace_print_json_string(FILE *out, const char *str, size_t len)
 	while (i < len) {
 		unsigned char c = s[i];
 
-		if (c == '"' || c == '\\') {
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			/* A run of ASCII that needs no escaping: one write. */
+			for (n = 1; i + n < len && s[i + n] >= 0x20 &&
+			     s[i + n] < 0x80 && s[i + n] != '"' &&
+			     s[i + n] != '\\'; n++)
+				;
+			fwrite(s + i, 1, n, out);
+			i += n;
+		} else if (c == '"' || c == '\\') {
 			fprintf(out, "\\%c", c);
 			i++;
 		} else if (c < 0x20) {

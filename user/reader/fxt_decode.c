@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "fxt_internal.h"
-#include "fxt_map.h"
 
 const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 	[FXT_RULE_MAGIC_FIRST] = { "magic-first", FXT_ERROR,
@@ -298,19 +297,31 @@ struct table_string {
 	char *bytes;		/* NULL when not kept (or empty) */
 	uint32_t len;
 	bool kept;
+	bool defined;
 };
 
 struct table_thread {
 	uint64_t pid, tid;
+	bool defined;
 };
+
+/*
+ * Every string and thread ref is looked up in the tables, several times per
+ * record: flat arrays indexed by the ref, not a hash map.  Strings come in
+ * blocks allocated when a string of theirs is first defined, so memory still
+ * grows only with what the input defines.
+ */
+#define STRING_BLOCK		256
+#define STRING_BLOCKS		((FXT_STRING_INDEX_MAX + 1) / STRING_BLOCK)
+#define THREADS			256
 
 struct fxt_tables {
 	uint32_t provider_id;
 	uint64_t ticks_per_second;
 	size_t max_string_bytes;	/* 0: no bound */
 	size_t string_bytes;		/* bytes kept now */
-	struct fxt_map strings;		/* (index, 0) -> struct table_string */
-	struct fxt_map threads;		/* (index, 0) -> struct table_thread */
+	struct table_string *strings[STRING_BLOCKS];	/* by index / STRING_BLOCK */
+	struct table_thread *threads;	/* THREADS, by index; NULL until one */
 };
 
 struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes)
@@ -322,20 +333,23 @@ struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes)
 	t->provider_id = provider_id;
 	t->max_string_bytes = max_string_bytes;
 	t->ticks_per_second = FXT_TICKS_PER_SECOND_DEFAULT;
-	fxt_map_init(&t->strings, sizeof(struct table_string));
-	fxt_map_init(&t->threads, sizeof(struct table_thread));
 	return t;
 }
 
 void fxt_tables_clear(struct fxt_tables *t)
 {
-	struct table_string *s;
-	size_t pos = 0;
+	unsigned int b, i;
 
-	while ((s = fxt_map_next(&t->strings, &pos, NULL, NULL)))
-		free(s->bytes);
-	fxt_map_free(&t->strings);
-	fxt_map_free(&t->threads);
+	for (b = 0; b < STRING_BLOCKS; b++) {
+		if (!t->strings[b])
+			continue;
+		for (i = 0; i < STRING_BLOCK; i++)
+			free(t->strings[b][i].bytes);
+		free(t->strings[b]);
+		t->strings[b] = NULL;
+	}
+	free(t->threads);
+	t->threads = NULL;
 	t->string_bytes = 0;
 	t->ticks_per_second = FXT_TICKS_PER_SECOND_DEFAULT;
 }
@@ -358,10 +372,24 @@ uint64_t fxt_tables_ticks_per_second(const struct fxt_tables *t)
 	return t->ticks_per_second;
 }
 
+/* The entry of a defined string index, or NULL. */
+static const struct table_string *string_entry(const struct fxt_tables *t,
+					       uint16_t index)
+{
+	const struct table_string *block;
+
+	if (index > FXT_STRING_INDEX_MAX)
+		return NULL;
+	block = t->strings[index / STRING_BLOCK];
+	if (!block || !block[index % STRING_BLOCK].defined)
+		return NULL;
+	return &block[index % STRING_BLOCK];
+}
+
 int fxt_tables_string(const struct fxt_tables *t, uint16_t index,
 		      struct fxt_string *out)
 {
-	const struct table_string *s = fxt_map_get(&t->strings, index, 0);
+	const struct table_string *s = string_entry(t, index);
 
 	out->ref = index;
 	out->undefined = !s;
@@ -377,7 +405,8 @@ int fxt_tables_string(const struct fxt_tables *t, uint16_t index,
 int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
 		      struct fxt_thread *out)
 {
-	const struct table_thread *th = fxt_map_get(&t->threads, index, 0);
+	const struct table_thread *th = t->threads && t->threads[index].defined ?
+					&t->threads[index] : NULL;
 
 	out->ref = index;
 	out->undefined = !th;
@@ -389,7 +418,7 @@ int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
 bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
 			    uint32_t len)
 {
-	const struct table_string *s = fxt_map_get(&t->strings, index, 0);
+	const struct table_string *s = string_entry(t, index);
 	size_t bytes = t->string_bytes - (s && s->kept ? s->len : 0);
 
 	return !t->max_string_bytes || bytes + len <= t->max_string_bytes;
@@ -398,18 +427,25 @@ bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
 static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 			  struct fxt_sink *sink)
 {
+	struct table_string **block = &t->strings[rec->id / STRING_BLOCK];
 	struct table_string *s;
 	uint32_t len = rec->name.len;
 	char *bytes = NULL;
 	bool kept = true;
 
-	s = fxt_map_get(&t->strings, rec->id, 0);
-	if (s) {
+	if (!*block) {
+		*block = calloc(STRING_BLOCK, sizeof(**block));
+		if (!*block)
+			return -ENOMEM;
+	}
+	s = &(*block)[rec->id % STRING_BLOCK];
+	if (s->defined) {
 		/* Redefinition: the new string replaces the old one. */
 		t->string_bytes -= s->kept ? s->len : 0;
 		free(s->bytes);
 		s->bytes = NULL;
 		s->kept = false;
+		s->defined = false;
 	}
 	if (t->max_string_bytes && t->string_bytes + len > t->max_string_bytes) {
 		kept = false;
@@ -422,14 +458,10 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 			return -ENOMEM;
 		memcpy(bytes, rec->name.ptr, len);
 	}
-	s = fxt_map_put(&t->strings, rec->id, 0, NULL);
-	if (!s) {
-		free(bytes);
-		return -ENOMEM;
-	}
 	s->bytes = bytes;
 	s->len = len;
 	s->kept = kept;
+	s->defined = true;
 	t->string_bytes += kept ? len : 0;
 	return 0;
 }
@@ -451,9 +483,13 @@ int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
 	case FXT_REC_THREAD:
 		if (!rec->id)
 			return 0;
-		th = fxt_map_put(&t->threads, rec->id, 0, NULL);
-		if (!th)
-			return -ENOMEM;
+		if (!t->threads) {
+			t->threads = calloc(THREADS, sizeof(*t->threads));
+			if (!t->threads)
+				return -ENOMEM;
+		}
+		th = &t->threads[rec->id];
+		th->defined = true;
 		th->pid = rec->thread.pid;
 		th->tid = rec->thread.tid;
 		return 0;
@@ -818,10 +854,13 @@ static bool decode_args(struct dec *d, unsigned int nargs)
 static const struct fxt_arg *find_arg(const struct fxt_record *rec,
 				      const char *name)
 {
+	size_t len = strlen(name);
 	uint32_t i;
 
+	/* Lengths first: most names differ in length from the one sought. */
 	for (i = 0; i < rec->nargs; i++)
-		if (fxt_string_is(&rec->args[i].name, name))
+		if (rec->args[i].name.ptr && rec->args[i].name.len == len &&
+		    !memcmp(rec->args[i].name.ptr, name, len))
 			return &rec->args[i];
 	return NULL;
 }
@@ -1108,24 +1147,21 @@ static void check_thread_state(struct dec *d)
 			d->rec->out_state);
 }
 
-/* A weight argument, when present, must be int32; returns it or NULL. */
-static const struct fxt_arg *weight_arg(struct dec *d, const char *name)
+/* A weight argument a, when present, must be int32. */
+static void check_weight(struct dec *d, const struct fxt_arg *a,
+			 const char *name)
 {
-	const struct fxt_arg *a = find_arg(d->rec, name);
-
-	if (a && a->type != FXT_ARG_INT32) {
+	if (a && a->type != FXT_ARG_INT32)
 		dreport(d, (a->offset - d->offset) / 8, FXT_RULE_SCHED_WEIGHT,
 			"argument %s is %s, not int32; Perfetto drops the record",
 			name, fxt_arg_type_name(a->type));
-		return NULL;
-	}
-	return a;
 }
 
 static void decode_sched(struct dec *d)
 {
 	struct fxt_record *rec = d->rec;
 	uint64_t h = rec->header;
+	const struct fxt_arg *in, *out;
 	bool has_in, has_out;
 
 	rec->subtype = fxt_bits(h, 60, 63);
@@ -1152,8 +1188,10 @@ static void decode_sched(struct dec *d)
 		    !take_koid(d, &rec->in.tid, "incoming thread koid") ||
 		    !decode_args(d, fxt_bits(h, 16, 19)))
 			break;
-		has_in = find_arg(rec, "incoming_weight");
-		has_out = find_arg(rec, "outgoing_weight");
+		in = find_arg(rec, "incoming_weight");
+		out = find_arg(rec, "outgoing_weight");
+		has_in = in;
+		has_out = out;
 		if (!has_in || !has_out)
 			dreport(d, 0, FXT_RULE_SCHED_WEIGHT,
 				"context switch without int32 argument%s %s%s%s; Perfetto cannot tell idle threads",
@@ -1161,8 +1199,8 @@ static void decode_sched(struct dec *d)
 				has_in ? "" : "incoming_weight",
 				!has_in && !has_out ? " and " : "",
 				has_out ? "" : "outgoing_weight");
-		weight_arg(d, "incoming_weight");
-		weight_arg(d, "outgoing_weight");
+		check_weight(d, in, "incoming_weight");
+		check_weight(d, out, "outgoing_weight");
 		break;
 	case FXT_SCHED_WAKEUP:
 		rec->cpu = fxt_bits(h, 20, 35);
@@ -1170,7 +1208,7 @@ static void decode_sched(struct dec *d)
 		if (take_record_ts(d) &&
 		    take_koid(d, &rec->thread.tid, "woken thread koid") &&
 		    decode_args(d, fxt_bits(h, 16, 19)))
-			weight_arg(d, "weight");
+			check_weight(d, find_arg(rec, "weight"), "weight");
 		break;
 	default:
 		dreport(d, 0, FXT_RULE_SCHED_TYPE,

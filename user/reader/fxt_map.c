@@ -60,16 +60,26 @@ static int key_eq(const struct fxt_map *m, size_t i, uint64_t k1, uint64_t k2)
 	return m->keys[2 * i] == k1 && m->keys[2 * i + 1] == k2;
 }
 
-void *fxt_map_get(const struct fxt_map *m, uint64_t k1, uint64_t k2)
+/* The slot holding (k1, k2), or m->cap when there is none. */
+static size_t find_slot(const struct fxt_map *m, uint64_t k1, uint64_t k2)
 {
 	size_t i;
 
 	if (!m->count)
-		return NULL;
+		return m->cap;
+	if (m->last && key_eq(m, m->last - 1, k1, k2))
+		return m->last - 1;
 	for (i = slot_of(m, k1, k2); m->used[i]; i = (i + 1) & (m->cap - 1))
 		if (key_eq(m, i, k1, k2))
-			return m->vals + i * m->val_size;
-	return NULL;
+			return i;
+	return m->cap;
+}
+
+void *fxt_map_get(const struct fxt_map *m, uint64_t k1, uint64_t k2)
+{
+	size_t i = find_slot(m, k1, k2);
+
+	return i < m->cap ? m->vals + i * m->val_size : NULL;
 }
 
 static int map_grow(struct fxt_map *m)
@@ -78,6 +88,7 @@ static int map_grow(struct fxt_map *m)
 	size_t i, j;
 
 	bigger.cap = m->cap ? 2 * m->cap : MAP_MIN_CAP;
+	bigger.last = 0;
 	bigger.keys = calloc(bigger.cap, 2 * sizeof(uint64_t));
 	bigger.used = calloc(bigger.cap, 1);
 	bigger.vals = calloc(bigger.cap, m->val_size ? m->val_size : 1);
@@ -108,13 +119,15 @@ static int map_grow(struct fxt_map *m)
 
 void *fxt_map_put(struct fxt_map *m, uint64_t k1, uint64_t k2, int *created)
 {
-	void *val = fxt_map_get(m, k1, k2);
-	size_t i;
+	size_t i = find_slot(m, k1, k2);
+	void *val;
 
 	if (created)
-		*created = !val;
-	if (val)
-		return val;
+		*created = i == m->cap;
+	if (i < m->cap) {
+		m->last = i + 1;
+		return m->vals + i * m->val_size;
+	}
 	if (2 * (m->count + 1) > m->cap && map_grow(m))
 		return NULL;
 	for (i = slot_of(m, k1, k2); m->used[i]; i = (i + 1) & (m->cap - 1))
@@ -123,6 +136,7 @@ void *fxt_map_put(struct fxt_map *m, uint64_t k1, uint64_t k2, int *created)
 	m->keys[2 * i] = k1;
 	m->keys[2 * i + 1] = k2;
 	m->count++;
+	m->last = i + 1;
 	val = m->vals + i * m->val_size;
 	memset(val, 0, m->val_size);
 	return val;
@@ -139,6 +153,7 @@ void fxt_map_del(struct fxt_map *m, uint64_t k1, uint64_t k2)
 			break;
 	if (!m->used[i])
 		return;
+	m->last = 0;
 	/*
 	 * Backward shift: move later entries of the probe run into the hole
 	 * when their home slot does not lie cyclically in (hole, entry].

@@ -23,6 +23,12 @@ struct fxt_map {
 	size_t val_size;
 	size_t cap;		/* slots, a power of two or 0 */
 	size_t count;		/* entries */
+	/*
+	 * 1 + the slot last found or inserted by fxt_map_put(), or 0: records
+	 * come in runs of one thread, CPU or provider, so the next lookup is
+	 * often for the same key.  Cleared when entries move.
+	 */
+	size_t last;
 };
 
 /* An empty map of values of val_size bytes; allocates nothing yet. */
