@@ -44,7 +44,7 @@ while read -r cmd; do
 	[[ $cmd == insmod* ]] && rmmod fxtrace
 	cmd=${cmd//.\/your-program/$program}
 	echo "# \$ $cmd"
-	if [[ $cmd == *" record "*" -a "* ]]; then
+	if [[ $cmd == *" record "* && "$cmd " == *" -a "* ]]; then
 		# Ctrl-C once the session runs: SIGINT to record, which passes it
 		# on (before its handler is in, an async command ignores it).
 		bash -c "exec $cmd" >example.out 2>&1 </dev/null &
