@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Trace buffers (seed 000, "Buffering Modes"): a kernel-owned header page,
+ * Trace buffers (the Fuchsia tracing system design's "Buffering Modes",
+ * Documentation/uapi.rst): a kernel-owned header page,
  * a producer-owned control page and the data area (a durable part and two
  * rolling halves), their mappings, and the kernel's own writer.
  */

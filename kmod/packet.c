@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The packet protocol (seed 000, "Trace Manager/Provider FIFO Protocol"):
+ * The packet protocol (the Fuchsia tracing system design's "Trace
+ * Manager/Provider FIFO Protocol", Documentation/uapi.rst):
  * the kernel queues 16-byte packets for the controller, which reads them
  * from its fd and writes BUFFER_SAVED acknowledgements back.
  *

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sessions: Initialize, Start, Stop, Terminate (seed 001), the controller
- * role, orphaned sessions and the session page producers map.
+ * Sessions: Initialize, Start, Stop, Terminate (as in the
+ * fuchsia.tracing.provider FIDL protocol, Documentation/uapi.rst), the
+ * controller role, orphaned sessions and the session page producers map.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

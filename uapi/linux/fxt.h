@@ -7,7 +7,7 @@
  * decoder takes its constants from here.  It depends only on the fixed-width
  * types of <linux/types.h>, so it compiles in the kernel and in user space.
  *
- * Layout (Documentation/design.rst and fxt-format.md have the details):
+ * Layout (Documentation/fxt.rst has the details):
  * a trace is a sequence of little-endian 64-bit words.  Every record starts
  * with a header word: bits [0..3] the record type, [4..15] the record size in
  * words including the header, [16..63] type specific.  Strings are referred

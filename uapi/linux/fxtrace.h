@@ -38,7 +38,7 @@ struct fxtrace_version {
 
 #define FXTRACE_FEATURE_SESSIONS	_BITULL(0)
 
-/* Buffering modes (seed 000, "Buffering Modes"). */
+/* Buffering modes (Fuchsia tracing system design, Documentation/uapi.rst). */
 enum fxtrace_mode {
 	FXTRACE_MODE_ONESHOT = 0,	/* fill once, then drop and count */
 	FXTRACE_MODE_CIRCULAR = 1,	/* rolling halves overwrite the oldest */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fxt_decode.c - decode and validate one FXT record against one provider's
- * tables (fxt-format.md §2-§16), and the tables themselves.
+ * tables (the FXT spec, Documentation/fxt.rst), and the tables themselves.
  *
  * The decoder walks a record with a cursor bounded by the record's size, or
  * by an argument's size while inside an argument, so no field is ever read
@@ -1091,7 +1091,7 @@ static void decode_userobj(struct dec *d)
 	if (process) {
 		thread_ref(d, process, &rec->thread, "process");
 	} else if (!userobj_fits(d, 1) && userobj_fits(d, 2)) {
-		/* fxt-format.md §11: the spec reads one word, Fuchsia's writer writes two. */
+		/* Inline process: the spec reads one word, Fuchsia's writer two. */
 		dreport(d, 0, FXT_RULE_USEROBJ_LAYOUT,
 			"the inline process takes two words (process and thread koid), as Fuchsia's writer emits; the spec says one");
 		userobj_body(d, 2);

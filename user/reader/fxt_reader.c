@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fxt_reader.c - walk a whole FXT trace: providers and their tables, names
- * from kernel objects, and the checks that span records (fxt-format.md §5,
- * §17): magic first, provider sections only for announced providers,
+ * from kernel objects, and the checks that span records (Documentation/fxt.rst,
+ * "What Perfetto does with it"): magic first, provider sections only for announced providers,
  * scheduling records in time order per CPU, async begin/end names, and the
  * balance of durations per thread (notes: circular buffers and traces
  * started mid-call legitimately cut durations).

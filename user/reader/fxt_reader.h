@@ -2,8 +2,9 @@
 /*
  * fxt_reader.h - the strict FXT decoder of fxtrace (libfxtread.a).
  *
- * Written to the specification (/work/shared/fxt-format.md, Fuchsia's
- * trace-format.md), not to fxtrace's encoder: it judges traces written by
+ * Written to the specification (Fuchsia's trace-format,
+ * https://fuchsia.dev/fuchsia-src/reference/tracing/trace-format, and
+ * Documentation/fxt.rst), not to fxtrace's encoder: it judges traces written by
  * any tool.  Two layers:
  *
  * 1. One record at a time, against one provider's tables:
@@ -32,7 +33,7 @@
  *
  * Decoded strings point into the record's bytes or into the tables: they are
  * valid until the next call that decodes or applies a record.  Strings are
- * not NUL-terminated.  Words are little endian (fxt-format.md §1).
+ * not NUL-terminated.  Words are little endian (Documentation/fxt.rst).
  */
 #ifndef FXT_READER_H
 #define FXT_READER_H
@@ -44,7 +45,7 @@
 
 #include <linux/fxt.h>
 
-/* Values fxt.h does not define (fxt-format.md §10, §16). */
+/* Values fxt.h does not define (Documentation/fxt.rst). */
 #define FXT_BLOB_TYPE_DATA		1
 #define FXT_BLOB_TYPE_LAST_BRANCH	2
 #define FXT_BLOB_TYPE_PERFETTO		3

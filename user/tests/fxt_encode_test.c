@@ -3,8 +3,8 @@
  * Description: golden-byte tests of the FXT encoder, uapi/linux/fxt.h.
  *
  * Each case builds a record with the encoder and compares it word by word
- * with words written out here from the specification (the section of
- * fxt-format.md it checks is in the case's name), never computed with the
+ * with words written out here from the specification (Documentation/fxt.rst;
+ * the record it checks is in the case's name), never computed with the
  * encoder itself.  Prints TAP; exits 0 when every case passes.
  */
 #include <stdio.h>
@@ -49,21 +49,21 @@ static void test_metadata(void)
 	__u32 n;
 
 	n = fxt_write_magic(w);
-	CHECK("§18(a) magic record", w, n, 0x0016547846040010ULL);
+	CHECK("example (a) magic record", w, n, 0x0016547846040010ULL);
 
 	n = fxt_write_provider_info(w, 1, "fxt", 3);
-	CHECK("§5 provider info, id 1, name \"fxt\"", w, n,
+	CHECK("provider info, id 1, name \"fxt\"", w, n,
 	      0x0030000000110020ULL, 0x0000000000747866ULL);
 
 	w[0] = fxt_provider_section_hdr(0xffffffff);
-	CHECK("§5 provider section, id 0xffffffff", w, 1,
+	CHECK("provider section, id 0xffffffff", w, 1,
 	      0x000ffffffff20010ULL);
 
 	w[0] = fxt_provider_event_hdr(5, FXT_PROVIDER_EVENT_BUFFER_FULL);
-	CHECK("§5 provider event, buffer full", w, 1, 0x0000000000530010ULL);
+	CHECK("provider event, buffer full", w, 1, 0x0000000000530010ULL);
 
 	n = fxt_write_init(w, 1000000000);
-	CHECK("§18(f) initialization, 1e9 ticks/s", w, n,
+	CHECK("example (f) initialization, 1e9 ticks/s", w, n,
 	      0x0000000000000021ULL, 0x000000003B9ACA00ULL);
 }
 
@@ -73,29 +73,29 @@ static void test_strings_threads(void)
 	__u32 n;
 
 	n = fxt_write_string(w, 1, "app", 3);
-	CHECK("§18(b) string #1 \"app\"", w, n,
+	CHECK("example (b) string #1 \"app\"", w, n,
 	      0x0000000300010022ULL, 0x0000000000707061ULL);
 
 	n = fxt_write_string(w, 0x7fff, "abcdefgh", 8);
-	CHECK("§7 string, index 0x7fff, 8 bytes: no padding word", w, n,
+	CHECK("string, index 0x7fff, 8 bytes: no padding word", w, n,
 	      0x000000087fff0022ULL, 0x6867666564636261ULL);
 
 	n = fxt_write_string(w, 2, "abcdefghi", 9);
-	CHECK("§7 string, 9 bytes: padded to two words", w, n,
+	CHECK("string, 9 bytes: padded to two words", w, n,
 	      0x0000000900020032ULL, 0x6867666564636261ULL,
 	      0x0000000000000069ULL);
 
 	n = fxt_write_string(w, 3, "", 0);
-	CHECK("§7 empty string: header only", w, n, 0x0000000000030012ULL);
+	CHECK("empty string: header only", w, n, 0x0000000000030012ULL);
 
 	n = fxt_write_thread(w, 255, 0x1234, 0x5678);
-	CHECK("§8 thread #255", w, n, 0x0000000000ff0033ULL,
+	CHECK("thread #255", w, n, 0x0000000000ff0033ULL,
 	      0x0000000000001234ULL, 0x0000000000005678ULL);
 }
 
 static void test_events(void)
 {
-	/* §9: thread ref 1, category #1, name #2, no arguments. */
+	/* Thread ref 1, category #1, name #2, no arguments. */
 	static const __u64 want[FXT_EVENT_TYPE_COUNT] = {
 		0x0002000101000024ULL, 0x0002000101010034ULL,
 		0x0002000101020024ULL, 0x0002000101030024ULL,
@@ -117,11 +117,11 @@ static void test_events(void)
 	for (t = 0; t < FXT_EVENT_TYPE_COUNT; t++) {
 		w[0] = fxt_event_hdr(fxt_event_words(t, 1, 1, 2, 0), t, 0, 1,
 				     1, 2);
-		snprintf(name, sizeof(name), "§9 %s event header", names[t]);
+		snprintf(name, sizeof(name), "%s event header", names[t]);
 		check(name, w, 1, &want[t], 1);
 	}
 
-	/* §18(c): inline thread and name, one int32 argument. */
+	/* Example (c): inline thread and name, one int32 argument. */
 	n = 0;
 	w[n++] = fxt_event_hdr(fxt_event_words(FXT_EVENT_INSTANT, 0, 1,
 					       fxt_inline_string_ref(4), 2),
@@ -133,7 +133,7 @@ static void test_events(void)
 	n += fxt_write_stream(w + n, "tick", 4);
 	n += fxt_write_arg32(w + n, FXT_ARG_INT32, fxt_inline_string_ref(1),
 			     "n", (__u32)-2);
-	CHECK("§18(c) instant event", w, n,
+	CHECK("example (c) instant event", w, n,
 	      0x8004000100100074ULL, 0x00000000000003E8ULL,
 	      0x0000000000001234ULL, 0x0000000000005678ULL,
 	      0x000000006B636974ULL, 0xFFFFFFFE80010021ULL,
@@ -146,36 +146,36 @@ static void test_arguments(void)
 	__u32 n;
 
 	n = fxt_write_arg_null(w, 3, NULL);
-	CHECK("§14 null argument", w, n, 0x0000000000030010ULL);
+	CHECK("null argument", w, n, 0x0000000000030010ULL);
 	n = fxt_write_arg32(w, FXT_ARG_INT32, 3, NULL, 0x80000000);
-	CHECK("§14 int32 argument, INT32_MIN", w, n, 0x8000000000030011ULL);
+	CHECK("int32 argument, INT32_MIN", w, n, 0x8000000000030011ULL);
 	n = fxt_write_arg32(w, FXT_ARG_UINT32, 3, NULL, 0xffffffff);
-	CHECK("§14 uint32 argument, UINT32_MAX", w, n, 0xffffffff00030012ULL);
+	CHECK("uint32 argument, UINT32_MAX", w, n, 0xffffffff00030012ULL);
 	n = fxt_write_arg64(w, FXT_ARG_INT64, 3, NULL, (__u64)-5);
-	CHECK("§14 int64 argument, -5", w, n,
+	CHECK("int64 argument, -5", w, n,
 	      0x0000000000030023ULL, 0xfffffffffffffffbULL);
 	n = fxt_write_arg64(w, FXT_ARG_UINT64, 3, NULL, 0xfedcba9876543210ULL);
-	CHECK("§14 uint64 argument", w, n,
+	CHECK("uint64 argument", w, n,
 	      0x0000000000030024ULL, 0xfedcba9876543210ULL);
 	n = fxt_write_arg64(w, FXT_ARG_DOUBLE, 3, NULL, 0x3ff8000000000000ULL);
-	CHECK("§14 double argument, 1.5", w, n,
+	CHECK("double argument, 1.5", w, n,
 	      0x0000000000030025ULL, 0x3ff8000000000000ULL);
 	n = fxt_write_arg_string(w, 3, NULL, 4, NULL);
-	CHECK("§14 string argument, indexed value", w, n,
+	CHECK("string argument, indexed value", w, n,
 	      0x0000000400030016ULL);
 	n = fxt_write_arg_string(w, fxt_inline_string_ref(1), "k",
 				 fxt_inline_string_ref(5), "hello");
-	CHECK("§14 string argument, inline name and value", w, n,
+	CHECK("string argument, inline name and value", w, n,
 	      0x0000800580010036ULL, 0x000000000000006bULL,
 	      0x0000006f6c6c6568ULL);
 	n = fxt_write_arg64(w, FXT_ARG_POINTER, 3, NULL, 0x7ffd12345678ULL);
-	CHECK("§14 pointer argument", w, n,
+	CHECK("pointer argument", w, n,
 	      0x0000000000030027ULL, 0x00007ffd12345678ULL);
 	n = fxt_write_arg64(w, FXT_ARG_KOID, 3, NULL, 4242);
-	CHECK("§14 koid argument", w, n,
+	CHECK("koid argument", w, n,
 	      0x0000000000030028ULL, 0x0000000000001092ULL);
 	n = fxt_write_arg32(w, FXT_ARG_BOOL, 3, NULL, 1);
-	CHECK("§14 bool argument, true in bit 32", w, n, 0x0000000100030019ULL);
+	CHECK("bool argument, true in bit 32", w, n, 0x0000000100030019ULL);
 }
 
 static void test_objects_and_scheduler(void)
@@ -184,12 +184,12 @@ static void test_objects_and_scheduler(void)
 	__u32 n;
 
 	n = fxt_write_kobj_name(w, FXT_KOBJ_PROCESS, 0x1234, "demo", 4, 0);
-	CHECK("§18(d) process kernel object", w, n,
+	CHECK("example (d) process kernel object", w, n,
 	      0x0000008004010037ULL, 0x0000000000001234ULL,
 	      0x000000006F6D6564ULL);
 
 	n = fxt_write_kobj_name(w, FXT_KOBJ_THREAD, 0x5678, "main", 4, 0x1234);
-	CHECK("§18(d) thread kernel object with \"process\"", w, n,
+	CHECK("example (d) thread kernel object with \"process\"", w, n,
 	      0x0000018004020067ULL, 0x0000000000005678ULL,
 	      0x000000006E69616DULL, 0x0000000080070038ULL,
 	      0x00737365636F7270ULL, 0x0000000000001234ULL);
@@ -198,7 +198,7 @@ static void test_objects_and_scheduler(void)
 	w[1] = 2000;
 	w[2] = 0x5678;
 	w[3] = 0x9ABC;
-	CHECK("§18(e) context switch", w, 4, 0x1000003000300048ULL,
+	CHECK("example (e) context switch", w, 4, 0x1000003000300048ULL,
 	      0x00000000000007D0ULL, 0x0000000000005678ULL,
 	      0x0000000000009ABCULL);
 
@@ -210,7 +210,7 @@ static void test_objects_and_scheduler(void)
 	n += fxt_write_arg32(w + n, FXT_ARG_INT32, 10, NULL,
 			     (__u32)FXT_SCHED_WEIGHT_IDLE);
 	n += fxt_write_arg32(w + n, FXT_ARG_INT32, 11, NULL, 1024);
-	CHECK("§13 context switch with idle incoming_weight", w, n,
+	CHECK("context switch with idle incoming_weight", w, n,
 	      0x1000005000120068ULL, 0x0000000000000bb8ULL,
 	      0x0000000000000010ULL, 0x0000000000000020ULL,
 	      0x80000000000a0011ULL, 0x00000400000b0011ULL);
@@ -221,7 +221,7 @@ static void test_objects_and_scheduler(void)
 	w[n++] = 0x20;
 	n += fxt_write_arg32(w + n, FXT_ARG_INT32, 12, NULL, 1024);
 	n += fxt_write_arg64(w + n, FXT_ARG_KOID, 13, NULL, 0x10);
-	CHECK("§13 wakeup, cpu 0xffff, weight and waker", w, n,
+	CHECK("wakeup, cpu 0xffff, weight and waker", w, n,
 	      0x2000000ffff20068ULL, 0x0000000000000fa0ULL,
 	      0x0000000000000020ULL, 0x00000400000c0011ULL,
 	      0x00000000000d0028ULL, 0x0000000000000010ULL);
@@ -233,15 +233,15 @@ static void test_masking(void)
 	__u64 w[1];
 
 	w[0] = fxt_string_hdr(0xffff, 0x10000 | 3);
-	CHECK("§7 string index and length masked to 15 bits", w, 1,
+	CHECK("string index and length masked to 15 bits", w, 1,
 	      0x000000037fff0022ULL);
 	w[0] = fxt_event_hdr(2, 0x1f, 0x1f, 1, 1, 2);
-	CHECK("§9 event type and nargs masked to 4 bits", w, 1,
+	CHECK("event type and nargs masked to 4 bits", w, 1,
 	      0x0002000101ff0024ULL);
 	w[0] = fxt_thread_hdr(0);
-	CHECK("§8 thread index 0 stays 0", w, 1, 0x0000000000000033ULL);
+	CHECK("thread index 0 stays 0", w, 1, 0x0000000000000033ULL);
 	w[0] = fxt_context_switch_hdr(4, 0, 0x1ffff, 0x1f);
-	CHECK("§13 cpu masked to 16 bits, state to 4", w, 1,
+	CHECK("cpu masked to 16 bits, state to 4", w, 1,
 	      0x100000fffff00048ULL);
 }
 

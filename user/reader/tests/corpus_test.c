@@ -24,9 +24,9 @@ struct corpus_case {
 	const char *expected;
 };
 
-/* Words: written for this corpus from the layouts of fxt-format.md. */
+/* Words: written for this corpus from the layouts of Documentation/fxt.rst. */
 static const struct corpus_case cases[] = {
-	/* fxt-format.md §18 (a), (f), (b), (c), (d): no problem */
+	/* Documentation/fxt.rst, worked examples (a), (f), (b), (c), (d): no problem */
 	{ "spec-examples", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000000021, 0x000000003b9aca00,
 		0x0000000300010022, 0x0000000000707061, 0x8004000100100074,
@@ -37,7 +37,7 @@ static const struct corpus_case cases[] = {
 		0x0000000080070038, 0x00737365636f7270, 0x0000000000001234,
 	  }, 21, 6,
 	  "" },
-	/* fxt-format.md §18 (e): legal, but without the weights Perfetto wants */
+	/* Documentation/fxt.rst, worked examples (e): legal, but without the weights Perfetto wants */
 	{ "spec-switch", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x1000003000300048, 0x00000000000007d0,
 		0x0000000000005678, 0x0000000000009abc,

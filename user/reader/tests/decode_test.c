@@ -2,10 +2,9 @@
 /*
  * decode_test - every FXT record type, event type and argument type decoded
  * to exact field values, from words written by hand (literal words below,
- * laid out from fxt-format.md), from the specification's worked examples
- * (§18), from Perfetto's importer tests, from a real trace of another
- * writer, and from fxtrace's encoder (uapi/linux/fxt.h).  Then the tables
- * API as the drainer uses it, the streaming reader, and the hash map.
+ * laid out from Documentation/fxt.rst), from its worked examples, from
+ * Perfetto's importer tests, from a real trace of another writer, and
+ * from fxtrace's encoder (uapi/linux/fxt.h).  Then the tables API as the drainer uses it, the streaming reader, and the hash map.
  */
 #include <endian.h>
 #include <errno.h>
@@ -15,7 +14,7 @@
 #include "fxt_map.h"
 #include "vectors.h"
 
-/* ---- hand-written words (layouts: fxt-format.md §5-§16) ----------------- */
+/* ---- hand-written words (layouts: Documentation/fxt.rst) --------------- */
 
 /* provider info: id 7, name "prov" */
 static const uint64_t provider_info[2] = {
@@ -231,7 +230,7 @@ static struct fxt_tables *app_tables(void)
 		EXPECT(rec.complete);                                         \
 	} while (0)
 
-/* ---- §18 worked examples ----------------------------------------------- */
+/* ---- worked examples (Documentation/fxt.rst) ---------------------------- */
 
 static int test_spec_magic(void)
 {

@@ -10,7 +10,7 @@
 
 #include "vectors.h"
 
-/* ---- fxt-format.md §18 --------------------------------------------------- */
+/* ---- Documentation/fxt.rst, worked examples ---------------------------- */
 
 const uint64_t spec_magic[1] = { 0x0016547846040010 };
 
@@ -128,7 +128,7 @@ const uint64_t jane_prefix[111] = {
 
 /*
  * A small trace using every event type, a context switch, a wakeup, a drop
- * report and a log record (words laid out by hand from fxt-format.md):
+ * report and a log record (words laid out by hand from Documentation/fxt.rst):
  *
  *   0x000000 magic               0x000130 duration end "work"
  *   0x000008 init 1e9            0x000148 duration complete "step" 2100-2600
@@ -137,7 +137,7 @@ const uint64_t jane_prefix[111] = {
  *   0x000040 thread 22136 main   0x0001a8 flow begin "flow" id 7
  *   0x000070 thread #1 4660/22136  0x0001c8 flow end "flow" id 7
  *   0x000088 duration begin "work" k="v" at 1000
- *   0x0000b8 instant "tick" n=-2 (fxt-format.md §18 c)
+ *   0x0000b8 instant "tick" n=-2 (Documentation/fxt.rst, worked examples c)
  *   0x0000f0 counter fxtrace:dropped n=3 (int64), id 1
  *   0x0001e8 context switch cpu 3, 22136 blocked -> 39612, weights 0
  *   0x000238 wakeup cpu 3 of 22136, weight 1

@@ -17,7 +17,7 @@
 
 #define N_WORDS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* fxt-format.md §18, the worked examples (computed by hand, re-checked). */
+/* Documentation/fxt.rst, the worked examples (computed by hand, re-checked). */
 extern const uint64_t spec_magic[1];		/* (a) */
 extern const uint64_t spec_string_app[2];	/* (b) index 1 = "app" */
 extern const uint64_t spec_instant[7];		/* (c) needs (b) */
