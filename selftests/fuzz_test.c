@@ -1009,6 +1009,14 @@ static void do_mremap(void)
 	} else if (slot >= 0) {
 		arena_used[slot] = false;
 	}
+	/*
+	 * Shrunk in place inside a slot: reserve the tail again at once, or a
+	 * later mapping could land there and be wiped when the slot is given
+	 * back (a false "partial munmap" once, on 6.12).
+	 */
+	if (p == m->addr && new_len < old_len && m->slot >= 0)
+		mmap((char *)p + new_len, old_len - new_len, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 	m->addr = p;
 	m->len = new_len;
 }

@@ -48,12 +48,16 @@ bad_log+='|list_add corruption|kmemleak|soft lockup|hung task|Call Trace'
 bad_log+='|Kernel panic|blocked for more than|detected stall'
 
 # After rmmod, VmallocUsed and the bytes of live kmalloc objects must be back
-# to their figures from before insmod, within these tolerances (bytes): the
-# rest of the kernel allocates too while the tests run (cached vmap thread
-# stacks, 9p and tty objects); Documentation/testing.rst gives the measured
-# spread.  A module that keeps one buffer or a few structs exceeds them.
+# to their figures from before insmod, within these tolerances (bytes).
+# VmallocUsed holds every buffer of the module: 64 KiB covers the vmap
+# thread stacks the kernel caches (2 per CPU, 16 KiB each); one leaked buffer
+# (data, header and control pages: 24 KiB at least) plus those exceeds it.
+# The kmalloc caches are shared with everything the tests make the kernel do
+# (processes a test leaves behind, 9p inodes, netfs requests): 0.5-0.7 MB
+# more after the whole suite (Documentation/testing.rst), so 1 MiB there
+# catches only a large leak of the module's structs.
 mem_tolerance_vmalloc=$((64 << 10))
-mem_tolerance_kmalloc=$((64 << 10))
+mem_tolerance_kmalloc=$((1 << 20))
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 usage() { sed -n '6,7s/^# //p' "$0" >&2; exit 2; }
