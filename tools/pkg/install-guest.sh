@@ -52,19 +52,25 @@ int main(void)
 	return 0;
 }
 C
-# The C++ program uses the functions: the macros in C++ come with the
-# libfxtrace C++ work (issue 14).
+# The C++ program: the same macros (TRACE_DURATION as an RAII scope,
+# FXT_ARG of a std::string) and the library's functions.
 cat >"$work/prog.cc" <<'CC'
 #include <fxtrace/trace.h>
 #include <cstdio>
+#include <string>
 
 int main()
 {
+	const std::string lang = "c++";
+
 	fxt_set_thread_name("installed-c++");
-	std::printf("c++: now %llu, dropped %llu\n",
-		    (unsigned long long)fxt_now(),
-		    (unsigned long long)fxt_thread_dropped());
-	return fxt_now() ? 0 : 1;
+	for (int i = 0; i < 10; i++) {
+		TRACE_DURATION("install", "cxx_work", FXT_ARG("i", i));
+		TRACE_INSTANT("install", "cxx_tick", FXT_SCOPE_THREAD,
+			      FXT_ARG("lang", lang));
+	}
+	std::printf("c++: done\n");
+	return 0;
 }
 CC
 # shellcheck disable=SC2086 # flags are words
@@ -96,6 +102,16 @@ begins=$(grep -c 'install.*work' "$work/dump.txt")
 ticks=$(grep -c 'install.*tick' "$work/dump.txt")
 result "$([[ $begins -ge 20 && $ticks == 10 ]] && echo 0 || echo 1)" \
 	"the trace has the program's 10 work slices ($begins begin/end records) and 10 ticks ($ticks)"
+
+"$root/usr/bin/fxtrace" record -q -c install -o "$work/cxx.fxt" -- "$work/prog_cc" >"$work/record-cxx.log" 2>&1
+result $? "the installed fxtrace record runs the C++ program $(tr '\n' ' ' <"$work/record-cxx.log")"
+"$root/usr/bin/fxtrace" check --strict "$work/cxx.fxt" >"$work/check-cxx.log" 2>&1
+result $? "fxtrace check --strict passes on the C++ program's trace"
+"$root/usr/bin/fxtrace" dump "$work/cxx.fxt" >"$work/dump-cxx.txt" 2>&1
+begins=$(grep -c 'install:cxx_work' "$work/dump-cxx.txt")
+ticks=$(grep 'install:cxx_tick' "$work/dump-cxx.txt" | grep -c 'lang="c++"')
+result "$([[ $begins == 20 && $ticks == 10 ]] && echo 0 || echo 1)" \
+	"the C++ trace has 10 cxx_work slices ($begins begin/end records) and 10 cxx_tick with lang=\"c++\" ($ticks)"
 
 # The flight recorder as fxtrace-recorder.service runs it: its ExecStart,
 # with the root's paths (the binary, /etc/fxtrace/recorder.conf) and the
