@@ -488,8 +488,8 @@ static int compute_name_stats(struct report *rp)
 		     rp->slices[order[j]].name == rp->slices[order[i]].name; j++) {
 			const struct report_slice *s = &rp->slices[order[j]];
 
-			st->total += s->end - s->start;
-			st->self += s->self;
+			st->total = report_ns_add(st->total, s->end - s->start);
+			st->self = report_ns_add(st->self, s->self);
 		}
 		st->count = j - i;
 		d = sorted_durations(rp->slices, rp->nslices, order, i, j - i);
@@ -570,11 +570,11 @@ static int switch_thread(struct report *rp, const struct report_sched *s)
 			out = thread_of(rp, s->out);
 			if (!out)
 				return -ENOMEM;
-			out->cpu_ns += ran;
+			out->cpu_ns = report_ns_add(out->cpu_ns, ran);
 			out->on_cpu = false;
-			c->busy_ns += ran;
+			c->busy_ns = report_ns_add(c->busy_ns, ran);
 		} else {
-			c->idle_ns += ran;
+			c->idle_ns = report_ns_add(c->idle_ns, ran);
 		}
 	}
 	if (s->out) {
@@ -599,11 +599,13 @@ static int switch_thread(struct report *rp, const struct report_sched *s)
 	if (in->woken && add_latency(in, s->ts - in->woken_at))
 		return -ENOMEM;
 	if (in->blocked) {
-		in->blocked_ns += s->ts - in->blocked_since;
+		in->blocked_ns = report_ns_add(in->blocked_ns,
+					      s->ts - in->blocked_since);
 		in->blocked = false;
 	}
 	if (in->preempted) {
-		in->preempted_ns += s->ts - in->blocked_since;
+		in->preempted_ns = report_ns_add(in->preempted_ns,
+					      s->ts - in->blocked_since);
 		in->preempted = false;
 	}
 	in->woken = false;
@@ -628,7 +630,8 @@ static int wake_thread(struct report *rp, const struct report_sched *s)
 	if (t->on_cpu || t->woken)
 		return 0;
 	if (t->blocked) {
-		t->blocked_ns += s->ts - t->blocked_since;
+		t->blocked_ns = report_ns_add(t->blocked_ns,
+					      s->ts - t->blocked_since);
 		t->blocked = false;
 	}
 	t->woken = true;

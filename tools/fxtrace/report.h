@@ -184,4 +184,17 @@ int report_write_html(FILE *out, const struct report *rp,
 		      const struct report_rows *rows,
 		      const struct report_options *o);
 
+/*
+ * Sums of nanoseconds saturate at INT64_MAX (292 years) instead of
+ * overflowing: a hostile trace's far-apart timestamps must not wrap a total.
+ */
+static inline int64_t report_ns_add(int64_t a, int64_t b)
+{
+	int64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return sum;
+}
+
 #endif /* FXTRACE_REPORT_H */

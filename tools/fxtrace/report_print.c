@@ -161,7 +161,8 @@ static int thread_rows(const struct report *rp, struct report_rows *rows)
 		memcpy(sorted, t->latency, t->nlatency * sizeof(*sorted));
 		qsort(sorted, t->nlatency, sizeof(*sorted), by_value);
 		for (i = 0; i < t->nlatency; i++)
-			row->lat_total += sorted[i];
+			row->lat_total = report_ns_add(row->lat_total,
+						      sorted[i]);
 		row->lat_max = sorted[t->nlatency - 1];
 		row->lat_p50 = report_percentile(sorted, t->nlatency, 50);
 		row->lat_p99 = report_percentile(sorted, t->nlatency, 99);
@@ -193,10 +194,11 @@ static int process_rows(struct report_rows *rows)
 		p->switches_in += t->t->switches_in;
 		p->wakeups += t->t->wakeups;
 		p->latency_count += t->t->nlatency;
-		p->cpu_ns += t->t->cpu_ns;
-		p->blocked_ns += t->t->blocked_ns;
-		p->preempted_ns += t->t->preempted_ns;
-		p->lat_total += t->lat_total;
+		p->cpu_ns = report_ns_add(p->cpu_ns, t->t->cpu_ns);
+		p->blocked_ns = report_ns_add(p->blocked_ns, t->t->blocked_ns);
+		p->preempted_ns = report_ns_add(p->preempted_ns,
+					      t->t->preempted_ns);
+		p->lat_total = report_ns_add(p->lat_total, t->lat_total);
 		if (t->lat_max > p->lat_max)
 			p->lat_max = t->lat_max;
 	}

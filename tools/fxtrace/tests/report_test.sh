@@ -197,4 +197,22 @@ expect "report - reads stdin (as many records as dump has lines)" \
 "$fxtrace" report "$tmp/k1.fxt" >/dev/full 2>"$tmp/err"
 expect "report > /dev/full exits 1" test "$?:$(cat "$tmp/err")" = \
 	"1:fxtrace report: cannot write the standard output: No space left on device"
+# Totals saturate instead of wrapping: two 6e18 ns slices of one name on
+# two threads (found by the fuzzer: a signed overflow in the sum).
+python3 - "$tmp/long.fxt" <<'PY'
+import struct, sys
+def words(*a): return b"".join(struct.pack("<Q", x) for x in a)
+out = words(0x0016547846040010) + words(0x21, 1000000000)
+for tid in (101, 102):
+    # duration complete, inline thread, category "t", name "long": 7 words
+    hdr = 4 | 7 << 4 | 4 << 16 | (0x8000 | 1) << 32 | (0x8000 | 4) << 48
+    out += words(hdr, 0, 100, tid) + b"t".ljust(8, b"\0") + b"long".ljust(8, b"\0")
+    out += words(6 * 10**18)
+open(sys.argv[1], "wb").write(out)
+PY
+expect "report: totals saturate at INT64_MAX ns" test \
+	"$("$fxtrace" report --format=json "$tmp/long.fxt" | python3 -c 'import json, sys
+s = json.load(sys.stdin)["slices"][0]
+print(s["count"], s["total_ns"], s["self_ns"], s["max_ns"])')" = \
+	"2 9223372036854775807 9223372036854775807 6000000000000000000"
 echo "1..$n"
