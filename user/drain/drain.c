@@ -1317,6 +1317,7 @@ static void summary(const struct drain *d)
 			(unsigned long long)t.invalid);
 		print_refusals(t.refused, t.repaired);
 	}
+	output_report_lost(&d->out, stderr);
 	if (d->probes)
 		probes_summary(d->probes, d->probe_events);
 }

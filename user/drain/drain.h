@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fxt_map.h"
 #include "fxt_reader.h"
@@ -76,6 +77,16 @@ struct drain_buffer {
 	uint64_t last_ts;		/* of its newest valid event */
 };
 
+/*
+ * A process's count of events it lost without a buffer, as the newest
+ * "fxtrace:lost events" counter of its own task buffers says it
+ * (untrusted: bounded at PRODUCER_DROPS_MAX, never added to other counts).
+ */
+struct pid_lost {
+	uint64_t ts;			/* of that counter */
+	uint64_t count;
+};
+
 /* What the buffers of one kind wrote, retired ones included. */
 struct kind_totals {
 	unsigned int buffers;
@@ -100,6 +111,7 @@ struct output {
 	unsigned char *scratch;		/* producer bytes copied out */
 	size_t scratch_cap;
 	struct fxt_map asyncs;		/* (pid, id) -> name hash of its begin */
+	struct fxt_map lost;		/* (pid, 0) -> struct pid_lost */
 	bool verbose;			/* describe invalid records */
 	unsigned int diags;		/* invalid records described */
 	__u64 repair[64];		/* a kernel record, its name repaired */
@@ -152,6 +164,13 @@ int output_half(struct output *o, const struct fxtctl_buffer *b,
 /* Everything of b not written yet (Stop, retirement). */
 int output_rest(struct output *o, const struct fxtctl_buffer *b,
 		struct chunk *c);
+
+/*
+ * One summary line per process whose producer reported events lost
+ * without a buffer (a nonzero count), by pid: "fxtrace-drain: pid P: N
+ * events lost without a buffer (as its producer reports)".
+ */
+void output_report_lost(const struct output *o, FILE *f);
 
 /* The "fxtrace:dropped" counter of db, when it has drops. */
 int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c);

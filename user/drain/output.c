@@ -85,6 +85,7 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->bufs, sizeof(struct drain_buffer *));
 	fxt_map_init(&o->pids, sizeof(struct pid_share));
 	fxt_map_init(&o->asyncs, sizeof(uint64_t));
+	fxt_map_init(&o->lost, sizeof(struct pid_lost));
 	return 0;
 }
 
@@ -127,6 +128,7 @@ void output_free(struct output *o)
 	fxt_map_free(&o->pids);
 	free(o->scratch);
 	fxt_map_free(&o->asyncs);
+	fxt_map_free(&o->lost);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -676,6 +678,75 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 }
 
 /*
+ * A task buffer's "fxtrace:lost events" counter (id 0, uint64 "no
+ * buffer", Documentation/api.rst) going to the file: the newest one of
+ * its process is the process's count.  The record is already known to be
+ * its own process's (attributable()).
+ */
+static int lost_written(struct output *o, const struct drain_buffer *db,
+			const struct fxt_record *rec)
+{
+	struct pid_lost *lost;
+	uint32_t i;
+	int created;
+
+	if (db->kind != FXTRACE_BUFFER_TASK || rec->type != FXT_REC_EVENT ||
+	    rec->subtype != FXT_EVENT_COUNTER || rec->id != 0 ||
+	    !fxt_string_is(&rec->category, "fxtrace") ||
+	    !fxt_string_is(&rec->name, "lost events"))
+		return 0;
+	for (i = 0; i < rec->nargs; i++)
+		if (rec->args[i].type == FXT_ARG_UINT64 &&
+		    fxt_string_is(&rec->args[i].name, "no buffer"))
+			break;
+	if (i == rec->nargs)
+		return 0;
+	lost = fxt_map_put(&o->lost, db->pid, 0, &created);
+	if (!lost)
+		return -ENOMEM;
+	/* Buffers are drained in no time order: the newest counter wins. */
+	if (created || rec->ts >= lost->ts) {
+		lost->ts = rec->ts;
+		lost->count = rec->args[i].value.u64 < PRODUCER_DROPS_MAX ?
+			      rec->args[i].value.u64 : PRODUCER_DROPS_MAX;
+	}
+	return 0;
+}
+
+static int pid_order(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+void output_report_lost(const struct output *o, FILE *f)
+{
+	const struct pid_lost *lost;
+	uint64_t (*rows)[2], pid;
+	size_t pos = 0, n = 0, i;
+
+	if (!o->lost.count)
+		return;
+	rows = calloc(o->lost.count, sizeof(*rows));
+	if (!rows) {
+		fprintf(f, "fxtrace-drain: events lost without a buffer: out of memory to list them\n");
+		return;
+	}
+	while ((lost = fxt_map_next(&o->lost, &pos, &pid, NULL)))
+		if (lost->count) {
+			rows[n][0] = pid;
+			rows[n++][1] = lost->count;
+		}
+	qsort(rows, n, sizeof(*rows), pid_order);
+	for (i = 0; i < n; i++)
+		fprintf(f, "fxtrace-drain: pid %llu: %llu events lost without a buffer (as its producer reports)\n",
+			(unsigned long long)rows[i][0],
+			(unsigned long long)rows[i][1]);
+	free(rows);
+}
+
+/*
  * Why a record that decoded cleanly is still not written, or
  * REFUSED_COUNT when it may be.  Kernel buffers are trusted for whom their
  * records name; producers' are not.
@@ -827,7 +898,7 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 		/* Nothing else can refuse it: its definitions may enter the tables. */
 		if (fxt_tables_apply(db->tables, rec, &sink) ||
 		    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
-		    async_written(o, db, rec)) {
+		    async_written(o, db, rec) || lost_written(o, db, rec)) {
 			o->diags += describe;
 			refuse(o, db, rec, REFUSED_INVALID);
 			continue;

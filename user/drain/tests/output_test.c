@@ -527,6 +527,100 @@ static int test_producer_drops(void)
 	return 0;
 }
 
+/*
+ * A "fxtrace:lost events" counter as libfxtrace writes it (id 0, uint64
+ * "no buffer"); arg_type lets a producer write another type.
+ */
+static __u32 lost_counter(__u64 *w, __u64 ts, __u64 pid, __u64 tid,
+			  unsigned int arg_type, __u64 count)
+{
+	static const char cat[] = "fxtrace", name[] = "lost events",
+			  arg[] = "no buffer";
+	__u16 cat_ref = fxt_inline_string_ref(sizeof(cat) - 1);
+	__u16 name_ref = fxt_inline_string_ref(sizeof(name) - 1);
+	__u32 n = 1;
+
+	w[n++] = ts;
+	w[n++] = pid;
+	w[n++] = tid;
+	n += fxt_write_stream(w + n, cat, sizeof(cat) - 1);
+	n += fxt_write_stream(w + n, name, sizeof(name) - 1);
+	n += fxt_write_arg64(w + n, arg_type,
+			     fxt_inline_string_ref(sizeof(arg) - 1), arg,
+			     count);
+	w[n++] = 0;
+	w[0] = fxt_event_hdr(n, FXT_EVENT_COUNTER, 1, FXT_THREAD_REF_INLINE,
+			     cat_ref, name_ref);
+	return n;
+}
+
+/*
+ * Issue 20 item 5: the summary's line per process of events lost without a
+ * buffer is the newest count of its own task buffers (by timestamp, not
+ * by the order buffers are drained), bounded at 2^40, kept after its
+ * buffers retire; a counter naming another process, a CPU buffer's, or
+ * one of another argument type counts for nobody.
+ */
+static int test_lost_events(void)
+{
+	struct fake a, b, big, liar, cpu;
+	struct walk walk;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	fake_new(&a, 20, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096, NULL);
+	fake_new(&b, 21, FXTRACE_BUFFER_TASK, PID, TID + 1, 1 << 16, 0, NULL);
+	fake_new(&big, 22, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0, NULL);
+	fake_new(&liar, 23, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, NULL);
+	fake_new(&cpu, 24, FXTRACE_BUFFER_CPU, 0, 0, 1 << 16, 0, NULL);
+	/* Thread a: 3 then 5 lost; thread b's 4 is older, drained last. */
+	n = lost_counter(w, START + SECOND, PID, TID, FXT_ARG_UINT64, 3);
+	drain_half(&a, 0, w, n);
+	n = lost_counter(w, START + 2 * SECOND, PID, TID, FXT_ARG_UINT64, 5);
+	drain_half(&a, 1, w, n);
+	n = lost_counter(w, START + SECOND + SECOND / 2, PID, TID + 1,
+			 FXT_ARG_UINT64, 4);
+	put_words(&b, w, n);
+	/* Any value a producer writes, bounded. */
+	n = lost_counter(w, START + SECOND, 200, 201, FXT_ARG_UINT64,
+			 10325538640411919867ULL);
+	put_words(&big, w, n);
+	/* Pid 300 speaks for pid 100 (refused), then with an int64. */
+	n = lost_counter(w, START + 3 * SECOND, PID, TID, FXT_ARG_UINT64,
+			 999);
+	n += lost_counter(w + n, START + 3 * SECOND, 300, 301, FXT_ARG_INT64,
+			  7);
+	put_words(&liar, w, n);
+	/* A kernel buffer's record is no producer's report. */
+	n = lost_counter(w, START + 3 * SECOND, 400, 401, FXT_ARG_UINT64, 8);
+	put_words(&cpu, w, n);
+	output_retire(&out, drain_rest(&a));
+	output_retire(&out, drain_rest(&b));
+	drain_rest(&big);
+	EXPECT_EQ(1, drain_rest(&liar)->refused[REFUSED_FOREIGN]);
+	EXPECT_EQ(1, drain_rest(&cpu)->records);
+	EXPECT(check_file(&walk) == 0);
+
+	f = open_memstream(&text, &text_len);
+	EXPECT(f);
+	output_report_lost(&out, f);
+	fclose(f);
+	EXPECT_STR("fxtrace-drain: pid 100: 5 events lost without a buffer (as its producer reports)\n"
+		   "fxtrace-drain: pid 200: 1099511627776 events lost without a buffer (as its producer reports)\n",
+		   text);
+	free(text);
+	fake_free(&a);
+	fake_free(&b);
+	fake_free(&big);
+	fake_free(&liar);
+	fake_free(&cpu);
+	return 0;
+}
+
 /* Issue 21: size-0 records and large records past the end never go out. */
 static int test_unframed(void)
 {
@@ -608,6 +702,7 @@ static const struct test tests[] = {
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
 	{ "producer drop counts bounded, apart from the kernel's", test_producer_drops },
+	{ "events lost without a buffer: the newest count per process", test_lost_events },
 	{ "size-0 and overlong records never reach the file", test_unframed },
 	{ "retired buffers are freed", test_retired_memory },
 };
