@@ -60,13 +60,18 @@ int main()
 		batch.push_back(line);
 		if (batch.size() < 64)
 			continue;
+		/* A flow begins inside a slice, or Perfetto drops it. */
+		TRACE_DURATION_BEGIN("wordfreq", "dispatch");
 		TRACE_FLOW_BEGIN("wordfreq", "batch", ++id);
 		workers.emplace_back(count, std::move(batch), id,
 				     batch_kind::normal);
+		TRACE_DURATION_END("wordfreq", "dispatch");
 		batch.clear();
 	}
+	TRACE_DURATION_BEGIN("wordfreq", "dispatch");
 	TRACE_FLOW_BEGIN("wordfreq", "batch", ++id);
 	workers.emplace_back(count, std::move(batch), id, batch_kind::last);
+	TRACE_DURATION_END("wordfreq", "dispatch");
 	for (std::thread &t : workers)
 		t.join();
 

@@ -119,6 +119,10 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 		"a blob of type 3: Perfetto parses it as protobuf packets, and one it cannot parse fails the import of the whole file" },
 	[FXT_RULE_TIMESTAMP_WINDOW] = { "timestamp-window", FXT_WARNING,
 		"a timestamp outside the session's window the file declares (Perfetto's trace bounds would stretch to it)" },
+	[FXT_RULE_FLOW_NO_SLICE] = { "flow-no-enclosing-slice", FXT_WARNING,
+		"a flow event on a thread with no slice open: Perfetto drops it (stat flow_no_enclosing_slice)" },
+	[FXT_RULE_FLOW_DUPLICATE] = { "flow-duplicate-id", FXT_WARNING,
+		"a flow begin whose correlation id a flow begun and not ended already holds: Perfetto drops it (stat flow_duplicate_id)" },
 };
 
 const char *fxt_severity_name(enum fxt_severity severity)

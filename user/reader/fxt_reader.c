@@ -42,6 +42,18 @@ struct thread_state {
 	uint64_t pid;
 	uint64_t depth;		/* open duration begins */
 	uint64_t first_open;	/* offset of the outermost open begin */
+	/*
+	 * Complete and instant slices stay on Perfetto's slice stack of the
+	 * thread until a later slice event at or after their end pops them;
+	 * a flow event meanwhile binds to them.
+	 */
+	bool scoped_open;
+	uint64_t scoped_end;	/* ticks: latest end of those slices */
+};
+
+/* A flow begun and not yet ended, keyed like Perfetto: by correlation id. */
+struct flow_state {
+	uint64_t offset;	/* of its begin */
 };
 
 struct async_state {
@@ -75,6 +87,7 @@ struct fxt_reader {
 	struct fxt_map cpus;		/* (cpu, 0) -> struct cpu_state */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_state */
 	struct fxt_map asyncs;		/* (pid, id) -> struct async_state */
+	struct fxt_map flows;		/* (correlation id, 0) -> struct flow_state */
 	struct fxt_map thread_names;	/* (tid, 0) -> struct name_entry */
 	struct fxt_map process_names;	/* (pid, 0) -> struct name_entry */
 	bool unsupported_noted[UNSUPPORTED_COUNT];
@@ -121,6 +134,7 @@ struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx)
 	fxt_map_init(&r->cpus, sizeof(struct cpu_state));
 	fxt_map_init(&r->threads, sizeof(struct thread_state));
 	fxt_map_init(&r->asyncs, sizeof(struct async_state));
+	fxt_map_init(&r->flows, sizeof(struct flow_state));
 	fxt_map_init(&r->thread_names, sizeof(struct name_entry));
 	fxt_map_init(&r->process_names, sizeof(struct name_entry));
 	/* Like Perfetto, start in provider 0, announced implicitly. */
@@ -157,6 +171,7 @@ void fxt_reader_free(struct fxt_reader *r)
 	fxt_map_free(&r->cpus);
 	fxt_map_free(&r->threads);
 	fxt_map_free(&r->asyncs);
+	fxt_map_free(&r->flows);
 	free_names(&r->thread_names);
 	free_names(&r->process_names);
 	free(r);
@@ -336,6 +351,7 @@ static void note_unended(struct fxt_reader *r, uint64_t tid,
 static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct thread_state *ts;
+	uint64_t end;
 
 	if (rec->thread.undefined)
 		return 0;
@@ -343,7 +359,16 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 	if (!ts)
 		return -ENOMEM;
 	ts->pid = rec->thread.pid;
-	if (rec->subtype == FXT_EVENT_DURATION_BEGIN) {
+	/* Perfetto pops the scoped slices that ended before this event. */
+	if (ts->scoped_open && rec->ts >= ts->scoped_end)
+		ts->scoped_open = false;
+	if (rec->subtype == FXT_EVENT_INSTANT ||
+	    rec->subtype == FXT_EVENT_DURATION_COMPLETE) {
+		end = rec->subtype == FXT_EVENT_INSTANT ? rec->ts : rec->end_ts;
+		if (!ts->scoped_open || end > ts->scoped_end)
+			ts->scoped_end = end;
+		ts->scoped_open = true;
+	} else if (rec->subtype == FXT_EVENT_DURATION_BEGIN) {
 		if (!ts->depth++)
 			ts->first_open = rec->offset;
 	} else if (ts->depth) {
@@ -355,6 +380,63 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 			   (unsigned long long)rec->thread.tid,
 			   (unsigned long long)rec->thread.pid);
 	}
+	return 0;
+}
+
+/*
+ * Perfetto's trace processor keys flows by correlation id alone and binds a
+ * flow event to the topmost slice on its thread's stack.  It drops a begin
+ * of an id begun and not ended (stat flow_duplicate_id), and a begin, or a
+ * step or end of a begun id, with no slice on the stack (stat
+ * flow_no_enclosing_slice); both stats are errors.  A step or end of an id
+ * not begun is only counted as info; an end closes its id even unbound.
+ */
+static void flow_no_slice(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	fxt_report(&r->sink, rec->offset, FXT_RULE_FLOW_NO_SLICE,
+		   "%s (id %#llx) on thread %llu (process %llu) outside any slice of that thread; Perfetto drops it",
+		   fxt_event_type_name(rec->subtype),
+		   (unsigned long long)rec->id,
+		   (unsigned long long)rec->thread.tid,
+		   (unsigned long long)rec->thread.pid);
+}
+
+static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	const struct thread_state *ts;
+	struct flow_state *fs;
+	bool in_slice;
+	int created;
+
+	if (rec->thread.undefined)
+		return 0;
+	ts = fxt_map_get(&r->threads, rec->thread.tid, 0);
+	in_slice = ts && (ts->depth || ts->scoped_open);
+	if (rec->subtype != FXT_EVENT_FLOW_BEGIN) {
+		if (!fxt_map_get(&r->flows, rec->id, 0))
+			return 0;
+		if (rec->subtype == FXT_EVENT_FLOW_END)
+			fxt_map_del(&r->flows, rec->id, 0);
+		if (!in_slice)
+			flow_no_slice(r, rec);
+		return 0;
+	}
+	if (!in_slice) {
+		flow_no_slice(r, rec);
+		return 0;
+	}
+	fs = fxt_map_put(&r->flows, rec->id, 0, &created);
+	if (!fs)
+		return -ENOMEM;
+	if (!created) {
+		fxt_report(&r->sink, rec->offset, FXT_RULE_FLOW_DUPLICATE,
+			   "flow begin (id %#llx, process %llu) while the flow begun at offset %#llx is not ended; Perfetto drops it",
+			   (unsigned long long)rec->id,
+			   (unsigned long long)rec->thread.pid,
+			   (unsigned long long)fs->offset);
+		return 0;
+	}
+	fs->offset = rec->offset;
 	return 0;
 }
 
@@ -411,9 +493,15 @@ static int check_event(struct fxt_reader *r, const struct fxt_record *rec)
 	if (!rec->complete)
 		return 0;
 	switch (rec->subtype) {
+	case FXT_EVENT_INSTANT:
 	case FXT_EVENT_DURATION_BEGIN:
 	case FXT_EVENT_DURATION_END:
+	case FXT_EVENT_DURATION_COMPLETE:
 		return check_duration(r, rec);
+	case FXT_EVENT_FLOW_BEGIN:
+	case FXT_EVENT_FLOW_STEP:
+	case FXT_EVENT_FLOW_END:
+		return check_flow(r, rec);
 	case FXT_EVENT_ASYNC_BEGIN:
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:

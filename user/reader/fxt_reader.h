@@ -116,6 +116,8 @@ enum fxt_rule_id {
 	/* Constructs Perfetto cannot take although the spec allows them. */
 	FXT_RULE_BLOB_PERFETTO,
 	FXT_RULE_TIMESTAMP_WINDOW,
+	FXT_RULE_FLOW_NO_SLICE,
+	FXT_RULE_FLOW_DUPLICATE,
 	FXT_RULE_COUNT		/* non-ABI: number of rules */
 };
 

@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	snprintf(dir, sizeof(dir), "%s", dirname(self));
 	snprintf(prog, sizeof(prog), "%s/c_events", dir);
 	T(run(prog, c_out) == 0 && records(c_out, FXT_REC_STRING, &c[0]) == 0 &&
-	  records(c_out, FXT_REC_EVENT, &c[1]) == 0 && c[1].n == 23,
+	  records(c_out, FXT_REC_EVENT, &c[1]) == 0 && c[1].n == 25,
 	  "the C program writes %d strings and %d events", c[0].n, c[1].n);
 	for (k = 0; k < 2; k++) {
 		snprintf(prog, sizeof(prog), "%s/%s", dir, cxx[k]);

@@ -54,9 +54,12 @@ static void emit_all(void)
 	TRACE_ASYNC_BEGIN("app", "req", 99, FXT_ARG("a", 1));
 	TRACE_ASYNC_INSTANT("app", "req", 99);
 	TRACE_ASYNC_END("app", "req", 99);
+	/* Inside a slice: Perfetto drops a flow event with none open. */
+	TRACE_DURATION_BEGIN("app", "flows");
 	TRACE_FLOW_BEGIN("app", "flow", 5);
 	TRACE_FLOW_STEP("app", "flow", 5);
 	TRACE_FLOW_END("app", "flow", 5);
+	TRACE_DURATION_END("app", "flows");
 	start = fxt_now();
 	TRACE_COMPLETE("app", "complete", start, FXT_ARG("x", 1));
 	TRACE_INSTANT("off", "not recorded", FXT_SCOPE_GLOBAL);

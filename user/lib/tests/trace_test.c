@@ -75,9 +75,12 @@ static void emit_everything(void)
 	TRACE_ASYNC_BEGIN("app", "req", 99);
 	TRACE_ASYNC_INSTANT("app", "req", 99);
 	TRACE_ASYNC_END("app", "req", 99);
+	/* Inside a slice: Perfetto drops a flow event with none open. */
+	TRACE_DURATION_BEGIN("app", "flows");
 	TRACE_FLOW_BEGIN("app", "flow", 5);
 	TRACE_FLOW_STEP("app", "flow", 5);
 	TRACE_FLOW_END("app", "flow", 5);
+	TRACE_DURATION_END("app", "flows");
 	start = fxt_now();
 	TRACE_COMPLETE("app", "complete", start);
 	TRACE_INSTANT("off", "not recorded", FXT_SCOPE_GLOBAL);
@@ -114,10 +117,10 @@ static void test_every_macro(const char *path)
 	  "no errors or warnings (%llu, %llu)",
 	  (unsigned long long)fxt_reader_count(r, FXT_ERROR),
 	  (unsigned long long)fxt_reader_count(r, FXT_WARNING));
-	T(nevents == 14, "14 events recorded, got %d", nevents);
-	for (e = 0; e < nevents && nevents != 14; e++)
+	T(nevents == 16, "16 events recorded, got %d", nevents);
+	for (e = 0; e < nevents && nevents != 16; e++)
 		printf("# %d %s:%s\n", e, cats[e], names[e]);
-	if (nevents != 14)
+	if (nevents != 16)
 		return;
 
 	e = 0;
@@ -170,15 +173,18 @@ static void test_every_macro(const char *path)
 	  events[7].subtype == FXT_EVENT_ASYNC_INSTANT && events[7].id == 99 &&
 	  events[8].subtype == FXT_EVENT_ASYNC_END && events[8].id == 99,
 	  "async begin/instant/end id 99");
-	T(events[9].subtype == FXT_EVENT_FLOW_BEGIN && events[9].id == 5 &&
-	  events[10].subtype == FXT_EVENT_FLOW_STEP &&
-	  events[11].subtype == FXT_EVENT_FLOW_END && events[11].id == 5,
-	  "flow begin/step/end id 5");
-	e = 12;
+	T(events[9].subtype == FXT_EVENT_DURATION_BEGIN &&
+	  !strcmp(names[9], "flows") &&
+	  events[10].subtype == FXT_EVENT_FLOW_BEGIN && events[10].id == 5 &&
+	  events[11].subtype == FXT_EVENT_FLOW_STEP &&
+	  events[12].subtype == FXT_EVENT_FLOW_END && events[12].id == 5 &&
+	  events[13].subtype == FXT_EVENT_DURATION_END,
+	  "flow begin/step/end id 5 inside duration \"flows\"");
+	e = 14;
 	T(events[e].subtype == FXT_EVENT_DURATION_COMPLETE &&
-	  events[e].end_ts >= events[e].ts && events[e].ts >= events[11].ts,
+	  events[e].end_ts >= events[e].ts && events[e].ts >= events[13].ts,
 	  "complete event from start to now");
-	e = 13;
+	e = 15;
 	T(!strcmp(cats[e], "net.rx") && !strcmp(names[e], "glob matched"),
 	  "category net.rx enabled by the glob net.*, category off is not");
 	T(events[e].thread.tid == (uint64_t)syscall(SYS_gettid) &&
@@ -297,10 +303,10 @@ int main(void)
 	  fxt_reader_count(r, FXT_WARNING) == 0,
 	  "the final trace (signals included) has no error or warning");
 	fxt_reader_free(r);
-	/* The main thread tried 14 events, busy loop events, handler events. */
+	/* The main thread tried 16 events, busy loop events, handler events. */
 	recorded = count_events(path, NULL, (uint64_t)syscall(SYS_gettid));
-	T(recorded + (int)fxt_thread_dropped() == 14 + busy + handler_calls,
-	  "main thread: %d recorded + %llu dropped == 14 + %d + %d attempted",
+	T(recorded + (int)fxt_thread_dropped() == 16 + busy + handler_calls,
+	  "main thread: %d recorded + %llu dropped == 16 + %d + %d attempted",
 	  recorded, (unsigned long long)fxt_thread_dropped(), busy,
 	  handler_calls);
 	unlink(path);

@@ -623,6 +623,21 @@ static int test_check_partial(void)
 	EXPECT_EQ(0, write_drained("broken-tail.fxt", 0, 1000, 2000, &b, 64));
 	RUN("check", "--quiet", "broken-tail.fxt");
 	EXPECT_EQ(1, r.status);
+	/*
+	 * A tail after the mark that switches to a provider never announced
+	 * (perfetto-corpus/m09884.fxt): Perfetto reads it and counts
+	 * fuchsia_invalid_event; check --strict fails with 3, not 0.
+	 */
+	b.n = 0;
+	put_instant(&b, 1500);
+	put(&b, fxt_provider_section_hdr(9));
+	put_instant(&b, 1600);
+	EXPECT_EQ(0, write_drained("provider-tail.fxt",
+				   8 * (1 + FLUSH_MARK_WORDS + WINDOW_MARK_WORDS + 4),
+				   1000, 2000, &b, 0));
+	RUN("check", "--strict", "provider-tail.fxt");
+	EXPECT_EQ(3, r.status);
+	EXPECT(strstr(r.out, ": error: provider-section: provider section for provider 9, which no provider info record announced"));
 	/* A tail after the mark that is well formed: the whole file is. */
 	b.n = 0;
 	put_instant(&b, 1500);

@@ -406,6 +406,36 @@ static const struct corpus_case cases[] = {
 	  "0x000038: warning: async-name: async instant \"b\" (process 1, id 0x7) is not named like its begin at offset 0x8; Perfetto puts them on different tracks\n"
 	  "0x000098: note: async-unmatched-end: async end (process 1, id 0x8) with no begin (the trace may start inside it)\n"
 	  "0x0000c8: note: async-unended: 1 async begin never ended; the first is here\n" },
+	/*
+	 * flows on thread 2 of process 1: a begin before any slice, a second
+	 * begin of an open id, an id reused after its end (fine), flows bound
+	 * to a complete slice until a later slice event pops it, a step of an
+	 * ended id (Perfetto: info only), a begin after the last slice ended;
+	 * Perfetto v58.2 counts flow_no_enclosing_slice 2, flow_duplicate_id 1
+	 */
+	{ "flows", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x8001000000080064, 1, 1, 2, 0x66, 7,	/* flow begin: no slice */
+		0x8001000000020054, 2, 1, 2, 0x61,	/* duration begin a */
+		0x8001000000080064, 3, 1, 2, 0x66, 7,	/* flow begin 7 */
+		0x8001000000080064, 4, 1, 2, 0x66, 7,	/* flow begin 7 again */
+		0x8001000000090064, 5, 1, 2, 0x66, 7,	/* flow step 7 */
+		0x80010000000a0064, 6, 1, 2, 0x66, 7,	/* flow end 7 */
+		0x8001000000080064, 7, 1, 2, 0x66, 7,	/* flow begin 7 anew */
+		0x80010000000a0064, 8, 1, 2, 0x66, 7,	/* flow end 7 */
+		0x8001000000030054, 9, 1, 2, 0x61,	/* duration end a */
+		0x8001000000040064, 10, 1, 2, 0x63, 20,	/* complete c, 10 to 20 */
+		0x8001000000080064, 15, 1, 2, 0x66, 9,	/* flow begin 9 */
+		0x80010000000a0064, 25, 1, 2, 0x66, 9,	/* flow end 9: c stacked */
+		0x8001000000000054, 30, 1, 2, 0x69,	/* instant i: pops c */
+		0x8001000000020054, 40, 1, 2, 0x62,	/* duration begin b */
+		0x8001000000030054, 41, 1, 2, 0x62,	/* duration end b */
+		0x8001000000090064, 42, 1, 2, 0x66, 9,	/* flow step 9: ended */
+		0x8001000000080064, 43, 1, 2, 0x66, 5,	/* flow begin: no slice */
+	  }, 98, 18,
+	  "0x000008: warning: flow-no-enclosing-slice: flow begin (id 0x7) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000090: warning: flow-duplicate-id: flow begin (id 0x7, process 1) while the flow begun at offset 0x60 is not ended; Perfetto drops it\n"
+	  "0x0002e0: warning: flow-no-enclosing-slice: flow begin (id 0x5) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
 	/* two log records: Perfetto ignores them, noted once */
 	{ "log-twice", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000020059, 0x0000000000000001,
