@@ -27,9 +27,6 @@
 #include "fxt_map.h"
 #include "fxtrace.h"
 
-#define EXPORT_CPU_PID 2147483647ULL	/* INT32_MAX: Linux pids stay below 2^22 */
-#define EXPORT_CPU_TID 2147418112ULL	/* 0x7fff0000 + the CPU (16 bits) */
-
 /* Who a CPU runs since when, from its last context switch. */
 struct cpu_track {
 	int64_t since;

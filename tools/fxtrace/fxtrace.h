@@ -18,6 +18,13 @@
 #define EXIT_USAGE 2
 
 /* One subcommand: the dispatch table in fxtrace.c lists these. */
+/*
+ * fxtrace export's CPU tracks (export.c): the process "CPUs" and its threads
+ * "CPU N"; check --perfetto=json models them.
+ */
+#define EXPORT_CPU_PID 2147483647ULL	/* INT32_MAX: Linux pids stay below 2^22 */
+#define EXPORT_CPU_TID 2147418112ULL	/* 0x7fff0000 + the CPU (16 bits) */
+
 int cmd_check(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -15,7 +15,8 @@
  *
  * With =json the trace is exported as `fxtrace export` does and the JSON is
  * imported instead: the round trip must show the same slices, counters and
- * names (scheduling records are not exported).
+ * names, plus the export's CPU tracks (scheduling records become instants
+ * and running spans there; JSON has no sched_slice).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -169,6 +170,7 @@ struct model {
 	struct fxt_map active_flows;	/* (pid, id) -> global flow id */
 	struct fxt_map flow_owners;	/* (id, 0) -> flow_owner */
 	struct fxt_map flow_slices;	/* (global id, 0) -> slice index */
+	struct fxt_map cpus;		/* json: (cpu, 0) -> struct cpu_span */
 	uint64_t next_flow;
 	int64_t fig[F_COUNT];
 	uint64_t predicted[P_COUNT];
@@ -205,27 +207,86 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return (h ^ v) * 0x100000001b3ULL;
 }
 
-static void add_event(struct model *m, const struct fxt_record *rec,
-		      enum sim_kind kind, int64_t dur)
+static struct sim_event *new_event(struct model *m, int64_t ts,
+				   enum sim_kind kind, int64_t dur)
 {
 	struct sim_event *e;
 	void *p = grow(m->events, &m->cap_events, m->nevents, sizeof(*e));
 
 	if (!p) {
 		m->error = -ENOMEM;
-		return;
+		return NULL;
 	}
 	m->events = p;
 	e = &m->events[m->nevents];
-	e->ts = rec->ts_ns;
+	e->ts = ts;
 	e->seq = m->nevents++;
 	e->dur = dur;
+	e->flow_id = 0;
+	e->name = 0;
+	e->kind = kind;
+	return e;
+}
+
+static void add_event(struct model *m, const struct fxt_record *rec,
+		      enum sim_kind kind, int64_t dur)
+{
+	struct sim_event *e = new_event(m, rec->ts_ns, kind, dur);
+
+	if (!e)
+		return;
 	e->flow_id = rec->id;
 	e->name = mix(fxt_string_hash(&rec->category),
 		      fxt_string_hash(&rec->name));
 	e->pid = (uint32_t)rec->thread.pid;
 	e->tid = (uint32_t)rec->thread.tid;
-	e->kind = kind;
+}
+
+/* Who a CPU track of the export runs since when (export.c's cpu_track). */
+struct cpu_span {
+	int64_t since;
+	uint64_t tid;
+};
+
+/* A slice on the export's track of `cpu`: an instant, or a running span. */
+static void add_cpu_slice(struct model *m, uint32_t cpu, int64_t ts,
+			  int64_t dur)
+{
+	struct sim_event *e = new_event(m, ts, SIM_SCOPED, dur);
+
+	if (!e)
+		return;
+	e->pid = (uint32_t)EXPORT_CPU_PID;
+	e->tid = (uint32_t)(EXPORT_CPU_TID + cpu);
+}
+
+/*
+ * What `fxtrace export` makes of a scheduling record (export.c): on the
+ * track "CPU N" of the process "CPUs", an instant per switch and wakeup and,
+ * at each switch, the span the thread switched in before it ran.
+ */
+static void model_export_sched(struct model *m, const struct fxt_record *rec)
+{
+	struct cpu_span *c;
+	int created;
+
+	if (rec->subtype > FXT_SCHED_WAKEUP || rec->ts_ns < 0)
+		return;
+	c = fxt_map_put(&m->cpus, rec->cpu, 0, &created);
+	if (!c) {
+		m->error = -ENOMEM;
+		return;
+	}
+	if (created)
+		c->since = -1;
+	if (rec->subtype != FXT_SCHED_WAKEUP) {
+		if (c->since >= 0 && c->tid && c->since <= rec->ts_ns)
+			add_cpu_slice(m, rec->cpu, c->since,
+				      rec->ts_ns - c->since);
+		c->since = rec->ts_ns;
+		c->tid = rec->in.tid;
+	}
+	add_cpu_slice(m, rec->cpu, rec->ts_ns, 0);
 }
 
 
@@ -377,7 +438,9 @@ static int model_record(void *ctx, const struct fxt_record *rec)
 		return m->error;
 	}
 	if (rec->type == FXT_REC_SCHED) {
-		if (!m->json)	/* the export leaves scheduling out */
+		if (m->json)
+			model_export_sched(m, rec);
+		else
 			model_sched(m, rec);
 		return m->error;
 	}
@@ -670,6 +733,7 @@ static void model_free(struct model *m)
 	fxt_map_free(&m->active_flows);
 	fxt_map_free(&m->flow_owners);
 	fxt_map_free(&m->flow_slices);
+	fxt_map_free(&m->cpus);
 	free(m->events);
 	free(m->slices);
 }
@@ -826,7 +890,7 @@ static void disagree(struct compare *c, const char *fmt, ...)
 
 /* Each named thread (threads) or process Perfetto lists, against the reader's. */
 static void compare_names(struct compare *c, struct fxt_reader *r, char **rows,
-			  bool threads)
+			  bool threads, bool json)
 {
 	char koid_buf[32], name_buf[1024], want[1024];
 	struct fxt_string name;
@@ -838,6 +902,11 @@ static void compare_names(struct compare *c, struct fxt_reader *r, char **rows,
 		koid = strtoull(field(line, 0, koid_buf, sizeof(koid_buf)),
 				NULL, 10);
 		field(line, 1, name_buf, sizeof(name_buf));
+		/* The export's own tracks: counted in the model already. */
+		if (json && (threads ? koid >= EXPORT_CPU_TID &&
+					koid <= EXPORT_CPU_TID + 0xffff :
+				       koid == EXPORT_CPU_PID))
+			continue;
 		if (!(threads ? fxt_reader_thread_name(r, koid, &name, NULL) :
 				fxt_reader_process_name(r, koid, &name))) {
 			disagree(c, "%s %" PRIu64 " is named in Perfetto, not in the trace",
@@ -866,7 +935,7 @@ static int64_t count_named(struct fxt_reader *r, bool threads)
 	return n;
 }
 
-/* Figures compared in the JSON round trip (scheduling is not exported). */
+/* Figures compared in the JSON round trip (no sched_slice from JSON). */
 static bool in_json(enum figure f)
 {
 	return f != F_SCHED_SLICES && f != F_THREAD_STATES &&
@@ -892,6 +961,10 @@ static int compare(struct compare *c, struct model *m, struct fxt_reader *r,
 	next_line(&rest);	/* the blank line between results */
 	m->fig[F_NAMED_THREADS] = count_named(r, true);
 	m->fig[F_NAMED_PROCESSES] = count_named(r, false);
+	if (json && m->cpus.count) {	/* the export's "CPU N" and "CPUs" */
+		m->fig[F_NAMED_THREADS] += m->cpus.count;
+		m->fig[F_NAMED_PROCESSES]++;
+	}
 	if (!json && strcmp(field(row, F_COUNT + 1, buf, sizeof(buf)), "fuchsia"))
 		disagree(c, "imported as trace type '%s', not fuchsia", buf);
 	if (*field(row, F_COUNT, buf, sizeof(buf)))
@@ -904,8 +977,8 @@ static int compare(struct compare *c, struct model *m, struct fxt_reader *r,
 			disagree(c, "%s: perfetto %" PRId64 ", fxtrace %" PRId64,
 				 figure_names[f], got, m->fig[f]);
 	}
-	compare_names(c, r, &rest, true);
-	compare_names(c, r, &rest, false);
+	compare_names(c, r, &rest, true, json);
+	compare_names(c, r, &rest, false, json);
 	if (!c->quiet) {
 		for (f = 0; f < P_COUNT; f++)
 			if (m->predicted[f])
@@ -988,6 +1061,7 @@ int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
 	fxt_map_init(&m.active_flows, sizeof(uint64_t));
 	fxt_map_init(&m.flow_owners, sizeof(struct flow_owner));
 	fxt_map_init(&m.flow_slices, sizeof(uint64_t));
+	fxt_map_init(&m.cpus, sizeof(struct cpu_span));
 	ret = fxt_reader_read(in.reader, fxtrace_read_source, &in.src,
 			      model_record, &m);
 	if (!ret)
