@@ -1281,13 +1281,22 @@ static void *racer_main(void *arg)
 	b->owner = getpid();
 	b->session = session_id() == sid ? sid : 0;
 	b->producer_size = at.producer_size;
-	b->producer_mapped = true;
+	b->producer_mapped = false;
 	pthread_mutex_unlock(&tables);
 	p = mmap(NULL, at.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
 		 at.producer_offset);
 	record(K_MMAP, p == MAP_FAILED ? -1 : 0, errno);
 	if (p == MAP_FAILED)
 		return NULL;
+	/*
+	 * Mapped only now: set before the mmap, a fuzzing thread's mapping
+	 * in between (the first, rightly allowed) was taken for a second one.
+	 */
+	pthread_mutex_lock(&tables);
+	b = buf_find(at.buffer_id);	/* buf_add may have moved it */
+	if (b)
+		b->producer_mapped = true;
+	pthread_mutex_unlock(&tables);
 	store64((uint64_t *)p + below(6), edgy());
 	switch (below(3)) {
 	case 0:
