@@ -10,6 +10,7 @@
 #   tools/pkg/deb-build.sh ...  skipped: make check builds the packages and
 #                      tools/pkg/install-test.sh installs them in a clean root
 #   sudo CMD           CMD (the guest runs as root)
+#   kmod/fxtrace.ko    $FXTRACE_KO, the module built for the guest's kernel
 #   ./your-program     build/test/drain/producer 1 100 10 (libfxtrace ticks)
 #   record -a          stopped with SIGINT after 2 s ("until Ctrl-C")
 #   fxtrace            on PATH: build/bin (the demo's command line)
@@ -45,6 +46,7 @@ while read -r cmd; do
 	# The README loads the module itself.
 	[[ $cmd == insmod* ]] && rmmod fxtrace
 	cmd=${cmd//.\/your-program/$program}
+	cmd=${cmd//kmod\/fxtrace.ko/$FXTRACE_KO}
 	echo "# \$ $cmd"
 	if [[ $cmd == *" record "* && "$cmd " == *" -a "* ]]; then
 		# Ctrl-C once the session runs: SIGINT to record, which passes it
