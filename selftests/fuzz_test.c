@@ -808,10 +808,18 @@ static void arena_give(int slot)
 	arena_used[slot] = false;
 }
 
+/*
+ * Under the tables lock: a racer thread appending its mapping at the same
+ * time would otherwise be lost or duplicated, and a duplicate entry would
+ * later be unmapped twice (munmap of an unmapped range succeeds, which the
+ * oracle took for a split buffer mapping).
+ */
 static void map_drop(int i)
 {
+	pthread_mutex_lock(&tables);
 	arena_give(maps[i].slot);
 	maps[i] = maps[--nmaps];
+	pthread_mutex_unlock(&tables);
 }
 
 static const int prots[] = {
@@ -900,17 +908,22 @@ static void do_mmap(struct fdent *f)
 		violation("mmap succeeded where it must fail",
 			  "off %#llx (id %u part %d) len %zu prot %d flags %#x: %s",
 			  (unsigned long long)off, id, part, len, prot, flags, why);
+	/* The tables are shared with the racer threads (racer_main). */
+	pthread_mutex_lock(&tables);
 	if (nmaps == MAX_MAPS || (why && sid0 == sid1)) {
+		pthread_mutex_unlock(&tables);
 		munmap(p, rlen);
 		arena_give(slot);
 		return;
 	}
-	if (part == P_PRODUCER && b)
+	b = part == P_PRODUCER ? buf_find(id) : NULL;
+	if (b)
 		b->producer_mapped = true;
 	maps[nmaps++] = (struct ment){
 		.addr = p, .len = rlen, .part = off ? part : P_SESSION, .id = id,
 		.prot = prot, .slot = slot, .session = sid0 == sid1 ? sid1 : 0,
 	};
+	pthread_mutex_unlock(&tables);
 	/* What the kernel wrote there must be what the ABI says. */
 	if (!(prot & PROT_READ))
 		return;
