@@ -43,6 +43,7 @@ enum fxtrace_mode {
 	FXTRACE_MODE_ONESHOT = 0,	/* fill once, then drop and count */
 	FXTRACE_MODE_CIRCULAR = 1,	/* rolling halves overwrite the oldest */
 	FXTRACE_MODE_STREAMING = 2,	/* halves saved by the controller */
+	__FXTRACE_MODE_COUNT		/* not ABI: grows with new modes */
 };
 
 /* Category lists: NUL-terminated names packed back to back. */
@@ -74,6 +75,7 @@ enum fxtrace_disposition {
 	FXTRACE_START_CLEAR_ALL = 0,
 	FXTRACE_START_CLEAR_NONDURABLE = 1,
 	FXTRACE_START_RETAIN = 2,
+	__FXTRACE_START_COUNT		/* not ABI: grows with new dispositions */
 };
 
 /* Input of FXTRACE_IOC_START. */
@@ -134,7 +136,11 @@ enum fxtrace_buffer_kind {
 #define FXTRACE_MMAP_HEADER		1ULL	/* header page, read-only */
 #define FXTRACE_MMAP_PRODUCER		2ULL	/* control page + data, rw */
 #define FXTRACE_MMAP_READER		3ULL	/* header + control + data, ro */
-#define FXTRACE_MMAP_OFFSET(id, part)	(((__u64)(id) << 32) | ((part) << 28))
+#define FXTRACE_MMAP_ID_SHIFT		32
+#define FXTRACE_MMAP_PART_SHIFT		28	/* parts are 256 MiB apart */
+#define FXTRACE_MMAP_OFFSET(id, part)	\
+	(((__u64)(id) << FXTRACE_MMAP_ID_SHIFT) | \
+	 ((__u64)(part) << FXTRACE_MMAP_PART_SHIFT))
 
 /*
  * Every buffer is one mapping-sized area:
@@ -143,11 +149,17 @@ enum fxtrace_buffer_kind {
  *	page 1	struct fxtrace_buffer_control	producer-written (task buffers)
  *	page 2	data: durable part, rolling half 0, rolling half 1
  *
+ * The header and control pages are FXTRACE_BUFFER_PAGE_SIZE bytes whatever
+ * the machine's page size; the durable part is FXTRACE_DURABLE_SIZE() of
+ * the data area, the rest two equal rolling halves.
+ *
  * Offsets are bytes from the start of the data area, committed sizes are
  * bytes from the start of their part; all are multiples of 8.  Whatever
  * the control page says is untrusted: clamp it to the part sizes.
  */
 #define FXTRACE_BUFFER_MAGIC	0x31425846U	/* "FXB1" */
+#define FXTRACE_BUFFER_PAGE_SIZE	4096ULL
+#define FXTRACE_DURABLE_SIZE(data_size)	((data_size) / 8 / 8 * 8)
 
 struct fxtrace_buffer_header {
 	__u32 magic;		/* FXTRACE_BUFFER_MAGIC */
