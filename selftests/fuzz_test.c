@@ -900,8 +900,12 @@ static void do_mmap(struct fdent *f)
 	sid1 = session_id();
 	record(K_MMAP, p == MAP_FAILED ? -1 : 0, err);
 	if (p == MAP_FAILED) {
-		if (slot >= 0)
-			arena_used[slot] = false;	/* the reserve is intact */
+		/*
+		 * A refused MAP_FIXED mapping has already unmapped the reserve:
+		 * the hole would take the next mapping the kernel places (a
+		 * cached thread stack once, then wiped by this slot's next use).
+		 */
+		arena_give(slot);
 		return;
 	}
 	if (why && sid0 == sid1)
@@ -989,8 +993,7 @@ static void do_mremap(void)
 	p = mremap(m->addr, old_len, new_len, flags, to);
 	record(K_MREMAP, p == MAP_FAILED ? -1 : 0, errno);
 	if (p == MAP_FAILED) {
-		if (slot >= 0)
-			arena_used[slot] = false;
+		arena_give(slot);	/* MREMAP_FIXED unmaps the target first */
 		return;
 	}
 	/* Same length in place is a no-op, whatever old_len covers. */
@@ -1085,6 +1088,32 @@ static bool device_mapping(void *addr, size_t len)
 			strstr(line, "fxtrace");
 	fclose(maps_file);
 	return found;
+}
+
+/*
+ * The arena is ours alone: only mappings of /dev/fxtrace and the PROT_NONE
+ * reserve may be in it.  Anything else (a thread stack, a malloc chunk)
+ * came through a hole the walk left and would be wiped by a later
+ * MAP_FIXED into its slot: a fault in the fuzzer, not in the module.
+ */
+static void check_arena(void)
+{
+	unsigned long start, end, lo = (unsigned long)arena;
+	unsigned long hi = lo + ARENA_SLOTS * ARENA_SLOT;
+	char line[512], perms[8];
+	FILE *maps_file = fopen("/proc/self/maps", "re");
+
+	if (!maps_file)
+		return;
+	while (fgets(line, sizeof(line), maps_file)) {
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 ||
+		    end <= lo || start >= hi || strstr(line, "fxtrace") ||
+		    !strcmp(perms, "---p"))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		violation("a foreign mapping in the fuzzer's arena", "%s", line);
+	}
+	fclose(maps_file);
 }
 
 static void do_munmap(void)
@@ -1357,14 +1386,21 @@ static void *racer_main(void *arg)
 	}
 	default:
 		/* Moved into the arena's last slot, or anywhere when too big. */
-		if (at.producer_size <= ARENA_SLOT - 4 * PG)
+		if (at.producer_size <= ARENA_SLOT - 4 * PG) {
+			char *to = arena + (ARENA_SLOTS - 1) * ARENA_SLOT + PG * below(4);
+
 			p = mremap(p, at.producer_size, at.producer_size,
-				   MREMAP_MAYMOVE | MREMAP_FIXED,
-				   arena + (ARENA_SLOTS - 1) * ARENA_SLOT + PG * below(4));
-		else
+				   MREMAP_MAYMOVE | MREMAP_FIXED, to);
+			record(K_MREMAP, p == MAP_FAILED ? -1 : 0, errno);
+			/* The refused move left a hole in the reserve: fill it. */
+			if (p == MAP_FAILED)
+				mmap(to, at.producer_size, PROT_NONE, MAP_PRIVATE |
+				     MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+		} else {
 			p = mremap(p, at.producer_size, at.producer_size,
 				   MREMAP_MAYMOVE);
-		record(K_MREMAP, p == MAP_FAILED ? -1 : 0, errno);
+			record(K_MREMAP, p == MAP_FAILED ? -1 : 0, errno);
+		}
 		break;
 	}
 	return NULL;
@@ -1406,6 +1442,7 @@ static void do_race(void)
 	for (i = 0; i < nfds; i++)
 		if (fds[i].ctl_session && fds[i].ctl_session == session_id())
 			ctl = &fds[i];
+	check_arena();
 	n = 1 + below(3);
 	for (i = 0; i < n; i++) {
 		r[i].seed = rnd();
