@@ -17,8 +17,13 @@
 #include "compat.h"
 #include "fxtrace.h"
 
-#define FXT_PART_SHIFT	28
-#define FXT_ID_SHIFT	32
+/*
+ * The area's header and control pages are FXTRACE_BUFFER_PAGE_SIZE bytes
+ * and mapped as pages of this machine, so the two sizes must agree.
+ */
+static_assert(FXTRACE_BUFFER_PAGE_SIZE == PAGE_SIZE);
+static_assert(sizeof(struct fxtrace_buffer_header) <= FXTRACE_BUFFER_PAGE_SIZE);
+static_assert(sizeof(struct fxtrace_buffer_control) <= FXTRACE_BUFFER_PAGE_SIZE);
 
 /*
  * The last buffer id a session may give; ids are never reused, so a
@@ -130,7 +135,7 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 				    struct fxt_user *user)
 {
 	struct fxtrace_buffer_header *hdr;
-	size_t area_size = 2 * PAGE_SIZE + data_size;
+	size_t area_size = 2 * FXTRACE_BUFFER_PAGE_SIZE + data_size;
 	struct fxt_buffer *buf;
 	int ret;
 
@@ -161,8 +166,8 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 	kref_get(&s->ref);
 	buf->session = s;
 	buf->hdr = buf->area;
-	buf->ctl = buf->area + PAGE_SIZE;
-	buf->data = buf->area + 2 * PAGE_SIZE;
+	buf->ctl = buf->area + FXTRACE_BUFFER_PAGE_SIZE;
+	buf->data = buf->area + 2 * FXTRACE_BUFFER_PAGE_SIZE;
 	buf->id = ++s->next_id;
 	buf->kind = kind;
 	atomic64_set(&buf->nmi_dropped, 0);
@@ -174,7 +179,7 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 	hdr->kind = kind;
 	hdr->mode = s->mode;
 	hdr->cpu = ~0U;
-	hdr->data_offset = 2 * PAGE_SIZE;
+	hdr->data_offset = 2 * FXTRACE_BUFFER_PAGE_SIZE;
 	hdr->durable_size = durable_size;
 	hdr->rolling_size = round_down((data_size - durable_size) / 2, 8);
 	hdr->start_seq = s->start_seq;
@@ -538,13 +543,13 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 	case FXTRACE_MMAP_HEADER:
 		if (!controller && !fxt_is_owner(buf))
 			return -EACCES;
-		if (len != PAGE_SIZE)
+		if (len != FXTRACE_BUFFER_PAGE_SIZE)
 			return -EINVAL;
 		return fxt_mmap_readonly(vma);
 	case FXTRACE_MMAP_PRODUCER:
 		if (!fxt_is_owner(buf) || test_bit(FXT_BUF_RETIRED, &buf->flags))
 			return -EACCES;
-		if (len != buf->area_size - PAGE_SIZE)
+		if (len != buf->area_size - FXTRACE_BUFFER_PAGE_SIZE)
 			return -EINVAL;
 		if (test_and_set_bit(FXT_BUF_MAPPED, &buf->flags))
 			return -EBUSY;
@@ -564,8 +569,9 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	unsigned int part = (off >> FXT_PART_SHIFT) & 0xf;
-	u32 id = off >> FXT_ID_SHIFT;
+	unsigned int part = (off >> FXTRACE_MMAP_PART_SHIFT) &
+			    ((1U << (FXTRACE_MMAP_ID_SHIFT - FXTRACE_MMAP_PART_SHIFT)) - 1);
+	u32 id = off >> FXTRACE_MMAP_ID_SHIFT;
 	struct fxt_buffer *buf;
 	unsigned long npages;
 	int ret;
@@ -574,7 +580,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (!off)
 		return fxt_mmap_session(vma);
-	if (!id || (off & ((1ULL << FXT_PART_SHIFT) - 1)))
+	if (!id || (off & ((1ULL << FXTRACE_MMAP_PART_SHIFT) - 1)))
 		return -EINVAL;
 
 	mutex_lock(&fxt_lock);

@@ -503,7 +503,7 @@ static void fxt_session_teardown(struct fxt_session *s)
 
 static int fxt_config_check(const struct fxtrace_config *cfg)
 {
-	if (cfg->mode > FXTRACE_MODE_STREAMING || cfg->__reserved)
+	if (cfg->mode >= __FXTRACE_MODE_COUNT || cfg->__reserved)
 		return -EINVAL;
 	if (!PAGE_ALIGNED(cfg->cpu_buffer_size) ||
 	    cfg->cpu_buffer_size < FXTRACE_BUFFER_SIZE_MIN ||
@@ -574,7 +574,7 @@ static struct fxt_session *fxt_session_alloc(const struct fxtrace_config *cfg)
 /* Allocate and name one buffer per possible CPU. */
 static int fxt_cpu_buffers_alloc(struct fxt_session *s)
 {
-	u64 durable = round_down(s->cpu_buffer_size / 8, 8);
+	u64 durable = FXTRACE_DURABLE_SIZE(s->cpu_buffer_size);
 	char name[16];
 	int cpu;
 
@@ -641,7 +641,8 @@ long fxt_ioctl_init(struct file *file, void __user *argp)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	cpu_bytes = num_possible_cpus() * (2 * PAGE_SIZE + cfg.cpu_buffer_size);
+	cpu_bytes = num_possible_cpus() *
+		    (2 * FXTRACE_BUFFER_PAGE_SIZE + cfg.cpu_buffer_size);
 	if (cfg.memory_limit && cpu_bytes > cfg.memory_limit) {
 		ret = -ENOSPC;
 		goto out_unlock;
@@ -723,7 +724,7 @@ long fxt_ioctl_start(struct file *file, void __user *argp)
 	mutex_unlock(&fxt_lock);
 	if (!s)
 		return -EPERM;
-	if (st.disposition > FXTRACE_START_RETAIN || st.__reserved)
+	if (st.disposition >= __FXTRACE_START_COUNT || st.__reserved)
 		return -EINVAL;
 	count = fxt_categories_get(st.categories, st.categories_size, &cats);
 	if (count < 0)

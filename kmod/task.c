@@ -146,7 +146,7 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 	if (!user)
 		return -ENOMEM;
 	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_TASK, s->task_buffer_size,
-			       round_down(s->task_buffer_size / 8, 8), user);
+			       FXTRACE_DURABLE_SIZE(s->task_buffer_size), user);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	buf->hdr->pid = task_tgid_nr(current);
@@ -172,10 +172,10 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 	at->pid = buf->hdr->pid;
 	at->tid = buf->hdr->tid;
 	at->header_offset = FXTRACE_MMAP_OFFSET(buf->id, FXTRACE_MMAP_HEADER);
-	at->header_size = PAGE_SIZE;
+	at->header_size = FXTRACE_BUFFER_PAGE_SIZE;
 	at->producer_offset = FXTRACE_MMAP_OFFSET(buf->id,
 						  FXTRACE_MMAP_PRODUCER);
-	at->producer_size = buf->area_size - PAGE_SIZE;
+	at->producer_size = buf->area_size - FXTRACE_BUFFER_PAGE_SIZE;
 	at->monotonic_offset = fxt_monotonic_offset();
 	return 0;
 }

@@ -153,7 +153,7 @@ struct fxtctl_buffer *fxtctl_buffer(struct fxtctl *c, __u32 id)
 	b->id = id;
 	b->kind = info.kind;
 	b->hdr = map;
-	b->ctl = (const void *)((const char *)map + 4096);
+	b->ctl = (const void *)((const char *)map + FXTRACE_BUFFER_PAGE_SIZE);
 	b->data = (const unsigned char *)map + b->hdr->data_offset;
 	b->map_size = info.reader_size;
 	return b;
@@ -192,7 +192,8 @@ static struct fxtctl_span span_at(const struct fxtctl_buffer *b,
 }
 
 unsigned int fxtctl_buffer_spans(const struct fxtctl_buffer *b,
-				 __u64 from_wrap, struct fxtctl_span spans[3])
+				 __u64 from_wrap,
+				 struct fxtctl_span spans[FXTCTL_SPANS_MAX])
 {
 	const struct fxtrace_buffer_header *hdr = b->hdr;
 	bool task = b->kind == FXTRACE_BUFFER_TASK;
@@ -225,7 +226,7 @@ unsigned int fxtctl_buffer_spans(const struct fxtctl_buffer *b,
 	w = wrap ? wrap - 1 : 0;
 	if (w < from_wrap)
 		w = from_wrap;
-	for (; w <= wrap && n < 3; w++) {
+	for (; w <= wrap && n < FXTCTL_SPANS_MAX; w++) {
 		spans[n] = span_at(b, durable_size + (w & 1) * rolling,
 				   committed[w & 1], rolling);
 		spans[n++].wrap = w;
@@ -251,7 +252,7 @@ unsigned char *fxtctl_buffer_copy(const struct fxtctl_buffer *b,
 				  __u64 from_wrap, size_t *len)
 {
 	const __u64 magic = FXT_MAGIC_WORD;
-	struct fxtctl_span spans[3];
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
 	unsigned int n = fxtctl_buffer_spans(b, from_wrap, spans), i;
 	size_t off = sizeof(magic);
 	unsigned char *buf;
