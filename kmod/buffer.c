@@ -613,13 +613,6 @@ out:
 
 /* ---- controller ioctls ------------------------------------------------- */
 
-static struct fxt_session *fxt_controlled_locked(struct file *file)
-{
-	struct fxt_session *s = file->private_data;
-
-	return s && fxt_is_controller(s, file) ? s : NULL;
-}
-
 long fxt_ioctl_buffer_info(struct file *file, void __user *argp)
 {
 	struct fxtrace_buffer_info info;
@@ -634,7 +627,7 @@ long fxt_ioctl_buffer_info(struct file *file, void __user *argp)
 	if (ret)
 		return ret;
 	mutex_lock(&fxt_lock);
-	s = fxt_controlled_locked(file);
+	s = fxt_controlled(file);
 	if (!s) {
 		ret = -EPERM;
 		goto out;
@@ -672,7 +665,7 @@ long fxt_ioctl_release_buffer(struct file *file, void __user *argp)
 	if (ret)
 		return ret;
 	mutex_lock(&fxt_lock);
-	s = fxt_controlled_locked(file);
+	s = fxt_controlled(file);
 	buf = s ? fxt_buffer_find(s, ref.id) : NULL;
 	if (!s) {
 		ret = -EPERM;

@@ -615,31 +615,44 @@ static struct fxt_kprobe fxt_kprobes[] = {
 	FXT_KPROBE(sys_enter, fxt_probe_sys_enter, FXT_KCAT_SYSCALL),
 };
 
-static void fxt_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
+struct fxt_tracepoint_query {
+	const char *name;
+	struct tracepoint *tp;
+};
 
-	for (i = 0; i < ARRAY_SIZE(fxt_kprobes); i++) {
-		if (!strcmp(tp->name, fxt_kprobes[i].tp_name))
-			fxt_kprobes[i].tp = tp;
-	}
+static void fxt_tracepoint_match(struct tracepoint *tp, void *priv)
+{
+	struct fxt_tracepoint_query *q = priv;
+
+	if (!strcmp(tp->name, q->name))
+		q->tp = tp;
 }
 
 /*
- * Tracepoints are not exported as symbols: find them by name.  A missing
- * one fails Initialize, naming it.
+ * Tracepoints are not exported as symbols: find one by name.  NULL, said in
+ * the kernel log, when this kernel has none by that name.
  */
+struct tracepoint *fxt_tracepoint_find(const char *name)
+{
+	struct fxt_tracepoint_query q = { .name = name };
+
+	for_each_kernel_tracepoint(fxt_tracepoint_match, &q);
+	if (!q.tp)
+		pr_err("fxtrace: tracepoint %s not found\n", name);
+	return q.tp;
+}
+
+/* Find the probes' tracepoints; a missing one fails Initialize. */
 int fxt_events_lookup(void)
 {
 	unsigned int i;
 
-	for_each_kernel_tracepoint(fxt_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(fxt_kprobes); i++) {
-		if (!fxt_kprobes[i].tp) {
-			pr_err("fxtrace: tracepoint %s not found\n",
-			       fxt_kprobes[i].tp_name);
+		if (!fxt_kprobes[i].tp)
+			fxt_kprobes[i].tp =
+				fxt_tracepoint_find(fxt_kprobes[i].tp_name);
+		if (!fxt_kprobes[i].tp)
 			return -ENOENT;
-		}
 	}
 	return 0;
 }

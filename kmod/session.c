@@ -411,7 +411,7 @@ bool fxt_is_controller(struct fxt_session *s, struct file *file)
 }
 
 /* The session this file controls, or NULL (fxt_lock held). */
-static struct fxt_session *fxt_controlled(struct file *file)
+struct fxt_session *fxt_controlled(struct file *file)
 {
 	struct fxt_session *s = file->private_data;
 

@@ -55,24 +55,15 @@ typedef void (*fxt_exit_probe_t)(void *data, struct task_struct *task);
 static_assert(__same_type(&register_trace_sched_process_exit,
 			  int (*)(fxt_exit_probe_t, void *)));
 
-static void fxt_find_exit_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_exit"))
-		*(struct tracepoint **)priv = tp;
-}
-
-/* Tracepoints are not exported as symbols: find this one by name. */
 int fxt_task_probe_register(struct fxt_session *s)
 {
 	fxt_exit_probe_t probe = fxt_probe_process_exit;
-	struct tracepoint *tp = NULL;
+	struct tracepoint *tp;
 	int ret;
 
-	for_each_kernel_tracepoint(fxt_find_exit_tp, &tp);
-	if (!tp) {
-		pr_err("fxtrace: no sched_process_exit tracepoint\n");
+	tp = fxt_tracepoint_find("sched_process_exit");
+	if (!tp)
 		return -ENOENT;
-	}
 	ret = tracepoint_probe_register(tp, probe, s);
 	if (!ret)
 		s->exit_tp = tp;
