@@ -152,7 +152,10 @@ static void fxt_page_publish(void)
 
 	for (i = 0; i < fxt_slots_used; i++)
 		WRITE_ONCE(enabled[i], fxt_category_enabled(fxt_slot_names[i]));
-	/* Order the fields before the generation producers compare. */
+	/*
+	 * The fields before the generation producers compare: pairs with
+	 * libfxtrace's load-acquire of generation before it reads the page.
+	 */
 	smp_wmb();
 	WRITE_ONCE(fxt_page->generation, fxt_page->generation + 1);
 }
@@ -209,7 +212,11 @@ static void fxt_clock_refresh(void)
 	}
 	local_irq_restore(irqflags);
 
-	/* A seqcount: readers retry while ref_seq is odd or changed. */
+	/*
+	 * A seqcount: readers retry while ref_seq is odd or changed.  The two
+	 * barriers pair with a reader's load-acquire of ref_seq before the
+	 * pair and its acquire fence after it (fxtrace-drain, fxtprobe).
+	 */
 	WRITE_ONCE(fxt_page->ref_seq, fxt_page->ref_seq + 1);
 	smp_wmb(); /* odd ref_seq before the pair */
 	WRITE_ONCE(fxt_page->ref_tsc, tsc);

@@ -201,6 +201,12 @@ unsigned int fxtctl_buffer_spans(const struct fxtctl_buffer *b,
 	__u64 committed[2], durable, wrap, w;
 	unsigned int n = 0;
 
+	/*
+	 * The buffer's ordering contract (kmod/buffer.c): wrap_count first
+	 * ([wrap], pairs with the writer's release of it), then the committed
+	 * offsets ([commit], pairs with the writer's release of each): the
+	 * data up to them is written.
+	 */
 	if (task) {
 		wrap = __atomic_load_n(&b->ctl->wrap_count, __ATOMIC_ACQUIRE);
 		committed[0] = __atomic_load_n(&b->ctl->rolling_committed[0],
@@ -240,6 +246,11 @@ struct fxtctl_span fxtctl_save_span(const struct fxtctl_buffer *b,
 	const struct fxtrace_buffer_header *hdr = b->hdr;
 	struct fxtctl_span s;
 
+	/*
+	 * [snapshot] (kmod/buffer.c): the SAVE_BUFFER packet read before this
+	 * comes after the kernel's copy of the offset; the load-acquire pairs
+	 * with the release that committed it.
+	 */
 	s = span_at(b, hdr->durable_size + (wrap & 1) * hdr->rolling_size,
 		    __atomic_load_n(&hdr->rolling_committed[wrap & 1],
 				    __ATOMIC_ACQUIRE),
