@@ -4,6 +4,60 @@
  * Documentation/uapi.rst): a kernel-owned header page,
  * a producer-owned control page and the data area (a durable part and two
  * rolling halves), their mappings, and the kernel's own writer.
+ *
+ * The ordering contract of a buffer.  Every field has one writer:
+ *
+ *  - data: the buffer's writer.  CPU buffers: the kernel writer, on its
+ *    CPU with interrupts off (fxt_kbuf_reserve() to fxt_kbuf_commit());
+ *    the KERNEL buffer: the same under names_lock; TASK buffers: the
+ *    producer thread (libfxtrace), through its PRODUCER mapping.
+ *  - control page (TASK buffers): the producer, its committed offsets,
+ *    wrap_count, dropped_records and start_seq.  The kernel only reads it,
+ *    and trusts nothing there: fxt_buffer_snapshot() clamps it.
+ *  - header page: the kernel.  The layout at allocation; for CPU and
+ *    KERNEL buffers the live committed offsets, wrap_count and counts, by
+ *    the kernel writer; for TASK buffers a clamped copy of the control
+ *    page, under tasks_lock; requested_wraps and state; saved_wraps on the
+ *    controller's behalf (BUFFER_SAVED, fxt_packet_ack() in packet.c).
+ *  - The drainer (the controller: libfxtctl's fxtctl_buffer_spans() and
+ *    fxtctl_save_span(), fxtrace-drain) only reads, through READER
+ *    mappings; a producer reads its own header page.
+ *
+ * Each pair below is a release store that publishes what its writer wrote
+ * before it and the acquire load after which a reader may read that.  The
+ * barriers in kmod/, user/control/ and libfxtrace name their pair.
+ *
+ *  [commit]  The writer stores a record's words, then store-releases the
+ *	part's committed offset (fxt_kbuf_commit(); libfxtrace's commit()).
+ *	A reader load-acquires the offset, then reads the data up to it.
+ *  [wrap]  Moving to the other half, the writer stores 0 to that half's
+ *	committed offset, then store-releases wrap_count (fxt_kbuf_switch();
+ *	libfxtrace's reserve()).  A reader load-acquires wrap_count before
+ *	the committed offsets, so the half it takes for the current one
+ *	never has the length of its previous use.  A reader that copies a
+ *	half the writer may reuse meanwhile (circular mode) loads wrap_count
+ *	again after the copy and drops the half if it moved (libfxtrace's
+ *	copy_halves()), or copies while the session is paused.
+ *  [saved]  The controller copies a half it was asked to save, then
+ *	writes BUFFER_SAVED; fxt_packet_ack() store-releases saved_wraps.
+ *	The writer load-acquires saved_wraps before it reuses a half
+ *	(fxt_kbuf_switch(); libfxtrace's reserve()), so it never overwrites
+ *	bytes the controller has not copied yet.
+ *  [snapshot]  fxt_buffer_snapshot() load-acquires the control page's
+ *	committed offsets (pairing with [commit] of the producer), writes
+ *	them into the header, then smp_wmb() orders that copy before the
+ *	packet (SAVE_BUFFER, BUFFER_RETIRED, STOPPED) or state announcing it.
+ *	The packet queue's lock carries the order to the controller, whose
+ *	read() of the packet comes before its load-acquire of the header's
+ *	offsets.
+ *  [retired]  The final header is written, then state is store-released
+ *	as RETIRED (fxt_buffer_retire_locked()); a reader that load-acquires
+ *	state RETIRED reads final offsets.  The drainer learns of it from
+ *	the BUFFER_RETIRED packet, ordered as in [snapshot].
+ *  [clear]  A Start's disposition resets the header of a CPU buffer
+ *	whose writers are idle (fxt_buffer_clear()), then smp_wmb() orders
+ *	that before the session page says STARTED and before the STARTED
+ *	packet; no kernel writer runs until the probes are registered after.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -17,8 +71,13 @@
 #include "compat.h"
 #include "fxtrace.h"
 
-#define FXT_PART_SHIFT	28
-#define FXT_ID_SHIFT	32
+/*
+ * The area's header and control pages are FXTRACE_BUFFER_PAGE_SIZE bytes
+ * and mapped as pages of this machine, so the two sizes must agree.
+ */
+static_assert(FXTRACE_BUFFER_PAGE_SIZE == PAGE_SIZE);
+static_assert(sizeof(struct fxtrace_buffer_header) <= FXTRACE_BUFFER_PAGE_SIZE);
+static_assert(sizeof(struct fxtrace_buffer_control) <= FXTRACE_BUFFER_PAGE_SIZE);
 
 /*
  * The last buffer id a session may give; ids are never reused, so a
@@ -130,7 +189,7 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 				    struct fxt_user *user)
 {
 	struct fxtrace_buffer_header *hdr;
-	size_t area_size = 2 * PAGE_SIZE + data_size;
+	size_t area_size = 2 * FXTRACE_BUFFER_PAGE_SIZE + data_size;
 	struct fxt_buffer *buf;
 	int ret;
 
@@ -161,8 +220,8 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 	kref_get(&s->ref);
 	buf->session = s;
 	buf->hdr = buf->area;
-	buf->ctl = buf->area + PAGE_SIZE;
-	buf->data = buf->area + 2 * PAGE_SIZE;
+	buf->ctl = buf->area + FXTRACE_BUFFER_PAGE_SIZE;
+	buf->data = buf->area + 2 * FXTRACE_BUFFER_PAGE_SIZE;
 	buf->id = ++s->next_id;
 	buf->kind = kind;
 	atomic64_set(&buf->nmi_dropped, 0);
@@ -174,7 +233,7 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 	hdr->kind = kind;
 	hdr->mode = s->mode;
 	hdr->cpu = ~0U;
-	hdr->data_offset = 2 * PAGE_SIZE;
+	hdr->data_offset = 2 * FXTRACE_BUFFER_PAGE_SIZE;
 	hdr->durable_size = durable_size;
 	hdr->rolling_size = round_down((data_size - durable_size) / 2, 8);
 	hdr->start_seq = s->start_seq;
@@ -268,7 +327,7 @@ void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 		hdr->durable_committed = hdr->durable_reserved;
 		hdr->flags &= ~FXTRACE_BUFFER_DURABLE_FULL;
 	}
-	smp_wmb(); /* cleared before the session page says STARTED */
+	smp_wmb(); /* [clear]: before the session page says STARTED */
 }
 
 /* Move to the other rolling half, if the mode allows it now. */
@@ -283,7 +342,10 @@ static bool fxt_kbuf_switch(struct fxt_buffer *buf)
 			return false;
 		break;
 	case FXTRACE_MODE_STREAMING:
-		/* The other half holds wrap - 1: it must have been saved. */
+		/*
+		 * The other half holds wrap - 1: it must have been saved.
+		 * [saved]: pairs with fxt_packet_ack()'s release.
+		 */
 		if (smp_load_acquire(&hdr->saved_wraps) < wrap)
 			return false;
 		WRITE_ONCE(hdr->requested_wraps, wrap + 1);
@@ -294,7 +356,10 @@ static bool fxt_kbuf_switch(struct fxt_buffer *buf)
 	buf->wrap = wrap + 1;
 	buf->rolling_pos = 0;
 	WRITE_ONCE(hdr->rolling_committed[buf->wrap & 1], 0);
-	/* Readers see the emptied half before the wrap that selects it. */
+	/*
+	 * [wrap]: readers see the emptied half before the wrap that selects
+	 * it; pairs with their load-acquire of wrap_count.
+	 */
 	smp_store_release(&hdr->wrap_count, buf->wrap);
 	return true;
 }
@@ -357,10 +422,13 @@ void fxt_kbuf_commit(struct fxt_buffer *buf, bool durable,
 	struct fxtrace_buffer_header *hdr = buf->hdr;
 
 	if (durable) {
-		/* The record's bytes before the offset that publishes them. */
+		/*
+		 * [commit]: the record's bytes before the offset publishing
+		 * them; pairs with the reader's load-acquire of the offset.
+		 */
 		smp_store_release(&hdr->durable_committed, buf->durable_pos);
 	} else {
-		/* The same for the current half. */
+		/* [commit], the same for the current half. */
 		smp_store_release(&hdr->rolling_committed[buf->wrap & 1],
 				  buf->rolling_pos);
 	}
@@ -381,8 +449,15 @@ bool fxt_kbuf_write(struct fxt_buffer *buf, const u64 *words, u32 n,
 	return true;
 }
 
-static u64 fxt_clamp_offset(u64 value, u64 limit)
+/* A committed offset of a control page, clamped to its part. */
+static u64 fxt_ctl_committed(const u64 *offset, u64 limit)
 {
+	/*
+	 * [snapshot]: pairs with the producer's [commit] release, so that the
+	 * bytes it covers are visible to whoever the header is announced to.
+	 */
+	u64 value = smp_load_acquire(offset);
+
 	return round_down(min(value, limit), 8);
 }
 
@@ -393,18 +468,18 @@ void fxt_buffer_snapshot(struct fxt_buffer *buf)
 	struct fxtrace_buffer_header *hdr = buf->hdr;
 
 	WRITE_ONCE(hdr->durable_committed,
-		   fxt_clamp_offset(READ_ONCE(ctl->durable_committed),
-				    hdr->durable_size));
+		   fxt_ctl_committed(&ctl->durable_committed,
+				     hdr->durable_size));
 	WRITE_ONCE(hdr->rolling_committed[0],
-		   fxt_clamp_offset(READ_ONCE(ctl->rolling_committed[0]),
-				    hdr->rolling_size));
+		   fxt_ctl_committed(&ctl->rolling_committed[0],
+				     hdr->rolling_size));
 	WRITE_ONCE(hdr->rolling_committed[1],
-		   fxt_clamp_offset(READ_ONCE(ctl->rolling_committed[1]),
-				    hdr->rolling_size));
+		   fxt_ctl_committed(&ctl->rolling_committed[1],
+				     hdr->rolling_size));
 	WRITE_ONCE(hdr->wrap_count, READ_ONCE(ctl->wrap_count));
 	WRITE_ONCE(hdr->dropped_records, READ_ONCE(ctl->dropped_records));
 	WRITE_ONCE(hdr->start_seq, READ_ONCE(ctl->start_seq));
-	smp_wmb(); /* the snapshot before a packet or state announcing it */
+	smp_wmb(); /* [snapshot]: before a packet or state announcing it */
 }
 
 /*
@@ -426,7 +501,7 @@ void fxt_buffer_retire_locked(struct fxt_buffer *buf)
 	}
 	if (buf->kind == FXTRACE_BUFFER_TASK)
 		fxt_buffer_snapshot(buf);
-	/* The final offsets before the state that says they are final. */
+	/* [retired]: the final offsets before the state saying so. */
 	smp_store_release(&buf->hdr->state, FXTRACE_BUFFER_RETIRED);
 	set_bit(FXT_BUF_RETIRED, &buf->flags);
 	if (!READ_ONCE(s->terminated))
@@ -538,13 +613,13 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 	case FXTRACE_MMAP_HEADER:
 		if (!controller && !fxt_is_owner(buf))
 			return -EACCES;
-		if (len != PAGE_SIZE)
+		if (len != FXTRACE_BUFFER_PAGE_SIZE)
 			return -EINVAL;
 		return fxt_mmap_readonly(vma);
 	case FXTRACE_MMAP_PRODUCER:
 		if (!fxt_is_owner(buf) || test_bit(FXT_BUF_RETIRED, &buf->flags))
 			return -EACCES;
-		if (len != buf->area_size - PAGE_SIZE)
+		if (len != buf->area_size - FXTRACE_BUFFER_PAGE_SIZE)
 			return -EINVAL;
 		if (test_and_set_bit(FXT_BUF_MAPPED, &buf->flags))
 			return -EBUSY;
@@ -564,8 +639,9 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	unsigned int part = (off >> FXT_PART_SHIFT) & 0xf;
-	u32 id = off >> FXT_ID_SHIFT;
+	unsigned int part = (off >> FXTRACE_MMAP_PART_SHIFT) &
+			    ((1U << (FXTRACE_MMAP_ID_SHIFT - FXTRACE_MMAP_PART_SHIFT)) - 1);
+	u32 id = off >> FXTRACE_MMAP_ID_SHIFT;
 	struct fxt_buffer *buf;
 	unsigned long npages;
 	int ret;
@@ -574,7 +650,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (!off)
 		return fxt_mmap_session(vma);
-	if (!id || (off & ((1ULL << FXT_PART_SHIFT) - 1)))
+	if (!id || (off & ((1ULL << FXTRACE_MMAP_PART_SHIFT) - 1)))
 		return -EINVAL;
 
 	mutex_lock(&fxt_lock);
@@ -607,13 +683,6 @@ out:
 
 /* ---- controller ioctls ------------------------------------------------- */
 
-static struct fxt_session *fxt_controlled_locked(struct file *file)
-{
-	struct fxt_session *s = file->private_data;
-
-	return s && fxt_is_controller(s, file) ? s : NULL;
-}
-
 long fxt_ioctl_buffer_info(struct file *file, void __user *argp)
 {
 	struct fxtrace_buffer_info info;
@@ -628,7 +697,7 @@ long fxt_ioctl_buffer_info(struct file *file, void __user *argp)
 	if (ret)
 		return ret;
 	mutex_lock(&fxt_lock);
-	s = fxt_controlled_locked(file);
+	s = fxt_controlled(file);
 	if (!s) {
 		ret = -EPERM;
 		goto out;
@@ -666,7 +735,7 @@ long fxt_ioctl_release_buffer(struct file *file, void __user *argp)
 	if (ret)
 		return ret;
 	mutex_lock(&fxt_lock);
-	s = fxt_controlled_locked(file);
+	s = fxt_controlled(file);
 	buf = s ? fxt_buffer_find(s, ref.id) : NULL;
 	if (!s) {
 		ret = -EPERM;

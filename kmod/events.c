@@ -161,6 +161,27 @@ static u32 fxt_karg_write(u64 *dst, const struct fxt_karg *arg)
 	return fxt_write_arg64(dst, arg->type, arg->name, NULL, arg->value);
 }
 
+static u32 fxt_kargs_words(const struct fxt_karg *args, unsigned int nargs)
+{
+	u32 words = 0;
+	unsigned int i;
+
+	for (i = 0; i < nargs; i++)
+		words += fxt_karg_words(&args[i]);
+	return words;
+}
+
+static u32 fxt_kargs_write(u64 *dst, const struct fxt_karg *args,
+			   unsigned int nargs)
+{
+	u32 n = 0;
+	unsigned int i;
+
+	for (i = 0; i < nargs; i++)
+		n += fxt_karg_write(dst + n, &args[i]);
+	return n;
+}
+
 /* An event record on the thread (pid, tid), with up to two arguments. */
 static void fxt_kevent(struct fxt_session *s, unsigned int type, u64 pid,
 		       u64 tid, u16 category, struct fxt_kname name,
@@ -168,13 +189,11 @@ static void fxt_kevent(struct fxt_session *s, unsigned int type, u64 pid,
 {
 	struct fxt_buffer *buf = fxt_this_buffer(s);
 	unsigned long irqflags;
-	u32 words, arg_words = 0, i, n;
+	u32 words, n;
 	u64 *dst;
 
-	for (i = 0; i < nargs; i++)
-		arg_words += fxt_karg_words(&args[i]);
 	words = fxt_event_words(type, FXT_THREAD_REF_INLINE, category,
-				name.ref, arg_words);
+				name.ref, fxt_kargs_words(args, nargs));
 	dst = fxt_kbuf_reserve(buf, words, false, &irqflags);
 	if (!dst)
 		return;
@@ -184,8 +203,7 @@ static void fxt_kevent(struct fxt_session *s, unsigned int type, u64 pid,
 	dst[2] = pid;
 	dst[3] = tid;
 	n = 4 + fxt_write_string_ref(dst + 4, name.ref, name.str);
-	for (i = 0; i < nargs; i++)
-		n += fxt_karg_write(dst + n, &args[i]);
+	fxt_kargs_write(dst + n, args, nargs);
 	fxt_kbuf_commit(buf, false, irqflags);
 }
 
@@ -295,51 +313,54 @@ static void fxt_probe_sched_switch(void *data, bool preempt,
 				   struct task_struct *next,
 				   unsigned int prev_state)
 {
+	const struct fxt_karg args[] = {
+		{ FXT_KSTR_INCOMING_WEIGHT, FXT_ARG_INT32, (u32)fxt_weight(next) },
+		{ FXT_KSTR_OUTGOING_WEIGHT, FXT_ARG_INT32, (u32)fxt_weight(prev) },
+	};
 	struct fxt_buffer *buf = fxt_this_buffer(data);
 	unsigned long irqflags;
-	const u32 words = 6;
+	u32 words, n;
 	u64 *dst;
 
 	/* With a pid filter: the switches into and out of its threads. */
 	if (!fxt_traced(data, prev) && !fxt_traced(data, next))
 		return;
+	words = fxt_context_switch_words(fxt_kargs_words(args,
+							 ARRAY_SIZE(args)));
 	dst = fxt_kbuf_reserve(buf, words, false, &irqflags);
 	if (!dst)
 		return;
-	dst[0] = fxt_context_switch_hdr(words, 2, smp_processor_id(),
-					fxt_out_state(preempt, prev_state,
-						      prev));
-	dst[1] = fxt_kclock();
-	dst[2] = task_pid_nr(prev);
-	dst[3] = task_pid_nr(next);
-	dst[4] = fxt_arg_hdr(FXT_ARG_INT32, 1, FXT_KSTR_INCOMING_WEIGHT,
-			     (u32)fxt_weight(next));
-	dst[5] = fxt_arg_hdr(FXT_ARG_INT32, 1, FXT_KSTR_OUTGOING_WEIGHT,
-			     (u32)fxt_weight(prev));
+	n = fxt_write_context_switch(dst, words, ARRAY_SIZE(args),
+				     smp_processor_id(),
+				     fxt_out_state(preempt, prev_state, prev),
+				     fxt_kclock(), task_pid_nr(prev),
+				     task_pid_nr(next));
+	fxt_kargs_write(dst + n, args, ARRAY_SIZE(args));
 	fxt_kbuf_commit(buf, false, irqflags);
 }
 
 /* A wakeup record on this CPU, naming the waker (current). */
 static void fxt_kwakeup(struct fxt_session *s, struct task_struct *p)
 {
+	const struct fxt_karg args[] = {
+		{ FXT_KSTR_WEIGHT, FXT_ARG_INT32, (u32)fxt_weight(p) },
+		{ FXT_KSTR_WAKER, FXT_ARG_KOID, task_pid_nr(current) },
+	};
 	struct fxt_buffer *buf = fxt_this_buffer(s);
 	unsigned long irqflags;
-	const u32 words = 6;
+	u32 words, n;
 	u64 *dst;
 
 	/* With a pid filter: wakeups of its threads or by them. */
 	if (!fxt_traced(s, p) && !fxt_traced(s, current))
 		return;
+	words = fxt_wakeup_words(fxt_kargs_words(args, ARRAY_SIZE(args)));
 	dst = fxt_kbuf_reserve(buf, words, false, &irqflags);
 	if (!dst)
 		return;
-	dst[0] = fxt_wakeup_hdr(words, 2, smp_processor_id());
-	dst[1] = fxt_kclock();
-	dst[2] = task_pid_nr(p);
-	dst[3] = fxt_arg_hdr(FXT_ARG_INT32, 1, FXT_KSTR_WEIGHT,
-			     (u32)fxt_weight(p));
-	dst[4] = fxt_arg_hdr(FXT_ARG_KOID, 2, FXT_KSTR_WAKER, 0);
-	dst[5] = task_pid_nr(current);
+	n = fxt_write_wakeup(dst, words, ARRAY_SIZE(args), smp_processor_id(),
+			     fxt_kclock(), task_pid_nr(p));
+	fxt_kargs_write(dst + n, args, ARRAY_SIZE(args));
 	fxt_kbuf_commit(buf, false, irqflags);
 }
 
@@ -594,31 +615,44 @@ static struct fxt_kprobe fxt_kprobes[] = {
 	FXT_KPROBE(sys_enter, fxt_probe_sys_enter, FXT_KCAT_SYSCALL),
 };
 
-static void fxt_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
+struct fxt_tracepoint_query {
+	const char *name;
+	struct tracepoint *tp;
+};
 
-	for (i = 0; i < ARRAY_SIZE(fxt_kprobes); i++) {
-		if (!strcmp(tp->name, fxt_kprobes[i].tp_name))
-			fxt_kprobes[i].tp = tp;
-	}
+static void fxt_tracepoint_match(struct tracepoint *tp, void *priv)
+{
+	struct fxt_tracepoint_query *q = priv;
+
+	if (!strcmp(tp->name, q->name))
+		q->tp = tp;
 }
 
 /*
- * Tracepoints are not exported as symbols: find them by name.  A missing
- * one fails Initialize, naming it.
+ * Tracepoints are not exported as symbols: find one by name.  NULL, said in
+ * the kernel log, when this kernel has none by that name.
  */
+struct tracepoint *fxt_tracepoint_find(const char *name)
+{
+	struct fxt_tracepoint_query q = { .name = name };
+
+	for_each_kernel_tracepoint(fxt_tracepoint_match, &q);
+	if (!q.tp)
+		pr_err("fxtrace: tracepoint %s not found\n", name);
+	return q.tp;
+}
+
+/* Find the probes' tracepoints; a missing one fails Initialize. */
 int fxt_events_lookup(void)
 {
 	unsigned int i;
 
-	for_each_kernel_tracepoint(fxt_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(fxt_kprobes); i++) {
-		if (!fxt_kprobes[i].tp) {
-			pr_err("fxtrace: tracepoint %s not found\n",
-			       fxt_kprobes[i].tp_name);
+		if (!fxt_kprobes[i].tp)
+			fxt_kprobes[i].tp =
+				fxt_tracepoint_find(fxt_kprobes[i].tp_name);
+		if (!fxt_kprobes[i].tp)
 			return -ENOENT;
-		}
 	}
 	return 0;
 }

@@ -166,6 +166,7 @@ bool fxt_category_enabled(const char *name);
 void fxt_controller_release(struct file *file);
 void fxt_controller_flush(struct file *file);
 bool fxt_is_controller(struct fxt_session *s, struct file *file);
+struct fxt_session *fxt_controlled(struct file *file);
 void fxt_session_put(struct fxt_session *s);
 void fxt_session_destroy_orphan(void);
 u64 fxt_clock_ticks_per_second(void);
@@ -203,6 +204,7 @@ long fxt_ioctl_attach(void __user *argp);
 long fxt_ioctl_buffer_full(void __user *argp);
 
 /* events.c */
+struct tracepoint *fxt_tracepoint_find(const char *name);
 int fxt_events_init(void);
 int fxt_events_lookup(void);
 void fxt_events_write_prefix(struct fxt_buffer *buf, unsigned int cpu);

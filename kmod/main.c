@@ -15,6 +15,30 @@
 #include "fxtrace.h"
 
 /*
+ * Each ioctl struct's first published size (the smallest fxt_get_sized()
+ * accepts) ends at the last field of that version.  user/tests/layout_test.c
+ * checks the same in user space.
+ */
+static_assert(FXTRACE_VERSION_SIZE_V0 ==
+	      offsetofend(struct fxtrace_version, features));
+static_assert(FXTRACE_CONFIG_SIZE_V0 ==
+	      offsetofend(struct fxtrace_config, __reserved));
+static_assert(FXTRACE_START_SIZE_V0 ==
+	      offsetofend(struct fxtrace_start, __reserved));
+static_assert(FXTRACE_SESSION_INFO_SIZE_V0 ==
+	      offsetofend(struct fxtrace_session_info, lost_packets));
+static_assert(FXTRACE_ATTACH_SIZE_V0 ==
+	      offsetofend(struct fxtrace_attach, monotonic_offset));
+static_assert(FXTRACE_BUFFER_FULL_SIZE_V0 ==
+	      offsetofend(struct fxtrace_buffer_full, wrap));
+static_assert(FXTRACE_BUFFER_INFO_SIZE_V0 ==
+	      offsetofend(struct fxtrace_buffer_info, reader_size));
+static_assert(FXTRACE_CATEGORY_SIZE_V0 ==
+	      offsetofend(struct fxtrace_category, __reserved));
+static_assert(FXTRACE_BUFFER_REF_SIZE_V0 ==
+	      offsetofend(struct fxtrace_buffer_ref, id));
+
+/*
  * Read a size-prefixed struct from user space: the size must cover the first
  * version of the struct and stay within a page; copy_struct_from_user()
  * zero-fills a shorter struct and refuses unknown non-zero tail bytes.

@@ -187,7 +187,10 @@ static int fxt_packet_ack(struct fxt_session *s,
 	    READ_ONCE(hdr->saved_wraps) != wrap)
 		ret = -EINVAL;
 	else
-		/* The writer may reuse the half once it sees this. */
+		/*
+		 * [saved] (buffer.c): the writer may reuse the half once it
+		 * load-acquires this.
+		 */
 		smp_store_release(&hdr->saved_wraps, wrap + 1);
 	raw_spin_unlock(&s->tasks_lock);
 	xa_unlock(&s->bufs);

@@ -152,7 +152,10 @@ static void fxt_page_publish(void)
 
 	for (i = 0; i < fxt_slots_used; i++)
 		WRITE_ONCE(enabled[i], fxt_category_enabled(fxt_slot_names[i]));
-	/* Order the fields before the generation producers compare. */
+	/*
+	 * The fields before the generation producers compare: pairs with
+	 * libfxtrace's load-acquire of generation before it reads the page.
+	 */
 	smp_wmb();
 	WRITE_ONCE(fxt_page->generation, fxt_page->generation + 1);
 }
@@ -209,7 +212,11 @@ static void fxt_clock_refresh(void)
 	}
 	local_irq_restore(irqflags);
 
-	/* A seqcount: readers retry while ref_seq is odd or changed. */
+	/*
+	 * A seqcount: readers retry while ref_seq is odd or changed.  The two
+	 * barriers pair with a reader's load-acquire of ref_seq before the
+	 * pair and its acquire fence after it (fxtrace-drain, fxtprobe).
+	 */
 	WRITE_ONCE(fxt_page->ref_seq, fxt_page->ref_seq + 1);
 	smp_wmb(); /* odd ref_seq before the pair */
 	WRITE_ONCE(fxt_page->ref_tsc, tsc);
@@ -411,7 +418,7 @@ bool fxt_is_controller(struct fxt_session *s, struct file *file)
 }
 
 /* The session this file controls, or NULL (fxt_lock held). */
-static struct fxt_session *fxt_controlled(struct file *file)
+struct fxt_session *fxt_controlled(struct file *file)
 {
 	struct fxt_session *s = file->private_data;
 
@@ -503,7 +510,7 @@ static void fxt_session_teardown(struct fxt_session *s)
 
 static int fxt_config_check(const struct fxtrace_config *cfg)
 {
-	if (cfg->mode > FXTRACE_MODE_STREAMING || cfg->__reserved)
+	if (cfg->mode >= __FXTRACE_MODE_COUNT || cfg->__reserved)
 		return -EINVAL;
 	if (!PAGE_ALIGNED(cfg->cpu_buffer_size) ||
 	    cfg->cpu_buffer_size < FXTRACE_BUFFER_SIZE_MIN ||
@@ -574,7 +581,7 @@ static struct fxt_session *fxt_session_alloc(const struct fxtrace_config *cfg)
 /* Allocate and name one buffer per possible CPU. */
 static int fxt_cpu_buffers_alloc(struct fxt_session *s)
 {
-	u64 durable = round_down(s->cpu_buffer_size / 8, 8);
+	u64 durable = FXTRACE_DURABLE_SIZE(s->cpu_buffer_size);
 	char name[16];
 	int cpu;
 
@@ -641,7 +648,8 @@ long fxt_ioctl_init(struct file *file, void __user *argp)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	cpu_bytes = num_possible_cpus() * (2 * PAGE_SIZE + cfg.cpu_buffer_size);
+	cpu_bytes = num_possible_cpus() *
+		    (2 * FXTRACE_BUFFER_PAGE_SIZE + cfg.cpu_buffer_size);
 	if (cfg.memory_limit && cpu_bytes > cfg.memory_limit) {
 		ret = -ENOSPC;
 		goto out_unlock;
@@ -723,7 +731,7 @@ long fxt_ioctl_start(struct file *file, void __user *argp)
 	mutex_unlock(&fxt_lock);
 	if (!s)
 		return -EPERM;
-	if (st.disposition > FXTRACE_START_RETAIN || st.__reserved)
+	if (st.disposition >= __FXTRACE_START_COUNT || st.__reserved)
 		return -EINVAL;
 	count = fxt_categories_get(st.categories, st.categories_size, &cats);
 	if (count < 0)

@@ -55,24 +55,15 @@ typedef void (*fxt_exit_probe_t)(void *data, struct task_struct *task);
 static_assert(__same_type(&register_trace_sched_process_exit,
 			  int (*)(fxt_exit_probe_t, void *)));
 
-static void fxt_find_exit_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_exit"))
-		*(struct tracepoint **)priv = tp;
-}
-
-/* Tracepoints are not exported as symbols: find this one by name. */
 int fxt_task_probe_register(struct fxt_session *s)
 {
 	fxt_exit_probe_t probe = fxt_probe_process_exit;
-	struct tracepoint *tp = NULL;
+	struct tracepoint *tp;
 	int ret;
 
-	for_each_kernel_tracepoint(fxt_find_exit_tp, &tp);
-	if (!tp) {
-		pr_err("fxtrace: no sched_process_exit tracepoint\n");
+	tp = fxt_tracepoint_find("sched_process_exit");
+	if (!tp)
 		return -ENOENT;
-	}
 	ret = tracepoint_probe_register(tp, probe, s);
 	if (!ret)
 		s->exit_tp = tp;
@@ -146,7 +137,7 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 	if (!user)
 		return -ENOMEM;
 	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_TASK, s->task_buffer_size,
-			       round_down(s->task_buffer_size / 8, 8), user);
+			       FXTRACE_DURABLE_SIZE(s->task_buffer_size), user);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	buf->hdr->pid = task_tgid_nr(current);
@@ -172,10 +163,10 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 	at->pid = buf->hdr->pid;
 	at->tid = buf->hdr->tid;
 	at->header_offset = FXTRACE_MMAP_OFFSET(buf->id, FXTRACE_MMAP_HEADER);
-	at->header_size = PAGE_SIZE;
+	at->header_size = FXTRACE_BUFFER_PAGE_SIZE;
 	at->producer_offset = FXTRACE_MMAP_OFFSET(buf->id,
 						  FXTRACE_MMAP_PRODUCER);
-	at->producer_size = buf->area_size - PAGE_SIZE;
+	at->producer_size = buf->area_size - FXTRACE_BUFFER_PAGE_SIZE;
 	at->monotonic_offset = fxt_monotonic_offset();
 	return 0;
 }

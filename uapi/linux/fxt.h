@@ -454,4 +454,47 @@ static inline __u32 fxt_write_kobj_name(__u64 *dst, unsigned int obj_type,
 	return n;
 }
 
+/*
+ * Scheduling records, up to their arguments, which the caller writes after
+ * them (fxt_write_arg32() and the like); words from the _words() function
+ * with the arguments' words, nargs in [0, 15].
+ *
+ * Context switch: cpu in [0, 65535], out_state one of FXT_THREAD_STATE_*,
+ * the outgoing and incoming threads' koids.
+ */
+static inline __u32 fxt_context_switch_words(__u32 arg_words)
+{
+	return 4 + arg_words;
+}
+
+static inline __u32 fxt_write_context_switch(__u64 *dst, __u32 words,
+					     unsigned int nargs, __u32 cpu,
+					     unsigned int out_state,
+					     __u64 timestamp,
+					     __u64 outgoing_koid,
+					     __u64 incoming_koid)
+{
+	dst[0] = fxt_context_switch_hdr(words, nargs, cpu, out_state);
+	dst[1] = timestamp;
+	dst[2] = outgoing_koid;
+	dst[3] = incoming_koid;
+	return 4;
+}
+
+/* Thread wakeup: cpu in [0, 65535], the woken thread's koid. */
+static inline __u32 fxt_wakeup_words(__u32 arg_words)
+{
+	return 3 + arg_words;
+}
+
+static inline __u32 fxt_write_wakeup(__u64 *dst, __u32 words,
+				     unsigned int nargs, __u32 cpu,
+				     __u64 timestamp, __u64 woken_koid)
+{
+	dst[0] = fxt_wakeup_hdr(words, nargs, cpu);
+	dst[1] = timestamp;
+	dst[2] = woken_koid;
+	return 3;
+}
+
 #endif /* _UAPI_LINUX_FXT_H */

@@ -153,7 +153,7 @@ struct fxtctl_buffer *fxtctl_buffer(struct fxtctl *c, __u32 id)
 	b->id = id;
 	b->kind = info.kind;
 	b->hdr = map;
-	b->ctl = (const void *)((const char *)map + 4096);
+	b->ctl = (const void *)((const char *)map + FXTRACE_BUFFER_PAGE_SIZE);
 	b->data = (const unsigned char *)map + b->hdr->data_offset;
 	b->map_size = info.reader_size;
 	return b;
@@ -192,7 +192,8 @@ static struct fxtctl_span span_at(const struct fxtctl_buffer *b,
 }
 
 unsigned int fxtctl_buffer_spans(const struct fxtctl_buffer *b,
-				 __u64 from_wrap, struct fxtctl_span spans[3])
+				 __u64 from_wrap,
+				 struct fxtctl_span spans[FXTCTL_SPANS_MAX])
 {
 	const struct fxtrace_buffer_header *hdr = b->hdr;
 	bool task = b->kind == FXTRACE_BUFFER_TASK;
@@ -200,6 +201,12 @@ unsigned int fxtctl_buffer_spans(const struct fxtctl_buffer *b,
 	__u64 committed[2], durable, wrap, w;
 	unsigned int n = 0;
 
+	/*
+	 * The buffer's ordering contract (kmod/buffer.c): wrap_count first
+	 * ([wrap], pairs with the writer's release of it), then the committed
+	 * offsets ([commit], pairs with the writer's release of each): the
+	 * data up to them is written.
+	 */
 	if (task) {
 		wrap = __atomic_load_n(&b->ctl->wrap_count, __ATOMIC_ACQUIRE);
 		committed[0] = __atomic_load_n(&b->ctl->rolling_committed[0],
@@ -225,7 +232,7 @@ unsigned int fxtctl_buffer_spans(const struct fxtctl_buffer *b,
 	w = wrap ? wrap - 1 : 0;
 	if (w < from_wrap)
 		w = from_wrap;
-	for (; w <= wrap && n < 3; w++) {
+	for (; w <= wrap && n < FXTCTL_SPANS_MAX; w++) {
 		spans[n] = span_at(b, durable_size + (w & 1) * rolling,
 				   committed[w & 1], rolling);
 		spans[n++].wrap = w;
@@ -239,6 +246,11 @@ struct fxtctl_span fxtctl_save_span(const struct fxtctl_buffer *b,
 	const struct fxtrace_buffer_header *hdr = b->hdr;
 	struct fxtctl_span s;
 
+	/*
+	 * [snapshot] (kmod/buffer.c): the SAVE_BUFFER packet read before this
+	 * comes after the kernel's copy of the offset; the load-acquire pairs
+	 * with the release that committed it.
+	 */
 	s = span_at(b, hdr->durable_size + (wrap & 1) * hdr->rolling_size,
 		    __atomic_load_n(&hdr->rolling_committed[wrap & 1],
 				    __ATOMIC_ACQUIRE),
@@ -251,7 +263,7 @@ unsigned char *fxtctl_buffer_copy(const struct fxtctl_buffer *b,
 				  __u64 from_wrap, size_t *len)
 {
 	const __u64 magic = FXT_MAGIC_WORD;
-	struct fxtctl_span spans[3];
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
 	unsigned int n = fxtctl_buffer_spans(b, from_wrap, spans), i;
 	size_t off = sizeof(magic);
 	unsigned char *buf;

@@ -73,10 +73,12 @@ int fxtctl_release(struct fxtctl *c, __u32 id);
  * The committed bytes of b in reading order: the durable part, then the
  * rolling halves from wrap `from_wrap` on (the older first).  Offsets come
  * from the header for kernel buffers and from the producer's control page,
- * clamped, for task buffers.  Returns the number of spans (at most 3).
+ * clamped, for task buffers.  Returns the number of spans.
  */
+#define FXTCTL_SPANS_MAX	3	/* the durable part and both halves */
 unsigned int fxtctl_buffer_spans(const struct fxtctl_buffer *b,
-				 __u64 from_wrap, struct fxtctl_span spans[3]);
+				 __u64 from_wrap,
+				 struct fxtctl_span spans[FXTCTL_SPANS_MAX]);
 
 /*
  * A copy of b's committed bytes (fxtctl_buffer_spans() from from_wrap)

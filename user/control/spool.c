@@ -12,8 +12,6 @@
 
 #include "fxtctl.h"
 
-#define SPOOL_PAGE 4096
-
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
 {
 	struct stat st;
@@ -59,25 +57,26 @@ int fxtctl_spool_next(const struct fxtctl_spool *sp, size_t *offset,
 	if (*offset >= sp->size)
 		return 0;
 	left = sp->size - *offset;
-	if (left < 2 * SPOOL_PAGE)
+	if (left < 2 * FXTRACE_BUFFER_PAGE_SIZE)
 		return -EINVAL;
 	hdr = (const void *)(sp->map + *offset);
 	if (hdr->magic != FXTRACE_BUFFER_MAGIC ||
 	    hdr->header_size != sizeof(*hdr) ||
 	    hdr->kind != FXTRACE_BUFFER_TASK ||
-	    hdr->data_offset != 2 * SPOOL_PAGE ||
+	    hdr->data_offset != 2 * FXTRACE_BUFFER_PAGE_SIZE ||
 	    hdr->durable_size % 8 || hdr->rolling_size % 8 ||
 	    hdr->durable_size > left || hdr->rolling_size > left)
 		return -EINVAL;
 	data = hdr->durable_size + 2 * hdr->rolling_size;
-	if (data > left - 2 * SPOOL_PAGE || data % SPOOL_PAGE)
+	if (data > left - 2 * FXTRACE_BUFFER_PAGE_SIZE ||
+	    data % FXTRACE_BUFFER_PAGE_SIZE)
 		return -EINVAL;
 	b->id = hdr->id;
 	b->kind = FXTRACE_BUFFER_TASK;
 	b->hdr = hdr;
-	b->ctl = (const void *)(sp->map + *offset + SPOOL_PAGE);
-	b->data = sp->map + *offset + 2 * SPOOL_PAGE;
-	b->map_size = 2 * SPOOL_PAGE + data;
+	b->ctl = (const void *)(sp->map + *offset + FXTRACE_BUFFER_PAGE_SIZE);
+	b->data = sp->map + *offset + 2 * FXTRACE_BUFFER_PAGE_SIZE;
+	b->map_size = 2 * FXTRACE_BUFFER_PAGE_SIZE + data;
 	*offset += b->map_size;
 	return 1;
 }

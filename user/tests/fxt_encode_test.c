@@ -202,11 +202,9 @@ static void test_objects_and_scheduler(void)
 	      0x00000000000007D0ULL, 0x0000000000005678ULL,
 	      0x0000000000009ABCULL);
 
-	n = 0;
-	w[n++] = fxt_context_switch_hdr(6, 2, 1, FXT_THREAD_STATE_DEAD);
-	w[n++] = 3000;
-	w[n++] = 0x10;
-	w[n++] = 0x20;
+	/* The module's sched_switch record. */
+	n = fxt_write_context_switch(w, fxt_context_switch_words(2), 2, 1,
+				     FXT_THREAD_STATE_DEAD, 3000, 0x10, 0x20);
 	n += fxt_write_arg32(w + n, FXT_ARG_INT32, 10, NULL,
 			     (__u32)FXT_SCHED_WEIGHT_IDLE);
 	n += fxt_write_arg32(w + n, FXT_ARG_INT32, 11, NULL, 1024);
@@ -215,10 +213,8 @@ static void test_objects_and_scheduler(void)
 	      0x0000000000000010ULL, 0x0000000000000020ULL,
 	      0x80000000000a0011ULL, 0x00000400000b0011ULL);
 
-	n = 0;
-	w[n++] = fxt_wakeup_hdr(6, 2, 0xffff);
-	w[n++] = 4000;
-	w[n++] = 0x20;
+	/* The module's sched_waking record. */
+	n = fxt_write_wakeup(w, fxt_wakeup_words(3), 2, 0xffff, 4000, 0x20);
 	n += fxt_write_arg32(w + n, FXT_ARG_INT32, 12, NULL, 1024);
 	n += fxt_write_arg64(w + n, FXT_ARG_KOID, 13, NULL, 0x10);
 	CHECK("wakeup, cpu 0xffff, weight and waker", w, n,
