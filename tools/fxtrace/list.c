@@ -133,13 +133,14 @@ static void list_registered(int fd)
 	unsigned int i;
 	int len;
 
-	printf("  registered categories (name, slot, whether the session records it now):\n");
 	for (i = 0; i < FXTRACE_CATEGORY_SLOTS; i++) {
 		memset(&cn, 0, sizeof(cn));
 		cn.size = sizeof(cn);
 		cn.index = i;
 		if (ioctl(fd, FXTRACE_IOC_CATEGORY_NAME, &cn))
 			break;
+		if (!i)
+			printf("  registered categories (name, slot, whether the session records it now):\n");
 		len = cn.name_len < sizeof(cn.name) ? (int)cn.name_len : 0;
 		printf("    %-32.*s slot %-4u %s\n", len, cn.name, i,
 		       cn.flags & FXTRACE_CATEGORY_NAME_ENABLED ? "enabled" :
@@ -148,7 +149,7 @@ static void list_registered(int fd)
 	if (i == FXTRACE_CATEGORY_SLOTS || errno == ENOENT)
 		printf("  (%u registered categor%s)\n", i, i == 1 ? "y" : "ies");
 	else if (errno == ENOTTY)
-		printf("  (this fxtrace.ko cannot name registered categories: it is older than ABI 0.4)\n");
+		printf("  (registered categories: this fxtrace.ko is older than ABI 0.4 and cannot name them)\n");
 	else
 		printf("  (registered categories: %s)\n", strerror(errno));
 }

@@ -55,7 +55,7 @@ show "$out/on.txt"
 result $rc "session: record and list exit 0"
 grep -qx '  session: started' "$out/on.txt"
 result $? "session: started"
-[[ $(slot list_test.on "$out/on.txt") == "$on" && $(slot list_test.off "$out/on.txt") == "$off" ]]
+[[ -n $on && $(slot list_test.on "$out/on.txt") == "$on" && $(slot list_test.off "$out/on.txt") == "$off" ]]
 result $? "session: the same slots as before"
 [[ $(state list_test.on "$out/on.txt") == enabled ]]
 result $? "session: list_test.on enabled"
@@ -72,7 +72,8 @@ result $rc "nobody: list user exits 0"
 grep ' slot ' "$out/none.txt" >"$out/none.slots"
 grep ' slot ' "$out/nobody.txt" >"$out/nobody.slots"
 diff "$out/none.slots" "$out/nobody.slots" | sed 's/^/# /'
-result "${PIPESTATUS[0]}" "nobody: the same names, slots and states as root ($(wc -l <"$out/nobody.slots") slots)"
+[[ ${PIPESTATUS[0]} == 0 && -s $out/nobody.slots ]]
+result $? "nobody: the same names, slots and states as root ($(wc -l <"$out/nobody.slots") slots)"
 
 # ---- the whole listing: user categories after the kernel's --------------------
 "$bin/fxtrace" list --tracefs="$out/nonexistent" >"$out/all.txt" 2>&1
