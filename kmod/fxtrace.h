@@ -161,6 +161,7 @@ long fxt_ioctl_terminate(struct file *file);
 long fxt_ioctl_adopt(struct file *file);
 long fxt_ioctl_session_info(void __user *argp);
 long fxt_ioctl_category(void __user *argp);
+long fxt_ioctl_category_name(void __user *argp);
 int fxt_category_register(const char *name, kuid_t uid);
 bool fxt_category_enabled(const char *name);
 void fxt_controller_release(struct file *file);

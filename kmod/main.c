@@ -107,6 +107,8 @@ static long fxt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return fxt_ioctl_release_buffer(file, argp);
 	case FXTRACE_IOC_CATEGORY:
 		return fxt_ioctl_category(argp);
+	case FXTRACE_IOC_CATEGORY_NAME:
+		return fxt_ioctl_category_name(argp);
 	case FXTRACE_IOC_ATTACH:
 		return fxt_ioctl_attach(argp);
 	case FXTRACE_IOC_BUFFER_FULL:

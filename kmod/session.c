@@ -331,7 +331,8 @@ int fxt_category_register(const char *name, kuid_t uid)
 	}
 	strscpy(fxt_slot_names[i], name, sizeof(fxt_slot_names[i]));
 	hash_add(fxt_slot_hash, &fxt_slot_nodes[i], hash);
-	fxt_slots_used++;
+	/* Publishes the name to fxt_ioctl_category_name(), which is lockless. */
+	smp_store_release(&fxt_slots_used, i + 1);
 	WRITE_ONCE(enabled[i], fxt_category_enabled(name));
 	return i;
 }
@@ -366,6 +367,42 @@ long fxt_ioctl_category(void __user *argp)
 		return ret;
 	cat.index = ret;
 	if (copy_to_user(argp, &cat, min_t(size_t, size, sizeof(cat))))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * The name in a slot (FXTRACE_IOC_CATEGORY_NAME), for anyone: names are
+ * not secret (anyone may register one, the enable table is world-readable)
+ * and the lookup is O(1) without fxt_lock: a slot's name is written once,
+ * before the release store of fxt_slots_used that publishes it.
+ */
+long fxt_ioctl_category_name(void __user *argp)
+{
+	const u8 *enabled = fxt_page_area + FXT_ENABLED_OFFSET;
+	struct fxtrace_category_name cn;
+	u32 size;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(cn.name) <= FXTRACE_CATEGORY_MAX_LEN);
+	ret = fxt_get_sized(&cn, sizeof(cn), FXTRACE_CATEGORY_NAME_SIZE_V0,
+			    argp, &size);
+	if (ret)
+		return ret;
+	/* Everything but size and index is output: input bytes are an error. */
+	if (cn.name_len || cn.flags || memchr_inv(cn.name, 0, sizeof(cn.name)))
+		return -EINVAL;
+	if (cn.index >= FXTRACE_CATEGORY_SLOTS)
+		return -ERANGE;
+	/* Pairs with the release in fxt_category_register(). */
+	if (cn.index >= smp_load_acquire(&fxt_slots_used))
+		return -ENOENT;
+	/* cn.name is all zero: the copy leaves the bytes past the NUL zero. */
+	cn.name_len = strscpy(cn.name, fxt_slot_names[cn.index],
+			      sizeof(cn.name));
+	if (READ_ONCE(enabled[cn.index]))
+		cn.flags = FXTRACE_CATEGORY_NAME_ENABLED;
+	if (copy_to_user(argp, &cn, min_t(size_t, size, sizeof(cn))))
 		return -EFAULT;
 	return 0;
 }

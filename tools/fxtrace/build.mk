@@ -28,3 +28,11 @@ $(B)/test/fxtrace/user_prog: $(B)/obj/tools/fxtrace/tests/user_prog.o \
 
 UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.sh
 user: $(B)/test/fxtrace/mktrace $(B)/test/fxtrace/user_prog
+
+# `fxtrace list` in the guest: list_prog registers categories and runs it.
+$(B)/test/fxtrace/list_prog: $(B)/obj/tools/fxtrace/tests/list_prog.o \
+		$(B)/lib/libfxtrace.a
+	$(link)
+
+GUEST_TESTS += tools/fxtrace/tests/list_test.sh
+user: $(B)/test/fxtrace/list_prog

@@ -2,8 +2,8 @@
 /*
  * list.c - `fxtrace list`: what `fxtrace record` can record here, like
  * `perf list`: the module's kernel categories, the tracepoints of the
- * running kernel (tracefs), the probe kinds, and the user categories of
- * the current session.
+ * running kernel (tracefs), the probe kinds, the current session's
+ * category list and the categories programs have registered.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -122,16 +123,42 @@ static const char *const state_names[] = {
 };
 
 /*
- * The ABI gives producers a slot per registered category name but shows
- * nobody the names: what can be listed is the session's category list and
- * how many registered slots it enables now.
+ * The registered categories, slot by slot (FXTRACE_IOC_CATEGORY_NAME, ABI
+ * 0.4): slots are given out from 0 up, so the first empty one ends the
+ * table.  An older module has no such ioctl: say so and go on.
  */
+static void list_registered(int fd)
+{
+	struct fxtrace_category_name cn;
+	unsigned int i;
+	int len;
+
+	for (i = 0; i < FXTRACE_CATEGORY_SLOTS; i++) {
+		memset(&cn, 0, sizeof(cn));
+		cn.size = sizeof(cn);
+		cn.index = i;
+		if (ioctl(fd, FXTRACE_IOC_CATEGORY_NAME, &cn))
+			break;
+		if (!i)
+			printf("  registered categories (name, slot, whether the session records it now):\n");
+		len = cn.name_len < sizeof(cn.name) ? (int)cn.name_len : 0;
+		printf("    %-32.*s slot %-4u %s\n", len, cn.name, i,
+		       cn.flags & FXTRACE_CATEGORY_NAME_ENABLED ? "enabled" :
+								  "disabled");
+	}
+	if (i == FXTRACE_CATEGORY_SLOTS || errno == ENOENT)
+		printf("  (%u registered categor%s)\n", i, i == 1 ? "y" : "ies");
+	else if (errno == ENOTTY)
+		printf("  (registered categories: this fxtrace.ko is older than ABI 0.4 and cannot name them)\n");
+	else
+		printf("  (registered categories: %s)\n", strerror(errno));
+}
+
+/* The session's state and category list, and the registered categories. */
 static int list_user(void)
 {
 	const struct fxtrace_session_page *page;
 	const char *list, *glob;
-	const unsigned char *enabled;
-	unsigned int i, on = 0;
 	/* The module maps the session page only for a read-write open. */
 	int fd = open(FXTRACE_DEVICE, O_RDWR | O_CLOEXEC);
 
@@ -142,20 +169,19 @@ static int list_user(void)
 	}
 	page = mmap(NULL, FXTRACE_SESSION_MAP_SIZE, PROT_READ, MAP_SHARED, fd,
 		    FXTRACE_MMAP_SESSION);
-	close(fd);
 	if (page == MAP_FAILED) {
 		printf("  (cannot map the session page: %s)\n", strerror(errno));
+		close(fd);
 		return 1;
 	}
 	if (page->magic != FXTRACE_SESSION_MAGIC ||
 	    page->state > FXTRACE_STATE_STOPPED ||
 	    page->categories_offset > FXTRACE_SESSION_MAP_SIZE ||
 	    page->categories_size > FXTRACE_SESSION_MAP_SIZE -
-				    page->categories_offset ||
-	    page->enabled_offset > FXTRACE_SESSION_MAP_SIZE -
-				   FXTRACE_CATEGORY_SLOTS) {
+				    page->categories_offset) {
 		printf("  (the session page is not one this fxtrace knows)\n");
 		munmap((void *)page, FXTRACE_SESSION_MAP_SIZE);
+		close(fd);
 		return 1;
 	}
 	printf("  session: %s\n", state_names[page->state]);
@@ -171,13 +197,10 @@ static int list_user(void)
 						     page->categories_size -
 						     glob), glob);
 		printf("\n");
-		enabled = (const unsigned char *)page + page->enabled_offset;
-		for (i = 0; i < FXTRACE_CATEGORY_SLOTS; i++)
-			on += enabled[i] != 0;
-		printf("  registered categories enabled now: %u (the module does not show their names)\n",
-		       on);
 	}
 	munmap((void *)page, FXTRACE_SESSION_MAP_SIZE);
+	list_registered(fd);
+	close(fd);
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 
 /* The ABI version; a new major is incompatible, a new minor adds to it. */
 #define FXTRACE_ABI_MAJOR	0
-#define FXTRACE_ABI_MINOR	3
+#define FXTRACE_ABI_MINOR	4
 
 #define FXTRACE_DEVICE		"/dev/fxtrace"
 
@@ -259,6 +259,24 @@ struct fxtrace_category {
 #define FXTRACE_CATEGORY_SIZE_V0	24
 #define FXTRACE_CATEGORY_SLOTS		4096
 
+/*
+ * Input and output of FXTRACE_IOC_CATEGORY_NAME (anyone, ABI 0.4): the
+ * name registered in a slot.  Slots are given out from 0 up and never
+ * freed while the module is loaded: the first slot that answers ENOENT
+ * ends the table.
+ */
+struct fxtrace_category_name {
+	__u32 size;		/* Input: sizeof(struct fxtrace_category_name) */
+	__u32 index;		/* Input: slot, below FXTRACE_CATEGORY_SLOTS */
+	__u32 name_len;		/* Output: bytes, without the NUL */
+	__u32 flags;		/* Output: FXTRACE_CATEGORY_NAME_* */
+	char name[104];		/* Output: the name, NUL-padded */
+};
+
+#define FXTRACE_CATEGORY_NAME_SIZE_V0	120
+/* The slot's byte in the session page's enable table is set now. */
+#define FXTRACE_CATEGORY_NAME_ENABLED	_BITUL(0)
+
 /* Input of FXTRACE_IOC_RELEASE_BUFFER (controller, retired buffers). */
 struct fxtrace_buffer_ref {
 	__u32 size;
@@ -359,6 +377,8 @@ enum fxtrace_packet_request {
 	_IOWR(FXTRACE_IOC_MAGIC, 9, struct fxtrace_category)
 #define FXTRACE_IOC_PAUSE	_IO(FXTRACE_IOC_MAGIC, 10)
 #define FXTRACE_IOC_RESUME	_IO(FXTRACE_IOC_MAGIC, 11)
+#define FXTRACE_IOC_CATEGORY_NAME \
+	_IOWR(FXTRACE_IOC_MAGIC, 12, struct fxtrace_category_name)
 #define FXTRACE_IOC_ATTACH	_IOWR(FXTRACE_IOC_MAGIC, 16, struct fxtrace_attach)
 #define FXTRACE_IOC_BUFFER_FULL \
 	_IOW(FXTRACE_IOC_MAGIC, 17, struct fxtrace_buffer_full)
