@@ -165,8 +165,10 @@ static inline const char *tap_num_str(struct tap_num v, char *buf, size_t size)
 		snprintf(buf, size, "%Lg", v.f);
 	else if (v.kind == TAP_SIGNED)
 		snprintf(buf, size, "%lld", v.s);
+	else if (v.u > 9)
+		snprintf(buf, size, "%llu (%#llx)", v.u, v.u);
 	else
-		snprintf(buf, size, "%#llx (%llu)", v.u, v.u);
+		snprintf(buf, size, "%llu", v.u);
 	return buf;
 }
 
@@ -188,23 +190,65 @@ static inline bool tap_cmp(bool ok, struct tap_num observed, const char *op,
 			b, o);
 }
 
+/*
+ * A string as a C literal on one line (NULL as such): the diagnostic stays
+ * one "#" line, whatever the string holds.
+ */
+static inline void tap_quote(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+
+	if (!s) {
+		fputs("NULL", stdout);
+		return;
+	}
+	putchar('"');
+	for (i = 0; i < len; i++) {
+		if (p[i] == '\n')
+			fputs("\\n", stdout);
+		else if (p[i] == '\t')
+			fputs("\\t", stdout);
+		else if (p[i] == '"' || p[i] == '\\')
+			printf("\\%c", p[i]);
+		else if (p[i] < 0x20 || p[i] == 0x7f)
+			printf("\\x%02x", p[i]);
+		else
+			putchar(p[i]);
+	}
+	putchar('"');
+}
+
+/* "#   FILE:LINE: EXPR: expected WHAT EXPECTED, observed OBSERVED" */
+static inline bool tap_fail_str(const char *file, int line, const char *expr,
+				const char *what, const char *expected,
+				const char *observed, size_t observed_len)
+{
+	printf("#   %s:%d: %s: expected %s", file, line, expr, what);
+	tap_quote(expected, expected ? strlen(expected) : 0);
+	fputs(", observed ", stdout);
+	tap_quote(observed, observed_len);
+	putchar('\n');
+	tap_failed = true;
+	return false;
+}
+
 static inline bool tap_strn(const char *expected, const char *observed,
 			    size_t len, const char *expr, const char *file,
 			    int line)
 {
+	size_t i;
+
 	if (expected && observed && strlen(expected) == len &&
 	    !memcmp(expected, observed, len))
 		return true;
-	if (!expected || !observed)
-		return tap_fail(file, line, "%s: expected %s%s%s, observed %s%.*s%s",
-				expr, expected ? "\"" : "",
-				expected ? expected : "NULL",
-				expected ? "\"" : "", observed ? "\"" : "",
-				observed ? (int)len : 4,
-				observed ? observed : "NULL",
-				observed ? "\"" : "");
-	return tap_fail(file, line, "%s: expected \"%s\", observed \"%.*s\" (%zu bytes)",
-			expr, expected, (int)len, observed, len);
+	tap_fail_str(file, line, expr, "", expected, observed, len);
+	if (expected && observed) {
+		for (i = 0; i < len && expected[i] && expected[i] == observed[i]; i++)
+			;
+		printf("#     the first difference at byte %zu\n", i);
+	}
+	return false;
 }
 
 static inline bool tap_find(const char *needle, const char *observed,
@@ -215,10 +259,9 @@ static inline bool tap_find(const char *needle, const char *observed,
 
 	if (at && (!prefix || at == observed))
 		return true;
-	return tap_fail(file, line, "%s: expected %s \"%s\", observed %s%s%s",
-			expr, prefix ? "to start with" : "to contain", needle,
-			observed ? "\"" : "", observed ? observed : "NULL",
-			observed ? "\"" : "");
+	return tap_fail_str(file, line, expr,
+			    prefix ? "to start with " : "to contain ", needle,
+			    observed, observed ? strlen(observed) : 0);
 }
 
 static inline bool tap_true(bool ok, const char *expr, const char *file,
