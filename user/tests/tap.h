@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tap.h - the host tests' one harness: TAP output as kselftest prints it,
+ * tap.h - the host tests' one harness: TAP output like kselftest's,
  * and checks that say what they expected and what they observed.
  *
  * A check compares; when the comparison fails it prints
@@ -11,13 +11,13 @@
  *		EXPECT_EQ(7, a->value);
  *   EXPECT_EQ(expected, observed)	integers (by value, signed or not) or
  *					floating point
- *   EXPECT_CMP(observed, op, bound)	the same, with <, <=, >, >= or !=
+ *   EXPECT_CMP(observed, op, bound)	the same, with ==, !=, <, <=, > or >=
  *   EXPECT_STR(expected, observed)	C strings (NULL prints as such)
  *   EXPECT_STRN(expected, ptr, len)	len bytes at ptr are the C string
  *   EXPECT_PREFIX(prefix, observed)	C string observed starts with prefix
  *   EXPECT_SUBSTR(needle, observed)	C string observed contains needle
- *   EXPECT_MEM(expected, observed, len)	byte ranges; prints the first
- *					difference and the 16 bytes around it
+ *   EXPECT_MEM(expected, observed, len)	byte ranges; prints the offset of the
+ *					first difference and 16 bytes from it
  *   EXPECT_TRUE(cond)			a fact that is no comparison
  * Each has an ASSERT_ twin that also ends the test function it is in
  * (return 1), as kselftest's ASSERT_ do; FAIL(fmt, ...) prints a failure no
