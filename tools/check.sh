@@ -63,6 +63,28 @@ kdir612=$(tools/guest/kernel.sh kdir 6.12)
 step build-gcc make -j2 CC=gcc user
 step build-clang make -j2 CC=clang B=build/clang user
 
+# Every shell script outside build/ through shellcheck: *.sh, a sh/bash/dash
+# shebang, or a "shellcheck shell=" directive (sourced files); each in the
+# dialect it declares, sourced files followed; any finding fails.
+shell_scripts() {
+	local f first shebang='^#!.*[/ ](ba|da)?sh( |$)'
+	while IFS= read -r f; do
+		[[ -f $f && $f != build/* ]] || continue
+		IFS= read -r first <"$f"
+		if [[ $f == *.sh || $first =~ $shebang ]] ||
+			head -n 5 "$f" | grep -q '^# shellcheck shell='; then
+			echo "$f"
+		fi
+	done < <(git ls-files --cached --others --exclude-standard)
+}
+shellcheck_all() {
+	local files
+	mapfile -t files < <(shell_scripts)
+	echo "shellcheck: ${#files[@]} scripts"
+	shellcheck -x -P SCRIPTDIR "${files[@]}"
+}
+step shellcheck shellcheck_all
+
 # Unit tests: one result per TAP line, or per program when it prints none.
 for t in $(make -s print-UNIT_TESTS); do
 	name=unit-$(basename "$t")

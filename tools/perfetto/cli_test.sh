@@ -27,6 +27,7 @@ expect() {
 		echo "ok $n - $name"
 	else
 		echo "not ok $n - $name: exit $rc (want $want), output:"
+		# shellcheck disable=SC2001 # prefixes every line, not one substitution
 		sed 's/^/#   /' <<<"$out"
 		failed=$((failed + 1))
 	fi

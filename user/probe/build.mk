@@ -25,8 +25,11 @@ $(B)/obj/user/probe/%.o: CFLAGS_USER += -I$(PROBE_GEN) -Iuser/probe
 
 ifeq ($(PROBES),1)
 
+# The host's multiarch headers (asm/types.h) for the bpf target: clang, the
+# compiler of the BPF programs, names the directory (-dumpmachine does not:
+# x86_64-pc-linux-gnu), whatever $(CC) is.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
-	-I$(PROBE_GEN) -Iuser/probe -I/usr/include/$(shell gcc -dumpmachine)
+	-I$(PROBE_GEN) -Iuser/probe -I/usr/include/$(shell clang -print-multiarch)
 
 $(PROBE_GEN)/vmlinux.h:
 	@test -n "$(PROBE_BTF)" || { echo "no kernel BTF: no /sys/kernel/btf/vmlinux and no vmlinux for KDIR=$(KDIR)" >&2; exit 1; }

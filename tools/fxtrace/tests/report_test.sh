@@ -42,6 +42,7 @@ for seed in 1 2 3; do
 done
 
 # A selection: the report of the records `fxtrace dump SELECTION` shows.
+# shellcheck disable=SC2086 # $rows unquoted: ROWS "-" expands to no argument at all
 selection() { # selection NAME ROWS OPTIONS... (ROWS: pid=.. or tid=.. or -)
 	local name=$1 rows=$2
 	shift 2

@@ -8,6 +8,7 @@
 # trace must pass `fxtrace check --strict`.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
 . "$here/tap.sh"
 
 # run NAME DRAIN-OPTIONS... -- COMMAND...: fxtrace-drain with its stderr kept.

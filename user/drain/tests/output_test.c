@@ -261,15 +261,15 @@ static int check_file(struct walk *w)
 	memset(&d, 0, sizeof(d));
 	memset(w, 0, sizeof(*w));
 	r = fxt_reader_new(collect_diag, &d);
-	EXPECT(r);
+	ASSERT_TRUE(r);
 	output_window_ns(&out, &lo, &hi);
 	fxt_reader_set_session_window(r, (int64_t)lo, (int64_t)hi);
 	ret = fxt_reader_read_buffer(r, file.bytes, file.len, count_record, w);
-	EXPECT_EQ(0, ret);
+	ASSERT_EQ(0, ret);
 	if (fxt_reader_count(r, FXT_ERROR) || fxt_reader_count(r, FXT_WARNING))
 		printf("# %s", d.text);
-	EXPECT_EQ(0, fxt_reader_count(r, FXT_ERROR));
-	EXPECT_EQ(0, fxt_reader_count(r, FXT_WARNING));
+	ASSERT_EQ(0, fxt_reader_count(r, FXT_ERROR));
+	ASSERT_EQ(0, fxt_reader_count(r, FXT_WARNING));
 	fxt_reader_free(r);
 	return 0;
 }
@@ -325,18 +325,18 @@ static int test_forgery(void)
 		   TID, "long", START + 100 * SECOND);
 	put_words(&f, w, n);
 	db = drain_rest(&f);
-	EXPECT_EQ(6, db->records);
-	EXPECT_EQ(6, db->refused[REFUSED_FOREIGN]);
+	ASSERT_EQ(6, db->records);
+	ASSERT_EQ(6, db->refused[REFUSED_FOREIGN]);
 	/* Blob type 3 and the context switch break decoder rules already. */
-	EXPECT_EQ(2, db->refused[REFUSED_KIND]);
-	EXPECT_EQ(2, db->refused[REFUSED_INVALID]);
-	EXPECT_EQ(3, db->refused[REFUSED_TIME]);
-	EXPECT_EQ(13, db->invalid);
+	ASSERT_EQ(2, db->refused[REFUSED_KIND]);
+	ASSERT_EQ(2, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(3, db->refused[REFUSED_TIME]);
+	ASSERT_EQ(13, db->invalid);
 	/* Named from the header, not from the forged provider info. */
-	EXPECT_STR("task 101 (pid 100)", db->name);
-	EXPECT(check_file(&walk) == 0);
-	EXPECT_EQ(0, walk.kobj_foreign);
-	EXPECT_EQ(1, walk.events);
+	ASSERT_STR("task 101 (pid 100)", db->name);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(0, walk.kobj_foreign);
+	ASSERT_EQ(1, walk.events);
 	fake_free(&f);
 	return 0;
 }
@@ -351,7 +351,7 @@ static int test_comm_name(void)
 	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0,
 		 "w\xffrker");
 	db = drain_rest(&f);
-	EXPECT_STR("w\xef\xbf\xbdrker 101 (pid 100)", db->name);
+	ASSERT_STR("w\xef\xbf\xbdrker 101 (pid 100)", db->name);
 	fake_free(&f);
 	return 0;
 }
@@ -369,7 +369,7 @@ static int test_string_budget(void)
 	struct walk walk;
 	size_t n = 0, i;
 
-	EXPECT(w);
+	ASSERT_TRUE(w);
 	start();
 	/*
 	 * A budget of 2 * 64 KiB + 1 MiB: 39 strings of 30,000 bytes fit,
@@ -396,11 +396,11 @@ static int test_string_budget(void)
 	w[n++] = 9;
 	drain_half(&f, 0, w, n);
 	db = drain_rest(&f);
-	EXPECT_EQ(39, db->records);
-	EXPECT_EQ(6, db->refused[REFUSED_STRINGS]);
+	ASSERT_EQ(39, db->records);
+	ASSERT_EQ(6, db->refused[REFUSED_STRINGS]);
 	/* Their refs are undefined now: refused as invalid, not matched. */
-	EXPECT_EQ(2, db->refused[REFUSED_INVALID]);
-	EXPECT(check_file(&walk) == 0);
+	ASSERT_EQ(2, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(0, check_file(&walk));
 	fake_free(&f);
 	free(w);
 	return 0;
@@ -430,7 +430,7 @@ static int test_async_squatter(void)
 	struct fake s, h;
 	struct walk walk;
 
-	EXPECT(w);
+	ASSERT_TRUE(w);
 	start();
 	fake_new(&s, 8, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
 		 NULL);
@@ -441,16 +441,16 @@ static int test_async_squatter(void)
 	n = async_begins(w, 300, 301, 2000, 1);
 	put_words(&h, w, n);
 	honest = drain_rest(&h);
-	EXPECT_EQ(16384, squatter->records);
-	EXPECT_EQ(70000 - 16384, squatter->refused[REFUSED_ASYNC]);
-	EXPECT_EQ(2000, honest->records);
-	EXPECT_EQ(0, honest->invalid);
-	EXPECT(check_file(&walk) == 0);
-	EXPECT_EQ(16384, walk.async_begins[0]);
-	EXPECT_EQ(2000, walk.async_begins[1]);
+	ASSERT_EQ(16384, squatter->records);
+	ASSERT_EQ(70000 - 16384, squatter->refused[REFUSED_ASYNC]);
+	ASSERT_EQ(2000, honest->records);
+	ASSERT_EQ(0, honest->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(16384, walk.async_begins[0]);
+	ASSERT_EQ(2000, walk.async_begins[1]);
 	/* The squatter's process gone, its share is free for the next one. */
 	output_retire(&out, squatter);
-	EXPECT_EQ(2000, out.asyncs.count);
+	ASSERT_EQ(2000, out.asyncs.count);
 	fake_free(&s);
 	fake_free(&h);
 	free(w);
@@ -478,9 +478,9 @@ static int test_kernel_utf8(void)
 				 "\xff\xfe" "abc", 5, 0);
 	put_words(&f, w, n);
 	db = drain_rest(&f);
-	EXPECT_EQ(2, db->records);
-	EXPECT_EQ(2, db->repaired);
-	EXPECT_EQ(0, db->invalid);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(2, db->repaired);
+	ASSERT_EQ(0, db->invalid);
 	fake_free(&f);
 	/* A producer's own thread too; its name for pid 1 is still refused. */
 	fake_new(&f, 3, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
@@ -490,11 +490,11 @@ static int test_kernel_utf8(void)
 				 5, 0);
 	put_words(&f, w, n);
 	db = drain_rest(&f);
-	EXPECT_EQ(1, db->records);
-	EXPECT_EQ(2, db->repaired);
-	EXPECT_EQ(1, db->refused[REFUSED_FOREIGN]);
-	EXPECT(check_file(&walk) == 0);
-	EXPECT_EQ(3, walk.repaired);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(2, db->repaired);
+	ASSERT_EQ(1, db->refused[REFUSED_FOREIGN]);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(3, walk.repaired);
 	fake_free(&f);
 	return 0;
 }
@@ -516,12 +516,12 @@ static int test_producer_drops(void)
 	f.hdr->dropped_records = 10325538640411919867ULL;
 	k.hdr->dropped_records = 7;
 	db = drain_rest(&f);
-	EXPECT_EQ(PRODUCER_DROPS_MAX, db->dropped);
+	ASSERT_EQ(PRODUCER_DROPS_MAX, db->dropped);
 	drain_rest(&k);
 	output_totals(&out, FXTRACE_BUFFER_TASK, &task);
 	output_totals(&out, FXTRACE_BUFFER_CPU, &cpu);
-	EXPECT_EQ(PRODUCER_DROPS_MAX, task.dropped);
-	EXPECT_EQ(7, cpu.dropped);
+	ASSERT_EQ(PRODUCER_DROPS_MAX, task.dropped);
+	ASSERT_EQ(7, cpu.dropped);
 	fake_free(&f);
 	fake_free(&k);
 	return 0;
@@ -601,15 +601,15 @@ static int test_lost_events(void)
 	output_retire(&out, drain_rest(&a));
 	output_retire(&out, drain_rest(&b));
 	drain_rest(&big);
-	EXPECT_EQ(1, drain_rest(&liar)->refused[REFUSED_FOREIGN]);
-	EXPECT_EQ(1, drain_rest(&cpu)->records);
-	EXPECT(check_file(&walk) == 0);
+	ASSERT_EQ(1, drain_rest(&liar)->refused[REFUSED_FOREIGN]);
+	ASSERT_EQ(1, drain_rest(&cpu)->records);
+	ASSERT_EQ(0, check_file(&walk));
 
 	f = open_memstream(&text, &text_len);
-	EXPECT(f);
+	ASSERT_TRUE(f);
 	output_report_lost(&out, f);
 	fclose(f);
-	EXPECT_STR("fxtrace-drain: pid 100: 5 events lost without a buffer (as its producer reports)\n"
+	ASSERT_STR("fxtrace-drain: pid 100: 5 events lost without a buffer (as its producer reports)\n"
 		   "fxtrace-drain: pid 200: 1099511627776 events lost without a buffer (as its producer reports)\n",
 		   text);
 	free(text);
@@ -642,10 +642,10 @@ static int test_unframed(void)
 	n += event(w + n, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "c", 0);
 	drain_half(&f, 1, w, n);
 	db = output_find(&out, 12);
-	EXPECT_EQ(2, db->records);
-	EXPECT_EQ(2, db->refused[REFUSED_INVALID]);
-	EXPECT(check_file(&walk) == 0);
-	EXPECT_EQ(2, walk.events);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(2, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(2, walk.events);
 	fake_free(&f);
 	return 0;
 }
@@ -677,7 +677,7 @@ static int test_retired_memory(void)
 		put_words(&f, w, n);
 		db = drain_rest(&f);
 		if (db->records != 4)
-			FAIL_AT("lifetime %u: %llu records", i,
+			FAIL("lifetime %u: %llu records", i,
 				(unsigned long long)db->records);
 		output_retire(&out, db);
 		fake_free(&f);
@@ -688,14 +688,14 @@ static int test_retired_memory(void)
 	after = mallinfo2();
 	printf("# heap in use after 1,000 lifetimes %zu bytes, after 100,000 %zu bytes\n",
 	       before.uordblks, after.uordblks);
-	EXPECT(after.uordblks < before.uordblks + (256 << 10));
-	EXPECT_EQ(0, out.asyncs.count);
-	EXPECT_EQ(0, out.bufs.count);
-	EXPECT_EQ(100000, out.retired[FXTRACE_BUFFER_TASK].buffers);
+	ASSERT_CMP(after.uordblks, <, before.uordblks + (256 << 10));
+	ASSERT_EQ(0, out.asyncs.count);
+	ASSERT_EQ(0, out.bufs.count);
+	ASSERT_EQ(100000, out.retired[FXTRACE_BUFFER_TASK].buffers);
 	return 0;
 }
 
-static const struct test tests[] = {
+static const struct tap_test tests[] = {
 	{ "producer records about others, interpreted kinds, out of window: refused", test_forgery },
 	{ "task buffers named from the kernel's header", test_comm_name },
 	{ "strings past the budget are refused, not kept empty", test_string_budget },
@@ -743,7 +743,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--bench"))
 		return bench((size_t)atol(argv[2]));
-	ret = run_tests(tests, N_WORDS(tests));
+	ret = tap_run(tests, N_WORDS(tests));
 
 	output_free(&out);
 	free(file.bytes);

@@ -20,6 +20,7 @@
 # it is unloaded before its insmod line and loaded again at the end).  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
 . "$here/tap.sh"
 
 cd "$out" || exit 1

@@ -9,6 +9,7 @@
 # --version and --help, and `fxtrace list` on a stand-in tracefs.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
 . "$here/tap.sh"
 
 # ---- what record asks fxtrace-drain for ----------------------------------------
@@ -59,7 +60,7 @@ for status in 0 1 3 127; do
 	[[ $rc == "$status" ]]
 	result $? "record: exit status $status passed on ($rc)"
 done
-got=$(FAKE_EXIT=kill "$fake/fxtrace" record -q -o t.fxt -- prog 2>&1)
+got=$(FAKE_EXIT="kill" "$fake/fxtrace" record -q -o t.fxt -- prog 2>&1)
 rc=$?
 [[ $rc == 1 && $got == "fxtrace record: fxtrace-drain was killed by signal 9; 'fxtrace recover t.fxt' keeps what it had written, 'fxtrace stop' ends the session it left" ]]
 result $? "record: a killed drainer: exit 1 ($rc) and the commands to recover and stop"
@@ -140,7 +141,6 @@ result $? "list kernel: the four categories ($got)"
 [[ $? == 1 ]]
 result $? "list tracepoints without tracefs: exit 1"
 "$bin/fxtrace" list --tracefs="$out/nonexistent" >/dev/null
-[[ $? == 0 ]]
 result $? "list (every section) without tracefs: exit 0"
 
 echo "1..$n"

@@ -9,6 +9,7 @@
 # `fxtrace stop`, which ends it, and then recording works.  In the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
 . "$here/tap.sh"
 
 # syscall_pids FILE: the distinct pids of the kernel:syscall events.
@@ -28,6 +29,7 @@ check_strict "$out/cmd.fxt" cmd
 exact cmd 2 5000
 pid=$("$bin/fxtrace" dump "$out/cmd.fxt" | awk '/ app:tick / { split($3, a, "/"); print a[1]; exit }')
 pids=$(syscall_pids "$out/cmd.fxt")
+# shellcheck disable=SC2086,SC2116 # echo joins the lines of $pids with blanks
 echo "# cmd: producer pid $pid, syscall pids: $(echo $pids)"
 [[ -n $pid && $pids == "$pid" ]]
 result $? "record COMMAND: syscalls of the command's process only"
@@ -50,6 +52,7 @@ wait $target 2>/dev/null
 sed 's/^/# /' "$out/pid.stderr"
 check_strict "$out/pid.fxt" pid
 pids=$(syscall_pids "$out/pid.fxt")
+# shellcheck disable=SC2086,SC2116 # echo joins the lines of $pids with blanks
 echo "# pid: target $target, syscall pids: $(echo $pids)"
 [[ $pids == "$target" ]]
 result $? "record -p: syscalls of that process only"
@@ -119,7 +122,7 @@ producer=$(pgrep -P $drain)
 kill -KILL $drain
 wait $drain 2>/dev/null
 # The producer goes on alone, dropping; its mappings keep the orphan alive.
-while kill -0 $producer 2>/dev/null; do sleep 0.1; done
+while kill -0 "$producer" 2>/dev/null; do sleep 0.1; done
 acked=$(grep -c '^fxtrace-drain: saved buffer' "$out/kill.stderr")
 echo "# kill: $acked saves acknowledged, file $(stat -c %s "$out/kill.fxt") bytes"
 ((acked > 0))

@@ -9,6 +9,7 @@
 # rate.  Reports bytes/s and the drainer's CPU use.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
 . "$here/tap.sh"
 seconds=${1:-${FXTRACE_SOAK_SECONDS:-10}}
 

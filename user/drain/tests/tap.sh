@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Sourced by the drainer's and the probes' guest tests (after setting $here
 # to their directory): paths, TAP results and the checks they share.
 
 set -uo pipefail
+# shellcheck disable=SC2154 # $here is set by the test that sources this file
 root=$(cd "$here/../../.." && pwd)
 bin=$root/build/bin
 progs=$root/build/test/drain
 out=${FXTRACE_OUT:-$(mktemp -d)}
 n=0 failed=0
 
+# shellcheck disable=SC2034 # failed is read by the sourcing test (its exit status)
 result() {
 	n=$((n + 1))
 	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi

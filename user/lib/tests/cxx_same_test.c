@@ -17,7 +17,7 @@
 #include <linux/fxt.h>
 
 #include "fxt_reader.h"
-#include "tap.h"
+#include "../../tests/tap.h"
 #include "trace_decode.h"
 
 struct recs {
@@ -109,23 +109,27 @@ int main(int argc, char **argv)
 	self[n] = 0;
 	snprintf(dir, sizeof(dir), "%s", dirname(self));
 	snprintf(prog, sizeof(prog), "%s/c_events", dir);
-	T(run(prog, c_out) == 0 && records(c_out, FXT_REC_STRING, &c[0]) == 0 &&
-	  records(c_out, FXT_REC_EVENT, &c[1]) == 0 && c[1].n == 25,
-	  "the C program writes %d strings and %d events", c[0].n, c[1].n);
+	EXPECT_EQ(0, run(prog, c_out));
+	EXPECT_EQ(0, records(c_out, FXT_REC_STRING, &c[0]));
+	EXPECT_EQ(0, records(c_out, FXT_REC_EVENT, &c[1]));
+	EXPECT_EQ(25, c[1].n);
+	tap_result("the C program writes %d strings and %d events", c[0].n, c[1].n);
 	for (k = 0; k < 2; k++) {
 		snprintf(prog, sizeof(prog), "%s/%s", dir, cxx[k]);
-		T(run(prog, x_out) == 0 && records(x_out, FXT_REC_STRING, &x[0]) == 0 &&
-		  records(x_out, FXT_REC_EVENT, &x[1]) == 0,
-		  "%s writes a trace", cxx[k]);
+		EXPECT_EQ(0, run(prog, x_out));
+		EXPECT_EQ(0, records(x_out, FXT_REC_STRING, &x[0]));
+		EXPECT_EQ(0, records(x_out, FXT_REC_EVENT, &x[1]));
+		tap_result("%s writes a trace", cxx[k]);
 		for (t = 0; t < 2; t++) {
 			for (i = 0, same = 0; i < c[t].n && i < x[t].n; i++, same++)
 				if (c[t].nwords[i] != x[t].nwords[i] ||
 				    memcmp(c[t].words[i], x[t].words[i],
 					   c[t].nwords[i] * 8))
 					break;
-			T(same == c[t].n, "%s: the C program's %d %s records, word "
-			  "for word (first difference at %d)", cxx[k], c[t].n,
-			  types[t] == FXT_REC_STRING ? "string" : "event", same);
+			EXPECT_EQ(c[t].n, same);
+			tap_result("%s: the C program's %d %s records, word "
+				   "for word (first difference at %d)", cxx[k], c[t].n,
+				   types[t] == FXT_REC_STRING ? "string" : "event", same);
 			for (i = 0; same < c[t].n && same < x[t].n &&
 			     i < (int)c[t].nwords[same]; i++)
 				printf("#  C %016llx  C++ %016llx\n",
@@ -135,24 +139,39 @@ int main(int argc, char **argv)
 		}
 
 		tr = trace_read(x_out);
-		T(tr.ok && !tr.errors && !tr.warnings,
-		  "%s: the trace decodes cleanly", cxx[k]);
+		EXPECT_TRUE(tr.ok);
+		EXPECT_EQ(0, tr.errors);
+		EXPECT_EQ(0, tr.warnings);
+		tap_result("%s: the trace decodes cleanly", cxx[k]);
 		e = find(&tr, "c++ types");
-		T(e && e->nargs == 7 && !strcmp(e->arg_name[1], "true") &&
-		  e->arg_u64[1] == 1 && !strcmp(e->arg_name[2], "level") &&
-		  e->arg_u64[2] == 1, "%s: bool true, enum class level::high",
-		  cxx[k]);
-		T(e && !strcmp(e->arg_str[3], "string"), "%s: std::string", cxx[k]);
-		T(e && e->nargs == 7, "%s: 7 arguments (scope, bool, enum, string, "
-		  "temporary, view, nullptr)", cxx[k]);
+		if (EXPECT_TRUE(e)) {
+			EXPECT_EQ(7, e->nargs);
+			EXPECT_STR("true", e->arg_name[1]);
+			EXPECT_EQ(1, e->arg_u64[1]);
+			EXPECT_STR("level", e->arg_name[2]);
+			EXPECT_EQ(1, e->arg_u64[2]);
+		}
+		tap_result("%s: bool true, enum class level::high",
+			   cxx[k]);
+		if (EXPECT_TRUE(e)) {
+			EXPECT_STR("string", e->arg_str[3]);
+		}
+		tap_result("%s: std::string", cxx[k]);
+		if (EXPECT_TRUE(e)) {
+			EXPECT_EQ(7, e->nargs);
+		}
+		tap_result("%s: 7 arguments (scope, bool, enum, string, "
+			   "temporary, view, nullptr)", cxx[k]);
 		for (i = 0; i < tr.n && strcmp(tr.ev[i].name, "throws"); i++)
 			;
-		T(i + 2 < tr.n && tr.ev[i].type == FXT_EVENT_DURATION_BEGIN &&
-		  tr.ev[i + 1].type == FXT_EVENT_DURATION_END &&
-		  !strcmp(tr.ev[i + 1].name, "throws") &&
-		  !strcmp(tr.ev[i + 2].name, "caught"),
-		  "%s: TRACE_DURATION ends when an exception leaves its scope",
-		  cxx[k]);
+		if (EXPECT_CMP(i + 2, <, tr.n)) {
+			EXPECT_EQ(FXT_EVENT_DURATION_BEGIN, tr.ev[i].type);
+			EXPECT_EQ(FXT_EVENT_DURATION_END, tr.ev[i + 1].type);
+			EXPECT_STR("throws", tr.ev[i + 1].name);
+			EXPECT_STR("caught", tr.ev[i + 2].name);
+		}
+		tap_result("%s: TRACE_DURATION ends when an exception leaves its scope",
+			   cxx[k]);
 		trace_free(&tr);
 	}
 	unlink(c_out);

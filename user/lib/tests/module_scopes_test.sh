@@ -49,7 +49,7 @@ once="B app:request, I app:after_inner, E app:request, B app:inner_on, E app:inn
 want="$once, $once, B app:forked, E app:forked"
 sequences "$out/scopes.fxt" >"$out/scopes.seq"
 sed 's/^/# /' "$out/scopes.seq"
-main=$(grep -F ": $want" "$out/scopes.seq" | wc -l)
+main=$(grep -cF ": $want" "$out/scopes.seq")
 result $((main != 1)) "one thread with an end exactly for each begin written"
 child=$(sed -n 's/^child \([0-9]*\)$/\1/p' "$out/scopes.out")
 grep -qx "$child: I app:child" "$out/scopes.seq"

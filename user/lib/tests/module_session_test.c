@@ -21,7 +21,7 @@
 #include <linux/fxt.h>
 
 #include "fxtctl.h"
-#include "tap.h"
+#include "../../tests/tap.h"
 #include "trace_decode.h"
 
 static sem_t in_scope, go;
@@ -109,22 +109,24 @@ static void run(unsigned int disposition, const char *add, const char *want,
 	pthread_t th;
 	char seq[512];
 
-	if (fxtctl_open(&c) || fxtctl_init(&c, &cfg) ||
-	    fxtctl_start(&c, FXTRACE_START_CLEAR_ALL)) {
-		T(0, "%s: a session (is fxtrace.ko loaded?)", what);
+	if (!EXPECT_EQ(0, fxtctl_open(&c)) ||
+	    !EXPECT_EQ(0, fxtctl_init(&c, &cfg)) ||
+	    !EXPECT_EQ(0, fxtctl_start(&c, FXTRACE_START_CLEAR_ALL))) {
+		tap_result("%s: a session (is fxtrace.ko loaded?)", what);
 		return;
 	}
 	sem_init(&in_scope, 0, 0);
 	sem_init(&go, 0, 0);
 	pthread_create(&th, NULL, producer, (void *)add);
 	sem_wait(&in_scope);
-	T(restart(&c, disposition, add) == 0,
-	  "%s: Stop and Start inside the scope", what);
+	EXPECT_EQ(0, restart(&c, disposition, add));
+	tap_result("%s: Stop and Start inside the scope", what);
 	sem_post(&go);
 	pthread_join(th, NULL);
 	fxtctl_stop(&c);
 	producer_sequence(&c, seq, sizeof(seq));
-	T(!strcmp(seq, want), "%s: \"%s\" (want \"%s\")", what, seq, want);
+	EXPECT_STR(want, seq);
+	tap_result("%s: \"%s\" (want \"%s\")", what, seq, want);
 	fxtctl_terminate(&c);
 	fxtctl_close(&c);
 }

@@ -21,7 +21,7 @@
 
 #include "fxt_reader.h"
 #include "fxtctl.h"
-#include "tap.h"
+#include "../../tests/tap.h"
 
 
 #define MAIN_TICKS 300
@@ -164,47 +164,65 @@ int main(void)
 	setenv("FXTRACE_BUFFER_SIZE", "64K", 1);
 
 	child = run_child(pipefd[1], true);
-	T(read(pipefd[0], tids, sizeof(tids)) == sizeof(tids), "child reported");
+	EXPECT_EQ(sizeof(tids), read(pipefd[0], tids, sizeof(tids)));
+	tap_result("child reported");
 	waitpid(child, &status, 0);
-	T(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child killed");
-	T(access(out, F_OK) && !access(spool, F_OK),
-	  "no trace written, the spool is there");
+	if (EXPECT_TRUE(WIFSIGNALED(status))) {
+		EXPECT_EQ(SIGKILL, WTERMSIG(status));
+	}
+	tap_result("child killed");
+	EXPECT_EQ(-1, access(out, F_OK));
+	EXPECT_EQ(0, access(spool, F_OK));
+	tap_result("no trace written, the spool is there");
 
-	T(fxtctl_spool_open(&sp, spool) == 0, "spool opens");
+	EXPECT_EQ(0, fxtctl_spool_open(&sp, spool));
+	tap_result("spool opens");
 	while ((k = fxtctl_spool_next(&sp, &offset, &b)) == 1) {
 		struct count c = { .tid = b.hdr->tid };
 		uint64_t problems = decode_region(&b, &c);
 		int want = b.hdr->tid == (__u32)tids[0] ? MAIN_TICKS : OTHER_TICKS;
 
 		regions++;
-		T(b.hdr->pid == (__u32)child, "region %d: pid %u", regions,
-		  b.hdr->pid);
-		T(problems == 0, "region %d decodes with no error or warning",
-		  regions);
-		T(c.begins == want && c.ends == want,
-		  "region %d (tid %u): %d begins, %d ends == %d", regions,
-		  b.hdr->tid, c.begins, c.ends, want);
-		T(c.named, "region %d names its thread", regions);
+		EXPECT_EQ((__u32)child, b.hdr->pid);
+		tap_result("region %d: pid %u", regions,
+			   b.hdr->pid);
+		EXPECT_EQ(0, problems);
+		tap_result("region %d decodes with no error or warning",
+			   regions);
+		EXPECT_EQ(want, c.begins);
+		EXPECT_EQ(want, c.ends);
+		tap_result("region %d (tid %u): %d begins, %d ends == %d", regions,
+			   b.hdr->tid, c.begins, c.ends, want);
+		EXPECT_TRUE(c.named);
+		tap_result("region %d names its thread", regions);
 	}
-	T(k == 0 && regions == 2, "two regions, then the end (%d)", k);
+	EXPECT_EQ(0, k);
+	EXPECT_EQ(2, regions);
+	tap_result("two regions, then the end (%d)", k);
 	fxtctl_spool_close(&sp);
 
 	/* fxtrace recover makes the spool a trace: OUT next to OUT.spool. */
-	T(recover(spool) == 0, "fxtrace recover %s exits 0", spool);
-	T(count_in_trace(out, tids[0]) == MAIN_TICKS &&
-	  count_in_trace(out, tids[1]) == OTHER_TICKS,
-	  "the recovered trace decodes cleanly with all %d + %d pairs",
-	  MAIN_TICKS, OTHER_TICKS);
+	EXPECT_EQ(0, recover(spool));
+	tap_result("fxtrace recover %s exits 0", spool);
+	EXPECT_EQ(MAIN_TICKS, count_in_trace(out, tids[0]));
+	EXPECT_EQ(OTHER_TICKS, count_in_trace(out, tids[1]));
+	tap_result("the recovered trace decodes cleanly with all %d + %d pairs",
+		   MAIN_TICKS, OTHER_TICKS);
 	unlink(out);
 	unlink(spool);
 
 	/* A clean exit: the trace, and no spool. */
 	child = run_child(pipefd[1], false);
-	T(read(pipefd[0], tids, sizeof(tids)) == sizeof(tids), "child reported");
+	EXPECT_EQ(sizeof(tids), read(pipefd[0], tids, sizeof(tids)));
+	tap_result("child reported");
 	waitpid(child, &status, 0);
-	T(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exited");
-	T(!access(out, F_OK) && access(spool, F_OK),
-	  "the trace written, the spool removed");
+	if (EXPECT_TRUE(WIFEXITED(status))) {
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	}
+	tap_result("child exited");
+	EXPECT_EQ(0, access(out, F_OK));
+	EXPECT_EQ(-1, access(spool, F_OK));
+	tap_result("the trace written, the spool removed");
 	unlink(out);
 	return tap_plan();
 }

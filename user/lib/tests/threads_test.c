@@ -17,7 +17,7 @@
 #include <linux/fxt.h>
 
 #include "fxt_reader.h"
-#include "tap.h"
+#include "../../tests/tap.h"
 
 
 #define MAX_THREADS 256
@@ -128,7 +128,7 @@ int main(void)
 	char out[] = "/tmp/fxtrace-threads-test-XXXXXX", child_out[64];
 	static struct worker many[8], churn[200];
 	struct seen *s;
-	int fd, i, ok, status;
+	int fd, i, status;
 	pid_t child;
 
 	fd = mkstemp(out);
@@ -144,17 +144,26 @@ int main(void)
 	/* 200 short-lived threads, one after the other. */
 	run(churn, 200, 10, false);
 	fxtrace_flush();
-	T(decode(out) == 0, "the trace decodes with no error or warning");
-	for (ok = 1, i = 0; i < 8; i++) {
+	EXPECT_EQ(0, decode(out));
+	tap_result("the trace decodes with no error or warning");
+	for (i = 0; i < 8; i++) {
 		s = seen_for(many[i].tid);
-		ok &= s->count > 0 && s->contiguous && s->last == 19999 && s->named;
+		if (!EXPECT_CMP(s->count, >, 0) || !EXPECT_TRUE(s->contiguous) ||
+		    !EXPECT_EQ(19999, s->last) || !EXPECT_TRUE(s->named)) {
+			printf("#     (thread %d of 8)\n", i);
+			break;
+		}
 	}
-	T(ok, "each of 8 concurrent threads kept a contiguous tail ending at 19999, strings defined across wraps");
-	for (ok = 1, i = 0; i < 200; i++) {
+	tap_result("each of 8 concurrent threads kept a contiguous tail ending at 19999, strings defined across wraps");
+	for (i = 0; i < 200; i++) {
 		s = seen_for(churn[i].tid);
-		ok &= s->count == 10 && s->first == 0 && s->contiguous && s->named;
+		if (!EXPECT_EQ(10, s->count) || !EXPECT_EQ(0, s->first) ||
+		    !EXPECT_TRUE(s->contiguous) || !EXPECT_TRUE(s->named)) {
+			printf("#     (thread %d of 200)\n", i);
+			break;
+		}
 	}
-	T(ok, "all 200 short-lived threads are there, 10 records each, named");
+	tap_result("all 200 short-lived threads are there, 10 records each, named");
 
 	/* A forked child writes OUTPUT.<pid> with only its own records. */
 	fflush(stdout);
@@ -167,9 +176,13 @@ int main(void)
 	}
 	waitpid(child, &status, 0);
 	snprintf(child_out, sizeof(child_out), "%s.%d", out, child);
-	T(WIFEXITED(status) && decode(child_out) == 0 && nseen == 1 &&
-	  seen[0].tid == (uint64_t)child && seen[0].count == 7,
-	  "the forked child's trace holds its 7 records only");
+	if (EXPECT_TRUE(WIFEXITED(status))) {
+		EXPECT_EQ(0, decode(child_out));
+		EXPECT_EQ(1, nseen);
+		EXPECT_EQ((uint64_t)child, seen[0].tid);
+		EXPECT_EQ(7, seen[0].count);
+	}
+	tap_result("the forked child's trace holds its 7 records only");
 	unlink(child_out);
 	unlink(out);
 	return tap_plan();

@@ -16,7 +16,7 @@
 
 #include <fxtrace/trace.h>
 #include <fxt_reader.h>
-#include "tap.h"
+#include "../../tests/tap.h"
 
 
 #define MAX_EVENTS 64
@@ -110,90 +110,150 @@ static void test_every_macro(const char *path)
 	int e;
 
 	emit_everything();
-	T(fxtrace_flush() == 0, "flush writes %s", path);
-	T(decode(path, &r) == 0, "the trace decodes");
-	T(fxt_reader_count(r, FXT_ERROR) == 0 &&
-	  fxt_reader_count(r, FXT_WARNING) == 0,
-	  "no errors or warnings (%llu, %llu)",
-	  (unsigned long long)fxt_reader_count(r, FXT_ERROR),
-	  (unsigned long long)fxt_reader_count(r, FXT_WARNING));
-	T(nevents == 16, "16 events recorded, got %d", nevents);
+	EXPECT_EQ(0, fxtrace_flush());
+	tap_result("flush writes %s", path);
+	EXPECT_EQ(0, decode(path, &r));
+	tap_result("the trace decodes");
+	EXPECT_EQ(0, fxt_reader_count(r, FXT_ERROR));
+	EXPECT_EQ(0, fxt_reader_count(r, FXT_WARNING));
+	tap_result("no errors or warnings (%llu, %llu)",
+		   (unsigned long long)fxt_reader_count(r, FXT_ERROR),
+		   (unsigned long long)fxt_reader_count(r, FXT_WARNING));
+	EXPECT_EQ(16, nevents);
+	tap_result("16 events recorded, got %d", nevents);
 	for (e = 0; e < nevents && nevents != 16; e++)
 		printf("# %d %s:%s\n", e, cats[e], names[e]);
 	if (nevents != 16)
 		return;
 
 	e = 0;
-	T(events[e].subtype == FXT_EVENT_DURATION_BEGIN &&
-	  !strcmp(names[e], "all types") && !strcmp(cats[e], "app") &&
-	  events[e].nargs == 10, "begin \"all types\" with 10 args");
+	EXPECT_EQ(FXT_EVENT_DURATION_BEGIN, events[e].subtype);
+	EXPECT_STR("all types", names[e]);
+	EXPECT_STR("app", cats[e]);
+	EXPECT_EQ(10, events[e].nargs);
+	tap_result("begin \"all types\" with 10 args");
 	a = arg(e, "i32");
-	T(a && a->type == FXT_ARG_INT32 && a->value.i64 == -7, "int32 -7");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_INT32, a->type);
+		EXPECT_EQ(-7, a->value.i64);
+	}
+	tap_result("int32 -7");
 	a = arg(e, "u32");
-	T(a && a->type == FXT_ARG_UINT32 && a->value.u64 == 7, "uint32 7");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_UINT32, a->type);
+		EXPECT_EQ(7, a->value.u64);
+	}
+	tap_result("uint32 7");
 	a = arg(e, "i64");
-	T(a && a->type == FXT_ARG_INT64 && a->value.i64 == -70000000000L,
-	  "int64 -7e10");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_INT64, a->type);
+		EXPECT_EQ(-70000000000L, a->value.i64);
+	}
+	tap_result("int64 -7e10");
 	a = arg(e, "u64");
-	T(a && a->type == FXT_ARG_UINT64 && a->value.u64 == 70000000000UL,
-	  "uint64 7e10");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_UINT64, a->type);
+		EXPECT_EQ(70000000000UL, a->value.u64);
+	}
+	tap_result("uint64 7e10");
 	a = arg(e, "dbl");
-	T(a && a->type == FXT_ARG_DOUBLE && a->value.f64 == 2.5, "double 2.5");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_DOUBLE, a->type);
+		EXPECT_EQ(2.5, a->value.f64);
+	}
+	tap_result("double 2.5");
 	a = arg(e, "str");
-	T(a && a->type == FXT_ARG_STRING && fxt_string_is(&a->value.str, "text"),
-	  "string \"text\"");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_STRING, a->type);
+		EXPECT_STRN("text", a->value.str.ptr, a->value.str.len);
+	}
+	tap_result("string \"text\"");
 	a = arg(e, "bool");
-	T(a && a->type == FXT_ARG_BOOL && a->value.b, "bool true");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_BOOL, a->type);
+		EXPECT_TRUE(a->value.b);
+	}
+	tap_result("bool true");
 	a = arg(e, "ptr");
-	T(a && a->type == FXT_ARG_POINTER && a->value.u64 == 0x1234,
-	  "pointer 0x1234");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_POINTER, a->type);
+		EXPECT_EQ(0x1234, a->value.u64);
+	}
+	tap_result("pointer 0x1234");
 	a = arg(e, "koid");
-	T(a && a->type == FXT_ARG_KOID && a->value.u64 == 4242, "koid 4242");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_KOID, a->type);
+		EXPECT_EQ(4242, a->value.u64);
+	}
+	tap_result("koid 4242");
 	a = arg(e, "nil");
-	T(a && a->type == FXT_ARG_NULL, "null");
+	if (EXPECT_TRUE(a)) {
+		EXPECT_EQ(FXT_ARG_NULL, a->type);
+	}
+	tap_result("null");
 
 	e = 1;
-	T(events[e].subtype == FXT_EVENT_DURATION_END, "end");
+	EXPECT_EQ(FXT_EVENT_DURATION_END, events[e].subtype);
+	tap_result("end");
 	e = 2;
-	T(events[e].subtype == FXT_EVENT_DURATION_BEGIN &&
-	  !strcmp(names[e], "work") && arg(e, "n") && arg(e, "n")->value.i64 == 3,
-	  "scoped duration begins with n=3");
+	EXPECT_EQ(FXT_EVENT_DURATION_BEGIN, events[e].subtype);
+	EXPECT_STR("work", names[e]);
+	if (EXPECT_TRUE(arg(e, "n"))) {
+		EXPECT_EQ(3, arg(e, "n")->value.i64);
+	}
+	tap_result("scoped duration begins with n=3");
 	e = 3;
-	T(events[e].subtype == FXT_EVENT_INSTANT && !strcmp(names[e], "inside") &&
-	  arg(e, "scope") && fxt_string_is(&arg(e, "scope")->value.str, "thread"),
-	  "instant inside it, scope thread");
+	EXPECT_EQ(FXT_EVENT_INSTANT, events[e].subtype);
+	EXPECT_STR("inside", names[e]);
+	if (EXPECT_TRUE(arg(e, "scope"))) {
+		EXPECT_STRN("thread", arg(e, "scope")->value.str.ptr,
+			    arg(e, "scope")->value.str.len);
+	}
+	tap_result("instant inside it, scope thread");
 	e = 4;
-	T(events[e].subtype == FXT_EVENT_DURATION_END &&
-	  events[e].ts >= events[3].ts, "scope exit ends the duration");
+	EXPECT_EQ(FXT_EVENT_DURATION_END, events[e].subtype);
+	EXPECT_CMP(events[e].ts, >=, events[3].ts);
+	tap_result("scope exit ends the duration");
 	e = 5;
-	T(events[e].subtype == FXT_EVENT_COUNTER && events[e].id == 1 &&
-	  arg(e, "pending") && arg(e, "pending")->value.i64 == 5,
-	  "counter id 1 pending=5");
-	T(events[6].subtype == FXT_EVENT_ASYNC_BEGIN && events[6].id == 99 &&
-	  events[7].subtype == FXT_EVENT_ASYNC_INSTANT && events[7].id == 99 &&
-	  events[8].subtype == FXT_EVENT_ASYNC_END && events[8].id == 99,
-	  "async begin/instant/end id 99");
-	T(events[9].subtype == FXT_EVENT_DURATION_BEGIN &&
-	  !strcmp(names[9], "flows") &&
-	  events[10].subtype == FXT_EVENT_FLOW_BEGIN && events[10].id == 5 &&
-	  events[11].subtype == FXT_EVENT_FLOW_STEP &&
-	  events[12].subtype == FXT_EVENT_FLOW_END && events[12].id == 5 &&
-	  events[13].subtype == FXT_EVENT_DURATION_END,
-	  "flow begin/step/end id 5 inside duration \"flows\"");
+	EXPECT_EQ(FXT_EVENT_COUNTER, events[e].subtype);
+	EXPECT_EQ(1, events[e].id);
+	if (EXPECT_TRUE(arg(e, "pending"))) {
+		EXPECT_EQ(5, arg(e, "pending")->value.i64);
+	}
+	tap_result("counter id 1 pending=5");
+	EXPECT_EQ(FXT_EVENT_ASYNC_BEGIN, events[6].subtype);
+	EXPECT_EQ(99, events[6].id);
+	EXPECT_EQ(FXT_EVENT_ASYNC_INSTANT, events[7].subtype);
+	EXPECT_EQ(99, events[7].id);
+	EXPECT_EQ(FXT_EVENT_ASYNC_END, events[8].subtype);
+	EXPECT_EQ(99, events[8].id);
+	tap_result("async begin/instant/end id 99");
+	EXPECT_EQ(FXT_EVENT_DURATION_BEGIN, events[9].subtype);
+	EXPECT_STR("flows", names[9]);
+	EXPECT_EQ(FXT_EVENT_FLOW_BEGIN, events[10].subtype);
+	EXPECT_EQ(5, events[10].id);
+	EXPECT_EQ(FXT_EVENT_FLOW_STEP, events[11].subtype);
+	EXPECT_EQ(FXT_EVENT_FLOW_END, events[12].subtype);
+	EXPECT_EQ(5, events[12].id);
+	EXPECT_EQ(FXT_EVENT_DURATION_END, events[13].subtype);
+	tap_result("flow begin/step/end id 5 inside duration \"flows\"");
 	e = 14;
-	T(events[e].subtype == FXT_EVENT_DURATION_COMPLETE &&
-	  events[e].end_ts >= events[e].ts && events[e].ts >= events[13].ts,
-	  "complete event from start to now");
+	EXPECT_EQ(FXT_EVENT_DURATION_COMPLETE, events[e].subtype);
+	EXPECT_CMP(events[e].end_ts, >=, events[e].ts);
+	EXPECT_CMP(events[e].ts, >=, events[13].ts);
+	tap_result("complete event from start to now");
 	e = 15;
-	T(!strcmp(cats[e], "net.rx") && !strcmp(names[e], "glob matched"),
-	  "category net.rx enabled by the glob net.*, category off is not");
-	T(events[e].thread.tid == (uint64_t)syscall(SYS_gettid) &&
-	  events[e].thread.pid == (uint64_t)getpid(),
-	  "events carry this thread's pid/tid");
+	EXPECT_STR("net.rx", cats[e]);
+	EXPECT_STR("glob matched", names[e]);
+	tap_result("category net.rx enabled by the glob net.*, category off is not");
+	EXPECT_EQ((uint64_t)syscall(SYS_gettid), events[e].thread.tid);
+	EXPECT_EQ((uint64_t)getpid(), events[e].thread.pid);
+	tap_result("events carry this thread's pid/tid");
 	for (e = 0; e < nevents - 1; e++)
 		if (events[e + 1].ts < events[e].ts)
 			break;
-	T(e == nevents - 1, "timestamps never go back");
+	EXPECT_EQ(nevents - 1, e);
+	tap_result("timestamps never go back");
 	fxt_reader_free(r);
 }
 
@@ -251,9 +311,10 @@ static void test_oneshot_drops(const char *path)
 	pthread_join(th, NULL);
 	fxtrace_flush();
 	filled = count_events(path, "fill", f.tid);
-	T(f.dropped > 0 && filled + (int)f.dropped == 10000,
-	  "oneshot: %d recorded + %llu dropped == 10000", filled,
-	  (unsigned long long)f.dropped);
+	EXPECT_CMP(f.dropped, >, 0);
+	EXPECT_EQ(10000, filled + (int)f.dropped);
+	tap_result("oneshot: %d recorded + %llu dropped == 10000", filled,
+		   (unsigned long long)f.dropped);
 }
 
 /*
@@ -279,7 +340,8 @@ static int test_signal_nesting(void)
 		TRACE_INSTANT("app", "busy", FXT_SCOPE_THREAD, FXT_ARG("i", i));
 	ualarm(0, 0);
 	signal(SIGALRM, SIG_DFL);
-	T(handler_calls > 0, "the handler ran %d times", handler_calls);
+	EXPECT_CMP(handler_calls, >, 0);
+	tap_result("the handler ran %d times", handler_calls);
 	return i;
 }
 
@@ -299,16 +361,18 @@ int main(void)
 	test_oneshot_drops(path);
 	busy = test_signal_nesting();
 	fxtrace_flush();
-	T(decode(path, &r) == 0 && fxt_reader_count(r, FXT_ERROR) == 0 &&
-	  fxt_reader_count(r, FXT_WARNING) == 0,
-	  "the final trace (signals included) has no error or warning");
+	if (EXPECT_EQ(0, decode(path, &r))) {
+		EXPECT_EQ(0, fxt_reader_count(r, FXT_ERROR));
+		EXPECT_EQ(0, fxt_reader_count(r, FXT_WARNING));
+	}
+	tap_result("the final trace (signals included) has no error or warning");
 	fxt_reader_free(r);
 	/* The main thread tried 16 events, busy loop events, handler events. */
 	recorded = count_events(path, NULL, (uint64_t)syscall(SYS_gettid));
-	T(recorded + (int)fxt_thread_dropped() == 16 + busy + handler_calls,
-	  "main thread: %d recorded + %llu dropped == 16 + %d + %d attempted",
-	  recorded, (unsigned long long)fxt_thread_dropped(), busy,
-	  handler_calls);
+	EXPECT_EQ(16 + busy + handler_calls, recorded + (int)fxt_thread_dropped());
+	tap_result("main thread: %d recorded + %llu dropped == 16 + %d + %d attempted",
+		   recorded, (unsigned long long)fxt_thread_dropped(), busy,
+		   handler_calls);
 	unlink(path);
 	return tap_plan();
 }

@@ -13,6 +13,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # Paths, result() and check_strict(), shared with the drainer's tests.
+# shellcheck source=../../drain/tests/tap.sh
 . "$here/../../drain/tests/tap.sh"
 target=$root/build/test/probe/target
 
@@ -61,7 +62,7 @@ check_strict "$out/kprobe.fxt" kprobe
 got=$(count kprobe " $who +instant +probe:kprobe:__x64_sys_getppid$")
 all=$(count kprobe "instant|duration")
 echo "# kprobe: $got events on $who, $all events in all"
-[[ $got == $K && $all == $K ]]
+[[ $got == "$K" && $all == "$K" ]]
 result $? "kprobe: exactly $K events, all on the target's thread"
 
 # ---- uprobe + uretprobe: one duration per call -------------------------------
@@ -72,7 +73,7 @@ check_strict "$out/uprobe.fxt" uprobe
 begins=$(count uprobe " $who +duration begin +probe:uprobe:fxtprobe_target_work i=")
 ends=$(count uprobe " $who +duration end +probe:uprobe:fxtprobe_target_work ret=")
 echo "# uprobe: $begins begins, $ends ends"
-[[ $begins == $K && $ends == $K ]]
+[[ $begins == "$K" && $ends == "$K" ]]
 result $? "uprobe: exactly $K duration pairs on the target's thread"
 # Begin i=N then end ret=3N+1, for N = 0, 1, 2, ... in order.
 awk -v k=$K '
@@ -87,7 +88,7 @@ result $rc "usdt: exit 0"
 check_strict "$out/usdt.fxt" usdt
 got=$(count usdt " $who +instant +probe:usdt:fxtprobe_test:tick i=[0-9]+ label=\"tick-label\"$")
 echo "# usdt: $got events"
-[[ $got == $K ]]
+[[ $got == "$K" ]]
 result $? "usdt: exactly $K events with label=\"tick-label\""
 awk -v k=$K '/instant +probe:usdt/ { split($(NF - 1), a, "="); if (a[2] != i++) bad++ }
 	END { exit bad || i != k }' "$out/usdt.dump"
@@ -149,7 +150,7 @@ check_strict "$out/full.fxt" "full ring"
 got=$(count full "instant +probe:kprobe:__x64_sys_getppid$")
 dropped=$(sed -n 's/^fxtrace-probe: .*, \([0-9]*\) dropped (ring full), 0 invalid$/\1/p' "$out/full.stderr")
 echo "# full ring: $got events, $dropped dropped"
-[[ -n $dropped && $dropped -gt 0 && $((got + dropped)) == $K ]]
+[[ -n $dropped && $dropped -gt 0 && $((got + dropped)) == "$K" ]]
 result $? "full ring: events + drops == $K"
 grep -qE "counter +fxtrace:dropped id=[0-9]+ records=$dropped invalid=0$" "$out/full.dump"
 result $? "full ring: the trace's fxtrace:dropped counter says records=$dropped"
@@ -183,7 +184,7 @@ for what in "instant +probe:kprobe:__x64_sys_getppid$" \
 	"duration begin +probe_test:iteration" "duration end +probe_test:iteration" \
 	"duration begin +probe_test:work" "duration end +probe_test:work"; do
 	got=$(count record " $who( target)? +$what")
-	[[ $got == $K ]]
+	[[ $got == "$K" ]]
 	result $? "record: exactly $K '$what' on the target's thread ($got)"
 done
 # On the time line: each getppid() kprobe inside its iteration's duration

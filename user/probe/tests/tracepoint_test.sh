@@ -8,6 +8,7 @@
 # `fxtrace list` shows.  Runs as root with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../drain/tests/tap.sh
 . "$here/../../drain/tests/tap.sh"
 target=$root/build/test/probe/target
 K=1000
@@ -39,11 +40,11 @@ check_strict "$out/getppid.fxt" getppid
 got=$(count getppid " $who( target)? +instant +probe:tracepoint:syscalls:sys_enter_getppid __syscall_nr=$GETPPID_NR cpu=[01]$")
 all=$(count getppid "instant +probe:tracepoint:")
 echo "# getppid: $got events on $who with __syscall_nr=$GETPPID_NR and cpu, $all in all"
-[[ $got == $K && $all == $K ]]
+[[ $got == "$K" && $all == "$K" ]]
 result $? "getppid: exactly $K events, all on the target's thread, typed fields and cpu"
 # User events are not switched off by -e.
 got=$(count getppid " $who( target)? +duration end +probe_test:iteration")
-[[ $got == $K ]]
+[[ $got == "$K" ]]
 result $? "getppid: -e keeps the program's own events: $K iterations ($got)"
 # On the session clock: each hit inside its iteration's duration.
 grep " $who " "$out/getppid.dump" | sort -s -g -k2,2 | awk -v k=$K '
@@ -123,7 +124,7 @@ result $? "list tracepoints GLOB: exactly the match"
 # A running session's user categories.
 "$bin/fxtrace" record -q -c 'probe_test,app*' -e none -o "$out/listing.fxt" -- \
 	/bin/sh -c "sleep 1; '$bin/fxtrace' list user >'$out/list-user.txt'"
-cat "$out/list-user.txt" | sed 's/^/# /'
+sed 's/^/# /' "$out/list-user.txt"
 grep -qx '  session: started' "$out/list-user.txt" &&
 	grep -qx '  category list: probe_test app\* fxtrace' "$out/list-user.txt"
 result $? "list user: the running session's category list"

@@ -19,6 +19,7 @@ mkdir -p "$out/corpus"
 
 cflags=(-std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 	-D_GNU_SOURCE -Iuapi -Iuser/include -Iuser/reader -Itools/fxtrace -Iuser/drain)
+# shellcheck disable=SC2054 # the commas are inside one clang option
 sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 library=(user/reader/fxt_decode.c user/reader/fxt_reader.c user/reader/fxt_map.c)
 printers=(tools/fxtrace/dump.c tools/fxtrace/stats.c tools/fxtrace/export.c
@@ -36,6 +37,7 @@ clang "${cflags[@]}" "${sanitize[@]}" user/reader/tests/corpus_test.c \
 rm -rf "$out/seeds"
 "$out/corpus_test" --write "$out/seeds"
 
+# shellcheck disable=SC2012 # counts names libFuzzer and the corpus test wrote (no newlines)
 echo "fuzz: running for ${seconds}s, $(ls "$out/seeds" | wc -l) seeds," \
 	"$(ls "$out/corpus" | wc -l) inputs kept from earlier runs" >&2
 rc=0

@@ -87,13 +87,13 @@ static int run_fxtrace(const char *stdin_path, char *const argv[])
 #define RUN(...)                                                              \
 	do {                                                                  \
 		char *argv_[] = { "fxtrace", __VA_ARGS__, NULL };             \
-		EXPECT_EQ(0, run_fxtrace(NULL, argv_));                       \
+		ASSERT_EQ(0, run_fxtrace(NULL, argv_));                       \
 	} while (0)
 
 #define RUN_STDIN(path, ...)                                                  \
 	do {                                                                  \
 		char *argv_[] = { "fxtrace", __VA_ARGS__, NULL };             \
-		EXPECT_EQ(0, run_fxtrace(path, argv_));                       \
+		ASSERT_EQ(0, run_fxtrace(path, argv_));                       \
 	} while (0)
 
 static const char commands[] =
@@ -117,17 +117,17 @@ static int test_command_list(void)
 {
 	char *none[] = { "fxtrace", NULL };
 
-	EXPECT_EQ(0, run_fxtrace(NULL, none));
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(commands, r.out);
-	EXPECT_STR("", r.err);
+	ASSERT_EQ(0, run_fxtrace(NULL, none));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(commands, r.out);
+	ASSERT_STR("", r.err);
 	RUN("-h");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(commands, r.out);
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(commands, r.out);
 	RUN("bogus");
-	EXPECT_EQ(2, r.status);
-	EXPECT_STR("", r.out);
-	EXPECT(!strncmp(r.err, "fxtrace: 'bogus' is not a command.\n\nusage:", 42));
+	ASSERT_EQ(2, r.status);
+	ASSERT_STR("", r.out);
+	ASSERT_PREFIX("fxtrace: 'bogus' is not a command.\n\nusage:", r.err);
 	return 0;
 }
 
@@ -140,63 +140,63 @@ static int test_command_help(void)
 
 	for (i = 0; i < N_WORDS(cmds); i++) {
 		RUN((char *)cmds[i], "-h");
-		EXPECT_EQ(0, r.status);
+		ASSERT_EQ(0, r.status);
 		snprintf(synopsis, sizeof(synopsis), "usage: fxtrace %s ",
 			 cmds[i]);
-		EXPECT(!strncmp(r.out, synopsis, strlen(synopsis)));
-		EXPECT(strstr(r.out, "  -h, --help"));
+		ASSERT_PREFIX(synopsis, r.out);
+		ASSERT_SUBSTR("  -h, --help", r.out);
 		/* Every option with a value or a switch says its default. */
-		EXPECT(strcmp(cmds[i], "stats") ? !!strstr(r.out, "[default") :
+		ASSERT_TRUE(strcmp(cmds[i], "stats") ? !!strstr(r.out, "[default") :
 						  !strstr(r.out, "[default"));
-		EXPECT_STR("", r.err);
+		ASSERT_STR("", r.err);
 	}
 	RUN("check", "--help");
-	EXPECT_EQ(0, r.status);
-	EXPECT(strstr(r.out, "  -s, --strict      count warnings as errors [default: off]\n"));
+	ASSERT_EQ(0, r.status);
+	ASSERT_SUBSTR("  -s, --strict      count warnings as errors [default: off]\n", r.out);
 	RUN("export", "-h");
-	EXPECT(strstr(r.out, "  -o, --output=OUT     write to OUT [default: stdout]\n"));
+	ASSERT_SUBSTR("  -o, --output=OUT     write to OUT [default: stdout]\n", r.out);
 	return 0;
 }
 
 static int test_usage_errors(void)
 {
 	RUN("check");
-	EXPECT_EQ(2, r.status);
-	EXPECT_STR("fxtrace check: no FILE given\n"
+	ASSERT_EQ(2, r.status);
+	ASSERT_STR("fxtrace check: no FILE given\n"
 		   "usage: fxtrace check [--strict] [--quiet] FILE\n"
 		   "       fxtrace check --list-rules\n"
 		   "Try 'fxtrace check -h'.\n", r.err);
-	EXPECT_STR("", r.out);
+	ASSERT_STR("", r.out);
 	RUN("check", "--nope", "t.fxt");
-	EXPECT_EQ(2, r.status);
-	EXPECT(!strncmp(r.err, "fxtrace check: unknown option '--nope'\n", 39));
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace check: unknown option '--nope'\n", r.err);
 	RUN("dump", "-z", "t.fxt");
-	EXPECT_EQ(2, r.status);
-	EXPECT(!strncmp(r.err, "fxtrace dump: unknown option '-z'\n", 34));
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace dump: unknown option '-z'\n", r.err);
 	RUN("dump", "t.fxt", "t.fxt");
-	EXPECT_EQ(2, r.status);
-	EXPECT(!strncmp(r.err, "fxtrace dump: one FILE only\n", 28));
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace dump: one FILE only\n", r.err);
 	RUN("export", "--format=xml", "t.fxt");
-	EXPECT_EQ(2, r.status);
-	EXPECT(!strncmp(r.err, "fxtrace export: format 'xml' is not known (json is)\n", 52));
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace export: format 'xml' is not known (json is)\n", r.err);
 	RUN("export", "t.fxt", "-o");
-	EXPECT_EQ(2, r.status);
-	EXPECT(!strncmp(r.err, "fxtrace export: option '-o' needs a value\n", 42));
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace export: option '-o' needs a value\n", r.err);
 	RUN("stats");
-	EXPECT_EQ(2, r.status);
+	ASSERT_EQ(2, r.status);
 	return 0;
 }
 
 static int test_missing_file(void)
 {
 	RUN("check", "missing.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STR("", r.out);
-	EXPECT_STR("fxtrace check: cannot open missing.fxt: No such file or directory\n",
+	ASSERT_EQ(1, r.status);
+	ASSERT_STR("", r.out);
+	ASSERT_STR("fxtrace check: cannot open missing.fxt: No such file or directory\n",
 		   r.err);
 	RUN("export", "-o", "no/such/dir.json", "t.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STR("fxtrace export: cannot create no/such/dir.json: No such file or directory\n",
+	ASSERT_EQ(1, r.status);
+	ASSERT_STR("fxtrace export: cannot create no/such/dir.json: No such file or directory\n",
 		   r.err);
 	return 0;
 }
@@ -210,35 +210,35 @@ static int test_check(void)
 	char expected[1024];
 
 	RUN("check", "t.fxt");
-	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(0, r.status);
 	snprintf(expected, sizeof(expected), "%s%s", check_output,
 		 "t.fxt: 19 records, 0 errors, 0 warnings, 2 notes\n");
-	EXPECT_STR(expected, r.out);
-	EXPECT_STR("", r.err);
+	ASSERT_STR(expected, r.out);
+	ASSERT_STR("", r.err);
 	RUN("check", "--strict", "t.fxt");
-	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(0, r.status);
 	RUN_STDIN("t.fxt", "check", "-");
-	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(0, r.status);
 	snprintf(expected, sizeof(expected), "%s%s", check_output,
 		 "-: 19 records, 0 errors, 0 warnings, 2 notes\n");
-	EXPECT_STR(expected, r.out);
+	ASSERT_STR(expected, r.out);
 	return 0;
 }
 
 static int test_check_strict(void)
 {
 	RUN("check", "warn.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("0x000008: warning: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n"
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("0x000008: warning: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n"
 		   "warn.fxt: 2 records, 0 errors, 1 warning, 0 notes\n", r.out);
 	RUN("check", "-s", "warn.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STR("0x000008: error: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n"
+	ASSERT_EQ(1, r.status);
+	ASSERT_STR("0x000008: error: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n"
 		   "warn.fxt: 2 records, 1 error, 0 warnings, 0 notes\n", r.out);
 	/* Unbalanced durations are notes: --strict does not fail on them. */
 	RUN("check", "--strict", "end-only.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("0x000008: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("0x000008: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
 		   "end-only.fxt: 2 records, 0 errors, 0 warnings, 1 note\n", r.out);
 	return 0;
 }
@@ -246,13 +246,13 @@ static int test_check_strict(void)
 static int test_check_errors(void)
 {
 	RUN("check", "bad.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STR("0x000008: error: thread-undefined: the thread refers to thread 9, which provider 0 has not defined\n"
+	ASSERT_EQ(1, r.status);
+	ASSERT_STR("0x000008: error: thread-undefined: the thread refers to thread 9, which provider 0 has not defined\n"
 		   "0x000008: error: string-undefined: the name refers to string 5, which provider 0 has not defined\n"
 		   "bad.fxt: 2 records, 2 errors, 0 warnings, 0 notes\n", r.out);
 	RUN("check", "--quiet", "bad.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STR("bad.fxt: 2 records, 2 errors, 0 warnings, 0 notes\n", r.out);
+	ASSERT_EQ(1, r.status);
+	ASSERT_STR("bad.fxt: 2 records, 2 errors, 0 warnings, 0 notes\n", r.out);
 	return 0;
 }
 
@@ -262,12 +262,12 @@ static int test_list_rules(void)
 	int lines = 0;
 
 	RUN("check", "--list-rules");
-	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(0, r.status);
 	for (p = r.out; *p; p++)
 		lines += *p == '\n';
-	EXPECT_EQ(FXT_RULE_COUNT, lines);
-	EXPECT(!strncmp(r.out, "magic-first              error    the trace does not start with the magic number record\n", 87));
-	EXPECT(strstr(r.out, "\nduration-unended         note     "));
+	ASSERT_EQ(FXT_RULE_COUNT, lines);
+	ASSERT_PREFIX("magic-first              error    the trace does not start with the magic number record", r.out);
+	ASSERT_SUBSTR("\nduration-unended         note     ", r.out);
 	return 0;
 }
 
@@ -275,8 +275,8 @@ static int test_list_rules(void)
 static int test_dump(void)
 {
 	RUN("dump", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x000000                                            magic             0x16547846\n"
 	"0x000008                                            init              1000000000 ticks/s\n"
 	"0x000018                                            string            #1 \"app\"\n"
@@ -297,7 +297,7 @@ static int test_dump(void)
 	"0x000260                                            provider event    provider 0 buffer full\n"
 	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n"
 		, r.out);
-	EXPECT_STR("", r.err);
+	ASSERT_STR("", r.err);
 	return 0;
 }
 
@@ -310,18 +310,22 @@ static int test_dump_file_order(void)
 	RUN("dump", "t.fxt");
 	memcpy(sorted, r.out, sizeof(sorted));
 	RUN("dump", "--file-order", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_EQ(strlen(sorted), strlen(r.out));
+	ASSERT_EQ(0, r.status);
+	ASSERT_EQ(strlen(sorted), strlen(r.out));
 	a = strstr(r.out, "0x000188 ");
 	b = strstr(r.out, "0x0001a8 ");
-	EXPECT(a && b && a < b);
+	ASSERT_TRUE(a);
+	ASSERT_TRUE(b);
+	ASSERT_CMP(a - r.out, <, b - r.out);
 	a = strstr(sorted, "0x000188 ");
 	b = strstr(sorted, "0x0001a8 ");
-	EXPECT(a && b && b < a);
+	ASSERT_TRUE(a);
+	ASSERT_TRUE(b);
+	ASSERT_CMP(b - sorted, <, a - sorted);
 	/* With a thread filter (judged after the walk) too. */
 	RUN("dump", "--file-order", "--tid=22136", "--name=req,flow", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
 	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
 	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
@@ -334,27 +338,27 @@ static int test_dump_filters(void)
 {
 	/* A time window: records with a time in it, both ends included. */
 	RUN("dump", "--since", "0.0000022", "--until", "2800ns", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x000168      0.000002200  4660/22136 main          async begin       app:req id=0x42\n"
 	"0x0001a8      0.000002300  4660/22136 main          flow begin        app:flow id=0x7\n"
 	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
 	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n",
 		   r.out);
 	RUN("dump", "--time", "3us,", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
 	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
 	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n",
 		   r.out);
 	/* Category and name globs: events only. */
 	RUN("dump", "-c", "fxtrace", "--name=w*,st?p", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("", r.out);
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("", r.out);
 	RUN("dump", "-c", "a*", "--name=w*,st?p", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x000088      0.000001000  4660/22136 main          duration begin    app:work k=\"v\"\n"
 	"0x000130      0.000002000  4660/22136 main          duration end      app:work\n"
 	"0x000148      0.000002100  4660/22136 main          duration complete app:step dur=500ns\n",
@@ -364,45 +368,45 @@ static int test_dump_filters(void)
 	 * records naming it; 39612 is only switched to.
 	 */
 	RUN("dump", "--tid", "39612", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n",
 		   r.out);
 	/* --pid: 22136's process is known from its kernel object record. */
 	RUN("dump", "--pid", "1,4660", "--name", "tick", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x0000b8      0.000001000  4660/22136 main          instant           app:tick n=-2\n",
 		   r.out);
 	RUN("dump", "-p", "4660", "--since", "2.9us", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
 	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n"
 	"0x000268      0.000003200  4660/22136 main          log               \"hi \\\"there\\\"\\x0a\"\n",
 		   r.out);
 	/* The process of 22136 comes from records outside the window. */
 	RUN("dump", "--pid", "4660", "--time", "3us,3.1us", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(
 	"0x0001e8      0.000003000  cpu 3                    context switch    22136 (blocked) -> 39612 incoming_weight=0 outgoing_weight=0\n"
 	"0x000238      0.000003100  cpu 3                    wakeup            22136 weight=1\n",
 		   r.out);
 	RUN("dump", "--pid", "4661", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("", r.out);
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("", r.out);
 	/* Bad values are usage errors naming the option. */
 	RUN("dump", "--pid", "x", "t.fxt");
-	EXPECT_EQ(2, r.status);
-	EXPECT(strstr(r.err, "fxtrace dump: 'x': --pid wants process ids") == r.err);
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace dump: 'x': --pid wants process ids", r.err);
 	RUN("dump", "--since", "1.5h", "t.fxt");
-	EXPECT_EQ(2, r.status);
-	EXPECT(strstr(r.err, "fxtrace dump: '1.5h': --since wants a time") == r.err);
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace dump: '1.5h': --since wants a time", r.err);
 	RUN("dump", "--time", "3,2", "t.fxt");
-	EXPECT_EQ(2, r.status);
-	EXPECT(!strncmp(r.err, "fxtrace dump: the time window ends before it starts\n", 52));
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace dump: the time window ends before it starts\n", r.err);
 	RUN("dump", "--since", "0.0000000001", "t.fxt");
-	EXPECT_EQ(2, r.status);
+	ASSERT_EQ(2, r.status);
 	return 0;
 }
 
@@ -413,15 +417,15 @@ static int test_dump_full(void)
 
 	snprintf(cmd, sizeof(cmd), "%s dump t.fxt >/dev/full 2>full.txt",
 		 fxtrace);
-	EXPECT_EQ(1 << 8, system(cmd));
+	ASSERT_EQ(1 << 8, system(cmd));
 	slurp("full.txt", r.err, sizeof(r.err));
-	EXPECT_STR("fxtrace dump: cannot write the standard output: No space left on device\n",
+	ASSERT_STR("fxtrace dump: cannot write the standard output: No space left on device\n",
 		   r.err);
 	snprintf(cmd, sizeof(cmd), "%s stats t.fxt >/dev/full 2>full.txt",
 		 fxtrace);
-	EXPECT_EQ(1 << 8, system(cmd));
+	ASSERT_EQ(1 << 8, system(cmd));
 	slurp("full.txt", r.err, sizeof(r.err));
-	EXPECT_STR("fxtrace stats: cannot write the standard output: No space left on device\n",
+	ASSERT_STR("fxtrace stats: cannot write the standard output: No space left on device\n",
 		   r.err);
 	return 0;
 }
@@ -429,20 +433,20 @@ static int test_dump_full(void)
 static int test_dump_hex_and_errors(void)
 {
 	RUN("dump", "--hex", "warn.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("0x000000                                            magic             0x16547846\n"
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("0x000000                                            magic             0x16547846\n"
 		   "         0016547846040010\n"
 		   "0x000008      0.000002000  cpu 3                    context switch    22136 (blocked) -> 39612\n"
 		   "         1000003000300048 00000000000007d0 0000000000005678 0000000000009abc\n",
 		   r.out);
 	/* Errors go to stderr and fail the command; warnings do not. */
 	RUN("dump", "bad.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STR("fxtrace dump: bad.fxt+0x000008: error: thread-undefined: the thread refers to thread 9, which provider 0 has not defined\n"
+	ASSERT_EQ(1, r.status);
+	ASSERT_STR("fxtrace dump: bad.fxt+0x000008: error: thread-undefined: the thread refers to thread 9, which provider 0 has not defined\n"
 		   "fxtrace dump: bad.fxt+0x000008: error: string-undefined: the name refers to string 5, which provider 0 has not defined\n"
 		   "fxtrace dump: bad.fxt has 2 errors; 'fxtrace check bad.fxt' tells more\n",
 		   r.err);
-	EXPECT_STR("0x000000                                            magic             0x16547846\n"
+	ASSERT_STR("0x000000                                            magic             0x16547846\n"
 		   "0x000008      0.000000001  <thread 9>               instant           <undefined string 5>\n",
 		   r.out);
 	return 0;
@@ -451,8 +455,8 @@ static int test_dump_hex_and_errors(void)
 static int test_stats(void)
 {
 	RUN("stats", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("t.fxt\n"
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("t.fxt\n"
 		   "  records              19\n"
 		   "  bytes                648\n"
 		   "  time span            0.000001000 to 0.000003200 (2200 ns)\n"
@@ -497,7 +501,7 @@ static int test_stats(void)
 		   "  provider 0: 1 buffer full event\n"
 		   "  fxtrace:dropped process 4660 id 1 n: 3 (last of 1)\n",
 		   r.out);
-	EXPECT_STR("", r.err);
+	ASSERT_STR("", r.err);
 	return 0;
 }
 
@@ -536,15 +540,15 @@ static int test_export(void)
 	char file[sizeof(json) + 64];
 
 	RUN("export", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR(json, r.out);
-	EXPECT_STR("", r.err);
-	EXPECT(json_valid("stdout.txt"));
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR(json, r.out);
+	ASSERT_STR("", r.err);
+	ASSERT_TRUE(json_valid("stdout.txt"));
 	RUN("export", "--format=json", "-o", "t.json", "t.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("", r.out);
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("", r.out);
 	slurp("t.json", file, sizeof(file));
-	EXPECT_STR(json, file);
+	ASSERT_STR(json, file);
 	return 0;
 }
 
@@ -599,30 +603,30 @@ static int test_check_partial(void)
 	b.n = 0;
 	put_instant(&b, 1500);
 	/* Well formed, flush mark at the end: 0. */
-	EXPECT_EQ(0, write_drained("whole.fxt", 0, 1000, 2000, &b, 0));
+	ASSERT_EQ(0, write_drained("whole.fxt", 0, 1000, 2000, &b, 0));
 	RUN("check", "--strict", "--quiet", "whole.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("", r.err);
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("", r.err);
 	/* A forged mark right after itself, then 1 MiB of random bytes. */
-	EXPECT_EQ(0, write_drained("forged.fxt", 8 + FLUSH_MARK_BYTES, 1000,
+	ASSERT_EQ(0, write_drained("forged.fxt", 8 + FLUSH_MARK_BYTES, 1000,
 				   2000, &b, 1 << 20));
 	RUN("check", "--strict", "--quiet", "forged.fxt");
-	EXPECT_EQ(3, r.status);
-	EXPECT(strstr(r.err, "forged.fxt: well formed up to the flush watermark 0x000038 only"));
+	ASSERT_EQ(3, r.status);
+	ASSERT_SUBSTR("forged.fxt: well formed up to the flush watermark 0x000038 only", r.err);
 	RUN("check", "--quiet", "forged.fxt");
-	EXPECT_EQ(3, r.status);
+	ASSERT_EQ(3, r.status);
 	/* An error before the mark: 1, partial or not. */
 	b.n = 0;
 	put(&b, fxt_event_hdr(4, 15, 0, FXT_THREAD_REF_INLINE, 0, 0));
 	put(&b, 1500);
 	put(&b, 7);
 	put(&b, 8);
-	EXPECT_EQ(0, write_drained("broken.fxt", 0, 1000, 2000, &b, 0));
+	ASSERT_EQ(0, write_drained("broken.fxt", 0, 1000, 2000, &b, 0));
 	RUN("check", "--quiet", "broken.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT_EQ(0, write_drained("broken-tail.fxt", 0, 1000, 2000, &b, 64));
+	ASSERT_EQ(1, r.status);
+	ASSERT_EQ(0, write_drained("broken-tail.fxt", 0, 1000, 2000, &b, 64));
 	RUN("check", "--quiet", "broken-tail.fxt");
-	EXPECT_EQ(1, r.status);
+	ASSERT_EQ(1, r.status);
 	/*
 	 * A tail after the mark that switches to a provider never announced
 	 * (perfetto-corpus/m09884.fxt): Perfetto reads it and counts
@@ -632,19 +636,19 @@ static int test_check_partial(void)
 	put_instant(&b, 1500);
 	put(&b, fxt_provider_section_hdr(9));
 	put_instant(&b, 1600);
-	EXPECT_EQ(0, write_drained("provider-tail.fxt",
+	ASSERT_EQ(0, write_drained("provider-tail.fxt",
 				   8 * (1 + FLUSH_MARK_WORDS + WINDOW_MARK_WORDS + 4),
 				   1000, 2000, &b, 0));
 	RUN("check", "--strict", "provider-tail.fxt");
-	EXPECT_EQ(3, r.status);
-	EXPECT(strstr(r.out, ": error: provider-section: provider section for provider 9, which no provider info record announced"));
+	ASSERT_EQ(3, r.status);
+	ASSERT_SUBSTR(": error: provider-section: provider section for provider 9, which no provider info record announced", r.out);
 	/* A tail after the mark that is well formed: the whole file is. */
 	b.n = 0;
 	put_instant(&b, 1500);
-	EXPECT_EQ(0, write_drained("tail.fxt", 8 + FLUSH_MARK_BYTES, 1000,
+	ASSERT_EQ(0, write_drained("tail.fxt", 8 + FLUSH_MARK_BYTES, 1000,
 				   2000, &b, 0));
 	RUN("check", "--strict", "--quiet", "tail.fxt");
-	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(0, r.status);
 	return 0;
 }
 
@@ -663,12 +667,12 @@ static int test_check_window(void)
 	put(&b, 7);
 	put(&b, 8);
 	put(&b, 2001);
-	EXPECT_EQ(0, write_drained("window.fxt", 0, 1000, 2000, &b, 0));
+	ASSERT_EQ(0, write_drained("window.fxt", 0, 1000, 2000, &b, 0));
 	RUN("check", "window.fxt");
-	EXPECT_EQ(0, r.status);
+	ASSERT_EQ(0, r.status);
 	RUN("check", "--strict", "window.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT_STR("0x0000b8: error: timestamp-window: event record's timestamp at 4600000000000000000 ns is outside the session's window [1000, 2000] ns\n"
+	ASSERT_EQ(1, r.status);
+	ASSERT_STR("0x0000b8: error: timestamp-window: event record's timestamp at 4600000000000000000 ns is outside the session's window [1000, 2000] ns\n"
 		   "0x0000d8: error: timestamp-window: event record's end timestamp at 2001 ns is outside the session's window [1000, 2000] ns\n"
 		   "window.fxt: 7 records, 2 errors, 0 warnings, 0 notes\n", r.out);
 	return 0;
@@ -679,14 +683,14 @@ static int test_stdout_full(void)
 {
 	stdout_path = "/dev/full";
 	RUN("check", "t.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT(strstr(r.err, "fxtrace check: cannot write the standard output: No space left on device"));
+	ASSERT_EQ(1, r.status);
+	ASSERT_SUBSTR("fxtrace check: cannot write the standard output: No space left on device", r.err);
 	RUN("dump", "t.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT(strstr(r.err, "fxtrace dump: cannot write the standard output"));
+	ASSERT_EQ(1, r.status);
+	ASSERT_SUBSTR("fxtrace dump: cannot write the standard output", r.err);
 	RUN("stats", "t.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT(strstr(r.err, "fxtrace stats: cannot write the standard output"));
+	ASSERT_EQ(1, r.status);
+	ASSERT_SUBSTR("fxtrace stats: cannot write the standard output", r.err);
 	stdout_path = "stdout.txt";
 	return 0;
 }
@@ -694,22 +698,22 @@ static int test_stdout_full(void)
 /* Other writers' traces, with invalid UTF-8 and cut records, still export valid JSON. */
 static int test_export_foreign(void)
 {
-	EXPECT_EQ(0, write_words("jane.fxt", jane_prefix, N_WORDS(jane_prefix)));
+	ASSERT_EQ(0, write_words("jane.fxt", jane_prefix, N_WORDS(jane_prefix)));
 	RUN("export", "-o", "jane.json", "jane.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT(json_valid("jane.json"));
+	ASSERT_EQ(0, r.status);
+	ASSERT_TRUE(json_valid("jane.json"));
 
-	EXPECT_EQ(0, write_words("perfetto.fxt", perfetto_boolean_args,
+	ASSERT_EQ(0, write_words("perfetto.fxt", perfetto_boolean_args,
 				 N_WORDS(perfetto_boolean_args)));
 	RUN("export", "perfetto.fxt");
-	EXPECT_EQ(1, r.status);
-	EXPECT(json_valid("stdout.txt"));
+	ASSERT_EQ(1, r.status);
+	ASSERT_TRUE(json_valid("stdout.txt"));
 
-	EXPECT_EQ(0, write_words("instant.fxt", perfetto_inline_instant,
+	ASSERT_EQ(0, write_words("instant.fxt", perfetto_inline_instant,
 				 N_WORDS(perfetto_inline_instant)));
 	RUN("dump", "instant.fxt");
-	EXPECT_EQ(0, r.status);
-	EXPECT_STR("0x000000                                            magic             0x16547846\n"
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("0x000000                                            magic             0x16547846\n"
 		   "0x000008 12297829382473034410t  13527612320720337851/14757395258967641292 instant           \\xdd\\xdd\\xdd\\xdd\\xdd\\xdd\\xdd\\xdd:\\xee\\xee\\xee\\xee\\xee\\xee\\xee\\xee\n",
 		   r.out);
 	return 0;
@@ -731,7 +735,7 @@ static int test_rules_documented(void)
 
 	snprintf(path, sizeof(path), "%s/Documentation/fxtrace.rst", source_dir);
 	slurp(path, doc, sizeof(doc));
-	EXPECT(doc[0]);
+	ASSERT_TRUE(doc[0]);
 	for (i = 0; i < FXT_RULE_COUNT; i++) {
 		snprintf(name, sizeof(name), "``%s``", fxt_rules[i].name);
 		snprintf(severity, sizeof(severity), "(%s)",
@@ -746,13 +750,13 @@ static int test_rules_documented(void)
 				memmem(bol, eol - bol, severity, strlen(severity));
 		}
 		if (!found)
-			FAIL_AT("rule %s has no entry %s ... %s", fxt_rules[i].name,
+			FAIL("rule %s has no entry %s ... %s", fxt_rules[i].name,
 				name, severity);
 	}
 	return 0;
 }
 
-static const struct test tests[] = {
+static const struct tap_test tests[] = {
 	{ "fxtrace, fxtrace -h, unknown command", test_command_list },
 	{ "CMD -h for every command", test_command_help },
 	{ "usage errors exit 2", test_usage_errors },
@@ -848,7 +852,7 @@ int main(void)
 		printf("Bail out! cannot set up\n");
 		return 1;
 	}
-	status = run_tests(tests, N_WORDS(tests));
+	status = tap_run(tests, N_WORDS(tests));
 	/* Leave the directory behind only when something failed. */
 	if (!status && getcwd(cwd, sizeof(cwd)) && !chdir("/")) {
 		char cmd[PATH_MAX + 16];

@@ -513,18 +513,18 @@ static int check_case(const struct corpus_case *c)
 	uint64_t records;
 
 	records = check_words(c->words, c->n, case_bytes(c), &whole);
-	EXPECT_STR(c->expected, whole.text);
-	EXPECT_EQ(c->records, records);
+	ASSERT_STR(c->expected, whole.text);
+	ASSERT_EQ(c->records, records);
 
 	memset(&streamed, 0, sizeof(streamed));
 	words_to_le(c->words, c->n, buf);
 	r = fxt_reader_new(collect_diag, &streamed);
-	EXPECT(r);
+	ASSERT_TRUE(r);
 	ch = (struct chunks){ .data = buf, .len = case_bytes(c) };
-	EXPECT_EQ(0, fxt_reader_read(r, read_chunks, &ch, NULL, NULL));
-	EXPECT_EQ(c->records, fxt_reader_records(r));
+	ASSERT_EQ(0, fxt_reader_read(r, read_chunks, &ch, NULL, NULL));
+	ASSERT_EQ(c->records, fxt_reader_records(r));
 	fxt_reader_free(r);
-	EXPECT_STR(c->expected, streamed.text);
+	ASSERT_STR(c->expected, streamed.text);
 	return 0;
 }
 
@@ -585,7 +585,7 @@ static int test_rules_covered(void)
 		for (k = 0; k < N_WORDS(elsewhere) && !found; k++)
 			found = !strcmp(elsewhere[k], fxt_rules[r].name);
 		if (!found)
-			FAIL_AT("no input breaks rule %s", fxt_rules[r].name);
+			FAIL("no input breaks rule %s", fxt_rules[r].name);
 	}
 	return 0;
 }
@@ -643,7 +643,7 @@ static int write_corpus(const char *dir)
 
 int main(int argc, char **argv)
 {
-	static struct test tests[CASES + 2];
+	static struct tap_test tests[CASES + 2];
 	size_t i;
 
 	if (argc == 3 && !strcmp(argv[1], "--write"))
@@ -653,9 +653,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < CASES; i++)
-		tests[i] = (struct test){ cases[i].name, test_case };
-	tests[CASES] = (struct test){ "large-perfetto", test_large_perfetto };
-	tests[CASES + 1] = (struct test){ "every rule has an input",
+		tests[i] = (struct tap_test){ cases[i].name, test_case };
+	tests[CASES] = (struct tap_test){ "large-perfetto", test_large_perfetto };
+	tests[CASES + 1] = (struct tap_test){ "every rule has an input",
 					  test_rules_covered };
-	return run_tests(tests, N_WORDS(tests));
+	return tap_run(tests, N_WORDS(tests));
 }

@@ -222,12 +222,12 @@ static struct fxt_tables *app_tables(void)
 	return t;
 }
 
-#define EXPECT_CLEAN(n_words, got)                                            \
+#define ASSERT_CLEAN(n_words, got)                                            \
 	do {                                                                  \
-		EXPECT_EQ(8 * (n_words), got);                                \
-		EXPECT_STR("", diags.text);                                   \
-		EXPECT(rec.valid);                                            \
-		EXPECT(rec.complete);                                         \
+		ASSERT_EQ(8 * (n_words), got);                                \
+		ASSERT_STR("", diags.text);                                   \
+		ASSERT_TRUE(rec.valid);                                       \
+		ASSERT_TRUE(rec.complete);                                    \
 	} while (0)
 
 /* ---- worked examples (Documentation/fxt.rst) ---------------------------- */
@@ -237,13 +237,13 @@ static int test_spec_magic(void)
 	struct fxt_tables *t = fxt_tables_new(0, 0);
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(1, decode(t, spec_magic, 1, &rec));
-	EXPECT_EQ(FXT_REC_METADATA, rec.type);
-	EXPECT_EQ(FXT_META_TRACE_INFO, rec.subtype);
-	EXPECT_EQ(FXT_TRACE_INFO_MAGIC, rec.id);
-	EXPECT_EQ(0x16547846, rec.value);
-	EXPECT_EQ(1, rec.words);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(1, decode(t, spec_magic, 1, &rec));
+	ASSERT_EQ(FXT_REC_METADATA, rec.type);
+	ASSERT_EQ(FXT_META_TRACE_INFO, rec.subtype);
+	ASSERT_EQ(FXT_TRACE_INFO_MAGIC, rec.id);
+	ASSERT_EQ(0x16547846, rec.value);
+	ASSERT_EQ(1, rec.words);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -255,16 +255,16 @@ static int test_spec_string(void)
 	struct fxt_string s;
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(2, decode(t, spec_string_app, 2, &rec));
-	EXPECT_EQ(FXT_REC_STRING, rec.type);
-	EXPECT_EQ(1, rec.id);
-	EXPECT_FXT_STR("app", rec.name);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(2, decode(t, spec_string_app, 2, &rec));
+	ASSERT_EQ(FXT_REC_STRING, rec.type);
+	ASSERT_EQ(1, rec.id);
+	ASSERT_FXT_STR("app", rec.name);
 	/* Not in the table until applied. */
-	EXPECT_EQ(-ENOENT, fxt_tables_string(t, 1, &s));
-	EXPECT_EQ(0, fxt_tables_apply(t, &rec, &sink));
-	EXPECT_EQ(0, fxt_tables_string(t, 1, &s));
-	EXPECT_FXT_STR("app", s);
+	ASSERT_EQ(-ENOENT, fxt_tables_string(t, 1, &s));
+	ASSERT_EQ(0, fxt_tables_apply(t, &rec, &sink));
+	ASSERT_EQ(0, fxt_tables_string(t, 1, &s));
+	ASSERT_FXT_STR("app", s);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -274,29 +274,29 @@ static int test_spec_instant(void)
 	struct fxt_tables *t = app_tables();
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(7, decode(t, spec_instant, 7, &rec));
-	EXPECT_EQ(FXT_REC_EVENT, rec.type);
-	EXPECT_EQ(FXT_EVENT_INSTANT, rec.subtype);
-	EXPECT_EQ(7, rec.words);
-	EXPECT_EQ(7, rec.content_words);
-	EXPECT(rec.has_ts);
-	EXPECT_EQ(1000, rec.ts);
-	EXPECT(rec.ts_ns_valid);
-	EXPECT_EQ(1000, rec.ts_ns);
-	EXPECT_EQ(0, rec.thread.ref);
-	EXPECT_EQ(0x1234, rec.thread.pid);
-	EXPECT_EQ(0x5678, rec.thread.tid);
-	EXPECT_EQ(1, rec.category.ref);
-	EXPECT_FXT_STR("app", rec.category);
-	EXPECT_EQ(0x8004, rec.name.ref);
-	EXPECT_FXT_STR("tick", rec.name);
-	EXPECT_EQ(1, rec.nargs);
-	EXPECT_EQ(FXT_ARG_INT32, rec.args[0].type);
-	EXPECT_EQ(2, rec.args[0].words);
-	EXPECT_EQ(5 * 8, rec.args[0].offset);
-	EXPECT_FXT_STR("n", rec.args[0].name);
-	EXPECT_EQ(-2, rec.args[0].value.i64);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(7, decode(t, spec_instant, 7, &rec));
+	ASSERT_EQ(FXT_REC_EVENT, rec.type);
+	ASSERT_EQ(FXT_EVENT_INSTANT, rec.subtype);
+	ASSERT_EQ(7, rec.words);
+	ASSERT_EQ(7, rec.content_words);
+	ASSERT_TRUE(rec.has_ts);
+	ASSERT_EQ(1000, rec.ts);
+	ASSERT_TRUE(rec.ts_ns_valid);
+	ASSERT_EQ(1000, rec.ts_ns);
+	ASSERT_EQ(0, rec.thread.ref);
+	ASSERT_EQ(0x1234, rec.thread.pid);
+	ASSERT_EQ(0x5678, rec.thread.tid);
+	ASSERT_EQ(1, rec.category.ref);
+	ASSERT_FXT_STR("app", rec.category);
+	ASSERT_EQ(0x8004, rec.name.ref);
+	ASSERT_FXT_STR("tick", rec.name);
+	ASSERT_EQ(1, rec.nargs);
+	ASSERT_EQ(FXT_ARG_INT32, rec.args[0].type);
+	ASSERT_EQ(2, rec.args[0].words);
+	ASSERT_EQ(5 * 8, rec.args[0].offset);
+	ASSERT_FXT_STR("n", rec.args[0].name);
+	ASSERT_EQ(-2, rec.args[0].value.i64);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -306,16 +306,16 @@ static int test_spec_instant_undefined_category(void)
 	struct fxt_tables *t = fxt_tables_new(0, 0);
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_EQ(7 * 8, decode(t, spec_instant, 7, &rec));
-	EXPECT_STR("0x000000: error: string-undefined: the category refers to string 1, which provider 0 has not defined\n",
+	ASSERT_TRUE(t);
+	ASSERT_EQ(7 * 8, decode(t, spec_instant, 7, &rec));
+	ASSERT_STR("0x000000: error: string-undefined: the category refers to string 1, which provider 0 has not defined\n",
 		   diags.text);
-	EXPECT(!rec.valid);
-	EXPECT(rec.category.undefined);
-	EXPECT(!rec.category.ptr);
+	ASSERT_TRUE(!rec.valid);
+	ASSERT_TRUE(rec.category.undefined);
+	ASSERT_TRUE(!rec.category.ptr);
 	/* The rest still decodes. */
-	EXPECT_FXT_STR("tick", rec.name);
-	EXPECT_EQ(-2, rec.args[0].value.i64);
+	ASSERT_FXT_STR("tick", rec.name);
+	ASSERT_EQ(-2, rec.args[0].value.i64);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -325,23 +325,23 @@ static int test_spec_kernel_objects(void)
 	struct fxt_tables *t = fxt_tables_new(0, 0);
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(3, decode(t, spec_process, 3, &rec));
-	EXPECT_EQ(FXT_REC_KOBJ, rec.type);
-	EXPECT_EQ(FXT_KOBJ_PROCESS, rec.subtype);
-	EXPECT_EQ(0x1234, rec.id);
-	EXPECT_FXT_STR("demo", rec.name);
-	EXPECT_EQ(0, rec.nargs);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(3, decode(t, spec_process, 3, &rec));
+	ASSERT_EQ(FXT_REC_KOBJ, rec.type);
+	ASSERT_EQ(FXT_KOBJ_PROCESS, rec.subtype);
+	ASSERT_EQ(0x1234, rec.id);
+	ASSERT_FXT_STR("demo", rec.name);
+	ASSERT_EQ(0, rec.nargs);
 
-	EXPECT_CLEAN(6, decode(t, spec_thread, 6, &rec));
-	EXPECT_EQ(FXT_KOBJ_THREAD, rec.subtype);
-	EXPECT_EQ(0x5678, rec.id);
-	EXPECT_FXT_STR("main", rec.name);
-	EXPECT_EQ(1, rec.nargs);
-	EXPECT_EQ(FXT_ARG_KOID, rec.args[0].type);
-	EXPECT_EQ(3, rec.args[0].words);
-	EXPECT_FXT_STR("process", rec.args[0].name);
-	EXPECT_EQ(0x1234, rec.args[0].value.u64);
+	ASSERT_CLEAN(6, decode(t, spec_thread, 6, &rec));
+	ASSERT_EQ(FXT_KOBJ_THREAD, rec.subtype);
+	ASSERT_EQ(0x5678, rec.id);
+	ASSERT_FXT_STR("main", rec.name);
+	ASSERT_EQ(1, rec.nargs);
+	ASSERT_EQ(FXT_ARG_KOID, rec.args[0].type);
+	ASSERT_EQ(3, rec.args[0].words);
+	ASSERT_FXT_STR("process", rec.args[0].name);
+	ASSERT_EQ(0x1234, rec.args[0].value.u64);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -351,20 +351,20 @@ static int test_spec_context_switch(void)
 	struct fxt_tables *t = fxt_tables_new(0, 0);
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_EQ(4 * 8, decode(t, spec_switch, 4, &rec));
+	ASSERT_TRUE(t);
+	ASSERT_EQ(4 * 8, decode(t, spec_switch, 4, &rec));
 	/* Legal FXT, but Perfetto wants the weights. */
-	EXPECT_STR("0x000000: warning: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n",
+	ASSERT_STR("0x000000: warning: sched-weight: context switch without int32 arguments incoming_weight and outgoing_weight; Perfetto cannot tell idle threads\n",
 		   diags.text);
-	EXPECT(rec.valid);
-	EXPECT_EQ(FXT_REC_SCHED, rec.type);
-	EXPECT_EQ(FXT_SCHED_CONTEXT_SWITCH, rec.subtype);
-	EXPECT_EQ(3, rec.cpu);
-	EXPECT_EQ(FXT_THREAD_STATE_BLOCKED, rec.out_state);
-	EXPECT_EQ(2000, rec.ts);
-	EXPECT_EQ(0x5678, rec.out.tid);
-	EXPECT_EQ(0x9abc, rec.in.tid);
-	EXPECT_EQ(0, rec.nargs);
+	ASSERT_TRUE(rec.valid);
+	ASSERT_EQ(FXT_REC_SCHED, rec.type);
+	ASSERT_EQ(FXT_SCHED_CONTEXT_SWITCH, rec.subtype);
+	ASSERT_EQ(3, rec.cpu);
+	ASSERT_EQ(FXT_THREAD_STATE_BLOCKED, rec.out_state);
+	ASSERT_EQ(2000, rec.ts);
+	ASSERT_EQ(0x5678, rec.out.tid);
+	ASSERT_EQ(0x9abc, rec.in.tid);
+	ASSERT_EQ(0, rec.nargs);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -375,21 +375,21 @@ static int test_spec_init(void)
 	struct fxt_sink sink = { 0 };
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_EQ(FXT_TICKS_PER_SECOND_DEFAULT, fxt_tables_ticks_per_second(t));
-	EXPECT_CLEAN(2, decode(t, spec_init, 2, &rec));
-	EXPECT_EQ(FXT_REC_INIT, rec.type);
-	EXPECT_EQ(1000000000, rec.value);
+	ASSERT_TRUE(t);
+	ASSERT_EQ(FXT_TICKS_PER_SECOND_DEFAULT, fxt_tables_ticks_per_second(t));
+	ASSERT_CLEAN(2, decode(t, spec_init, 2, &rec));
+	ASSERT_EQ(FXT_REC_INIT, rec.type);
+	ASSERT_EQ(1000000000, rec.value);
 	/* 2e9 ticks/s: timestamps are halved into ns. */
-	EXPECT_CLEAN(2, decode(t, init_2ghz, 2, &rec));
-	EXPECT_EQ(2000000000, rec.value);
-	EXPECT_EQ(0, fxt_tables_apply(t, &rec, &sink));
-	EXPECT_EQ(2000000000, fxt_tables_ticks_per_second(t));
-	EXPECT_EQ(0, define(t, thread_3, 3));
-	EXPECT_CLEAN(3, decode(t, event_type_0, 3, &rec));
-	EXPECT_EQ(100, rec.ts);
-	EXPECT_EQ(50, rec.ts_ns);
-	EXPECT_EQ(2000000000, rec.ticks_per_second);
+	ASSERT_CLEAN(2, decode(t, init_2ghz, 2, &rec));
+	ASSERT_EQ(2000000000, rec.value);
+	ASSERT_EQ(0, fxt_tables_apply(t, &rec, &sink));
+	ASSERT_EQ(2000000000, fxt_tables_ticks_per_second(t));
+	ASSERT_EQ(0, define(t, thread_3, 3));
+	ASSERT_CLEAN(3, decode(t, event_type_0, 3, &rec));
+	ASSERT_EQ(100, rec.ts);
+	ASSERT_EQ(50, rec.ts_ns);
+	ASSERT_EQ(2000000000, rec.ticks_per_second);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -404,22 +404,22 @@ static int test_metadata(void)
 	struct fxt_tables *t = fxt_tables_new(0, 0);
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(2, decode(t, provider_info, 2, &rec));
-	EXPECT_EQ(FXT_META_PROVIDER_INFO, rec.subtype);
-	EXPECT_EQ(7, rec.id);
-	EXPECT_FXT_STR("prov", rec.name);
-	EXPECT_CLEAN(1, decode(t, provider_section, 1, &rec));
-	EXPECT_EQ(FXT_META_PROVIDER_SECTION, rec.subtype);
-	EXPECT_EQ(7, rec.id);
-	EXPECT_CLEAN(1, decode(t, provider_full, 1, &rec));
-	EXPECT_EQ(FXT_META_PROVIDER_EVENT, rec.subtype);
-	EXPECT_EQ(7, rec.id);
-	EXPECT_EQ(FXT_PROVIDER_EVENT_BUFFER_FULL, rec.value);
-	EXPECT_EQ(8, decode(t, unknown_event, 1, &rec));
-	EXPECT_STR("0x000000: warning: provider-event: provider event 5 of provider 7 is not defined (0 is buffer full)\n",
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(2, decode(t, provider_info, 2, &rec));
+	ASSERT_EQ(FXT_META_PROVIDER_INFO, rec.subtype);
+	ASSERT_EQ(7, rec.id);
+	ASSERT_FXT_STR("prov", rec.name);
+	ASSERT_CLEAN(1, decode(t, provider_section, 1, &rec));
+	ASSERT_EQ(FXT_META_PROVIDER_SECTION, rec.subtype);
+	ASSERT_EQ(7, rec.id);
+	ASSERT_CLEAN(1, decode(t, provider_full, 1, &rec));
+	ASSERT_EQ(FXT_META_PROVIDER_EVENT, rec.subtype);
+	ASSERT_EQ(7, rec.id);
+	ASSERT_EQ(FXT_PROVIDER_EVENT_BUFFER_FULL, rec.value);
+	ASSERT_EQ(8, decode(t, unknown_event, 1, &rec));
+	ASSERT_STR("0x000000: warning: provider-event: provider event 5 of provider 7 is not defined (0 is buffer full)\n",
 		   diags.text);
-	EXPECT_EQ(5, rec.value);
+	ASSERT_EQ(5, rec.value);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -431,17 +431,17 @@ static int test_thread_record(void)
 	struct fxt_thread th;
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(3, decode(t, thread_3, 3, &rec));
-	EXPECT_EQ(FXT_REC_THREAD, rec.type);
-	EXPECT_EQ(3, rec.id);
-	EXPECT_EQ(10, rec.thread.pid);
-	EXPECT_EQ(11, rec.thread.tid);
-	EXPECT_EQ(-ENOENT, fxt_tables_thread(t, 3, &th));
-	EXPECT_EQ(0, fxt_tables_apply(t, &rec, &sink));
-	EXPECT_EQ(0, fxt_tables_thread(t, 3, &th));
-	EXPECT_EQ(10, th.pid);
-	EXPECT_EQ(11, th.tid);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(3, decode(t, thread_3, 3, &rec));
+	ASSERT_EQ(FXT_REC_THREAD, rec.type);
+	ASSERT_EQ(3, rec.id);
+	ASSERT_EQ(10, rec.thread.pid);
+	ASSERT_EQ(11, rec.thread.tid);
+	ASSERT_EQ(-ENOENT, fxt_tables_thread(t, 3, &th));
+	ASSERT_EQ(0, fxt_tables_apply(t, &rec, &sink));
+	ASSERT_EQ(0, fxt_tables_thread(t, 3, &th));
+	ASSERT_EQ(10, th.pid);
+	ASSERT_EQ(11, th.tid);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -461,31 +461,31 @@ static int test_event_types(void)
 	struct fxt_record rec;
 	unsigned int type;
 
-	EXPECT(t);
+	ASSERT_TRUE(t);
 	for (type = 0; type < FXT_EVENT_TYPE_COUNT; type++) {
 		ssize_t n = decode(t, events[type].words, events[type].n, &rec);
 
-		EXPECT_EQ(type, rec.subtype);
-		EXPECT_EQ(100, rec.ts);
-		EXPECT_EQ(3, rec.thread.ref);
-		EXPECT_EQ(10, rec.thread.pid);
-		EXPECT_EQ(11, rec.thread.tid);
-		EXPECT_EQ(0, rec.category.ref);
-		EXPECT_FXT_STR("", rec.category);
-		EXPECT_FXT_STR("e", rec.name);
+		ASSERT_EQ(type, rec.subtype);
+		ASSERT_EQ(100, rec.ts);
+		ASSERT_EQ(3, rec.thread.ref);
+		ASSERT_EQ(10, rec.thread.pid);
+		ASSERT_EQ(11, rec.thread.tid);
+		ASSERT_EQ(0, rec.category.ref);
+		ASSERT_FXT_STR("", rec.category);
+		ASSERT_FXT_STR("e", rec.name);
 		if (type == FXT_EVENT_COUNTER) {
 			/* A counter without arguments: nothing to plot. */
-			EXPECT_STR("0x000000: warning: counter-value: counter event has no arguments: no value to show\n",
+			ASSERT_STR("0x000000: warning: counter-value: counter event has no arguments: no value to show\n",
 				   diags.text);
-			EXPECT_EQ(8 * events[type].n, n);
+			ASSERT_EQ(8 * events[type].n, n);
 		} else {
-			EXPECT_CLEAN(events[type].n, n);
+			ASSERT_CLEAN(events[type].n, n);
 		}
 		if (type == FXT_EVENT_DURATION_COMPLETE) {
-			EXPECT_EQ(150, rec.end_ts);
-			EXPECT_EQ(150, rec.end_ts_ns);
+			ASSERT_EQ(150, rec.end_ts);
+			ASSERT_EQ(150, rec.end_ts_ns);
 		} else if (events[type].n == 4) {
-			EXPECT_EQ(0x100 + type, rec.id);
+			ASSERT_EQ(0x100 + type, rec.id);
 		}
 	}
 	fxt_tables_free(t);
@@ -498,46 +498,46 @@ static int test_argument_types(void)
 	const struct fxt_arg *a;
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(N_WORDS(all_args), decode(t, all_args, N_WORDS(all_args),
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(N_WORDS(all_args), decode(t, all_args, N_WORDS(all_args),
 					       &rec));
-	EXPECT_FXT_STR("args", rec.name);
-	EXPECT_EQ(13, rec.nargs);
+	ASSERT_FXT_STR("args", rec.name);
+	ASSERT_EQ(13, rec.nargs);
 	a = rec.args;
-	EXPECT_EQ(FXT_ARG_NULL, a[0].type);
-	EXPECT_FXT_STR("a", a[0].name);
-	EXPECT_EQ(FXT_ARG_INT32, a[1].type);
-	EXPECT_EQ(-5, a[1].value.i64);
-	EXPECT_EQ(FXT_ARG_UINT32, a[2].type);
-	EXPECT_EQ(0xfffffffe, a[2].value.u64);
-	EXPECT_EQ(FXT_ARG_INT64, a[3].type);
-	EXPECT_EQ(-9000000000000000000LL, a[3].value.i64);
-	EXPECT_EQ(FXT_ARG_UINT64, a[4].type);
-	EXPECT_EQ(UINT64_MAX, a[4].value.u64);
-	EXPECT_EQ(FXT_ARG_DOUBLE, a[5].type);
-	EXPECT(a[5].value.f64 == 1.5);
-	EXPECT_EQ(FXT_ARG_STRING, a[6].type);
-	EXPECT_EQ(0x8002, a[6].value.str.ref);
-	EXPECT_FXT_STR("vv", a[6].value.str);
-	EXPECT_EQ(FXT_ARG_STRING, a[7].type);
-	EXPECT_EQ(1, a[7].value.str.ref);
-	EXPECT_FXT_STR("app", a[7].value.str);
-	EXPECT_EQ(FXT_ARG_POINTER, a[8].type);
-	EXPECT_EQ(0xdeadbeef, a[8].value.u64);
-	EXPECT_EQ(FXT_ARG_KOID, a[9].type);
-	EXPECT_EQ(0x1234, a[9].value.u64);
-	EXPECT_EQ(FXT_ARG_BOOL, a[10].type);
-	EXPECT(a[10].value.b);
-	EXPECT_EQ(FXT_ARG_BLOB, a[11].type);
-	EXPECT_EQ(3, a[11].value.blob.len);
-	EXPECT(!memcmp(a[11].value.blob.ptr, "xyz", 3));
-	EXPECT_FXT_STR("l", a[11].name);
+	ASSERT_EQ(FXT_ARG_NULL, a[0].type);
+	ASSERT_FXT_STR("a", a[0].name);
+	ASSERT_EQ(FXT_ARG_INT32, a[1].type);
+	ASSERT_EQ(-5, a[1].value.i64);
+	ASSERT_EQ(FXT_ARG_UINT32, a[2].type);
+	ASSERT_EQ(0xfffffffe, a[2].value.u64);
+	ASSERT_EQ(FXT_ARG_INT64, a[3].type);
+	ASSERT_EQ(-9000000000000000000LL, a[3].value.i64);
+	ASSERT_EQ(FXT_ARG_UINT64, a[4].type);
+	ASSERT_EQ(UINT64_MAX, a[4].value.u64);
+	ASSERT_EQ(FXT_ARG_DOUBLE, a[5].type);
+	ASSERT_EQ(1.5, a[5].value.f64);
+	ASSERT_EQ(FXT_ARG_STRING, a[6].type);
+	ASSERT_EQ(0x8002, a[6].value.str.ref);
+	ASSERT_FXT_STR("vv", a[6].value.str);
+	ASSERT_EQ(FXT_ARG_STRING, a[7].type);
+	ASSERT_EQ(1, a[7].value.str.ref);
+	ASSERT_FXT_STR("app", a[7].value.str);
+	ASSERT_EQ(FXT_ARG_POINTER, a[8].type);
+	ASSERT_EQ(0xdeadbeef, a[8].value.u64);
+	ASSERT_EQ(FXT_ARG_KOID, a[9].type);
+	ASSERT_EQ(0x1234, a[9].value.u64);
+	ASSERT_EQ(FXT_ARG_BOOL, a[10].type);
+	ASSERT_TRUE(a[10].value.b);
+	ASSERT_EQ(FXT_ARG_BLOB, a[11].type);
+	ASSERT_EQ(3, a[11].value.blob.len);
+	ASSERT_MEM("xyz", a[11].value.blob.ptr, 3);
+	ASSERT_FXT_STR("l", a[11].name);
 	/* An indexed argument name. */
-	EXPECT_EQ(FXT_ARG_INT32, a[12].type);
-	EXPECT_EQ(1, a[12].name.ref);
-	EXPECT_FXT_STR("app", a[12].name);
-	EXPECT_EQ(7, a[12].value.i64);
-	EXPECT_EQ(1, a[12].words);
+	ASSERT_EQ(FXT_ARG_INT32, a[12].type);
+	ASSERT_EQ(1, a[12].name.ref);
+	ASSERT_FXT_STR("app", a[12].name);
+	ASSERT_EQ(7, a[12].value.i64);
+	ASSERT_EQ(1, a[12].words);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -547,13 +547,13 @@ static int test_blob(void)
 	struct fxt_tables *t = fxt_tables_new(0, 0);
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(4, decode(t, blob_data, 4, &rec));
-	EXPECT_EQ(FXT_REC_BLOB, rec.type);
-	EXPECT_EQ(FXT_BLOB_TYPE_DATA, rec.subtype);
-	EXPECT_FXT_STR("b", rec.name);
-	EXPECT_EQ(10, rec.payload_len);
-	EXPECT(!memcmp(rec.payload, "0123456789", 10));
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(4, decode(t, blob_data, 4, &rec));
+	ASSERT_EQ(FXT_REC_BLOB, rec.type);
+	ASSERT_EQ(FXT_BLOB_TYPE_DATA, rec.subtype);
+	ASSERT_FXT_STR("b", rec.name);
+	ASSERT_EQ(10, rec.payload_len);
+	ASSERT_MEM("0123456789", rec.payload, 10);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -563,33 +563,33 @@ static int test_userspace_object(void)
 	struct fxt_tables *t = app_tables();
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(5, decode(t, userobj_indexed, 5, &rec));
-	EXPECT_EQ(FXT_REC_USEROBJ, rec.type);
-	EXPECT_EQ(0xfeed, rec.id);
-	EXPECT_EQ(3, rec.thread.ref);
-	EXPECT_EQ(10, rec.thread.pid);
-	EXPECT_FXT_STR("obj", rec.name);
-	EXPECT_EQ(1, rec.nargs);
-	EXPECT_EQ(1, rec.args[0].value.i64);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(5, decode(t, userobj_indexed, 5, &rec));
+	ASSERT_EQ(FXT_REC_USEROBJ, rec.type);
+	ASSERT_EQ(0xfeed, rec.id);
+	ASSERT_EQ(3, rec.thread.ref);
+	ASSERT_EQ(10, rec.thread.pid);
+	ASSERT_FXT_STR("obj", rec.name);
+	ASSERT_EQ(1, rec.nargs);
+	ASSERT_EQ(1, rec.args[0].value.i64);
 
 	/* Inline process, one word: the spec's layout. */
-	EXPECT_CLEAN(6, decode(t, userobj_inline1, 6, &rec));
-	EXPECT_EQ(0, rec.thread.ref);
-	EXPECT_EQ(10, rec.thread.pid);
-	EXPECT_FXT_STR("obj", rec.name);
-	EXPECT_EQ(1, rec.args[0].value.i64);
+	ASSERT_CLEAN(6, decode(t, userobj_inline1, 6, &rec));
+	ASSERT_EQ(0, rec.thread.ref);
+	ASSERT_EQ(10, rec.thread.pid);
+	ASSERT_FXT_STR("obj", rec.name);
+	ASSERT_EQ(1, rec.args[0].value.i64);
 
 	/* Two words: Fuchsia's writer; decoded, and noted. */
-	EXPECT_EQ(7 * 8, decode(t, userobj_inline2, 7, &rec));
-	EXPECT_STR("0x000000: note: userobj-layout: the inline process takes two words (process and thread koid), as Fuchsia's writer emits; the spec says one\n",
+	ASSERT_EQ(7 * 8, decode(t, userobj_inline2, 7, &rec));
+	ASSERT_STR("0x000000: note: userobj-layout: the inline process takes two words (process and thread koid), as Fuchsia's writer emits; the spec says one\n",
 		   diags.text);
-	EXPECT(rec.valid);
-	EXPECT_EQ(10, rec.thread.pid);
-	EXPECT_EQ(11, rec.thread.tid);
-	EXPECT_FXT_STR("obj", rec.name);
-	EXPECT_EQ(1, rec.args[0].value.i64);
-	EXPECT_EQ(7, rec.content_words);
+	ASSERT_TRUE(rec.valid);
+	ASSERT_EQ(10, rec.thread.pid);
+	ASSERT_EQ(11, rec.thread.tid);
+	ASSERT_FXT_STR("obj", rec.name);
+	ASSERT_EQ(1, rec.args[0].value.i64);
+	ASSERT_EQ(7, rec.content_words);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -599,13 +599,13 @@ static int test_kernel_object_other(void)
 	struct fxt_tables *t = fxt_tables_new(0, 0);
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(5, decode(t, kobj_channel, 5, &rec));
-	EXPECT_EQ(4, rec.subtype);
-	EXPECT_EQ(0x99, rec.id);
-	EXPECT_FXT_STR("ch", rec.name);
-	EXPECT_EQ(FXT_ARG_UINT32, rec.args[0].type);
-	EXPECT_EQ(5, rec.args[0].value.u64);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(5, decode(t, kobj_channel, 5, &rec));
+	ASSERT_EQ(4, rec.subtype);
+	ASSERT_EQ(0x99, rec.id);
+	ASSERT_FXT_STR("ch", rec.name);
+	ASSERT_EQ(FXT_ARG_UINT32, rec.args[0].type);
+	ASSERT_EQ(5, rec.args[0].value.u64);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -615,18 +615,18 @@ static int test_log(void)
 	struct fxt_tables *t = app_tables();
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(3, decode(t, log_indexed, 3, &rec));
-	EXPECT_EQ(FXT_REC_LOG, rec.type);
-	EXPECT_EQ(300, rec.ts);
-	EXPECT_EQ(3, rec.thread.ref);
-	EXPECT_EQ(11, rec.thread.tid);
-	EXPECT_FXT_STR("hello", rec.name);
-	EXPECT_CLEAN(5, decode(t, log_inline, 5, &rec));
-	EXPECT_EQ(0, rec.thread.ref);
-	EXPECT_EQ(10, rec.thread.pid);
-	EXPECT_EQ(11, rec.thread.tid);
-	EXPECT_FXT_STR("hello", rec.name);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(3, decode(t, log_indexed, 3, &rec));
+	ASSERT_EQ(FXT_REC_LOG, rec.type);
+	ASSERT_EQ(300, rec.ts);
+	ASSERT_EQ(3, rec.thread.ref);
+	ASSERT_EQ(11, rec.thread.tid);
+	ASSERT_FXT_STR("hello", rec.name);
+	ASSERT_CLEAN(5, decode(t, log_inline, 5, &rec));
+	ASSERT_EQ(0, rec.thread.ref);
+	ASSERT_EQ(10, rec.thread.pid);
+	ASSERT_EQ(11, rec.thread.tid);
+	ASSERT_FXT_STR("hello", rec.name);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -636,27 +636,27 @@ static int test_large_blob(void)
 	struct fxt_tables *t = app_tables();
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(9, decode(t, large_blob_meta, 9, &rec));
-	EXPECT_EQ(FXT_REC_LARGE, rec.type);
-	EXPECT_EQ(FXT_LARGE_BLOB, rec.subtype);
-	EXPECT_EQ(FXT_LARGE_BLOB_WITH_METADATA, rec.value);
-	EXPECT_FXT_STR("c", rec.category);
-	EXPECT_FXT_STR("nm", rec.name);
-	EXPECT_EQ(400, rec.ts);
-	EXPECT_EQ(11, rec.thread.tid);
-	EXPECT_EQ(1, rec.nargs);
-	EXPECT_FXT_STR("n", rec.args[0].name);
-	EXPECT_EQ(5, rec.payload_len);
-	EXPECT(!memcmp(rec.payload, "hello", 5));
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(9, decode(t, large_blob_meta, 9, &rec));
+	ASSERT_EQ(FXT_REC_LARGE, rec.type);
+	ASSERT_EQ(FXT_LARGE_BLOB, rec.subtype);
+	ASSERT_EQ(FXT_LARGE_BLOB_WITH_METADATA, rec.value);
+	ASSERT_FXT_STR("c", rec.category);
+	ASSERT_FXT_STR("nm", rec.name);
+	ASSERT_EQ(400, rec.ts);
+	ASSERT_EQ(11, rec.thread.tid);
+	ASSERT_EQ(1, rec.nargs);
+	ASSERT_FXT_STR("n", rec.args[0].name);
+	ASSERT_EQ(5, rec.payload_len);
+	ASSERT_MEM("hello", rec.payload, 5);
 
-	EXPECT_CLEAN(7, decode(t, large_blob_attach, 7, &rec));
-	EXPECT_EQ(FXT_LARGE_BLOB_ATTACHMENT, rec.value);
-	EXPECT_FXT_STR("c", rec.category);
-	EXPECT_FXT_STR("nm", rec.name);
-	EXPECT(!rec.has_ts);
-	EXPECT_EQ(9, rec.payload_len);
-	EXPECT(!memcmp(rec.payload, "attached!", 9));
+	ASSERT_CLEAN(7, decode(t, large_blob_attach, 7, &rec));
+	ASSERT_EQ(FXT_LARGE_BLOB_ATTACHMENT, rec.value);
+	ASSERT_FXT_STR("c", rec.category);
+	ASSERT_FXT_STR("nm", rec.name);
+	ASSERT_TRUE(!rec.has_ts);
+	ASSERT_EQ(9, rec.payload_len);
+	ASSERT_MEM("attached!", rec.payload, 9);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -666,15 +666,15 @@ static int test_extension_words(void)
 	struct fxt_tables *t = app_tables();
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_EQ(5 * 8, decode(t, instant_extended, 5, &rec));
-	EXPECT_STR("0x000018: note: record-extension: 2 words after the event record's content (3 of 5 words); readers skip them\n",
+	ASSERT_TRUE(t);
+	ASSERT_EQ(5 * 8, decode(t, instant_extended, 5, &rec));
+	ASSERT_STR("0x000018: note: record-extension: 2 words after the event record's content (3 of 5 words); readers skip them\n",
 		   diags.text);
-	EXPECT(rec.valid);
-	EXPECT(rec.complete);
-	EXPECT_EQ(3, rec.content_words);
-	EXPECT_EQ(5, rec.words);
-	EXPECT_FXT_STR("e", rec.name);
+	ASSERT_TRUE(rec.valid);
+	ASSERT_TRUE(rec.complete);
+	ASSERT_EQ(3, rec.content_words);
+	ASSERT_EQ(5, rec.words);
+	ASSERT_FXT_STR("e", rec.name);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -687,54 +687,54 @@ static int test_perfetto_vectors(void)
 	struct fxt_record rec;
 	ssize_t n;
 
-	EXPECT(t);
+	ASSERT_TRUE(t);
 	/*
 	 * BooleanArguments: the header says 8 words but 10 follow (bool true,
 	 * then a type 10, blob, of 0 bytes): the second argument lies outside
 	 * the record.  Perfetto reads it anyway; the spec frames by size.
 	 */
 	n = decode(t, perfetto_boolean_args + 1, 10, &rec);
-	EXPECT_EQ(8 * 8, n);
-	EXPECT_STR("0x000008: warning: timestamp-overflow: timestamp 12297829382473034410 at 1000000000 ticks/s overflows int64 nanoseconds; Perfetto drops the record\n"
+	ASSERT_EQ(8 * 8, n);
+	ASSERT_STR("0x000008: warning: timestamp-overflow: timestamp 12297829382473034410 at 1000000000 ticks/s overflows int64 nanoseconds; Perfetto drops the record\n"
 		   "0x000010: warning: koid-truncated: process koid 0xbbbbbbbbbbbbbbbb does not fit 32 bits; Perfetto truncates it\n"
 		   "0x000018: warning: koid-truncated: thread koid 0xcccccccccccccccc does not fit 32 bits; Perfetto truncates it\n"
 		   "0x000020: warning: utf8: the category is not valid UTF-8\n"
 		   "0x000028: warning: utf8: the name is not valid UTF-8\n"
 		   "0x000000: error: record-overflow: event record of 8 words ends inside its arguments\n",
 		   diags.text);
-	EXPECT(!rec.valid);
-	EXPECT(!rec.complete);
-	EXPECT_EQ(1, rec.nargs);
-	EXPECT_EQ(FXT_ARG_BOOL, rec.args[0].type);
-	EXPECT(rec.args[0].value.b);
-	EXPECT_EQ(0xAAAAAAAAAAAAAAAA, rec.ts);
-	EXPECT(!rec.ts_ns_valid);
-	EXPECT_EQ(0xBBBBBBBBBBBBBBBB, rec.thread.pid);
-	EXPECT_EQ(0xCCCCCCCCCCCCCCCC, rec.thread.tid);
-	EXPECT_EQ(8, rec.category.len);
-	EXPECT_EQ(8, rec.name.len);
+	ASSERT_TRUE(!rec.valid);
+	ASSERT_TRUE(!rec.complete);
+	ASSERT_EQ(1, rec.nargs);
+	ASSERT_EQ(FXT_ARG_BOOL, rec.args[0].type);
+	ASSERT_TRUE(rec.args[0].value.b);
+	ASSERT_EQ(0xAAAAAAAAAAAAAAAA, rec.ts);
+	ASSERT_TRUE(!rec.ts_ns_valid);
+	ASSERT_EQ(0xBBBBBBBBBBBBBBBB, rec.thread.pid);
+	ASSERT_EQ(0xCCCCCCCCCCCCCCCC, rec.thread.tid);
+	ASSERT_EQ(8, rec.category.len);
+	ASSERT_EQ(8, rec.name.len);
 
 	/* LegacySchedulerEvents: the first switch, from the idle thread. */
-	EXPECT_EQ(6 * 8, decode(t, perfetto_legacy_sched + 1, 6, &rec));
-	EXPECT(rec.valid);
-	EXPECT_EQ(FXT_SCHED_LEGACY_CONTEXT_SWITCH, rec.subtype);
-	EXPECT_EQ(1, rec.cpu);
-	EXPECT_EQ(FXT_THREAD_STATE_SUSPENDED, rec.out_state);
-	EXPECT_EQ(1, rec.ts);
-	EXPECT_EQ(0, rec.out.pid);
-	EXPECT_EQ(0, rec.out.tid);
-	EXPECT_EQ(0x1AAAAAAAAAAAAAAA, rec.in.pid);
-	EXPECT_EQ(0x1BBBBBBBBBBBBBBB, rec.in.tid);
-	EXPECT_EQ(0, rec.out_prio);
-	EXPECT_EQ(1, rec.in_prio);
+	ASSERT_EQ(6 * 8, decode(t, perfetto_legacy_sched + 1, 6, &rec));
+	ASSERT_TRUE(rec.valid);
+	ASSERT_EQ(FXT_SCHED_LEGACY_CONTEXT_SWITCH, rec.subtype);
+	ASSERT_EQ(1, rec.cpu);
+	ASSERT_EQ(FXT_THREAD_STATE_SUSPENDED, rec.out_state);
+	ASSERT_EQ(1, rec.ts);
+	ASSERT_EQ(0, rec.out.pid);
+	ASSERT_EQ(0, rec.out.tid);
+	ASSERT_EQ(0x1AAAAAAAAAAAAAAA, rec.in.pid);
+	ASSERT_EQ(0x1BBBBBBBBBBBBBBB, rec.in.tid);
+	ASSERT_EQ(0, rec.out_prio);
+	ASSERT_EQ(1, rec.in_prio);
 
 	/* SchedulerEvents: the wakeup. */
-	EXPECT_EQ(3 * 8, decode(t, perfetto_sched + 1, 3, &rec));
-	EXPECT_EQ(FXT_SCHED_WAKEUP, rec.subtype);
-	EXPECT_EQ(1, rec.cpu);
-	EXPECT_EQ(1, rec.ts);
-	EXPECT_EQ(0x1AAAAAAAAAAAAAAA, rec.thread.tid);
-	EXPECT_STR("0x000010: warning: koid-truncated: woken thread koid 0x1aaaaaaaaaaaaaaa does not fit 32 bits; Perfetto truncates it\n",
+	ASSERT_EQ(3 * 8, decode(t, perfetto_sched + 1, 3, &rec));
+	ASSERT_EQ(FXT_SCHED_WAKEUP, rec.subtype);
+	ASSERT_EQ(1, rec.cpu);
+	ASSERT_EQ(1, rec.ts);
+	ASSERT_EQ(0x1AAAAAAAAAAAAAAA, rec.thread.tid);
+	ASSERT_STR("0x000010: warning: koid-truncated: woken thread koid 0x1aaaaaaaaaaaaaaa does not fit 32 bits; Perfetto truncates it\n",
 		   diags.text);
 	fxt_tables_free(t);
 	return 0;
@@ -775,21 +775,21 @@ static int test_jane_street_trace(void)
 	struct fxt_string name;
 	uint64_t pid;
 
-	EXPECT(r);
+	ASSERT_TRUE(r);
 	words_to_le(jane_prefix, N_WORDS(jane_prefix), buf);
-	EXPECT_EQ(0, fxt_reader_read_buffer(r, buf, sizeof(jane_prefix), jane_record, &w));
-	EXPECT_EQ(0, w.bad);
-	EXPECT_EQ(39, w.records);
-	EXPECT_EQ(6, w.begins);
-	EXPECT_EQ(10, w.ends);
-	EXPECT_EQ(233, w.first_begin_ts);
-	EXPECT(fxt_reader_process_name(r, 1, &name));
-	EXPECT_FXT_STR("2248878/2248878", name);
-	EXPECT(fxt_reader_thread_name(r, 2, &name, &pid));
-	EXPECT_FXT_STR("main", name);
-	EXPECT_EQ(1, pid);
-	EXPECT_EQ(0, fxt_reader_count(r, FXT_ERROR));
-	EXPECT_EQ(0, fxt_reader_count(r, FXT_WARNING));
+	ASSERT_EQ(0, fxt_reader_read_buffer(r, buf, sizeof(jane_prefix), jane_record, &w));
+	ASSERT_EQ(0, w.bad);
+	ASSERT_EQ(39, w.records);
+	ASSERT_EQ(6, w.begins);
+	ASSERT_EQ(10, w.ends);
+	ASSERT_EQ(233, w.first_begin_ts);
+	ASSERT_TRUE(fxt_reader_process_name(r, 1, &name));
+	ASSERT_FXT_STR("2248878/2248878", name);
+	ASSERT_TRUE(fxt_reader_thread_name(r, 2, &name, &pid));
+	ASSERT_FXT_STR("main", name);
+	ASSERT_EQ(1, pid);
+	ASSERT_EQ(0, fxt_reader_count(r, FXT_ERROR));
+	ASSERT_EQ(0, fxt_reader_count(r, FXT_WARNING));
 	fxt_reader_free(r);
 	return 0;
 }
@@ -818,23 +818,23 @@ static int test_encoder_records(void)
 	__u64 w[64];
 	size_t n;
 
-	EXPECT(t);
+	ASSERT_TRUE(t);
 	n = fxt_write_string(w, 5, "category", 8);
-	EXPECT_CLEAN(n, decode(t, from_u64(w, n), n, &rec));
-	EXPECT_EQ(5, rec.id);
-	EXPECT_FXT_STR("category", rec.name);
-	EXPECT_EQ(0, fxt_tables_apply(t, &rec, &sink));
+	ASSERT_CLEAN(n, decode(t, from_u64(w, n), n, &rec));
+	ASSERT_EQ(5, rec.id);
+	ASSERT_FXT_STR("category", rec.name);
+	ASSERT_EQ(0, fxt_tables_apply(t, &rec, &sink));
 
 	n = fxt_write_provider_info(w, 42, "fxtrace", 7);
-	EXPECT_CLEAN(n, decode(t, from_u64(w, n), n, &rec));
-	EXPECT_EQ(42, rec.id);
-	EXPECT_FXT_STR("fxtrace", rec.name);
+	ASSERT_CLEAN(n, decode(t, from_u64(w, n), n, &rec));
+	ASSERT_EQ(42, rec.id);
+	ASSERT_FXT_STR("fxtrace", rec.name);
 
 	n = fxt_write_kobj_name(w, FXT_KOBJ_THREAD, 77, "worker", 6, 76);
-	EXPECT_CLEAN(n, decode(t, from_u64(w, n), n, &rec));
-	EXPECT_EQ(77, rec.id);
-	EXPECT_FXT_STR("worker", rec.name);
-	EXPECT_EQ(76, rec.args[0].value.u64);
+	ASSERT_CLEAN(n, decode(t, from_u64(w, n), n, &rec));
+	ASSERT_EQ(77, rec.id);
+	ASSERT_FXT_STR("worker", rec.name);
+	ASSERT_EQ(76, rec.args[0].value.u64);
 
 	/* A counter built from the header helpers and the argument writers. */
 	n = 1;
@@ -849,19 +849,19 @@ static int test_encoder_records(void)
 	w[n++] = 3;	/* counter id */
 	w[0] = fxt_event_hdr(n, FXT_EVENT_COUNTER, 3, 0, 5,
 			     fxt_inline_string_ref(0));
-	EXPECT_EQ(fxt_event_words(FXT_EVENT_COUNTER, 0, 5, 0, n - 5), n);
-	EXPECT_EQ(n * 8, decode(t, from_u64(w, n), n, &rec));
-	EXPECT_STR("0x000038: warning: counter-value: counter argument 2 is string, not a number; Perfetto ignores it\n",
+	ASSERT_EQ(fxt_event_words(FXT_EVENT_COUNTER, 0, 5, 0, n - 5), n);
+	ASSERT_EQ(n * 8, decode(t, from_u64(w, n), n, &rec));
+	ASSERT_STR("0x000038: warning: counter-value: counter argument 2 is string, not a number; Perfetto ignores it\n",
 		   diags.text);
-	EXPECT_EQ(FXT_EVENT_COUNTER, rec.subtype);
-	EXPECT_EQ(5000, rec.ts);
-	EXPECT_FXT_STR("category", rec.category);
-	EXPECT_FXT_STR("", rec.name);
-	EXPECT_EQ(3, rec.id);
-	EXPECT_EQ(-7, rec.args[0].value.i64);
-	EXPECT_FXT_STR("category", rec.args[1].name);
-	EXPECT_FXT_STR("ok", rec.args[1].value.str);
-	EXPECT_EQ(9, rec.args[2].value.u64);
+	ASSERT_EQ(FXT_EVENT_COUNTER, rec.subtype);
+	ASSERT_EQ(5000, rec.ts);
+	ASSERT_FXT_STR("category", rec.category);
+	ASSERT_FXT_STR("", rec.name);
+	ASSERT_EQ(3, rec.id);
+	ASSERT_EQ(-7, rec.args[0].value.i64);
+	ASSERT_FXT_STR("category", rec.args[1].name);
+	ASSERT_FXT_STR("ok", rec.args[1].value.str);
+	ASSERT_EQ(9, rec.args[2].value.u64);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -877,15 +877,15 @@ static int test_tables_redefinition(void)
 	struct fxt_tables *t = app_tables();
 	struct fxt_record rec;
 
-	EXPECT(t);
-	EXPECT_CLEAN(7, decode(t, spec_instant, 7, &rec));
-	EXPECT_FXT_STR("app", rec.category);
-	EXPECT_EQ(0, define(t, string_1_other, 2));
-	EXPECT_CLEAN(7, decode(t, spec_instant, 7, &rec));
-	EXPECT_FXT_STR("other", rec.category);
+	ASSERT_TRUE(t);
+	ASSERT_CLEAN(7, decode(t, spec_instant, 7, &rec));
+	ASSERT_FXT_STR("app", rec.category);
+	ASSERT_EQ(0, define(t, string_1_other, 2));
+	ASSERT_CLEAN(7, decode(t, spec_instant, 7, &rec));
+	ASSERT_FXT_STR("other", rec.category);
 	fxt_tables_clear(t);
-	EXPECT_EQ(7 * 8, decode(t, spec_instant, 7, &rec));
-	EXPECT(rec.category.undefined);
+	ASSERT_EQ(7 * 8, decode(t, spec_instant, 7, &rec));
+	ASSERT_TRUE(rec.category.undefined);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -898,20 +898,20 @@ static int test_tables_string_budget(void)
 	struct fxt_record rec;
 	uint64_t w[2] = { 0x0000000500020022, 0x000000726568746f };
 
-	EXPECT(t);
+	ASSERT_TRUE(t);
 	/* 3 bytes fit the 4-byte budget. */
-	EXPECT_EQ(0, define(t, spec_string_app, 2));
+	ASSERT_EQ(0, define(t, spec_string_app, 2));
 	/* 5 more do not: defined, bytes not kept, noted. */
-	EXPECT_EQ(16, decode(t, w, 2, &rec));
-	EXPECT_EQ(0, fxt_tables_apply(t, &rec, &sink));
-	EXPECT_STR("0x000000: note: string-not-kept: string 2 (5 bytes) is defined, but the reader keeps at most 4 string bytes per provider\n",
+	ASSERT_EQ(16, decode(t, w, 2, &rec));
+	ASSERT_EQ(0, fxt_tables_apply(t, &rec, &sink));
+	ASSERT_STR("0x000000: note: string-not-kept: string 2 (5 bytes) is defined, but the reader keeps at most 4 string bytes per provider\n",
 		   diags.text);
-	EXPECT_EQ(0, fxt_tables_string(t, 2, &s));
-	EXPECT(!s.ptr);
-	EXPECT(!s.undefined);
-	EXPECT_EQ(5, s.len);
-	EXPECT_EQ(0, fxt_tables_string(t, 1, &s));
-	EXPECT_FXT_STR("app", s);
+	ASSERT_EQ(0, fxt_tables_string(t, 2, &s));
+	ASSERT_TRUE(!s.ptr);
+	ASSERT_TRUE(!s.undefined);
+	ASSERT_EQ(5, s.len);
+	ASSERT_EQ(0, fxt_tables_string(t, 1, &s));
+	ASSERT_FXT_STR("app", s);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -923,15 +923,15 @@ static int test_decode_needs_more(void)
 	struct fxt_record rec;
 	uint64_t need = 0;
 
-	EXPECT(t);
+	ASSERT_TRUE(t);
 	memset(&diags, 0, sizeof(diags));
 	words_to_le(spec_instant, 7, buf);
-	EXPECT_EQ(0, fxt_decode_record(t, buf, 4, 0, &rec, &sink, &need));
-	EXPECT_EQ(8, need);
-	EXPECT_EQ(0, fxt_decode_record(t, buf, 55, 0, &rec, &sink, &need));
-	EXPECT_EQ(56, need);
-	EXPECT_STR("", diags.text);
-	EXPECT_EQ(56, fxt_decode_record(t, buf, 56, 0, &rec, &sink, &need));
+	ASSERT_EQ(0, fxt_decode_record(t, buf, 4, 0, &rec, &sink, &need));
+	ASSERT_EQ(8, need);
+	ASSERT_EQ(0, fxt_decode_record(t, buf, 55, 0, &rec, &sink, &need));
+	ASSERT_EQ(56, need);
+	ASSERT_STR("", diags.text);
+	ASSERT_EQ(56, fxt_decode_record(t, buf, 56, 0, &rec, &sink, &need));
 	fxt_tables_free(t);
 	return 0;
 }
@@ -980,23 +980,23 @@ static int test_streaming_matches_buffer(void)
 	words_to_le(b.w, b.n, buf);
 
 	r = fxt_reader_new(collect_diag, &whole);
-	EXPECT(r);
-	EXPECT_EQ(0, fxt_reader_read_buffer(r, buf, 8 * b.n - 3, count_records,
+	ASSERT_TRUE(r);
+	ASSERT_EQ(0, fxt_reader_read_buffer(r, buf, 8 * b.n - 3, count_records,
 					    &n_whole));
 	fxt_reader_free(r);
 
 	r = fxt_reader_new(collect_diag, &streamed);
-	EXPECT(r);
+	ASSERT_TRUE(r);
 	c = (struct chunks){ .data = buf, .len = 8 * b.n - 3, .step = 13 };
-	EXPECT_EQ(0, fxt_reader_read(r, read_chunks, &c, count_records,
+	ASSERT_EQ(0, fxt_reader_read(r, read_chunks, &c, count_records,
 				     &n_streamed));
 	fxt_reader_free(r);
 
-	EXPECT_EQ(n_whole, n_streamed);
-	EXPECT_EQ(39 + 2, n_whole);
-	EXPECT_STR(whole.text, streamed.text);
+	ASSERT_EQ(n_whole, n_streamed);
+	ASSERT_EQ(39 + 2, n_whole);
+	ASSERT_STR(whole.text, streamed.text);
 	/* The cut last record is reported once, at its offset. */
-	EXPECT(strstr(whole.text, "0x0003c0: error: truncated: the large record needs 72 bytes; the input ends after 69\n"));
+	ASSERT_SUBSTR("0x0003c0: error: truncated: the large record needs 72 bytes; the input ends after 69\n", whole.text);
 	return 0;
 }
 
@@ -1013,13 +1013,13 @@ static int test_streaming_skips_oversized(void)
 	put_all(&b, spec_string_app, 2);
 	words_to_le(b.w, b.n, buf);
 	r = fxt_reader_new(collect_diag, &diags);
-	EXPECT(r);
+	ASSERT_TRUE(r);
 	fxt_reader_set_window_max(r, 32);
 	c = (struct chunks){ .data = buf, .len = 8 * b.n, .step = 5 };
-	EXPECT_EQ(0, fxt_reader_read(r, read_chunks, &c, count_records, &n));
-	EXPECT_EQ(3, n);
-	EXPECT_EQ(3, fxt_reader_records(r));
-	EXPECT_STR("0x000008: warning: not-checked: large record of 72 bytes is larger than the reader's 32-byte window; skipped unchecked\n"
+	ASSERT_EQ(0, fxt_reader_read(r, read_chunks, &c, count_records, &n));
+	ASSERT_EQ(3, n);
+	ASSERT_EQ(3, fxt_reader_records(r));
+	ASSERT_STR("0x000008: warning: not-checked: large record of 72 bytes is larger than the reader's 32-byte window; skipped unchecked\n"
 		   "0x000008: note: perfetto-unsupported: Perfetto ignores large records (noted once)\n",
 		   diags.text);
 	fxt_reader_free(r);
@@ -1038,33 +1038,38 @@ static int test_map(void)
 	fxt_map_init(&m, sizeof(uint64_t));
 	for (i = 0; i < 5000; i++) {
 		v = fxt_map_put(&m, i, i * 7, &created);
-		EXPECT(v && created);
+		ASSERT_TRUE(v);
+		ASSERT_TRUE(created);
 		*v = i;
 	}
 	/* Delete the odd keys; the even ones must all stay reachable. */
 	for (i = 1; i < 5000; i += 2)
 		fxt_map_del(&m, i, i * 7);
-	EXPECT_EQ(2500, m.count);
+	ASSERT_EQ(2500, m.count);
 	for (i = 0; i < 5000; i++) {
 		v = fxt_map_get(&m, i, i * 7);
-		if (i % 2)
-			EXPECT(!v);
-		else
-			EXPECT(v && *v == i);
+		if (i % 2) {
+			ASSERT_TRUE(!v);
+		} else {
+			ASSERT_TRUE(v);
+			ASSERT_EQ(i, *v);
+		}
 	}
-	EXPECT(!fxt_map_get(&m, 2, 15));
+	ASSERT_TRUE(!fxt_map_get(&m, 2, 15));
 	while ((v = fxt_map_next(&m, &pos, &k1, &k2))) {
-		EXPECT_EQ(k1 * 7, k2);
+		ASSERT_EQ(k1 * 7, k2);
 		sum += *v;
 	}
-	EXPECT_EQ(2499 * 2500, sum);
+	ASSERT_EQ(2499 * 2500, sum);
 	v = fxt_map_put(&m, 4, 28, &created);
-	EXPECT(v && !created && *v == 4);
+	ASSERT_TRUE(v);
+	ASSERT_TRUE(!created);
+	ASSERT_EQ(4, *v);
 	fxt_map_free(&m);
 	return 0;
 }
 
-static const struct test tests[] = {
+static const struct tap_test tests[] = {
 	{ "spec 18(a) magic number record", test_spec_magic },
 	{ "spec 18(b) string record", test_spec_string },
 	{ "spec 18(c) instant event", test_spec_instant },
@@ -1095,5 +1100,5 @@ static const struct test tests[] = {
 
 int main(void)
 {
-	return run_tests(tests, N_WORDS(tests));
+	return tap_run(tests, N_WORDS(tests));
 }

@@ -250,19 +250,3 @@ uint64_t check_words(const uint64_t *words, size_t n, size_t bytes,
 	fxt_reader_free(r);
 	return records;
 }
-
-int run_tests(const struct test *tests, size_t n)
-{
-	size_t i, failed = 0;
-
-	printf("1..%zu\n", n);
-	for (i = 0; i < n; i++) {
-		int bad = tests[i].fn();
-
-		printf("%sok %zu - %s\n", bad ? "not " : "", i + 1,
-		       tests[i].name);
-		failed += bad != 0;
-		fflush(stdout);
-	}
-	return failed ? 1 : 0;
-}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vectors.h - FXT inputs written word by word from sources other than
- * fxtrace's encoder, and the helpers the decoder tests share.
+ * fxtrace's encoder, and the helpers the decoder tests share (the checks are
+ * tap.h's).
  *
  * Words are host-order values; words_to_le() lays them out as FXT's
  * little-endian bytes.
@@ -14,6 +15,7 @@
 #include <stdio.h>
 
 #include "fxt_reader.h"
+#include "../../tests/tap.h"
 
 #define N_WORDS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -84,55 +86,7 @@ void collect_diag(void *ctx, const struct fxt_diag *diag);
 uint64_t check_words(const uint64_t *words, size_t n, size_t bytes,
 		     struct diags *d);
 
-/* ---- TAP ------------------------------------------------------------------ */
-
-struct test {
-	const char *name;
-	int (*fn)(void);	/* 0 pass, 1 fail (after printing why) */
-};
-
-/* Run the tests as TAP; returns the exit status (0 all passed, else 1). */
-int run_tests(const struct test *tests, size_t n);
-
-#define FAIL_AT(...)                                                          \
-	do {                                                                  \
-		printf("#   %s:%d: ", __FILE__, __LINE__);                    \
-		printf(__VA_ARGS__);                                          \
-		printf("\n");                                                 \
-		return 1;                                                     \
-	} while (0)
-
-#define EXPECT(cond)                                                          \
-	do {                                                                  \
-		if (!(cond))                                                  \
-			FAIL_AT("expected %s", #cond);                        \
-	} while (0)
-
-#define EXPECT_EQ(expected, got)                                              \
-	do {                                                                  \
-		unsigned long long e_ = (unsigned long long)(expected);       \
-		unsigned long long g_ = (unsigned long long)(got);            \
-		if (e_ != g_)                                                 \
-			FAIL_AT("%s: expected %#llx (%llu), got %#llx (%llu)", \
-				#got, e_, e_, g_, g_);                        \
-	} while (0)
-
-#define EXPECT_STR(expected, got)                                             \
-	do {                                                                  \
-		const char *e_ = (expected), *g_ = (got);                     \
-		if (strcmp(e_, g_))                                           \
-			FAIL_AT("%s:\n# expected:\n%s\n# got:\n%s", #got, e_, \
-				g_);                                          \
-	} while (0)
-
-/* An fxt_string equals a C string (its bytes, not a prefix). */
-#define EXPECT_FXT_STR(expected, s)                                           \
-	do {                                                                  \
-		if (!fxt_string_is(&(s), (expected)))                         \
-			FAIL_AT("%s: expected \"%s\", got \"%.*s\"%s", #s,    \
-				(expected), (int)(s).len,                     \
-				(s).ptr ? (s).ptr : "",                       \
-				(s).ptr ? "" : " (no bytes)");                \
-	} while (0)
+/* An fxt_string is the C string (its bytes, not a prefix). */
+#define ASSERT_FXT_STR(expected, s) ASSERT_STRN(expected, (s).ptr, (s).len)
 
 #endif /* FXT_TEST_VECTORS_H */
