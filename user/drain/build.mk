@@ -48,4 +48,12 @@ PROGS += $(DRAIN_TEST_PROGS)
 UNIT_TESTS += user/drain/tests/record_cli_test.sh
 GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \
 	user/drain/tests/readme_test.sh \
-	user/drain/tests/soak_test.sh
+	user/drain/tests/soak_test.sh user/drain/tests/unwind_test.sh
+
+# Preloaded by drain_test.sh: allocations fail once the session exists.
+$(B)/test/drain/fail_alloc.so: user/drain/tests/fail_alloc.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/drain/fail_alloc.so

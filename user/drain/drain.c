@@ -99,6 +99,8 @@ struct drain {
 	struct fxtctl c;
 	struct io_uring ring;
 	struct output out;
+	bool ring_ready;		/* d->ring is initialized */
+	bool running;			/* Start succeeded */
 	int out_fd, sig_fd;
 	pid_t child;
 	int child_status;
@@ -1495,6 +1497,7 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 		fprintf(stderr, "fxtrace-drain: io_uring: %s\n", strerror(-ret));
 		return ret;
 	}
+	d->ring_ready = true;
 	d->out_fd = open(d->opt.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			 0644);
 	if (d->out_fd < 0) {
@@ -1521,10 +1524,61 @@ static void free_queue(struct drain *d, struct op_queue *q)
 		free_write_op(d, queue_pop(q));
 }
 
+/*
+ * Everything after Initialize, up to the end of the loop.  The caller ends
+ * the session whatever this returns.
+ */
+static int trace(struct drain *d, int *release)
+{
+	struct chunk magic;
+	int ret;
+
+	/* The window opens before the probes and Start: nothing is older. */
+	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
+	d->out.verbose = d->opt.verbose;
+	ret = output_magic(&d->out, &magic);
+	if (!ret) {
+		queue_chunk(d, &magic, NULL, 0);
+		ret = d->error;
+	}
+	if (!ret && d->opt.probes)
+		ret = open_probes(d);
+	if (!ret)
+		ret = d->error;
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: %s\n", strerror(-ret));
+		return ret;
+	}
+	submit_packet_read(d);
+	submit_signal_read(d);
+	d->progress = !d->opt.quiet && isatty(STDERR_FILENO);
+	if (d->progress || d->probes)
+		submit_tick(d);
+	clock_gettime(CLOCK_MONOTONIC, &d->started);
+	d->cpu_at_start = cpu_seconds();
+	ret = fxtctl_start(&d->c, FXTRACE_START_CLEAR_ALL);
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: start: %s\n", strerror(-ret));
+		return ret;
+	}
+	d->running = true;
+	if (*release >= 0) {
+		/* It fails only if the child is gone: SIGCHLD then stops us. */
+		if (write(*release, "g", 1) != 1)
+			fprintf(stderr, "fxtrace-drain: cannot release %s: %s\n",
+				d->opt.command[0], strerror(errno));
+		close(*release);
+		*release = -1;
+	}
+	ret = run_loop(d);
+	if (ret)
+		fprintf(stderr, "fxtrace-drain: %s\n", strerror(-ret));
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct drain *d = calloc(1, sizeof(*d));
-	struct chunk magic;
 	sigset_t oldmask;
 	int release = -1, ret, status;
 
@@ -1543,45 +1597,29 @@ int main(int argc, char **argv)
 	d->probes_op.kind = OP_PROBES;
 	d->tick.tv_sec = 1;
 	ret = setup(d, &oldmask, &release);
-	if (ret)
-		return 1;
-	/* The window opens before the probes and Start: nothing is older. */
-	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
-	d->out.verbose = d->opt.verbose;
-	ret = output_magic(&d->out, &magic);
-	if (ret)
-		return 1;
-	queue_chunk(d, &magic, NULL, 0);
-	if (d->opt.probes && open_probes(d))
-		return 1;
-	submit_packet_read(d);
-	submit_signal_read(d);
-	d->progress = !d->opt.quiet && isatty(STDERR_FILENO);
-	if (d->progress || d->probes)
-		submit_tick(d);
-	clock_gettime(CLOCK_MONOTONIC, &d->started);
-	d->cpu_at_start = cpu_seconds();
-	ret = fxtctl_start(&d->c, FXTRACE_START_CLEAR_ALL);
-	if (ret) {
-		fprintf(stderr, "fxtrace-drain: start: %s\n", strerror(-ret));
-		fxtctl_terminate(&d->c);
-		return 1;
+	if (!ret) {
+		ret = trace(d, &release);
+		/*
+		 * Whatever failed, the session goes: one left behind would
+		 * be an orphan the next drainer finds (EBUSY).
+		 */
+		if (d->ring_ready)
+			io_uring_queue_exit(&d->ring);
+		d->ring_ready = false;
+		if (fxtctl_terminate(&d->c))
+			fprintf(stderr, "fxtrace-drain: terminate: %s\n",
+				strerror(errno));
 	}
+	if (d->ring_ready)
+		io_uring_queue_exit(&d->ring);
 	if (release >= 0) {
-		/* It fails only if the child is gone: SIGCHLD then stops us. */
-		if (write(release, "g", 1) != 1)
-			fprintf(stderr, "fxtrace-drain: cannot release %s: %s\n",
-				d->opt.command[0], strerror(errno));
+		/* A command never released exits 127 (spawn_held). */
 		close(release);
+		waitpid(d->child, NULL, 0);
 	}
-	ret = run_loop(d);
-	if (ret)
-		fprintf(stderr, "fxtrace-drain: %s\n", strerror(-ret));
-	io_uring_queue_exit(&d->ring);
-	fxtctl_terminate(&d->c);
 	free_queue(d, &d->writes);
 	free_queue(d, &d->acks);
-	if (!d->opt.quiet)
+	if (d->running && !d->opt.quiet)
 		summary(d);
 	if (d->child_status && WIFEXITED(d->child_status))
 		fprintf(stderr, "fxtrace-drain: %s exited with status %d\n",
@@ -1591,8 +1629,10 @@ int main(int argc, char **argv)
 	fxtprobe_close(d->probes);
 	fxtprobe_close(d->opt.probes);
 	output_free(&d->out);
-	close(d->out_fd);
-	close(d->sig_fd);
+	if (d->out_fd >= 0)
+		close(d->out_fd);
+	if (d->sig_fd >= 0)
+		close(d->sig_fd);
 	free(d->opt.config_strings[0]);
 	free(d->opt.config_strings[1]);
 	free(d);

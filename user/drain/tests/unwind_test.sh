@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: fxtrace-drain ends the session it made on every way out.
+# fail_alloc.so makes the Nth allocation after Initialize fail, and every
+# later one: the drainer exits 1 saying why (or 0, when it needed no more),
+# and the next drainer starts a session (no EBUSY from an orphan left
+# behind).  Prints TAP.
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/tap.sh"
+
+for nth in 1 2 3 4 5 6 8 12 16 24 32; do
+	FAIL_ALLOC_AFTER_INIT=$nth LD_PRELOAD=$progs/fail_alloc.so \
+		"$bin/fxtrace-drain" -q -o "$out/fail$nth.fxt" -- true \
+		2>"$out/fail$nth.stderr"
+	rc=$?
+	sed 's/^/# /' "$out/fail$nth.stderr"
+	if ((nth == 1)); then
+		[[ $rc == 1 ]] && grep -q 'Cannot allocate memory' "$out/fail$nth.stderr"
+		result $? "allocation 1 after Initialize fails: exit 1 naming ENOMEM (got $rc)"
+	else
+		[[ $rc == 0 || $rc == 1 ]]
+		result $? "allocation $nth after Initialize fails: exit 0 or 1 (got $rc)"
+	fi
+	"$bin/fxtrace-drain" -q -o "$out/next$nth.fxt" -- true 2>"$out/next$nth.stderr"
+	rc=$?
+	sed 's/^/# /' "$out/next$nth.stderr"
+	[[ $rc == 0 ]]
+	result $? "after failing at allocation $nth: the next drainer starts (got $rc)"
+done
+
+echo "1..$n"
+exit $failed
