@@ -4,13 +4,14 @@
 # the programs they run: an honest producer, a garbage producer, a paced
 # producer for the soak and a counter.
 
-DRAIN_OBJS := $(addprefix $(B)/obj/user/drain/,drain.o output.o)
+DRAIN_OBJS := $(addprefix $(B)/obj/user/drain/,drain.o loop.o options.o \
+	probes.o progress.o output.o)
 
 $(B)/bin/fxtrace-drain: $(DRAIN_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
 		$(B)/lib/libfxtprobe.a
 	$(link)
 
-$(B)/obj/user/drain/drain.o: CFLAGS_USER += -Iuser/probe
+$(filter-out %/output.o,$(DRAIN_OBJS)): CFLAGS_USER += -Iuser/probe
 # Recursive: PROBE_LDLIBS comes from user/probe/build.mk, read later.
 LDLIBS_fxtrace-drain = -luring $(PROBE_LDLIBS)
 
