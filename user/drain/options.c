@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "drainer.h"
+#include "size.h"
 
 const char *const mode_names[__FXTRACE_MODE_COUNT] = {
 	[FXTRACE_MODE_ONESHOT] = "oneshot",
@@ -61,39 +62,12 @@ static void usage(FILE *f)
 		"failed; 2 usage error.\n");
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -EINVAL;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		v <<= 20;
-		end++;
-		break;
-	}
-	/* FXTRACE_BUFFER_SIZE_MAX is far below this: no shift can overflow. */
-	if (*end || v > (1ULL << 40))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* A buffer size the module accepts, or a message saying what it accepts. */
 static int parse_buffer_size(const char *what, const char *s, uint64_t *out)
 {
-	if (!parse_size(s, out) && *out % 4096 == 0 &&
-	    *out >= FXTRACE_BUFFER_SIZE_MIN && *out <= FXTRACE_BUFFER_SIZE_MAX)
+	if (!fxtctl_parse_size(s, FXTRACE_BUFFER_SIZE_MAX, out) &&
+	    *out % FXTRACE_BUFFER_PAGE_SIZE == 0 &&
+	    *out >= FXTRACE_BUFFER_SIZE_MIN)
 		return 0;
 	fprintf(stderr, "fxtrace-drain: %s '%s': a buffer size is a multiple of 4K from %lluK to %lluM (K and M suffixes)\n",
 		what, s, FXTRACE_BUFFER_SIZE_MIN >> 10,

@@ -54,10 +54,13 @@
 
 #include <fxtrace/trace.h>
 
+#include "size.h"
+
 #define MAX_CATEGORIES		1024
 #define MAX_PATTERNS		64
 #define DEFAULT_BUFFER_SIZE	(1 << 20)
 #define MIN_BUFFER_SIZE		(16 << 10)
+#define MAX_BUFFER_SIZE		(1 << 30)
 #define THREAD_INDEX		1	/* each buffer's own thread */
 #define FXT_PAGE_SIZE		4096	/* header and control pages */
 #define ARENA_SIZE		(64 << 10)	/* copies of interned strings */
@@ -397,7 +400,6 @@ static void initialize(void)
 	const char *cats = getenv("FXTRACE_CATEGORIES");
 	const char *mode = getenv("FXTRACE_MODE");
 	const char *size = getenv("FXTRACE_BUFFER_SIZE");
-	char *end;
 
 	rt.initialized = true;
 	if (!out || !*out) {
@@ -424,13 +426,10 @@ static void initialize(void)
 	}
 	rt.buffer_size = DEFAULT_BUFFER_SIZE;
 	if (size) {
-		unsigned long v = strtoul(size, &end, 0);
+		uint64_t v;
 
-		if (*end == 'k' || *end == 'K')
-			v <<= 10, end++;
-		else if (*end == 'm' || *end == 'M')
-			v <<= 20, end++;
-		if (*end || v < MIN_BUFFER_SIZE || v > (1UL << 30)) {
+		if (fxtctl_parse_size(size, MAX_BUFFER_SIZE, &v) ||
+		    v < MIN_BUFFER_SIZE) {
 			warn("FXTRACE_BUFFER_SIZE=%s: 16K to 1G; not tracing", size);
 			return;
 		}

@@ -50,7 +50,8 @@ $(B)/lib/libfxtprobe.a: $(B)/obj/user/probe/fxtprobe.o
 
 PROBE_LDLIBS := -lbpf -lelf -lz
 
-$(B)/bin/fxtrace-probe: $(B)/obj/user/probe/fxtrace_probe.o $(B)/lib/libfxtprobe.a
+$(B)/bin/fxtrace-probe: $(B)/obj/user/probe/fxtrace_probe.o $(B)/lib/libfxtprobe.a \
+		$(B)/lib/libfxtctl.a
 	$(link)
 LDLIBS_fxtrace-probe := $(PROBE_LDLIBS)
 
