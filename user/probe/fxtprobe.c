@@ -1460,37 +1460,20 @@ void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops)
 int fxtprobe_write_drops(struct fxtprobe *set, fxtprobe_write_fn write,
 			 void *ctx)
 {
-	static const char category[] = "fxtrace", name[] = "dropped";
-	static const char records[] = "records", invalid[] = "invalid";
-	__u16 category_ref = fxt_inline_string_ref(sizeof(category) - 1);
-	__u16 name_ref = fxt_inline_string_ref(sizeof(name) - 1);
+	__u64 words[FXTPROBE_DROPS_WORDS];
 	struct fxtprobe_drops drops;
-	__u64 words[32];
 	struct timespec now;
-	__u32 n = 1 + 4, total;
+	__u32 n;
 	int ret;
 
 	fxtprobe_drops(set, &drops);
 	if (!drops.ring_full && !drops.invalid)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	words[0] = fxt_provider_section_hdr(set->provider_id);
-	words[2] = fxtprobe_ticks(set, now.tv_sec * NS_PER_SEC + now.tv_nsec);
-	words[3] = getpid();
-	words[4] = gettid();
-	n += fxt_write_stream(words + n, category, sizeof(category) - 1);
-	n += fxt_write_stream(words + n, name, sizeof(name) - 1);
-	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
-			     fxt_inline_string_ref(sizeof(records) - 1),
-			     records, drops.ring_full);
-	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
-			     fxt_inline_string_ref(sizeof(invalid) - 1),
-			     invalid, drops.invalid);
-	/* The counter id: one track for the provider. */
-	words[n++] = set->provider_id;
-	total = n - 1;
-	words[1] = fxt_event_hdr(total, FXT_EVENT_COUNTER, 2,
-				 FXT_THREAD_REF_INLINE, category_ref, name_ref);
+	n = fxtprobe_drops_record(words, set->provider_id,
+				  fxtprobe_ticks(set, now.tv_sec * NS_PER_SEC +
+						 now.tv_nsec),
+				  getpid(), gettid(), &drops);
 	ret = write(ctx, words, n * 8);
 	return ret > 0 ? -ret : ret;
 }
