@@ -13,14 +13,14 @@
  *   which categories are on, and the controller reads the buffers;
  * - without it, or when FXTRACE_OUTPUT is set ("user-only"), buffers live
  *   in a spool file of this process and become one .fxt file at exit or
- *   fxtrace_flush().  Every process of a traced tree has its own spool and
+ *   fxt_flush().  Every process of a traced tree has its own spool and
  *   output (Documentation/api.rst, "Processes").
  *
  * Who touches what:
  * - the thread itself writes its buffer: the common event inline in
  *   <fxtrace/trace.h> (fxt_write_), everything else here (fxt_emit), and
  *   publishes each part's length with a release store after the words;
- * - readers (the controller, or fxtrace_flush()) read up to the published
+ * - readers (the controller, or fxt_flush()) read up to the published
  *   lengths; a flush copies a half and keeps the copy only when the writer
  *   did not move into that half meanwhile (wrap_count, a sequence count);
  * - call sites are resolved once under rt.lock: a category's enable byte,
@@ -1136,7 +1136,7 @@ static __u64 *reserve(struct tbuf *t, __u32 words)
 	}
 	/*
 	 * Circular overwrites the other half; streaming has it saved.  The
-	 * wrap count is a sequence count for readers (fxtrace_flush): it
+	 * wrap count is a sequence count for readers (fxt_flush): it
 	 * changes before the first word of the reused half does.
 	 */
 	__atomic_store_n(&t->ctl->rolling_committed[other], 0, __ATOMIC_RELEASE);
@@ -1504,7 +1504,7 @@ static int flush_locked(void)
 	return ret;
 }
 
-int fxtrace_flush(void)
+int fxt_flush(void)
 {
 	int ret;
 

@@ -110,7 +110,7 @@ static void test_every_macro(const char *path)
 	int e;
 
 	emit_everything();
-	T(fxtrace_flush() == 0, "flush writes %s", path);
+	T(fxt_flush() == 0, "flush writes %s", path);
 	T(decode(path, &r) == 0, "the trace decodes");
 	T(fxt_reader_count(r, FXT_ERROR) == 0 &&
 	  fxt_reader_count(r, FXT_WARNING) == 0,
@@ -249,7 +249,7 @@ static void test_oneshot_drops(const char *path)
 
 	pthread_create(&th, NULL, fill, &f);
 	pthread_join(th, NULL);
-	fxtrace_flush();
+	fxt_flush();
 	filled = count_events(path, "fill", f.tid);
 	T(f.dropped > 0 && filled + (int)f.dropped == 10000,
 	  "oneshot: %d recorded + %llu dropped == 10000", filled,
@@ -298,7 +298,7 @@ int main(void)
 	test_every_macro(path);
 	test_oneshot_drops(path);
 	busy = test_signal_nesting();
-	fxtrace_flush();
+	fxt_flush();
 	T(decode(path, &r) == 0 && fxt_reader_count(r, FXT_ERROR) == 0 &&
 	  fxt_reader_count(r, FXT_WARNING) == 0,
 	  "the final trace (signals included) has no error or warning");
