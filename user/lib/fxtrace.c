@@ -62,7 +62,6 @@
 #define MIN_BUFFER_SIZE		(16 << 10)
 #define MAX_BUFFER_SIZE		(1 << 30)
 #define THREAD_INDEX		1	/* each buffer's own thread */
-#define FXT_PAGE_SIZE		4096	/* header and control pages */
 #define ARENA_SIZE		(64 << 10)	/* copies of interned strings */
 #define CALIBRATION_NS		20000000ULL
 #define BACKOFF_MIN_NS		1000000ULL	/* attach retries: 1 ms .. 1 s */
@@ -434,8 +433,9 @@ static void initialize(void)
 			return;
 		}
 		/* Whole pages: a spool region's parts then fill it exactly. */
-		rt.buffer_size = (v + FXT_PAGE_SIZE - 1) / FXT_PAGE_SIZE *
-				 FXT_PAGE_SIZE;
+		rt.buffer_size = (v + FXTRACE_BUFFER_PAGE_SIZE - 1) /
+				 FXTRACE_BUFFER_PAGE_SIZE *
+				 FXTRACE_BUFFER_PAGE_SIZE;
 	}
 	parse_categories(cats && *cats ? cats : "*");
 	fxt_clock_tsc = rt.tsc;
@@ -802,7 +802,8 @@ static void map_parts(struct tbuf *t, void *map)
 	const struct fxtrace_buffer_header *hdr = map;
 
 	t->hdr = hdr;
-	t->ctl = (struct fxtrace_buffer_control *)((char *)map + FXT_PAGE_SIZE);
+	t->ctl = (struct fxtrace_buffer_control *)((char *)map +
+						   FXTRACE_BUFFER_PAGE_SIZE);
 	t->durable = (__u64 *)((char *)map + hdr->data_offset);
 	t->durable_cap = (__u32)(hdr->durable_size / 8);
 	t->half_cap = (__u32)(hdr->rolling_size / 8);
@@ -817,7 +818,7 @@ static void map_parts(struct tbuf *t, void *map)
  */
 static struct tbuf *attach_user(void)
 {
-	size_t size = 2 * FXT_PAGE_SIZE + rt.buffer_size;
+	size_t size = 2 * FXTRACE_BUFFER_PAGE_SIZE + rt.buffer_size;
 	struct fxtrace_buffer_header *hdr;
 	char name[128];
 	struct tbuf *t;
@@ -863,8 +864,8 @@ static struct tbuf *attach_user(void)
 	hdr->cpu = ~0U;
 	hdr->pid = (__u32)t->pid;
 	hdr->tid = (__u32)t->tid;
-	hdr->data_offset = 2 * FXT_PAGE_SIZE;
-	hdr->durable_size = rt.buffer_size / 8 / 8 * 8;
+	hdr->data_offset = 2 * FXTRACE_BUFFER_PAGE_SIZE;
+	hdr->durable_size = FXTRACE_DURABLE_SIZE(rt.buffer_size);
 	hdr->rolling_size = (rt.buffer_size - hdr->durable_size) / 16 * 8;
 	map_parts(t, map);
 	t->map = map;
@@ -892,7 +893,7 @@ static void detach_module(struct tbuf *t)
 {
 	/* Unmapping the producer part retires the buffer. */
 	munmap(t->map, t->map_size);
-	munmap((void *)t->hdr, FXT_PAGE_SIZE);
+	munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
 	free_tbuf(t);
 }
 
@@ -928,7 +929,7 @@ static struct tbuf *attach_module(void)
 	t->map = map;
 	t->map_size = at.producer_size;
 	t->ctl = map;
-	t->durable = (__u64 *)((char *)map + FXT_PAGE_SIZE);
+	t->durable = (__u64 *)((char *)map + FXTRACE_BUFFER_PAGE_SIZE);
 	t->durable_cap = (__u32)(hdr->durable_size / 8);
 	t->half_cap = (__u32)(hdr->rolling_size / 8);
 	t->half[0] = t->durable + t->durable_cap;
