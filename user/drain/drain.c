@@ -131,9 +131,13 @@ static struct fxtctl_buffer *map_buffer(struct drain *d, __u32 id)
 {
 	struct fxtctl_buffer *b = fxtctl_buffer(&d->c, id);
 
-	if (!b)
+	if (!b) {
 		fprintf(stderr, "fxtrace-drain: cannot map buffer %u: %s\n", id,
 			strerror(errno));
+		/* Its records would be lost: no exit 0 after that. */
+		if (errno == ENOMEM && !d->error)
+			d->error = -ENOMEM;
+	}
 	return b;
 }
 
