@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fxtrace-drain: the session controller.  It initializes and starts a
- * session, runs a command or waits for SIGINT/SIGTERM, and streams every
- * buffer into one FXT file.
+ * session, runs a command or waits for SIGINT, SIGTERM or SIGHUP, and
+ * streams every buffer into one FXT file.
  *
  * Its parts (drainer.h): this file holds main, the session, its packets
  * and signals; loop.c the io_uring loop with the flush watermark and the
@@ -365,6 +365,7 @@ void on_signal(struct drain *d)
 		break;
 	case SIGINT:
 	case SIGTERM:
+	case SIGHUP:
 		request_stop(d);
 		break;
 	case SIGUSR1:
@@ -422,6 +423,8 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	/* A closed terminal: a default SIGHUP would leave an orphan. */
+	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1);
 	/* A child that dies before its release must not kill us with SIGPIPE. */

@@ -5,7 +5,7 @@
 # fail_alloc.so makes the Nth allocation after Initialize fail, and every
 # later one: the drainer exits 1 naming ENOMEM (0 only when it needed no
 # more memory), and the next drainer starts a session (no EBUSY from an
-# orphan left behind).  Prints TAP.
+# orphan left behind).  The same after SIGHUP.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
@@ -30,6 +30,23 @@ for nth in 1 2 3 4 5 6 8 12 16 24 32; do
 	[[ $rc == 0 ]]
 	result $? "after failing at allocation $nth: the next drainer starts (got $rc)"
 done
+
+# A closed terminal (SIGHUP) stops the drainer like SIGINT: it used to die
+# of it and leave its session orphaned.
+"$bin/fxtrace-drain" -q -o "$out/hup.fxt" 2>"$out/hup.stderr" &
+drain=$!
+sleep 1
+kill -HUP $drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/hup.stderr"
+[[ $rc == 0 ]] && "$bin/fxtrace" check --quiet "$out/hup.fxt" >/dev/null
+result $? "SIGHUP: the drainer stops, exits 0 ($rc) and its trace checks"
+"$bin/fxtrace-drain" -q -o "$out/next-hup.fxt" -- true 2>"$out/next-hup.stderr"
+rc=$?
+sed 's/^/# /' "$out/next-hup.stderr"
+[[ $rc == 0 ]]
+result $? "after SIGHUP: the next drainer starts (got $rc)"
 
 echo "1..$n"
 exit $failed
