@@ -365,7 +365,7 @@ int main(int argc, char **argv)
 
 	/* Figures of a library that does not trace would be meaningless. */
 	TRACE_INSTANT("bench", "start", FXT_SCOPE_PROCESS);
-	if (!fxt_category_enabled("bench") || fxtrace_flush() ||
+	if (!fxt_category_enabled("bench") || fxt_flush() ||
 	    stat(trace, &st) || st.st_size < 64) {
 		fprintf(stderr, "user_bench: libfxtrace is not tracing into %s; "
 			"no figures\n", trace);
@@ -405,7 +405,7 @@ int main(int argc, char **argv)
 	bench("write() of 32 bytes to /dev/null", b_write, 1, 1);
 
 	/* The trace must hold what was measured: flush and look again. */
-	if (fxtrace_flush() || stat(trace, &st) || st.st_size < (1 << 20)) {
+	if (fxt_flush() || stat(trace, &st) || st.st_size < (1 << 20)) {
 		fprintf(stderr, "user_bench: %s holds no benchmark records; "
 			"no figures\n", trace);
 		return 1;

@@ -27,6 +27,9 @@ $(B)/test/fxtrace/user_prog: $(B)/obj/tools/fxtrace/tests/user_prog.o \
 	$(link)
 
 UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.sh
+# Each parser, its -h and its .rst name the same options (and the
+# drainer's config keys).
+UNIT_TESTS += tools/fxtrace/tests/help_test.py
 user: $(B)/test/fxtrace/mktrace $(B)/test/fxtrace/user_prog
 
 # `fxtrace list` in the guest: list_prog registers categories and runs it.

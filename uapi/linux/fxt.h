@@ -381,6 +381,32 @@ static inline __u32 fxt_write_string_ref(__u64 *dst, __u16 ref, const char *s)
 	return fxt_write_stream(dst, s, ref & 0x7fff);
 }
 
+/*
+ * Event record with an inline thread, up to its arguments: header,
+ * timestamp, the process and thread koids, the inline category and name.
+ * The caller writes the nargs arguments after it, then the trailing word of
+ * the type if it has one (fxt_event_trailing_words()); words from
+ * fxt_event_words() with the arguments' words.
+ */
+static inline __u32 fxt_write_event(__u64 *dst, __u32 words,
+				    unsigned int event_type, unsigned int nargs,
+				    __u64 timestamp, __u64 process_koid,
+				    __u64 thread_koid, __u16 category_ref,
+				    const char *category, __u16 name_ref,
+				    const char *name)
+{
+	__u32 n = 4;
+
+	dst[0] = fxt_event_hdr(words, event_type, nargs,
+			       FXT_THREAD_REF_INLINE, category_ref, name_ref);
+	dst[1] = timestamp;
+	dst[2] = process_koid;
+	dst[3] = thread_koid;
+	n += fxt_write_string_ref(dst + n, category_ref, category);
+	n += fxt_write_string_ref(dst + n, name_ref, name);
+	return n;
+}
+
 /* int32, uint32 and bool arguments: the value is in the header. */
 static inline __u32 fxt_write_arg32(__u64 *dst, unsigned int type,
 				    __u16 name_ref, const char *name,

@@ -4,13 +4,14 @@
 # the programs they run: an honest producer, a garbage producer, a paced
 # producer for the soak and a counter.
 
-DRAIN_OBJS := $(addprefix $(B)/obj/user/drain/,drain.o output.o)
+DRAIN_OBJS := $(addprefix $(B)/obj/user/drain/,drain.o loop.o options.o \
+	probes.o progress.o output.o)
 
 $(B)/bin/fxtrace-drain: $(DRAIN_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
 		$(B)/lib/libfxtprobe.a
 	$(link)
 
-$(B)/obj/user/drain/drain.o: CFLAGS_USER += -Iuser/probe
+$(filter-out %/output.o,$(DRAIN_OBJS)): CFLAGS_USER += -Iuser/probe
 # Recursive: PROBE_LDLIBS comes from user/probe/build.mk, read later.
 LDLIBS_fxtrace-drain = -luring $(PROBE_LDLIBS)
 
@@ -48,4 +49,12 @@ PROGS += $(DRAIN_TEST_PROGS)
 UNIT_TESTS += user/drain/tests/record_cli_test.sh
 GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \
 	user/drain/tests/readme_test.sh \
-	user/drain/tests/soak_test.sh
+	user/drain/tests/soak_test.sh user/drain/tests/unwind_test.sh
+
+# Preloaded by drain_test.sh: allocations fail once the session exists.
+$(B)/test/drain/fail_alloc.so: user/drain/tests/fail_alloc.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/drain/fail_alloc.so

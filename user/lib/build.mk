@@ -3,7 +3,13 @@
 # of __tls_get_addr calls in the shared library too.
 
 LIBFXTRACE_CFLAGS := -fPIC -ftls-model=initial-exec
-LIBFXTRACE_OBJS := $(B)/obj/user/lib/fxtrace.o
+# size.c (user/control) is shared with the tools: one size parser.
+LIBFXTRACE_OBJS := $(B)/obj/user/lib/fxtrace.o $(B)/obj/user/lib/size.o
+
+$(B)/obj/user/lib/size.o: user/control/size.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_USER) -c -o $@ $<
 
 $(LIBFXTRACE_OBJS): CFLAGS_USER += $(LIBFXTRACE_CFLAGS)
 
@@ -86,4 +92,9 @@ GUEST_TESTS += user/lib/tests/module_scopes_test.sh
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+	$(link)
+
+# The one size parser (user/control/size.c) at its edges.
+UNIT_TESTS += $(B)/test/lib/size_test
+$(B)/test/lib/size_test: $(B)/obj/user/lib/tests/size_test.o $(B)/lib/libfxtctl.a
 	$(link)

@@ -13,14 +13,14 @@
  *   which categories are on, and the controller reads the buffers;
  * - without it, or when FXTRACE_OUTPUT is set ("user-only"), buffers live
  *   in a spool file of this process and become one .fxt file at exit or
- *   fxtrace_flush().  Every process of a traced tree has its own spool and
+ *   fxt_flush().  Every process of a traced tree has its own spool and
  *   output (Documentation/api.rst, "Processes").
  *
  * Who touches what:
  * - the thread itself writes its buffer: the common event inline in
  *   <fxtrace/trace.h> (fxt_write_), everything else here (fxt_emit), and
  *   publishes each part's length with a release store after the words;
- * - readers (the controller, or fxtrace_flush()) read up to the published
+ * - readers (the controller, or fxt_flush()) read up to the published
  *   lengths; a flush copies a half and keeps the copy only when the writer
  *   did not move into that half meanwhile (wrap_count, a sequence count);
  * - call sites are resolved once under rt.lock: a category's enable byte,
@@ -54,12 +54,14 @@
 
 #include <fxtrace/trace.h>
 
+#include "size.h"
+
 #define MAX_CATEGORIES		1024
 #define MAX_PATTERNS		64
 #define DEFAULT_BUFFER_SIZE	(1 << 20)
 #define MIN_BUFFER_SIZE		(16 << 10)
+#define MAX_BUFFER_SIZE		(1 << 30)
 #define THREAD_INDEX		1	/* each buffer's own thread */
-#define FXT_PAGE_SIZE		4096	/* header and control pages */
 #define ARENA_SIZE		(64 << 10)	/* copies of interned strings */
 #define CALIBRATION_NS		20000000ULL
 #define BACKOFF_MIN_NS		1000000ULL	/* attach retries: 1 ms .. 1 s */
@@ -397,7 +399,6 @@ static void initialize(void)
 	const char *cats = getenv("FXTRACE_CATEGORIES");
 	const char *mode = getenv("FXTRACE_MODE");
 	const char *size = getenv("FXTRACE_BUFFER_SIZE");
-	char *end;
 
 	rt.initialized = true;
 	if (!out || !*out) {
@@ -424,19 +425,17 @@ static void initialize(void)
 	}
 	rt.buffer_size = DEFAULT_BUFFER_SIZE;
 	if (size) {
-		unsigned long v = strtoul(size, &end, 0);
+		uint64_t v;
 
-		if (*end == 'k' || *end == 'K')
-			v <<= 10, end++;
-		else if (*end == 'm' || *end == 'M')
-			v <<= 20, end++;
-		if (*end || v < MIN_BUFFER_SIZE || v > (1UL << 30)) {
+		if (fxtctl_parse_size(size, MAX_BUFFER_SIZE, &v) ||
+		    v < MIN_BUFFER_SIZE) {
 			warn("FXTRACE_BUFFER_SIZE=%s: 16K to 1G; not tracing", size);
 			return;
 		}
 		/* Whole pages: a spool region's parts then fill it exactly. */
-		rt.buffer_size = (v + FXT_PAGE_SIZE - 1) / FXT_PAGE_SIZE *
-				 FXT_PAGE_SIZE;
+		rt.buffer_size = (v + FXTRACE_BUFFER_PAGE_SIZE - 1) /
+				 FXTRACE_BUFFER_PAGE_SIZE *
+				 FXTRACE_BUFFER_PAGE_SIZE;
 	}
 	parse_categories(cats && *cats ? cats : "*");
 	fxt_clock_tsc = rt.tsc;
@@ -803,7 +802,8 @@ static void map_parts(struct tbuf *t, void *map)
 	const struct fxtrace_buffer_header *hdr = map;
 
 	t->hdr = hdr;
-	t->ctl = (struct fxtrace_buffer_control *)((char *)map + FXT_PAGE_SIZE);
+	t->ctl = (struct fxtrace_buffer_control *)((char *)map +
+						   FXTRACE_BUFFER_PAGE_SIZE);
 	t->durable = (__u64 *)((char *)map + hdr->data_offset);
 	t->durable_cap = (__u32)(hdr->durable_size / 8);
 	t->half_cap = (__u32)(hdr->rolling_size / 8);
@@ -818,7 +818,7 @@ static void map_parts(struct tbuf *t, void *map)
  */
 static struct tbuf *attach_user(void)
 {
-	size_t size = 2 * FXT_PAGE_SIZE + rt.buffer_size;
+	size_t size = 2 * FXTRACE_BUFFER_PAGE_SIZE + rt.buffer_size;
 	struct fxtrace_buffer_header *hdr;
 	char name[128];
 	struct tbuf *t;
@@ -864,8 +864,8 @@ static struct tbuf *attach_user(void)
 	hdr->cpu = ~0U;
 	hdr->pid = (__u32)t->pid;
 	hdr->tid = (__u32)t->tid;
-	hdr->data_offset = 2 * FXT_PAGE_SIZE;
-	hdr->durable_size = rt.buffer_size / 8 / 8 * 8;
+	hdr->data_offset = 2 * FXTRACE_BUFFER_PAGE_SIZE;
+	hdr->durable_size = FXTRACE_DURABLE_SIZE(rt.buffer_size);
 	hdr->rolling_size = (rt.buffer_size - hdr->durable_size) / 16 * 8;
 	map_parts(t, map);
 	t->map = map;
@@ -893,7 +893,7 @@ static void detach_module(struct tbuf *t)
 {
 	/* Unmapping the producer part retires the buffer. */
 	munmap(t->map, t->map_size);
-	munmap((void *)t->hdr, FXT_PAGE_SIZE);
+	munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
 	free_tbuf(t);
 }
 
@@ -929,7 +929,7 @@ static struct tbuf *attach_module(void)
 	t->map = map;
 	t->map_size = at.producer_size;
 	t->ctl = map;
-	t->durable = (__u64 *)((char *)map + FXT_PAGE_SIZE);
+	t->durable = (__u64 *)((char *)map + FXTRACE_BUFFER_PAGE_SIZE);
 	t->durable_cap = (__u32)(hdr->durable_size / 8);
 	t->half_cap = (__u32)(hdr->rolling_size / 8);
 	t->half[0] = t->durable + t->durable_cap;
@@ -1137,7 +1137,7 @@ static __u64 *reserve(struct tbuf *t, __u32 words)
 	}
 	/*
 	 * Circular overwrites the other half; streaming has it saved.  The
-	 * wrap count is a sequence count for readers (fxtrace_flush): it
+	 * wrap count is a sequence count for readers (fxt_flush): it
 	 * changes before the first word of the reused half does.
 	 */
 	__atomic_store_n(&t->ctl->rolling_committed[other], 0, __ATOMIC_RELEASE);
@@ -1505,7 +1505,7 @@ static int flush_locked(void)
 	return ret;
 }
 
-int fxtrace_flush(void)
+int fxt_flush(void)
 {
 	int ret;
 

@@ -48,12 +48,14 @@ $(PROBE_GEN)/%.skel.h: $(PROBE_GEN)/%.bpf.o
 $(B)/obj/user/probe/fxtprobe.o: $(PROBE_GEN)/fxtprobe.skel.h
 $(B)/obj/user/probe/tests/probe_bench.o: $(PROBE_GEN)/bare.skel.h
 
-$(B)/lib/libfxtprobe.a: $(B)/obj/user/probe/fxtprobe.o
+$(B)/lib/libfxtprobe.a: $(B)/obj/user/probe/fxtprobe.o \
+		$(B)/obj/user/probe/drops_record.o
 	$(archive)
 
 PROBE_LDLIBS := -lbpf -lelf -lz
 
-$(B)/bin/fxtrace-probe: $(B)/obj/user/probe/fxtrace_probe.o $(B)/lib/libfxtprobe.a
+$(B)/bin/fxtrace-probe: $(B)/obj/user/probe/fxtrace_probe.o $(B)/lib/libfxtprobe.a \
+		$(B)/lib/libfxtctl.a
 	$(link)
 LDLIBS_fxtrace-probe := $(PROBE_LDLIBS)
 
@@ -80,3 +82,11 @@ PROBE_LDLIBS :=
 PROGS += $(B)/lib/libfxtprobe.a
 
 endif
+
+# The probes' drop counter against the words it had when built by hand
+# (no libbpf needed).
+UNIT_TESTS += $(B)/test/probe/drops_record_test
+$(B)/test/probe/drops_record_test: $(B)/obj/user/probe/tests/drops_record_test.o \
+		$(B)/obj/user/probe/drops_record.o
+	$(link)
+$(B)/obj/user/probe/tests/drops_record_test.o: CFLAGS_USER += -Iuser/lib/tests

@@ -1333,7 +1333,7 @@ static int convert_raw_event(struct fxtprobe *set, const void *data,
 	const struct fxtprobe_raw_event *ev = data;
 	const struct probe *p;
 	unsigned int i, nargs = 0;
-	__u32 n = 4, words, arg;
+	__u32 n, head, words, arg;
 	__u64 *dst;
 	int ret;
 
@@ -1351,6 +1351,13 @@ static int convert_raw_event(struct fxtprobe *set, const void *data,
 		set->batch[set->batch_words++] =
 			fxt_provider_section_hdr(set->provider_id);
 	dst = set->batch + set->batch_words;
+	/*
+	 * The arguments go after the event's head: its size without them
+	 * (instants, begins and ends have no word after the arguments).
+	 */
+	head = fxt_event_words(FXT_EVENT_INSTANT, FXT_THREAD_REF_INLINE,
+			       STRING_TRACEPOINT, p->name_ref, 0);
+	n = head;
 	for (i = 0; i < p->nfields; i++) {
 		arg = write_field(dst + n, &p->fields[i], ev);
 		n += arg;
@@ -1360,13 +1367,10 @@ static int convert_raw_event(struct fxtprobe *set, const void *data,
 			     ev->cpu);
 	nargs++;
 	words = fxt_event_words(FXT_EVENT_INSTANT, FXT_THREAD_REF_INLINE,
-				STRING_TRACEPOINT, p->name_ref, n - 4);
-	dst[0] = fxt_event_hdr(words, FXT_EVENT_INSTANT, nargs,
-			       FXT_THREAD_REF_INLINE, STRING_TRACEPOINT,
-			       p->name_ref);
-	dst[1] = fxtprobe_ticks(set, ev->timestamp_ns);
-	dst[2] = ev->tgid;
-	dst[3] = ev->tid;
+				STRING_TRACEPOINT, p->name_ref, n - head);
+	fxt_write_event(dst, words, FXT_EVENT_INSTANT, nargs,
+			fxtprobe_ticks(set, ev->timestamp_ns), ev->tgid,
+			ev->tid, STRING_TRACEPOINT, NULL, p->name_ref, NULL);
 	set->batch_words += words;
 	return 0;
 }
@@ -1378,7 +1382,7 @@ static int convert_event(void *ctx, void *data, size_t size)
 	const struct fxtprobe_event *ev = data;
 	const struct probe *p;
 	__u64 *dst;
-	__u32 n = 4, words;
+	__u32 n, head, words;
 	unsigned int i;
 	int ret;
 
@@ -1403,16 +1407,20 @@ static int convert_event(void *ctx, void *data, size_t size)
 		set->batch[set->batch_words++] =
 			fxt_provider_section_hdr(set->provider_id);
 	dst = set->batch + set->batch_words;
+	/*
+	 * The arguments go after the event's head: its size without them
+	 * (instants, begins and ends have no word after the arguments).
+	 */
+	head = fxt_event_words(p->event_type, FXT_THREAD_REF_INLINE,
+			       category_of(p->kind), p->name_ref, 0);
+	n = head;
 	for (i = 0; i < p->nargs; i++)
 		n += write_arg(dst + n, &p->args[i], ev, i);
 	words = fxt_event_words(p->event_type, FXT_THREAD_REF_INLINE,
-				category_of(p->kind), p->name_ref, n - 4);
-	dst[0] = fxt_event_hdr(words, p->event_type, p->nargs,
-			       FXT_THREAD_REF_INLINE, category_of(p->kind),
-			       p->name_ref);
-	dst[1] = fxtprobe_ticks(set, ev->timestamp_ns);
-	dst[2] = ev->tgid;
-	dst[3] = ev->tid;
+				category_of(p->kind), p->name_ref, n - head);
+	fxt_write_event(dst, words, p->event_type, p->nargs,
+			fxtprobe_ticks(set, ev->timestamp_ns), ev->tgid, ev->tid,
+			category_of(p->kind), NULL, p->name_ref, NULL);
 	set->batch_words += words;
 	return 0;
 }
@@ -1460,37 +1468,20 @@ void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops)
 int fxtprobe_write_drops(struct fxtprobe *set, fxtprobe_write_fn write,
 			 void *ctx)
 {
-	static const char category[] = "fxtrace", name[] = "dropped";
-	static const char records[] = "records", invalid[] = "invalid";
-	__u16 category_ref = fxt_inline_string_ref(sizeof(category) - 1);
-	__u16 name_ref = fxt_inline_string_ref(sizeof(name) - 1);
+	__u64 words[FXTPROBE_DROPS_WORDS];
 	struct fxtprobe_drops drops;
-	__u64 words[32];
 	struct timespec now;
-	__u32 n = 1 + 4, total;
+	__u32 n;
 	int ret;
 
 	fxtprobe_drops(set, &drops);
 	if (!drops.ring_full && !drops.invalid)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	words[0] = fxt_provider_section_hdr(set->provider_id);
-	words[2] = fxtprobe_ticks(set, now.tv_sec * NS_PER_SEC + now.tv_nsec);
-	words[3] = getpid();
-	words[4] = gettid();
-	n += fxt_write_stream(words + n, category, sizeof(category) - 1);
-	n += fxt_write_stream(words + n, name, sizeof(name) - 1);
-	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
-			     fxt_inline_string_ref(sizeof(records) - 1),
-			     records, drops.ring_full);
-	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
-			     fxt_inline_string_ref(sizeof(invalid) - 1),
-			     invalid, drops.invalid);
-	/* The counter id: one track for the provider. */
-	words[n++] = set->provider_id;
-	total = n - 1;
-	words[1] = fxt_event_hdr(total, FXT_EVENT_COUNTER, 2,
-				 FXT_THREAD_REF_INLINE, category_ref, name_ref);
+	n = fxtprobe_drops_record(words, set->provider_id,
+				  fxtprobe_ticks(set, now.tv_sec * NS_PER_SEC +
+						 now.tv_nsec),
+				  getpid(), gettid(), &drops);
 	ret = write(ctx, words, n * 8);
 	return ret > 0 ? -ret : ret;
 }

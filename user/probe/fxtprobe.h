@@ -147,6 +147,17 @@ void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops);
 int fxtprobe_write_drops(struct fxtprobe *set, fxtprobe_write_fn write,
 			 void *ctx);
 
+/*
+ * The words fxtprobe_write_drops() writes (drops_record.c): the provider's
+ * section record, then the "fxtrace:dropped" counter of the thread
+ * (pid, tid) at ticks.  Returns the words written, FXTPROBE_DROPS_WORDS at
+ * most.
+ */
+#define FXTPROBE_DROPS_WORDS	16
+__u32 fxtprobe_drops_record(__u64 *dst, __u32 provider_id,
+			    __u64 ticks, __u64 pid, __u64 tid,
+			    const struct fxtprobe_drops *drops);
+
 /* The probes of the set, in the order added; i < fxtprobe_count(). */
 size_t fxtprobe_count(const struct fxtprobe *set);
 const char *fxtprobe_spec(const struct fxtprobe *set, size_t i);

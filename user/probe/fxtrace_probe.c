@@ -26,6 +26,7 @@
 #include <linux/fxt.h>
 
 #include "fxtprobe.h"
+#include "size.h"
 
 #define EXIT_NOT_ATTACHED	3
 /* How long to wait for events before checking on the command, in ms. */
@@ -55,23 +56,14 @@ static const char usage[] =
 
 static int attach_failures;
 
-/* BYTES with an optional K or M suffix, into a uint32_t. */
+/* A ring size: BYTES with an optional K or M suffix, not 0. */
 static int parse_size(const char *s, uint32_t *size)
 {
-	unsigned long long n;
-	char *end;
+	uint64_t n;
 
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
+	if (fxtctl_parse_size(s, UINT32_MAX, &n) || !n)
 		return -EINVAL;
-	if (*end == 'K')
-		n <<= 10, end++;
-	else if (*end == 'M')
-		n <<= 20, end++;
-	if (*end || !n || n > UINT32_MAX)
-		return -EINVAL;
-	*size = n;
+	*size = (uint32_t)n;
 	return 0;
 }
 

@@ -54,5 +54,5 @@ int main(void)
 			return 1;
 	for (i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
-	return fxtrace_flush() ? 1 : 0;
+	return fxt_flush() ? 1 : 0;
 }

@@ -759,7 +759,7 @@ void fxt_set_thread_name(const char *name);
  * Without the module: write every thread's buffer to this process's output
  * now (it is also written at exit).  Returns 0 or -errno.
  */
-int fxtrace_flush(void);
+int fxt_flush(void);
 
 /* Events this thread could not record (buffer full, or nested in a signal). */
 uint64_t fxt_thread_dropped(void);

@@ -241,7 +241,7 @@ static int mode_flush(void)
 	pthread_create(&th[0], NULL, writer, NULL);
 	pthread_create(&th[1], NULL, writer, NULL);
 	for (k = 0; k < flushes; k++) {
-		if (fxtrace_flush())
+		if (fxt_flush())
 			bad++;
 		tr = trace_read(path);
 		if (!tr.ok || tr.errors || tr.warnings)

@@ -6,7 +6,7 @@
 # next to libfxtrace.so and link to the versioned file; the program must run
 # from it and write a well-formed trace; the library must export exactly the
 # functions and objects <fxtrace/trace.h> declares, all in the version node
-# of libfxtrace.map.  Prints TAP.  B (default build) is the build directory.
+# of libfxtrace.map, each named fxt_*.  Prints TAP.  B (default build) is the build directory.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -62,6 +62,12 @@ exported=$(nm -D --defined-only "$lib/libfxtrace.so" | awk '$2 != "A" { print $3
 diff=$(diff <(echo "$declared") <(echo "$exported"))
 result "$([[ -n $declared && -z $diff ]] && echo 0 || echo 1)" \
 	"exported symbols are exactly trace.h's $(wc -w <<<"$declared") declarations${diff:+: $(tr '\n' ' ' <<<"$diff")}"
+# One prefix for the public functions and objects: fxt_ (the types are
+# struct fxtrace_site and fxtrace_arg; the reader library has its own
+# struct fxt_arg).
+other=$(grep -v '^fxt_' <<<"$exported")
+result "$([[ -n $exported && -z $other ]] && echo 0 || echo 1)" \
+	"every export is named fxt_*${other:+: not $(tr '\n' ' ' <<<"$other")}"
 unversioned=$(nm -D --defined-only --with-symbol-versions "$lib/libfxtrace.so" |
 	awk '$2 != "A" && $3 !~ /@@LIBFXTRACE_/ { print $3 }')
 result "$([[ -z $unversioned ]] && echo 0 || echo 1)" \

@@ -143,7 +143,7 @@ int main(void)
 	run(many, 8, 20000, true);
 	/* 200 short-lived threads, one after the other. */
 	run(churn, 200, 10, false);
-	fxtrace_flush();
+	fxt_flush();
 	EXPECT_EQ(0, decode(out));
 	tap_result("the trace decodes with no error or warning");
 	for (i = 0; i < 8; i++) {

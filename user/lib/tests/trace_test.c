@@ -110,7 +110,7 @@ static void test_every_macro(const char *path)
 	int e;
 
 	emit_everything();
-	EXPECT_EQ(0, fxtrace_flush());
+	EXPECT_EQ(0, fxt_flush());
 	tap_result("flush writes %s", path);
 	EXPECT_EQ(0, decode(path, &r));
 	tap_result("the trace decodes");
@@ -309,7 +309,7 @@ static void test_oneshot_drops(const char *path)
 
 	pthread_create(&th, NULL, fill, &f);
 	pthread_join(th, NULL);
-	fxtrace_flush();
+	fxt_flush();
 	filled = count_events(path, "fill", f.tid);
 	EXPECT_CMP(f.dropped, >, 0);
 	EXPECT_EQ(10000, filled + (int)f.dropped);
@@ -360,7 +360,7 @@ int main(void)
 	test_every_macro(path);
 	test_oneshot_drops(path);
 	busy = test_signal_nesting();
-	fxtrace_flush();
+	fxt_flush();
 	if (EXPECT_EQ(0, decode(path, &r))) {
 		EXPECT_EQ(0, fxt_reader_count(r, FXT_ERROR));
 		EXPECT_EQ(0, fxt_reader_count(r, FXT_WARNING));

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""help_test: the options each parser accepts, its -h and its reference
+page agree, both ways.
+
+For every fxtrace command and for fxtrace-drain: the long options of the
+parser's getopt table (in the source), the options its -h prints and the
+options the command's section of the .rst names are one set; the short
+option of each table entry is in -h and in the .rst.  For fxtrace-drain the
+keys of the config file (config_line) are also the ones -h and drain.rst
+list.  Prints TAP; run from the top of the tree after `make`.
+"""
+import os
+import re
+import subprocess
+import sys
+
+B = os.environ.get("B", "build")
+n = 0
+failed = 0
+
+
+def result(ok, what):
+    global n, failed
+    n += 1
+    if not ok:
+        failed = 1
+    print(("ok" if ok else "not ok") + " %d - %s" % (n, what))
+
+
+def same(what, expected, got, expected_name, got_name):
+    missing = sorted(expected - got)
+    extra = sorted(got - expected)
+    detail = ""
+    if missing:
+        detail += "; not in %s: %s" % (got_name, " ".join(missing))
+    if extra:
+        detail += "; in %s only: %s" % (got_name, " ".join(extra))
+    result(not missing and not extra,
+           "%s: %s and %s name the same%s" % (what, expected_name, got_name,
+                                              detail))
+
+
+def parser_options(path, table):
+    """(long names, short letters) of the struct option table in path."""
+    src = open(path).read()
+    m = re.search(r"struct option %s\[\] = \{(.*?)\n\s*\};" % table, src,
+                  re.S)
+    body = m.group(1)
+    if "FXTRACE_SELECT_OPTIONS" in body:
+        body += open("tools/fxtrace/fxtrace.h").read().split(
+            "#define FXTRACE_SELECT_OPTIONS")[1].split("\n\n")[0]
+    longs, shorts = set(), set()
+    for name, val in re.findall(
+            r'\{ "([a-z-]+)", \w+, NULL, (\'.\'|\w+) \}', body):
+        longs.add("--" + name)
+        if val.startswith("'"):
+            shorts.add("-" + val[1])
+    return longs, shorts
+
+
+def help_options(argv):
+    out = subprocess.run(argv, capture_output=True, text=True).stdout
+    longs = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", out))
+    shorts = set(re.findall(r"^\s+(-[A-Za-z]),", out, re.M))
+    return out, longs, shorts
+
+
+def rst_section(path, title):
+    """The text under the === heading title, up to the next === heading."""
+    lines = open(path).read().split("\n")
+    out, inside = [], False
+    for i, line in enumerate(lines[:-1]):
+        if re.fullmatch(r"=+", lines[i + 1]) and line.strip():
+            inside = line.strip() == title
+            continue
+        if inside and not re.fullmatch(r"=+", line):
+            out.append(line)
+    return "\n".join(out)
+
+
+def rst_options(text):
+    """Options in the Synopsis and Options subsections when it has them:
+    prose elsewhere names other commands' options."""
+    parts = re.split(r"\n(\S[^\n]*)\n-+\n", "\n" + text)
+    if len(parts) > 1:
+        text = parts[0] + "".join(
+            parts[i + 1] for i in range(1, len(parts), 2)
+            if parts[i] in ("Synopsis", "Options"))
+    longs = set(re.findall(r"``(--[a-z][a-z-]*)", text))
+    shorts = set(re.findall(r"``(-[A-Za-z])[` ]", text))
+    return longs, shorts
+
+
+COMMANDS = {
+    "check": "check.c", "dump": "dump.c", "stats": "stats.c",
+    "report": "report_print.c", "export": "export.c", "info": "info.c",
+    "list": "list.c", "record": "record.c", "recover": "recover.c",
+    "stop": "stop.c",
+}
+
+for cmd, src in COMMANDS.items():
+    plong, pshort = parser_options("tools/fxtrace/" + src, "options")
+    _, hlong, hshort = help_options([B + "/bin/fxtrace", cmd, "-h"])
+    rlong, rshort = rst_options(rst_section("Documentation/fxtrace.rst",
+                                            "fxtrace " + cmd))
+    same("fxtrace " + cmd, plong, hlong, "the parser", "-h")
+    same("fxtrace " + cmd, plong, rlong, "the parser", "fxtrace.rst")
+    result(pshort <= hshort and pshort <= rshort,
+           "fxtrace %s: every short option in -h and fxtrace.rst (missing: %s)"
+           % (cmd, " ".join(sorted((pshort - hshort) | (pshort - rshort)))))
+
+plong, pshort = parser_options("user/drain/options.c", "long_options")
+text, hlong, hshort = help_options([B + "/bin/fxtrace-drain", "-h"])
+rlong, rshort = rst_options(rst_section("Documentation/drain.rst", "Synopsis"))
+same("fxtrace-drain", plong, hlong, "the parser", "-h")
+same("fxtrace-drain", plong, rlong, "the parser", "drain.rst")
+result(pshort <= hshort and pshort <= rshort,
+       "fxtrace-drain: every short option in -h and drain.rst (missing: %s)"
+       % " ".join(sorted((pshort - hshort) | (pshort - rshort))))
+
+# The config file's keys: config_line's, -h's list, drain.rst's.
+src = open("user/drain/options.c").read()
+body = src[src.index("static int config_line"):src.index("static int read_config")]
+pkeys = set(re.findall(r'!strcmp\(key, "([a-z-]+)"\)', body))
+m = re.search(r"key = value lines: (.*?)\);", text, re.S)
+hkeys = set(re.findall(r"[a-z][a-z-]+", m.group(1))) if m else set()
+rkeys = set(re.findall(r"``([a-z-]+)``\s+\(``-",
+                       rst_section("Documentation/drain.rst", "The config file")))
+same("fxtrace-drain config", pkeys, hkeys, "config_line", "-h")
+same("fxtrace-drain config", pkeys, rkeys, "config_line", "drain.rst")
+
+print("1..%d" % n)
+sys.exit(failed)

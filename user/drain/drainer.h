@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * drainer.h - the state of fxtrace-drain, the daemon around the output
+ * (drain.h), shared by its parts: drain.c (main, the session, its packets
+ * and signals), loop.c (the io_uring loop), options.c, probes.c and
+ * progress.c.
+ */
+#ifndef DRAINER_H
+#define DRAINER_H
+
+#include <liburing.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/signalfd.h>
+#include <time.h>
+
+#include "drain.h"
+#include "flush_mark.h"
+#include "fxtprobe.h"
+
+#define PACKETS_PER_READ 64
+
+enum op_kind {
+	OP_PACKETS, OP_SIGNAL, OP_WRITE, OP_ACK, OP_FLUSH_MARK, OP_TICK,
+	OP_PROBES,
+};
+
+/* What a CQE's user_data points to. */
+struct op {
+	enum op_kind kind;
+};
+
+/*
+ * A chunk on its way to the file, then the ack of the save it holds until a
+ * published flush mark covers it.
+ */
+struct write_op {
+	struct op write, ack;
+	struct write_op *next;		/* in the write queue, then the ack queue */
+	struct chunk chunk;
+	uint64_t start, end;		/* file offsets of the chunk */
+	size_t done;			/* bytes known to be written */
+	bool written;			/* all of them */
+	bool has_ack;
+	uint64_t records;		/* in the chunk, for -v */
+	struct fxtrace_packet pkt;	/* the ack; lives until its CQE */
+};
+
+/* A FIFO of write ops. */
+struct op_queue {
+	struct write_op *head, **tail;
+};
+
+enum drain_state {
+	RUNNING,	/* tracing */
+	STOPPING,	/* Stop done, waiting for the STOPPED packet */
+	FLUSHED,	/* everything left is queued; waiting for the writes */
+};
+
+struct options {
+	unsigned int mode;
+	uint64_t cpu_size, task_size;
+	const char *categories;		/* comma-separated globs */
+	const char *out;
+	uint32_t filter_pid;		/* syscalls of this process only; 0: all */
+	bool filter_command;		/* ... of the command's process */
+	bool quiet, verbose;
+	char **command;
+	char *config_strings[2];	/* values read from -C, owned */
+	struct fxtprobe *probes;	/* the --probe specs; NULL: none */
+};
+
+struct drain {
+	struct options opt;
+	struct fxtctl c;
+	struct io_uring ring;
+	struct output out;
+	bool ring_ready;		/* d->ring is initialized */
+	bool running;			/* Start succeeded */
+	int out_fd, sig_fd;
+	pid_t child;
+	int child_status;
+	enum drain_state state;
+	int error;			/* first fatal error, -errno */
+	unsigned int inflight;		/* write, ack and mark SQEs not completed */
+	unsigned int live_ops;		/* write ops not freed */
+	bool progress;			/* live progress line on stderr */
+
+	struct op_queue writes;		/* not below the watermark yet */
+	struct op_queue acks;		/* below it, waiting for it to be published */
+	uint64_t flushed;		/* every byte below is written */
+	uint64_t published;		/* what the flush mark in the file says */
+	uint64_t publishing;		/* the flush mark being written */
+	bool mark_inflight;
+	/* The flush mark and the session window after it, one write. */
+	__u64 mark[FLUSH_MARK_WORDS + WINDOW_MARK_WORDS];
+
+	struct op packets_op, signal_op, tick_op, mark_op, probes_op;
+	struct fxtrace_packet packets[PACKETS_PER_READ];
+	struct signalfd_siginfo siginfo;
+	struct __kernel_timespec tick;
+	uint64_t progress_records;
+	struct timespec started;
+	double cpu_at_start;		/* CPU seconds used before Start */
+	unsigned int snapshots;		/* OUT.<n> written so far */
+	struct fxtprobe *probes;	/* attached probes; NULL: none */
+	uint64_t probe_events;		/* written to the file */
+};
+
+#define RING_ENTRIES	256
+
+/* The drainer's name for each mode (options.c). */
+extern const char *const mode_names[__FXTRACE_MODE_COUNT];
+
+/*
+ * options.c: the command line and the -C file into *opt; -h and --version
+ * print and exit.  0, or -EINVAL after saying what was wrong.
+ */
+int parse_options(struct options *opt, int argc, char **argv);
+
+/* drain.c: the session, its packets and signals. */
+uint64_t session_now(const struct drain *d);
+void on_packet(struct drain *d, const struct fxtrace_packet *pkt);
+void on_signal(struct drain *d);
+void request_stop(struct drain *d);
+
+/* loop.c: the ring, the write queue, the flush mark and the acks. */
+void submit_packet_read(struct drain *d);
+void submit_signal_read(struct drain *d);
+void submit_tick(struct drain *d);
+void submit_probes_poll(struct drain *d);
+/* Queue chunk (taken over) and, when save is set, the ack of that save. */
+void queue_chunk(struct drain *d, struct chunk *chunk,
+		 const struct fxtrace_packet *save, uint64_t records);
+/* Until everything is written and acked, or a fatal error: d->error. */
+int run_loop(struct drain *d);
+/* Write ops an error left behind. */
+void free_queue(struct drain *d, struct op_queue *q);
+
+/* probes.c: libfxtprobe's events as their own provider. */
+int open_probes(struct drain *d);
+void probes_clock(struct drain *d);
+void consume_probes(struct drain *d);
+void flush_probes(struct drain *d);
+void probes_summary(const struct fxtprobe *set, uint64_t events);
+
+/* progress.c: the live line, the per-buffer reports and the summary. */
+void report_buffer(const struct drain *d, const struct drain_buffer *db);
+void show_progress(struct drain *d);
+double cpu_seconds(void);
+void summary(const struct drain *d);
+
+#endif /* DRAINER_H */

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxtrace-drain's io_uring loop.  One ring does all the waiting: packet
+ * reads from the controller fd (the module completes them without an io-wq
+ * thread), signalfd reads, output writes at explicit offsets, the flush
+ * mark and BUFFER_SAVED acks, the probes' poll and the progress tick.
+ *
+ * Writes complete out of order, so the drainer keeps the flush watermark:
+ * the largest offset below which every write has completed.  It publishes
+ * it in the file (flush_mark.h) and acknowledges a save only once a
+ * published watermark covers the save's bytes, with the ack linked
+ * (IOSQE_IO_LINK) after the write of that mark: a producer reuses a half
+ * only when its records are in the file and would survive a kill of the
+ * drainer (`fxtrace recover` cuts the file at the watermark).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drainer.h"
+
+/* An SQE, after submitting what is queued when the ring is full. */
+static struct io_uring_sqe *get_sqe(struct drain *d)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+
+	if (!sqe) {
+		io_uring_submit(&d->ring);
+		sqe = io_uring_get_sqe(&d->ring);
+	}
+	return sqe;
+}
+
+void submit_packet_read(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_read(sqe, d->c.fd, d->packets, sizeof(d->packets), 0);
+	io_uring_sqe_set_data(sqe, &d->packets_op);
+}
+
+void submit_signal_read(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_read(sqe, d->sig_fd, &d->siginfo, sizeof(d->siginfo), 0);
+	io_uring_sqe_set_data(sqe, &d->signal_op);
+}
+
+void submit_tick(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_timeout(sqe, &d->tick, 0, 0);
+	io_uring_sqe_set_data(sqe, &d->tick_op);
+}
+
+void submit_probes_poll(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_poll_add(sqe, fxtprobe_epoll_fd(d->probes), POLLIN);
+	io_uring_sqe_set_data(sqe, &d->probes_op);
+}
+
+static void queue_push(struct op_queue *q, struct write_op *w)
+{
+	w->next = NULL;
+	*q->tail = w;
+	q->tail = &w->next;
+}
+
+static void queue_push_front(struct op_queue *q, struct write_op *w)
+{
+	w->next = q->head;
+	if (!q->head)
+		q->tail = &w->next;
+	q->head = w;
+}
+
+static struct write_op *queue_pop(struct op_queue *q)
+{
+	struct write_op *w = q->head;
+
+	q->head = w->next;
+	if (!q->head)
+		q->tail = &q->head;
+	return w;
+}
+
+static void free_write_op(struct drain *d, struct write_op *w)
+{
+	chunk_free(&w->chunk);
+	free(w);
+	d->live_ops--;
+}
+
+/* The rest of w's chunk. */
+static void submit_write(struct drain *d, struct write_op *w)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_write(sqe, d->out_fd, w->chunk.data + w->done,
+			    (unsigned int)(w->chunk.len - w->done),
+			    w->chunk.offset + w->done);
+	io_uring_sqe_set_data(sqe, &w->write);
+	d->inflight++;
+}
+
+static struct io_uring_sqe *submit_ack(struct drain *d, struct write_op *w)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_write(sqe, d->c.fd, &w->pkt, sizeof(w->pkt), 0);
+	io_uring_sqe_set_data(sqe, &w->ack);
+	d->inflight++;
+	return sqe;
+}
+
+/*
+ * Publish the watermark if it has grown, with the acknowledgements of the
+ * saves it covers linked after the mark's write: an ack runs only once a
+ * mark covering its bytes is in the file.  A short or failed mark write
+ * cancels them (they go with the next mark); between acks the links are
+ * hard, so that an ack refused (its buffer released meanwhile) does not
+ * cancel the others.  One mark write at a time, so that the mark in the
+ * file never goes back.
+ */
+static void publish(struct drain *d)
+{
+	unsigned int space, link = IOSQE_IO_LINK;
+	struct io_uring_sqe *sqe;
+	uint64_t lo_ns, hi_ns;
+
+	/* Acks a published mark covers already: one cancelled with its mark. */
+	while (d->acks.head && d->acks.head->end <= d->published)
+		submit_ack(d, queue_pop(&d->acks));
+	if (d->mark_inflight || d->flushed <= d->published || d->error)
+		return;
+	flush_mark_write(d->mark, d->flushed);
+	output_window_ns(&d->out, &lo_ns, &hi_ns);
+	window_mark_write(d->mark + FLUSH_MARK_WORDS, lo_ns, hi_ns);
+	d->publishing = d->flushed;
+	d->mark_inflight = true;
+	/* A chain ends with its submission: link only what fits in this one. */
+	if (io_uring_sq_space_left(&d->ring) < 2)
+		io_uring_submit(&d->ring);
+	space = io_uring_sq_space_left(&d->ring);
+	sqe = get_sqe(d);
+	io_uring_prep_write(sqe, d->out_fd, d->mark, sizeof(d->mark),
+			    FLUSH_MARK_OFFSET);
+	io_uring_sqe_set_data(sqe, &d->mark_op);
+	d->inflight++;
+	while (--space && d->acks.head && d->acks.head->end <= d->publishing) {
+		sqe->flags |= link;
+		link = IOSQE_IO_HARDLINK;
+		sqe = submit_ack(d, queue_pop(&d->acks));
+	}
+}
+
+/* Move the watermark past the writes done, in file order. */
+static void advance(struct drain *d)
+{
+	struct write_op *w;
+
+	while (d->writes.head && d->writes.head->written) {
+		w = queue_pop(&d->writes);
+		if (w->end > d->flushed)
+			d->flushed = w->end;
+		if (w->has_ack) {
+			chunk_free(&w->chunk);
+			queue_push(&d->acks, w);
+		} else {
+			free_write_op(d, w);
+		}
+	}
+	publish(d);
+}
+
+/* Queue chunk (taken over) and, when save is set, the ack of that save. */
+void queue_chunk(struct drain *d, struct chunk *chunk,
+			const struct fxtrace_packet *save, uint64_t records)
+{
+	struct write_op *w;
+
+	if (!chunk->len && !save) {
+		chunk_free(chunk);
+		return;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		/* The offset is taken: the watermark cannot pass it. */
+		chunk_free(chunk);
+		if (!d->error)
+			d->error = -ENOMEM;
+		return;
+	}
+	w->write.kind = OP_WRITE;
+	w->ack.kind = OP_ACK;
+	w->chunk = *chunk;
+	/* An empty chunk's ack waits for everything queued before it. */
+	w->start = chunk->len ? chunk->offset : d->out.offset;
+	w->end = w->start + chunk->len;
+	w->records = records;
+	if (save) {
+		w->has_ack = true;
+		w->pkt = *save;
+		w->pkt.request = FXTRACE_PKT_BUFFER_SAVED;
+	}
+	d->live_ops++;
+	queue_push(&d->writes, w);
+	if (chunk->len)
+		submit_write(d, w);
+	else
+		w->written = true;
+	advance(d);
+}
+
+static void on_write(struct drain *d, struct write_op *w, int res)
+{
+	d->inflight--;
+	if (res > 0)
+		w->done += (size_t)res;
+	else if (res != -EAGAIN && res != -EINTR && !d->error)
+		d->error = res ? res : -EIO;
+	if (w->done < w->chunk.len) {
+		/* Short write: the rest again.  After an error it never is. */
+		if (!d->error)
+			submit_write(d, w);
+		return;
+	}
+	w->written = true;
+	advance(d);
+}
+
+static void on_mark(struct drain *d, int res)
+{
+	d->inflight--;
+	d->mark_inflight = false;
+	if (res == (int)sizeof(d->mark))
+		d->published = d->publishing;
+	else if (res < 0 && res != -EAGAIN && res != -EINTR && !d->error)
+		d->error = res;
+	/* A short write is written again by publish(). */
+	publish(d);
+}
+
+static void on_ack(struct drain *d, struct write_op *w, int res)
+{
+	struct drain_buffer *db;
+
+	d->inflight--;
+	if (res == -ECANCELED) {
+		/* Its mark's write was short or failed: the next mark takes it. */
+		queue_push_front(&d->acks, w);
+		publish(d);
+		return;
+	}
+	if (res < 0) {
+		db = output_find(&d->out, w->pkt.data32);
+		/* A buffer released meanwhile (and forgotten) needs no ack. */
+		if (db && !db->released)
+			fprintf(stderr, "fxtrace-drain: ack of buffer %u wrap %llu: %s\n",
+				w->pkt.data32, (unsigned long long)w->pkt.data64,
+				strerror(-res));
+	} else if (d->opt.verbose) {
+		fprintf(stderr, "fxtrace-drain: saved buffer %u wrap %llu: %llu records at 0x%llx-0x%llx, flushed to 0x%llx\n",
+			w->pkt.data32, (unsigned long long)w->pkt.data64,
+			(unsigned long long)w->records,
+			(unsigned long long)w->start,
+			(unsigned long long)w->end,
+			(unsigned long long)d->published);
+	}
+	free_write_op(d, w);
+}
+
+static void on_cqe(struct drain *d, struct io_uring_cqe *cqe)
+{
+	struct op *op = io_uring_cqe_get_data(cqe);
+	int res = cqe->res, i;
+
+	switch (op->kind) {
+	case OP_PACKETS:
+		if (res < 0 && res != -EINTR && res != -EAGAIN) {
+			if (!d->error)
+				d->error = res;
+			return;
+		}
+		/* What producers wrote until now is inside the window. */
+		output_set_now(&d->out, session_now(d));
+		for (i = 0; i < res / (int)sizeof(struct fxtrace_packet); i++)
+			on_packet(d, &d->packets[i]);
+		if (d->state != FLUSHED)
+			submit_packet_read(d);
+		return;
+	case OP_SIGNAL:
+		if (res == sizeof(d->siginfo))
+			on_signal(d);
+		else if (res != -EINTR && res != -EAGAIN && !d->error)
+			d->error = res < 0 ? res : -EIO;
+		if (!d->error)
+			submit_signal_read(d);
+		return;
+	case OP_WRITE:
+		on_write(d, (struct write_op *)((char *)op -
+						offsetof(struct write_op, write)),
+			 res);
+		return;
+	case OP_ACK:
+		on_ack(d, (struct write_op *)((char *)op -
+					      offsetof(struct write_op, ack)),
+		       res);
+		return;
+	case OP_FLUSH_MARK:
+		on_mark(d, res);
+		return;
+	case OP_TICK:
+		if (d->progress)
+			show_progress(d);
+		/* The kernel refreshes the reference pair once a second too. */
+		if (d->probes)
+			probes_clock(d);
+		if (d->state == RUNNING)
+			submit_tick(d);
+		return;
+	case OP_PROBES:
+		/* After the final flush, the probes' records are complete. */
+		if (d->state == FLUSHED)
+			return;
+		if (res < 0 && res != -EINTR && res != -EAGAIN) {
+			if (!d->error)
+				d->error = res;
+			return;
+		}
+		consume_probes(d);
+		submit_probes_poll(d);
+		return;
+	}
+}
+
+int run_loop(struct drain *d)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n;
+	int ret;
+
+	while (!(d->state == FLUSHED && !d->live_ops && !d->inflight &&
+		 d->published == d->flushed)) {
+		if (d->error && !d->inflight)
+			break;
+		ret = io_uring_submit_and_wait(&d->ring, 1);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+			return ret;
+		n = 0;
+		io_uring_for_each_cqe(&d->ring, head, cqe) {
+			on_cqe(d, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&d->ring, n);
+		/* A fatal error: stop the session so that what is left is saved. */
+		if (d->error && d->state == RUNNING)
+			request_stop(d);
+	}
+	return d->error;
+}
+
+/* Write ops an error left behind. */
+void free_queue(struct drain *d, struct op_queue *q)
+{
+	while (q->head)
+		free_write_op(d, queue_pop(q));
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxtrace-drain's options: the command line and the -C config file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drainer.h"
+#include "size.h"
+
+const char *const mode_names[__FXTRACE_MODE_COUNT] = {
+	[FXTRACE_MODE_ONESHOT] = "oneshot",
+	[FXTRACE_MODE_CIRCULAR] = "circular",
+	[FXTRACE_MODE_STREAMING] = "streaming",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fxtrace-drain [-C FILE] [-m MODE] [-b SIZE] [-B SIZE] [-c CATEGORIES]\n"
+		"                     [-P PROBE]... [-p PID|command] [-o OUT.fxt] [-q] [-v]\n"
+		"                     [-- COMMAND ARGS...]\n"
+		"\n"
+		"Start a tracing session, run COMMAND (or wait for SIGINT, SIGTERM or\n"
+		"SIGHUP), stop, and write every buffer to one FXT file.  In circular\n"
+		"mode SIGUSR1 writes a snapshot of every buffer to OUT.<n>.\n"
+		"\n"
+		"  -C, --config=FILE      read options from FILE (key = value lines: mode,\n"
+		"                         cpu-buffer-size, task-buffer-size, categories,\n"
+		"                         output, pid, probe); options on the command line\n"
+		"                         win, probes add up\n"
+		"  -m, --mode=MODE        oneshot, circular or streaming [default: streaming]\n"
+		"  -b, --cpu-buffer-size=SIZE\n"
+		"                         per-CPU buffer size, K/M suffixes, a multiple of\n"
+		"                         4K from 16K to 256M [default: 1M]\n"
+		"  -B, --task-buffer-size=SIZE\n"
+		"                         per-thread buffer size, same limits [default: 1M]\n"
+		"  -c, --categories=LIST  comma-separated category globs, given to the\n"
+		"                         module as they are: user categories match any\n"
+		"                         glob, kernel ones only globs starting with\n"
+		"                         'kernel:' [default: every user category, no\n"
+		"                         kernel category]\n"
+		"  -P, --probe=PROBE      a dynamic probe (kprobe:FUNC, kretprobe:FUNC,\n"
+		"                         uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL,\n"
+		"                         usdt:PATH:PROVIDER:NAME, tracepoint:SUBSYS:EVENT;\n"
+		"                         Documentation/probes.rst); repeatable\n"
+		"  -p, --pid=PID          kernel:syscall and probe events of process PID\n"
+		"                         only; 'command': of COMMAND's process\n"
+		"                         [default: every process]\n"
+		"  -o, --output=OUT       output file [default: fxtrace.fxt]\n"
+		"  -q, --quiet            no progress and no summary\n"
+		"  -v, --verbose          describe the first 100 invalid records, log every\n"
+		"                         acknowledged save\n"
+		"  -h, --help             this help\n"
+		"      --version          the fxtrace ABI this drainer speaks\n"
+		"\n"
+		"Exit status: COMMAND's (128+N if signal N killed it, 127 if it could\n"
+		"not be run) once the trace is written, 0 without COMMAND; 1 if tracing\n"
+		"failed; 2 usage error.\n");
+}
+
+/* A buffer size the module accepts, or a message saying what it accepts. */
+static int parse_buffer_size(const char *what, const char *s, uint64_t *out)
+{
+	if (!fxtctl_parse_size(s, FXTRACE_BUFFER_SIZE_MAX, out) &&
+	    *out % FXTRACE_BUFFER_PAGE_SIZE == 0 &&
+	    *out >= FXTRACE_BUFFER_SIZE_MIN)
+		return 0;
+	fprintf(stderr, "fxtrace-drain: %s '%s': a buffer size is a multiple of 4K from %lluK to %lluM (K and M suffixes)\n",
+		what, s, FXTRACE_BUFFER_SIZE_MIN >> 10,
+		FXTRACE_BUFFER_SIZE_MAX >> 20);
+	return -EINVAL;
+}
+
+static int parse_mode(const char *s, unsigned int *mode)
+{
+	unsigned int m;
+
+	for (m = 0; m < __FXTRACE_MODE_COUNT; m++) {
+		if (!strcmp(s, mode_names[m])) {
+			*mode = m;
+			return 0;
+		}
+	}
+	fprintf(stderr, "fxtrace-drain: unknown mode '%s'\n", s);
+	return -EINVAL;
+}
+
+/* A pid in 1..INT_MAX, or "command". */
+static int parse_pid(struct options *opt, const char *s)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(s, "command")) {
+		opt->filter_command = true;
+		opt->filter_pid = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > INT32_MAX) {
+		fprintf(stderr, "fxtrace-drain: bad pid '%s'\n", s);
+		return -EINVAL;
+	}
+	opt->filter_command = false;
+	opt->filter_pid = (uint32_t)v;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *end = s + strlen(s);
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' ||
+			   end[-1] == '\n' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+/* Parse a probe spec into the options' set; it is opened after Initialize. */
+static int add_probe(struct options *opt, const char *spec)
+{
+	char err[FXTPROBE_SPEC_MAX + 128];
+
+	if (!opt->probes) {
+		opt->probes = fxtprobe_new();
+		if (!opt->probes)
+			return -ENOMEM;
+	}
+	if (fxtprobe_add(opt->probes, spec, err, sizeof(err))) {
+		fprintf(stderr, "fxtrace-drain: %s\n", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Keep a value read from the config file; the previous one of key k goes. */
+static const char *keep_string(struct options *opt, int k, const char *value)
+{
+	free(opt->config_strings[k]);
+	opt->config_strings[k] = strdup(value);
+	return opt->config_strings[k];
+}
+
+/* One "key = value" line of a config file. */
+static int config_line(struct options *opt, char *key, char *value)
+{
+	int ret = 0;
+
+	if (!strcmp(key, "mode")) {
+		ret = parse_mode(value, &opt->mode);
+	} else if (!strcmp(key, "cpu-buffer-size")) {
+		ret = parse_buffer_size(key, value, &opt->cpu_size);
+	} else if (!strcmp(key, "task-buffer-size")) {
+		ret = parse_buffer_size(key, value, &opt->task_size);
+	} else if (!strcmp(key, "categories")) {
+		opt->categories = keep_string(opt, 0, value);
+		ret = opt->categories ? 0 : -ENOMEM;
+	} else if (!strcmp(key, "output")) {
+		opt->out = keep_string(opt, 1, value);
+		ret = opt->out ? 0 : -ENOMEM;
+	} else if (!strcmp(key, "pid")) {
+		ret = parse_pid(opt, value);
+	} else if (!strcmp(key, "probe")) {
+		ret = add_probe(opt, value);
+	} else {
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
+/* Lines "key = value"; blank lines and lines starting with '#' skipped. */
+static int read_config(struct options *opt, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, *key, *value, *eq;
+	size_t cap = 0;
+	unsigned int lineno = 0;
+	int ret = 0;
+
+	if (!f) {
+		fprintf(stderr, "fxtrace-drain: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (!ret && getline(&line, &cap, f) >= 0) {
+		lineno++;
+		key = trim(line);
+		if (!*key || *key == '#')
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			ret = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		key = trim(key);
+		value = trim(eq + 1);
+		ret = config_line(opt, key, value);
+	}
+	if (ret == -ENOENT)
+		fprintf(stderr, "fxtrace-drain: %s:%u: unknown key '%s'\n", path,
+			lineno, key);
+	else if (ret)
+		fprintf(stderr, "fxtrace-drain: %s:%u: expected 'key = value' with a valid value\n",
+			path, lineno);
+	free(line);
+	fclose(f);
+	return ret ? -EINVAL : 0;
+}
+
+#define OPTSTRING "+C:m:b:B:c:P:p:o:qvh"
+#define OPT_VERSION 256
+
+static const struct option long_options[] = {
+	{ "config", required_argument, NULL, 'C' },
+	{ "mode", required_argument, NULL, 'm' },
+	{ "cpu-buffer-size", required_argument, NULL, 'b' },
+	{ "task-buffer-size", required_argument, NULL, 'B' },
+	{ "categories", required_argument, NULL, 'c' },
+	{ "probe", required_argument, NULL, 'P' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+int parse_options(struct options *opt, int argc, char **argv)
+{
+	int ch;
+
+	*opt = (struct options){
+		.mode = FXTRACE_MODE_STREAMING,
+		.cpu_size = 1 << 20,
+		.task_size = 1 << 20,
+		.out = "fxtrace.fxt",
+	};
+	/* The config file first, wherever -C is: the command line wins. */
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, OPTSTRING, long_options,
+				 NULL)) != -1)
+		if (ch == 'C' && read_config(opt, optarg))
+			return -EINVAL;
+	optind = 0;
+	opterr = 1;
+	while ((ch = getopt_long(argc, argv, OPTSTRING, long_options,
+				 NULL)) != -1) {
+		switch (ch) {
+		case 'C':
+			break;
+		case 'm':
+			if (parse_mode(optarg, &opt->mode))
+				return -EINVAL;
+			break;
+		case 'b':
+		case 'B':
+			if (parse_buffer_size(ch == 'b' ? "-b" : "-B", optarg,
+					      ch == 'b' ? &opt->cpu_size :
+					      &opt->task_size))
+				return -EINVAL;
+			break;
+		case 'c':
+			opt->categories = optarg;
+			break;
+		case 'P':
+			if (add_probe(opt, optarg))
+				return -EINVAL;
+			break;
+		case 'p':
+			if (parse_pid(opt, optarg))
+				return -EINVAL;
+			break;
+		case 'o':
+			opt->out = optarg;
+			break;
+		case 'q':
+			opt->quiet = true;
+			break;
+		case 'v':
+			opt->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("fxtrace-drain (fxtrace) ABI %d.%d\n",
+			       FXTRACE_ABI_MAJOR, FXTRACE_ABI_MINOR);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		opt->command = argv + optind;
+	if (opt->filter_command && !opt->command) {
+		fprintf(stderr, "fxtrace-drain: '-p command' needs a COMMAND\n");
+		return -EINVAL;
+	}
+	return 0;
+}

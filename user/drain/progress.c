@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fxtrace-drain's reports: the live progress line, what each buffer lost,
+ * the summary.
+ */
+#include <stdio.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "drainer.h"
+
+static const char *const kind_names[] = {
+	[FXTRACE_BUFFER_CPU] = "cpu",
+	[FXTRACE_BUFFER_TASK] = "task",
+	[FXTRACE_BUFFER_KERNEL] = "kernel",
+};
+
+/* " (N reason, N reason)" for the refusals counted, "" for none. */
+static void print_refusals(const uint64_t refused[REFUSED_COUNT],
+			   uint64_t repaired)
+{
+	const char *sep = " (";
+	unsigned int r;
+
+	for (r = 0; r < REFUSED_COUNT; r++) {
+		if (!refused[r])
+			continue;
+		fprintf(stderr, "%s%llu %s", sep, (unsigned long long)refused[r],
+			refusal_names[r]);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fputc(')', stderr);
+	if (repaired)
+		fprintf(stderr, ", %llu names made valid UTF-8",
+			(unsigned long long)repaired);
+	fputc('\n', stderr);
+}
+
+/* What a buffer lost, when it lost any (the summary, or its retirement). */
+void report_buffer(const struct drain *d, const struct drain_buffer *db)
+{
+	if (d->opt.quiet || (!db->dropped && !db->invalid && !db->repaired))
+		return;
+	fprintf(stderr, "fxtrace-drain: buffer %u (%s): %llu records dropped %s, %llu invalid",
+		db->id, db->name, (unsigned long long)db->dropped,
+		db->kind == FXTRACE_BUFFER_TASK ? "as its producer reports" :
+						  "by the kernel",
+		(unsigned long long)db->invalid);
+	print_refusals(db->refused, db->repaired);
+}
+
+/* Records, bytes and invalid records written so far. */
+static void totals(const struct drain *d, uint64_t *records, uint64_t *bytes,
+		   uint64_t *invalid)
+{
+	struct kind_totals t;
+	unsigned int k;
+
+	*records = *bytes = *invalid = 0;
+	for (k = 0; k < KIND_COUNT; k++) {
+		output_totals(&d->out, k, &t);
+		*records += t.records;
+		*bytes += t.bytes;
+		*invalid += t.invalid;
+	}
+}
+
+/*
+ * Drops so far, as the writers count them now: the kernel's in its
+ * headers, and apart, the producers' own counts in their control pages
+ * (untrusted: each bounded, never added to the kernel's).
+ */
+static void live_drops(const struct drain *d, uint64_t *kernel,
+		       uint64_t *producers)
+{
+	uint64_t n;
+	size_t i;
+
+	*kernel = *producers = 0;
+	for (i = 0; i < d->c.nbufs; i++) {
+		const struct fxtctl_buffer *b = &d->c.bufs[i];
+
+		if (b->kind != FXTRACE_BUFFER_TASK) {
+			*kernel += __atomic_load_n(&b->hdr->dropped_records,
+						   __ATOMIC_RELAXED);
+			continue;
+		}
+		n = __atomic_load_n(&b->ctl->dropped_records, __ATOMIC_RELAXED);
+		*producers += n < PRODUCER_DROPS_MAX ? n : PRODUCER_DROPS_MAX;
+	}
+}
+
+void show_progress(struct drain *d)
+{
+	uint64_t records, bytes, invalid, kernel, producers;
+
+	totals(d, &records, &bytes, &invalid);
+	live_drops(d, &kernel, &producers);
+	fprintf(stderr, "\r[ fxtrace-drain: %llu records/s, %.1f MB written, %zu buffers, %llu dropped, %llu reported by producers, %llu invalid ]   ",
+		(unsigned long long)(records - d->progress_records),
+		(double)bytes / 1e6, d->c.nbufs, (unsigned long long)kernel,
+		(unsigned long long)producers, (unsigned long long)invalid);
+	d->progress_records = records;
+}
+
+/* CPU time of the drainer's threads (io-wq workers included), seconds. */
+double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+void summary(const struct drain *d)
+{
+	const struct drain_buffer *db;
+	struct kind_totals t;
+	struct timespec now;
+	double seconds, cpu;
+	size_t pos = 0;
+	unsigned int k;
+
+	if (d->progress)
+		fputc('\n', stderr);
+	/* Retired buffers were reported as they retired. */
+	while ((db = output_next(&d->out, &pos)))
+		report_buffer(d, db);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	seconds = (double)(now.tv_sec - d->started.tv_sec) +
+		  (double)(now.tv_nsec - d->started.tv_nsec) / 1e9;
+	cpu = cpu_seconds() - d->cpu_at_start;
+	fprintf(stderr, "fxtrace-drain: %s session, %.3f s, %llu bytes written to %s\n",
+		mode_names[d->opt.mode], seconds,
+		(unsigned long long)d->out.offset, d->opt.out);
+	/* CPU use since Start: the cost of draining, not of loading probes. */
+	fprintf(stderr, "fxtrace-drain: %.3f s CPU (%.1f%% of one CPU), %.1f MB/s written\n",
+		cpu, seconds > 0 ? 100 * cpu / seconds : 0,
+		seconds > 0 ? (double)d->out.offset / seconds / 1e6 : 0);
+	for (k = 1; k < KIND_COUNT; k++) {
+		output_totals(&d->out, k, &t);
+		/* A producer's drop count is its own word: never the kernel's. */
+		fprintf(stderr, "fxtrace-drain: %-6s %u buffers, %llu records, %llu bytes, %llu %s, %llu invalid",
+			kind_names[k], t.buffers, (unsigned long long)t.records,
+			(unsigned long long)t.bytes,
+			(unsigned long long)t.dropped,
+			k == FXTRACE_BUFFER_TASK ? "dropped as producers report" :
+						   "dropped",
+			(unsigned long long)t.invalid);
+		print_refusals(t.refused, t.repaired);
+	}
+	output_report_lost(&d->out, stderr);
+	if (d->probes)
+		probes_summary(d->probes, d->probe_events);
+}
