@@ -89,4 +89,3 @@ UNIT_TESTS += $(B)/test/probe/drops_record_test
 $(B)/test/probe/drops_record_test: $(B)/obj/user/probe/tests/drops_record_test.o \
 		$(B)/obj/user/probe/drops_record.o
 	$(link)
-$(B)/obj/user/probe/tests/drops_record_test.o: CFLAGS_USER += -Iuser/lib/tests

@@ -6,10 +6,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "size.h"
-#include "tap.h"
+#include "../../tests/tap.h"
 
 /* s parses (under max) to expected. */
 static void good(const char *s, uint64_t max, uint64_t expected)
@@ -17,8 +18,9 @@ static void good(const char *s, uint64_t max, uint64_t expected)
 	uint64_t got = 0xdeadbeef;
 	int ret = fxtctl_parse_size(s, max, &got);
 
-	T(ret == 0 && got == expected, "'%s' (max %" PRIu64 "): expected 0 and %" PRIu64 ", got %d (%s) and %" PRIu64,
-	  s, max, expected, ret, strerror(-ret), got);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(expected, got);
+	tap_result("'%s' (max %" PRIu64 ") is %" PRIu64, s, max, expected);
 }
 
 /* s is refused with err, *out untouched. */
@@ -27,8 +29,9 @@ static void bad(const char *s, uint64_t max, int err)
 	uint64_t got = 42;
 	int ret = fxtctl_parse_size(s, max, &got);
 
-	T(ret == err && got == 42, "'%s' (max %" PRIu64 "): expected %s, got %d (%s), out %" PRIu64,
-	  s, max, strerror(-err), ret, strerror(-ret), got);
+	EXPECT_EQ(err, ret);
+	EXPECT_EQ(42, got);
+	tap_result("'%s' (max %" PRIu64 ") is refused: %s", s, max, strerror(-err));
 }
 
 int main(void)

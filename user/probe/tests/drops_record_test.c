@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "fxtprobe.h"
-#include "tap.h"
+#include "../../tests/tap.h"
 
 static const __u64 golden[] = {
 	0x0007ffffffe20010ULL,	/* provider section 0x7ffffffe */
@@ -36,11 +36,11 @@ int main(void)
 
 	n = fxtprobe_drops_record(words, 0x7ffffffe, 123456789012ULL, 4242,
 				  4243, &drops);
-	T(n == sizeof(golden) / sizeof(golden[0]), "%u words (expected %zu)",
-	  n, sizeof(golden) / sizeof(golden[0]));
-	for (i = 0; i < n && i < sizeof(golden) / sizeof(golden[0]); i++)
-		T(words[i] == golden[i], "word %u: 0x%016llx (expected 0x%016llx)",
-		  i, (unsigned long long)words[i],
-		  (unsigned long long)golden[i]);
+	EXPECT_EQ(sizeof(golden) / sizeof(golden[0]), n);
+	tap_result("the record is %zu words", sizeof(golden) / sizeof(golden[0]));
+	for (i = 0; i < n && i < sizeof(golden) / sizeof(golden[0]); i++) {
+		EXPECT_EQ(golden[i], words[i]);
+		tap_result("word %u", i);
+	}
 	return tap_plan();
 }
