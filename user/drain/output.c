@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "drain.h"
+#include "fastpass.h"
 #include "flush_mark.h"
 #include "fxt_map.h"
 
@@ -127,6 +128,7 @@ void output_free(struct output *o)
 	fxt_map_free(&o->bufs);
 	fxt_map_free(&o->pids);
 	free(o->scratch);
+	free(o->fast);
 	fxt_map_free(&o->asyncs);
 	fxt_map_free(&o->lost);
 	memset(o, 0, sizeof(*o));
@@ -840,75 +842,127 @@ static size_t repair_kobj(struct output *o, struct drain_buffer *db,
 }
 
 /*
+ * The full path for the record at o->scratch + off (len bytes of records
+ * from there): decode it, judge it, and append it to c when valid.
+ * Returns its size as fxt_decode_record() does (0: incomplete, -1: size 0).
+ */
+static ssize_t add_record(struct output *o, struct drain_buffer *db,
+			  size_t off, size_t len, struct chunk *c,
+			  uint64_t *records)
+{
+	struct fxt_record *rec = &o->rec;
+	bool describe = o->verbose && o->diags < DIAG_MAX;
+	struct fxt_sink sink = { 0 };
+	const unsigned char *bytes;
+	enum refusal why;
+	uint64_t need;
+	size_t size;
+	ssize_t n;
+
+	if (describe) {
+		sink.fn = print_diag;
+		sink.ctx = db;
+	}
+	n = fxt_decode_record(db->tables, o->scratch + off, len - off, off, rec,
+			      &sink, &need);
+	if (n <= 0)
+		return n;
+	bytes = o->scratch + off;
+	size = (size_t)n;
+	if (!rec->valid || !rec->complete ||
+	    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING]) {
+		/* A name's bytes never cost a kernel its record. */
+		size = repair_kobj(o, db, rec, &sink);
+		if (!size) {
+			o->diags += describe;
+			refuse(o, db, rec, REFUSED_INVALID);
+			return n;
+		}
+		bytes = (const unsigned char *)o->repair;
+		memset(sink.counts, 0, sizeof(sink.counts));
+	}
+	why = refusal(o, db, rec);
+	if (why == REFUSED_COUNT && chunk_room(c, size))
+		why = REFUSED_INVALID;
+	if (why != REFUSED_COUNT) {
+		refuse(o, db, rec, why);
+		return n;
+	}
+	/* Nothing else can refuse it: its definitions may enter the tables. */
+	if (fxt_tables_apply(db->tables, rec, &sink) ||
+	    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
+	    async_written(o, db, rec) || lost_written(o, db, rec)) {
+		o->diags += describe;
+		refuse(o, db, rec, REFUSED_INVALID);
+		return n;
+	}
+	if (rec->type == FXT_REC_EVENT && rec->ts_ns_valid &&
+	    rec->ts > db->last_ts)
+		db->last_ts = rec->ts;
+	chunk_put(c, bytes, size);
+	(*records)++;
+	return n;
+}
+
+/* The fast pass set up for db's records, or NULL (full path only). */
+static struct fast_pass *fast_for(struct output *o,
+				  const struct drain_buffer *db)
+{
+	if (o->full_decode)
+		return NULL;
+	if (!o->fast)
+		o->fast = malloc(sizeof(*o->fast));
+	if (!o->fast)
+		return NULL;	/* the full path judges the same */
+	fast_begin(o->fast, db->tables, db->kind == FXTRACE_BUFFER_TASK,
+		   db->pid, db->tid, o->window_lo, o->window_hi);
+	return o->fast;
+}
+
+/*
  * Copy len bytes at src out of the mapping, and append the valid records
- * to c.  Returns the bytes framed as records; *unframed is set when a
- * record could not be framed (size 0), which ends the span.
+ * to c.  Runs of records the fast pass accepts are appended whole; every
+ * other record takes the full path.  Returns the bytes framed as records;
+ * *unframed is set when a record could not be framed (size 0), which ends
+ * the span.
  */
 static size_t add_records(struct output *o, struct drain_buffer *db,
 			  const unsigned char *src, size_t len,
 			  struct chunk *c, uint64_t *records, bool *unframed)
 {
-	struct fxt_record *rec = &o->rec;
-	const unsigned char *bytes;
-	enum refusal why;
-	size_t off = 0, size;
-	uint64_t need;
+	struct fast_pass *fp;
+	size_t off = 0, run = 0, size;
+	uint64_t ts;
 	ssize_t n;
 
 	*unframed = false;
 	if (scratch_reserve(o, len))
 		return 0;
 	memcpy(o->scratch, src, len);
+	fp = fast_for(o, db);
 	while (off < len) {
-		struct fxt_sink sink = { 0 };
-		bool describe = o->verbose && o->diags < DIAG_MAX;
-
-		if (describe) {
-			sink.fn = print_diag;
-			sink.ctx = db;
+		/* The run ends where the chunk would have to grow. */
+		size = fp ? fast_record(fp, o->scratch + off, len - off, &ts) : 0;
+		if (size && c->len + run + size <= c->cap) {
+			if (ts > db->last_ts)
+				db->last_ts = ts;
+			run += size;
+			off += size;
+			(*records)++;
+			continue;
 		}
-		n = fxt_decode_record(db->tables, o->scratch + off, len - off,
-				      off, rec, &sink, &need);
+		chunk_put(c, o->scratch + off - run, run);
+		run = 0;
+		n = add_record(o, db, off, len, c, records);
 		if (n <= 0) {
 			*unframed = n < 0;
 			break;
 		}
-		bytes = o->scratch + off;
-		size = (size_t)n;
-		off += size;
-		if (!rec->valid || !rec->complete ||
-		    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING]) {
-			/* A name's bytes never cost a kernel its record. */
-			size = repair_kobj(o, db, rec, &sink);
-			if (!size) {
-				o->diags += describe;
-				refuse(o, db, rec, REFUSED_INVALID);
-				continue;
-			}
-			bytes = (const unsigned char *)o->repair;
-			memset(sink.counts, 0, sizeof(sink.counts));
-		}
-		why = refusal(o, db, rec);
-		if (why == REFUSED_COUNT && chunk_room(c, size))
-			why = REFUSED_INVALID;
-		if (why != REFUSED_COUNT) {
-			refuse(o, db, rec, why);
-			continue;
-		}
-		/* Nothing else can refuse it: its definitions may enter the tables. */
-		if (fxt_tables_apply(db->tables, rec, &sink) ||
-		    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
-		    async_written(o, db, rec) || lost_written(o, db, rec)) {
-			o->diags += describe;
-			refuse(o, db, rec, REFUSED_INVALID);
-			continue;
-		}
-		if (rec->type == FXT_REC_EVENT && rec->ts_ns_valid &&
-		    rec->ts > db->last_ts)
-			db->last_ts = rec->ts;
-		chunk_put(c, bytes, size);
-		(*records)++;
+		if (fp)
+			fast_forget(fp, &o->rec);
+		off += (size_t)n;
 	}
+	chunk_put(c, o->scratch + off - run, run);
 	return off;
 }
 
