@@ -16,7 +16,7 @@
 
 #include "fastpass.h"
 
-/* The kinds of events fast_record() takes: no async (output.c tracks them). */
+/* The kinds of events fast_run() takes: no async (output.c tracks them). */
 #define FAST_EVENTS	(1u << FXT_EVENT_INSTANT | 1u << FXT_EVENT_COUNTER | \
 			 1u << FXT_EVENT_DURATION_BEGIN | \
 			 1u << FXT_EVENT_DURATION_END | \
@@ -35,12 +35,16 @@
 /* Perfetto's CPU limit (rule sched-cpu). */
 #define SCHED_CPUS	4096
 
-/* A record being read: its words and the cursor, bounded by its size. */
+/*
+ * A record being read: its words and the cursor, bounded by its size; the
+ * layout it makes, its data words marked as they are read.
+ */
 struct cursor {
 	const uint64_t *w;
 	uint32_t pos, limit;
 	const char *inline_name;	/* the last inline string taken */
 	uint32_t inline_len;
+	struct fast_layout *layout;
 };
 
 /* What the arguments hold that the record's own rules ask about. */
@@ -57,9 +61,25 @@ FAST uint64_t word(const struct cursor *c, uint32_t i)
 	return le64toh(w);
 }
 
+/* Word i holds data: only the bits of mask are structure. */
+FAST void data(struct cursor *c, uint32_t i, uint64_t mask)
+{
+	if (i < FAST_LAYOUT_WORDS)
+		c->layout->mask[i] = mask;
+}
+
 FAST bool koid_fits(uint64_t koid)
 {
 	return koid <= UINT32_MAX;	/* rule koid-truncated */
+}
+
+/* Every layout judged so far is forgotten. */
+static void next_generation(struct fast_pass *fp)
+{
+	if (++fp->generation)
+		return;
+	memset(fp->layouts, 0, sizeof(fp->layouts));
+	fp->generation = 1;
 }
 
 void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
@@ -82,6 +102,8 @@ void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
 				      &ns);
 	memset(fp->threads, FAST_THREAD_UNKNOWN, sizeof(fp->threads));
 	memset(fp->strings, FAST_STRING_UNKNOWN, sizeof(fp->strings));
+	/* Layouts judged under other tables, window or owner go. */
+	next_generation(fp);
 }
 
 void fast_forget(struct fast_pass *fp, const struct fxt_record *rec)
@@ -90,6 +112,9 @@ void fast_forget(struct fast_pass *fp, const struct fxt_record *rec)
 		fp->strings[rec->id & FXT_STRING_INDEX_MAX] = FAST_STRING_UNKNOWN;
 	else if (rec->type == FXT_REC_THREAD)
 		fp->threads[rec->id & FXT_THREAD_INDEX_MAX] = FAST_THREAD_UNKNOWN;
+	else
+		return;
+	next_generation(fp);
 }
 
 /* The names the decoder looks for among a context switch's or wakeup's args. */
@@ -228,6 +253,7 @@ FAST bool args(struct fast_pass *fp, struct cursor *c, unsigned int nargs,
 		switch (type) {
 		case FXT_ARG_INT32:
 		case FXT_ARG_UINT32:
+			data(c, c->limit - size, 0xffffffffULL);
 			break;
 		case FXT_ARG_NULL:
 			if (h >> 32)
@@ -244,7 +270,7 @@ FAST bool args(struct fast_pass *fp, struct cursor *c, unsigned int nargs,
 		case FXT_ARG_KOID:
 			if (h >> 32 || c->pos >= c->limit)
 				return false;
-			c->pos++;
+			data(c, c->pos++, 0);
 			break;
 		case FXT_ARG_STRING:
 			if (h >> 48 || !string_ref(fp, c, fxt_bits(h, 32, 47),
@@ -280,6 +306,7 @@ FAST bool event(struct fast_pass *fp, struct cursor *c, uint64_t h,
 
 	if (!(FAST_EVENTS >> type & 1) || c->limit < 2)
 		return false;
+	data(c, c->pos, 0);
 	ts = word(c, c->pos++);
 	if (!in_window(fp, ts))
 		return false;
@@ -304,6 +331,8 @@ FAST bool event(struct fast_pass *fp, struct cursor *c, uint64_t h,
 	case FXT_EVENT_DURATION_COMPLETE:
 		if (c->pos >= c->limit)
 			return false;
+		c->layout->end_ts = c->pos < FAST_LAYOUT_WORDS ? c->pos : 0;
+		data(c, c->pos, 0);
 		end = word(c, c->pos++);
 		/* rule duration-negative, and the window */
 		if (end < ts || end > fp->hi)
@@ -323,11 +352,12 @@ FAST bool event(struct fast_pass *fp, struct cursor *c, uint64_t h,
 	case FXT_EVENT_FLOW_END:
 		if (c->pos >= c->limit)
 			return false;
-		c->pos++;
+		data(c, c->pos++, 0);	/* the correlation id */
 		break;
 	default:
 		break;
 	}
+	c->layout->event = true;
 	*event_ts = ts;
 	return true;
 }
@@ -356,6 +386,10 @@ FAST bool sched(struct fast_pass *fp, struct cursor *c, uint64_t h)
 	if (c->limit < 2 + koids || !in_window(fp, word(c, 1)) ||
 	    !koid_fits(word(c, 2)) || (koids == 2 && !koid_fits(word(c, 3))))
 		return false;
+	data(c, 1, 0);
+	data(c, 2, 0);
+	data(c, 3, koids == 2 ? 0 : ~0ULL);
+	c->layout->koids = (uint8_t)koids;
 	c->pos = 2 + koids;
 	if (!args(fp, c, fxt_bits(h, 16, 19), &seen, true))
 		return false;
@@ -366,30 +400,111 @@ FAST bool sched(struct fast_pass *fp, struct cursor *c, uint64_t h)
 	return seen.weight < 0 || seen.weight == FXT_ARG_INT32;
 }
 
-size_t fast_record(struct fast_pass *fp, const unsigned char *p,
-		   size_t avail, uint64_t *event_ts)
+/*
+ * The record at w (limit words) has layout l: its structure is the same,
+ * bit for bit, and its data passes the checks that depend on data.
+ */
+FAST bool fits_layout(const struct fast_pass *fp, const struct fast_layout *l,
+		      const struct cursor *c)
 {
-	struct cursor c = { .w = (const uint64_t *)p, .pos = 1 };
-	uint64_t h;
+	uint64_t diff = 0, ts = word(c, 1), end;
+	uint32_t i;
+
+	for (i = 1; i < c->limit; i++)
+		diff |= (word(c, i) ^ l->value[i]) & l->mask[i];
+	if (diff || !in_window(fp, ts))
+		return false;
+	if (l->end_ts) {
+		end = word(c, l->end_ts);
+		if (end < ts || end > fp->hi)
+			return false;
+	}
+	/* Scheduling koids: the outgoing (or woken) thread's, the incoming. */
+	return !l->koids || koid_fits(word(c, 2) |
+				      (l->koids > 1 ? word(c, 3) : 0));
+}
+
+/* Judge the record word by word; *l becomes its layout. */
+static bool judge(struct fast_pass *fp, struct cursor *c, uint64_t h,
+		  struct fast_layout *l, uint64_t *event_ts)
+{
+	uint32_t i;
 	bool ok;
 
-	if (!fp->enabled || avail < 8)
-		return 0;
-	h = word(&c, 0);
-	c.limit = fxt_bits(h, 4, 15);
-	if (!c.limit || c.limit > avail / 8)
-		return 0;
-	*event_ts = 0;
+	c->layout = l;
+	l->event = false;
+	l->end_ts = 0;
+	l->koids = 0;
+	for (i = 0; i < FAST_LAYOUT_WORDS; i++)
+		l->mask[i] = ~0ULL;
 	switch (h & 15) {
 	case FXT_REC_EVENT:
-		ok = event(fp, &c, h, event_ts);
+		ok = event(fp, c, h, event_ts);
 		break;
 	case FXT_REC_SCHED:
-		ok = sched(fp, &c, h);
+		ok = sched(fp, c, h);
 		break;
 	default:
-		return 0;
+		return false;
 	}
 	/* No words past the content (rule record-extension: the full path). */
-	return ok && c.pos == c.limit ? 8 * (size_t)c.limit : 0;
+	return ok && c->pos == c->limit;
+}
+
+/*
+ * The record at c (its size known to fit): judged from its layout when one
+ * is known, else word by word.  Returns whether it is accepted.
+ */
+FAST bool accepted(struct fast_pass *fp, struct cursor *c, uint64_t h,
+		   uint64_t *event_ts)
+{
+	struct fast_layout *l, scratch;
+	uint32_t i;
+	bool ok;
+
+	l = &fp->layouts[(h * 0x9e3779b97f4a7c15ULL) >> (64 - FAST_LAYOUT_BITS)];
+	if (l->header == h && l->generation == fp->generation &&
+	    fits_layout(fp, l, c)) {
+		*event_ts = l->event ? word(c, 1) : 0;
+		return true;
+	}
+	*event_ts = 0;
+	if (c->limit >= FAST_LAYOUT_WORDS)
+		return judge(fp, c, h, &scratch, event_ts);
+	ok = judge(fp, c, h, l, event_ts);
+	/* Header 0 (size 0) is never looked up: the slot is free. */
+	l->header = ok ? h : 0;
+	l->generation = fp->generation;
+	for (i = 0; ok && i < c->limit; i++)
+		l->value[i] = word(c, i);
+	return ok;
+}
+
+size_t fast_run(struct fast_pass *fp, const unsigned char *p, size_t len,
+		size_t room, uint64_t *records, uint64_t *last_ts)
+{
+	uint64_t h, ts, newest = *last_ts, n = 0;
+	size_t off = 0, size;
+	struct cursor c;
+
+	if (!fp->enabled)
+		return 0;
+	if (room < len)
+		len = room;
+	while (len - off >= 8) {
+		c.w = (const uint64_t *)(p + off);
+		h = word(&c, 0);
+		c.limit = fxt_bits(h, 4, 15);
+		c.pos = 1;
+		size = 8 * (size_t)c.limit;
+		if (!size || size > len - off || !accepted(fp, &c, h, &ts))
+			break;
+		if (ts > newest)
+			newest = ts;
+		off += size;
+		n++;
+	}
+	*records += n;
+	*last_ts = newest;
+	return off;
 }

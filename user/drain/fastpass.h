@@ -6,7 +6,7 @@
  * rule; the drainer then refuses what a producer must not write
  * (output.c).  Most records of a saved half are plain events (and, in CPU
  * buffers, context switches and wakeups) that pass both without changing
- * anything but the buffer's last timestamp.  fast_record() recognises
+ * anything but the buffer's last timestamp.  fast_run() recognises
  * exactly those, from the words alone, and says nothing of the others: it
  * accepts a record only when the full path would write it unchanged with
  * no other effect, so that the output is the same byte for byte
@@ -21,7 +21,7 @@
 
 #include "fxt_reader.h"
 
-/* What a string index of the buffer's tables is, as far as fast_record() cares. */
+/* What a string index of the buffer's tables is, as far as fast_run() cares. */
 enum fast_string {
 	FAST_STRING_UNKNOWN,	/* not looked up yet */
 	FAST_STRING_UNDEFINED,	/* the full path judges the record */
@@ -38,8 +38,31 @@ enum fast_thread {
 };
 
 /*
+ * The layouts of records accepted lately.  A record is mostly structure
+ * that repeats (its header, argument headers, refs, inline strings and a
+ * producer's own koids) around data that varies (timestamps, values,
+ * ids): a record whose structure equals an accepted one's, bit for bit
+ * where mask says so, passes every rule the other passed, so only its
+ * data is checked (the window, an end after its start, koids in 32 bits).
+ */
+#define FAST_LAYOUT_WORDS	16
+#define FAST_LAYOUT_BITS	6
+#define FAST_LAYOUTS		(1 << FAST_LAYOUT_BITS)	/* by a hash of the header */
+
+struct fast_layout {
+	uint64_t header;
+	uint32_t generation;	/* valid while fast_pass.generation is this */
+	bool event;		/* an event: its timestamp is its last_ts */
+	uint8_t end_ts;		/* index of a duration's end, or 0 */
+	uint8_t koids;		/* scheduling: koids at index 2.. to check */
+	uint64_t value[FAST_LAYOUT_WORDS];
+	uint64_t mask[FAST_LAYOUT_WORDS];	/* the bits of structure */
+};
+
+/*
  * One buffer's view while its span is judged.  The caches mirror the
- * buffer's tables: fast_forget() drops an index the full path (re)defined.
+ * buffer's tables: fast_forget() drops an index the full path (re)defined,
+ * and the layouts that may have used it.
  */
 struct fast_pass {
 	const struct fxt_tables *tables;
@@ -49,6 +72,8 @@ struct fast_pass {
 	uint64_t lo, hi;	/* the session window, ticks */
 	uint8_t threads[FXT_THREAD_INDEX_MAX + 1];	/* enum fast_thread */
 	uint8_t strings[FXT_STRING_INDEX_MAX + 1];	/* enum fast_string */
+	uint32_t generation;	/* of the layouts valid now */
+	struct fast_layout layouts[FAST_LAYOUTS];
 };
 
 /*
@@ -60,13 +85,14 @@ void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
 		uint64_t hi);
 
 /*
- * The size in bytes of the record at p (avail bytes, 8-byte aligned) when
- * it is one the drainer writes unchanged with no effect but its
- * timestamp (*event_ts set for events, else 0); 0 when the full path must
- * judge it.
+ * The records from p on (len bytes, 8-byte aligned) that the drainer
+ * writes unchanged with no effect but their timestamps, up to room bytes:
+ * returns their bytes, adds their count to *records and raises *last_ts
+ * to their newest event's.  It stops at the first record the full path
+ * must judge.
  */
-size_t fast_record(struct fast_pass *fp, const unsigned char *p,
-		   size_t avail, uint64_t *event_ts);
+size_t fast_run(struct fast_pass *fp, const unsigned char *p, size_t len,
+		size_t room, uint64_t *records, uint64_t *last_ts);
 
 /* The full path handled a record: forget what it may have (re)defined. */
 void fast_forget(struct fast_pass *fp, const struct fxt_record *rec);

@@ -911,7 +911,7 @@ static struct fast_pass *fast_for(struct output *o,
 	if (o->full_decode)
 		return NULL;
 	if (!o->fast)
-		o->fast = malloc(sizeof(*o->fast));
+		o->fast = calloc(1, sizeof(*o->fast));
 	if (!o->fast)
 		return NULL;	/* the full path judges the same */
 	fast_begin(o->fast, db->tables, db->kind == FXTRACE_BUFFER_TASK,
@@ -931,8 +931,7 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 			  struct chunk *c, uint64_t *records, bool *unframed)
 {
 	struct fast_pass *fp;
-	size_t off = 0, run = 0, size;
-	uint64_t ts;
+	size_t off = 0, run;
 	ssize_t n;
 
 	*unframed = false;
@@ -941,18 +940,15 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 	memcpy(o->scratch, src, len);
 	fp = fast_for(o, db);
 	while (off < len) {
-		/* The run ends where the chunk would have to grow. */
-		size = fp ? fast_record(fp, o->scratch + off, len - off, &ts) : 0;
-		if (size && c->len + run + size <= c->cap) {
-			if (ts > db->last_ts)
-				db->last_ts = ts;
-			run += size;
-			off += size;
-			(*records)++;
-			continue;
+		if (fp) {
+			/* Up to where the chunk would have to grow. */
+			run = fast_run(fp, o->scratch + off, len - off,
+				       c->cap - c->len, records, &db->last_ts);
+			chunk_put(c, o->scratch + off, run);
+			off += run;
+			if (off == len)
+				break;
 		}
-		chunk_put(c, o->scratch + off - run, run);
-		run = 0;
 		n = add_record(o, db, off, len, c, records);
 		if (n <= 0) {
 			*unframed = n < 0;
@@ -962,7 +958,6 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 			fast_forget(fp, &o->rec);
 		off += (size_t)n;
 	}
-	chunk_put(c, o->scratch + off - run, run);
 	return off;
 }
 
