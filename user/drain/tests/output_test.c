@@ -718,6 +718,60 @@ static void gen_record(struct words *b)
 		put(b, w[i]);
 }
 
+/*
+ * The record from word `at` again, count times, each with other data
+ * (timestamps, values, koids, ids) or a bit of its structure changed:
+ * records of one layout, as producers write them.
+ */
+static void gen_repeats(struct words *b, size_t at, unsigned int count)
+{
+	static const char *const names[] = {
+		"incoming_weight", "outgoing_weight", "weight", "other",
+	};
+	size_t words = b->n - at, i, j;
+	const char *name;
+	__u64 w[4];
+
+	while (count-- && b->n + words + 4 < N_WORDS(b->w)) {
+		/* Sometimes a name or a thread the layout uses changes first. */
+		if (!pick(4)) {
+			name = names[pick(N_WORDS(names))];
+			j = fxt_write_string(w, (__u16)(3 + pick(3)), name,
+					     (__u32)strlen(name));
+			for (i = 0; i < j; i++)
+				put(b, w[i]);
+		} else if (!pick(8)) {
+			j = fxt_write_thread(w, (__u8)(1 + pick(2)), PID,
+					     TID + pick(2));
+			for (i = 0; i < j; i++)
+				put(b, w[i]);
+		}
+		for (i = 0; i < words; i++)
+			put(b, b->w[at + i]);
+		if (words < 2)
+			continue;
+		if (pick(2))
+			b->w[b->n - words + 1] = gen_ts();
+		j = b->n - words + 1 + pick((unsigned int)words - 1);
+		switch (pick(5)) {
+		case 0:
+			b->w[j] ^= 1ULL << pick(64);
+			break;
+		case 1:
+			b->w[j] ^= rnd() << 32;
+			break;
+		case 2:
+			b->w[j] = b->w[j - 1] + pick(3) - 1;
+			break;
+		case 3:
+			b->w[j] = pick(2) ? 1ULL << 32 : 0;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 /* Bits flipped, words replaced: what a producer writing garbage leaves. */
 static void mutate(struct words *b)
 {
@@ -747,8 +801,13 @@ static int test_fast_generated(void)
 	for (i = 0; i < 3000; i++) {
 		b.n = 0;
 		records = 1 + pick(60);
-		for (r = 0; r < records && b.n < N_WORDS(b.w) - 128; r++)
+		for (r = 0; r < records && b.n < N_WORDS(b.w) - 128; r++) {
+			size_t at = b.n;
+
 			gen_record(&b);
+			if (!pick(3))
+				gen_repeats(&b, at, 1 + pick(6));
+		}
 		if (i % 3 == 1)
 			mutate(&b);
 		words_to_le(b.w, b.n, bytes);
