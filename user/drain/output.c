@@ -29,8 +29,11 @@
 /* Provider info (1 + 32 words for a 255-byte name) and an init record. */
 #define ANNOUNCE_MAX_BYTES	((1 + 32 + 2) * 8)
 
-/* The drop counter: header, time, thread, category, name, 2 args, id. */
-#define DROPS_WORDS		13
+/*
+ * Room for the drop counter (output_drops() computes its size with
+ * fxt_event_words()): header, time, thread, category, name, 2 args, id.
+ */
+#define DROPS_WORDS_MAX		16
 
 /*
  * Async begins open at once per process; past it its new begins are
@@ -1060,36 +1063,42 @@ int output_rest(struct output *o, const struct fxtctl_buffer *b,
 
 int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c)
 {
-	static const char cat[] = "fxtrace", name[] = "dropped";
-	__u64 words[DROPS_WORDS];
-	__u16 cat_ref = fxt_inline_string_ref(sizeof(cat) - 1);
-	__u16 name_ref = fxt_inline_string_ref(sizeof(name) - 1);
+	static const char cat[] = "fxtrace", name[] = "dropped",
+			  records[] = "records", invalid[] = "invalid";
+	const __u16 cat_ref = fxt_inline_string_ref(sizeof(cat) - 1);
+	const __u16 name_ref = fxt_inline_string_ref(sizeof(name) - 1);
+	const __u16 records_ref = fxt_inline_string_ref(sizeof(records) - 1);
+	const __u16 invalid_ref = fxt_inline_string_ref(sizeof(invalid) - 1);
+	const __u32 words = fxt_event_words(FXT_EVENT_COUNTER,
+					    FXT_THREAD_REF_INLINE, cat_ref,
+					    name_ref,
+					    fxt_arg_words(records_ref, 1) +
+					    fxt_arg_words(invalid_ref, 1));
+	__u64 w[DROPS_WORDS_MAX];
 	__u32 n = 0;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	if (!db->dropped && !db->invalid)
 		return 0;
-	ret = chunk_begin(o, db, c, sizeof(words));
+	ret = chunk_begin(o, db, c, sizeof(w));
 	if (ret)
 		return ret;
-	words[n++] = fxt_event_hdr(DROPS_WORDS, FXT_EVENT_COUNTER, 2,
-				   FXT_THREAD_REF_INLINE, cat_ref, name_ref);
+	w[n++] = fxt_event_hdr(words, FXT_EVENT_COUNTER, 2,
+			       FXT_THREAD_REF_INLINE, cat_ref, name_ref);
 	/* At its newest event; at the session's start when it has none. */
-	words[n++] = db->last_ts > o->window_lo ? db->last_ts : o->window_lo;
-	words[n++] = db->pid;
-	words[n++] = db->tid;
-	n += fxt_write_stream(words + n, cat, sizeof(cat) - 1);
-	n += fxt_write_stream(words + n, name, sizeof(name) - 1);
-	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
-			     fxt_inline_string_ref(7), "records",
+	w[n++] = db->last_ts > o->window_lo ? db->last_ts : o->window_lo;
+	w[n++] = db->pid;
+	w[n++] = db->tid;
+	n += fxt_write_string_ref(w + n, cat_ref, cat);
+	n += fxt_write_string_ref(w + n, name_ref, name);
+	n += fxt_write_arg64(w + n, FXT_ARG_INT64, records_ref, records,
 			     db->dropped);
-	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
-			     fxt_inline_string_ref(7), "invalid",
+	n += fxt_write_arg64(w + n, FXT_ARG_INT64, invalid_ref, invalid,
 			     db->invalid);
 	/* The counter id: one track per buffer. */
-	words[n++] = db->id;
-	chunk_put(c, words, n * 8);
+	w[n++] = db->id;
+	chunk_put(c, w, n * 8);
 	chunk_end(o, db, c, 1);
 	return 0;
 }

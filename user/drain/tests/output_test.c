@@ -1199,6 +1199,69 @@ static int test_producer_drops(void)
 }
 
 /*
+ * The drop counter output_drops() writes: one clean counter event on the
+ * buffer's own thread, "fxtrace" / "dropped", int64 "records" and
+ * "invalid", the buffer's id as its counter id, nothing after its content.
+ */
+static int test_drops_record(void)
+{
+	struct fxt_tables *t = fxt_tables_new(12, 0);
+	struct fxt_sink sink = { 0 };
+	struct fxt_record rec;
+	struct drain_buffer *db;
+	struct chunk c;
+	uint64_t need;
+	size_t off;
+	__u64 w[8];
+	struct fake f;
+	ssize_t n;
+
+	EXPECT(t);
+	start();
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	f.hdr->dropped_records = 5;
+	/* Two records refused: another thread's, then a size-0 header. */
+	n = event(w, FXT_EVENT_INSTANT, START + SECOND, PID, 555, "x", 0);
+	w[n++] = fxt_record_hdr(FXT_REC_EVENT, 0);
+	put_words(&f, w, (size_t)n);
+	EXPECT(!output_rest(&out, &f.b, &c));
+	chunk_free(&c);
+	db = output_find(&out, 12);
+	EXPECT_EQ(2, db->invalid);
+	EXPECT(!output_drops(&out, db, &c));
+	/* The buffer's announcement (nothing of it was written), then it. */
+	for (off = 0; off < c.len; off += (size_t)n) {
+		memset(&sink, 0, sizeof(sink));
+		n = fxt_decode_record(t, c.data + off, c.len - off, off, &rec,
+				      &sink, &need);
+		EXPECT(n > 0);
+	}
+	EXPECT(rec.valid && rec.complete);
+	EXPECT_EQ(rec.words, rec.content_words);
+	EXPECT_EQ(0, sink.counts[FXT_ERROR] + sink.counts[FXT_WARNING] +
+		     sink.counts[FXT_NOTE]);
+	EXPECT_EQ(FXT_REC_EVENT, rec.type);
+	EXPECT_EQ(FXT_EVENT_COUNTER, rec.subtype);
+	EXPECT_EQ(START - SECOND, rec.ts);
+	EXPECT_EQ(PID, rec.thread.pid);
+	EXPECT_EQ(TID, rec.thread.tid);
+	EXPECT_FXT_STR("fxtrace", rec.category);
+	EXPECT_FXT_STR("dropped", rec.name);
+	EXPECT_EQ(2, rec.nargs);
+	EXPECT_FXT_STR("records", rec.args[0].name);
+	EXPECT_EQ(FXT_ARG_INT64, rec.args[0].type);
+	EXPECT_EQ(5, rec.args[0].value.i64);
+	EXPECT_FXT_STR("invalid", rec.args[1].name);
+	EXPECT_EQ(FXT_ARG_INT64, rec.args[1].type);
+	EXPECT_EQ(2, rec.args[1].value.i64);
+	EXPECT_EQ(12, rec.id);
+	chunk_free(&c);
+	fxt_tables_free(t);
+	fake_free(&f);
+	return 0;
+}
+
+/*
  * A "fxtrace:lost events" counter as libfxtrace writes it (id 0, uint64
  * "no buffer"); arg_type lets a producer write another type.
  */
@@ -1373,6 +1436,7 @@ static const struct test tests[] = {
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
 	{ "producer drop counts bounded, apart from the kernel's", test_producer_drops },
+	{ "the drop counter is one clean counter event", test_drops_record },
 	{ "events lost without a buffer: the newest count per process", test_lost_events },
 	{ "size-0 and overlong records never reach the file", test_unframed },
 	{ "retired buffers are freed", test_retired_memory },
