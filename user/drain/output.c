@@ -16,6 +16,7 @@
  * table (producer_refusal()).  What is refused is counted against the
  * buffer that held it.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,9 +154,10 @@ static int chunk_alloc(struct chunk *c, size_t cap)
 	return 0;
 }
 
+/* bytes may lie in c's own data, at or after its end (add_records()). */
 static void chunk_put(struct chunk *c, const void *bytes, size_t len)
 {
-	memcpy(c->data + c->len, bytes, len);
+	memmove(c->data + c->len, bytes, len);
 	c->len += len;
 }
 
@@ -845,18 +847,19 @@ static size_t repair_kobj(struct output *o, struct drain_buffer *db,
 }
 
 /*
- * The full path for the record at o->scratch + off (len bytes of records
- * from there): decode it, judge it, and append it to c when valid.
- * Returns its size as fxt_decode_record() does (0: incomplete, -1: size 0).
+ * The full path for the record at p (avail bytes of records from there, at
+ * `offset` in the span): decode it, judge it, and append it to c when
+ * valid.  Returns its size as fxt_decode_record() does (0: incomplete,
+ * -1: size 0).
  */
 static ssize_t add_record(struct output *o, struct drain_buffer *db,
-			  size_t off, size_t len, struct chunk *c,
-			  uint64_t *records)
+			  const unsigned char *p, size_t avail,
+			  uint64_t offset, struct chunk *c, uint64_t *records)
 {
 	struct fxt_record *rec = &o->rec;
 	bool describe = o->verbose && o->diags < DIAG_MAX;
 	struct fxt_sink sink = { 0 };
-	const unsigned char *bytes;
+	const unsigned char *bytes = p;
 	enum refusal why;
 	uint64_t need;
 	size_t size;
@@ -866,11 +869,9 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 		sink.fn = print_diag;
 		sink.ctx = db;
 	}
-	n = fxt_decode_record(db->tables, o->scratch + off, len - off, off, rec,
-			      &sink, &need);
+	n = fxt_decode_record(db->tables, p, avail, offset, rec, &sink, &need);
 	if (n <= 0)
 		return n;
-	bytes = o->scratch + off;
 	size = (size_t)n;
 	if (!rec->valid || !rec->complete ||
 	    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING]) {
@@ -922,43 +923,123 @@ static struct fast_pass *fast_for(struct output *o,
 	return o->fast;
 }
 
+/* The largest kernel object repair_kobj() writes, in bytes. */
+#define KOBJ_REPAIRED_MAX \
+	(8 * fxt_kobj_name_words(3 * KOBJ_NAME_REPAIR_MAX, 1))
+
 /*
- * Copy len bytes at src out of the mapping, and append the valid records
- * to c.  Runs of records the fast pass accepts are appended whole; every
- * other record takes the full path.  Returns the bytes framed as records;
- * *unframed is set when a record could not be framed (size 0), which ends
- * the span.
+ * The record at p (avail bytes) is one repair_kobj() could rewrite, and
+ * so make longer: a kernel object whose inline name is not UTF-8.
  */
-static size_t add_records(struct output *o, struct drain_buffer *db,
-			  const unsigned char *src, size_t len,
-			  struct chunk *c, uint64_t *records, bool *unframed)
+static bool may_grow(const unsigned char *p, size_t avail)
 {
-	struct fast_pass *fp;
+	uint64_t h, words;
+	uint32_t len;
+
+	memcpy(&h, p, sizeof(h));
+	h = le64toh(h);
+	words = fxt_bits(h, 4, 15);
+	len = fxt_bits(h, 24, 39) & FXT_STRING_INDEX_MAX;
+	if ((h & 15) != FXT_REC_KOBJ || !(fxt_bits(h, 24, 39) &
+					  FXT_STRING_REF_INLINE))
+		return false;
+	/* Longer names, and names past the record, are not repaired. */
+	if (len > KOBJ_NAME_REPAIR_MAX || words > avail / 8 ||
+	    2 + fxt_stream_words(len) > words)
+		return false;
+	return !fxt_utf8_valid(p + 16, len);
+}
+
+/*
+ * Judge the records of span (len bytes, a copy nobody else writes, at
+ * `offset` in what was copied out) and append the valid ones to c.  Runs
+ * the fast pass accepts are appended whole; every other record takes the
+ * full path.  Returns the bytes framed as records.
+ */
+static size_t judge_span(struct output *o, struct drain_buffer *db,
+			 struct fast_pass *fp, const unsigned char *span,
+			 size_t len, uint64_t offset, struct chunk *c,
+			 uint64_t *records, bool *unframed)
+{
 	size_t off = 0, run;
 	ssize_t n;
 
-	*unframed = false;
-	if (scratch_reserve(o, len))
-		return 0;
-	memcpy(o->scratch, src, len);
-	fp = fast_for(o, db);
 	while (off < len) {
 		if (fp) {
 			/* Up to where the chunk would have to grow. */
-			run = fast_run(fp, o->scratch + off, len - off,
+			run = fast_run(fp, span + off, len - off,
 				       c->cap - c->len, records, &db->last_ts);
-			chunk_put(c, o->scratch + off, run);
+			chunk_put(c, span + off, run);
 			off += run;
 			if (off == len)
 				break;
 		}
-		n = add_record(o, db, off, len, c, records);
+		n = add_record(o, db, span + off, len - off, offset + off, c,
+			       records);
 		if (n <= 0) {
 			*unframed = n < 0;
 			break;
 		}
 		if (fp)
 			fast_forget(fp, &o->rec);
+		off += (size_t)n;
+	}
+	return off;
+}
+
+/*
+ * Copy len bytes at src out of the mapping, and append the valid records
+ * to c.  Returns the bytes framed as records; *unframed is set when a
+ * record could not be framed (size 0), which ends the span.
+ *
+ * With the fast pass the copy goes straight to the end of the chunk and
+ * is judged there: accepted records stay where they are, or move down over
+ * refused ones, so they are copied once.  Only a kernel object that a
+ * repair could make longer than the room refused records left sends the
+ * rest of the span through o->scratch.
+ */
+static size_t add_records(struct output *o, struct drain_buffer *db,
+			  const unsigned char *src, size_t len,
+			  struct chunk *c, uint64_t *records, bool *unframed)
+{
+	struct fast_pass *fp = fast_for(o, db);
+	const unsigned char *span;
+	size_t off = 0, run;
+	ssize_t n;
+
+	*unframed = false;
+	if (!fp || chunk_room(c, len)) {
+		if (scratch_reserve(o, len))
+			return 0;
+		memcpy(o->scratch, src, len);
+		return judge_span(o, db, fp, o->scratch, len, 0, c, records,
+				  unframed);
+	}
+	span = c->data + c->len;
+	memcpy((unsigned char *)span, src, len);
+	while (off < len) {
+		run = fast_run(fp, span + off, len - off, len - off, records,
+			       &db->last_ts);
+		chunk_put(c, span + off, run);
+		off += run;
+		if (off == len)
+			break;
+		if (may_grow(span + off, len - off) &&
+		    (size_t)(span + off - (c->data + c->len)) <
+		    KOBJ_REPAIRED_MAX) {
+			if (scratch_reserve(o, len - off))
+				return off;
+			memcpy(o->scratch, span + off, len - off);
+			return off + judge_span(o, db, fp, o->scratch,
+						len - off, off, c, records,
+						unframed);
+		}
+		n = add_record(o, db, span + off, len - off, off, c, records);
+		if (n <= 0) {
+			*unframed = n < 0;
+			break;
+		}
+		fast_forget(fp, &o->rec);
 		off += (size_t)n;
 	}
 	return off;
