@@ -45,6 +45,7 @@ struct cursor {
 	const char *inline_name;	/* the last inline string taken */
 	uint32_t inline_len;
 	struct fast_layout *layout;
+	uint64_t mask[FAST_LAYOUT_WORDS];	/* of each word, structure */
 };
 
 /* What the arguments hold that the record's own rules ask about. */
@@ -65,7 +66,7 @@ FAST uint64_t word(const struct cursor *c, uint32_t i)
 FAST void data(struct cursor *c, uint32_t i, uint64_t mask)
 {
 	if (i < FAST_LAYOUT_WORDS)
-		c->layout->mask[i] = mask;
+		c->mask[i] = mask;
 }
 
 FAST bool koid_fits(uint64_t koid)
@@ -74,12 +75,12 @@ FAST bool koid_fits(uint64_t koid)
 }
 
 /* Every layout judged so far is forgotten. */
-static void next_generation(struct fast_pass *fp)
+static void forget_layouts(struct fast_pass *fp)
 {
-	if (++fp->generation)
-		return;
-	memset(fp->layouts, 0, sizeof(fp->layouts));
-	fp->generation = 1;
+	unsigned int i;
+
+	for (i = 0; i < FAST_LAYOUTS; i++)
+		fp->layouts[i].header = 0;
 }
 
 void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
@@ -103,7 +104,7 @@ void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
 	memset(fp->threads, FAST_THREAD_UNKNOWN, sizeof(fp->threads));
 	memset(fp->strings, FAST_STRING_UNKNOWN, sizeof(fp->strings));
 	/* Layouts judged under other tables, window or owner go. */
-	next_generation(fp);
+	forget_layouts(fp);
 }
 
 void fast_forget(struct fast_pass *fp, const struct fxt_record *rec)
@@ -114,7 +115,7 @@ void fast_forget(struct fast_pass *fp, const struct fxt_record *rec)
 		fp->threads[rec->id & FXT_THREAD_INDEX_MAX] = FAST_THREAD_UNKNOWN;
 	else
 		return;
-	next_generation(fp);
+	forget_layouts(fp);
 }
 
 /* The names the decoder looks for among a context switch's or wakeup's args. */
@@ -357,7 +358,7 @@ FAST bool event(struct fast_pass *fp, struct cursor *c, uint64_t h,
 	default:
 		break;
 	}
-	c->layout->event = true;
+	c->layout->event_ts_mask = ~0ULL;
 	*event_ts = ts;
 	return true;
 }
@@ -410,10 +411,12 @@ FAST bool fits_layout(const struct fast_pass *fp, const struct fast_layout *l,
 	uint64_t diff = 0, ts = word(c, 1), end;
 	uint32_t i;
 
-	for (i = 1; i < c->limit; i++)
-		diff |= (word(c, i) ^ l->value[i]) & l->mask[i];
+	for (i = 0; i < l->words; i++)
+		diff |= (word(c, l->index[i]) ^ l->value[i]) & l->mask[i];
 	if (diff || !in_window(fp, ts))
 		return false;
+	if (!l->checks)
+		return true;
 	if (l->end_ts) {
 		end = word(c, l->end_ts);
 		if (end < ts || end > fp->hi)
@@ -432,11 +435,11 @@ static bool judge(struct fast_pass *fp, struct cursor *c, uint64_t h,
 	bool ok;
 
 	c->layout = l;
-	l->event = false;
+	l->event_ts_mask = 0;
 	l->end_ts = 0;
 	l->koids = 0;
 	for (i = 0; i < FAST_LAYOUT_WORDS; i++)
-		l->mask[i] = ~0ULL;
+		c->mask[i] = ~0ULL;
 	switch (h & 15) {
 	case FXT_REC_EVENT:
 		ok = event(fp, c, h, event_ts);
@@ -447,8 +450,20 @@ static bool judge(struct fast_pass *fp, struct cursor *c, uint64_t h,
 	default:
 		return false;
 	}
+	if (!ok || c->pos != c->limit)
+		return false;
+	/* The words after the header with structure in them, and where. */
+	l->checks = l->end_ts || l->koids;
+	l->words = 0;
+	for (i = 1; i < c->limit && i < FAST_LAYOUT_WORDS; i++) {
+		if (!c->mask[i])
+			continue;
+		l->index[l->words] = (uint8_t)i;
+		l->value[l->words] = word(c, i);
+		l->mask[l->words++] = c->mask[i];
+	}
 	/* No words past the content (rule record-extension: the full path). */
-	return ok && c->pos == c->limit;
+	return true;
 }
 
 /*
@@ -459,24 +474,19 @@ FAST bool accepted(struct fast_pass *fp, struct cursor *c, uint64_t h,
 		   uint64_t *event_ts)
 {
 	struct fast_layout *l, scratch;
-	uint32_t i;
 	bool ok;
 
 	l = &fp->layouts[(h * 0x9e3779b97f4a7c15ULL) >> (64 - FAST_LAYOUT_BITS)];
-	if (l->header == h && l->generation == fp->generation &&
-	    fits_layout(fp, l, c)) {
-		*event_ts = l->event ? word(c, 1) : 0;
+	if (l->header == h && fits_layout(fp, l, c)) {
+		*event_ts = word(c, 1) & l->event_ts_mask;
 		return true;
 	}
 	*event_ts = 0;
 	if (c->limit >= FAST_LAYOUT_WORDS)
 		return judge(fp, c, h, &scratch, event_ts);
 	ok = judge(fp, c, h, l, event_ts);
-	/* Header 0 (size 0) is never looked up: the slot is free. */
+	/* A header of size 0 is never looked up: the slot is free. */
 	l->header = ok ? h : 0;
-	l->generation = fp->generation;
-	for (i = 0; ok && i < c->limit; i++)
-		l->value[i] = word(c, i);
 	return ok;
 }
 

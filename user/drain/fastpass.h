@@ -50,13 +50,15 @@ enum fast_thread {
 #define FAST_LAYOUTS		(1 << FAST_LAYOUT_BITS)	/* by a hash of the header */
 
 struct fast_layout {
-	uint64_t header;
-	uint32_t generation;	/* valid while fast_pass.generation is this */
-	bool event;		/* an event: its timestamp is its last_ts */
+	uint64_t header;	/* 0: the slot is free */
+	uint64_t event_ts_mask;	/* ~0 for events: their timestamp is a last_ts */
+	bool checks;		/* end_ts or koids */
 	uint8_t end_ts;		/* index of a duration's end, or 0 */
 	uint8_t koids;		/* scheduling: koids at index 2.. to check */
+	uint8_t words;		/* of structure after the header */
+	uint8_t index[FAST_LAYOUT_WORDS];	/* where they are */
 	uint64_t value[FAST_LAYOUT_WORDS];
-	uint64_t mask[FAST_LAYOUT_WORDS];	/* the bits of structure */
+	uint64_t mask[FAST_LAYOUT_WORDS];	/* their bits of structure */
 };
 
 /*
@@ -72,7 +74,6 @@ struct fast_pass {
 	uint64_t lo, hi;	/* the session window, ticks */
 	uint8_t threads[FXT_THREAD_INDEX_MAX + 1];	/* enum fast_thread */
 	uint8_t strings[FXT_STRING_INDEX_MAX + 1];	/* enum fast_string */
-	uint32_t generation;	/* of the layouts valid now */
 	struct fast_layout layouts[FAST_LAYOUTS];
 };
 
