@@ -303,7 +303,8 @@ static void side_add(struct side *s, struct chunk *c)
 		if (!s->f.bytes)
 			exit(1);
 	}
-	memcpy(s->f.bytes + s->f.len, c->data, c->len);
+	if (c->len)
+		memcpy(s->f.bytes + s->f.len, c->data, c->len);
 	s->f.len += c->len;
 	chunk_free(c);
 }
