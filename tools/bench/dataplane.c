@@ -16,8 +16,9 @@
  *
  * In the same run, for the same producer bytes: output_half() alone and
  * the write alone (the two parts of the first row; MB/s of producer data),
- * memcpy() into a second buffer, and md5sum(1) of a file holding them.  The output file is a
- * complete trace, left in place for `fxtrace check` & co (run.sh).
+ * memcpy() into a second buffer, and md5sum(1) of a file holding them.
+ * The output file is a complete trace, left in place for `fxtrace check`
+ * & co (run.sh).
  *
  * Usage: dataplane [--mib N] [--json FILE] OUT.fxt   (N MiB of producer data)
  */
