@@ -16,7 +16,7 @@
 
 #include "fastpass.h"
 
-/* The kinds of events fast_record() takes: no async (output.c tracks them). */
+/* The kinds of events fast_run() takes: no async (output.c tracks them). */
 #define FAST_EVENTS	(1u << FXT_EVENT_INSTANT | 1u << FXT_EVENT_COUNTER | \
 			 1u << FXT_EVENT_DURATION_BEGIN | \
 			 1u << FXT_EVENT_DURATION_END | \

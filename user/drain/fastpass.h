@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fastpass.h - the drainer's fast judgement of one record (fastpass.c).
+ * fastpass.h - the drainer's fast judgement of records (fastpass.c).
  *
  * The full decoder (fxt_decode_record()) judges every record against every
  * rule; the drainer then refuses what a producer must not write

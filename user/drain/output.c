@@ -154,10 +154,14 @@ static int chunk_alloc(struct chunk *c, size_t cap)
 	return 0;
 }
 
-/* bytes may lie in c's own data, at or after its end (add_records()). */
+/*
+ * bytes may lie in c's own data, at or after its end (add_records()):
+ * records already in place are not copied.
+ */
 static void chunk_put(struct chunk *c, const void *bytes, size_t len)
 {
-	memmove(c->data + c->len, bytes, len);
+	if (c->data + c->len != bytes)
+		memmove(c->data + c->len, bytes, len);
 	c->len += len;
 }
 
