@@ -19,6 +19,7 @@ $(B)/bin/kernel_bench: $(B)/obj/tools/bench/kernel_bench.o $(B)/lib/libfxtctl.a
 PROGS += $(B)/bin/dataplane
 $(B)/obj/tools/bench/dataplane.o: CFLAGS_USER += -Iuser/drain
 $(B)/bin/dataplane: $(B)/obj/tools/bench/dataplane.o \
-		$(B)/obj/user/drain/output.o $(B)/lib/libfxtctl.a \
+		$(B)/obj/user/drain/output.o $(B)/obj/user/drain/fastpass.o \
+		$(B)/lib/libfxtctl.a \
 		$(B)/lib/libfxtread.a
 	$(link)

@@ -9,13 +9,16 @@
  * names and a string argument, counters; on the CPU buffers context
  * switches with their weights, wakeups and thread names.  Each half then
  * goes through output_half() (user/drain/output.c), the code fxtrace-drain
- * runs per saved half: copy out of the mapping, decode and validate every
- * record, append the valid ones to a chunk, and the chunk is written to a
- * file (give it a tmpfs path).  Single-threaded.
+ * runs per saved half: copy out of the mapping, validate every record
+ * (the fast pass, user/drain/fastpass.c, and the full decoder for the
+ * records it leaves), keep the valid ones in a chunk, and the chunk is
+ * written to a file (give it a tmpfs path).  Single-threaded.
  *
- * In the same run, for the same producer bytes: memcpy() into a second
- * buffer, and md5sum(1) of a file holding them.  The output file is a
- * complete trace, left in place for `fxtrace check` & co (run.sh).
+ * In the same run, for the same producer bytes: output_half() alone and
+ * the write alone (the two parts of the first row; MB/s of producer data),
+ * memcpy() into a second buffer, and md5sum(1) of a file holding them.
+ * The output file is a complete trace, left in place for `fxtrace check`
+ * & co (run.sh).
  *
  * Usage: dataplane [--mib N] [--json FILE] OUT.fxt   (N MiB of producer data)
  */
@@ -224,7 +227,7 @@ static void write_all(int fd, const void *p, size_t len)
 }
 
 struct run {
-	double drain_s, memcpy_s;
+	double drain_s, half_s, memcpy_s;	/* half_s: output_half() alone */
 	uint64_t records, bytes, out_bytes;
 };
 
@@ -243,7 +246,7 @@ static int one_run(struct fake *fakes, unsigned int passes, int out_fd,
 	__u64 ts = START + SECOND;
 	uint64_t refused = 0;
 	unsigned int p, i;
-	double t0;
+	double t0, t1;
 
 	if (!copy && !(copy = malloc(HALF_BYTES)))
 		return -ENOMEM;
@@ -270,8 +273,10 @@ static int one_run(struct fake *fakes, unsigned int passes, int out_fd,
 			t0 = now_s();
 			if (output_half(&o, &f->b, &half, &c))
 				return -ENOMEM;
+			t1 = now_s();
 			write_all(out_fd, c.data, c.len);
 			r->drain_s += now_s() - t0;
+			r->half_s += t1 - t0;
 			r->out_bytes += c.len;
 			chunk_free(&c);
 			t0 = now_s();
@@ -314,7 +319,8 @@ static double median(double *v)
 
 int main(int argc, char **argv)
 {
-	double drain[RUNS], copy[RUNS], md5[RUNS], t0, mb;
+	double drain[RUNS], half[RUNS], written[RUNS], copy[RUNS], md5[RUNS];
+	double t0, mb;
 	const char *json = NULL, *out_path = NULL;
 	unsigned long mib = 256;
 	struct fake fakes[BUFFERS];
@@ -357,6 +363,8 @@ int main(int argc, char **argv)
 		if (one_run(fakes, passes, out_fd, i ? -1 : in_fd, &r))
 			return 1;
 		drain[i] = r.drain_s;
+		half[i] = r.half_s;
+		written[i] = r.drain_s - r.half_s;
 		copy[i] = r.memcpy_s;
 		t0 = now_s();
 		if (system(cmd)) {
@@ -372,24 +380,38 @@ int main(int argc, char **argv)
 	printf("drainer data path: %.1f MB of producer data, %llu records (%.1f bytes each), %u buffers, median of %d runs\n",
 	       mb, (unsigned long long)r.records, (double)r.bytes / r.records,
 	       BUFFERS, RUNS);
-	printf("  %-22s %9s %10s %9s\n", "", "MB/s", "ns/record", "x memcpy");
-	printf("  %-22s %9.0f %10.2f %9.3f\n", "output_half + write",
+	printf("  %-22s %9s %10s %9s %9s\n", "", "MB/s", "ns/record",
+	       "x memcpy", "x md5sum");
+	printf("  %-22s %9.0f %10.2f %9.3f %9.3f\n", "output_half + write",
 	       mb / median(drain), median(drain) * 1e9 / r.records,
-	       median(copy) / median(drain));
-	printf("  %-22s %9.0f %10.2f %9.3f\n", "memcpy", mb / median(copy),
-	       median(copy) * 1e9 / r.records, 1.0);
-	printf("  %-22s %9.0f %10.2f %9.3f\n", "md5sum", mb / median(md5),
-	       median(md5) * 1e9 / r.records, median(copy) / median(md5));
+	       median(copy) / median(drain), median(md5) / median(drain));
+	printf("  %-22s %9.0f %10.2f %9.3f %9.3f\n", "output_half alone",
+	       mb / median(half), median(half) * 1e9 / r.records,
+	       median(copy) / median(half), median(md5) / median(half));
+	printf("  %-22s %9.0f %10.2f %9.3f %9.3f\n", "write of the chunks",
+	       mb / median(written), median(written) * 1e9 / r.records,
+	       median(copy) / median(written), median(md5) / median(written));
+	printf("  %-22s %9.0f %10.2f %9.3f %9.3f\n", "memcpy",
+	       mb / median(copy), median(copy) * 1e9 / r.records, 1.0,
+	       median(md5) / median(copy));
+	printf("  %-22s %9.0f %10.2f %9.3f %9.3f\n", "md5sum", mb / median(md5),
+	       median(md5) * 1e9 / r.records, median(copy) / median(md5), 1.0);
 	if (!json)
 		return 0;
 	j = fopen(json, "w");
 	if (!j)
 		return 1;
 	fprintf(j, "[\n");
-	fprintf(j, "  {\"name\": \"drainer output_half\", \"mb_per_s\": %.1f, \"ns_per_record\": %.2f, \"ratio_to_memcpy\": %.4f, \"bytes\": %llu, \"records\": %llu},\n",
+	fprintf(j, "  {\"name\": \"drainer output_half\", \"mb_per_s\": %.1f, \"ns_per_record\": %.2f, \"ratio_to_memcpy\": %.4f, \"ratio_to_md5sum\": %.4f, \"bytes\": %llu, \"records\": %llu},\n",
 		mb / median(drain), median(drain) * 1e9 / r.records,
-		median(copy) / median(drain), (unsigned long long)r.bytes,
-		(unsigned long long)r.records);
+		median(copy) / median(drain), median(md5) / median(drain),
+		(unsigned long long)r.bytes, (unsigned long long)r.records);
+	fprintf(j, "  {\"name\": \"drainer output_half alone\", \"mb_per_s\": %.1f, \"ns_per_record\": %.2f, \"ratio_to_memcpy\": %.4f, \"ratio_to_md5sum\": %.4f},\n",
+		mb / median(half), median(half) * 1e9 / r.records,
+		median(copy) / median(half), median(md5) / median(half));
+	fprintf(j, "  {\"name\": \"drainer write of the chunks\", \"mb_per_s\": %.1f, \"ns_per_record\": %.2f, \"ratio_to_memcpy\": %.4f, \"ratio_to_md5sum\": %.4f},\n",
+		mb / median(written), median(written) * 1e9 / r.records,
+		median(copy) / median(written), median(md5) / median(written));
 	fprintf(j, "  {\"name\": \"memcpy\", \"mb_per_s\": %.1f, \"ns_per_record\": %.2f, \"ratio_to_memcpy\": 1.0},\n",
 		mb / median(copy), median(copy) * 1e9 / r.records);
 	fprintf(j, "  {\"name\": \"md5sum\", \"mb_per_s\": %.1f, \"ns_per_record\": %.2f, \"ratio_to_memcpy\": %.4f}\n",

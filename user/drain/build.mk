@@ -5,7 +5,7 @@
 # producer for the soak and a counter.
 
 DRAIN_OBJS := $(addprefix $(B)/obj/user/drain/,drain.o loop.o options.o \
-	probes.o progress.o output.o)
+	probes.o progress.o output.o fastpass.o)
 
 $(B)/bin/fxtrace-drain: $(DRAIN_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
 		$(B)/lib/libfxtprobe.a
@@ -35,7 +35,8 @@ $(B)/test/drain/count_ticks: $(B)/obj/user/drain/tests/count_ticks.o \
 
 # The data path on the host, buffers laid out in memory (no module).
 $(B)/test/drain/output_test: $(B)/obj/user/drain/tests/output_test.o \
-		$(B)/obj/user/drain/output.o $(B)/obj/user/reader/tests/vectors.o \
+		$(B)/obj/user/drain/output.o $(B)/obj/user/drain/fastpass.o \
+		$(B)/obj/user/reader/tests/vectors.o \
 		$(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
 	$(link)
 

@@ -116,6 +116,13 @@ struct output {
 	unsigned int diags;		/* invalid records described */
 	__u64 repair[64];		/* a kernel record, its name repaired */
 	struct fxt_record rec;
+	/*
+	 * The fast pass's view of the buffer being drained (fastpass.h);
+	 * allocated on first use.  full_decode: every record through the
+	 * full decoder instead, the reference the fast pass is tested against.
+	 */
+	struct fast_pass *fast;
+	bool full_decode;
 };
 
 /* The slack around the session window: Start - 1 s to now + 1 s. */

@@ -16,20 +16,25 @@
  * table (producer_refusal()).  What is refused is counted against the
  * buffer that held it.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drain.h"
+#include "fastpass.h"
 #include "flush_mark.h"
 #include "fxt_map.h"
 
 /* Provider info (1 + 32 words for a 255-byte name) and an init record. */
 #define ANNOUNCE_MAX_BYTES	((1 + 32 + 2) * 8)
 
-/* The drop counter: header, time, thread, category, name, 2 args, id. */
-#define DROPS_WORDS		13
+/*
+ * Room for the drop counter (output_drops() computes its size with
+ * fxt_event_words()): header, time, thread, category, name, 2 args, id.
+ */
+#define DROPS_WORDS_MAX		16
 
 /*
  * Async begins open at once per process; past it its new begins are
@@ -127,6 +132,7 @@ void output_free(struct output *o)
 	fxt_map_free(&o->bufs);
 	fxt_map_free(&o->pids);
 	free(o->scratch);
+	free(o->fast);
 	fxt_map_free(&o->asyncs);
 	fxt_map_free(&o->lost);
 	memset(o, 0, sizeof(*o));
@@ -148,9 +154,14 @@ static int chunk_alloc(struct chunk *c, size_t cap)
 	return 0;
 }
 
+/*
+ * bytes may lie in c's own data, at or after its end (add_records()):
+ * records already in place are not copied.
+ */
 static void chunk_put(struct chunk *c, const void *bytes, size_t len)
 {
-	memcpy(c->data + c->len, bytes, len);
+	if (c->data + c->len != bytes)
+		memmove(c->data + c->len, bytes, len);
 	c->len += len;
 }
 
@@ -840,74 +851,200 @@ static size_t repair_kobj(struct output *o, struct drain_buffer *db,
 }
 
 /*
+ * The full path for the record at p (avail bytes of records from there, at
+ * `offset` in the span): decode it, judge it, and append it to c when
+ * valid.  Returns its size as fxt_decode_record() does (0: incomplete,
+ * -1: size 0).
+ */
+static ssize_t add_record(struct output *o, struct drain_buffer *db,
+			  const unsigned char *p, size_t avail,
+			  uint64_t offset, struct chunk *c, uint64_t *records)
+{
+	struct fxt_record *rec = &o->rec;
+	bool describe = o->verbose && o->diags < DIAG_MAX;
+	struct fxt_sink sink = { 0 };
+	const unsigned char *bytes = p;
+	enum refusal why;
+	uint64_t need;
+	size_t size;
+	ssize_t n;
+
+	if (describe) {
+		sink.fn = print_diag;
+		sink.ctx = db;
+	}
+	n = fxt_decode_record(db->tables, p, avail, offset, rec, &sink, &need);
+	if (n <= 0)
+		return n;
+	size = (size_t)n;
+	if (!rec->valid || !rec->complete ||
+	    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING]) {
+		/* A name's bytes never cost a kernel its record. */
+		size = repair_kobj(o, db, rec, &sink);
+		if (!size) {
+			o->diags += describe;
+			refuse(o, db, rec, REFUSED_INVALID);
+			return n;
+		}
+		bytes = (const unsigned char *)o->repair;
+		memset(sink.counts, 0, sizeof(sink.counts));
+	}
+	why = refusal(o, db, rec);
+	if (why == REFUSED_COUNT && chunk_room(c, size))
+		why = REFUSED_INVALID;
+	if (why != REFUSED_COUNT) {
+		refuse(o, db, rec, why);
+		return n;
+	}
+	/* Nothing else can refuse it: its definitions may enter the tables. */
+	if (fxt_tables_apply(db->tables, rec, &sink) ||
+	    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
+	    async_written(o, db, rec) || lost_written(o, db, rec)) {
+		o->diags += describe;
+		refuse(o, db, rec, REFUSED_INVALID);
+		return n;
+	}
+	if (rec->type == FXT_REC_EVENT && rec->ts_ns_valid &&
+	    rec->ts > db->last_ts)
+		db->last_ts = rec->ts;
+	chunk_put(c, bytes, size);
+	(*records)++;
+	return n;
+}
+
+/* The fast pass set up for db's records, or NULL (full path only). */
+static struct fast_pass *fast_for(struct output *o,
+				  const struct drain_buffer *db)
+{
+	if (o->full_decode)
+		return NULL;
+	if (!o->fast)
+		o->fast = calloc(1, sizeof(*o->fast));
+	if (!o->fast)
+		return NULL;	/* the full path judges the same */
+	fast_begin(o->fast, db->tables, db->kind == FXTRACE_BUFFER_TASK,
+		   db->pid, db->tid, o->window_lo, o->window_hi);
+	return o->fast;
+}
+
+/* The largest kernel object repair_kobj() writes, in bytes. */
+#define KOBJ_REPAIRED_MAX \
+	(8 * fxt_kobj_name_words(3 * KOBJ_NAME_REPAIR_MAX, 1))
+
+/*
+ * The record at p (avail bytes) is one repair_kobj() could rewrite, and
+ * so make longer: a kernel object whose inline name is not UTF-8.
+ */
+static bool may_grow(const unsigned char *p, size_t avail)
+{
+	uint64_t h, words;
+	uint32_t len;
+
+	memcpy(&h, p, sizeof(h));
+	h = le64toh(h);
+	words = fxt_bits(h, 4, 15);
+	len = fxt_bits(h, 24, 39) & FXT_STRING_INDEX_MAX;
+	if ((h & 15) != FXT_REC_KOBJ || !(fxt_bits(h, 24, 39) &
+					  FXT_STRING_REF_INLINE))
+		return false;
+	/* Longer names, and names past the record, are not repaired. */
+	if (len > KOBJ_NAME_REPAIR_MAX || words > avail / 8 ||
+	    2 + fxt_stream_words(len) > words)
+		return false;
+	return !fxt_utf8_valid(p + 16, len);
+}
+
+/*
+ * Judge the records of span (len bytes, a copy nobody else writes, at
+ * `offset` in what was copied out) and append the valid ones to c.  Runs
+ * the fast pass accepts are appended whole; every other record takes the
+ * full path.  Returns the bytes framed as records.
+ */
+static size_t judge_span(struct output *o, struct drain_buffer *db,
+			 struct fast_pass *fp, const unsigned char *span,
+			 size_t len, uint64_t offset, struct chunk *c,
+			 uint64_t *records, bool *unframed)
+{
+	size_t off = 0, run;
+	ssize_t n;
+
+	while (off < len) {
+		if (fp) {
+			/* Up to where the chunk would have to grow. */
+			run = fast_run(fp, span + off, len - off,
+				       c->cap - c->len, records, &db->last_ts);
+			chunk_put(c, span + off, run);
+			off += run;
+			if (off == len)
+				break;
+		}
+		n = add_record(o, db, span + off, len - off, offset + off, c,
+			       records);
+		if (n <= 0) {
+			*unframed = n < 0;
+			break;
+		}
+		if (fp)
+			fast_forget(fp, &o->rec);
+		off += (size_t)n;
+	}
+	return off;
+}
+
+/*
  * Copy len bytes at src out of the mapping, and append the valid records
  * to c.  Returns the bytes framed as records; *unframed is set when a
  * record could not be framed (size 0), which ends the span.
+ *
+ * With the fast pass the copy goes straight to the end of the chunk and
+ * is judged there: accepted records stay where they are, or move down over
+ * refused ones, so they are copied once.  Only a kernel object that a
+ * repair could make longer than the room refused records left sends the
+ * rest of the span through o->scratch.
  */
 static size_t add_records(struct output *o, struct drain_buffer *db,
 			  const unsigned char *src, size_t len,
 			  struct chunk *c, uint64_t *records, bool *unframed)
 {
-	struct fxt_record *rec = &o->rec;
-	const unsigned char *bytes;
-	enum refusal why;
-	size_t off = 0, size;
-	uint64_t need;
+	struct fast_pass *fp = fast_for(o, db);
+	const unsigned char *span;
+	size_t off = 0, run;
 	ssize_t n;
 
 	*unframed = false;
-	if (scratch_reserve(o, len))
-		return 0;
-	memcpy(o->scratch, src, len);
+	if (!fp || chunk_room(c, len)) {
+		if (scratch_reserve(o, len))
+			return 0;
+		memcpy(o->scratch, src, len);
+		return judge_span(o, db, fp, o->scratch, len, 0, c, records,
+				  unframed);
+	}
+	span = c->data + c->len;
+	memcpy((unsigned char *)span, src, len);
 	while (off < len) {
-		struct fxt_sink sink = { 0 };
-		bool describe = o->verbose && o->diags < DIAG_MAX;
-
-		if (describe) {
-			sink.fn = print_diag;
-			sink.ctx = db;
+		run = fast_run(fp, span + off, len - off, len - off, records,
+			       &db->last_ts);
+		chunk_put(c, span + off, run);
+		off += run;
+		if (off == len)
+			break;
+		if (may_grow(span + off, len - off) &&
+		    (size_t)(span + off - (c->data + c->len)) <
+		    KOBJ_REPAIRED_MAX) {
+			if (scratch_reserve(o, len - off))
+				return off;
+			memcpy(o->scratch, span + off, len - off);
+			return off + judge_span(o, db, fp, o->scratch,
+						len - off, off, c, records,
+						unframed);
 		}
-		n = fxt_decode_record(db->tables, o->scratch + off, len - off,
-				      off, rec, &sink, &need);
+		n = add_record(o, db, span + off, len - off, off, c, records);
 		if (n <= 0) {
 			*unframed = n < 0;
 			break;
 		}
-		bytes = o->scratch + off;
-		size = (size_t)n;
-		off += size;
-		if (!rec->valid || !rec->complete ||
-		    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING]) {
-			/* A name's bytes never cost a kernel its record. */
-			size = repair_kobj(o, db, rec, &sink);
-			if (!size) {
-				o->diags += describe;
-				refuse(o, db, rec, REFUSED_INVALID);
-				continue;
-			}
-			bytes = (const unsigned char *)o->repair;
-			memset(sink.counts, 0, sizeof(sink.counts));
-		}
-		why = refusal(o, db, rec);
-		if (why == REFUSED_COUNT && chunk_room(c, size))
-			why = REFUSED_INVALID;
-		if (why != REFUSED_COUNT) {
-			refuse(o, db, rec, why);
-			continue;
-		}
-		/* Nothing else can refuse it: its definitions may enter the tables. */
-		if (fxt_tables_apply(db->tables, rec, &sink) ||
-		    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
-		    async_written(o, db, rec) || lost_written(o, db, rec)) {
-			o->diags += describe;
-			refuse(o, db, rec, REFUSED_INVALID);
-			continue;
-		}
-		if (rec->type == FXT_REC_EVENT && rec->ts_ns_valid &&
-		    rec->ts > db->last_ts)
-			db->last_ts = rec->ts;
-		chunk_put(c, bytes, size);
-		(*records)++;
+		fast_forget(fp, &o->rec);
+		off += (size_t)n;
 	}
 	return off;
 }
@@ -1011,36 +1148,42 @@ int output_rest(struct output *o, const struct fxtctl_buffer *b,
 
 int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c)
 {
-	static const char cat[] = "fxtrace", name[] = "dropped";
-	__u64 words[DROPS_WORDS];
-	__u16 cat_ref = fxt_inline_string_ref(sizeof(cat) - 1);
-	__u16 name_ref = fxt_inline_string_ref(sizeof(name) - 1);
+	static const char cat[] = "fxtrace", name[] = "dropped",
+			  records[] = "records", invalid[] = "invalid";
+	const __u16 cat_ref = fxt_inline_string_ref(sizeof(cat) - 1);
+	const __u16 name_ref = fxt_inline_string_ref(sizeof(name) - 1);
+	const __u16 records_ref = fxt_inline_string_ref(sizeof(records) - 1);
+	const __u16 invalid_ref = fxt_inline_string_ref(sizeof(invalid) - 1);
+	const __u32 words = fxt_event_words(FXT_EVENT_COUNTER,
+					    FXT_THREAD_REF_INLINE, cat_ref,
+					    name_ref,
+					    fxt_arg_words(records_ref, 1) +
+					    fxt_arg_words(invalid_ref, 1));
+	__u64 w[DROPS_WORDS_MAX];
 	__u32 n = 0;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	if (!db->dropped && !db->invalid)
 		return 0;
-	ret = chunk_begin(o, db, c, sizeof(words));
+	ret = chunk_begin(o, db, c, sizeof(w));
 	if (ret)
 		return ret;
-	words[n++] = fxt_event_hdr(DROPS_WORDS, FXT_EVENT_COUNTER, 2,
-				   FXT_THREAD_REF_INLINE, cat_ref, name_ref);
+	w[n++] = fxt_event_hdr(words, FXT_EVENT_COUNTER, 2,
+			       FXT_THREAD_REF_INLINE, cat_ref, name_ref);
 	/* At its newest event; at the session's start when it has none. */
-	words[n++] = db->last_ts > o->window_lo ? db->last_ts : o->window_lo;
-	words[n++] = db->pid;
-	words[n++] = db->tid;
-	n += fxt_write_stream(words + n, cat, sizeof(cat) - 1);
-	n += fxt_write_stream(words + n, name, sizeof(name) - 1);
-	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
-			     fxt_inline_string_ref(7), "records",
+	w[n++] = db->last_ts > o->window_lo ? db->last_ts : o->window_lo;
+	w[n++] = db->pid;
+	w[n++] = db->tid;
+	n += fxt_write_string_ref(w + n, cat_ref, cat);
+	n += fxt_write_string_ref(w + n, name_ref, name);
+	n += fxt_write_arg64(w + n, FXT_ARG_INT64, records_ref, records,
 			     db->dropped);
-	n += fxt_write_arg64(words + n, FXT_ARG_INT64,
-			     fxt_inline_string_ref(7), "invalid",
+	n += fxt_write_arg64(w + n, FXT_ARG_INT64, invalid_ref, invalid,
 			     db->invalid);
 	/* The counter id: one track per buffer. */
-	words[n++] = db->id;
-	chunk_put(c, words, n * 8);
+	w[n++] = db->id;
+	chunk_put(c, w, n * 8);
 	chunk_end(o, db, c, 1);
 	return 0;
 }

@@ -12,6 +12,7 @@
  * name and argument name, one int64 argument) through output_rest(), for
  * instruction counts per record under `valgrind --tool=callgrind`.
  */
+#include <dirent.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +275,684 @@ static int check_file(struct walk *w)
 	return 0;
 }
 
+/* ---- the fast pass against the full decoder ------------------------------ */
+
+/*
+ * The same input through two outputs, one with the fast pass and one with
+ * every record through the full decoder (output.full_decode): the files
+ * must be the same byte for byte, and so must every count.
+ */
+struct side {
+	struct output o;
+	struct file f;
+};
+
+static struct side sides[2];	/* [0] fast pass, [1] full decoder */
+static uint64_t diff_inputs, diff_records, diff_refused;
+
+static void side_add(struct side *s, struct chunk *c)
+{
+	if (c->len && c->offset != s->f.len) {
+		printf("# chunk at %#llx, file ends at %#zx\n",
+		       (unsigned long long)c->offset, s->f.len);
+		exit(1);
+	}
+	if (s->f.len + c->len > s->f.cap) {
+		s->f.cap = 2 * (s->f.len + c->len);
+		s->f.bytes = realloc(s->f.bytes, s->f.cap);
+		if (!s->f.bytes)
+			exit(1);
+	}
+	if (c->len)
+		memcpy(s->f.bytes + s->f.len, c->data, c->len);
+	s->f.len += c->len;
+	chunk_free(c);
+}
+
+static void sides_start(void)
+{
+	struct chunk c;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		output_free(&sides[i].o);
+		output_init(&sides[i].o, SECOND, START);
+		sides[i].o.full_decode = i == 1;
+		output_set_now(&sides[i].o, START + 10 * SECOND);
+		sides[i].f.len = 0;
+		if (output_magic(&sides[i].o, &c))
+			exit(1);
+		side_add(&sides[i], &c);
+	}
+}
+
+/*
+ * Everything the drainer keeps about a buffer and the session, compared:
+ * the full decoder's side is the expected one, the fast pass's observed.
+ */
+static int sides_same(uint32_t id, const char *what)
+{
+	const struct drain_buffer *a = output_find(&sides[0].o, id);
+	const struct drain_buffer *b = output_find(&sides[1].o, id);
+	const struct output *oa = &sides[0].o, *ob = &sides[1].o;
+	const struct file *fa = &sides[0].f, *fb = &sides[1].f;
+	char *ra = NULL, *rb = NULL;
+	size_t la = 0, lb = 0;
+	FILE *sa, *sb;
+	bool same;
+
+	ASSERT_TRUE(a);
+	ASSERT_TRUE(b);
+	sa = open_memstream(&ra, &la);
+	ASSERT_TRUE(sa);
+	sb = open_memstream(&rb, &lb);
+	ASSERT_TRUE(sb);
+	output_report_lost(&sides[0].o, sa);
+	output_report_lost(&sides[1].o, sb);
+	fclose(sa);
+	fclose(sb);
+	same = EXPECT_EQ(fb->len, fa->len);
+	same &= EXPECT_MEM(fb->bytes, fa->bytes,
+			   fa->len < fb->len ? fa->len : fb->len);
+	same &= EXPECT_STRN(rb, ra, la);	/* the lost-events reports */
+	free(ra);
+	free(rb);
+	same &= EXPECT_EQ(b->records, a->records);
+	same &= EXPECT_EQ(b->bytes, a->bytes);
+	same &= EXPECT_EQ(b->invalid, a->invalid);
+	same &= EXPECT_EQ(b->repaired, a->repaired);
+	same &= EXPECT_EQ(b->dropped, a->dropped);
+	same &= EXPECT_EQ(b->last_ts, a->last_ts);
+	same &= EXPECT_EQ(b->durable_done, a->durable_done);
+	same &= EXPECT_EQ(b->durable_broken, a->durable_broken);
+	same &= EXPECT_EQ(b->next_wrap, a->next_wrap);
+	same &= EXPECT_MEM(b->refused, a->refused, sizeof(a->refused));
+	same &= EXPECT_EQ(ob->asyncs.count, oa->asyncs.count);
+	same &= EXPECT_EQ(ob->pids.count, oa->pids.count);
+	same &= EXPECT_EQ(ob->offset, oa->offset);
+	if (!same)
+		FAIL("%s: the fast pass (observed) differs from the full decoder (expected)",
+		     what);
+	return 0;
+}
+
+/*
+ * What the durable part of every buffer in the differential runs starts
+ * with: strings the generator's refs use (the names the decoder looks
+ * for among them) and threads, the producer's own (1) and another's (2).
+ */
+static const char *const diff_strings[] = {
+	NULL, "app", "frame", "incoming_weight", "outgoing_weight", "weight",
+	"process", "fxtrace", "lost events", "no buffer", "\xc3\xa9t\xc3\xa9",
+};
+#define DIFF_STRINGS	((__u16)N_WORDS(diff_strings))
+
+static size_t diff_prelude(__u64 *w)
+{
+	size_t n = 0;
+	__u16 i;
+
+	for (i = 1; i < DIFF_STRINGS; i++)
+		n += fxt_write_string(w + n, i, diff_strings[i],
+				      (__u32)strlen(diff_strings[i]));
+	n += fxt_write_thread(w + n, 1, PID, TID);
+	n += fxt_write_thread(w + n, 2, PID, TID + 1);
+	return n;
+}
+
+/*
+ * input (len bytes) through buffers of each kind, both sides: as a saved
+ * half, the same half again (with what the first defined), and as
+ * durable additions drained by output_rest(), then the drops counter.
+ */
+static int diff_input(const void *input, size_t len, const char *what)
+{
+	static const __u32 kinds[] = { FXTRACE_BUFFER_TASK, FXTRACE_BUFFER_CPU,
+				       FXTRACE_BUFFER_KERNEL };
+	size_t rolling = (len + 7) & ~(size_t)7, i, n;
+	struct fake f[2];
+	__u64 prelude[64];
+	struct chunk c;
+	unsigned int k, s;
+	char label[300];
+
+	diff_inputs++;
+	n = diff_prelude(prelude);
+	for (k = 0; k < N_WORDS(kinds); k++) {
+		sides_start();
+		for (s = 0; s < 2; s++) {
+			struct fxtctl_span half = { .len = len };
+
+			fake_new(&f[s], 7, kinds[k], PID, TID,
+				 8 * n + rolling + 4096, rolling ? rolling : 8,
+				 "diff");
+			put_words(&f[s], prelude, n);
+			half.ptr = f[s].data + f[s].hdr->durable_size;
+			memcpy((unsigned char *)half.ptr, input, len);
+			for (i = 0; i < 2; i++) {
+				half.wrap = i;
+				if (output_half(&sides[s].o, &f[s].b, &half, &c))
+					exit(1);
+				side_add(&sides[s], &c);
+			}
+			/* The input again, as durable additions. */
+			memcpy(f[s].data + f[s].durable, input, len);
+			f[s].durable += len;
+			if (kinds[k] == FXTRACE_BUFFER_TASK)
+				f[s].ctl->durable_committed = f[s].durable;
+			else
+				f[s].hdr->durable_committed = f[s].durable;
+			if (output_rest(&sides[s].o, &f[s].b, &c))
+				exit(1);
+			side_add(&sides[s], &c);
+			if (output_drops(&sides[s].o,
+					 output_find(&sides[s].o, 7), &c))
+				exit(1);
+			side_add(&sides[s], &c);
+		}
+		snprintf(label, sizeof(label), "%s (%s buffer)", what,
+			 kinds[k] == FXTRACE_BUFFER_TASK ? "task" :
+			 kinds[k] == FXTRACE_BUFFER_CPU ? "cpu" : "kernel");
+		if (sides_same(7, label))
+			return 1;
+		diff_records += output_find(&sides[0].o, 7)->records;
+		diff_refused += output_find(&sides[0].o, 7)->invalid;
+		for (s = 0; s < 2; s++)
+			fake_free(&f[s]);
+	}
+	return 0;
+}
+
+/* ---- inputs for the differential runs ------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static unsigned int pick(unsigned int n)
+{
+	return (unsigned int)(rnd() % n);
+}
+
+static const char *const inline_texts[] = {
+	"", "x", "tick", "hello world", "abcdefgh", "incoming_weight",
+	"outgoing_weight", "weight", "process", "\xc3\xa9", "\xff\xfe",
+	"a\xe2\x82", "\xed\xa0\x80",
+	/* 64 bytes a repair makes 192: the longest name it rewrites */
+	"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+	"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+	"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+	"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8",
+};
+
+/* A string ref, and its stream appended to *tail when inline. */
+static __u16 gen_string_ref(struct words *tail)
+{
+	const char *s;
+
+	switch (pick(8)) {
+	case 0:
+		return FXT_STRING_REF_EMPTY;
+	case 1:
+		return pick(2) ? 60 : FXT_STRING_INDEX_MAX;	/* undefined */
+	case 2:
+	case 3:
+	case 4:
+		return (__u16)(1 + pick(DIFF_STRINGS - 1));
+	default:
+		s = inline_texts[pick(N_WORDS(inline_texts))];
+		put_stream(tail, s, strlen(s));
+		return fxt_inline_string_ref((__u32)strlen(s));
+	}
+}
+
+/* One argument into b; *type says which. */
+static void gen_arg(struct words *b, unsigned int *type)
+{
+	static const unsigned int types[] = {
+		FXT_ARG_INT32, FXT_ARG_INT32, FXT_ARG_UINT32, FXT_ARG_INT64,
+		FXT_ARG_INT64, FXT_ARG_UINT64, FXT_ARG_DOUBLE, FXT_ARG_STRING,
+		FXT_ARG_STRING, FXT_ARG_POINTER, FXT_ARG_KOID, FXT_ARG_BOOL,
+		FXT_ARG_NULL, FXT_ARG_BLOB, 11,
+	};
+	struct words tail = { .n = 0 };
+	size_t at = b->n;
+	uint64_t value = 0;
+	__u16 name = gen_string_ref(&tail);
+
+	*type = types[pick(N_WORDS(types))];
+	put(b, 0);
+	put_all(b, tail.w, tail.n);
+	switch (*type) {
+	case FXT_ARG_INT32:
+	case FXT_ARG_UINT32:
+		value = rnd() & 0xffffffffULL;
+		break;
+	case FXT_ARG_BOOL:
+		value = pick(2);
+		break;
+	case FXT_ARG_STRING:
+		tail.n = 0;
+		value = gen_string_ref(&tail);
+		put_all(b, tail.w, tail.n);
+		break;
+	case FXT_ARG_BLOB:
+		value = pick(12);
+		put_stream(b, "blobbytes\x01\x02\x03", value);
+		break;
+	case FXT_ARG_NULL:
+	case 11:
+		break;
+	default:
+		put(b, rnd());
+		break;
+	}
+	if (!pick(20))
+		put(b, 0);		/* an extension word */
+	if (!pick(25))
+		value |= 1ULL << (16 + pick(16));	/* reserved bits */
+	b->w[at] = *type | (uint64_t)(b->n - at) << 4 | (uint64_t)name << 16 |
+		   value << 32;
+}
+
+static uint64_t gen_ts(void)
+{
+	switch (pick(12)) {
+	case 0:
+		return START - 5 * SECOND;
+	case 1:
+		return START + 20 * SECOND;
+	case 2:
+		return rnd();
+	default:
+		return START + SECOND + pick(1000);
+	}
+}
+
+/* nargs arguments: the count, and a mask of their types. */
+static unsigned int gen_args(struct words *b, unsigned int nargs,
+			     unsigned int *types)
+{
+	unsigned int i, type;
+
+	*types = 0;
+	for (i = 0; i < nargs; i++) {
+		gen_arg(b, &type);
+		*types |= 1u << type;
+	}
+	return nargs;
+}
+
+static void gen_event(struct words *b)
+{
+	static const unsigned int events[] = {
+		FXT_EVENT_INSTANT, FXT_EVENT_COUNTER, FXT_EVENT_COUNTER,
+		FXT_EVENT_DURATION_BEGIN, FXT_EVENT_DURATION_END,
+		FXT_EVENT_DURATION_COMPLETE, FXT_EVENT_ASYNC_BEGIN,
+		FXT_EVENT_ASYNC_INSTANT, FXT_EVENT_ASYNC_END,
+		FXT_EVENT_FLOW_BEGIN, FXT_EVENT_FLOW_STEP, FXT_EVENT_FLOW_END,
+		12,
+	};
+	unsigned int type = events[pick(N_WORDS(events))], nargs, types;
+	struct words strings = { .n = 0 };
+	size_t at = b->n;
+	uint64_t ts = gen_ts();
+	__u8 thread = 0;
+	__u16 category, name;
+
+	put(b, 0);
+	put(b, ts);
+	switch (pick(7)) {
+	case 0:
+		put(b, PID + pick(2));
+		put(b, TID);
+		break;
+	case 1:
+		put(b, PID);
+		put(b, pick(2) ? TID + 1 : 1ULL << 33);
+		break;
+	case 2:
+	case 3:
+		put(b, PID);
+		put(b, TID);
+		break;
+	default:
+		thread = (__u8)(1 + pick(3));	/* 3 is undefined */
+		break;
+	}
+	if (type == FXT_EVENT_COUNTER && pick(2)) {
+		category = 7;		/* "fxtrace", "lost events" */
+		name = 8;
+	} else {
+		category = gen_string_ref(&strings);
+		name = gen_string_ref(&strings);
+	}
+	put_all(b, strings.w, strings.n);
+	nargs = gen_args(b, pick(4), &types);
+	if (!pick(20))
+		;		/* the trailing word forgotten */
+	else if (type == FXT_EVENT_DURATION_COMPLETE)
+		put(b, pick(4) ? ts + pick(100) : ts - 1);
+	else if (type == FXT_EVENT_COUNTER || type >= FXT_EVENT_ASYNC_BEGIN)
+		put(b, pick(3) ? pick(3) : rnd());
+	if (!pick(30))
+		put(b, 0);		/* an extension word */
+	b->w[at] = fxt_event_hdr((__u32)(b->n - at), type, nargs, thread,
+				 category, name);
+}
+
+static void gen_sched(struct words *b)
+{
+	unsigned int type = pick(8) ? 1 + pick(2) : pick(4), nargs, types;
+	uint32_t cpu = pick(10) ? pick(4) : 4096 + pick(3);
+	size_t at = b->n;
+	uint64_t h;
+
+	put(b, 0);
+	put(b, gen_ts());
+	put(b, pick(10) ? 2000 + pick(4) : 1ULL << 32);
+	if (type != FXT_SCHED_WAKEUP)
+		put(b, 2000 + pick(4));
+	if (type == FXT_SCHED_CONTEXT_SWITCH && pick(3)) {
+		/* The weights Perfetto needs, by table or inline names. */
+		put(b, fxt_arg_hdr(pick(8) ? FXT_ARG_INT32 : FXT_ARG_UINT32,
+				   1, 3, 1024));
+		if (pick(2)) {
+			put(b, fxt_arg_hdr(FXT_ARG_INT32, 3,
+					   fxt_inline_string_ref(15), 7));
+			put_stream(b, "outgoing_weight", 15);
+		} else {
+			put(b, fxt_arg_hdr(FXT_ARG_INT32, 1, 4, 7));
+		}
+		nargs = 2 + gen_args(b, pick(2), &types);
+	} else {
+		nargs = gen_args(b, pick(3), &types);
+	}
+	if (!pick(30))
+		put(b, 0);
+	h = fxt_record_hdr(FXT_REC_SCHED, (__u32)(b->n - at)) |
+	    fxt_field(nargs, 16, 19) | fxt_field(type, 60, 63);
+	if (type == FXT_SCHED_LEGACY_CONTEXT_SWITCH)
+		h |= fxt_field(cpu & 255, 16, 23) | fxt_field(1, 28, 35);
+	else
+		h |= fxt_field(cpu, 20, 35) |
+		     fxt_field(type == 1 ? pick(7) : 0, 36, 39);
+	if (!pick(30))
+		h |= 1ULL << (40 + pick(20));
+	b->w[at] = h;
+}
+
+/* One record of any kind, mostly events. */
+static void gen_record(struct words *b)
+{
+	const char *s = inline_texts[pick(N_WORDS(inline_texts))];
+	__u64 w[64];
+	size_t n, i;
+
+	switch (pick(16)) {
+	case 0:
+		n = fxt_write_string(w, (__u16)(1 + pick(DIFF_STRINGS + 2)), s,
+				     (__u32)strlen(s));
+		break;
+	case 1:
+		n = fxt_write_thread(w, (__u8)(1 + pick(3)), PID,
+				     pick(2) ? TID : TID + 1);
+		break;
+	case 2:
+		n = fxt_write_kobj_name(w, FXT_KOBJ_THREAD, TID, s,
+					(__u32)strlen(s), PID);
+		break;
+	case 3:
+	case 4:
+	case 5:
+		gen_sched(b);
+		return;
+	case 6:
+		w[0] = rnd();
+		n = 1;
+		break;
+	default:
+		gen_event(b);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		put(b, w[i]);
+}
+
+/*
+ * The record from word `at` again, count times, each with other data
+ * (timestamps, values, koids, ids) or a bit of its structure changed:
+ * records of one layout, as producers write them.
+ */
+static void gen_repeats(struct words *b, size_t at, unsigned int count)
+{
+	static const char *const names[] = {
+		"incoming_weight", "outgoing_weight", "weight", "other",
+	};
+	size_t words = b->n - at, i, j;
+	const char *name;
+	__u64 w[4];
+
+	while (count-- && b->n + words + 4 < N_WORDS(b->w)) {
+		/* Sometimes a name or a thread the layout uses changes first. */
+		if (!pick(4)) {
+			name = names[pick(N_WORDS(names))];
+			j = fxt_write_string(w, (__u16)(3 + pick(3)), name,
+					     (__u32)strlen(name));
+			for (i = 0; i < j; i++)
+				put(b, w[i]);
+		} else if (!pick(8)) {
+			j = fxt_write_thread(w, (__u8)(1 + pick(2)), PID,
+					     TID + pick(2));
+			for (i = 0; i < j; i++)
+				put(b, w[i]);
+		}
+		for (i = 0; i < words; i++)
+			put(b, b->w[at + i]);
+		if (words < 2)
+			continue;
+		if (pick(2))
+			b->w[b->n - words + 1] = gen_ts();
+		j = b->n - words + 1 + pick((unsigned int)words - 1);
+		switch (pick(5)) {
+		case 0:
+			b->w[j] ^= 1ULL << pick(64);
+			break;
+		case 1:
+			b->w[j] ^= rnd() << 32;
+			break;
+		case 2:
+			b->w[j] = b->w[j - 1] + pick(3) - 1;
+			break;
+		case 3:
+			b->w[j] = pick(2) ? 1ULL << 32 : 0;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Bits flipped, words replaced: what a producer writing garbage leaves. */
+static void mutate(struct words *b)
+{
+	unsigned int i, count = 1 + pick(4);
+
+	for (i = 0; i < count && b->n; i++) {
+		if (pick(3))
+			b->w[pick((unsigned int)b->n)] ^= 1ULL << pick(64);
+		else
+			b->w[pick((unsigned int)b->n)] = rnd();
+	}
+}
+
+/*
+ * Generated halves: honest records of every kind with mistakes a
+ * producer makes, then the same mutated; a few cut inside a record.
+ */
+static int test_fast_generated(void)
+{
+	unsigned char bytes[sizeof(((struct words *)0)->w)];
+	static struct words b;
+	char what[64];
+	unsigned int i, r, records;
+	size_t len;
+
+	diff_inputs = diff_records = diff_refused = 0;
+	for (i = 0; i < 3000; i++) {
+		b.n = 0;
+		records = 1 + pick(60);
+		for (r = 0; r < records && b.n < N_WORDS(b.w) - 128; r++) {
+			size_t at = b.n;
+
+			gen_record(&b);
+			if (!pick(3))
+				gen_repeats(&b, at, 1 + pick(6));
+		}
+		if (i % 3 == 1)
+			mutate(&b);
+		words_to_le(b.w, b.n, bytes);
+		len = 8 * b.n;
+		if (i % 17 == 5 && len)
+			len -= 1 + pick(12);
+		snprintf(what, sizeof(what), "generated input %u", i);
+		if (diff_input(bytes, len, what))
+			return 1;
+	}
+	printf("# %llu inputs, %llu records written, %llu refused: the same\n",
+	       (unsigned long long)diff_inputs,
+	       (unsigned long long)diff_records,
+	       (unsigned long long)diff_refused);
+	/* The inputs exercise both sides of every judgement. */
+	EXPECT_CMP(diff_records, >, 10000);
+	EXPECT_CMP(diff_refused, >, 10000);
+	return 0;
+}
+
+/* Random words: mostly unframeable, sometimes a record by chance. */
+static int test_fast_garbage(void)
+{
+	unsigned char bytes[8 * 256];
+	uint64_t w[256];
+	unsigned int i, n, k;
+
+	for (i = 0; i < 500; i++) {
+		n = 1 + pick(256);
+		for (k = 0; k < n; k++) {
+			w[k] = rnd();
+			/* Plausible headers: small sizes, types 4 and 8. */
+			if (pick(2))
+				w[k] = (w[k] & ~0xfff0ULL) |
+				       (uint64_t)(1 + pick(8)) << 4;
+		}
+		words_to_le(w, n, bytes);
+		if (diff_input(bytes, 8 * n, "garbage"))
+			return 1;
+	}
+	return 0;
+}
+
+/* A file's bytes through diff_input(); 0 also when it cannot be read. */
+static int diff_file(const char *path, bool *read)
+{
+	unsigned char *bytes = NULL;
+	size_t len = 0;
+	long size;
+	FILE *f = fopen(path, "rb");
+	int ret;
+
+	*read = false;
+	if (!f)
+		return 0;
+	if (!fseek(f, 0, SEEK_END) && (size = ftell(f)) >= 0 &&
+	    !fseek(f, 0, SEEK_SET)) {
+		bytes = malloc((size_t)size + 1);
+		len = bytes ? fread(bytes, 1, (size_t)size, f) : 0;
+		*read = bytes && len == (size_t)size;
+	}
+	fclose(f);
+	ret = *read ? diff_input(bytes, len, path) : 0;
+	free(bytes);
+	return ret;
+}
+
+/* The decoder's vectors and the Perfetto corpus (run from the tree's root). */
+static int test_fast_corpora(void)
+{
+	static const struct { const uint64_t *w; size_t n; } vectors[] = {
+		{ spec_magic, N_WORDS(spec_magic) },
+		{ spec_string_app, N_WORDS(spec_string_app) },
+		{ spec_instant, N_WORDS(spec_instant) },
+		{ spec_process, N_WORDS(spec_process) },
+		{ spec_thread, N_WORDS(spec_thread) },
+		{ spec_switch, N_WORDS(spec_switch) },
+		{ spec_init, N_WORDS(spec_init) },
+		{ perfetto_inline_instant, N_WORDS(perfetto_inline_instant) },
+		{ perfetto_boolean_args, N_WORDS(perfetto_boolean_args) },
+		{ perfetto_sched, N_WORDS(perfetto_sched) },
+		{ perfetto_legacy_sched, N_WORDS(perfetto_legacy_sched) },
+		{ perfetto_corrupted, N_WORDS(perfetto_corrupted) },
+		{ jane_prefix, N_WORDS(jane_prefix) },
+		{ example_trace, N_WORDS(example_trace) },
+	};
+	static const char dir[] = "user/reader/tests/perfetto-corpus";
+	unsigned char bytes[8 * 128];
+	struct dirent *e;
+	char path[512];
+	unsigned int i, files = 0;
+	bool read;
+	DIR *d;
+
+	for (i = 0; i < N_WORDS(vectors); i++) {
+		words_to_le(vectors[i].w, vectors[i].n, bytes);
+		if (diff_input(bytes, 8 * vectors[i].n, "vector"))
+			return 1;
+	}
+	d = opendir(dir);
+	ASSERT_TRUE(d);
+	while ((e = readdir(d))) {
+		if (!strstr(e->d_name, ".fxt"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (diff_file(path, &read)) {
+			closedir(d);
+			return 1;
+		}
+		files += read;
+	}
+	closedir(d);
+	printf("# %u vectors, %u corpus files: the same\n",
+	       (unsigned int)N_WORDS(vectors), files);
+	ASSERT_CMP(files, >, 10);
+	return 0;
+}
+
+/* `output_test --diff FILE...`: each file as a half, both ways (fuzz corpora). */
+static int diff_files(int argc, char **argv)
+{
+	int i, bad = 0, files = 0;
+	bool read;
+
+	for (i = 2; i < argc; i++) {
+		if (diff_file(argv[i], &read)) {
+			bad++;
+			continue;
+		}
+		if (!read)
+			fprintf(stderr, "output_test: cannot read %s\n", argv[i]);
+		files += read;
+		bad += !read;
+	}
+	printf("%d files the same both ways, %d not\n", files, bad);
+	return bad ? 1 : 0;
+}
+
 /* ---- the tests ----------------------------------------------------------- */
 
 /*
@@ -528,6 +1207,71 @@ static int test_producer_drops(void)
 }
 
 /*
+ * The drop counter output_drops() writes: one clean counter event on the
+ * buffer's own thread, "fxtrace" / "dropped", int64 "records" and
+ * "invalid", the buffer's id as its counter id, nothing after its content.
+ */
+static int test_drops_record(void)
+{
+	struct fxt_tables *t = fxt_tables_new(12, 0);
+	struct fxt_sink sink = { 0 };
+	struct fxt_record rec;
+	struct drain_buffer *db;
+	struct chunk c;
+	uint64_t need;
+	size_t off;
+	__u64 w[8];
+	struct fake f;
+	ssize_t n;
+
+	ASSERT_TRUE(t);
+	start();
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	f.hdr->dropped_records = 5;
+	/* Two records refused: another thread's, then a size-0 header. */
+	n = event(w, FXT_EVENT_INSTANT, START + SECOND, PID, 555, "x", 0);
+	w[n++] = fxt_record_hdr(FXT_REC_EVENT, 0);
+	put_words(&f, w, (size_t)n);
+	ASSERT_EQ(0, output_rest(&out, &f.b, &c));
+	chunk_free(&c);
+	db = output_find(&out, 12);
+	ASSERT_EQ(2, db->invalid);
+	ASSERT_EQ(0, output_drops(&out, db, &c));
+	/* The buffer's announcement (nothing of it was written), then it. */
+	for (off = 0; off < c.len; off += (size_t)n) {
+		memset(&sink, 0, sizeof(sink));
+		n = fxt_decode_record(t, c.data + off, c.len - off, off, &rec,
+				      &sink, &need);
+		ASSERT_CMP(n, >, 0);
+	}
+	ASSERT_TRUE(rec.valid);
+	ASSERT_TRUE(rec.complete);
+	ASSERT_EQ(rec.words, rec.content_words);
+	ASSERT_EQ(0, sink.counts[FXT_ERROR]);
+	ASSERT_EQ(0, sink.counts[FXT_WARNING]);
+	ASSERT_EQ(0, sink.counts[FXT_NOTE]);
+	ASSERT_EQ(FXT_REC_EVENT, rec.type);
+	ASSERT_EQ(FXT_EVENT_COUNTER, rec.subtype);
+	ASSERT_EQ(START - SECOND, rec.ts);
+	ASSERT_EQ(PID, rec.thread.pid);
+	ASSERT_EQ(TID, rec.thread.tid);
+	ASSERT_FXT_STR("fxtrace", rec.category);
+	ASSERT_FXT_STR("dropped", rec.name);
+	ASSERT_EQ(2, rec.nargs);
+	ASSERT_FXT_STR("records", rec.args[0].name);
+	ASSERT_EQ(FXT_ARG_INT64, rec.args[0].type);
+	ASSERT_EQ(5, rec.args[0].value.i64);
+	ASSERT_FXT_STR("invalid", rec.args[1].name);
+	ASSERT_EQ(FXT_ARG_INT64, rec.args[1].type);
+	ASSERT_EQ(2, rec.args[1].value.i64);
+	ASSERT_EQ(12, rec.id);
+	chunk_free(&c);
+	fxt_tables_free(t);
+	fake_free(&f);
+	return 0;
+}
+
+/*
  * A "fxtrace:lost events" counter as libfxtrace writes it (id 0, uint64
  * "no buffer"); arg_type lets a producer write another type.
  */
@@ -702,9 +1446,13 @@ static const struct tap_test tests[] = {
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
 	{ "producer drop counts bounded, apart from the kernel's", test_producer_drops },
+	{ "the drop counter is one clean counter event", test_drops_record },
 	{ "events lost without a buffer: the newest count per process", test_lost_events },
 	{ "size-0 and overlong records never reach the file", test_unframed },
 	{ "retired buffers are freed", test_retired_memory },
+	{ "fast pass = full decoder: the decoder's vectors, the Perfetto corpus", test_fast_corpora },
+	{ "fast pass = full decoder: generated and mutated halves", test_fast_generated },
+	{ "fast pass = full decoder: random words", test_fast_garbage },
 };
 
 static int bench(size_t count)
@@ -743,6 +1491,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--bench"))
 		return bench((size_t)atol(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "--diff"))
+		return diff_files(argc, argv);
 	ret = tap_run(tests, N_WORDS(tests));
 
 	output_free(&out);
