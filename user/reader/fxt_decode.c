@@ -1309,6 +1309,27 @@ static void decode_large(struct dec *d)
 		take_stream(d, rec->payload_len, &rec->payload, "blob payload");
 }
 
+/*
+ * Zero the fields before the arguments (280 bytes) with vector stores: GCC
+ * inlines that memset as `rep stos`, whose start-up took a fifth of
+ * `fxtrace check`'s time (perf, Documentation/performance.rst).
+ */
+static void clear_record(struct fxt_record *rec)
+{
+	typedef uint64_t block __attribute__((vector_size(16), aligned(1)));
+	const size_t size = offsetof(struct fxt_record, args);
+	unsigned char *p = (unsigned char *)rec;
+	block zero = { 0 };
+	size_t i;
+
+	/* Hide that it is zero, or GCC turns the loop back into a memset. */
+	__asm__("" : "+x"(zero));
+#pragma GCC unroll 32
+	for (i = 0; i + sizeof(block) <= size; i += sizeof(block))
+		memcpy(p + i, &zero, sizeof(block));
+	memset(p + i, 0, size - i);
+}
+
 ssize_t fxt_decode_record(const struct fxt_tables *t, const void *buf,
 			  size_t avail, uint64_t offset, struct fxt_record *rec,
 			  struct fxt_sink *sink, uint64_t *need)
@@ -1322,7 +1343,7 @@ ssize_t fxt_decode_record(const struct fxt_tables *t, const void *buf,
 		return 0;
 	}
 	h = word_at(&d, 0);
-	memset(rec, 0, offsetof(struct fxt_record, args));
+	clear_record(rec);
 	rec->offset = offset;
 	rec->bytes = buf;
 	rec->header = h;
