@@ -24,7 +24,7 @@ for trace in "$@"; do
 		out=$("$fxtrace" $cmd "$trace" 2>/tmp/same_output.$$ | md5sum)
 		rc=${PIPESTATUS[0]}
 		err=$(sed "s|$trace|TRACE|g" /tmp/same_output.$$ | md5sum)
-		echo "${trace##*/} [$cmd] rc=$rc out=${out%% *} err=${err%% *}"
+		echo "$trace [$cmd] rc=$rc out=${out%% *} err=${err%% *}"
 	done
 done
 rm -f /tmp/same_output.$$
