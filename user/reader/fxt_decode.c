@@ -715,8 +715,8 @@ static bool take_koid(struct dec *d, uint64_t *koid, const char *what)
 	return true;
 }
 
-static bool thread_ref(struct dec *d, uint8_t ref, struct fxt_thread *th,
-		       const char *what)
+static inline bool thread_ref(struct dec *d, uint8_t ref,
+			      struct fxt_thread *th, const char *what)
 {
 	memset(th, 0, sizeof(*th));
 	th->ref = ref;
@@ -730,8 +730,8 @@ static bool thread_ref(struct dec *d, uint8_t ref, struct fxt_thread *th,
 	return true;
 }
 
-static bool take_ts(struct dec *d, uint64_t *ts, int64_t *ns, bool *ns_valid,
-		    const char *what)
+static inline bool take_ts(struct dec *d, uint64_t *ts, int64_t *ns,
+			   bool *ns_valid, const char *what)
 {
 	if (!take(d, ts, what))
 		return false;
@@ -750,7 +750,7 @@ static bool take_ts(struct dec *d, uint64_t *ts, int64_t *ns, bool *ns_valid,
 	return true;
 }
 
-static bool take_record_ts(struct dec *d)
+static inline bool take_record_ts(struct dec *d)
 {
 	struct fxt_record *rec = d->rec;
 
