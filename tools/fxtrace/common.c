@@ -197,7 +197,8 @@ char *fxtrace_out_room(struct fxtrace_out *o, size_t n)
 	}
 	if (o->failed)
 		return NULL;
-	cap = o->cap ? 2 * o->cap : FXTRACE_OUT_FLUSH;
+	/* In memory, start small: the FILE versions below format one string. */
+	cap = o->cap ? 2 * o->cap : o->file ? FXTRACE_OUT_FLUSH : 256;
 	while (cap < o->len + n)
 		cap *= 2;
 	bigger = realloc(o->buf, cap);
@@ -620,12 +621,14 @@ void fxtrace_out_arg(struct fxtrace_out *o, const struct fxt_arg *a)
 
 /* ---- the FILE versions --------------------------------------------------------- */
 
-/* Format with call into a buffer o_ that goes to out. */
+/* Format with call into a small buffer o_ in memory, then write it to out. */
 #define PRINT_VIA_OUT(out, call)                                               \
 	do {                                                                   \
 		struct fxtrace_out o_;                                         \
-		fxtrace_out_init(&o_, (out));                                  \
+		fxtrace_out_init(&o_, NULL);                                   \
 		call;                                                          \
+		if (!o_.failed && o_.len)                                      \
+			fwrite(o_.buf, 1, o_.len, (out));                      \
 		fxtrace_out_free(&o_);                                         \
 	} while (0)
 
