@@ -186,7 +186,8 @@ static inline void fxtrace_out_bytes(struct fxtrace_out *o, const void *p,
 				     size_t n)
 {
 	if (o->len + n <= o->cap) {
-		memcpy(o->buf + o->len, p, n);
+		if (n)	/* the buffer may not exist yet */
+			memcpy(o->buf + o->len, p, n);
 		o->len += n;
 	} else {
 		fxtrace_out_bytes_slow(o, p, n);
