@@ -313,8 +313,8 @@ static void note_unsupported(struct fxt_reader *r, uint64_t offset,
 		   "Perfetto ignores %s (noted once)", what[kind]);
 }
 
-static inline void check_unsupported(struct fxt_reader *r,
-				     const struct fxt_record *rec)
+static inline __attribute__((always_inline)) void
+check_unsupported(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	uint32_t i;
 
