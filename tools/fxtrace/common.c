@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -157,6 +159,171 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
 	return status;
 }
 
+/* ---- the output buffer --------------------------------------------------- */
+
+void fxtrace_out_init(struct fxtrace_out *o, FILE *file)
+{
+	memset(o, 0, sizeof(*o));
+	o->file = file;
+}
+
+void fxtrace_out_flush(struct fxtrace_out *o)
+{
+	if (o->file && o->len)
+		fwrite(o->buf, 1, o->len, o->file);
+	if (o->file)
+		o->len = 0;
+}
+
+void fxtrace_out_free(struct fxtrace_out *o)
+{
+	fxtrace_out_flush(o);
+	free(o->buf);
+	o->buf = NULL;
+	o->len = o->cap = 0;
+}
+
+char *fxtrace_out_room(struct fxtrace_out *o, size_t n)
+{
+	size_t cap;
+	char *bigger;
+
+	if (o->len + n <= o->cap)
+		return o->buf + o->len;
+	if (o->file && o->len) {
+		fxtrace_out_flush(o);
+		if (n <= o->cap)
+			return o->buf;
+	}
+	if (o->failed)
+		return NULL;
+	/* In memory, start small: the FILE versions below format one string. */
+	cap = o->cap ? 2 * o->cap : o->file ? FXTRACE_OUT_FLUSH : 256;
+	while (cap < o->len + n)
+		cap *= 2;
+	bigger = realloc(o->buf, cap);
+	if (!bigger) {
+		o->failed = true;
+		return NULL;
+	}
+	o->buf = bigger;
+	o->cap = cap;
+	return o->buf + o->len;
+}
+
+void fxtrace_out_bytes_slow(struct fxtrace_out *o, const void *p, size_t n)
+{
+	char *dst = fxtrace_out_room(o, n);
+
+	if (!dst)
+		return;
+	memcpy(dst, p, n);
+	o->len += n;
+}
+
+void fxtrace_out_spaces(struct fxtrace_out *o, size_t n)
+{
+	char *dst = fxtrace_out_room(o, n);
+
+	if (dst) {
+		memset(dst, ' ', n);
+		o->len += n;
+	}
+}
+
+/* v in decimal at the end of a 20-byte tmp; returns where it starts. */
+static char *decimal(char *end, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+	char *p = end;
+
+	while (v >= 100) {
+		unsigned int r = v % 100;
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
+void fxtrace_out_u64(struct fxtrace_out *o, uint64_t v)
+{
+	char tmp[20], *p = decimal(tmp + sizeof(tmp), v);
+
+	fxtrace_out_bytes(o, p, tmp + sizeof(tmp) - p);
+}
+
+void fxtrace_out_i64(struct fxtrace_out *o, int64_t v)
+{
+	char tmp[21], *p;
+
+	p = decimal(tmp + sizeof(tmp), v < 0 ? -(uint64_t)v : (uint64_t)v);
+	if (v < 0)
+		*--p = '-';
+	fxtrace_out_bytes(o, p, tmp + sizeof(tmp) - p);
+}
+
+void fxtrace_out_hex0(struct fxtrace_out *o, uint64_t v, unsigned int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16], *p = tmp + sizeof(tmp);
+
+	do {
+		*--p = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (p > tmp + sizeof(tmp) - width)
+		*--p = '0';
+	fxtrace_out_bytes(o, p, tmp + sizeof(tmp) - p);
+}
+
+void fxtrace_out_hex(struct fxtrace_out *o, uint64_t v)
+{
+	fxtrace_out_hex0(o, v, 0);
+}
+
+void fxtrace_out_double(struct fxtrace_out *o, double v)
+{
+	char *dst = fxtrace_out_room(o, 32);
+
+	/* Shortest round-trip printing is printf's job; doubles are rare. */
+	if (dst)
+		o->len += snprintf(dst, 32, "%.17g", v);
+}
+
+void fxtrace_out_seconds(struct fxtrace_out *o, int64_t ns)
+{
+	char tmp[20], *p;
+
+	if (ns < 0) {
+		/* Never a converted timestamp; printf's signs, whatever they are. */
+		p = fxtrace_out_room(o, 48);
+		if (p)
+			o->len += snprintf(p, 48, "%" PRId64 ".%09" PRId64,
+					   ns / 1000000000, ns % 1000000000);
+		return;
+	}
+	fxtrace_out_u64(o, (uint64_t)ns / 1000000000);
+	fxtrace_out_char(o, '.');
+	p = decimal(tmp + sizeof(tmp), (uint64_t)ns % 1000000000);
+	while (p > tmp + sizeof(tmp) - 9)
+		*--p = '0';
+	fxtrace_out_bytes(o, p, 9);
+}
+
+/* ---- strings ---------------------------------------------------------------- */
+
 /* Length of the well-formed UTF-8 sequence at s (0 if it is not one). */
 static size_t utf8_sequence(const unsigned char *s, size_t len)
 {
@@ -178,170 +345,309 @@ static size_t utf8_sequence(const unsigned char *s, size_t len)
 	return fxt_utf8_valid(s, n) ? n : 0;
 }
 
-/* A byte that stands for itself in escaped output. */
+/*
+ * Bytes that stand for themselves: bit 0 in escaped text (printable ASCII
+ * but quote and backslash), bit 1 in JSON (the same and DEL).  A table:
+ * escaping is most of dump's and export's work.
+ */
+#define PLAIN_TEXT 1
+#define PLAIN_JSON 2
+
+static unsigned char plain_bytes[256];
+
+static void init_plain_bytes(void)
+{
+	unsigned int c;
+
+	if (plain_bytes['a'])
+		return;
+	for (c = 0x20; c < 0x80; c++)
+		plain_bytes[c] = c == '"' || c == '\\' ? 0 :
+				 c == 0x7f ? PLAIN_JSON : PLAIN_TEXT | PLAIN_JSON;
+}
+
 static bool plain_ascii(unsigned char c)
 {
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+	return plain_bytes[c] & PLAIN_TEXT;
 }
 
 /*
- * Escape s into out (when out) or into buf; quotes around it if asked.
+ * Escape the bytes of s (s->ptr set) into o, in double quotes if asked.
  * Valid UTF-8 stays as it is; quotes, backslashes, control bytes and bytes
- * that are not UTF-8 are escaped.
+ * that are not UTF-8 are escaped.  At most limit - 1 bytes are written,
+ * and only whole escapes (fxtrace_format_quoted()'s cut).
  */
-static void escape(FILE *out, char *buf, size_t size,
-		   const struct fxt_string *s, bool quotes)
+static void escape(struct fxtrace_out *o, const struct fxt_string *s,
+		   bool quotes, size_t limit)
 {
-	size_t n = 0, k, len, step;
-	char tmp[8];
-	uint32_t i;
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s->ptr;
+	size_t i = 0, n = 0, step, left;
+	char unit[4];
 
-	if (!s->ptr) {
-		const char *why = s->undefined ? "undefined" : "unkept";
-
-		if (out)
-			fprintf(out, "<%s string %u>", why, s->ref);
-		else
-			snprintf(buf, size, "<%s string %u>", why, s->ref);
-		return;
+	init_plain_bytes();
+	if (quotes) {
+		if (n + 1 >= limit)
+			return;
+		fxtrace_out_char(o, '"');
+		n++;
 	}
-	for (i = 0; i <= s->len + 1; i += step) {
-		const unsigned char *p = (const unsigned char *)s->ptr + i - 1;
-
-		step = 1;
-		if (out && i && i <= s->len && plain_ascii(*p)) {
-			/* A run that needs no escaping goes out in one write. */
-			while (i + step <= s->len && plain_ascii(p[step]))
-				step++;
-			fwrite(p, 1, step, out);
+	while (i < s->len) {
+		left = limit - n - 1;
+		if (plain_ascii(p[i])) {
+			/* A run that needs no escaping goes out in one copy. */
+			for (step = 1; i + step < s->len &&
+			     plain_ascii(p[i + step]); step++)
+				;
+			if (step > left) {
+				fxtrace_out_bytes(o, p + i, left);
+				return;
+			}
+			fxtrace_out_bytes(o, p + i, step);
+			i += step;
+			n += step;
 			continue;
 		}
-		if (i == 0 || i == s->len + 1) {
-			if (!quotes)
-				continue;
-			strcpy(tmp, "\"");
-		} else if (*p == '"' || *p == '\\') {
-			snprintf(tmp, sizeof(tmp), "\\%c", *p);
-		} else if (*p >= 0x20 && *p != 0x7f &&
-			   (step = utf8_sequence(p, s->len + 1 - i))) {
-			/* Printable ASCII, or a whole UTF-8 character. */
-			memcpy(tmp, p, step);
-			tmp[step] = '\0';
+		if (p[i] == '"' || p[i] == '\\') {
+			unit[0] = '\\';
+			unit[1] = (char)p[i];
+			step = 1;
+			if (n + 2 >= limit)
+				return;
+			fxtrace_out_bytes(o, unit, 2);
+			n += 2;
+		} else if (p[i] >= 0x20 && p[i] != 0x7f &&
+			   (step = utf8_sequence(p + i, s->len - i))) {
+			/* A whole UTF-8 character. */
+			if (n + step >= limit)
+				return;
+			fxtrace_out_bytes(o, p + i, step);
+			n += step;
 		} else {
 			step = 1;
-			snprintf(tmp, sizeof(tmp), "\\x%02x", *p);
+			unit[0] = '\\';
+			unit[1] = 'x';
+			unit[2] = hex[p[i] >> 4];
+			unit[3] = hex[p[i] & 15];
+			if (n + 4 >= limit)
+				return;
+			fxtrace_out_bytes(o, unit, 4);
+			n += 4;
 		}
-		if (out) {
-			fputs(tmp, out);
-			continue;
-		}
-		len = strlen(tmp);
-		if (n + len >= size)
-			break;
-		for (k = 0; k < len; k++)
-			buf[n++] = tmp[k];
+		i += step;
 	}
-	if (!out && size)
-		buf[n < size ? n : size - 1] = '\0';
+	if (quotes && n + 1 < limit)
+		fxtrace_out_char(o, '"');
 }
 
-void fxtrace_print_quoted(FILE *out, const struct fxt_string *s)
+/* "<undefined string N>" or "<unkept string N>": s->ptr NULL. */
+static void missing_string(struct fxtrace_out *o, const struct fxt_string *s)
 {
-	escape(out, NULL, 0, s, true);
+	fxtrace_out_str(o, s->undefined ? "<undefined string " :
+					  "<unkept string ");
+	fxtrace_out_u64(o, s->ref);
+	fxtrace_out_char(o, '>');
 }
 
-void fxtrace_print_escaped(FILE *out, const struct fxt_string *s)
+void fxtrace_out_quoted(struct fxtrace_out *o, const struct fxt_string *s)
 {
-	escape(out, NULL, 0, s, false);
+	if (s->ptr)
+		escape(o, s, true, SIZE_MAX);
+	else
+		missing_string(o, s);
+}
+
+void fxtrace_out_escaped(struct fxtrace_out *o, const struct fxt_string *s)
+{
+	if (s->ptr)
+		escape(o, s, false, SIZE_MAX);
+	else
+		missing_string(o, s);
 }
 
 void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
 {
-	escape(NULL, buf, size, s, true);
+	struct fxtrace_out o;
+	size_t n;
+
+	if (!size)
+		return;
+	fxtrace_out_init(&o, NULL);
+	if (s->ptr)
+		escape(&o, s, true, size);
+	else
+		missing_string(&o, s);
+	n = o.failed ? 0 : o.len < size ? o.len : size - 1;
+	memcpy(buf, o.buf ? o.buf : "", n);
+	buf[n] = '\0';
+	fxtrace_out_free(&o);
 }
 
-void fxtrace_print_arg(FILE *out, const struct fxt_arg *a)
+void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)
 {
-	fxtrace_print_escaped(out, &a->name);
-	fputc('=', out);
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, n;
+	char esc[6];
+
+	init_plain_bytes();
+	fxtrace_out_char(o, '"');
+	while (i < len) {
+		unsigned char c = s[i];
+
+		if (plain_bytes[c] & PLAIN_JSON) {
+			/* A run of ASCII that needs no escaping: one copy. */
+			for (n = 1; i + n < len && plain_bytes[s[i + n]] & PLAIN_JSON;
+			     n++)
+				;
+			fxtrace_out_bytes(o, s + i, n);
+			i += n;
+		} else if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			fxtrace_out_bytes(o, esc, 2);
+			i++;
+		} else if (c < 0x20) {
+			/* JSON's short escapes where there is one. */
+			const char *e = c == '\n' ? "\\n" : c == '\t' ? "\\t" :
+					c == '\r' ? "\\r" : c == '\b' ? "\\b" :
+					c == '\f' ? "\\f" : NULL;
+
+			if (e) {
+				fxtrace_out_str(o, e);
+			} else {
+				memcpy(esc, "\\u00", 4);
+				esc[4] = hex[c >> 4];
+				esc[5] = hex[c & 15];
+				fxtrace_out_bytes(o, esc, 6);
+			}
+			i++;
+		} else if ((n = utf8_sequence(s + i, len - i))) {
+			fxtrace_out_bytes(o, s + i, n);
+			i += n;
+		} else {
+			fxtrace_out_str(o, "\\ufffd");
+			i++;
+		}
+	}
+	fxtrace_out_char(o, '"');
+}
+
+/* ---- arguments ---------------------------------------------------------------- */
+
+void fxtrace_out_json_fxt_string(struct fxtrace_out *o,
+				 const struct fxt_string *s)
+{
+	struct fxtrace_out tmp;
+
+	if (s->ptr) {
+		fxtrace_out_json_string(o, s->ptr, s->len);
+		return;
+	}
+	fxtrace_out_init(&tmp, NULL);
+	missing_string(&tmp, s);
+	fxtrace_out_json_string(o, tmp.buf, tmp.failed ? 0 : tmp.len);
+	fxtrace_out_free(&tmp);
+}
+
+void fxtrace_out_arg_value(struct fxtrace_out *o, const struct fxt_arg *a,
+			   enum fxtrace_arg_style style)
+{
+	bool json = style == FXTRACE_ARG_JSON;
+	double v;
+
 	switch (a->type) {
 	case FXT_ARG_NULL:
-		fputs("null", out);
+		fxtrace_out_str(o, "null");
 		break;
 	case FXT_ARG_INT32:
 	case FXT_ARG_INT64:
-		fprintf(out, "%" PRId64, a->value.i64);
+		fxtrace_out_i64(o, a->value.i64);
 		break;
 	case FXT_ARG_UINT32:
 	case FXT_ARG_UINT64:
 	case FXT_ARG_KOID:
-		fprintf(out, "%" PRIu64, a->value.u64);
+		fxtrace_out_u64(o, a->value.u64);
 		break;
 	case FXT_ARG_DOUBLE:
-		fprintf(out, "%.17g", a->value.f64);
+		v = a->value.f64;
+		/* JSON has no NaN or infinities: they go as strings. */
+		if (json && isnan(v))
+			fxtrace_out_str(o, "\"NaN\"");
+		else if (json && isinf(v))
+			fxtrace_out_str(o, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+		else
+			fxtrace_out_double(o, v);
 		break;
 	case FXT_ARG_STRING:
-		fxtrace_print_quoted(out, &a->value.str);
+		if (json)
+			fxtrace_out_json_fxt_string(o, &a->value.str);
+		else
+			fxtrace_out_quoted(o, &a->value.str);
 		break;
 	case FXT_ARG_POINTER:
-		fprintf(out, "0x%" PRIx64, a->value.u64);
+		fxtrace_out_str(o, json ? "\"0x" : "0x");
+		fxtrace_out_hex(o, a->value.u64);
+		if (json)
+			fxtrace_out_char(o, '"');
 		break;
 	case FXT_ARG_BOOL:
-		fputs(a->value.b ? "true" : "false", out);
-		break;
-	case FXT_ARG_BLOB:
-		fprintf(out, "<blob %u bytes>", a->value.blob.len);
+		fxtrace_out_str(o, a->value.b ? "true" : "false");
 		break;
 	default:
-		fprintf(out, "<type %u>", a->type);
+		if (json) {
+			fxtrace_out_str(o, "\"<");
+			fxtrace_out_str(o, fxt_arg_type_name(a->type));
+			fxtrace_out_str(o, ">\"");
+		} else if (a->type == FXT_ARG_BLOB) {
+			fxtrace_out_str(o, "<blob ");
+			fxtrace_out_u64(o, a->value.blob.len);
+			fxtrace_out_str(o, " bytes>");
+		} else {
+			fxtrace_out_str(o, "<type ");
+			fxtrace_out_u64(o, a->type);
+			fxtrace_out_char(o, '>');
+		}
 		break;
 	}
+}
+
+void fxtrace_out_arg(struct fxtrace_out *o, const struct fxt_arg *a)
+{
+	fxtrace_out_escaped(o, &a->name);
+	fxtrace_out_char(o, '=');
+	fxtrace_out_arg_value(o, a, FXTRACE_ARG_TEXT);
+}
+
+/* ---- the FILE versions --------------------------------------------------------- */
+
+/* Format with call into a small buffer o_ in memory, then write it to out. */
+#define PRINT_VIA_OUT(out, call)                                               \
+	do {                                                                   \
+		struct fxtrace_out o_;                                         \
+		fxtrace_out_init(&o_, NULL);                                   \
+		call;                                                          \
+		if (!o_.failed && o_.len)                                      \
+			fwrite(o_.buf, 1, o_.len, (out));                      \
+		fxtrace_out_free(&o_);                                         \
+	} while (0)
+
+void fxtrace_print_quoted(FILE *out, const struct fxt_string *s)
+{
+	PRINT_VIA_OUT(out, fxtrace_out_quoted(&o_, s));
+}
+
+void fxtrace_print_escaped(FILE *out, const struct fxt_string *s)
+{
+	PRINT_VIA_OUT(out, fxtrace_out_escaped(&o_, s));
 }
 
 void fxtrace_print_seconds(FILE *out, int64_t ns)
 {
-	fprintf(out, "%" PRId64 ".%09" PRId64, ns / 1000000000,
-		ns % 1000000000);
+	PRINT_VIA_OUT(out, fxtrace_out_seconds(&o_, ns));
 }
 
-void fxtrace_print_json_string(FILE *out, const char *str, size_t len)
+void fxtrace_print_json_string(FILE *out, const char *s, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, n;
-
-	fputc('"', out);
-	while (i < len) {
-		unsigned char c = s[i];
-
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			/* A run of ASCII that needs no escaping: one write. */
-			for (n = 1; i + n < len && s[i + n] >= 0x20 &&
-			     s[i + n] < 0x80 && s[i + n] != '"' &&
-			     s[i + n] != '\\'; n++)
-				;
-			fwrite(s + i, 1, n, out);
-			i += n;
-		} else if (c == '"' || c == '\\') {
-			fprintf(out, "\\%c", c);
-			i++;
-		} else if (c < 0x20) {
-			/* JSON's short escapes where there is one. */
-			const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" :
-					  c == '\r' ? "\\r" : c == '\b' ? "\\b" :
-					  c == '\f' ? "\\f" : NULL;
-
-			if (esc)
-				fputs(esc, out);
-			else
-				fprintf(out, "\\u%04x", c);
-			i++;
-		} else if ((n = utf8_sequence(s + i, len - i))) {
-			fwrite(s + i, 1, n, out);
-			i += n;
-		} else {
-			fputs("\\ufffd", out);
-			i++;
-		}
-	}
-	fputc('"', out);
+	PRINT_VIA_OUT(out, fxtrace_out_json_string(&o_, s, len));
 }

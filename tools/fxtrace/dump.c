@@ -38,13 +38,13 @@
 struct line {
 	int64_t key;		/* ns; the order of the output */
 	uint64_t offset;	/* the record's: ties keep file order */
-	size_t text, len;	/* in the memory stream */
+	size_t text, len;	/* in the memory buffer */
 	uint8_t nthreads;	/* 0: the record names no thread */
 	uint64_t pid[2], tid[2];	/* pid may be PID_UNKNOWN */
 };
 
 struct dump {
-	FILE *out;		/* the lines, into memory unless streaming */
+	struct fxtrace_out *out;	/* the lines, in memory unless streaming */
 	const struct dump_options *opts;
 	const struct fxtrace_select *select;
 	struct fxt_reader *r;
@@ -55,39 +55,82 @@ struct dump {
 	bool streaming;		/* lines go straight to the output */
 };
 
-static void format_time(const struct dump *d, char *buf, size_t size,
-			uint64_t ticks, int64_t ns, bool ns_valid)
+/* A column of width bytes: text, then spaces (left) or spaces first. */
+static void column(struct fxtrace_out *out, const char *text, size_t len,
+		   size_t width, bool left)
 {
-	if (d->opts->ticks)
-		snprintf(buf, size, "%" PRIu64, ticks);
-	else if (!ns_valid)
-		snprintf(buf, size, "%" PRIu64 "t", ticks);
-	else
-		snprintf(buf, size, "%" PRId64 ".%09" PRId64,
-			 ns / 1000000000, ns % 1000000000);
+	if (!left && len < width)
+		fxtrace_out_spaces(out, width - len);
+	fxtrace_out_bytes(out, text, len);
+	if (left && len < width)
+		fxtrace_out_spaces(out, width - len);
+}
+
+/*
+ * Spaces after what was written since start, up to width bytes.  The
+ * buffer does not flush within a line's first columns (dump_record()).
+ */
+static void pad_to(struct fxtrace_out *out, size_t start, size_t width)
+{
+	if (out->len - start < width)
+		fxtrace_out_spaces(out, width - (out->len - start));
+}
+
+/* The TIME column, right-aligned in 16. */
+static void put_time(const struct dump *d, uint64_t ticks, int64_t ns,
+		     bool ns_valid)
+{
+	struct fxtrace_out *out = d->out;
+	size_t start = out->len, len;
+	char *p;
+
+	if (d->opts->ticks) {
+		fxtrace_out_u64(out, ticks);
+	} else if (!ns_valid) {
+		fxtrace_out_u64(out, ticks);
+		fxtrace_out_char(out, 't');
+	} else {
+		fxtrace_out_seconds(out, ns);
+	}
+	len = out->len - start;
+	if (len >= 16 || out->failed)
+		return;
+	/* Shift it right (no flush within the line's first columns). */
+	p = fxtrace_out_room(out, 16 - len);
+	if (!p)
+		return;
+	memmove(out->buf + start + 16 - len, out->buf + start, len);
+	memset(out->buf + start, ' ', 16 - len);
+	out->len += 16 - len;
 }
 
 /* "pid/tid name": the name from a kernel object record, printable only. */
-static void format_thread(const struct dump *d, char *buf, size_t size,
-			  const struct fxt_thread *th)
+static void put_thread(const struct dump *d, const struct fxt_thread *th)
 {
+	struct fxtrace_out *out = d->out;
+	size_t start = out->len, i;
 	struct fxt_string name;
-	size_t n, i;
 
-	n = snprintf(buf, size, "%" PRIu64 "/%" PRIu64, th->pid, th->tid);
-	if (th->undefined)
-		snprintf(buf, size, "<thread %u>", th->ref);
-	else if (fxt_reader_thread_name(d->r, th->tid, &name, NULL) &&
-		 name.len && n + 1 < size) {
-		buf[n++] = ' ';
-		for (i = 0; i < name.len && i < NAME_COLUMN_MAX && n + 1 < size;
-		     i++) {
-			unsigned char c = name.ptr[i];
+	if (th->undefined) {
+		fxtrace_out_str(out, "<thread ");
+		fxtrace_out_u64(out, th->ref);
+		fxtrace_out_char(out, '>');
+	} else {
+		fxtrace_out_u64(out, th->pid);
+		fxtrace_out_char(out, '/');
+		fxtrace_out_u64(out, th->tid);
+		if (fxt_reader_thread_name(d->r, th->tid, &name, NULL) &&
+		    name.len) {
+			fxtrace_out_char(out, ' ');
+			for (i = 0; i < name.len && i < NAME_COLUMN_MAX; i++) {
+				unsigned char c = name.ptr[i];
 
-			buf[n++] = c >= 0x20 && c < 0x7f ? c : '?';
+				fxtrace_out_char(out, c >= 0x20 && c < 0x7f ?
+						 (char)c : '?');
+			}
 		}
-		buf[n] = '\0';
 	}
+	pad_to(out, start, 24);
 }
 
 static const char *metadata_name(const struct fxt_record *rec)
@@ -125,42 +168,60 @@ static const char *record_name(const struct fxt_record *rec)
 	}
 }
 
-static void print_args(FILE *out, const struct fxt_record *rec)
+static void print_args(struct fxtrace_out *out, const struct fxt_record *rec)
 {
 	uint32_t i;
 
 	for (i = 0; i < rec->nargs; i++) {
-		fputc(' ', out);
-		fxtrace_print_arg(out, &rec->args[i]);
+		fxtrace_out_char(out, ' ');
+		fxtrace_out_arg(out, &rec->args[i]);
 	}
 }
 
 /* category:name, or name alone when the category is empty. */
-static void print_cat_name(FILE *out, const struct fxt_record *rec)
+static void print_cat_name(struct fxtrace_out *out,
+			   const struct fxt_record *rec)
 {
 	if (!rec->category.ptr || rec->category.len) {
-		fxtrace_print_escaped(out, &rec->category);
-		fputc(':', out);
+		fxtrace_out_escaped(out, &rec->category);
+		fxtrace_out_char(out, ':');
 	}
-	fxtrace_print_escaped(out, &rec->name);
+	fxtrace_out_escaped(out, &rec->name);
+}
+
+/* " " or "" then text then a decimal: the common "label N" pieces. */
+static void put_u64(struct fxtrace_out *out, const char *text, uint64_t v)
+{
+	fxtrace_out_str(out, text);
+	fxtrace_out_u64(out, v);
+}
+
+/* As printf's %#PRIx64: 0 alone, else 0x then the digits. */
+static void put_alt_hex(struct fxtrace_out *out, uint64_t v)
+{
+	if (v)
+		fxtrace_out_str(out, "0x");
+	fxtrace_out_hex(out, v);
 }
 
 static void print_event(const struct dump *d, const struct fxt_record *rec)
 {
-	FILE *out = d->out;
+	struct fxtrace_out *out = d->out;
 
 	print_cat_name(out, rec);
 	switch (rec->subtype) {
 	case FXT_EVENT_COUNTER:
-		fprintf(out, " id=%" PRIu64, rec->id);
+		put_u64(out, " id=", rec->id);
 		break;
 	case FXT_EVENT_DURATION_COMPLETE:
-		if (d->opts->ticks || !rec->ts_ns_valid || !rec->end_ts_ns_valid)
-			fprintf(out, " dur=%" PRId64 "t",
-				(int64_t)(rec->end_ts - rec->ts));
-		else
-			fprintf(out, " dur=%" PRId64 "ns",
-				rec->end_ts_ns - rec->ts_ns);
+		fxtrace_out_str(out, " dur=");
+		if (d->opts->ticks || !rec->ts_ns_valid || !rec->end_ts_ns_valid) {
+			fxtrace_out_i64(out, (int64_t)(rec->end_ts - rec->ts));
+			fxtrace_out_char(out, 't');
+		} else {
+			fxtrace_out_i64(out, rec->end_ts_ns - rec->ts_ns);
+			fxtrace_out_str(out, "ns");
+		}
 		break;
 	case FXT_EVENT_ASYNC_BEGIN:
 	case FXT_EVENT_ASYNC_INSTANT:
@@ -168,83 +229,97 @@ static void print_event(const struct dump *d, const struct fxt_record *rec)
 	case FXT_EVENT_FLOW_BEGIN:
 	case FXT_EVENT_FLOW_STEP:
 	case FXT_EVENT_FLOW_END:
-		fprintf(out, " id=%#" PRIx64, rec->id);
+		fxtrace_out_str(out, " id=");
+		put_alt_hex(out, rec->id);
 		break;
 	}
 	print_args(out, rec);
 }
 
-static void print_metadata(FILE *out, const struct fxt_record *rec)
+static void print_metadata(struct fxtrace_out *out,
+			   const struct fxt_record *rec)
 {
 	switch (rec->subtype) {
 	case FXT_META_PROVIDER_INFO:
-		fprintf(out, "provider %" PRIu64 " ", rec->id);
-		fxtrace_print_quoted(out, &rec->name);
+		put_u64(out, "provider ", rec->id);
+		fxtrace_out_char(out, ' ');
+		fxtrace_out_quoted(out, &rec->name);
 		break;
 	case FXT_META_PROVIDER_SECTION:
-		fprintf(out, "provider %" PRIu64, rec->id);
+		put_u64(out, "provider ", rec->id);
 		break;
 	case FXT_META_PROVIDER_EVENT:
-		fprintf(out, "provider %" PRIu64 " ", rec->id);
+		put_u64(out, "provider ", rec->id);
 		if (rec->value == FXT_PROVIDER_EVENT_BUFFER_FULL)
-			fputs("buffer full", out);
+			fxtrace_out_str(out, " buffer full");
 		else
-			fprintf(out, "event %" PRIu64, rec->value);
+			put_u64(out, " event ", rec->value);
 		break;
 	case FXT_META_TRACE_INFO:
 		if (rec->id == FXT_TRACE_INFO_MAGIC)
-			fprintf(out, "%#" PRIx64, rec->value);
+			put_alt_hex(out, rec->value);
 		else
-			fprintf(out, "type %" PRIu64, rec->id);
+			put_u64(out, "type ", rec->id);
 		break;
 	default:
-		fprintf(out, "type %u", rec->subtype);
+		put_u64(out, "type ", rec->subtype);
 		break;
 	}
 }
 
-static void print_kobj(FILE *out, const struct fxt_record *rec)
+static void print_kobj(struct fxtrace_out *out, const struct fxt_record *rec)
 {
-	if (rec->subtype == FXT_KOBJ_PROCESS)
-		fprintf(out, "process %" PRIu64 " ", rec->id);
-	else if (rec->subtype == FXT_KOBJ_THREAD)
-		fprintf(out, "thread %" PRIu64 " ", rec->id);
-	else
-		fprintf(out, "type %u koid %" PRIu64 " ", rec->subtype, rec->id);
-	fxtrace_print_quoted(out, &rec->name);
+	if (rec->subtype == FXT_KOBJ_PROCESS) {
+		put_u64(out, "process ", rec->id);
+	} else if (rec->subtype == FXT_KOBJ_THREAD) {
+		put_u64(out, "thread ", rec->id);
+	} else {
+		put_u64(out, "type ", rec->subtype);
+		put_u64(out, " koid ", rec->id);
+	}
+	fxtrace_out_char(out, ' ');
+	fxtrace_out_quoted(out, &rec->name);
 	print_args(out, rec);
 }
 
-static void print_sched(FILE *out, const struct fxt_record *rec)
+static void print_sched(struct fxtrace_out *out, const struct fxt_record *rec)
 {
 	switch (rec->subtype) {
 	case FXT_SCHED_LEGACY_CONTEXT_SWITCH:
-		fprintf(out, "%" PRIu64 "/%" PRIu64 " (%s, prio %u) -> %" PRIu64
-			"/%" PRIu64 " (prio %u)", rec->out.pid, rec->out.tid,
-			fxt_thread_state_name(rec->out_state), rec->out_prio,
-			rec->in.pid, rec->in.tid, rec->in_prio);
+		put_u64(out, "", rec->out.pid);
+		put_u64(out, "/", rec->out.tid);
+		fxtrace_out_str(out, " (");
+		fxtrace_out_str(out, fxt_thread_state_name(rec->out_state));
+		put_u64(out, ", prio ", rec->out_prio);
+		put_u64(out, ") -> ", rec->in.pid);
+		put_u64(out, "/", rec->in.tid);
+		put_u64(out, " (prio ", rec->in_prio);
+		fxtrace_out_char(out, ')');
 		break;
 	case FXT_SCHED_CONTEXT_SWITCH:
-		fprintf(out, "%" PRIu64 " (%s) -> %" PRIu64, rec->out.tid,
-			fxt_thread_state_name(rec->out_state), rec->in.tid);
+		put_u64(out, "", rec->out.tid);
+		fxtrace_out_str(out, " (");
+		fxtrace_out_str(out, fxt_thread_state_name(rec->out_state));
+		put_u64(out, ") -> ", rec->in.tid);
 		print_args(out, rec);
 		break;
 	case FXT_SCHED_WAKEUP:
-		fprintf(out, "%" PRIu64, rec->thread.tid);
+		put_u64(out, "", rec->thread.tid);
 		print_args(out, rec);
 		break;
 	default:
-		fprintf(out, "subtype %u", rec->subtype);
+		put_u64(out, "subtype ", rec->subtype);
 		break;
 	}
 }
 
 static void print_details(const struct dump *d, const struct fxt_record *rec)
 {
-	FILE *out = d->out;
+	struct fxtrace_out *out = d->out;
 
 	if (!rec->bytes) {
-		fprintf(out, "%" PRIu64 " words, not decoded", rec->words);
+		put_u64(out, "", rec->words);
+		fxtrace_out_str(out, " words, not decoded");
 		return;
 	}
 	switch (rec->type) {
@@ -252,28 +327,33 @@ static void print_details(const struct dump *d, const struct fxt_record *rec)
 		print_metadata(out, rec);
 		break;
 	case FXT_REC_INIT:
-		fprintf(out, "%" PRIu64 " ticks/s", rec->value);
+		put_u64(out, "", rec->value);
+		fxtrace_out_str(out, " ticks/s");
 		break;
 	case FXT_REC_STRING:
-		fprintf(out, "#%" PRIu64 " ", rec->id);
-		fxtrace_print_quoted(out, &rec->name);
+		put_u64(out, "#", rec->id);
+		fxtrace_out_char(out, ' ');
+		fxtrace_out_quoted(out, &rec->name);
 		break;
 	case FXT_REC_THREAD:
-		fprintf(out, "#%" PRIu64 " %" PRIu64 "/%" PRIu64, rec->id,
-			rec->thread.pid, rec->thread.tid);
+		put_u64(out, "#", rec->id);
+		put_u64(out, " ", rec->thread.pid);
+		put_u64(out, "/", rec->thread.tid);
 		break;
 	case FXT_REC_EVENT:
 		print_event(d, rec);
 		break;
 	case FXT_REC_BLOB:
-		fxtrace_print_quoted(out, &rec->name);
-		fprintf(out, " type %u, %" PRIu64 " bytes", rec->subtype,
-			rec->payload_len);
+		fxtrace_out_quoted(out, &rec->name);
+		put_u64(out, " type ", rec->subtype);
+		put_u64(out, ", ", rec->payload_len);
+		fxtrace_out_str(out, " bytes");
 		break;
 	case FXT_REC_USEROBJ:
-		fprintf(out, "%#" PRIx64 " process %" PRIu64 " ", rec->id,
-			rec->thread.pid);
-		fxtrace_print_quoted(out, &rec->name);
+		put_alt_hex(out, rec->id);
+		put_u64(out, " process ", rec->thread.pid);
+		fxtrace_out_char(out, ' ');
+		fxtrace_out_quoted(out, &rec->name);
 		print_args(out, rec);
 		break;
 	case FXT_REC_KOBJ:
@@ -283,35 +363,37 @@ static void print_details(const struct dump *d, const struct fxt_record *rec)
 		print_sched(out, rec);
 		break;
 	case FXT_REC_LOG:
-		fxtrace_print_quoted(out, &rec->name);
+		fxtrace_out_quoted(out, &rec->name);
 		break;
 	case FXT_REC_LARGE:
 		if (rec->subtype == FXT_LARGE_BLOB) {
 			print_cat_name(out, rec);
-			fprintf(out, " format %" PRIu64 ", %" PRIu64 " bytes",
-				rec->value, rec->payload_len);
+			put_u64(out, " format ", rec->value);
+			put_u64(out, ", ", rec->payload_len);
+			fxtrace_out_str(out, " bytes");
 			print_args(out, rec);
 		} else {
-			fprintf(out, "type %u", rec->subtype);
+			put_u64(out, "type ", rec->subtype);
 		}
 		break;
 	default:
-		fprintf(out, "type %u, %" PRIu64 " words", rec->type,
-			rec->words);
+		put_u64(out, "type ", rec->type);
+		put_u64(out, ", ", rec->words);
+		fxtrace_out_str(out, " words");
 		break;
 	}
 }
 
-static void print_words(FILE *out, const struct fxt_record *rec)
+static void print_words(struct fxtrace_out *out, const struct fxt_record *rec)
 {
 	uint64_t i, w;
 
 	for (i = 0; rec->bytes && i < rec->words; i++) {
 		memcpy(&w, rec->bytes + 8 * i, sizeof(w));
-		fprintf(out, "%s%016" PRIx64, i % 4 ? " " : "         ",
-			le64toh(w));
+		fxtrace_out_str(out, i % 4 ? " " : "         ");
+		fxtrace_out_hex0(out, le64toh(w), 16);
 		if (i % 4 == 3 || i + 1 == rec->words)
-			fputc('\n', out);
+			fxtrace_out_char(out, '\n');
 	}
 }
 
@@ -391,7 +473,6 @@ static int keep_line(struct dump *d, const struct fxt_record *rec,
 		     const struct line *threads)
 {
 	struct line *l;
-	long start;
 
 	if (d->streaming)
 		return 0;
@@ -408,18 +489,17 @@ static int keep_line(struct dump *d, const struct fxt_record *rec,
 	*l = *threads;
 	l->key = d->last_key;
 	l->offset = rec->offset;
-	start = ftell(d->out);
-	if (start < 0)
-		return -errno;
-	l->text = start;
+	l->text = d->out->len;
 	return 0;
 }
 
 static int dump_record(void *ctx, const struct fxt_record *rec)
 {
 	struct dump *d = ctx;
-	char time[32] = "", who[64] = "";
+	struct fxtrace_out *out = d->out;
 	struct line threads = { 0 };
+	const char *name;
+	size_t start;
 	int ret;
 
 	if (rec->has_ts && rec->ts_ns_valid)
@@ -432,26 +512,41 @@ static int dump_record(void *ctx, const struct fxt_record *rec)
 	ret = keep_line(d, rec, &threads);
 	if (ret)
 		return ret;
+	/* A line is longer than a flush only when its strings are. */
+	if (!fxtrace_out_room(out, 4096))
+		return -ENOMEM;
+	fxtrace_out_str(out, "0x");
+	fxtrace_out_hex0(out, rec->offset, 6);
+	fxtrace_out_char(out, ' ');
 	if (rec->has_ts)
-		format_time(d, time, sizeof(time), rec->ts, rec->ts_ns,
-			    rec->ts_ns_valid);
-	if (rec->type == FXT_REC_SCHED && rec->subtype <= FXT_SCHED_WAKEUP)
-		snprintf(who, sizeof(who), "cpu %u", rec->cpu);
-	else if (rec->has_ts && (rec->type == FXT_REC_EVENT ||
-				 rec->type == FXT_REC_LOG ||
-				 rec->type == FXT_REC_LARGE))
-		format_thread(d, who, sizeof(who), &rec->thread);
-	fprintf(d->out, "0x%06" PRIx64 " %16s  %-24s %-17s ", rec->offset,
-		time, who, record_name(rec));
+		put_time(d, rec->ts, rec->ts_ns, rec->ts_ns_valid);
+	else
+		fxtrace_out_spaces(out, 16);
+	fxtrace_out_str(out, "  ");
+	if (rec->type == FXT_REC_SCHED && rec->subtype <= FXT_SCHED_WAKEUP) {
+		start = out->len;
+		put_u64(out, "cpu ", rec->cpu);
+		pad_to(out, start, 24);
+	} else if (rec->has_ts && (rec->type == FXT_REC_EVENT ||
+				   rec->type == FXT_REC_LOG ||
+				   rec->type == FXT_REC_LARGE)) {
+		put_thread(d, &rec->thread);
+	} else {
+		fxtrace_out_spaces(out, 24);
+	}
+	fxtrace_out_char(out, ' ');
+	name = record_name(rec);
+	column(out, name, strlen(name), 17, true);
+	fxtrace_out_char(out, ' ');
 	print_details(d, rec);
-	fputc('\n', d->out);
+	fxtrace_out_char(out, '\n');
 	if (d->opts->hex)
-		print_words(d->out, rec);
+		print_words(out, rec);
 	if (d->streaming)
 		return 0;
-	if (ferror(d->out))
+	if (out->failed)
 		return -ENOMEM;
-	d->lines[d->nlines].len = ftell(d->out) - d->lines[d->nlines].text;
+	d->lines[d->nlines].len = out->len - d->lines[d->nlines].text;
 	d->nlines++;
 	return 0;
 }
@@ -486,36 +581,44 @@ static bool threads_selected(const struct dump *d, const struct line *l)
 	return false;
 }
 
-int fxtrace_dump(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
+int fxtrace_dump(FILE *file, struct fxt_reader *r, fxt_read_fn *read,
 		 void *read_ctx, const struct dump_options *opts)
 {
 	static const struct fxtrace_select all;
+	struct fxtrace_out out, text;
 	struct dump d = {
-		.out = out, .opts = opts, .r = r, .last_key = INT64_MIN,
+		.opts = opts, .r = r, .last_key = INT64_MIN,
 		.select = opts->select ? opts->select : &all,
 	};
-	char *text = NULL;
-	size_t size = 0, i;
+	size_t i;
 	int ret;
 
 	fxt_map_init(&d.pids, sizeof(uint64_t));
+	fxtrace_out_init(&out, file);
 	/* In file order without thread filters, nothing waits for the end. */
 	d.streaming = opts->file_order && !fxtrace_select_by_thread(d.select);
-	if (d.streaming)
-		return fxt_reader_read(r, read, read_ctx, dump_record, &d);
-	d.out = open_memstream(&text, &size);
-	if (!d.out)
-		return -errno;
+	if (d.streaming) {
+		d.out = &out;
+		ret = fxt_reader_read(r, read, read_ctx, dump_record, &d);
+		if (out.failed && ret >= 0)
+			ret = -ENOMEM;
+		fxtrace_out_free(&out);
+		return ret;
+	}
+	fxtrace_out_init(&text, NULL);
+	d.out = &text;
 	ret = fxt_reader_read(r, read, read_ctx, dump_record, &d);
-	if (fclose(d.out) && !ret)
+	if (text.failed && !ret)
 		ret = -ENOMEM;
 	if (!opts->file_order && d.nlines)
 		qsort(d.lines, d.nlines, sizeof(*d.lines), by_time);
 	for (i = 0; ret >= 0 && i < d.nlines; i++)
 		if (!fxtrace_select_by_thread(d.select) ||
 		    threads_selected(&d, &d.lines[i]))
-			fwrite(text + d.lines[i].text, 1, d.lines[i].len, out);
-	free(text);
+			fxtrace_out_bytes(&out, text.buf + d.lines[i].text,
+					  d.lines[i].len);
+	fxtrace_out_free(&out);
+	fxtrace_out_free(&text);
 	free(d.lines);
 	fxt_map_free(&d.pids);
 	return ret;

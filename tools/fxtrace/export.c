@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,133 +33,87 @@ struct cpu_track {
 };
 
 struct export {
-	FILE *out;
+	struct fxtrace_out *out;
 	bool first;
 	struct fxt_reader *r;
 	struct fxt_map cpus;	/* (cpu, 0) -> struct cpu_track */
 	int error;
 };
 
-static void json_string(FILE *out, const struct fxt_string *s)
-{
-	char placeholder[48];
-
-	if (s->ptr) {
-		fxtrace_print_json_string(out, s->ptr, s->len);
-		return;
-	}
-	snprintf(placeholder, sizeof(placeholder), "<%s string %u>",
-		 s->undefined ? "undefined" : "unkept", s->ref);
-	fxtrace_print_json_string(out, placeholder, strlen(placeholder));
-}
-
-static void json_cstring(FILE *out, const char *s)
-{
-	fxtrace_print_json_string(out, s, strlen(s));
-}
-
 /* ns (never negative here) as microseconds with 3 decimals. */
-static void json_us(FILE *out, int64_t ns)
+static void json_us(struct fxtrace_out *out, int64_t ns)
 {
-	fprintf(out, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+	char frac[3];
+
+	fxtrace_out_i64(out, ns / 1000);
+	fxtrace_out_char(out, '.');
+	frac[0] = (char)('0' + ns % 1000 / 100);
+	frac[1] = (char)('0' + ns % 100 / 10);
+	frac[2] = (char)('0' + ns % 10);
+	fxtrace_out_bytes(out, frac, 3);
 }
 
-static void json_double(FILE *out, double v)
+/* One argument as a member "name":value. */
+static void json_arg(struct fxtrace_out *out, const struct fxt_arg *a)
 {
-	if (isnan(v))
-		json_cstring(out, "NaN");
-	else if (isinf(v))
-		json_cstring(out, v > 0 ? "Infinity" : "-Infinity");
-	else
-		fprintf(out, "%.17g", v);
-}
-
-static void json_arg_value(FILE *out, const struct fxt_arg *a)
-{
-	char text[48];
-
-	switch (a->type) {
-	case FXT_ARG_NULL:
-		fputs("null", out);
-		break;
-	case FXT_ARG_INT32:
-	case FXT_ARG_INT64:
-		fprintf(out, "%" PRId64, a->value.i64);
-		break;
-	case FXT_ARG_UINT32:
-	case FXT_ARG_UINT64:
-	case FXT_ARG_KOID:
-		fprintf(out, "%" PRIu64, a->value.u64);
-		break;
-	case FXT_ARG_DOUBLE:
-		json_double(out, a->value.f64);
-		break;
-	case FXT_ARG_STRING:
-		json_string(out, &a->value.str);
-		break;
-	case FXT_ARG_POINTER:
-		snprintf(text, sizeof(text), "0x%" PRIx64, a->value.u64);
-		json_cstring(out, text);
-		break;
-	case FXT_ARG_BOOL:
-		fputs(a->value.b ? "true" : "false", out);
-		break;
-	default:
-		snprintf(text, sizeof(text), "<%s>", fxt_arg_type_name(a->type));
-		json_cstring(out, text);
-		break;
-	}
+	fxtrace_out_json_fxt_string(out, &a->name);
+	fxtrace_out_char(out, ':');
+	fxtrace_out_arg_value(out, a, FXTRACE_ARG_JSON);
 }
 
 /* "args":{...}: every argument, or only the numeric ones (counters). */
-static void json_args(FILE *out, const struct fxt_record *rec, bool numeric)
+static void json_args(struct fxtrace_out *out, const struct fxt_record *rec,
+		      bool numeric)
 {
 	bool first = true;
 	uint32_t i;
 	double v;
 
-	fputs(",\"args\":{", out);
+	fxtrace_out_str(out, ",\"args\":{");
 	for (i = 0; i < rec->nargs; i++) {
 		if (numeric && !fxt_arg_number(&rec->args[i], &v))
 			continue;
 		if (!first)
-			fputc(',', out);
+			fxtrace_out_char(out, ',');
 		first = false;
-		json_string(out, &rec->args[i].name);
-		fputc(':', out);
-		json_arg_value(out, &rec->args[i]);
+		json_arg(out, &rec->args[i]);
 	}
-	fputc('}', out);
+	fxtrace_out_char(out, '}');
 }
 
 /* The record's arguments as more members of an open "args" object. */
-static void json_args_inner(FILE *out, const struct fxt_record *rec)
+static void json_args_inner(struct fxtrace_out *out,
+			    const struct fxt_record *rec)
 {
 	uint32_t i;
 
 	for (i = 0; i < rec->nargs; i++) {
-		fputc(',', out);
-		json_string(out, &rec->args[i].name);
-		fputc(':', out);
-		json_arg_value(out, &rec->args[i]);
+		fxtrace_out_char(out, ',');
+		json_arg(out, &rec->args[i]);
 	}
 }
 
 static void begin_event(struct export *e, const char *ph)
 {
-	fputs(e->first ? "\n" : ",\n", e->out);
+	fxtrace_out_str(e->out, e->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
 	e->first = false;
-	fprintf(e->out, "{\"ph\":\"%s\"", ph);
+	fxtrace_out_str(e->out, ph);
+	fxtrace_out_char(e->out, '"');
 }
 
-static void json_thread(FILE *out, uint64_t pid, uint64_t tid)
+static void json_thread(struct fxtrace_out *out, uint64_t pid, uint64_t tid)
 {
-	fprintf(out, ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64, pid, tid);
+	fxtrace_out_str(out, ",\"pid\":");
+	fxtrace_out_u64(out, pid);
+	fxtrace_out_str(out, ",\"tid\":");
+	fxtrace_out_u64(out, tid);
 }
 
-static void json_id(FILE *out, uint64_t id)
+static void json_id(struct fxtrace_out *out, uint64_t id)
 {
-	fprintf(out, ",\"id\":\"0x%" PRIx64 "\"", id);
+	fxtrace_out_str(out, ",\"id\":\"0x");
+	fxtrace_out_hex(out, id);
+	fxtrace_out_char(out, '"');
 }
 
 static void export_event(struct export *e, const struct fxt_record *rec)
@@ -178,7 +131,7 @@ static void export_event(struct export *e, const struct fxt_record *rec)
 		[FXT_EVENT_FLOW_STEP] = "t",
 		[FXT_EVENT_FLOW_END] = "f",
 	};
-	FILE *out = e->out;
+	struct fxtrace_out *out = e->out;
 
 	if (rec->subtype >= FXT_EVENT_TYPE_COUNT || !rec->ts_ns_valid)
 		return;
@@ -186,28 +139,28 @@ static void export_event(struct export *e, const struct fxt_record *rec)
 	    (!rec->end_ts_ns_valid || rec->end_ts_ns < rec->ts_ns))
 		return;
 	begin_event(e, phase[rec->subtype]);
-	fputs(",\"name\":", out);
-	json_string(out, &rec->name);
-	fputs(",\"cat\":", out);
-	json_string(out, &rec->category);
-	fputs(",\"ts\":", out);
+	fxtrace_out_str(out, ",\"name\":");
+	fxtrace_out_json_fxt_string(out, &rec->name);
+	fxtrace_out_str(out, ",\"cat\":");
+	fxtrace_out_json_fxt_string(out, &rec->category);
+	fxtrace_out_str(out, ",\"ts\":");
 	json_us(out, rec->ts_ns);
 	json_thread(out, rec->thread.pid, rec->thread.tid);
 	switch (rec->subtype) {
 	case FXT_EVENT_INSTANT:
-		fputs(",\"s\":\"t\"", out);
+		fxtrace_out_str(out, ",\"s\":\"t\"");
 		break;
 	case FXT_EVENT_COUNTER:
 		if (rec->id)
 			json_id(out, rec->id);
 		break;
 	case FXT_EVENT_DURATION_COMPLETE:
-		fputs(",\"dur\":", out);
+		fxtrace_out_str(out, ",\"dur\":");
 		json_us(out, rec->end_ts_ns - rec->ts_ns);
 		break;
 	case FXT_EVENT_FLOW_END:
 		/* Bind to the enclosing slice, as FXT flow ends do. */
-		fputs(",\"bp\":\"e\"", out);
+		fxtrace_out_str(out, ",\"bp\":\"e\"");
 		json_id(out, rec->id);
 		break;
 	case FXT_EVENT_ASYNC_BEGIN:
@@ -219,18 +172,18 @@ static void export_event(struct export *e, const struct fxt_record *rec)
 		break;
 	}
 	json_args(out, rec, rec->subtype == FXT_EVENT_COUNTER);
-	fputc('}', out);
+	fxtrace_out_char(out, '}');
 }
 
 static void export_kobj(struct export *e, const struct fxt_record *rec)
 {
-	FILE *out = e->out;
+	struct fxtrace_out *out = e->out;
 	uint64_t pid = 0;
 	uint32_t i;
 
 	if (rec->subtype == FXT_KOBJ_PROCESS) {
 		begin_event(e, "M");
-		fputs(",\"name\":\"process_name\"", out);
+		fxtrace_out_str(out, ",\"name\":\"process_name\"");
 		json_thread(out, rec->id, 0);
 	} else if (rec->subtype == FXT_KOBJ_THREAD) {
 		for (i = 0; i < rec->nargs; i++)
@@ -238,32 +191,32 @@ static void export_kobj(struct export *e, const struct fxt_record *rec)
 			    fxt_string_is(&rec->args[i].name, "process"))
 				pid = rec->args[i].value.u64;
 		begin_event(e, "M");
-		fputs(",\"name\":\"thread_name\"", out);
+		fxtrace_out_str(out, ",\"name\":\"thread_name\"");
 		json_thread(out, pid, rec->id);
 	} else {
 		return;
 	}
-	fputs(",\"args\":{\"name\":", out);
-	json_string(out, &rec->name);
-	fputs("}}", out);
+	fxtrace_out_str(out, ",\"args\":{\"name\":");
+	fxtrace_out_json_fxt_string(out, &rec->name);
+	fxtrace_out_str(out, "}}");
 }
 
 static void export_log(struct export *e, const struct fxt_record *rec)
 {
-	FILE *out = e->out;
+	struct fxtrace_out *out = e->out;
 
 	if (!rec->ts_ns_valid)
 		return;
 	begin_event(e, "i");
-	fputs(",\"name\":\"log\",\"cat\":\"log\",\"s\":\"t\",\"ts\":", out);
+	fxtrace_out_str(out, ",\"name\":\"log\",\"cat\":\"log\",\"s\":\"t\",\"ts\":");
 	json_us(out, rec->ts_ns);
 	json_thread(out, rec->thread.pid, rec->thread.tid);
-	fputs(",\"args\":{\"message\":", out);
-	json_string(out, &rec->name);
-	fputs("}}", out);
+	fxtrace_out_str(out, ",\"args\":{\"message\":");
+	fxtrace_out_json_fxt_string(out, &rec->name);
+	fxtrace_out_str(out, "}}");
 }
 
-static void json_cpu(FILE *out, uint32_t cpu)
+static void json_cpu(struct fxtrace_out *out, uint32_t cpu)
 {
 	json_thread(out, EXPORT_CPU_PID, EXPORT_CPU_TID + cpu);
 }
@@ -272,34 +225,37 @@ static void json_cpu(FILE *out, uint32_t cpu)
 static void export_span(struct export *e, const struct fxt_record *rec,
 			const struct cpu_track *t)
 {
-	FILE *out = e->out;
+	struct fxtrace_out *out = e->out;
 	struct fxt_string name;
 	uint64_t pid = t->pid;
-	char fallback[32];
 
 	begin_event(e, "X");
-	fputs(",\"name\":", out);
+	fxtrace_out_str(out, ",\"name\":");
 	if (fxt_reader_thread_name(e->r, t->tid, &name, pid ? NULL : &pid) &&
 	    name.ptr) {
-		json_string(out, &name);
+		fxtrace_out_json_fxt_string(out, &name);
 	} else {
-		snprintf(fallback, sizeof(fallback), "tid %" PRIu64, t->tid);
-		json_cstring(out, fallback);
+		fxtrace_out_str(out, "\"tid ");
+		fxtrace_out_u64(out, t->tid);
+		fxtrace_out_char(out, '"');
 	}
-	fputs(",\"cat\":\"sched\",\"ts\":", out);
+	fxtrace_out_str(out, ",\"cat\":\"sched\",\"ts\":");
 	json_us(out, t->since);
-	fputs(",\"dur\":", out);
+	fxtrace_out_str(out, ",\"dur\":");
 	json_us(out, rec->ts_ns - t->since);
 	json_cpu(out, rec->cpu);
-	fprintf(out, ",\"args\":{\"tid\":%" PRIu64, t->tid);
-	if (pid)
-		fprintf(out, ",\"pid\":%" PRIu64, pid);
-	fputs("}}", out);
+	fxtrace_out_str(out, ",\"args\":{\"tid\":");
+	fxtrace_out_u64(out, t->tid);
+	if (pid) {
+		fxtrace_out_str(out, ",\"pid\":");
+		fxtrace_out_u64(out, pid);
+	}
+	fxtrace_out_str(out, "}}");
 }
 
 static void export_sched(struct export *e, const struct fxt_record *rec)
 {
-	FILE *out = e->out;
+	struct fxtrace_out *out = e->out;
 	struct cpu_track *t;
 	int created;
 
@@ -313,36 +269,49 @@ static void export_sched(struct export *e, const struct fxt_record *rec)
 	}
 	if (created) {
 		begin_event(e, "M");
-		fputs(",\"name\":\"thread_name\"", out);
+		fxtrace_out_str(out, ",\"name\":\"thread_name\"");
 		json_cpu(out, rec->cpu);
-		fprintf(out, ",\"args\":{\"name\":\"CPU %u\"}}", rec->cpu);
+		fxtrace_out_str(out, ",\"args\":{\"name\":\"CPU ");
+		fxtrace_out_u64(out, rec->cpu);
+		fxtrace_out_str(out, "\"}}");
 		t->since = -1;
 	}
 	if (rec->subtype == FXT_SCHED_WAKEUP) {
 		begin_event(e, "i");
-		fputs(",\"name\":\"sched_wakeup\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":", out);
+		fxtrace_out_str(out, ",\"name\":\"sched_wakeup\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":");
 		json_us(out, rec->ts_ns);
 		json_cpu(out, rec->cpu);
-		fprintf(out, ",\"args\":{\"tid\":%" PRIu64, rec->thread.tid);
+		fxtrace_out_str(out, ",\"args\":{\"tid\":");
+		fxtrace_out_u64(out, rec->thread.tid);
 		json_args_inner(out, rec);
-		fputs("}}", out);
+		fxtrace_out_str(out, "}}");
 		return;
 	}
 	/* A switch ends the span of the thread switched in before it. */
 	if (t->since >= 0 && t->tid && t->since <= rec->ts_ns)
 		export_span(e, rec, t);
 	begin_event(e, "i");
-	fputs(",\"name\":\"sched_switch\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":", out);
+	fxtrace_out_str(out, ",\"name\":\"sched_switch\",\"cat\":\"sched\",\"s\":\"t\",\"ts\":");
 	json_us(out, rec->ts_ns);
 	json_cpu(out, rec->cpu);
-	fprintf(out, ",\"args\":{\"prev_tid\":%" PRIu64 ",\"prev_state\":\"%s\",\"next_tid\":%" PRIu64,
-		rec->out.tid, fxt_thread_state_name(rec->out_state), rec->in.tid);
-	if (rec->subtype == FXT_SCHED_LEGACY_CONTEXT_SWITCH)
-		fprintf(out, ",\"prev_pid\":%" PRIu64 ",\"next_pid\":%" PRIu64
-			",\"prev_prio\":%u,\"next_prio\":%u", rec->out.pid,
-			rec->in.pid, rec->out_prio, rec->in_prio);
+	fxtrace_out_str(out, ",\"args\":{\"prev_tid\":");
+	fxtrace_out_u64(out, rec->out.tid);
+	fxtrace_out_str(out, ",\"prev_state\":\"");
+	fxtrace_out_str(out, fxt_thread_state_name(rec->out_state));
+	fxtrace_out_str(out, "\",\"next_tid\":");
+	fxtrace_out_u64(out, rec->in.tid);
+	if (rec->subtype == FXT_SCHED_LEGACY_CONTEXT_SWITCH) {
+		fxtrace_out_str(out, ",\"prev_pid\":");
+		fxtrace_out_u64(out, rec->out.pid);
+		fxtrace_out_str(out, ",\"next_pid\":");
+		fxtrace_out_u64(out, rec->in.pid);
+		fxtrace_out_str(out, ",\"prev_prio\":");
+		fxtrace_out_u64(out, rec->out_prio);
+		fxtrace_out_str(out, ",\"next_prio\":");
+		fxtrace_out_u64(out, rec->in_prio);
+	}
 	json_args_inner(out, rec);
-	fputs("}}", out);
+	fxtrace_out_str(out, "}}");
 	t->since = rec->ts_ns;
 	t->tid = rec->in.tid;
 	t->pid = rec->subtype == FXT_SCHED_LEGACY_CONTEXT_SWITCH ? rec->in.pid : 0;
@@ -372,21 +341,27 @@ static int export_record(void *ctx, const struct fxt_record *rec)
 	return e->error;
 }
 
-int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
+int fxtrace_export_json(FILE *file, struct fxt_reader *r, fxt_read_fn *read,
 			void *read_ctx)
 {
-	struct export e = { .out = out, .first = true, .r = r };
+	struct fxtrace_out out;
+	struct export e = { .out = &out, .first = true, .r = r };
 	int ret;
 
+	fxtrace_out_init(&out, file);
 	fxt_map_init(&e.cpus, sizeof(struct cpu_track));
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+	fxtrace_out_str(&out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	ret = fxt_reader_read(r, read, read_ctx, export_record, &e);
 	if (e.cpus.count) {
 		begin_event(&e, "M");
-		fprintf(out, ",\"name\":\"process_name\",\"pid\":%llu,\"tid\":0,\"args\":{\"name\":\"CPUs\"}}",
-			EXPORT_CPU_PID);
+		fxtrace_out_str(&out, ",\"name\":\"process_name\",\"pid\":");
+		fxtrace_out_u64(&out, EXPORT_CPU_PID);
+		fxtrace_out_str(&out, ",\"tid\":0,\"args\":{\"name\":\"CPUs\"}}");
 	}
-	fputs("\n]}\n", out);
+	fxtrace_out_str(&out, "\n]}\n");
+	if (out.failed && !ret)
+		ret = -ENOMEM;
+	fxtrace_out_free(&out);
 	fxt_map_free(&e.cpus);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fxt_reader.h"
 
@@ -152,23 +153,101 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret);
  */
 int fxtrace_output_status(const char *cmd, int status);
 
+/*
+ * Text built without printf: dump and export format millions of records,
+ * and printf's format parsing and locale handling cost more than the
+ * decoding.  A struct fxtrace_out is a buffer that either grows in memory
+ * (file NULL: dump's lines waiting to be sorted) or is written to file
+ * whenever it holds FXTRACE_OUT_FLUSH bytes.  Out of memory sets `failed`
+ * and drops what follows; write errors stay on file (ferror()).
+ */
+#define FXTRACE_OUT_FLUSH (256u << 10)
+
+struct fxtrace_out {
+	FILE *file;
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+void fxtrace_out_init(struct fxtrace_out *o, FILE *file);
+/* Write what is buffered to o->file (nothing in memory mode). */
+void fxtrace_out_flush(struct fxtrace_out *o);
+/* Flush, then release the buffer. */
+void fxtrace_out_free(struct fxtrace_out *o);
+/* Room for n more bytes at o->buf + o->len; NULL when memory ran out. */
+char *fxtrace_out_room(struct fxtrace_out *o, size_t n);
+
+/* The slow paths of the inline writers below: flush or grow first. */
+void fxtrace_out_bytes_slow(struct fxtrace_out *o, const void *p, size_t n);
+
+/* Inline: most pieces are a few bytes, and the buffer has room. */
+static inline void fxtrace_out_bytes(struct fxtrace_out *o, const void *p,
+				     size_t n)
+{
+	if (o->len + n <= o->cap) {
+		if (n)	/* the buffer may not exist yet */
+			memcpy(o->buf + o->len, p, n);
+		o->len += n;
+	} else {
+		fxtrace_out_bytes_slow(o, p, n);
+	}
+}
+
+static inline void fxtrace_out_str(struct fxtrace_out *o, const char *s)
+{
+	fxtrace_out_bytes(o, s, strlen(s));
+}
+
+static inline void fxtrace_out_char(struct fxtrace_out *o, char c)
+{
+	if (o->len < o->cap)
+		o->buf[o->len++] = c;
+	else
+		fxtrace_out_bytes_slow(o, &c, 1);
+}
+/* As printf's %PRIu64, %PRId64, %PRIx64 and %0*PRIx64 (width <= 16). */
+void fxtrace_out_u64(struct fxtrace_out *o, uint64_t v);
+void fxtrace_out_i64(struct fxtrace_out *o, int64_t v);
+void fxtrace_out_hex(struct fxtrace_out *o, uint64_t v);
+void fxtrace_out_hex0(struct fxtrace_out *o, uint64_t v, unsigned int width);
+/* n spaces. */
+void fxtrace_out_spaces(struct fxtrace_out *o, size_t n);
+/* As printf's %.17g. */
+void fxtrace_out_double(struct fxtrace_out *o, double v);
+/* ns as seconds.nanoseconds ("1.000000500"), as "%" PRId64 ".%09" PRId64. */
+void fxtrace_out_seconds(struct fxtrace_out *o, int64_t ns);
+
 /* A string in double quotes; quotes, backslashes, control bytes escaped. */
-void fxtrace_print_quoted(FILE *out, const struct fxt_string *s);
-
+void fxtrace_out_quoted(struct fxtrace_out *o, const struct fxt_string *s);
 /* The same without the quotes (names: category:name, argument names). */
-void fxtrace_print_escaped(FILE *out, const struct fxt_string *s);
-
-/* fxtrace_print_quoted() into buf, cut to fit size (NUL-terminated). */
-void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s);
-
-/* An argument as name=value. */
-void fxtrace_print_arg(FILE *out, const struct fxt_arg *arg);
-
-/* ns as seconds.nanoseconds ("1.000000500"). */
-void fxtrace_print_seconds(FILE *out, int64_t ns);
-
+void fxtrace_out_escaped(struct fxtrace_out *o, const struct fxt_string *s);
 /* A string as a JSON string literal (invalid UTF-8 becomes U+FFFD). */
+void fxtrace_out_json_string(struct fxtrace_out *o, const char *s, size_t len);
+/* A decoded string as JSON, "<undefined string N>" when it has no bytes. */
+void fxtrace_out_json_fxt_string(struct fxtrace_out *o,
+				 const struct fxt_string *s);
+
+/*
+ * An argument's value, the one printer of dump (text: strings quoted and
+ * escaped, pointers 0x..., blobs "<blob N bytes>") and export (JSON: JSON
+ * strings, pointers and non-numbers as strings, NaN and infinities as
+ * strings, other types "<type>").
+ */
+enum fxtrace_arg_style { FXTRACE_ARG_TEXT, FXTRACE_ARG_JSON };
+void fxtrace_out_arg_value(struct fxtrace_out *o, const struct fxt_arg *a,
+			   enum fxtrace_arg_style style);
+/* An argument as name=value (dump). */
+void fxtrace_out_arg(struct fxtrace_out *o, const struct fxt_arg *a);
+
+/* The FILE versions, for the commands that print little. */
+void fxtrace_print_quoted(FILE *out, const struct fxt_string *s);
+void fxtrace_print_escaped(FILE *out, const struct fxt_string *s);
+void fxtrace_print_seconds(FILE *out, int64_t ns);
 void fxtrace_print_json_string(FILE *out, const char *s, size_t len);
+
+/* fxtrace_out_quoted() into buf, cut to fit size (NUL-terminated). */
+void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s);
 
 /* ---- selecting records (select.c): dump's and report's filters ---------- */
 

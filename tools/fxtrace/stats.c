@@ -65,11 +65,16 @@ static void see_time(struct stats *s, int64_t ns)
 	s->have_time = true;
 }
 
+/* s equals the string literal lit; lengths first, as most differ. */
+#define STRING_IS(s, lit)                                                      \
+	((s)->ptr && (s)->len == sizeof(lit) - 1 &&                            \
+	 !memcmp((s)->ptr, lit, sizeof(lit) - 1))
+
 static bool is_drop_counter(const struct fxt_record *rec)
 {
-	return (fxt_string_is(&rec->category, "fxtrace") &&
-		fxt_string_is(&rec->name, "dropped")) ||
-	       fxt_string_is(&rec->name, "fxtrace:dropped");
+	return (STRING_IS(&rec->category, "fxtrace") &&
+		STRING_IS(&rec->name, "dropped")) ||
+	       STRING_IS(&rec->name, "fxtrace:dropped");
 }
 
 static void count_drops(struct stats *s, const struct fxt_record *rec)

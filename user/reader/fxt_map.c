@@ -75,7 +75,7 @@ static size_t find_slot(const struct fxt_map *m, uint64_t k1, uint64_t k2)
 	return m->cap;
 }
 
-void *fxt_map_get(const struct fxt_map *m, uint64_t k1, uint64_t k2)
+void *fxt_map_get_slow(const struct fxt_map *m, uint64_t k1, uint64_t k2)
 {
 	size_t i = find_slot(m, k1, k2);
 
@@ -117,7 +117,8 @@ static int map_grow(struct fxt_map *m)
 	return 0;
 }
 
-void *fxt_map_put(struct fxt_map *m, uint64_t k1, uint64_t k2, int *created)
+void *fxt_map_put_slow(struct fxt_map *m, uint64_t k1, uint64_t k2,
+		       int *created)
 {
 	size_t i = find_slot(m, k1, k2);
 	void *val;

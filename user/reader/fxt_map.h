@@ -38,14 +38,49 @@ void fxt_map_init(struct fxt_map *m, size_t val_size);
 void fxt_map_free(struct fxt_map *m);
 
 /* The value stored under (k1, k2), or NULL. */
-void *fxt_map_get(const struct fxt_map *m, uint64_t k1, uint64_t k2);
+void *fxt_map_get_slow(const struct fxt_map *m, uint64_t k1, uint64_t k2);
+void *fxt_map_put_slow(struct fxt_map *m, uint64_t k1, uint64_t k2,
+		       int *created);
+
+/* The value in the slot last found, if it holds (k1, k2); else NULL. */
+static inline void *fxt_map_last(const struct fxt_map *m, uint64_t k1,
+				 uint64_t k2)
+{
+	size_t i = m->last - 1;
+
+	if (m->last && m->keys[2 * i] == k1 && m->keys[2 * i + 1] == k2)
+		return m->vals + i * m->val_size;
+	return NULL;
+}
+
+/*
+ * Inline, the slot last found first: a lookup per record, in runs of one
+ * key, is most of the reader's and stats' map work.
+ */
+static inline void *fxt_map_get(const struct fxt_map *m, uint64_t k1,
+				uint64_t k2)
+{
+	void *v = fxt_map_last(m, k1, k2);
+
+	return v ? v : fxt_map_get_slow(m, k1, k2);
+}
 
 /*
  * The value under (k1, k2), inserted zero-filled if absent (*created is then
  * set to 1, else 0; created may be NULL).  Returns NULL when memory runs out.
  * The pointer is valid until the next insertion.
  */
-void *fxt_map_put(struct fxt_map *m, uint64_t k1, uint64_t k2, int *created);
+static inline void *fxt_map_put(struct fxt_map *m, uint64_t k1, uint64_t k2,
+				int *created)
+{
+	void *v = fxt_map_last(m, k1, k2);
+
+	if (!v)
+		return fxt_map_put_slow(m, k1, k2, created);
+	if (created)
+		*created = 0;
+	return v;
+}
 
 /* Remove (k1, k2) if present. */
 void fxt_map_del(struct fxt_map *m, uint64_t k1, uint64_t k2);

@@ -313,8 +313,8 @@ static void note_unsupported(struct fxt_reader *r, uint64_t offset,
 		   "Perfetto ignores %s (noted once)", what[kind]);
 }
 
-static void check_unsupported(struct fxt_reader *r,
-			      const struct fxt_record *rec)
+static inline __attribute__((always_inline)) void
+check_unsupported(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	uint32_t i;
 
@@ -600,15 +600,22 @@ static int apply_metadata(struct fxt_reader *r, const struct fxt_record *rec)
 	}
 }
 
-static void check_window_ts(struct fxt_reader *r, const struct fxt_record *rec,
-			    int64_t ns, const char *what)
+static void window_problem(struct fxt_reader *r, const struct fxt_record *rec,
+			   int64_t ns, const char *what)
 {
-	if (ns >= r->window_lo && ns <= r->window_hi)
-		return;
 	fxt_report(&r->sink, rec->offset, FXT_RULE_TIMESTAMP_WINDOW,
 		   "%s record's %s at %lld ns is outside the session's window [%lld, %lld] ns",
 		   fxt_record_type_name(rec->type), what, (long long)ns,
 		   (long long)r->window_lo, (long long)r->window_hi);
+}
+
+/* Inline: every record of a drainer's file is checked against its window. */
+static inline void check_window_ts(struct fxt_reader *r,
+				   const struct fxt_record *rec, int64_t ns,
+				   const char *what)
+{
+	if (ns < r->window_lo || ns > r->window_hi)
+		window_problem(r, rec, ns, what);
 }
 
 static void check_window(struct fxt_reader *r, const struct fxt_record *rec)

@@ -1069,6 +1069,104 @@ static int test_map(void)
 	return 0;
 }
 
+/*
+ * UTF-8 judged one byte at a time, as fxt_utf8_valid() did before it
+ * skipped ASCII 8 bytes at a time: the reference it must agree with.
+ */
+static bool utf8_bytewise(const unsigned char *s, size_t len)
+{
+	size_t i = 0, n, k;
+	uint32_t cp;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf)
+			n = 1, cp = s[i] & 0x1f;
+		else if (s[i] >= 0xe0 && s[i] <= 0xef)
+			n = 2, cp = s[i] & 0x0f;
+		else if (s[i] >= 0xf0 && s[i] <= 0xf4)
+			n = 3, cp = s[i] & 0x07;
+		else
+			return false;
+		if (len - i <= n)
+			return false;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return false;
+		i += n + 1;
+	}
+	return true;
+}
+
+/*
+ * Every length up to 40 with a non-ASCII piece (valid, cut, overlong,
+ * surrogate, stray continuation, 0xff) at every position, so that pieces
+ * straddle, start and end the 8-byte steps.
+ */
+static int test_utf8_word_steps(void)
+{
+	static const char *const pieces[] = {
+		"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc3",
+		"\xe2\x82", "\xc0\xaf", "\xed\xa0\x80", "\x80", "\xff",
+		"\xf4\x90\x80\x80", "\x7f",
+	};
+	unsigned char s[48];
+	size_t len, pos, p, n, checked = 0, valid = 0;
+
+	for (len = 0; len <= 40; len++)
+		for (pos = 0; pos <= len; pos++)
+			for (p = 0; p < N_WORDS(pieces); p++) {
+				n = strlen(pieces[p]);
+				memset(s, 'a', sizeof(s));
+				if (pos + n <= len)
+					memcpy(s + pos, pieces[p], n);
+				if (fxt_utf8_valid(s, len) != utf8_bytewise(s, len))
+					FAIL("length %zu, piece %zu at %zu: %d, byte-wise %d",
+					     len, p, pos, fxt_utf8_valid(s, len),
+					     utf8_bytewise(s, len));
+				valid += utf8_bytewise(s, len);
+				checked++;
+			}
+	/* Both verdicts were seen, many times. */
+	EXPECT_CMP(valid, >, 1000);
+	EXPECT_CMP(checked - valid, >, 1000);
+	return 0;
+}
+
+/* At 10^9 ticks/s a timestamp is its ns: INT64_MAX is, INT64_MAX + 1 is not. */
+static int test_ns_ticks_bounds(void)
+{
+	struct fxt_tables *t = app_tables();
+	uint64_t words[7];
+	struct fxt_record rec;
+
+	ASSERT_TRUE(t);
+	memcpy(words, spec_instant, sizeof(words));
+	words[1] = INT64_MAX;
+	ASSERT_CLEAN(7, decode(t, words, 7, &rec));
+	ASSERT_TRUE(rec.ts_ns_valid);
+	ASSERT_EQ(INT64_MAX, rec.ts_ns);
+	words[1] = (uint64_t)INT64_MAX + 1;
+	ASSERT_EQ(7 * 8, decode(t, words, 7, &rec));
+	ASSERT_TRUE(!rec.ts_ns_valid);
+	ASSERT_STR("0x000008: warning: timestamp-overflow: timestamp 9223372036854775808 at 1000000000 ticks/s overflows int64 nanoseconds; Perfetto drops the record\n",
+		   diags.text);
+	words[1] = 0;
+	ASSERT_CLEAN(7, decode(t, words, 7, &rec));
+	ASSERT_TRUE(rec.ts_ns_valid);
+	ASSERT_EQ(0, rec.ts_ns);
+	fxt_tables_free(t);
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "spec 18(a) magic number record", test_spec_magic },
 	{ "spec 18(b) string record", test_spec_string },
@@ -1096,6 +1194,8 @@ static const struct tap_test tests[] = {
 	{ "reader: streaming equals whole buffer", test_streaming_matches_buffer },
 	{ "reader: records over the window are skipped", test_streaming_skips_oversized },
 	{ "map: insert, delete, iterate", test_map },
+	{ "utf8: 8-byte ASCII steps agree with byte-wise", test_utf8_word_steps },
+	{ "timestamps: ns ticks at the int64 bound", test_ns_ticks_bounds },
 };
 
 int main(void)
