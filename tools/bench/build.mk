@@ -22,3 +22,9 @@ $(B)/bin/dataplane: $(B)/obj/tools/bench/dataplane.o \
 		$(B)/obj/user/drain/output.o $(B)/lib/libfxtctl.a \
 		$(B)/lib/libfxtread.a
 	$(link)
+
+# make bench-kernel: the kernel writer's records in user space, for
+# callgrind's instruction counts (tools/bench/kwriter.sh).
+PROGS += $(B)/bin/kwriter_bench
+$(B)/bin/kwriter_bench: $(B)/obj/tools/bench/kwriter_bench.o
+	$(link)
