@@ -99,7 +99,8 @@ lttng_stop() {
 		lttng destroy -a >/dev/null 2>&1 || true
 		kill "$pid"
 		for ((i = 0; i < 100; i++)); do
-			pgrep -x 'lttng-(sessiond|consumerd)' >/dev/null || break
+			pgrep -x lttng-sessiond >/dev/null ||
+				pgrep -x lttng-consumerd >/dev/null || break
 			sleep 0.1
 		done
 	fi

@@ -7,12 +7,14 @@
 # LTTng-UST (lttng-sessiond and lttng-consumerd in this guest, discard mode,
 # per-UID buffers of 4 x 256 KiB per CPU: the same 2 MiB, to a trace on
 # tmpfs).  For each, the same rate ladder of short runs finds the highest
-# rate per thread with zero drops; a longer run at that rate confirms it
-# and gives the CPU the drainer (fxtrace-drain) or the consumer daemon
+# rate per thread with zero drops; longer runs from that rate down the
+# ladder confirm it (the first that loses nothing) and give the CPU the
+# drainer (fxtrace record and fxtrace-drain) or the consumer daemon
 # (lttng-consumerd) spent per MB written.  Prints a table and writes
 # $FXTRACE_OUT/stream.json.
 #
-# STREAM_RUNG_SECONDS (2), STREAM_SECONDS (10, the confirming run) and
+# STREAM_RUNG_SECONDS (2), STREAM_SECONDS (10, the confirming runs; the
+# issue's 30 s made the target too long for a shared guest) and
 # STREAM_RATES (events/s per thread) change the ladder.
 
 set -euo pipefail
@@ -21,7 +23,7 @@ bin=$root/build/bin
 threads=2
 rung_s=${STREAM_RUNG_SECONDS:-2}
 hold_s=${STREAM_SECONDS:-10}
-read -ra rates <<<"${STREAM_RATES:-25000 50000 100000 150000 200000 300000 400000 600000}"
+read -ra rates <<<"${STREAM_RATES:-25000 50000 75000 100000 125000 150000 200000 300000 400000}"
 work=/tmp/stream-bench
 export HOME=/tmp/lttng-home LTTNG_HOME=/tmp/lttng-home
 mkdir -p "$HOME"
@@ -80,7 +82,8 @@ cleanup() {
 		lttng destroy -a >/dev/null 2>&1 || true
 		kill "$sessiond_pid" 2>/dev/null || true
 		for _ in $(seq 100); do
-			pgrep -x 'lttng-(sessiond|consumerd)' >/dev/null || break
+			pgrep -x lttng-sessiond >/dev/null ||
+				pgrep -x lttng-consumerd >/dev/null || break
 			sleep 0.1
 		done
 	fi
@@ -90,33 +93,51 @@ trap cleanup EXIT
 lttng-sessiond --daemonize --no-kernel
 sessiond_pid=$(pgrep -o -x lttng-sessiond)
 
+row() {	# TOOL RATE SECONDS NOTE: a line of the table, from the last run
+	printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f%s\n' "$1" "$2" "$emitted" \
+		"$dropped" "$3" "$(bc -l <<<"$bytes / 1000000")" "$daemon_cpu" \
+		"$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000 + 0.000001)")" "$4"
+}
+
 json=$FXTRACE_OUT/stream.json
 echo "{" >"$json"
 printf '%-8s %12s %10s %10s %8s %12s %10s %10s\n' tool "rate/thread" emitted dropped \
 	seconds MB "daemon s" "ms CPU/MB"
+declare -A zero_drop cpu_per_mb
 for tool in fxtrace lttng; do
-	best=0
+	best=-1
 	rungs=
-	for rate in "${rates[@]}"; do
+	for ((i = 0; i < ${#rates[@]}; i++)); do
+		rate=${rates[i]}
 		"${tool}_run" "$rung_s" "$rate"
-		printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f\n' "$tool" "$rate" "$emitted" \
-			"$dropped" "$rung_s" "$(bc -l <<<"$bytes / 1000000")" "$daemon_cpu" \
-			"$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000 + 0.000001)")"
+		row "$tool" "$rate" "$rung_s" ""
 		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu},"
 		[[ $dropped == 0 ]] || break
-		best=$rate
+		best=$i
 	done
+	# The confirming run: down the ladder until one loses nothing.
 	hold="null"
-	if ((best)); then
-		"${tool}_run" "$hold_s" "$best"
+	confirmed=0
+	for ((i = best; i >= 0; i--)); do
+		rate=${rates[i]}
+		"${tool}_run" "$hold_s" "$rate"
 		per_mb=$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000)")
-		printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f  (confirming run)\n' "$tool" \
-			"$best" "$emitted" "$dropped" "$hold_s" "$(bc -l <<<"$bytes / 1000000")" \
-			"$daemon_cpu" "$per_mb"
+		row "$tool" "$rate" "$hold_s" "  (confirming run)"
 		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "cpu_ms_per_mb": %.2f}' \
-			"$best" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$per_mb")
-	fi
-	printf '  "%s": {"threads": %d, "best_rate_per_thread": %s, "rungs": [%s], "confirm": %s}%s\n' \
-		"$tool" "$threads" "$best" "${rungs%,}" "$hold" "$([[ $tool == fxtrace ]] && echo ,)" >>"$json"
+			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$per_mb")
+		if [[ $dropped == 0 ]]; then
+			confirmed=$rate
+			break
+		fi
+	done
+	zero_drop[$tool]=$confirmed
+	cpu_per_mb[$tool]=${per_mb:-0}
+	printf '  "%s": {"threads": %d, "zero_drop_rate_per_thread": %s, "rungs": [%s], "confirm": %s}%s\n' \
+		"$tool" "$threads" "$confirmed" "${rungs%,}" "$hold" "$([[ $tool == fxtrace ]] && echo ,)" >>"$json"
 done
 echo "}" >>"$json"
+# The issue's targets: >= 2x LTTng-UST's zero-drop rate, <= its CPU per MB.
+awk -v a="${zero_drop[fxtrace]}" -v b="${zero_drop[lttng]}" -v c="${cpu_per_mb[fxtrace]}" \
+	-v d="${cpu_per_mb[lttng]}" 'BEGIN {
+	printf "zero-drop rate: fxtrace %d, LTTng-UST %d events/s per thread: %.2fx (target >= 2)\n", a, b, b ? a / b : 0
+	printf "daemon CPU per MB: fxtrace %.1f ms, lttng-consumerd %.1f ms: %.2fx (target <= 1)\n", c, d, d ? c / d : 0 }'
