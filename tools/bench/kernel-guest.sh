@@ -12,10 +12,10 @@
 # in $FXTRACE_OUT (record sizes), and prints ftrace's entry sizes.
 #
 # lttng-modules comes from tools/bench/lttng-modules.sh (built for this
-# kernel under build/lttng-modules/ABI/ko); without it the column is
-# reported missing.  The modules are loaded here, lttng-sessiond started,
-# and both are gone again at the end (run.sh checks that the kernel's
-# memory comes back).
+# kernel under build/lttng-modules/ABI/modroot); without it the column is
+# reported missing.  lttng-sessiond is started here and loads them; both
+# are gone again at the end (run.sh checks that the kernel's memory comes
+# back).
 
 set -euo pipefail
 bin=$(cd "$(dirname "$0")/../../build/bin" && pwd)
@@ -23,7 +23,7 @@ runs=${RUNS:-5}
 syscalls=${SYSCALL_ITERATIONS:-200000}
 rounds=${CTXSW_ITERATIONS:-20000}
 tracing=/sys/kernel/tracing
-lttng_ko=$(cd "$(dirname "$0")/../.." && pwd)/build/lttng-modules/$(uname -r)/ko
+lttng_modroot=$(cd "$(dirname "$0")/../.." && pwd)/build/lttng-modules/$(uname -r)/modroot
 export HOME=/tmp/lttng-home LTTNG_HOME=/tmp/lttng-home
 mkdir -p "$HOME"
 
@@ -61,34 +61,30 @@ run() {	# run MODE BENCH ITERATIONS -> ns per operation
 	esac
 }
 
-# lttng-modules: load every module (dependencies first: retry the ones
-# that fail until no more load), start the session daemon.
+# lttng-modules: lttng-sessiond loads them with libkmod, which needs
+# /lib/modules/$(uname -r) and its indexes; the host root the guest runs
+# from is read-only and has none for this kernel.  So /usr/lib (/lib links
+# to it) is covered with a directory of links to the real entries plus
+# "modules", the tree tools/bench/lttng-modules.sh built; undone at the end.
 lttng=0
-lttng_modules=()
+usrlib_orig=/tmp/lttng-usrlib-orig
+usrlib_new=/tmp/lttng-usrlib
 lttng_start() {
-	local left=() progress=1 ko name
-	[[ -d $lttng_ko ]] || { echo "lttng-modules: not built ($lttng_ko): column missing"; return; }
+	local e
+	[[ -d $lttng_modroot/lib/modules/$(uname -r)/extra ]] ||
+		{ echo "lttng-modules: not built ($lttng_modroot): column missing"; return; }
 	command -v lttng-sessiond >/dev/null || { echo "lttng-modules: no lttng-sessiond: column missing"; return; }
-	left=("$lttng_ko"/*.ko)
-	while ((progress && ${#left[@]})); do
-		progress=0
-		local again=()
-		for ko in "${left[@]}"; do
-			if insmod "$ko" 2>/dev/null; then
-				name=$(basename "$ko" .ko)
-				lttng_modules=("${name//-/_}" "${lttng_modules[@]}")
-				progress=1
-			else
-				again+=("$ko")
-			fi
-		done
-		left=("${again[@]}")
+	mkdir -p "$usrlib_orig" "$usrlib_new"
+	mount --bind /usr/lib "$usrlib_orig"
+	for e in "$usrlib_orig"/* "$usrlib_orig"/.[!.]*; do
+		[[ -e $e && ${e##*/} != modules ]] && ln -s "$e" "$usrlib_new/${e##*/}"
 	done
-	echo "lttng-modules: ${#lttng_modules[@]} modules loaded, ${#left[@]} not: ${left[*]##*/}"
-	lsmod | grep -q '^lttng_tracer ' || { echo "lttng-modules: lttng-tracer did not load: column missing"; return; }
-	lttng-sessiond --daemonize >"$FXTRACE_OUT/lttng-sessiond.log" 2>&1 ||
+	ln -s "$lttng_modroot/lib/modules" "$usrlib_new/modules"
+	mount --bind "$usrlib_new" /usr/lib
+	lttng-sessiond --background >"$FXTRACE_OUT/lttng-sessiond.log" 2>&1 ||
 		{ echo "lttng-modules: lttng-sessiond failed: column missing"; return; }
-	lttng list -k >/dev/null 2>&1 || { echo "lttng-modules: no kernel tracer in lttng-sessiond: column missing"; return; }
+	lttng list -k >/dev/null 2>&1 || { echo "lttng-modules: no kernel tracer in lttng-sessiond (lttng-sessiond.log): column missing"; return; }
+	echo "lttng-modules: $(grep -c '^lttng_' /proc/modules) modules loaded by lttng-sessiond"
 	lttng=1
 }
 
@@ -104,12 +100,14 @@ lttng_stop() {
 			sleep 0.1
 		done
 	fi
-	# Dependents first: they were loaded after what they use.
-	for ((i = 0; i < 5; i++)); do
-		for m in "${lttng_modules[@]}"; do
-			grep -q "^$m " /proc/modules && rmmod "$m" 2>/dev/null
-		done
+	# Users first: a module in use refuses, and goes in a later round.
+	for ((i = 0; i < 8; i++)); do
+		while read -r m _; do
+			[[ $m == lttng_* ]] && { rmmod "$m" 2>/dev/null || true; }
+		done </proc/modules
 	done
+	mountpoint -q /usr/lib && umount /usr/lib
+	mountpoint -q "$usrlib_orig" && umount "$usrlib_orig"
 	return 0
 }
 
@@ -179,7 +177,7 @@ json=$FXTRACE_OUT/kernel.json
 echo "{" >"$json"
 printf '%-8s %9s %9s %9s %9s %10s %10s %10s %8s %8s\n' bench "off ns" fxtrace ftrace lttng \
 	"fxt +ns/ev" "ftr +ns/ev" "ltt +ns/ev" "x ftrace" "x lttng"
-med() { tr ' ' '\n' <<<"${samples[$1]:-}" | grep . | median; }
+med() { { tr ' ' '\n' <<<"${samples[$1]:-}" | grep . || true; } | median; }
 list() { local v=${samples[$1]:-}; v=${v% }; echo "${v// /,}"; }
 for bench in syscall ctxsw; do
 	# Events per operation: enter+exit; or switch+waking per switch, x2.

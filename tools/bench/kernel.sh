@@ -15,8 +15,12 @@ cd "$(dirname "$0")/../.."
 out=build/bench/kernel-run
 tools/bench/lttng-modules.sh ||
 	echo "bench-kernel: lttng-modules did not build (above): its column will be missing" >&2
+# The figures are shown even when run.sh fails the run (e.g. on the
+# kernel's memory after rmmod); its status is the script's.
+rc=0
 tools/guest/run.sh -t 1500 -m kmod/fxtrace.ko -o "$out" \
-	"$PWD/tools/bench/kernel-guest.sh"
+	"$PWD/tools/bench/kernel-guest.sh" || rc=$?
 cat "$out"/1-kernel-guest.sh.log
 cp "$out"/files/1-kernel-guest.sh/kernel.json build/bench/kernel.json
 tools/bench/kwriter.sh
+exit "$rc"

@@ -5,8 +5,11 @@
 # against the headers of the kernel the guest bench boots, for
 # `make bench-kernel`'s third column.  Nothing is installed: the package is
 # fetched with apt-get download and unpacked under build/lttng-modules/, the
-# modules are built there (as dkms.conf builds them) and copied to
-# build/lttng-modules/ko/.  Once built, a second call does nothing.
+# modules are built there (as dkms.conf builds them) and put in a module
+# tree of their own with its depmod indexes,
+# build/lttng-modules/ABI/modroot/lib/modules/ABI/extra/, where
+# lttng-sessiond's modprobe (libkmod) finds them in the guest
+# (tools/bench/kernel-guest.sh).  Once built, a second call does nothing.
 #
 # Debian's 2.13.9 does not build as is against 6.1.0-56's headers: the
 # kernel's hrtimer_start tracepoint took a third argument (was_armed) in a
@@ -26,7 +29,7 @@ out=$top/$abi
 [[ -f $out/.built ]] && exit 0
 
 rm -rf "$out"
-mkdir -p "$out/ko"
+mkdir -p "$out"
 (cd "$out" && apt-get download -q lttng-modules-dkms >/dev/null 2>&1) ||
 	{ echo "lttng-modules.sh: apt-get download lttng-modules-dkms failed" >&2; exit 1; }
 deb=$(echo "$out"/lttng-modules-dkms_*.deb)
@@ -55,6 +58,10 @@ for _ in 1 2 3 4 5; do
 	((removed)) || { tail -n 30 "$out/build.log" >&2; exit 1; }
 done
 [[ -f $src/src/lttng-tracer.ko ]] || { echo "lttng-modules.sh: no lttng-tracer.ko, see $out/build.log" >&2; exit 1; }
-find "$src" -name '*.ko' -exec cp {} "$out/ko/" \;
-echo "lttng-modules.sh: $(find "$out/ko" -name '*.ko' | wc -l) modules in $out/ko" >&2
+mods=$out/modroot/lib/modules/$abi
+mkdir -p "$mods/extra"
+find "$src" -name '*.ko' -exec cp {} "$mods/extra/" \;
+touch "$mods/modules.order" "$mods/modules.builtin" "$mods/modules.builtin.modinfo"
+depmod -b "$out/modroot" "$abi"
+echo "lttng-modules.sh: $(find "$mods/extra" -name '*.ko' | wc -l) modules in $mods/extra" >&2
 touch "$out/.built"
