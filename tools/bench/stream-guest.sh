@@ -7,7 +7,8 @@
 # LTTng-UST (lttng-sessiond and lttng-consumerd in this guest, discard mode,
 # per-UID buffers of 4 x 256 KiB per CPU: the same 2 MiB, to a trace on
 # tmpfs).  For each, the same rate ladder of short runs finds the highest
-# rate per thread with zero drops; longer runs from that rate down the
+# rate per thread with zero drops (and reached by the producers: a rung
+# they fall short of ends the ladder); longer runs from that rate down the
 # ladder confirm it (the first that loses nothing) and give the CPU the
 # drainer (fxtrace record and fxtrace-drain) or the consumer daemon
 # (lttng-consumerd) spent per MB written.  Prints a table and writes
@@ -113,6 +114,13 @@ for tool in fxtrace lttng; do
 		row "$tool" "$rate" "$rung_s" ""
 		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu},"
 		[[ $dropped == 0 ]] || break
+		# A rung the producers did not reach (within 5 %) proves nothing
+		# about the daemon: the ladder ends there.
+		if awk -v e="$emitted" -v t="$threads" -v s="$rung_s" -v r="$rate" \
+			'BEGIN { exit !(e / t / s < 0.95 * r) }'; then
+			echo "$tool: the producers reached $((emitted / threads / rung_s)) of $rate events/s per thread: producer-bound"
+			break
+		fi
 		best=$i
 	done
 	# The confirming run: down the ladder until one loses nothing.
