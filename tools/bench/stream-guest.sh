@@ -14,16 +14,17 @@
 # (lttng-consumerd) spent per MB written.  Prints a table and writes
 # $FXTRACE_OUT/stream.json.
 #
-# STREAM_RUNG_SECONDS (2), STREAM_SECONDS (10, the confirming runs; the
-# issue's 30 s made the target too long for a shared guest) and
-# STREAM_RATES (events/s per thread) change the ladder.
+# Usage: stream-guest.sh [SECONDS]: the confirming runs' length (10 by
+# default: the issue's 30 s with the step-downs made the target too long
+# for a shared guest).  STREAM_RUNG_SECONDS (2) and STREAM_RATES
+# (events/s per thread) change the ladder when run by hand.
 
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$root/build/bin
 threads=2
 rung_s=${STREAM_RUNG_SECONDS:-2}
-hold_s=${STREAM_SECONDS:-10}
+hold_s=${1:-10}
 read -ra rates <<<"${STREAM_RATES:-25000 50000 75000 100000 125000 150000 200000 300000 400000}"
 work=/tmp/stream-bench
 export HOME=/tmp/lttng-home LTTNG_HOME=/tmp/lttng-home
