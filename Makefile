@@ -11,7 +11,8 @@
 #   make check-debug  the guest tests on a lockdep/KASAN kernel built from source (~1 h)
 #   make demo         the main job end to end (in the QEMU guest on this machine)
 #   make bench        user-space benchmarks against the peers
-#   make bench-kernel kernel events against ftrace, in the guest
+#   make bench-kernel kernel events against ftrace and lttng-modules, in the guest
+#   make bench-stream streaming against LTTng-UST, in the guest
 #   make man          the manual pages, from Documentation/man/*.rst (rst2man)
 #   make install      PREFIX (/usr/local), DESTDIR, LIBDIR...: Documentation/install.rst
 #   make uninstall    removes what make install put there
@@ -46,7 +47,7 @@ PROGS :=
 UNIT_TESTS :=
 GUEST_TESTS :=
 
-.PHONY: all modules user check check-debug demo bench bench-kernel clean \
+.PHONY: all modules user check check-debug demo bench bench-kernel bench-stream clean \
 	man install install-files uninstall no-module dkms-source perfetto-check
 all: $(if $(KDIR),modules,no-module) user
 
@@ -96,6 +97,9 @@ bench: user
 
 bench-kernel: all
 	tools/bench/kernel.sh
+
+bench-stream: all
+	tools/bench/stream.sh
 
 check-debug:
 	tools/guest/check-debug.sh

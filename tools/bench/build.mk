@@ -23,3 +23,17 @@ $(B)/bin/dataplane: $(B)/obj/tools/bench/dataplane.o \
 		$(B)/lib/libfxtctl.a \
 		$(B)/lib/libfxtread.a
 	$(link)
+
+# make bench-kernel: the kernel writer's records in user space, for
+# callgrind's instruction counts (tools/bench/kwriter.sh).
+PROGS += $(B)/bin/kwriter_bench
+$(B)/bin/kwriter_bench: $(B)/obj/tools/bench/kwriter_bench.o
+	$(link)
+
+# make bench-stream: paced producers, fxtrace against LTTng-UST, in the guest.
+PROGS += $(B)/bin/stream_bench
+STREAM_BENCH_OBJS := $(B)/obj/tools/bench/stream_bench.o $(B)/obj/tools/bench/stream_tp.o
+$(STREAM_BENCH_OBJS): CFLAGS_USER += -I.
+LDLIBS_stream_bench := -llttng-ust -ldl -lpthread
+$(B)/bin/stream_bench: $(STREAM_BENCH_OBJS) $(B)/lib/libfxtrace.a
+	$(link)

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest half of `make bench-stream`: 2 producer threads stream 48-byte
+# events, through fxtrace (`fxtrace record -m streaming`, libfxtrace's
+# per-thread buffers, 1 MiB each, drained to a file on tmpfs) and through
+# LTTng-UST (lttng-sessiond and lttng-consumerd in this guest, discard mode,
+# per-UID buffers of 4 x 256 KiB per CPU: the same 2 MiB, to a trace on
+# tmpfs).  For each, the same rate ladder of short runs finds the highest
+# rate per thread with zero drops (and reached by the producers: a rung
+# they fall short of ends the ladder); longer runs from that rate down the
+# ladder confirm it (the first that loses nothing) and give the CPU the
+# drainer (fxtrace record and fxtrace-drain) or the consumer daemon
+# (lttng-consumerd) spent per MB written.  Prints a table and writes
+# $FXTRACE_OUT/stream.json.
+#
+# Usage: stream-guest.sh [SECONDS]: the confirming runs' length (10 by
+# default: the issue's 30 s with the step-downs made the target too long
+# for a shared guest).  STREAM_RUNG_SECONDS (2) and STREAM_RATES
+# (events/s per thread) change the ladder when run by hand.
+
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$root/build/bin
+threads=2
+rung_s=${STREAM_RUNG_SECONDS:-2}
+hold_s=${1:-10}
+read -ra rates <<<"${STREAM_RATES:-25000 50000 75000 100000 125000 150000 200000 300000 400000}"
+work=/tmp/stream-bench
+export HOME=/tmp/lttng-home LTTNG_HOME=/tmp/lttng-home
+mkdir -p "$HOME"
+hz=$(getconf CLK_TCK)
+
+value() { sed -n "s/^$1 //p" "$2"; }
+
+# One run of each: sets emitted, dropped, bytes, daemon_cpu (seconds).
+fxtrace_run() {	# SECONDS RATE
+	local total
+	rm -rf "$work" && mkdir -p "$work"
+	TIMEFORMAT='%3U %3S'
+	{ time "$bin/fxtrace" record -q -m streaming -c app -e none -B 1M \
+		-o "$work/t.fxt" -- "$bin/stream_bench" fxtrace "$threads" "$1" "$2" \
+		>"$work/out" 2>"$work/err"; } 2>"$work/time"
+	emitted=$(value emitted "$work/out")
+	dropped=$(value dropped "$work/out")
+	bytes=$(stat -c %s "$work/t.fxt")
+	total=$(tail -n 1 "$work/time")
+	daemon_cpu=$(awk -v t="$total" -v p="$(value cpu_s "$work/out")" \
+		'BEGIN { split(t, a, " "); printf "%.3f", a[1] + a[2] - p }')
+}
+
+consumer_ticks() {
+	local pid sum=0 stat
+	for pid in $(pgrep -x lttng-consumerd); do
+		read -ra stat <"/proc/$pid/stat" || continue
+		sum=$((sum + stat[13] + stat[14]))
+	done
+	echo "$sum"
+}
+
+lttng_run() {	# SECONDS RATE
+	local t0 t1 stop
+	rm -rf "$work" && mkdir -p "$work"
+	lttng create stream --output="$work/lt" >/dev/null
+	lttng enable-channel -u --discard --buffers-uid --subbuf-size=256K \
+		--num-subbuf=4 c >/dev/null
+	lttng enable-event -u -c c fxstream:tick >/dev/null
+	lttng start >/dev/null
+	t0=$(consumer_ticks)
+	"$bin/stream_bench" lttng "$threads" "$1" "$2" >"$work/out"
+	stop=$(lttng stop 2>&1)
+	t1=$(consumer_ticks)
+	lttng destroy >/dev/null
+	emitted=$(value emitted "$work/out")
+	dropped=$(sed -n 's/.*Warning: \([0-9]*\) events were discarded.*/\1/p' <<<"$stop")
+	dropped=${dropped:-0}
+	bytes=$(du -sb "$work/lt" | cut -f1)
+	daemon_cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" 'BEGIN { printf "%.3f", (b - a) / hz }')
+}
+
+sessiond_pid=
+cleanup() {
+	if [[ -n $sessiond_pid ]]; then
+		lttng destroy -a >/dev/null 2>&1 || true
+		kill "$sessiond_pid" 2>/dev/null || true
+		for _ in $(seq 100); do
+			pgrep -x lttng-sessiond >/dev/null ||
+				pgrep -x lttng-consumerd >/dev/null || break
+			sleep 0.1
+		done
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+lttng-sessiond --daemonize --no-kernel
+sessiond_pid=$(pgrep -o -x lttng-sessiond)
+
+row() {	# TOOL RATE SECONDS NOTE: a line of the table, from the last run
+	printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f%s\n' "$1" "$2" "$emitted" \
+		"$dropped" "$3" "$(bc -l <<<"$bytes / 1000000")" "$daemon_cpu" \
+		"$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000 + 0.000001)")" "$4"
+}
+
+json=$FXTRACE_OUT/stream.json
+echo "{" >"$json"
+printf '%-8s %12s %10s %10s %8s %12s %10s %10s\n' tool "rate/thread" emitted dropped \
+	seconds MB "daemon s" "ms CPU/MB"
+declare -A zero_drop cpu_per_mb
+for tool in fxtrace lttng; do
+	best=-1
+	rungs=
+	for ((i = 0; i < ${#rates[@]}; i++)); do
+		rate=${rates[i]}
+		"${tool}_run" "$rung_s" "$rate"
+		row "$tool" "$rate" "$rung_s" ""
+		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu},"
+		[[ $dropped == 0 ]] || break
+		# A rung the producers did not reach (within 5 %) proves nothing
+		# about the daemon: the ladder ends there.
+		if awk -v e="$emitted" -v t="$threads" -v s="$rung_s" -v r="$rate" \
+			'BEGIN { exit !(e / t / s < 0.95 * r) }'; then
+			echo "$tool: the producers reached $((emitted / threads / rung_s)) of $rate events/s per thread: producer-bound"
+			break
+		fi
+		best=$i
+	done
+	# The confirming run: down the ladder until one loses nothing.
+	hold="null"
+	confirmed=0
+	for ((i = best; i >= 0; i--)); do
+		rate=${rates[i]}
+		"${tool}_run" "$hold_s" "$rate"
+		per_mb=$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000)")
+		row "$tool" "$rate" "$hold_s" "  (confirming run)"
+		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "cpu_ms_per_mb": %.2f}' \
+			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$per_mb")
+		if [[ $dropped == 0 ]]; then
+			confirmed=$rate
+			break
+		fi
+	done
+	zero_drop[$tool]=$confirmed
+	cpu_per_mb[$tool]=${per_mb:-0}
+	printf '  "%s": {"threads": %d, "zero_drop_rate_per_thread": %s, "rungs": [%s], "confirm": %s}%s\n' \
+		"$tool" "$threads" "$confirmed" "${rungs%,}" "$hold" "$([[ $tool == fxtrace ]] && echo ,)" >>"$json"
+done
+echo "}" >>"$json"
+# The issue's targets: >= 2x LTTng-UST's zero-drop rate, <= its CPU per MB.
+awk -v a="${zero_drop[fxtrace]}" -v b="${zero_drop[lttng]}" -v c="${cpu_per_mb[fxtrace]}" \
+	-v d="${cpu_per_mb[lttng]}" 'BEGIN {
+	printf "zero-drop rate: fxtrace %d, LTTng-UST %d events/s per thread: %.2fx (target >= 2)\n", a, b, b ? a / b : 0
+	printf "daemon CPU per MB: fxtrace %.1f ms, lttng-consumerd %.1f ms: %.2fx (target <= 1)\n", c, d, d ? c / d : 0 }'

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-stream: boot the guest once and find the highest zero-drop
+# streaming rate of 2 producer threads, fxtrace against LTTng-UST, with the
+# drainer's and the consumer daemon's CPU per MB
+# (tools/bench/stream-guest.sh).  Results: the table on stdout,
+# build/bench/stream.json.  STREAM_SECONDS: the confirming runs' length
+# (default 10; the issue's is 30).
+
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=build/bench/stream-run
+mkdir -p build/bench
+# The guest sees no environment from here: the length goes as an argument.
+seconds=${STREAM_SECONDS:-10}
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "stream.sh: STREAM_SECONDS must be a number of seconds, not '$seconds'" >&2; exit 2; }
+tools/guest/run.sh -t $((600 + 6 * seconds)) -m kmod/fxtrace.ko -o "$out" \
+	"$PWD/tools/bench/stream-guest.sh $seconds"
+cat "$out"/1-stream-guest.sh.log
+cp "$out"/files/1-stream-guest.sh/stream.json build/bench/stream.json
