@@ -33,11 +33,13 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,7 +57,7 @@
 #define TASK_SIZE	(64ULL << 10)	/* a rolling half holds ~700 records */
 #define BURST		10		/* records per period */
 #define PERIOD_NS	1000000LL	/* 10,000 records/s */
-#define RUN_NS		2000000000LL
+#define RUN_NS		1500000000LL
 
 enum load { LOAD_QUIET, LOAD_CPU, LOAD_HAMMER };
 static const char *const load_name[] = { "quiet", "cpu", "hammer" };
@@ -105,6 +107,8 @@ static int producer(struct shared *sh)
 	long n = 0;
 	int i;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		return 1;
 	emit(&n);			/* attaches the buffer */
 	while (!atomic_load(&sh->go))
 		usleep(1000);
@@ -235,6 +239,12 @@ static int load_main(struct shared *sh, enum load load)
 	 */
 	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY) ||
 	    sched_setscheduler(0, SCHED_IDLE, &idle))
+		return 1;
+	/*
+	 * Killed with a test that failed before it could say stop (set after
+	 * setuid, which clears it).
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
 		return 1;
 	for (i = 0; i < HAMMERERS; i++) {
 		h[i] = (struct hammerer){ .sh = sh, .load = load, .index = i };
