@@ -145,7 +145,7 @@ static int categories_as(uid_t uid, const char *prefix, int max, int *err,
 		res[1] = 0;
 		for (n = 0; n < max; n++) {
 			snprintf(name, sizeof(name), "%s.%d.%d", prefix, getpid(), n);
-			idx = category(fd, name);
+			idx = category_slot(fd, name);
 			if (idx < 0) {
 				res[1] = errno;
 				break;
@@ -157,7 +157,7 @@ static int categories_as(uid_t uid, const char *prefix, int max, int *err,
 		res[2] = -1;
 		if (n) {
 			snprintf(name, sizeof(name), "%s.%d.0", prefix, getpid());
-			res[2] = category(fd, name);
+			res[2] = category_slot(fd, name);
 		}
 		res[3] = first;
 		_exit(write(pipefd[1], res, sizeof(res)) == sizeof(res) ? 0 : 4);
@@ -817,7 +817,7 @@ TEST_F_TIMEOUT(hs, hostile_control_page, 120)
 
 	self->cfg.mode = FXTRACE_MODE_STREAMING;
 	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
-	ASSERT_EQ(0, start_session(self->fd));
+	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
 	o.fd = self->fd;
 	ASSERT_EQ(0, pipe(o.go));
 	ASSERT_EQ(0, pthread_create(&owner, NULL, owner_fn, &o));
@@ -850,7 +850,7 @@ TEST_F_TIMEOUT(hs, hostile_control_page, 120)
 			ASSERT_EQ(0, pthread_join(owner, NULL));
 		}
 		if (cycles++ % 50 == 0 && !ioctl(self->fd, FXTRACE_IOC_STOP))
-			ASSERT_EQ(0, start_session(self->fd));
+			ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
 		if (next_pkt(self->fd, &p, 1))
 			continue;
 		if (p.data32 != o.a.buffer_id)

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftests of buffers and their mappings: CPU and KERNEL buffers, ATTACH,
+ * the header, producer and reader parts of task buffers, fork.
+ *
+ * The contract is uapi/linux/fxtrace.h and Documentation/uapi.rst; every
+ * test checks exact errnos and values.  Run as root in the guest with
+ * fxtrace.ko loaded (tools/guest/run.sh -m kmod/fxtrace.ko ...).  Each test
+ * ends the session it created; a session left by a crashed test is adopted
+ * and terminated by the next fixture setup.  Helpers and the fixtures
+ * nosess and sess: hostile.h.
+ */
+
+#include "hostile.h"
+
+/* ---- 5. CPU and KERNEL buffers ----------------------------------------- */
+
+TEST_F(sess, cpu_buffers)
+{
+	const struct fxtrace_session_page *sp = map_session(self->fd);
+	struct fxtrace_buffer_info bi;
+	__u64 cpus = 0;
+	int i;
+
+	ASSERT_NE(NULL, sp);
+	for (i = 1; i <= self->ncpus; i++) {
+		const struct fxtrace_buffer_header *h;
+		const struct fxtrace_buffer_control *ctl;
+		char name[16];
+
+		ASSERT_EQ(0, buffer_info(self->fd, i, &bi));
+		ASSERT_EQ(i, bi.id);
+		h = map_part(self->fd, i, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+		ASSERT_NE(MAP_FAILED, h) TH_LOG("READER of %d: %s", i, strerror(errno));
+		ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+		ASSERT_EQ(sizeof(*h), h->header_size);
+		ASSERT_EQ(i, h->id);
+		ASSERT_EQ(FXTRACE_BUFFER_CPU, h->kind);
+		ASSERT_EQ(FXTRACE_MODE_ONESHOT, h->mode);
+		ASSERT_GT(self->ncpus, h->cpu);
+		ASSERT_EQ(0, h->comm[0]);
+		ASSERT_EQ(0, cpus & (1ULL << h->cpu));
+		cpus |= 1ULL << h->cpu;
+		ASSERT_EQ(2 * PG, h->data_offset);
+		ASSERT_EQ(DURABLE_SIZE, h->durable_size);
+		ASSERT_EQ(ROLLING_SIZE, h->rolling_size);
+		ASSERT_EQ(h->durable_reserved, h->durable_committed);
+		ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
+		ctl = (const void *)((const char *)h + PG);
+		ASSERT_EQ(0, ctl->durable_committed);
+		ASSERT_EQ(0, ctl->wrap_count);
+		snprintf(name, sizeof(name), "cpu%u", h->cpu);
+		ASSERT_LT(0, check_durable_start(_metadata, (const __u64 *)((const char *)h + h->data_offset),
+						 h->durable_reserved, sp->ticks_per_second, i, name, 0));
+		munmap((void *)h, bi.reader_size);
+	}
+}
+
+/* Checks a kobj record's inline name, and its "process" argument for threads. */
+static void check_kobj(struct __test_metadata *_metadata, const __u64 *r,
+		       const char *name, __u64 process)
+{
+	__u64 size = fxt_bits(r[0], 4, 15);
+	__u64 ref = fxt_bits(r[0], 24, 39);
+	__u64 len = ref & 0x7fff;
+	const __u64 *arg;
+
+	ASSERT_NE(0, ref & FXT_STRING_REF_INLINE);
+	ASSERT_TRUE(stream_eq(&r[2], name, len))
+		TH_LOG("name \"%.*s\", want \"%s\"", (int)len, (const char *)&r[2], name);
+	if (!process) {
+		ASSERT_EQ(0, fxt_bits(r[0], 40, 43));
+		ASSERT_EQ(2 + fxt_stream_words(len), size);
+		return;
+	}
+	ASSERT_EQ(1, fxt_bits(r[0], 40, 43));
+	ASSERT_EQ(fxt_kobj_name_words(len, process), size);
+	arg = &r[2 + fxt_stream_words(len)];
+	ASSERT_EQ(FXT_ARG_KOID, fxt_bits(arg[0], 0, 3));
+	ASSERT_EQ(3, fxt_bits(arg[0], 4, 15));
+	ASSERT_EQ(FXT_STRING_REF_INLINE | 7, fxt_bits(arg[0], 16, 31));
+	ASSERT_TRUE(stream_eq(&arg[1], "process", 7));
+	ASSERT_EQ(process, arg[2]);
+}
+
+TEST_F(sess, kernel_buffer)
+{
+	const struct fxtrace_session_page *sp = map_session(self->fd);
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_packet p[8];
+	struct producer thr;
+	const __u64 *w, *r;
+	char comm[32];
+	__u32 kid;
+	int words;
+
+	ASSERT_NE(NULL, sp);
+	drain_init(_metadata, self->fd, self->ncpus);
+	ASSERT_EQ(0, producer_start(&thr, self->fd2, 0, "fxkobj-thread"));
+	ASSERT_EQ(0, thr.ret);
+	ASSERT_EQ(1, drain(self->fd, p, 8));
+	kid = thr.a.buffer_id + 1;
+	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
+	ASSERT_EQ(2, drain(self->fd, p, 8));
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_KERNEL, kid);
+
+	ASSERT_EQ(0, buffer_info(self->fd, kid, &bi));
+	ASSERT_EQ(kid, bi.id);
+	ASSERT_EQ(FXTRACE_BUFFER_KERNEL, bi.kind);
+	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, bi.state);
+	ASSERT_EQ(FXTRACE_MMAP_OFFSET(kid, FXTRACE_MMAP_READER), bi.reader_offset);
+	ASSERT_MMAP_ERRNO(EACCES, map_part(self->fd2, kid, FXTRACE_MMAP_READER,
+					   bi.reader_size, PROT_READ));
+	ASSERT_MMAP_ERRNO(EACCES, map_part(self->fd, kid, FXTRACE_MMAP_PRODUCER,
+					   bi.reader_size - PG, PROT_READ | PROT_WRITE));
+	h = map_part(self->fd, kid, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("READER: %s", strerror(errno));
+
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(kid, h->id);
+	ASSERT_EQ(FXTRACE_BUFFER_KERNEL, h->kind);
+	ASSERT_EQ(~0U, h->cpu);
+	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
+	ASSERT_EQ(2 * PG, h->data_offset);
+	ASSERT_EQ(0, h->rolling_size);
+	ASSERT_EQ(bi.reader_size, h->data_offset + h->durable_size);
+	ASSERT_EQ(1, h->start_seq);
+	ASSERT_LT(h->durable_reserved, h->durable_committed);
+	ASSERT_GE(h->durable_size, h->durable_committed);
+	ASSERT_EQ(0, h->durable_committed % 8);
+
+	w = (const __u64 *)((const char *)h + h->data_offset);
+	words = check_durable_start(_metadata, w, h->durable_reserved,
+				    sp->ticks_per_second, kid, "kernel", 1);
+	ASSERT_LT(0, words);
+
+	/* This process, its main thread and the named thread. */
+	read_comm("/proc/self/comm", comm, sizeof(comm));
+	r = find_kobj(w, h->durable_committed / 8, FXT_KOBJ_PROCESS, getpid());
+	ASSERT_NE(NULL, r) TH_LOG("no process record for %d", getpid());
+	check_kobj(_metadata, r, comm, 0);
+	r = find_kobj(w, h->durable_committed / 8, FXT_KOBJ_THREAD, getpid());
+	ASSERT_NE(NULL, r) TH_LOG("no thread record for %d", getpid());
+	check_kobj(_metadata, r, comm, getpid());
+	r = find_kobj(w, h->durable_committed / 8, FXT_KOBJ_THREAD, thr.tid);
+	ASSERT_NE(NULL, r) TH_LOG("no thread record for %d", thr.tid);
+	check_kobj(_metadata, r, "fxkobj-thread", getpid());
+	/* Records fill [durable_reserved, durable_committed) exactly. */
+	{
+		size_t i = 0, n = h->durable_committed / 8;
+
+		while (i < n && fxt_bits(w[i], 4, 15))
+			i += fxt_bits(w[i], 4, 15);
+		ASSERT_EQ(n, i);
+	}
+	producer_stop(&thr);
+}
+
+/* ---- 6. ATTACH ---------------------------------------------------------- */
+
+TEST_F(sess, attach_fields)
+{
+	struct fxtrace_attach a, b;
+	struct fxtrace_packet p[4];
+	struct fxtrace_session_info si;
+	struct producer thr;
+	__u32 id = self->ncpus + 1;
+
+	drain_init(_metadata, self->fd, self->ncpus);
+	ASSERT_EQ(0, attach(self->fd2, &a)) TH_LOG("ATTACH: %s", strerror(errno));
+	ASSERT_EQ(sizeof(a), a.size);
+	ASSERT_EQ(id, a.buffer_id);
+	ASSERT_EQ(getpid(), a.pid);
+	ASSERT_EQ(sys_gettid(), a.tid);
+	ASSERT_EQ(FXTRACE_MMAP_OFFSET(id, FXTRACE_MMAP_HEADER), a.header_offset);
+	ASSERT_EQ(PG, a.header_size);
+	ASSERT_EQ(FXTRACE_MMAP_OFFSET(id, FXTRACE_MMAP_PRODUCER), a.producer_offset);
+	ASSERT_EQ(PG + DATA_SIZE, a.producer_size);
+	ASSERT_EQ(0, a.monotonic_offset);
+	ASSERT_EQ(1, drain(self->fd, p, 4));
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_TASK, id);
+
+	/* Once per thread, from any fd. */
+	ASSERT_ERRNO(EEXIST, attach(self->fd2, &b));
+	ASSERT_ERRNO(EEXIST, attach(self->fd, &b));
+
+	ASSERT_EQ(0, producer_start(&thr, self->fd2, 0, NULL));
+	ASSERT_EQ(0, thr.ret) TH_LOG("thread ATTACH: %s", strerror(thr.err));
+	ASSERT_EQ(id + 1, thr.a.buffer_id);
+	ASSERT_EQ(getpid(), thr.a.pid);
+	ASSERT_EQ(thr.tid, thr.a.tid);
+	ASSERT_NE(a.tid, thr.a.tid);
+	ASSERT_EQ(1, drain(self->fd, p, 4));
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_TASK, id + 1);
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(self->ncpus + 2, si.nr_buffers);
+	ASSERT_EQ((self->ncpus + 2) * (2 * PG + DATA_SIZE), si.memory_used);
+	producer_stop(&thr);
+
+	/* Bad sizes. */
+	memset(&b, 0, sizeof(b));
+	b.size = FXTRACE_ATTACH_SIZE_V0 - 1;
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd2, FXTRACE_IOC_ATTACH, &b));
+	ASSERT_ERRNO(EFAULT, ioctl(self->fd2, FXTRACE_IOC_ATTACH, NULL));
+}
+
+TEST_F(nosess, attach_enoent)
+{
+	struct fxtrace_attach a;
+
+	ASSERT_ERRNO(ENOENT, attach(self->fd, &a));
+}
+
+TEST_F(nosess, attach_enospc)
+{
+	struct fxtrace_config c;
+	struct fxtrace_attach a;
+	struct producer t1, t2;
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.max_task_buffers = 2;
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, producer_start(&t1, self->fd, 0, NULL));
+	ASSERT_EQ(0, t1.ret);
+	ASSERT_EQ(0, producer_start(&t2, self->fd, 0, NULL));
+	ASSERT_EQ(0, t2.ret);
+	ASSERT_ERRNO(ENOSPC, attach(self->fd, &a));
+
+	/* Retired buffers still count. */
+	producer_stop(&t1);
+	usleep(100000);
+	ASSERT_ERRNO(ENOSPC, attach(self->fd, &a));
+	producer_stop(&t2);
+}
+
+/* ---- 7. task buffer mappings ------------------------------------------- */
+
+TEST_F(sess, task_header_mmap)
+{
+	struct fxtrace_attach a;
+	const struct fxtrace_buffer_header *h;
+
+	ASSERT_EQ(0, attach(self->fd2, &a));
+	h = mmap(NULL, a.header_size, PROT_READ, MAP_SHARED, self->fd2, a.header_offset);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(sizeof(*h), h->header_size);
+	ASSERT_EQ(a.buffer_id, h->id);
+	ASSERT_EQ(FXTRACE_BUFFER_TASK, h->kind);
+	ASSERT_EQ(FXTRACE_MODE_ONESHOT, h->mode);
+	ASSERT_EQ(~0U, h->cpu);
+	ASSERT_EQ(a.pid, h->pid);
+	ASSERT_EQ(a.tid, h->tid);
+	ASSERT_EQ(2 * PG, h->data_offset);
+	ASSERT_EQ(DURABLE_SIZE, h->durable_size);
+	ASSERT_EQ(ROLLING_SIZE, h->rolling_size);
+	ASSERT_NE(0, h->durable_reserved);
+	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
+	ASSERT_EQ(0, h->requested_wraps);
+	ASSERT_EQ(0, h->saved_wraps);
+
+	ASSERT_EQ(152, h->header_size);
+
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, a.header_size, PROT_READ | PROT_WRITE,
+				      MAP_SHARED, self->fd2, a.header_offset));
+	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, a.header_size, PROT_READ, MAP_PRIVATE,
+				       self->fd2, a.header_offset));
+	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, 2 * PG, PROT_READ, MAP_SHARED,
+				       self->fd2, a.header_offset));
+	ASSERT_ERRNO(EACCES, mprotect((void *)h, PG, PROT_READ | PROT_WRITE));
+	/* The controller may map it too. */
+	{
+		void *h2 = mmap(NULL, PG, PROT_READ, MAP_SHARED, self->fd, a.header_offset);
+
+		ASSERT_NE(MAP_FAILED, h2);
+		ASSERT_EQ(0, memcmp(h, h2, sizeof(*h)));
+		munmap(h2, PG);
+	}
+	ASSERT_EQ(0, munmap((void *)h, PG));
+}
+
+/*
+ * The header names the attached thread as the kernel did at ATTACH
+ * (ABI 0.3): a later rename, or garbage in the producer's provider name,
+ * does not change it.
+ */
+TEST_F(sess, task_header_comm)
+{
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_packet p[4];
+	struct producer thr;
+	char comm[64], now[32];
+	__u8 *data;
+
+	drain_init(_metadata, self->fd, self->ncpus);
+	/* 15 bytes: the longest name a thread can have. */
+	ASSERT_EQ(0, producer_start(&thr, self->fd2, 1, "fxt-comm-012345"));
+	ASSERT_EQ(0, thr.ret) TH_LOG("ATTACH: %s", strerror(thr.err));
+	ASSERT_NE(MAP_FAILED, thr.producer);
+	ASSERT_EQ(1, drain(self->fd, p, 4));
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_TASK, thr.a.buffer_id);
+	h = map_header(self->fd, thr.a.buffer_id);
+	ASSERT_NE(NULL, h);
+	ASSERT_EQ(0, memcmp("fxt-comm-012345", h->comm, 16));
+	snprintf(comm, sizeof(comm), "/proc/self/task/%d/comm", thr.tid);
+	ASSERT_EQ(thr.tid, h->tid);
+	ASSERT_EQ(getpid(), h->pid);
+	ASSERT_EQ(0, h->comm[15]);
+
+	/* Renamed, and the provider name overwritten by the producer. */
+	ASSERT_EQ(0, pthread_setname_np(thr.thread, "renamed"));
+	data = (__u8 *)thr.producer + PG;
+	memset(data + 8, 'X', 16);
+	read_comm(comm, now, sizeof(now));
+	ASSERT_EQ(0, strcmp("renamed", now));
+	ASSERT_EQ(0, memcmp("fxt-comm-012345", h->comm, 16));
+	producer_stop(&thr);
+	ASSERT_EQ(0, next_pkt(self->fd, &p[0], 5000));
+	ASSERT_RETIRED(p[0], thr.a.buffer_id);
+	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, h->state);
+	ASSERT_EQ(0, memcmp("fxt-comm-012345", h->comm, 16));
+}
+
+TEST_F(sess, task_producer_mmap)
+{
+	const struct fxtrace_session_page *sp = map_session(self->fd2);
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_buffer_control *ctl;
+	struct fxtrace_attach a;
+	char *m, comm[32], name[64];
+
+	ASSERT_NE(NULL, sp);
+	ASSERT_EQ(0, attach(self->fd2, &a));
+	h = mmap(NULL, PG, PROT_READ, MAP_SHARED, self->fd2, a.header_offset);
+	ASSERT_NE(MAP_FAILED, h);
+	m = mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd2,
+		 a.producer_offset);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("PRODUCER: %s", strerror(errno));
+	ctl = (void *)m;
+	ASSERT_EQ(h->durable_reserved, ctl->durable_committed);
+	ASSERT_EQ(0, ctl->rolling_committed[0]);
+	ASSERT_EQ(0, ctl->rolling_committed[1]);
+	ASSERT_EQ(0, ctl->wrap_count);
+	read_comm("/proc/thread-self/comm", comm, sizeof(comm));
+	snprintf(name, sizeof(name), "%s %d", comm, a.tid);
+	ASSERT_LT(0, check_durable_start(_metadata, (const __u64 *)(m + PG),
+					 h->durable_reserved, sp->ticks_per_second,
+					 a.buffer_id, name, 1));
+	/* The data area is writable. */
+	((volatile __u64 *)(m + PG))[h->durable_reserved / 8] = 42;
+
+	ASSERT_MMAP_ERRNO(EBUSY, mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE,
+				      MAP_SHARED, self->fd2, a.producer_offset));
+	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE, self->fd2, a.producer_offset));
+	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, a.producer_size - PG, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, self->fd2, a.producer_offset));
+	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, a.producer_size + PG, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, self->fd2, a.producer_offset));
+
+	/* Never split. */
+	ASSERT_ERRNO(EINVAL, munmap(m + a.producer_size - PG, PG));
+	ASSERT_ERRNO(EINVAL, munmap(m, PG));
+	ASSERT_ERRNO(EINVAL, mprotect(m, PG, PROT_READ));
+	ASSERT_ERRNO(EINVAL, mprotect(m + PG, PG, PROT_READ));
+	ASSERT_EQ(42, ((volatile __u64 *)(m + PG))[h->durable_reserved / 8]);
+	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
+	/* ... and cannot grow. */
+	ASSERT_EQ(MAP_FAILED, mremap(m, a.producer_size, a.producer_size + PG, MREMAP_MAYMOVE));
+	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
+}
+
+TEST_F(sess, task_mmap_fork)
+{
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_attach a;
+	char *m;
+	pid_t pid;
+
+	ASSERT_EQ(0, attach(self->fd2, &a));
+	m = mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd2,
+		 a.producer_offset);
+	ASSERT_NE(MAP_FAILED, m);
+
+	pid = fork();
+	if (pid == 0) {
+		unsigned char vec[1];
+
+		/* The PRODUCER mapping is not inherited. */
+		if (mincore(m, PG, vec) != -1 || errno != ENOMEM)
+			_exit(10);
+		if (mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 self->fd2, a.producer_offset) != MAP_FAILED || errno != EACCES)
+			_exit(11);
+		if (mmap(NULL, PG, PROT_READ, MAP_SHARED, self->fd2,
+			 a.header_offset) != MAP_FAILED || errno != EACCES)
+			_exit(12);
+		/* Its own buffer works. */
+		{
+			struct fxtrace_attach b;
+
+			if (attach(self->fd2, &b) || b.buffer_id != a.buffer_id + 1 ||
+			    b.pid != getpid())
+				_exit(13);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	/* The parent's mapping is still its own, still active. */
+	ASSERT_EQ(0, mincore(m, PG, (unsigned char[1]){ 0 }));
+	h = map_header(self->fd2, a.buffer_id);
+	ASSERT_NE(NULL, h);
+	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
+	ASSERT_EQ(h->durable_reserved, ((struct fxtrace_buffer_control *)m)->durable_committed);
+}
+
+TEST_F(sess, reader_mmap)
+{
+	struct fxtrace_attach a;
+	struct fxtrace_buffer_info bi;
+	const struct fxtrace_buffer_header *h;
+	char *m, *r;
+
+	ASSERT_EQ(0, attach(self->fd2, &a));
+	m = mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd2,
+		 a.producer_offset);
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_EQ(0, buffer_info(self->fd, a.buffer_id, &bi));
+	ASSERT_EQ(a.buffer_id, bi.id);
+	ASSERT_EQ(FXTRACE_BUFFER_TASK, bi.kind);
+	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, bi.state);
+	ASSERT_EQ(FXTRACE_MMAP_OFFSET(a.buffer_id, FXTRACE_MMAP_READER), bi.reader_offset);
+	ASSERT_EQ(2 * PG + DATA_SIZE, bi.reader_size);
+
+	r = mmap(NULL, bi.reader_size, PROT_READ, MAP_SHARED, self->fd, bi.reader_offset);
+	ASSERT_NE(MAP_FAILED, r) TH_LOG("READER: %s", strerror(errno));
+	h = (const void *)r;
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(a.buffer_id, h->id);
+	/* The same pages as the producer's. */
+	((volatile __u64 *)(m + PG))[100] = 0x1234567890abcdefULL;
+	ASSERT_EQ(0x1234567890abcdefULL, ((volatile __u64 *)(r + h->data_offset))[100]);
+	ASSERT_EQ(0, memcmp(m, r + PG, PG));
+	ASSERT_ERRNO(EACCES, mprotect(r, bi.reader_size, PROT_READ | PROT_WRITE));
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, bi.reader_size, PROT_READ | PROT_WRITE,
+				      MAP_SHARED, self->fd, bi.reader_offset));
+	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, bi.reader_size, PROT_READ, MAP_PRIVATE,
+				       self->fd, bi.reader_offset));
+	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, bi.reader_size - PG, PROT_READ, MAP_SHARED,
+				       self->fd, bi.reader_offset));
+	/* Not for other fds, not even the owner's. */
+	ASSERT_MMAP_ERRNO(EACCES, mmap(NULL, bi.reader_size, PROT_READ, MAP_SHARED,
+				       self->fd2, bi.reader_offset));
+	ASSERT_MMAP_ERRNO(EACCES, map_part(self->fd2, 1, FXTRACE_MMAP_READER,
+					   2 * PG + DATA_SIZE, PROT_READ));
+	ASSERT_MMAP_ERRNO(EACCES, map_part(self->fd2, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ));
+
+	/* No PRODUCER part of a CPU buffer, for anyone. */
+	ASSERT_MMAP_ERRNO(EACCES, map_part(self->fd, 1, FXTRACE_MMAP_PRODUCER,
+					   PG + DATA_SIZE, PROT_READ | PROT_WRITE));
+	ASSERT_MMAP_ERRNO(EACCES, map_part(self->fd2, 1, FXTRACE_MMAP_PRODUCER,
+					   PG + DATA_SIZE, PROT_READ | PROT_WRITE));
+
+	/* Unknown ids and parts. */
+	ASSERT_MMAP_ERRNO(ENOENT, map_part(self->fd, NO_ID, FXTRACE_MMAP_HEADER, PG, PROT_READ));
+	ASSERT_MMAP_ERRNO(ENOENT, map_part(self->fd, NO_ID, FXTRACE_MMAP_READER,
+					   2 * PG + DATA_SIZE, PROT_READ));
+	ASSERT_MMAP_ERRNO(EINVAL, map_part(self->fd, a.buffer_id, 0, PG, PROT_READ));
+	ASSERT_MMAP_ERRNO(EINVAL, map_part(self->fd, a.buffer_id, 7, PG, PROT_READ));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftests of a session's life: INIT and its errors, Start/Stop/Terminate
+ * errors, orphans and ADOPT.
+ *
+ * The contract is uapi/linux/fxtrace.h and Documentation/uapi.rst; every
+ * test checks exact errnos and values.  Run as root in the guest with
+ * fxtrace.ko loaded (tools/guest/run.sh -m kmod/fxtrace.ko ...).  Each test
+ * ends the session it created; a session left by a crashed test is adopted
+ * and terminated by the next fixture setup.  Helpers and the fixtures
+ * nosess and sess: hostile.h.
+ */
+
+#include "hostile.h"
+
+/* ---- 1. INIT ------------------------------------------------------------ */
+
+TEST_F(nosess, init_ok)
+{
+	struct fxtrace_config c;
+	struct fxtrace_session_info si;
+	int fd2 = dev_open(0);
+
+	ASSERT_LE(0, fd2);
+	config_init(&c, FXTRACE_MODE_CIRCULAR);
+	c.filter_pid = getpid();
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+
+	ASSERT_EQ(0, session_info(fd2, &si));
+	ASSERT_EQ(sizeof(si), si.size);
+	ASSERT_EQ(FXTRACE_STATE_INITIALIZED, si.state);
+	ASSERT_EQ(0, si.flags);
+	ASSERT_EQ(FXTRACE_MODE_CIRCULAR, si.mode);
+	ASSERT_EQ(getuid(), si.owner_uid);
+	ASSERT_EQ(self->ncpus, si.nr_buffers);
+	ASSERT_EQ(self->ncpus * (2 * PG + DATA_SIZE), si.memory_used);
+	ASSERT_EQ(module_memory_max(), si.memory_limit);
+	ASSERT_EQ(0, si.dropped_records);
+	ASSERT_EQ(0, si.lost_packets);
+
+	/* A second session: neither from another fd nor from this one. */
+	ASSERT_ERRNO(EBUSY, ioctl(fd2, FXTRACE_IOC_INIT, &c));
+	ASSERT_ERRNO(EBUSY, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	close(fd2);
+
+	/*
+	 * TERMINATE: state NONE.  An fd controls one session in its life
+	 * (its pollers wait on that session), so a new session needs a new fd.
+	 */
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_NONE, si.state);
+	ASSERT_ERRNO(EPERM, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
+	config_init(&c, FXTRACE_MODE_STREAMING);
+	ASSERT_ERRNO(EBUSY, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, terminate_reopen_fd(&self->fd));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c))
+		TH_LOG("INIT from a new fd: %s", strerror(errno));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_INITIALIZED, si.state);
+	ASSERT_EQ(FXTRACE_MODE_STREAMING, si.mode);
+}
+
+TEST_F(nosess, init_size)
+{
+	struct {
+		struct fxtrace_config c;
+		__u64 future;
+	} big;
+	struct fxtrace_session_info si;
+
+	config_init(&big.c, FXTRACE_MODE_ONESHOT);
+	big.c.size = FXTRACE_CONFIG_SIZE_V0 - 1;
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_INIT, &big));
+	big.c.size = 0;
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_INIT, &big));
+	big.c.size = PG + 1;
+	ASSERT_ERRNO(E2BIG, ioctl(self->fd, FXTRACE_IOC_INIT, &big));
+	big.c.size = sizeof(big);
+	big.future = 1;
+	ASSERT_ERRNO(E2BIG, ioctl(self->fd, FXTRACE_IOC_INIT, &big));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_NONE, si.state);
+
+	/* A larger struct with a zero tail is fine. */
+	big.future = 0;
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &big));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_INITIALIZED, si.state);
+}
+
+TEST_F(nosess, init_efault)
+{
+	struct fxtrace_config c;
+	struct fxtrace_session_info si;
+	char *map;
+
+	ASSERT_ERRNO(EFAULT, ioctl(self->fd, FXTRACE_IOC_INIT, NULL));
+
+	map = mmap(NULL, PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.categories = (uintptr_t)map;
+	c.categories_size = 4;
+	ASSERT_ERRNO(EFAULT, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	munmap(map, PG);
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_NONE, si.state);
+}
+
+TEST_F(nosess, init_einval)
+{
+	struct fxtrace_config c;
+	struct fxtrace_session_info si;
+	struct {
+		int field;	/* 0 cpu, 1 task */
+		__u64 size;
+	} bad[] = {
+		{ 0, DATA_SIZE + 1 }, { 1, DATA_SIZE + 1 },
+		{ 0, DATA_SIZE + 512 }, { 1, DATA_SIZE + 2048 },
+		{ 0, FXTRACE_BUFFER_SIZE_MIN - PG }, { 1, FXTRACE_BUFFER_SIZE_MIN - PG },
+		{ 0, 0 }, { 1, 0 },
+		{ 0, FXTRACE_BUFFER_SIZE_MAX + PG }, { 1, FXTRACE_BUFFER_SIZE_MAX + PG },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config_init(&c, FXTRACE_MODE_ONESHOT);
+		if (bad[i].field)
+			c.task_buffer_size = bad[i].size;
+		else
+			c.cpu_buffer_size = bad[i].size;
+		ASSERT_EQ(-1, ioctl(self->fd, FXTRACE_IOC_INIT, &c))
+			TH_LOG("%s buffer size %llu", bad[i].field ? "task" : "cpu",
+			       (unsigned long long)bad[i].size);
+		ASSERT_EQ(EINVAL, errno);
+	}
+
+	config_init(&c, __FXTRACE_MODE_COUNT);
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	config_init(&c, ~0U);
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.__reserved = 1;
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.max_task_buffers = FXTRACE_TASK_BUFFERS_MAX + 1;
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.memory_limit = module_memory_max() + PG;
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.categories_size = 4;
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_NONE, si.state);
+
+	/* The bounds themselves are fine. */
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.cpu_buffer_size = FXTRACE_BUFFER_SIZE_MIN;
+	c.task_buffer_size = FXTRACE_BUFFER_SIZE_MAX;
+	c.max_task_buffers = FXTRACE_TASK_BUFFERS_MAX;
+	c.memory_limit = module_memory_max();
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, terminate_reopen(&self->fd));
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.cpu_buffer_size = 2 * FXTRACE_BUFFER_SIZE_MIN;
+	c.task_buffer_size = FXTRACE_BUFFER_SIZE_MIN;
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c)) TH_LOG("%s", strerror(errno));
+}
+
+static int init_categories(int fd, const char *list, size_t len)
+{
+	struct fxtrace_config c;
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.categories = (uintptr_t)list;
+	c.categories_size = len;
+	return ioctl(fd, FXTRACE_IOC_INIT, &c);
+}
+
+TEST_F(nosess, init_bad_categories)
+{
+	struct fxtrace_start s = {
+		.size = sizeof(s), .categories = (uintptr_t)"x", .categories_size = 2,
+	};
+	char name[128], *many;
+	size_t i, len;
+	const struct fxtrace_session_page *sp = map_session(self->fd);
+
+	ASSERT_NE(NULL, sp);
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, "abc", 3));		/* no NUL */
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, "abc\0de", 6));	/* no NUL */
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, "", 1));		/* empty */
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, "a\0\0b", 5));	/* empty */
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, "a b", 4));
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, "ok\0a,b", 7));
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, "a!", 3));
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, "caf\xc3\xa9", 6));
+
+	memset(name, 'a', sizeof(name));
+	name[101] = 0;
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, name, 102));	/* 101 bytes */
+	ASSERT_EQ(FXTRACE_STATE_NONE, sp->state);
+
+	/* 100 bytes and every allowed character are fine. */
+	name[100] = 0;
+	ASSERT_EQ(0, init_categories(self->fd, name, 101));
+	ASSERT_EQ(1, sp->categories_count);
+	ASSERT_EQ(0, terminate_reopen(&self->fd));
+	ASSERT_EQ(0, init_categories(self->fd, "AZaz09_.:/*-", 13));
+	ASSERT_EQ(0, terminate_reopen(&self->fd));
+
+	/* 5001 names are too many, 5000 are fine. */
+	many = malloc(6 * 5001);
+	ASSERT_NE(NULL, many);
+	for (i = 0, len = 0; i < 5001; i++)
+		len += sprintf(many + len, "c%04zu", i) + 1;
+	ASSERT_EQ(6 * 5001, len);
+	ASSERT_ERRNO(EINVAL, init_categories(self->fd, many, len));
+	ASSERT_EQ(FXTRACE_STATE_NONE, sp->state);
+	ASSERT_EQ(0, init_categories(self->fd, many, len - 6));
+	ASSERT_EQ(FXTRACE_CATEGORIES_MAX, sp->categories_count);
+	ASSERT_EQ(len - 6, sp->categories_size);
+	ASSERT_EQ(0, memcmp((const char *)sp + sp->categories_offset, many, len - 6));
+
+	/* START adding one more: ENOSPC, nothing changes. */
+	free(many);
+	ASSERT_ERRNO(ENOSPC, ioctl(self->fd, FXTRACE_IOC_START, &s));
+	ASSERT_EQ(FXTRACE_STATE_INITIALIZED, sp->state);
+	ASSERT_EQ(FXTRACE_CATEGORIES_MAX, sp->categories_count);
+}
+
+TEST_F(nosess, init_esrch)
+{
+	struct fxtrace_config c;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	ASSERT_EQ(0, wait_child(pid));
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.filter_pid = pid;	/* reaped */
+	ASSERT_ERRNO(ESRCH, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	c.filter_pid = 1U << 30;	/* above any pid_max */
+	ASSERT_ERRNO(ESRCH, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	c.filter_pid = 1;
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+}
+
+TEST_F(nosess, init_enospc)
+{
+	struct fxtrace_config c;
+	struct fxtrace_session_info si;
+	struct fxtrace_attach a;
+	__u64 need = self->ncpus * (2 * PG + DATA_SIZE);
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.memory_limit = need - PG;
+	ASSERT_ERRNO(ENOSPC, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	c.memory_limit = PG;
+	ASSERT_ERRNO(ENOSPC, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_NONE, si.state);
+
+	c.memory_limit = need;
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(need, si.memory_limit);
+	ASSERT_EQ(need, si.memory_used);
+
+	/* No room for a task buffer. */
+	ASSERT_ERRNO(ENOSPC, attach(self->fd, &a));
+}
+
+TEST_F(nosess, init_eperm)
+{
+	struct fxtrace_config c;
+	struct fxtrace_session_info si;
+	pid_t pid;
+
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		if (drop_caps())
+			_exit(10);
+		fd = dev_open(0);
+		if (fd < 0)
+			_exit(11);
+		if (ioctl(fd, FXTRACE_IOC_INIT, &c) != -1)
+			_exit(12);
+		if (errno != EPERM)
+			_exit(13);
+		if (session_info(fd, &si) || si.state != FXTRACE_STATE_NONE)
+			_exit(14);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_NONE, si.state);
+
+	/* Dropping to another uid loses every capability too. */
+	pid = fork();
+	if (pid == 0) {
+		int fd = dev_open(0);
+
+		if (fd < 0 || setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (ioctl(fd, FXTRACE_IOC_INIT, &c) != -1)
+			_exit(12);
+		_exit(errno == EPERM ? 0 : 13);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_NONE, si.state);
+}
+
+/* ---- 3. lifecycle ------------------------------------------------------- */
+
+TEST_F(sess, non_controller_eperm)
+{
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_session_info si;
+	struct fxtrace_packet p = { .request = FXTRACE_PKT_BUFFER_SAVED };
+	char buf[64];
+
+	ASSERT_ERRNO(EPERM, start_session(self->fd2, FXTRACE_START_CLEAR_ALL));
+	ASSERT_ERRNO(EPERM, ioctl(self->fd2, FXTRACE_IOC_STOP));
+	ASSERT_ERRNO(EPERM, ioctl(self->fd2, FXTRACE_IOC_TERMINATE));
+	ASSERT_ERRNO(EPERM, buffer_info(self->fd2, 1, &bi));
+	ASSERT_ERRNO(EPERM, release_buffer(self->fd2, 1));
+	ASSERT_ERRNO(EPERM, read(self->fd2, buf, sizeof(buf)));
+	ASSERT_ERRNO(EPERM, write(self->fd2, &p, sizeof(p)));
+
+	/* SESSION_INFO is for anyone; nothing changed. */
+	ASSERT_EQ(0, session_info(self->fd2, &si));
+	ASSERT_EQ(FXTRACE_STATE_INITIALIZED, si.state);
+	ASSERT_EQ(0, si.flags);
+
+	/* Once started, STOP from another fd is refused too. */
+	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
+	ASSERT_ERRNO(EPERM, ioctl(self->fd2, FXTRACE_IOC_STOP));
+	ASSERT_EQ(0, session_info(self->fd2, &si));
+	ASSERT_EQ(FXTRACE_STATE_STARTED, si.state);
+}
+
+TEST_F(sess, lifecycle_einval)
+{
+	struct fxtrace_session_info si;
+	struct fxtrace_start s;
+
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_STOP));
+	ASSERT_ERRNO(EINVAL, start_session(self->fd, __FXTRACE_START_COUNT));
+	ASSERT_ERRNO(EINVAL, start_session(self->fd, ~0U));
+	s = (struct fxtrace_start){ .size = sizeof(s), .__reserved = 1 };
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_START, &s));
+	s = (struct fxtrace_start){ .size = FXTRACE_START_SIZE_V0 - 1 };
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_START, &s));
+	s = (struct fxtrace_start){ .size = sizeof(s), .categories = (uintptr_t)"a b",
+				    .categories_size = 4 };
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_START, &s));
+	s = (struct fxtrace_start){ .size = sizeof(s), .categories_size = 4 };
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_START, &s));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_INITIALIZED, si.state);
+
+	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
+	ASSERT_ERRNO(EINVAL, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
+	ASSERT_ERRNO(EINVAL, start_session(self->fd, FXTRACE_START_RETAIN));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_STOP));
+	ASSERT_ERRNO(EINVAL, ioctl(self->fd, FXTRACE_IOC_STOP));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_STOPPED, si.state);
+	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_RETAIN));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_STARTED, si.state);
+
+	/* TERMINATE from any state; afterwards the fd controls nothing. */
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	ASSERT_EQ(0, session_info(self->fd2, &si));
+	ASSERT_EQ(FXTRACE_STATE_NONE, si.state);
+	ASSERT_ERRNO(EPERM, ioctl(self->fd, FXTRACE_IOC_STOP));
+	ASSERT_ERRNO(EPERM, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+}
+
+/* ---- 10. orphans and ADOPT ---------------------------------------------- */
+
+TEST_F(nosess, orphan_adopt)
+{
+	struct fxtrace_config c;
+	struct fxtrace_session_info si, si0;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_packet p[8];
+	const struct fxtrace_session_page *sp = map_session(self->fd);
+	const struct fxtrace_buffer_header *h;
+	int ctl, fd3, n, kernels = 0, cpus = 0;
+	__u32 id, kid = 0;
+
+	ASSERT_NE(NULL, sp);
+	ctl = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, ctl);
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, start_session(ctl, FXTRACE_START_CLEAR_ALL));
+	ASSERT_EQ(self->ncpus + 2, drain(ctl, p, 8));
+	ASSERT_EQ(0, session_info(self->fd, &si0));
+
+	/* The controller goes away while started. */
+	ASSERT_EQ(0, close(ctl));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_STOPPED, si.state);
+	ASSERT_EQ(FXTRACE_SESSION_ORPHANED, si.flags);
+	ASSERT_EQ(si0.memory_used, si.memory_used);
+	ASSERT_EQ(si0.nr_buffers, si.nr_buffers);
+	ASSERT_EQ(FXTRACE_STATE_STOPPED, sp->state);
+	ASSERT_ERRNO(EBUSY, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	ASSERT_ERRNO(EPERM, ioctl(self->fd, FXTRACE_IOC_STOP));
+
+	/* Adopt it. */
+	fd3 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(0, si.flags);
+	ASSERT_EQ(FXTRACE_STATE_STOPPED, si.state);
+	ASSERT_ERRNO(EBUSY, ioctl(self->fd, FXTRACE_IOC_ADOPT));
+	ASSERT_ERRNO(EBUSY, ioctl(fd3, FXTRACE_IOC_ADOPT));
+
+	n = drain(fd3, p, 8);
+	ASSERT_EQ(2, n);
+	ASSERT_EQ(FXTRACE_PKT_BUFFER_RETIRED, p[0].request);
+	ASSERT_EQ(FXTRACE_PKT_STOPPED, p[1].request);
+
+	for (id = 1, n = 0; buffer_info(fd3, id, &bi) == 0; id = bi.id + 1, n++) {
+		ASSERT_LE(id, bi.id);
+		if (bi.kind == FXTRACE_BUFFER_CPU)
+			cpus++;
+		if (bi.kind == FXTRACE_BUFFER_KERNEL) {
+			kernels++;
+			kid = bi.id;
+		}
+	}
+	ASSERT_EQ(ENOENT, errno);
+	ASSERT_EQ(self->ncpus + 1, n);
+	ASSERT_EQ(self->ncpus, cpus);
+	ASSERT_EQ(1, kernels);
+
+	ASSERT_EQ(0, buffer_info(fd3, kid, &bi));
+	h = map_part(fd3, kid, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_EQ(FXTRACE_BUFFER_KERNEL, h->kind);
+	ASSERT_LT(h->durable_reserved, h->durable_committed);
+	ASSERT_LT(0, check_durable_start(_metadata, (const __u64 *)((const char *)h + h->data_offset),
+					 h->durable_reserved, sp->ticks_per_second, kid, "kernel", 1));
+	ASSERT_NE(NULL, find_kobj((const __u64 *)((const char *)h + h->data_offset),
+				  h->durable_committed / 8, FXT_KOBJ_PROCESS, getpid()));
+
+	/* The new controller controls it. */
+	ASSERT_EQ(0, start_session(fd3, FXTRACE_START_RETAIN));
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+	ASSERT_EQ(FXTRACE_STATE_NONE, sp->state);
+	close(fd3);
+}
+
+/*
+ * The controller's role ends with the controlling process: a forked child
+ * holding the fd and a mapping of the session page neither keeps the
+ * session from being adopted nor controls it.
+ */
+TEST_F(nosess, orphan_fork_child)
+{
+	struct fxtrace_session_info si;
+	int hold[2], ready[2];
+	char ch = 0;
+	pid_t ctl;
+
+	ASSERT_EQ(0, pipe(hold));
+	ASSERT_EQ(0, pipe(ready));
+	ctl = fork();
+	if (ctl == 0) {
+		struct fxtrace_config c;
+		int fd = dev_open(O_NONBLOCK);
+
+		config_init(&c, FXTRACE_MODE_ONESHOT);
+		if (fd < 0 || ioctl(fd, FXTRACE_IOC_INIT, &c) || start_session(fd, 0))
+			_exit(1);
+		if (!map_session(fd))
+			_exit(2);
+		if (fork() == 0) {
+			/* Long-lived, with the fd and the mapping. */
+			close(hold[1]);
+			close(ready[0]);
+			ch = ioctl(fd, FXTRACE_IOC_STOP) == -1 && errno == EPERM ? 'y' : 'n';
+			if (write(ready[1], &ch, 1) != 1 || read(hold[0], &ch, 1) < 0)
+				_exit(3);
+			_exit(0);
+		}
+		/* The controller dies without TERMINATE. */
+		_exit(0);
+	}
+	close(hold[0]);
+	close(ready[1]);
+	ASSERT_EQ(0, wait_child(ctl));
+	ASSERT_EQ(1, read(ready[0], &ch, 1));
+	ASSERT_EQ('y', ch) TH_LOG("the child could STOP its parent's session");
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_SESSION_ORPHANED, si.flags);
+	ASSERT_EQ(FXTRACE_STATE_STOPPED, si.state);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT)) TH_LOG("ADOPT: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	close(hold[1]);
+	close(ready[0]);
+}
+
+TEST_F(nosess, orphan_initialized)
+{
+	struct fxtrace_config c;
+	struct fxtrace_session_info si;
+	struct fxtrace_packet p[512];
+	int ctl = dev_open(O_NONBLOCK), fd3;
+
+	ASSERT_LE(0, ctl);
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c));
+	close(ctl);
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_STATE_INITIALIZED, si.state);
+	ASSERT_EQ(FXTRACE_SESSION_ORPHANED, si.flags);
+
+	/* Packets not read by the old controller are still there. */
+	fd3 = dev_open(O_NONBLOCK);
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT));
+	drain_init(_metadata, fd3, self->ncpus);
+	ASSERT_EQ(0, drain(fd3, p, 512));
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+	close(fd3);
+}
+
+TEST_F(nosess, adopt_enoent)
+{
+	ASSERT_ERRNO(ENOENT, ioctl(self->fd, FXTRACE_IOC_ADOPT));
+}
+
+TEST_F(nosess, adopt_eperm)
+{
+	struct fxtrace_config c;
+	struct fxtrace_session_info si;
+	int ctl = dev_open(0);
+	pid_t pid;
+
+	ASSERT_LE(0, ctl);
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c));
+	close(ctl);
+
+	/* Root without CAP_PERFMON and CAP_SYS_ADMIN. */
+	pid = fork();
+	if (pid == 0) {
+		int fd = dev_open(0);
+
+		if (fd < 0 || drop_caps())
+			_exit(10);
+		if (ioctl(fd, FXTRACE_IOC_ADOPT) != -1)
+			_exit(11);
+		_exit(errno == EPERM ? 0 : 12);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+
+	/* Another uid (which has no capability either). */
+	pid = fork();
+	if (pid == 0) {
+		int fd = dev_open(0);
+
+		if (fd < 0 || setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (ioctl(fd, FXTRACE_IOC_ADOPT) != -1)
+			_exit(11);
+		_exit(errno == EPERM ? 0 : 12);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(FXTRACE_SESSION_ORPHANED, si.flags);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT));
+}
+
+TEST_HARNESS_MAIN
