@@ -332,7 +332,7 @@ static struct ticks count_ticks(const struct fxtctl_span *spans, unsigned int n)
 static int handle(struct controller *ct, const struct fxtrace_packet *p)
 {
 	struct fxtctl_buffer *b;
-	struct fxtctl_span spans[3];
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
 	struct ticks tk;
 	long long t0, lat;
 	int ret;

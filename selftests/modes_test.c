@@ -194,7 +194,7 @@ static int handle_packet(struct fxtctl *c, struct drain *d,
 			 const struct fxtrace_packet *pkt)
 {
 	struct fxtctl_buffer *b;
-	struct fxtctl_span spans[3];
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
 	int i;
 
 	switch (pkt->request) {
@@ -259,7 +259,7 @@ static void read_rest(struct fxtctl *c, struct drain *d, unsigned int i,
 		      struct events *ev)
 {
 	struct fxtctl_buffer *b = fxtctl_buffer(c, d->task_ids[i]);
-	struct fxtctl_span spans[3];
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
 	unsigned int n;
 
 	n = fxtctl_buffer_spans(b, b->hdr->saved_wraps, spans);
@@ -724,7 +724,7 @@ TEST_F(ctl, controller_killed_then_adopted)
 	pid_t child, tid = (pid_t)syscall(SYS_gettid);
 	struct fxtctl_buffer *b = NULL;
 	struct events ev = { 0 };
-	struct fxtctl_span spans[3];
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
 	int sync[2], status, i;
 	char c;
 

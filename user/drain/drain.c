@@ -111,7 +111,10 @@ uint64_t session_now(const struct drain *d)
 	mono = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	if (page->clock != FXTRACE_CLOCK_TSC)
 		return mono;
-	/* The kernel rewrites the pair once a second: a few tries suffice. */
+	/*
+	 * The kernel rewrites the pair once a second: a few tries suffice.
+	 * A seqcount read, paired with fxt_clock_refresh()'s two smp_wmb().
+	 */
 	for (tries = 0; tries < 1000; tries++) {
 		seq = __atomic_load_n(&page->ref_seq, __ATOMIC_ACQUIRE);
 		ref_tsc = page->ref_tsc;

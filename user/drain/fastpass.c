@@ -32,8 +32,6 @@
 /* Helpers are inlined: per-record calls would cost more than the checks. */
 #define FAST	static inline __attribute__((always_inline))
 
-/* Perfetto's CPU limit (rule sched-cpu). */
-#define SCHED_CPUS	4096
 
 /*
  * A record being read: its words and the cursor, bounded by its size; the
@@ -370,7 +368,7 @@ FAST bool sched(struct fast_pass *fp, struct cursor *c, uint64_t h)
 	struct args_seen seen;
 	uint32_t koids;
 
-	if (fp->task || fxt_bits(h, 20, 35) >= SCHED_CPUS)
+	if (fp->task || fxt_bits(h, 20, 35) >= FXT_SCHED_CPUS_MAX)
 		return false;
 	if (type == FXT_SCHED_CONTEXT_SWITCH) {
 		if (fxt_bits(h, 36, 39) > FXT_THREAD_STATE_DEAD ||

@@ -1092,7 +1092,7 @@ int output_half(struct output *o, const struct fxtctl_buffer *b,
 		const struct fxtctl_span *half, struct chunk *c)
 {
 	struct drain_buffer *db = output_buffer(o, b);
-	struct fxtctl_span spans[3];
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
 	uint64_t records = 0;
 	int ret;
 
@@ -1115,7 +1115,7 @@ int output_rest(struct output *o, const struct fxtctl_buffer *b,
 		struct chunk *c)
 {
 	struct drain_buffer *db = output_buffer(o, b);
-	struct fxtctl_span spans[3];
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
 	uint64_t records = 0;
 	size_t body = 0;
 	unsigned int n, i;
@@ -1136,6 +1136,7 @@ int output_rest(struct output *o, const struct fxtctl_buffer *b,
 	/*
 	 * The kernel's count; for task buffers, the producer's own as the
 	 * kernel copied it at Stop or retirement: any value it wrote, bounded.
+	 * [snapshot] (kmod/buffer.c): the packet came first.
 	 */
 	db->dropped = __atomic_load_n(&b->hdr->dropped_records,
 				      __ATOMIC_ACQUIRE);

@@ -1014,6 +1014,7 @@ static void apply_disposition(struct tbuf *t, unsigned int disposition)
 	if (disposition == FXTRACE_START_RETAIN)
 		return;
 	fxt_tls.epoch++;
+	/* [wrap] (kmod/buffer.c): both halves empty before the new count. */
 	__atomic_store_n(&t->ctl->rolling_committed[0], 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->ctl->rolling_committed[1], 0, __ATOMIC_RELEASE);
 	/* Streaming keeps counting wraps: the kernel checks them. */
@@ -1129,7 +1130,10 @@ static __u64 *reserve(struct tbuf *t, __u32 words)
 			return NULL;
 		break;
 	case FXTRACE_MODE_STREAMING:
-		/* The other half holds wrap - 1 until the controller saved it. */
+		/*
+		 * The other half holds wrap - 1 until the controller saved it:
+		 * [saved] (kmod/buffer.c), paired with fxt_packet_ack().
+		 */
 		if (__atomic_load_n(&t->hdr->saved_wraps, __ATOMIC_ACQUIRE) <
 		    t->wraps)
 			return NULL;
@@ -1138,7 +1142,8 @@ static __u64 *reserve(struct tbuf *t, __u32 words)
 	/*
 	 * Circular overwrites the other half; streaming has it saved.  The
 	 * wrap count is a sequence count for readers (fxt_flush): it
-	 * changes before the first word of the reused half does.
+	 * changes before the first word of the reused half does ([wrap],
+	 * kmod/buffer.c; the reader is copy_halves()).
 	 */
 	__atomic_store_n(&t->ctl->rolling_committed[other], 0, __ATOMIC_RELEASE);
 	t->wraps++;
@@ -1150,6 +1155,7 @@ static __u64 *reserve(struct tbuf *t, __u32 words)
 	return (__u64 *)fxt_tls.next;
 }
 
+/* [commit] (kmod/buffer.c): the words, then the offset that covers them. */
 static void commit(__u64 *end)
 {
 	fxt_tls.next = (uint64_t *)end;
@@ -1410,6 +1416,10 @@ static size_t copy_halves(const struct tbuf *t, __u64 *copy)
 	__u64 w1, w2, len[2];
 	unsigned int cur, try;
 
+	/*
+	 * [wrap] and [commit] (kmod/buffer.c) from the reader's side: the
+	 * count, then the offsets, then the copy, then the count again.
+	 */
 	for (try = 0; try < 1000; try++) {
 		w1 = __atomic_load_n(&t->ctl->wrap_count, __ATOMIC_ACQUIRE);
 		cur = w1 & 1;
@@ -1450,6 +1460,7 @@ static int write_thread(int fd, const struct tbuf *t, bool name_process,
 	__u32 n;
 	int ret, cfd;
 
+	/* [commit] (kmod/buffer.c): only what the offset covers. */
 	ret = write_words(fd, t->durable,
 			  __atomic_load_n(&t->ctl->durable_committed,
 					  __ATOMIC_ACQUIRE) / 8);

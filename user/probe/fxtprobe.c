@@ -1054,13 +1054,17 @@ int fxtprobe_clock_from_session(const struct fxtrace_session_page *page,
 	__u64 seq;
 	int tries;
 
+	/* The kernel writes state with WRITE_ONCE: a plain, untorn read. */
 	if (page->magic != FXTRACE_SESSION_MAGIC ||
-	    __atomic_load_n(&page->state, __ATOMIC_ACQUIRE) ==
+	    __atomic_load_n(&page->state, __ATOMIC_RELAXED) ==
 	    FXTRACE_STATE_NONE)
 		return -ENODEV;
 	clock->clock = page->clock;
 	clock->ticks_per_second = page->ticks_per_second;
-	/* The kernel rewrites the pair once a second: a few tries suffice. */
+	/*
+	 * The kernel rewrites the pair once a second: a few tries suffice.
+	 * A seqcount read, paired with fxt_clock_refresh()'s two smp_wmb().
+	 */
 	for (tries = 0; tries < 1000; tries++) {
 		seq = __atomic_load_n(&page->ref_seq, __ATOMIC_ACQUIRE);
 		clock->ref_tsc = page->ref_tsc;

@@ -1245,8 +1245,8 @@ static void decode_sched(struct dec *d)
 		d->unknown_layout = true;
 		return;
 	}
-	/* CpuTracker::kMaxCpusPerMachine: a PERFETTO_CHECK past it. */
-	if (rec->cpu >= 4096)
+	/* A PERFETTO_CHECK past it. */
+	if (rec->cpu >= FXT_SCHED_CPUS_MAX)
 		dreport(d, 0, FXT_RULE_SCHED_CPU,
 			"CPU %u: Perfetto's trace processor aborts the import of the whole file on CPU 4096 or above",
 			rec->cpu);

@@ -53,6 +53,8 @@
 #define FXT_LARGE_BLOB_WITH_METADATA	0	/* blob format [40..43] */
 #define FXT_LARGE_BLOB_ATTACHMENT	1
 #define FXT_TICKS_PER_SECOND_DEFAULT	1000000000ULL	/* without init record */
+/* Perfetto's CpuTracker::kMaxCpusPerMachine: rule sched-cpu. */
+#define FXT_SCHED_CPUS_MAX		4096
 
 /* ---- problems ----------------------------------------------------------- */
 
