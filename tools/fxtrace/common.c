@@ -324,27 +324,6 @@ void fxtrace_out_seconds(struct fxtrace_out *o, int64_t ns)
 
 /* ---- strings ---------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (0 if it is not one). */
-static size_t utf8_sequence(const unsigned char *s, size_t len)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (n > len)
-		return 0;
-	/* fxt_utf8_valid() knows overlongs, surrogates and the upper bound. */
-	return fxt_utf8_valid(s, n) ? n : 0;
-}
-
 /*
  * Bytes that stand for themselves: bit 0 in escaped text (printable ASCII
  * but quote and backslash), bit 1 in JSON (the same and DEL).  A table:
@@ -417,7 +396,7 @@ static void escape(struct fxtrace_out *o, const struct fxt_string *s,
 			fxtrace_out_bytes(o, unit, 2);
 			n += 2;
 		} else if (p[i] >= 0x20 && p[i] != 0x7f &&
-			   (step = utf8_sequence(p + i, s->len - i))) {
+			   (step = fxt_utf8_sequence(p + i, s->len - i))) {
 			/* A whole UTF-8 character. */
 			if (n + step >= limit)
 				return;
@@ -522,7 +501,7 @@ void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)
 				fxtrace_out_bytes(o, esc, 6);
 			}
 			i++;
-		} else if ((n = utf8_sequence(s + i, len - i))) {
+		} else if ((n = fxt_utf8_sequence(s + i, len - i))) {
 			fxtrace_out_bytes(o, s + i, n);
 			i += n;
 		} else {
