@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "flush_mark.h"
+#include "fxt_map.h"
 #include "fxtrace.h"
 
 int fxtrace_open_trace(const char *cmd, const char *path)
@@ -157,6 +158,32 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
 		status = 1;
 	}
 	return status;
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+uint64_t fxtrace_thread_process(const struct fxt_record *rec)
+{
+	uint64_t pid = 0;
+	uint32_t i;
+
+	if (rec->type != FXT_REC_KOBJ || rec->subtype != FXT_KOBJ_THREAD)
+		return 0;
+	for (i = 0; i < rec->nargs; i++)
+		if (rec->args[i].type == FXT_ARG_KOID &&
+		    fxt_string_is(&rec->args[i].name, "process"))
+			pid = rec->args[i].value.u64;
+	return pid;
+}
+
+int fxtrace_learn_pid(struct fxt_map *pids, uint64_t pid, uint64_t tid)
+{
+	uint64_t *p = fxt_map_put(pids, tid, 0, NULL);
+
+	if (!p)
+		return -ENOMEM;
+	*p = pid;
+	return 0;
 }
 
 /* ---- the output buffer --------------------------------------------------- */
