@@ -162,6 +162,18 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
 
 /* ---- threads ------------------------------------------------------------- */
 
+bool fxtrace_record_thread(const struct fxt_record *rec)
+{
+	switch (rec->type) {
+	case FXT_REC_EVENT:
+	case FXT_REC_LOG:
+	case FXT_REC_LARGE:
+	case FXT_REC_THREAD:
+		return !rec->thread.undefined;
+	}
+	return false;
+}
+
 uint64_t fxtrace_thread_process(const struct fxt_record *rec)
 {
 	uint64_t pid = 0;

@@ -403,18 +403,14 @@ static int record_threads(struct dump *d, const struct fxt_record *rec,
 {
 	uint64_t pid;
 
-	switch (rec->type) {
-	case FXT_REC_EVENT:
-	case FXT_REC_LOG:
-	case FXT_REC_LARGE:
-	case FXT_REC_THREAD:
-		if (rec->thread.undefined)
-			return 0;
+	if (fxtrace_record_thread(rec)) {
 		l->nthreads = 1;
 		l->pid[0] = rec->thread.pid;
 		l->tid[0] = rec->thread.tid;
 		return fxtrace_learn_pid(&d->pids, rec->thread.pid,
 					 rec->thread.tid);
+	}
+	switch (rec->type) {
 	case FXT_REC_KOBJ:
 		if (rec->subtype == FXT_KOBJ_PROCESS) {
 			l->nthreads = 1;

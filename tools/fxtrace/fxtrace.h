@@ -150,6 +150,12 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret);
 struct fxt_map;
 
 /*
+ * rec->thread is the thread the record is of: an event, log, large or
+ * thread record whose thread reference is defined.
+ */
+bool fxtrace_record_thread(const struct fxt_record *rec);
+
+/*
  * The process koid a kernel-object thread record names (its last "process"
  * koid argument), 0 if it names none or rec is no thread object.
  */

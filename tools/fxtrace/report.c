@@ -189,13 +189,10 @@ static int learn_threads(struct report *rp, const struct fxt_record *rec)
 {
 	uint64_t pid;
 
+	if (fxtrace_record_thread(rec))
+		return fxtrace_learn_pid(&rp->pids, rec->thread.pid,
+					 rec->thread.tid);
 	switch (rec->type) {
-	case FXT_REC_EVENT:
-	case FXT_REC_LOG:
-	case FXT_REC_LARGE:
-	case FXT_REC_THREAD:
-		return rec->thread.undefined ? 0 :
-		       fxtrace_learn_pid(&rp->pids, rec->thread.pid, rec->thread.tid);
 	case FXT_REC_KOBJ:
 		pid = fxtrace_thread_process(rec);
 		return pid ? fxtrace_learn_pid(&rp->pids, pid, rec->id) : 0;
