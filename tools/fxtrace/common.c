@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "flush_mark.h"
+#include "fxt_map.h"
 #include "fxtrace.h"
 
 int fxtrace_open_trace(const char *cmd, const char *path)
@@ -157,6 +158,44 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
 		status = 1;
 	}
 	return status;
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+bool fxtrace_record_thread(const struct fxt_record *rec)
+{
+	switch (rec->type) {
+	case FXT_REC_EVENT:
+	case FXT_REC_LOG:
+	case FXT_REC_LARGE:
+	case FXT_REC_THREAD:
+		return !rec->thread.undefined;
+	}
+	return false;
+}
+
+uint64_t fxtrace_thread_process(const struct fxt_record *rec)
+{
+	uint64_t pid = 0;
+	uint32_t i;
+
+	if (rec->type != FXT_REC_KOBJ || rec->subtype != FXT_KOBJ_THREAD)
+		return 0;
+	for (i = 0; i < rec->nargs; i++)
+		if (rec->args[i].type == FXT_ARG_KOID &&
+		    fxt_string_is(&rec->args[i].name, "process"))
+			pid = rec->args[i].value.u64;
+	return pid;
+}
+
+int fxtrace_learn_pid(struct fxt_map *pids, uint64_t pid, uint64_t tid)
+{
+	uint64_t *p = fxt_map_put(pids, tid, 0, NULL);
+
+	if (!p)
+		return -ENOMEM;
+	*p = pid;
+	return 0;
 }
 
 /* ---- the output buffer --------------------------------------------------- */
@@ -324,27 +363,6 @@ void fxtrace_out_seconds(struct fxtrace_out *o, int64_t ns)
 
 /* ---- strings ---------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (0 if it is not one). */
-static size_t utf8_sequence(const unsigned char *s, size_t len)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (n > len)
-		return 0;
-	/* fxt_utf8_valid() knows overlongs, surrogates and the upper bound. */
-	return fxt_utf8_valid(s, n) ? n : 0;
-}
-
 /*
  * Bytes that stand for themselves: bit 0 in escaped text (printable ASCII
  * but quote and backslash), bit 1 in JSON (the same and DEL).  A table:
@@ -417,7 +435,7 @@ static void escape(struct fxtrace_out *o, const struct fxt_string *s,
 			fxtrace_out_bytes(o, unit, 2);
 			n += 2;
 		} else if (p[i] >= 0x20 && p[i] != 0x7f &&
-			   (step = utf8_sequence(p + i, s->len - i))) {
+			   (step = fxt_utf8_sequence(p + i, s->len - i))) {
 			/* A whole UTF-8 character. */
 			if (n + step >= limit)
 				return;
@@ -522,7 +540,7 @@ void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)
 				fxtrace_out_bytes(o, esc, 6);
 			}
 			i++;
-		} else if ((n = utf8_sequence(s + i, len - i))) {
+		} else if ((n = fxt_utf8_sequence(s + i, len - i))) {
 			fxtrace_out_bytes(o, s + i, n);
 			i += n;
 		} else {

@@ -397,50 +397,32 @@ static void print_words(struct fxtrace_out *out, const struct fxt_record *rec)
 	}
 }
 
-/* Remember a thread's process for the thread filters. */
-static int learn_pid(struct dump *d, uint64_t pid, uint64_t tid)
-{
-	uint64_t *p = fxt_map_put(&d->pids, tid, 0, NULL);
-
-	if (!p)
-		return -ENOMEM;
-	*p = pid;
-	return 0;
-}
-
 /* The threads a record names, for the thread filters. */
 static int record_threads(struct dump *d, const struct fxt_record *rec,
 			  struct line *l)
 {
-	uint64_t pid = 0;
-	uint32_t i;
+	uint64_t pid;
 
-	switch (rec->type) {
-	case FXT_REC_EVENT:
-	case FXT_REC_LOG:
-	case FXT_REC_LARGE:
-	case FXT_REC_THREAD:
-		if (rec->thread.undefined)
-			return 0;
+	if (fxtrace_record_thread(rec)) {
 		l->nthreads = 1;
 		l->pid[0] = rec->thread.pid;
 		l->tid[0] = rec->thread.tid;
-		return learn_pid(d, rec->thread.pid, rec->thread.tid);
+		return fxtrace_learn_pid(&d->pids, rec->thread.pid,
+					 rec->thread.tid);
+	}
+	switch (rec->type) {
 	case FXT_REC_KOBJ:
 		if (rec->subtype == FXT_KOBJ_PROCESS) {
 			l->nthreads = 1;
 			l->pid[0] = rec->id;
 			l->tid[0] = PID_UNKNOWN;	/* any tid filter fails */
 		} else if (rec->subtype == FXT_KOBJ_THREAD) {
-			for (i = 0; i < rec->nargs; i++)
-				if (rec->args[i].type == FXT_ARG_KOID &&
-				    fxt_string_is(&rec->args[i].name, "process"))
-					pid = rec->args[i].value.u64;
+			pid = fxtrace_thread_process(rec);
 			l->nthreads = 1;
 			l->pid[0] = pid ? pid : PID_UNKNOWN;
 			l->tid[0] = rec->id;
 			if (pid)
-				return learn_pid(d, pid, rec->id);
+				return fxtrace_learn_pid(&d->pids, pid, rec->id);
 		}
 		return 0;
 	case FXT_REC_SCHED:
@@ -459,9 +441,9 @@ static int record_threads(struct dump *d, const struct fxt_record *rec,
 			l->tid[0] = rec->out.tid;
 			l->pid[1] = rec->in.pid;
 			l->tid[1] = rec->in.tid;
-			if (learn_pid(d, rec->out.pid, rec->out.tid))
+			if (fxtrace_learn_pid(&d->pids, rec->out.pid, rec->out.tid))
 				return -ENOMEM;
-			return learn_pid(d, rec->in.pid, rec->in.tid);
+			return fxtrace_learn_pid(&d->pids, rec->in.pid, rec->in.tid);
 		}
 		return 0;
 	}
@@ -653,13 +635,7 @@ int cmd_dump(int argc, char **argv)
 		case FILE_ORDER:
 			opts.file_order = true;
 			break;
-		case SELECT_PID:
-		case SELECT_TID:
-		case SELECT_CATEGORY:
-		case SELECT_NAME:
-		case SELECT_SINCE:
-		case SELECT_UNTIL:
-		case SELECT_TIME:
+		FXTRACE_SELECT_CASES:
 			ret = fxtrace_select_option(&select, "dump", opt, optarg);
 			if (ret) {
 				fxtrace_select_free(&select);

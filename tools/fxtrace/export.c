@@ -178,18 +178,14 @@ static void export_event(struct export *e, const struct fxt_record *rec)
 static void export_kobj(struct export *e, const struct fxt_record *rec)
 {
 	struct fxtrace_out *out = e->out;
-	uint64_t pid = 0;
-	uint32_t i;
+	uint64_t pid;
 
 	if (rec->subtype == FXT_KOBJ_PROCESS) {
 		begin_event(e, "M");
 		fxtrace_out_str(out, ",\"name\":\"process_name\"");
 		json_thread(out, rec->id, 0);
 	} else if (rec->subtype == FXT_KOBJ_THREAD) {
-		for (i = 0; i < rec->nargs; i++)
-			if (rec->args[i].type == FXT_ARG_KOID &&
-			    fxt_string_is(&rec->args[i].name, "process"))
-				pid = rec->args[i].value.u64;
+		pid = fxtrace_thread_process(rec);
 		begin_event(e, "M");
 		fxtrace_out_str(out, ",\"name\":\"thread_name\"");
 		json_thread(out, pid, rec->id);

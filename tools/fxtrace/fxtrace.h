@@ -145,6 +145,25 @@ int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
  */
 int fxtrace_input_close(struct fxtrace_input *in, int walk_ret);
 
+/* ---- threads (common.c): what records say of threads' processes ---------- */
+
+struct fxt_map;
+
+/*
+ * rec->thread is the thread the record is of: an event, log, large or
+ * thread record whose thread reference is defined.
+ */
+bool fxtrace_record_thread(const struct fxt_record *rec);
+
+/*
+ * The process koid a kernel-object thread record names (its last "process"
+ * koid argument), 0 if it names none or rec is no thread object.
+ */
+uint64_t fxtrace_thread_process(const struct fxt_record *rec);
+
+/* Remember tid's process in pids ((tid, 0) -> uint64_t pid): 0 or -ENOMEM. */
+int fxtrace_learn_pid(struct fxt_map *pids, uint64_t pid, uint64_t tid);
+
 /* ---- printing (common.c) ------------------------------------------------- */
 
 /*
@@ -270,6 +289,16 @@ enum {
 	{ "since", required_argument, NULL, SELECT_SINCE },                    \
 	{ "until", required_argument, NULL, SELECT_UNTIL },                    \
 	{ "time", required_argument, NULL, SELECT_TIME }
+
+/* Their case labels, for the switch of a getopt_long() loop. */
+#define FXTRACE_SELECT_CASES                                                   \
+	case SELECT_PID:                                                       \
+	case SELECT_TID:                                                       \
+	case SELECT_CATEGORY:                                                  \
+	case SELECT_NAME:                                                      \
+	case SELECT_SINCE:                                                     \
+	case SELECT_UNTIL:                                                     \
+	case SELECT_TIME
 
 struct fxtrace_select {
 	uint64_t *pids, *tids;

@@ -105,16 +105,6 @@ static void *grow(void **array, size_t *n, size_t *cap, size_t size)
 	return (char *)*array + size * (*n)++;
 }
 
-static int learn_thread(struct report *rp, uint64_t pid, uint64_t tid)
-{
-	uint64_t *p = fxt_map_put(&rp->pids, tid, 0, NULL);
-
-	if (!p)
-		return -ENOMEM;
-	*p = pid;
-	return 0;
-}
-
 static int collect_event(struct report *rp, const struct fxt_record *rec)
 {
 	struct report_event *e;
@@ -197,27 +187,20 @@ static int collect_sched(struct report *rp, const struct fxt_record *rec)
 /* What every record says of threads' processes, selected or not. */
 static int learn_threads(struct report *rp, const struct fxt_record *rec)
 {
-	uint32_t i;
+	uint64_t pid;
 
+	if (fxtrace_record_thread(rec))
+		return fxtrace_learn_pid(&rp->pids, rec->thread.pid,
+					 rec->thread.tid);
 	switch (rec->type) {
-	case FXT_REC_EVENT:
-	case FXT_REC_LOG:
-	case FXT_REC_LARGE:
-	case FXT_REC_THREAD:
-		return rec->thread.undefined ? 0 :
-		       learn_thread(rp, rec->thread.pid, rec->thread.tid);
 	case FXT_REC_KOBJ:
-		for (i = 0; rec->subtype == FXT_KOBJ_THREAD && i < rec->nargs; i++)
-			if (rec->args[i].type == FXT_ARG_KOID &&
-			    fxt_string_is(&rec->args[i].name, "process"))
-				return learn_thread(rp, rec->args[i].value.u64,
-						    rec->id);
-		return 0;
+		pid = fxtrace_thread_process(rec);
+		return pid ? fxtrace_learn_pid(&rp->pids, pid, rec->id) : 0;
 	case FXT_REC_SCHED:
 		if (rec->subtype != FXT_SCHED_LEGACY_CONTEXT_SWITCH)
 			return 0;
-		return learn_thread(rp, rec->out.pid, rec->out.tid) ||
-		       learn_thread(rp, rec->in.pid, rec->in.tid) ? -ENOMEM : 0;
+		return fxtrace_learn_pid(&rp->pids, rec->out.pid, rec->out.tid) ||
+		       fxtrace_learn_pid(&rp->pids, rec->in.pid, rec->in.tid) ? -ENOMEM : 0;
 	}
 	return 0;
 }
@@ -225,14 +208,10 @@ static int learn_threads(struct report *rp, const struct fxt_record *rec)
 /* A selected record naming a thread lists it in the thread table. */
 static int list_thread(struct report *rp, const struct fxt_record *rec)
 {
-	uint64_t *pid, koid = 0;
-	uint32_t i;
+	uint64_t *pid, koid;
 
 	if (rec->type == FXT_REC_KOBJ) {
-		for (i = 0; rec->subtype == FXT_KOBJ_THREAD && i < rec->nargs; i++)
-			if (rec->args[i].type == FXT_ARG_KOID &&
-			    fxt_string_is(&rec->args[i].name, "process"))
-				koid = rec->args[i].value.u64;
+		koid = fxtrace_thread_process(rec);
 		if (!koid)
 			return 0;
 		pid = fxt_map_put(&rp->listed, rec->id, 0, NULL);

@@ -788,13 +788,7 @@ int cmd_report(int argc, char **argv)
 		case 'H':
 			html = optarg;
 			break;
-		case SELECT_PID:
-		case SELECT_TID:
-		case SELECT_CATEGORY:
-		case SELECT_NAME:
-		case SELECT_SINCE:
-		case SELECT_UNTIL:
-		case SELECT_TIME:
+		FXTRACE_SELECT_CASES:
 			ret = fxtrace_select_option(&select, "report", opt,
 						    optarg);
 			break;

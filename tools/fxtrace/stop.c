@@ -12,11 +12,17 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <linux/fxt.h>
 #include <linux/fxtrace.h>
 
 #include "fxtctl.h"
 #include "fxtrace.h"
+
+static void save_left_out(void *ctx, __u32 id, uint64_t errors)
+{
+	(void)ctx;
+	fprintf(stderr, "fxtrace stop: buffer %u has %llu errors; left out\n",
+		id, (unsigned long long)errors);
+}
 
 /*
  * Every buffer of the adopted session into out, as a trace of its own:
@@ -26,34 +32,15 @@
  */
 static int save_buffers(struct fxtctl *c, const char *out)
 {
-	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
-	const struct fxtctl_buffer *b;
-	unsigned int kept = 0, left_out = 0;
-	__u64 magic;
-	uint64_t errors;
-	int fd, ret = 0;
+	struct fxtctl_written written;
+	int fd, ret;
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "fxtrace stop: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
-	fxt_write_magic(&magic);
-	if (write(fd, &magic, sizeof(magic)) != sizeof(magic))
-		ret = -EIO;
-	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
-		b = fxtctl_buffer(c, bi.id);
-		ret = b ? fxtctl_write_buffer(fd, b, &errors) : -errno;
-		if (ret == 0) {
-			fprintf(stderr, "fxtrace stop: buffer %u has %llu errors; left out\n",
-				bi.id, (unsigned long long)errors);
-			left_out++;
-		} else if (ret == 1) {
-			kept++;
-			ret = 0;
-		}
-		bi.id++;
-	}
+	ret = fxtctl_write_buffers(c, fd, save_left_out, NULL, &written);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (ret) {
@@ -61,7 +48,7 @@ static int save_buffers(struct fxtctl *c, const char *out)
 		return 1;
 	}
 	printf("[ fxtrace stop: %u buffers written to %s, %u left out ]\n",
-	       kept, out, left_out);
+	       written.kept, out, written.left_out);
 	return 0;
 }
 

@@ -6,7 +6,11 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <linux/fxt.h>
+#include <linux/fxtrace.h>
 
 #include "fxt_reader.h"
 #include "fxtctl.h"
@@ -54,5 +58,35 @@ int fxtctl_write_buffer(int fd, const struct fxtctl_buffer *b,
 out:
 	fxt_reader_free(r);
 	free(copy);
+	return ret;
+}
+
+int fxtctl_write_buffers(struct fxtctl *c, int fd,
+			 void (*left_out)(void *ctx, __u32 id, uint64_t errors),
+			 void *ctx, struct fxtctl_written *written)
+{
+	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
+	const struct fxtctl_buffer *b;
+	uint64_t errors;
+	__u64 magic;
+	int ret = 0;
+
+	written->kept = 0;
+	written->left_out = 0;
+	fxt_write_magic(&magic);
+	if (write(fd, &magic, sizeof(magic)) != sizeof(magic))
+		ret = -EIO;
+	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
+		b = fxtctl_buffer(c, bi.id);
+		ret = b ? fxtctl_write_buffer(fd, b, &errors) : -errno;
+		if (ret == 0) {
+			left_out(ctx, bi.id, errors);
+			written->left_out++;
+		} else if (ret == 1) {
+			written->kept++;
+			ret = 0;
+		}
+		bi.id++;
+	}
 	return ret;
 }

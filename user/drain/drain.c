@@ -307,6 +307,13 @@ static void reap_child(struct drain *d)
 	request_stop(d);
 }
 
+static void snapshot_left_out(void *ctx, __u32 id, uint64_t errors)
+{
+	(void)ctx;
+	fprintf(stderr, "fxtrace-drain: snapshot: buffer %u has %llu errors; left out\n",
+		id, (unsigned long long)errors);
+}
+
 /*
  * SIGUSR1 in a circular session: the flight recorder's snapshot.  Writers
  * pause (dropping and counting) while every buffer is copied into
@@ -314,12 +321,8 @@ static void reap_child(struct drain *d)
  */
 static void snapshot(struct drain *d)
 {
-	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
-	const __u64 magic = FXT_MAGIC_WORD;
-	unsigned int kept = 0, left_out = 0;
-	const struct fxtctl_buffer *b;
+	struct fxtctl_written written;
 	char path[4096];
-	uint64_t errors;
 	int fd, ret;
 
 	if (d->opt.mode != FXTRACE_MODE_CIRCULAR || d->state != RUNNING) {
@@ -333,22 +336,8 @@ static void snapshot(struct drain *d)
 	}
 	snprintf(path, sizeof(path), "%s.%u", d->opt.out, ++d->snapshots);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ret = fd < 0 ? -errno : 0;
-	if (!ret && write(fd, &magic, sizeof(magic)) != sizeof(magic))
-		ret = -EIO;
-	while (!ret && !ioctl(d->c.fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
-		b = fxtctl_buffer(&d->c, bi.id);
-		ret = b ? fxtctl_write_buffer(fd, b, &errors) : -errno;
-		if (ret == 0) {
-			fprintf(stderr, "fxtrace-drain: snapshot: buffer %u has %llu errors; left out\n",
-				bi.id, (unsigned long long)errors);
-			left_out++;
-		} else if (ret == 1) {
-			kept++;
-			ret = 0;
-		}
-		bi.id++;
-	}
+	ret = fd < 0 ? -errno :
+		fxtctl_write_buffers(&d->c, fd, snapshot_left_out, NULL, &written);
 	if (fd >= 0 && close(fd) && !ret)
 		ret = -errno;
 	if (fxtctl_resume(&d->c))
@@ -357,7 +346,7 @@ static void snapshot(struct drain *d)
 		fprintf(stderr, "fxtrace-drain: snapshot %s: %s\n", path, strerror(-ret));
 	else
 		fprintf(stderr, "fxtrace-drain: snapshot %u: %u buffers written to %s, %u left out\n",
-			d->snapshots, kept, path, left_out);
+			d->snapshots, written.kept, path, written.left_out);
 }
 
 void on_signal(struct drain *d)

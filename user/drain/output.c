@@ -307,24 +307,6 @@ static int scratch_reserve(struct output *o, size_t len)
 	return 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (0: none there). */
-static size_t utf8_sequence(const unsigned char *s, size_t len)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
-}
-
 /*
  * s made valid UTF-8 into out (3 * len bytes at most): every byte that
  * starts no well-formed sequence becomes U+FFFD, as Perfetto shows it.
@@ -335,7 +317,7 @@ static size_t utf8_repair(const unsigned char *s, size_t len, char *out)
 	size_t i = 0, n = 0, k;
 
 	while (i < len) {
-		k = utf8_sequence(s + i, len - i);
+		k = fxt_utf8_sequence(s + i, len - i);
 		if (k) {
 			memcpy(out + n, s + i, k);
 			n += k;

@@ -595,20 +595,6 @@ static unsigned int fxt_arg_type(unsigned int kind)
 	return kind < sizeof(type) / sizeof(type[0]) ? type[kind] : FXT_ARG_NULL;
 }
 
-static __u32 value_words(const struct fxtrace_arg *a)
-{
-	switch (a->kind) {
-	case FXT_KIND_INT64:
-	case FXT_KIND_UINT64:
-	case FXT_KIND_DOUBLE:
-	case FXT_KIND_POINTER:
-	case FXT_KIND_KOID:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /*
  * Resolve a site: intern its strings, compute the headers the inline writer
  * uses (string arguments empty: the writer adds their words), then publish
@@ -638,9 +624,9 @@ static void resolve_locked(struct fxtrace_site *site, unsigned int type,
 			need = UINT32_MAX;
 		else if (need != UINT32_MAX && arg_name[i] > need)
 			need = arg_name[i];
-		words += 1 + value_words(&args[i]);
+		words += 1 + fxt_arg_fixed_words_(&args[i]);
 		site->arg_hdr[i] = fxt_arg_hdr(fxt_arg_type(args[i].kind),
-					       1 + value_words(&args[i]),
+					       1 + fxt_arg_fixed_words_(&args[i]),
 					       arg_name[i],
 					       args[i].kind == FXT_KIND_STRING ?
 					       FXT_STRING_REF_INLINE : 0);
@@ -1272,7 +1258,7 @@ static bool emit_slow(struct fxtrace_site *site, unsigned int type,
 	for (i = 0; i < nargs; i++) {
 		argn[i] = text_of((__u16)fxt_bits(site->arg_hdr[i], 16, 31),
 				  args[i].name);
-		aw = value_words(&args[i]);
+		aw = fxt_arg_fixed_words_(&args[i]);
 		if (args[i].kind == FXT_KIND_STRING) {
 			argv[i] = (struct text){ 0, args[i].str, args[i].len, 0 };
 			argv[i].fixed = utf8_fix(args[i].str, args[i].len, NULL);

@@ -213,6 +213,17 @@ static bool valid_symbol(const char *s)
 	return true;
 }
 
+/* Where name stands in names[0..count): its index, or count if nowhere. */
+static size_t name_index(const char *const *names, size_t count,
+			 const char *name)
+{
+	size_t i = 0;
+
+	while (i < count && strcmp(name, names[i]))
+		i++;
+	return i;
+}
+
 static bool valid_identifier(const char *s, size_t len, size_t max)
 {
 	size_t i;
@@ -243,9 +254,7 @@ static int parse_target(struct probe *p, char *target, char *err,
 		return -EINVAL;
 	}
 	*colon = '\0';
-	for (k = 0; k < ARRAY_SIZE(kind_names); k++)
-		if (!strcmp(target, kind_names[k]))
-			break;
+	k = name_index(kind_names, ARRAY_SIZE(kind_names), target);
 	if (k == ARRAY_SIZE(kind_names)) {
 		set_error(err, err_size,
 			  "%s: unknown probe kind '%s' (kprobe, kretprobe, uprobe, uretprobe, usdt, tracepoint)",
@@ -342,9 +351,7 @@ static int parse_arg(struct probe *p, char *text, char *err, size_t err_size)
 		return -EINVAL;
 	}
 	*type++ = '\0';
-	for (t = 0; t < ARRAY_SIZE(arg_type_names); t++)
-		if (!strcmp(type, arg_type_names[t]))
-			break;
+	t = name_index(arg_type_names, ARRAY_SIZE(arg_type_names), type);
 	if (t == ARRAY_SIZE(arg_type_names)) {
 		set_error(err, err_size,
 			  "%s: unknown type '%s' (u64, s64, u32, s32, ptr, ustr, kstr)",
@@ -1283,6 +1290,27 @@ static int flush_batch(struct fxtprobe *set)
 	return set->write_error;
 }
 
+/*
+ * Room for max_words more words in the batch (flushed first if they do not
+ * fit), after the provider section header a fresh batch starts with: *dst
+ * is where they go.  Returns 0 or flush_batch()'s error.
+ */
+static int batch_room(struct fxtprobe *set, __u32 max_words, __u64 **dst)
+{
+	int ret;
+
+	if (set->batch_words + max_words > BATCH_WORDS) {
+		ret = flush_batch(set);
+		if (ret)
+			return ret;
+	}
+	if (!set->batch_words)
+		set->batch[set->batch_words++] =
+			fxt_provider_section_hdr(set->provider_id);
+	*dst = set->batch + set->batch_words;
+	return 0;
+}
+
 /* A field of a copied tracepoint entry as an argument; 0 if not there. */
 static __u32 write_field(__u64 *dst, const struct tp_field *f,
 			 const struct fxtprobe_raw_event *ev)
@@ -1346,15 +1374,9 @@ static int convert_raw_event(struct fxtprobe *set, const void *data,
 		return 0;
 	}
 	p = &set->probes[ev->probe];
-	if (set->batch_words + TP_EVENT_WORDS_MAX > BATCH_WORDS) {
-		ret = flush_batch(set);
-		if (ret)
-			return ret;
-	}
-	if (!set->batch_words)
-		set->batch[set->batch_words++] =
-			fxt_provider_section_hdr(set->provider_id);
-	dst = set->batch + set->batch_words;
+	ret = batch_room(set, TP_EVENT_WORDS_MAX, &dst);
+	if (ret)
+		return ret;
 	/*
 	 * The arguments go after the event's head: its size without them
 	 * (instants, begins and ends have no word after the arguments).
@@ -1402,15 +1424,9 @@ static int convert_event(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	p = &set->probes[ev->probe];
-	if (set->batch_words + EVENT_WORDS_MAX > BATCH_WORDS) {
-		ret = flush_batch(set);
-		if (ret)
-			return ret;
-	}
-	if (!set->batch_words)
-		set->batch[set->batch_words++] =
-			fxt_provider_section_hdr(set->provider_id);
-	dst = set->batch + set->batch_words;
+	ret = batch_room(set, EVENT_WORDS_MAX, &dst);
+	if (ret)
+		return ret;
 	/*
 	 * The arguments go after the event's head: its size without them
 	 * (instants, begins and ends have no word after the arguments).

@@ -208,6 +208,24 @@ bool fxt_utf8_valid(const unsigned char *s, size_t len)
 	return true;
 }
 
+size_t fxt_utf8_sequence(const unsigned char *s, size_t len)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* fxt_utf8_valid() knows overlongs, surrogates and the upper bound. */
+	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
+}
+
 uint64_t fxt_string_hash(const struct fxt_string *s)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;

@@ -799,6 +799,30 @@ static void skip_record(struct fxt_reader *r, const void *header,
 	r->need = 0;
 }
 
+/*
+ * Hand fn every whole record of p[*pos..len) and move *pos past them;
+ * *need is set as fxt_reader_next() sets it.  Returns fn's non-zero
+ * return, else the reader's error (0 if none).
+ */
+static int decode_whole(struct fxt_reader *r, const unsigned char *p,
+			size_t len, size_t *pos, struct fxt_record *rec,
+			uint64_t *need, fxt_record_fn *fn, void *ctx)
+{
+	size_t at = *pos;
+	ssize_t n;
+	int ret = 0;
+
+	while (at < len &&
+	       (n = fxt_reader_next(r, p + at, len - at, rec, need)) > 0) {
+		at += n;
+		ret = fn ? fn(ctx, rec) : 0;
+		if (ret)
+			break;
+	}
+	*pos = at;
+	return ret ? ret : r->error;
+}
+
 int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read_fn,
 		    void *read_ctx, fxt_record_fn *fn, void *ctx)
 {
@@ -819,18 +843,10 @@ int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read_fn,
 	for (;;) {
 		/* Decode every whole record in the window. */
 		need = 0;
-		while (!skip && start < fill &&
-		       (n = fxt_reader_next(r, buf + start, fill - start, rec,
-					    &need)) > 0) {
-			start += n;
-			ret = fn ? fn(ctx, rec) : 0;
-			if (ret)
-				goto out;
-		}
-		if (r->error) {
-			ret = r->error;
+		ret = skip ? r->error : decode_whole(r, buf, fill, &start, rec,
+						     &need, fn, ctx);
+		if (ret)
 			goto out;
-		}
 		if (r->stopped || eof)
 			break;
 		if (!skip && start < fill && need > r->window_max) {
@@ -911,22 +927,13 @@ int fxt_reader_read_buffer(struct fxt_reader *r, const void *buf, size_t len,
 	struct fxt_record *rec = malloc(sizeof(*rec));
 	size_t pos = 0;
 	uint64_t need;
-	ssize_t n;
-	int ret = 0;
+	int ret;
 
 	if (!rec)
 		return -ENOMEM;
-	while (pos < len &&
-	       (n = fxt_reader_next(r, p + pos, len - pos, rec, &need)) > 0) {
-		pos += n;
-		ret = fn ? fn(ctx, rec) : 0;
-		if (ret)
-			goto out;
-	}
-	if (r->error) {
-		ret = r->error;
+	ret = decode_whole(r, p, len, &pos, rec, &need, fn, ctx);
+	if (ret)
 		goto out;
-	}
 	fxt_reader_finish(r, r->stopped ? 0 : len - pos);
 	ret = r->error;
 out:

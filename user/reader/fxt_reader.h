@@ -415,6 +415,12 @@ bool fxt_string_is(const struct fxt_string *s, const char *c);
 /* Well-formed UTF-8 (no overlongs, surrogates or code points past 0x10ffff). */
 bool fxt_utf8_valid(const unsigned char *s, size_t len);
 
+/*
+ * Length of the well-formed UTF-8 sequence that starts at s (len >= 1 bytes
+ * readable), or 0 if none starts there: for printers that replace bad bytes.
+ */
+size_t fxt_utf8_sequence(const unsigned char *s, size_t len);
+
 /* A numeric argument's value as a double (false if not numeric). */
 bool fxt_arg_number(const struct fxt_arg *arg, double *value);
 

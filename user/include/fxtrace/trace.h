@@ -138,9 +138,12 @@ static inline uint64_t fxt_timestamp(void)
 						    fxt_now();
 }
 
-/* Words an argument's value adds after its header. */
+/*
+ * Words an argument's value adds after its header, but for a string's,
+ * whose length each call gives (libfxtrace builds a site's headers with it).
+ */
 static inline __attribute__((always_inline)) uint32_t
-fxt_arg_value_words_(const struct fxtrace_arg *a)
+fxt_arg_fixed_words_(const struct fxtrace_arg *a)
 {
 	switch (a->kind) {
 	case FXT_KIND_INT64:
@@ -149,12 +152,25 @@ fxt_arg_value_words_(const struct fxtrace_arg *a)
 	case FXT_KIND_POINTER:
 	case FXT_KIND_KOID:
 		return 1;
-	case FXT_KIND_STRING:
-		return (a->len + 7) / 8;
 	default:
 		return 0;
 	}
 }
+
+/* Words an argument's value adds after its header. */
+static inline __attribute__((always_inline)) uint32_t
+fxt_arg_value_words_(const struct fxtrace_arg *a)
+{
+	return a->kind == FXT_KIND_STRING ? (a->len + 7) / 8 :
+					    fxt_arg_fixed_words_(a);
+}
+
+/* Loops over the arguments unrolled, whichever the compiler. */
+#ifdef __clang__
+#define FXT_UNROLL_ _Pragma("unroll")
+#else
+#define FXT_UNROLL_ _Pragma("GCC unroll 16")
+#endif
 
 /*
  * The header words come from the FXT encoder (uapi/linux/fxt.h) when the
@@ -185,11 +201,7 @@ fxt_write_fast_(struct fxtrace_site *site, unsigned int type, uint64_t trailing,
 	/* Instant, begin and end have no trailing word. */
 	if (type != 0 && type != 2 && type != 3)
 		words++;
-#ifdef __clang__
-#pragma unroll
-#else
-#pragma GCC unroll 16
-#endif
+	FXT_UNROLL_
 	for (i = 0; i < nargs; i++) {
 		w = fxt_arg_value_words_(&args[i]);
 		words += 1 + w;
@@ -213,11 +225,7 @@ fxt_write_fast_(struct fxtrace_site *site, unsigned int type, uint64_t trailing,
 	p[0] = site->hdr + ((uint64_t)extra << FXT_WORDS_SHIFT_);
 	p[1] = type == 4 ? end_time : now;
 	n = 2;
-#ifdef __clang__
-#pragma unroll
-#else
-#pragma GCC unroll 16
-#endif
+	FXT_UNROLL_
 	for (i = 0; i < nargs; i++) {
 		const struct fxtrace_arg *a = &args[i];
 
