@@ -55,7 +55,7 @@ $(B)/lib/libfxtprobe.a: $(B)/obj/user/probe/fxtprobe.o \
 PROBE_LDLIBS := -lbpf -lelf -lz
 
 $(B)/bin/fxtrace-probe: $(B)/obj/user/probe/fxtrace_probe.o $(B)/lib/libfxtprobe.a \
-		$(B)/lib/libfxtctl.a
+		$(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
 	$(link)
 LDLIBS_fxtrace-probe := $(PROBE_LDLIBS)
 
@@ -64,7 +64,8 @@ LDLIBS_fxtrace-probe := $(PROBE_LDLIBS)
 $(B)/test/probe/target: $(B)/obj/user/probe/tests/target.o $(B)/lib/libfxtrace.a
 	$(link)
 
-$(B)/test/probe/probe_bench: $(B)/obj/user/probe/tests/probe_bench.o $(B)/lib/libfxtprobe.a
+$(B)/test/probe/probe_bench: $(B)/obj/user/probe/tests/probe_bench.o $(B)/lib/libfxtprobe.a \
+		$(B)/lib/libfxtread.a
 	$(link)
 LDLIBS_probe_bench := $(PROBE_LDLIBS)
 

@@ -19,6 +19,7 @@
 #include <linux/fxt.h>
 #include <linux/types.h>
 
+#include "fxt_reader.h"
 #include "fxtprobe.h"
 #include "probe_event.h"
 #include "fxtprobe.skel.h"
@@ -1177,36 +1178,6 @@ static __u16 category_of(enum fxtprobe_kind kind)
 	}
 }
 
-/* Length of the valid UTF-8 sequence at s (at most len bytes), or 0. */
-static size_t utf8_sequence(const unsigned char *s, size_t len)
-{
-	size_t need, i;
-	__u32 cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (need > len)
-		return 0;
-	for (i = 1; i < need; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, past U+10FFFF. */
-	if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return need;
-}
-
 /*
  * Copy the string at s (up to its NUL, at most max bytes) as FXT wants it
  * (UTF-8): each byte that starts no valid sequence becomes '?'.  Returns
@@ -1217,7 +1188,7 @@ static size_t utf8_copy(const char *s, size_t max, char *out)
 	size_t len = strnlen(s, max), pos = 0;
 
 	while (pos < len) {
-		size_t n = utf8_sequence((const unsigned char *)s + pos,
+		size_t n = fxt_utf8_sequence((const unsigned char *)s + pos,
 					 len - pos);
 
 		if (!n) {
