@@ -1116,6 +1116,26 @@ static void check_arena(void)
 	fclose(maps_file);
 }
 
+/* The /proc/self/maps line of the mapping holding addr, for a report. */
+static const char *mapping_at(const void *addr)
+{
+	static char line[256];
+	unsigned long start, end, want = (unsigned long)addr;
+	FILE *maps_file = fopen("/proc/self/maps", "re");
+	bool found = false;
+
+	if (!maps_file)
+		return "(no /proc/self/maps)";
+	while (!found && fgets(line, sizeof(line), maps_file))
+		found = sscanf(line, "%lx-%lx", &start, &end) == 2 &&
+			start <= want && want < end;
+	fclose(maps_file);
+	if (!found)
+		return "(nothing mapped there)";
+	line[strcspn(line, "\n")] = 0;
+	return line;
+}
+
 static void do_munmap(void)
 {
 	struct ment *m;
@@ -1302,8 +1322,10 @@ static void do_fork(void)
 		for (i = 0; i < nmaps; i++) {
 			if (maps[i].part == P_PRODUCER &&
 			    mincore(maps[i].addr, PG, &vec) == 0)
-				violation("fork child inherited a producer mapping", "id %u",
-					  maps[i].id);
+				violation("fork child inherited a producer mapping",
+					  "id %u at %p, %zu bytes, slot %d: %s", maps[i].id,
+					  maps[i].addr, maps[i].len, maps[i].slot,
+					  mapping_at(maps[i].addr));
 		}
 		/* Not ours here: forget them, and give their slots up for good. */
 		for (i = 0; i < nmaps; i++) {
@@ -1326,6 +1348,13 @@ struct racer {
 	uint64_t seed;
 	int fd;
 };
+
+/*
+ * A racer's refused move leaves a hole in the reserve until it fills it
+ * again; another racer's mmap must not be placed there meanwhile (the
+ * fill would wipe it, leaving a table entry over anonymous memory).
+ */
+static pthread_mutex_t racer_vm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A producer thread: attach, map, write, then exit with the mapping kept or not. */
 static void *racer_main(void *arg)
@@ -1351,9 +1380,11 @@ static void *racer_main(void *arg)
 	b->producer_size = at.producer_size;
 	b->producer_mapped = false;
 	pthread_mutex_unlock(&tables);
+	pthread_mutex_lock(&racer_vm_lock);
 	p = mmap(NULL, at.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
 		 at.producer_offset);
 	record(K_MMAP, p == MAP_FAILED ? -1 : 0, errno);
+	pthread_mutex_unlock(&racer_vm_lock);
 	if (p == MAP_FAILED)
 		return NULL;
 	/*
@@ -1389,6 +1420,7 @@ static void *racer_main(void *arg)
 		if (at.producer_size <= ARENA_SLOT - 4 * PG) {
 			char *to = arena + (ARENA_SLOTS - 1) * ARENA_SLOT + PG * below(4);
 
+			pthread_mutex_lock(&racer_vm_lock);
 			p = mremap(p, at.producer_size, at.producer_size,
 				   MREMAP_MAYMOVE | MREMAP_FIXED, to);
 			record(K_MREMAP, p == MAP_FAILED ? -1 : 0, errno);
@@ -1396,6 +1428,7 @@ static void *racer_main(void *arg)
 			if (p == MAP_FAILED)
 				mmap(to, at.producer_size, PROT_NONE, MAP_PRIVATE |
 				     MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+			pthread_mutex_unlock(&racer_vm_lock);
 		} else {
 			p = mremap(p, at.producer_size, at.producer_size,
 				   MREMAP_MAYMOVE);

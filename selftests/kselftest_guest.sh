@@ -7,7 +7,8 @@
 # TAP under "# "; the harness's own result lines are printed again
 # un-nested, prefixed with the program's name, so that make check counts
 # every test as before.  Exit status: the runner's failures, counted.
-# B (default build) is the build directory.
+# B (default build) is the build directory.  Arguments, if any, name the
+# selftests to run (e.g. events_test); by default all of them.
 
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,11 +23,16 @@ if [[ ! -L /dev/stdout ]]; then
 	ln -s /proc/self/fd/1 /dev/stdout
 fi
 
+only=()
+for test in "$@"; do
+	only+=(-t "fxtrace:$test")
+done
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Through a pipe: the runner reopens /dev/stdout for the programs' output,
 # which, on a regular file, would land out of order with its own lines.
-"$tree/run_kselftest.sh" 2>&1 | cat >"$log"
+"$tree/run_kselftest.sh" "${only[@]}" 2>&1 | cat >"$log"
 rc=${PIPESTATUS[0]}
 cat "$log"
 echo "# the results again, un-nested:"
