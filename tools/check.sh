@@ -84,6 +84,9 @@ shellcheck_all() {
 	shellcheck -x -P SCRIPTDIR "${files[@]}"
 }
 step shellcheck shellcheck_all
+# Every page of Documentation/ parses without a docutils warning (a malformed
+# table or literal block renders wrong, and rst2man fails on it in a man page).
+step rst python3 tools/rst_check.py Documentation/*.rst Documentation/man/*.rst
 
 # Unit tests: one result per TAP line, or per program when it prints none.
 for t in $(make -s print-UNIT_TESTS); do

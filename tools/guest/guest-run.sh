@@ -8,7 +8,8 @@
 #   modparams    its parameters (one string, split on blanks)
 #   timeout_s    the run's timeout: each test gets what is left of it
 #   tests names  the test commands ("prog arg...") and their <n>-<name> stems
-#   mem_tolerance_vmalloc mem_tolerance_kmalloc  bytes (see run.sh)
+#   mem_tolerance_kmalloc  bytes (see run.sh)
+#   vmalloc_leaks  tools/guest/vmalloc_leaks.sh
 # Results go to $out as described in run.sh; .guest/ holds the bookkeeping
 # run.sh reads back (insmod.rc, rmmod.rc, times, done).
 
@@ -26,11 +27,11 @@ uptime_s() {
 
 uptime_s >"$state/boot-uptime"
 
-# The kernel memory a module can hold and leak: vmalloc (its buffers) and
-# the kmalloc caches (its structs), in bytes, after dropping the page cache,
-# dentries and inodes (the tests' files come and go through 9p) and giving
-# deferred frees (RCU, the vfree workqueue) a moment.  "VMALLOC KMALLOC
-# SUNRECLAIM"; SUnreclaim is reported, not judged (page granularity).
+# The kernel memory a module can hold and leak, in bytes, after dropping the
+# page cache, dentries and inodes (the tests' files come and go through 9p):
+# "VMALLOC KMALLOC SUNRECLAIM".  The kmalloc caches (its structs) are judged;
+# VmallocUsed and SUnreclaim are reported: the module's vmalloc and vmap
+# areas are judged one by one from /proc/vmallocinfo (vmalloc_leaks.sh).
 # (No process substitution here: the guest's /dev has no /dev/fd.)
 memory_now() {
 	local vmalloc sunreclaim kmalloc
@@ -54,6 +55,7 @@ if [[ -n $ko ]]; then
 	mem_before=$(memory_now)
 	echo "before $mem_before" >"$out/memory.txt"
 	cp /proc/slabinfo "$out/slabinfo-before.txt"
+	cp /proc/vmallocinfo "$out/vmallocinfo-before.txt"
 	read -ra params <<<"$modparams"
 	insmod "$ko" "${params[@]}" >"$out/insmod.txt" 2>&1
 	echo $? >"$state/insmod.rc"
@@ -88,16 +90,21 @@ if [[ -z $ko || $(<"$state/insmod.rc") == 0 ]]; then
 fi
 
 if [[ -n $ko && $(<"$state/insmod.rc") == 0 ]]; then
+	cp /proc/vmallocinfo "$out/vmallocinfo-loaded.txt"
 	rmmod "$modname" >"$out/rmmod.txt" 2>&1
 	echo $? >"$state/rmmod.rc"
-	# Back to the figures from before insmod, within the tolerances run.sh
-	# gives; up to 10 samples a second apart, since frees can be deferred.
-	read -r vm0 km0 _ <<<"$mem_before"
+	# Back to the figures from before insmod, within the tolerance run.sh
+	# gives, and no area of the module left; up to 10 samples a second
+	# apart, since frees can be deferred (RCU, the vfree workqueue).
+	read -r _ km0 _ <<<"$mem_before"
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		mem_after=$(memory_now)
 		echo "after $mem_after" >>"$out/memory.txt"
-		read -r vm1 km1 _ <<<"$mem_after"
-		((vm1 - vm0 <= mem_tolerance_vmalloc && km1 - km0 <= mem_tolerance_kmalloc)) && break
+		read -r _ km1 _ <<<"$mem_after"
+		cp /proc/vmallocinfo "$out/vmallocinfo-after.txt"
+		((km1 - km0 <= mem_tolerance_kmalloc)) &&
+			"$vmalloc_leaks" "$out/vmallocinfo-before.txt" \
+				"$out/vmallocinfo-after.txt" >/dev/null && break
 		sleep 1
 	done
 	cp /proc/slabinfo "$out/slabinfo-after.txt"

@@ -32,6 +32,8 @@
 #   insmod.txt rmmod.txt console.txt              outputs of those, serial console
 #   memory.txt       kernel memory before insmod and after rmmod (see below)
 #   slabinfo-before.txt slabinfo-after.txt  /proc/slabinfo at those times
+#   vmallocinfo-before.txt -loaded.txt -after.txt  /proc/vmallocinfo before
+#                    insmod, just before rmmod and after it
 #
 # Exit 0 when the guest finished, every test exited 0, insmod and rmmod
 # succeeded, the kernel memory came back after rmmod and the kernel log is
@@ -47,16 +49,16 @@ bad_log='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|lockdep|refcount_t'
 bad_log+='|list_add corruption|kmemleak|soft lockup|hung task|Call Trace'
 bad_log+='|Kernel panic|blocked for more than|detected stall'
 
-# After rmmod, VmallocUsed and the bytes of live kmalloc objects must be back
-# to their figures from before insmod, within these tolerances (bytes).
-# VmallocUsed holds every buffer of the module: 64 KiB covers the vmap
-# thread stacks the kernel caches (2 per CPU, 16 KiB each); one leaked buffer
-# (data, header and control pages: 24 KiB at least) plus those exceeds it.
-# The kmalloc caches are shared with everything the tests make the kernel do
-# (processes a test leaves behind, 9p inodes, netfs requests): 0.5-0.7 MB
-# more after the whole suite (Documentation/testing.rst), so 1 MiB there
-# catches only a large leak of the module's structs.
-mem_tolerance_vmalloc=$((64 << 10))
+# After rmmod, no vmalloc or vmap area made by the module may be left
+# (vmalloc_leaks.sh: the areas are judged one by one, with their callers, so
+# the rest of the kernel's churn -- thread stacks, BPF programs, per-CPU
+# chunks -- cannot fail a run nor hide a leak), and the bytes of live
+# kmalloc objects must be back to their figure from before insmod within
+# this tolerance (bytes).  The kmalloc caches are shared with everything the
+# tests make the kernel do (processes a test leaves behind, 9p inodes, netfs
+# requests): 0.5-0.7 MB more after the whole suite (Documentation/
+# testing.rst), so 1 MiB there catches only a large leak of the module's
+# structs.
 mem_tolerance_kmalloc=$((1 << 20))
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -131,7 +133,8 @@ out=$(realpath "$out")
 state=$out/.guest
 rm -rf "$state" "$out/files"
 rm -f "$out"/[0-9]*-*.log "$out"/[0-9]*-*.rc \
-	"$out"/{dmesg,dmesg-bad,console,insmod,rmmod,memory,slabinfo-before,slabinfo-after}.txt
+	"$out"/{dmesg,dmesg-bad,console,insmod,rmmod,memory}.txt \
+	"$out"/slabinfo-{before,after}.txt "$out"/vmallocinfo-{before,loaded,after}.txt
 mkdir -p "$state"
 
 # Host directories under /tmp the guest must see through its own tmpfs /tmp:
@@ -143,8 +146,8 @@ printf '%s\n' "${tmpdirs[@]}" | grep -E '^/tmp(/|$)' | sort -u |
 {
 	printf 'out=%q\nko=%q\nmodname=%q\nmodparams=%q\ntimeout_s=%q\n' \
 		"$out" "$ko" "$modname" "$modparams" "$timeout_s"
-	printf 'mem_tolerance_vmalloc=%q\nmem_tolerance_kmalloc=%q\n' \
-		"$mem_tolerance_vmalloc" "$mem_tolerance_kmalloc"
+	printf 'mem_tolerance_kmalloc=%q\nvmalloc_leaks=%q\n' \
+		"$mem_tolerance_kmalloc" "$here/vmalloc_leaks.sh"
 	declare -p tests names
 	printf 'source %q\n' "$here/guest-run.sh"
 } >"$state/plan.sh"
@@ -253,10 +256,19 @@ if [[ -n $ko && -f $state/rmmod.rc && $(<"$state/rmmod.rc") == 0 ]]; then
 		failures+=("no memory figures from the guest (see $out/memory.txt)")
 	else
 		echo "run.sh: kernel memory after rmmod minus before insmod: VmallocUsed $((vm1 - vm0)) B, kmalloc objects $((km1 - km0)) B, SUnreclaim $((su1 - su0)) B" >&2
-		((vm1 - vm0 <= mem_tolerance_vmalloc)) ||
-			failures+=("VmallocUsed is $((vm1 - vm0)) bytes above its figure before insmod (tolerance $mem_tolerance_vmalloc)")
 		((km1 - km0 <= mem_tolerance_kmalloc)) ||
 			failures+=("kmalloc objects are $((km1 - km0)) bytes above their figure before insmod (tolerance $mem_tolerance_kmalloc)")
+	fi
+	# The module's areas must be named while it is loaded (its session page
+	# always is), else this kernel does not name callers and the check
+	# after rmmod would be blind.
+	if [[ ! -s $out/vmallocinfo-loaded.txt || ! -s $out/vmallocinfo-after.txt ]]; then
+		failures+=("no /proc/vmallocinfo from before and after rmmod (see $out)")
+	elif ! grep -q "\[$modname\]" "$out/vmallocinfo-loaded.txt"; then
+		failures+=("no vmalloc area of [$modname] in /proc/vmallocinfo while it was loaded: the leak check cannot see its areas")
+	elif ! leaked=$("$here/vmalloc_leaks.sh" "$out/vmallocinfo-before.txt" \
+		"$out/vmallocinfo-after.txt"); then
+		failures+=("$modname left $(wc -l <<<"$leaked") vmalloc or vmap areas after rmmod, $(awk '{ b += $2 } END { print b }' <<<"$leaked") bytes (vmallocinfo-after.txt): $(head -n 3 <<<"$leaked" | tr -s ' ' | tr '\n' ';')")
 	fi
 fi
 
