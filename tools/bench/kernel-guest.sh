@@ -8,6 +8,9 @@
 # events (all syscalls; sched_switch, sched_waking, sched_wakeup_new),
 # interleaved, RUNS times each in this one boot.  Prints the medians and
 # the added cost per event, and writes them to $FXTRACE_OUT/kernel.json.
+# Usage: kernel-guest.sh [RUNS [SYSCALL_ITERATIONS [CTXSW_ITERATIONS]]]
+# (run.sh passes no environment to the guest: tools/bench/kernel.sh
+# passes these).
 # Also leaves ftrace's format files and LTTng's metadata of these events
 # in $FXTRACE_OUT (record sizes), and prints ftrace's entry sizes.
 #
@@ -19,9 +22,9 @@
 
 set -euo pipefail
 bin=$(cd "$(dirname "$0")/../../build/bin" && pwd)
-runs=${RUNS:-5}
-syscalls=${SYSCALL_ITERATIONS:-200000}
-rounds=${CTXSW_ITERATIONS:-20000}
+runs=${1:-5}
+syscalls=${2:-200000}
+rounds=${3:-20000}
 tracing=/sys/kernel/tracing
 lttng_modroot=$(cd "$(dirname "$0")/../.." && pwd)/build/lttng-modules/$(uname -r)/modroot
 export HOME=/tmp/lttng-home LTTNG_HOME=/tmp/lttng-home
