@@ -27,5 +27,5 @@ perf record -q -a -e cpu-clock -F 1000 -o "$FXTRACE_OUT/perf.data" -- \
 	"$bin/stream_bench" fxtrace 2 "$seconds" "$rate" >"$work/out" 2>"$work/err" || true
 cat "$work/out"
 grep '^fxtrace-drain' "$work/err" || true
-perf report -i "$FXTRACE_OUT/perf.data" --stdio --sort comm 2>/dev/null | grep -v '^#' | grep . | head -12
-perf report -i "$FXTRACE_OUT/perf.data" --stdio --sort comm,dso,sym 2>/dev/null | grep -v '^#' | grep . | head -40
+perf report -i "$FXTRACE_OUT/perf.data" --stdio --sort comm 2>/dev/null | grep -v '^#' | grep . | sed -n 1,12p
+perf report -i "$FXTRACE_OUT/perf.data" --stdio --sort comm,dso,sym 2>/dev/null | grep -v '^#' | grep . | sed -n 1,40p
