@@ -6,13 +6,14 @@
  * progress tick.  A regular output file is written here with pwrite()
  * (write_all()); any other output through the ring, with the flush mark.
  *
- * Ring writes complete out of order, so the drainer keeps the flush watermark:
- * the largest offset below which every write has completed.  It publishes
- * it in the file (flush_mark.h) and acknowledges a save only once a
- * published watermark covers the save's bytes, with the ack linked
- * (IOSQE_IO_LINK) after the write of that mark: a producer reuses a half
- * only when its records are in the file and would survive a kill of the
- * drainer (`fxtrace recover` cuts the file at the watermark).
+ * Ring writes complete out of order, so the drainer keeps the flush
+ * watermark: the largest offset below which every write has completed.  It
+ * publishes it in the file (flush_mark.h) and acknowledges a save only once
+ * a published watermark covers the save's bytes (the ack linked,
+ * IOSQE_IO_LINK, after the ring's write of that mark; submitted after
+ * pwrite() returned for a regular file): a producer reuses a half only
+ * when its records are in the file and would survive a kill of the drainer
+ * (`fxtrace recover` cuts the file at the watermark).
  */
 #include <errno.h>
 #include <poll.h>
