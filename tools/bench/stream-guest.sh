@@ -25,7 +25,7 @@ bin=$root/build/bin
 threads=2
 rung_s=${STREAM_RUNG_SECONDS:-2}
 hold_s=${1:-10}
-read -ra rates <<<"${STREAM_RATES:-25000 50000 75000 100000 125000 150000 200000 300000 400000}"
+read -ra rates <<<"${STREAM_RATES:-25000 50000 75000 100000 125000 150000 200000 250000 300000 350000 400000}"
 work=/tmp/stream-bench
 export HOME=/tmp/lttng-home LTTNG_HOME=/tmp/lttng-home
 mkdir -p "$HOME"

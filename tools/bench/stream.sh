@@ -15,7 +15,10 @@ mkdir -p build/bench
 # The guest sees no environment from here: the length goes as an argument.
 seconds=${STREAM_SECONDS:-10}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "stream.sh: STREAM_SECONDS must be a number of seconds, not '$seconds'" >&2; exit 2; }
+# The host's load goes with the figures (the guest's vCPUs are host
+# threads): its 1-minute average covers the end of the run.
 tools/guest/run.sh -t $((600 + 6 * seconds)) -m kmod/fxtrace.ko -o "$out" \
 	"$PWD/tools/bench/stream-guest.sh $seconds"
+echo "host after the run: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*\(load average\)/\1/')"
 cat "$out"/1-stream-guest.sh.log
 cp "$out"/files/1-stream-guest.sh/stream.json build/bench/stream.json

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -410,6 +411,7 @@ static pid_t spawn_held(char **argv, const sigset_t *oldmask, int *release)
 static int setup(struct drain *d, sigset_t *oldmask, int *release)
 {
 	sigset_t mask, blocked;
+	struct stat st;
 	int ret;
 
 	sigemptyset(&mask);
@@ -458,6 +460,8 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 			strerror(-ret));
 		return ret;
 	}
+	/* Pipes and devices are written through the ring (loop.c). */
+	d->write_inline = !fstat(d->out_fd, &st) && S_ISREG(st.st_mode);
 	return init_session(d);
 }
 

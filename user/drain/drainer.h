@@ -78,6 +78,7 @@ struct drain {
 	bool ring_ready;		/* d->ring is initialized */
 	bool running;			/* Start succeeded */
 	int out_fd, sig_fd;
+	bool write_inline;		/* out_fd is a regular file: pwrite() it */
 	pid_t child;
 	int child_status;
 	enum drain_state state;

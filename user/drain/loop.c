@@ -2,16 +2,18 @@
 /*
  * fxtrace-drain's io_uring loop.  One ring does all the waiting: packet
  * reads from the controller fd (the module completes them without an io-wq
- * thread), signalfd reads, output writes at explicit offsets, the flush
- * mark and BUFFER_SAVED acks, the probes' poll and the progress tick.
+ * thread), signalfd reads, BUFFER_SAVED acks, the probes' poll and the
+ * progress tick.  A regular output file is written here with pwrite()
+ * (write_all()); any other output through the ring, with the flush mark.
  *
- * Writes complete out of order, so the drainer keeps the flush watermark:
- * the largest offset below which every write has completed.  It publishes
- * it in the file (flush_mark.h) and acknowledges a save only once a
- * published watermark covers the save's bytes, with the ack linked
- * (IOSQE_IO_LINK) after the write of that mark: a producer reuses a half
- * only when its records are in the file and would survive a kill of the
- * drainer (`fxtrace recover` cuts the file at the watermark).
+ * Ring writes complete out of order, so the drainer keeps the flush
+ * watermark: the largest offset below which every write has completed.  It
+ * publishes it in the file (flush_mark.h) and acknowledges a save only once
+ * a published watermark covers the save's bytes (the ack linked,
+ * IOSQE_IO_LINK, after the ring's write of that mark; submitted after
+ * pwrite() returned for a regular file): a producer reuses a half only
+ * when its records are in the file and would survive a kill of the drainer
+ * (`fxtrace recover` cuts the file at the watermark).
  */
 #include <errno.h>
 #include <poll.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "drainer.h"
 
@@ -110,6 +113,31 @@ static void submit_write(struct drain *d, struct write_op *w)
 	d->inflight++;
 }
 
+/*
+ * len bytes at offset of the output file, here and now: 0, or -errno.
+ * For a regular file (d->write_inline): io_uring hands a buffered write
+ * to an io-wq worker on 6.1 (only a file system with FMODE_BUF_WASYNC
+ * takes it inline, tmpfs not), a thread switch each way for every save
+ * and its flush mark, with the ack waiting behind them.
+ */
+static int write_all(struct drain *d, const void *data, size_t len,
+		     uint64_t offset)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pwrite(d->out_fd, data, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : -EIO;
+		data = (const char *)data + n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return 0;
+}
+
 static struct io_uring_sqe *submit_ack(struct drain *d, struct write_op *w)
 {
 	struct io_uring_sqe *sqe = get_sqe(d);
@@ -134,6 +162,7 @@ static void publish(struct drain *d)
 	unsigned int space, link = IOSQE_IO_LINK;
 	struct io_uring_sqe *sqe;
 	uint64_t lo_ns, hi_ns;
+	int ret;
 
 	/* Acks a published mark covers already: one cancelled with its mark. */
 	while (d->acks.head && d->acks.head->end <= d->published)
@@ -143,6 +172,24 @@ static void publish(struct drain *d)
 	flush_mark_write(d->mark, d->flushed);
 	output_window_ns(&d->out, &lo_ns, &hi_ns);
 	window_mark_write(d->mark + FLUSH_MARK_WORDS, lo_ns, hi_ns);
+	if (d->write_inline) {
+		/* The mark is in the file: its acks need no link. */
+		ret = write_all(d, d->mark, sizeof(d->mark), FLUSH_MARK_OFFSET);
+		if (ret) {
+			d->error = ret;
+			return;
+		}
+		d->published = d->flushed;
+		while (d->acks.head && d->acks.head->end <= d->published)
+			submit_ack(d, queue_pop(&d->acks));
+		/*
+		 * Now, not after the other saves of this batch: the producer
+		 * waits for it, and the other thread's save (filled at the
+		 * same rate) often came in the same read.
+		 */
+		io_uring_submit(&d->ring);
+		return;
+	}
 	d->publishing = d->flushed;
 	d->mark_inflight = true;
 	/* A chain ends with its submission: link only what fits in this one. */
@@ -185,6 +232,7 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 			const struct fxtrace_packet *save, uint64_t records)
 {
 	struct write_op *w;
+	int ret;
 
 	if (!chunk->len && !save) {
 		chunk_free(chunk);
@@ -212,10 +260,17 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 	}
 	d->live_ops++;
 	queue_push(&d->writes, w);
-	if (chunk->len)
-		submit_write(d, w);
-	else
+	if (!chunk->len) {
 		w->written = true;
+	} else if (d->write_inline) {
+		ret = write_all(d, w->chunk.data, w->chunk.len, w->chunk.offset);
+		/* Failed: the watermark stays below it, and the loop ends. */
+		if (ret && !d->error)
+			d->error = ret;
+		w->written = !ret;
+	} else {
+		submit_write(d, w);
+	}
 	advance(d);
 }
 

@@ -122,12 +122,21 @@ result $? "circular: ticks in order, none twice"
 drain=$!
 sleep 1
 "$progs/producer" 1 3000 100 >"$out/signal.producer"
+# A regular file is written by the drainer's own thread: no io-wq worker
+# (an idle one lives 5 s after its last write) took a save's write.
+workers=$(cat /proc/$drain/task/*/comm | grep -c '^iou-wrk')
+[[ $workers == 0 ]]
+result $? "signal: no io-wq worker wrote the file (found $workers)"
 kill -INT $drain
 wait $drain
 result $? "signal: fxtrace-drain stops on SIGINT and exits 0"
 sed 's/^/# /' "$out/signal.stderr"
 check_strict "$out/signal.fxt" signal
 exact signal 1 3000
+
+# A device is written through the ring (a regular file by the drainer).
+run devnull -m streaming -b 16K -B 16K -o /dev/null -- "$progs/producer" 2 20000 100
+summary_has devnull 'task +2 buffers, [1-9][0-9]{4,} records'
 
 # Circular as a flight recorder: SIGUSR1 copies every buffer to OUT.1
 # while the writers pause (dropping and counting), then tracing goes on.
