@@ -393,7 +393,7 @@ int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 	fxt_map_init(&s.cpus, sizeof(struct cpu_count));
 	fxt_map_init(&s.drops, sizeof(struct drop_series));
 	fxt_map_init(&s.providers, sizeof(struct provider_drops));
-	ret = fxt_reader_read(r, read, read_ctx, count_record, &s);
+	ret = fxtrace_walk(r, read, read_ctx, count_record, &s);
 	if (ret >= 0)
 		print_stats(&s, name);
 	fxt_map_free(&s.threads);
