@@ -324,16 +324,13 @@ const char *fxt_thread_state_name(uint32_t state)
 
 /* ---- tables -------------------------------------------------------------- */
 
+/*
+ * An entry holds what a ref to it resolves to, ready to copy: undefined
+ * entries say so (ref set), a string not kept has no ptr.
+ */
 struct table_string {
-	char *bytes;		/* NULL when not kept (or empty) */
-	uint32_t len;
-	bool kept;
-	bool defined;
-};
-
-struct table_thread {
-	uint64_t pid, tid;
-	bool defined;
+	struct fxt_string str;
+	char *bytes;		/* owned; NULL when not kept (or empty) */
 };
 
 /*
@@ -352,7 +349,7 @@ struct fxt_tables {
 	size_t max_string_bytes;	/* 0: no bound */
 	size_t string_bytes;		/* bytes kept now */
 	struct table_string *strings[STRING_BLOCKS];	/* by index / STRING_BLOCK */
-	struct table_thread *threads;	/* THREADS, by index; NULL until one */
+	struct fxt_thread *threads;	/* THREADS, by index; NULL until one */
 };
 
 struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes)
@@ -404,60 +401,69 @@ uint64_t fxt_tables_ticks_per_second(const struct fxt_tables *t)
 }
 
 /* The entry of a defined string index, or NULL. */
-static inline const struct table_string *
-string_entry(const struct fxt_tables *t, uint16_t index)
+static const struct table_string *string_entry(const struct fxt_tables *t,
+					       uint16_t index)
 {
 	const struct table_string *block;
 
 	if (index > FXT_STRING_INDEX_MAX)
 		return NULL;
 	block = t->strings[index / STRING_BLOCK];
-	if (!block || !block[index % STRING_BLOCK].defined)
+	if (!block || block[index % STRING_BLOCK].str.undefined)
 		return NULL;
 	return &block[index % STRING_BLOCK];
 }
 
-/* fxt_tables_string(), inline for the decoder: refs are on every record. */
+/*
+ * fxt_tables_string() of an index <= FXT_STRING_INDEX_MAX, inline for the
+ * decoder: refs are on every record.
+ */
 static inline int table_string(const struct fxt_tables *t, uint16_t index,
 			       struct fxt_string *out)
 {
-	const struct table_string *s = string_entry(t, index);
+	const struct table_string *block = t->strings[index / STRING_BLOCK];
 
-	out->ref = index;
-	out->undefined = !s;
-	out->len = s ? s->len : 0;
-	out->ptr = NULL;
-	if (!s)
+	if (!block) {
+		*out = (struct fxt_string){ .ref = index, .undefined = true };
 		return -ENOENT;
-	if (s->kept)
-		out->ptr = s->bytes ? s->bytes : "";
-	return 0;
+	}
+	*out = block[index % STRING_BLOCK].str;
+	return out->undefined ? -ENOENT : 0;
 }
 
 int fxt_tables_string(const struct fxt_tables *t, uint16_t index,
 		      struct fxt_string *out)
 {
+	if (index > FXT_STRING_INDEX_MAX) {
+		*out = (struct fxt_string){ .ref = index, .undefined = true };
+		return -ENOENT;
+	}
 	return table_string(t, index, out);
+}
+
+/* fxt_tables_thread(), inline for the decoder. */
+static inline int table_thread(const struct fxt_tables *t, uint8_t index,
+			       struct fxt_thread *out)
+{
+	if (!t->threads) {
+		*out = (struct fxt_thread){ .ref = index, .undefined = true };
+		return -ENOENT;
+	}
+	*out = t->threads[index];
+	return out->undefined ? -ENOENT : 0;
 }
 
 int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
 		      struct fxt_thread *out)
 {
-	const struct table_thread *th = t->threads && t->threads[index].defined ?
-					&t->threads[index] : NULL;
-
-	out->ref = index;
-	out->undefined = !th;
-	out->pid = th ? th->pid : 0;
-	out->tid = th ? th->tid : 0;
-	return th ? 0 : -ENOENT;
+	return table_thread(t, index, out);
 }
 
 bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
 			    uint32_t len)
 {
 	const struct table_string *s = string_entry(t, index);
-	size_t bytes = t->string_bytes - (s && s->kept ? s->len : 0);
+	size_t bytes = t->string_bytes - (s && s->str.ptr ? s->str.len : 0);
 
 	return !t->max_string_bytes || bytes + len <= t->max_string_bytes;
 }
@@ -467,26 +473,32 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 {
 	struct table_string **block = &t->strings[rec->id / STRING_BLOCK];
 	struct table_string *s;
-	uint32_t len = rec->name.len;
+	uint32_t len = rec->name.len, i;
+	const char *ptr = "";
 	char *bytes = NULL;
-	bool kept = true;
 
 	if (!*block) {
-		*block = calloc(STRING_BLOCK, sizeof(**block));
+		*block = malloc(STRING_BLOCK * sizeof(**block));
 		if (!*block)
 			return -ENOMEM;
+		for (i = 0; i < STRING_BLOCK; i++)
+			(*block)[i] = (struct table_string){
+				.str.ref = rec->id / STRING_BLOCK * STRING_BLOCK + i,
+				.str.undefined = true,
+			};
 	}
 	s = &(*block)[rec->id % STRING_BLOCK];
-	if (s->defined) {
+	if (!s->str.undefined) {
 		/* Redefinition: the new string replaces the old one. */
-		t->string_bytes -= s->kept ? s->len : 0;
+		t->string_bytes -= s->str.ptr ? s->str.len : 0;
 		free(s->bytes);
 		s->bytes = NULL;
-		s->kept = false;
-		s->defined = false;
+		s->str.ptr = NULL;
+		s->str.len = 0;
+		s->str.undefined = true;
 	}
 	if (t->max_string_bytes && t->string_bytes + len > t->max_string_bytes) {
-		kept = false;
+		ptr = NULL;
 		fxt_report(sink, rec->offset, FXT_RULE_STRING_NOT_KEPT,
 			   "string %llu (%u bytes) is defined, but the reader keeps at most %zu string bytes per provider",
 			   (unsigned long long)rec->id, len, t->max_string_bytes);
@@ -495,19 +507,21 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 		if (!bytes)
 			return -ENOMEM;
 		memcpy(bytes, rec->name.ptr, len);
+		ptr = bytes;
 	}
 	s->bytes = bytes;
-	s->len = len;
-	s->kept = kept;
-	s->defined = true;
-	t->string_bytes += kept ? len : 0;
+	s->str.ptr = ptr;
+	s->str.len = len;
+	s->str.undefined = false;
+	t->string_bytes += ptr ? len : 0;
 	return 0;
 }
 
 int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
 		     struct fxt_sink *sink)
 {
-	struct table_thread *th;
+	struct fxt_thread *th;
+	unsigned int i;
 
 	if (!rec->complete)
 		return 0;
@@ -522,12 +536,16 @@ int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
 		if (!rec->id)
 			return 0;
 		if (!t->threads) {
-			t->threads = calloc(THREADS, sizeof(*t->threads));
+			t->threads = malloc(THREADS * sizeof(*t->threads));
 			if (!t->threads)
 				return -ENOMEM;
+			for (i = 0; i < THREADS; i++)
+				t->threads[i] = (struct fxt_thread){
+					.ref = i, .undefined = true,
+				};
 		}
 		th = &t->threads[rec->id];
-		th->defined = true;
+		th->undefined = false;
 		th->pid = rec->thread.pid;
 		th->tid = rec->thread.tid;
 		return 0;
@@ -701,14 +719,14 @@ static bool take_string(struct dec *d, uint32_t len, struct fxt_string *s,
 static bool string_ref(struct dec *d, uint16_t ref, struct fxt_string *s,
 		       const char *what)
 {
-	memset(s, 0, sizeof(*s));
-	s->ref = ref;
 	if (ref == FXT_STRING_REF_EMPTY) {
-		s->ptr = "";
+		*s = (struct fxt_string){ .ptr = "", .ref = ref };
 		return true;
 	}
-	if (ref & FXT_STRING_REF_INLINE)
+	if (ref & FXT_STRING_REF_INLINE) {
+		*s = (struct fxt_string){ .ref = ref };
 		return take_string(d, ref & FXT_STRING_INDEX_MAX, s, what);
+	}
 	if (table_string(d->t, ref, s))
 		dreport(d, d->hdr, FXT_RULE_STRING_UNDEFINED,
 			"the %s refers to string %u, which provider %u has not defined",
@@ -736,12 +754,12 @@ static bool take_koid(struct dec *d, uint64_t *koid, const char *what)
 static inline bool thread_ref(struct dec *d, uint8_t ref,
 			      struct fxt_thread *th, const char *what)
 {
-	memset(th, 0, sizeof(*th));
-	th->ref = ref;
-	if (ref == FXT_THREAD_REF_INLINE)
+	if (ref == FXT_THREAD_REF_INLINE) {
+		*th = (struct fxt_thread){ .ref = ref };
 		return take_koid(d, &th->pid, "process koid") &&
 		       take_koid(d, &th->tid, "thread koid");
-	if (fxt_tables_thread(d->t, ref, th))
+	}
+	if (table_thread(d->t, ref, th))
 		dreport(d, d->hdr, FXT_RULE_THREAD_UNDEFINED,
 			"the %s refers to thread %u, which provider %u has not defined",
 			what, ref, d->t->provider_id);
@@ -898,15 +916,16 @@ static bool decode_args(struct dec *d, unsigned int nargs)
 /* The argument named by the string literal name, or NULL. */
 #define find_arg(rec, name) find_arg_len(rec, name, sizeof(name) - 1)
 
-static const struct fxt_arg *find_arg_len(const struct fxt_record *rec,
-					  const char *name, size_t len)
+/* Inline, so that len is a constant and the compare two loads. */
+static inline __attribute__((always_inline)) const struct fxt_arg *
+find_arg_len(const struct fxt_record *rec, const char *name, size_t len)
 {
 	uint32_t i;
 
 	/* Lengths first: most names differ in length from the one sought. */
 	for (i = 0; i < rec->nargs; i++)
 		if (rec->args[i].name.ptr && rec->args[i].name.len == len &&
-		    !memcmp(rec->args[i].name.ptr, name, len))
+		    fxt_same_bytes(rec->args[i].name.ptr, name, len))
 			return &rec->args[i];
 	return NULL;
 }
