@@ -161,11 +161,29 @@ void fxt_report(struct fxt_sink *sink, uint64_t offset, enum fxt_rule_id rule,
 
 /* ---- helpers ------------------------------------------------------------- */
 
+/* No byte of s[0..len) has its top bit set (len >= 8). */
+static bool ascii_words(const unsigned char *s, size_t len)
+{
+	uint64_t w, any = 0;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, sizeof(w));
+		any |= w;
+	}
+	/* The tail as the last 8 bytes, overlapping. */
+	memcpy(&w, s + len - 8, sizeof(w));
+	return !((any | w) & 0x8080808080808080ULL);
+}
+
 bool fxt_utf8_valid(const unsigned char *s, size_t len)
 {
 	size_t i = 0, n, k;
 	uint32_t cp;
 
+	/* Names are ASCII: most strings are done here. */
+	if (len >= 8 && ascii_words(s, len))
+		return true;
 	while (i < len) {
 		unsigned char c = s[i];
 		uint64_t w;
@@ -428,7 +446,8 @@ static inline int table_string(const struct fxt_tables *t, uint16_t index,
 		return -ENOENT;
 	}
 	*out = block[index % STRING_BLOCK].str;
-	return out->undefined ? -ENOENT : 0;
+	/* Tested in the table, not in the copy just stored. */
+	return block[index % STRING_BLOCK].str.undefined ? -ENOENT : 0;
 }
 
 int fxt_tables_string(const struct fxt_tables *t, uint16_t index,
@@ -450,7 +469,7 @@ static inline int table_thread(const struct fxt_tables *t, uint8_t index,
 		return -ENOENT;
 	}
 	*out = t->threads[index];
-	return out->undefined ? -ENOENT : 0;
+	return t->threads[index].undefined ? -ENOENT : 0;
 }
 
 int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
@@ -628,7 +647,7 @@ static void ran_out(struct dec *d, const char *what)
 			what);
 }
 
-static bool take(struct dec *d, uint64_t *w, const char *what)
+static inline bool take(struct dec *d, uint64_t *w, const char *what)
 {
 	if (d->short_)
 		return false;
@@ -716,8 +735,9 @@ static bool take_string(struct dec *d, uint32_t len, struct fxt_string *s,
 	return true;
 }
 
-static bool string_ref(struct dec *d, uint16_t ref, struct fxt_string *s,
-		       const char *what)
+/* Inline: up to four refs per event, most of them table lookups. */
+static inline __attribute__((always_inline)) bool
+string_ref(struct dec *d, uint16_t ref, struct fxt_string *s, const char *what)
 {
 	if (ref == FXT_STRING_REF_EMPTY) {
 		*s = (struct fxt_string){ .ptr = "", .ref = ref };
@@ -734,7 +754,7 @@ static bool string_ref(struct dec *d, uint16_t ref, struct fxt_string *s,
 	return true;
 }
 
-static void check_koid(struct dec *d, uint64_t word, uint64_t koid,
+static inline void check_koid(struct dec *d, uint64_t word, uint64_t koid,
 		       const char *what)
 {
 	if (koid > UINT32_MAX)
@@ -743,7 +763,7 @@ static void check_koid(struct dec *d, uint64_t word, uint64_t koid,
 			what, (unsigned long long)koid);
 }
 
-static bool take_koid(struct dec *d, uint64_t *koid, const char *what)
+static inline bool take_koid(struct dec *d, uint64_t *koid, const char *what)
 {
 	if (!take(d, koid, what))
 		return false;
@@ -833,6 +853,7 @@ static void decode_arg_value(struct dec *d, struct fxt_arg *a, uint64_t h)
 		a->value.b = fxt_bits(h, 32, 32);
 		break;
 	case FXT_ARG_BLOB:
+		d->rec->blob_args = true;
 		a->value.blob.len = fxt_bits(h, 32, 63);
 		take_stream(d, a->value.blob.len, &a->value.blob.ptr,
 			    "blob payload");

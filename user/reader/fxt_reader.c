@@ -337,7 +337,7 @@ check_unsupported(struct fxt_reader *r, const struct fxt_record *rec)
 			note_unsupported(r, rec->offset, UNSUPPORTED_BLOB);
 		break;
 	}
-	for (i = 0; i < rec->nargs; i++)
+	for (i = 0; rec->blob_args && i < rec->nargs; i++)
 		if (rec->args[i].type == FXT_ARG_BLOB)
 			note_unsupported(r, rec->args[i].offset,
 					 UNSUPPORTED_BLOB_ARG);

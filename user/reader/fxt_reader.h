@@ -241,6 +241,7 @@ struct fxt_record {
 	uint32_t out_prio, in_prio;	/* legacy context switch */
 
 	/* Arguments last: the decoder clears only what comes before them. */
+	bool blob_args;		/* some argument is a blob */
 	uint32_t nargs;
 	struct fxt_arg args[FXT_ARGS_MAX];
 };
