@@ -683,18 +683,28 @@ static bool take_stream(struct dec *d, uint64_t len,
 	return true;
 }
 
+static void reserved_set(struct dec *d, uint64_t word, uint64_t value,
+			 unsigned int lo, unsigned int hi, uint64_t bits);
+
 /*
  * Bits [lo..hi] of the header word at `word` must be 0: the record's header
  * (word 0), a large blob's format header (word 1), or the header of the
- * argument being read.  The message is only formatted on failure.
+ * argument being read.  Inline, so that the mask is a constant; the message
+ * is only formatted on failure.
  */
-static void reserved(struct dec *d, uint64_t word, uint64_t value,
-		     unsigned int lo, unsigned int hi)
+static inline __attribute__((always_inline)) void
+reserved(struct dec *d, uint64_t word, uint64_t value, unsigned int lo,
+	 unsigned int hi)
 {
 	uint64_t bits = fxt_bits(value, lo, hi);
 
-	if (!bits)
-		return;
+	if (bits)
+		reserved_set(d, word, value, lo, hi, bits);
+}
+
+static void reserved_set(struct dec *d, uint64_t word, uint64_t value,
+			 unsigned int lo, unsigned int hi, uint64_t bits)
+{
 	if (d->arg)
 		dreport(d, word, FXT_RULE_RESERVED_BITS,
 			"argument %u (%s): bits [%u..%u] must be 0, are %#llx",
@@ -707,7 +717,8 @@ static void reserved(struct dec *d, uint64_t word, uint64_t value,
 			(unsigned long long)bits);
 }
 
-static void rec_reserved(struct dec *d, unsigned int lo, unsigned int hi)
+static inline __attribute__((always_inline)) void
+rec_reserved(struct dec *d, unsigned int lo, unsigned int hi)
 {
 	reserved(d, 0, d->rec->header, lo, hi);
 }

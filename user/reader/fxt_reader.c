@@ -669,8 +669,10 @@ static void check_magic(struct fxt_reader *r, const void *buf)
 			   (unsigned long long)le64toh(w), FXT_MAGIC_WORD);
 }
 
-ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,
-			struct fxt_record *rec, uint64_t *need)
+/* fxt_reader_next(), inline in the walking loop: once per record. */
+static inline __attribute__((always_inline)) ssize_t
+reader_next(struct fxt_reader *r, const void *buf, size_t len,
+	    struct fxt_record *rec, uint64_t *need)
 {
 	ssize_t n;
 	uint64_t h;
@@ -699,6 +701,12 @@ ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,
 	r->offset += n;
 	r->error = apply_record(r, rec);
 	return r->error ? -1 : n;
+}
+
+ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,
+			struct fxt_record *rec, uint64_t *need)
+{
+	return reader_next(r, buf, len, rec, need);
 }
 
 struct open_thread {
@@ -827,8 +835,8 @@ static int decode_whole(struct fxt_reader *r, const unsigned char *p,
 	int ret = 0;
 
 	while (at < len &&
-	       (n = fxt_reader_next(r, p + at, len - at < max ? len - at : max,
-				    rec, need)) > 0) {
+	       (n = reader_next(r, p + at, len - at < max ? len - at : max,
+				rec, need)) > 0) {
 		at += n;
 		ret = fn ? fn(ctx, rec) : 0;
 		if (ret)
