@@ -1050,7 +1050,8 @@ int fxt_reader_read_map(struct fxt_reader *r, int fd, uint64_t len,
 
 	if (fstat(fd, &st))
 		return -errno;
-	if (!S_ISREG(st.st_mode))
+	/* Files of size 0 may still read (procfs): they are read. */
+	if (!S_ISREG(st.st_mode) || !st.st_size)
 		return -ENODEV;
 	if ((uint64_t)st.st_size < len)
 		len = (uint64_t)st.st_size;

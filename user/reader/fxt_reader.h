@@ -375,8 +375,8 @@ int fxt_reader_read_fd(struct fxt_reader *r, int fd, fxt_record_fn *fn,
  * fxt_reader_read() over the first len bytes of the regular file fd (from
  * offset 0; fewer if the file is shorter), mapped instead of copied through
  * a window; records past the window's maximum are skipped all the same.
- * Returns -ENODEV, having read nothing, when fd cannot be mapped (read it
- * then), and -ENODATA when the file was cut while being read: the bytes of
+ * Returns -ENODEV, having read nothing, when fd cannot be mapped (not a
+ * regular file, or one whose size says 0: read it then), and -ENODATA when the file was cut while being read: the bytes of
  * the record at fxt_reader_offset() are gone, and the walk stopped there
  * (a cut that leaves part of a page shows as zeros first: a problem may be
  * reported for them).  While it runs it handles SIGBUS, in the mapping only

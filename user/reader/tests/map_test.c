@@ -8,6 +8,7 @@
  * as when read.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,27 @@ static int test_pipe(void)
 	return 0;
 }
 
+/* An empty file, maybe a procfs one, is left to read() too. */
+static int test_empty(void)
+{
+	struct fxt_reader *r = fxt_reader_new(NULL, NULL);
+	int fd;
+
+	ASSERT_TRUE(r);
+	trace.n = 0;
+	fd = trace_file();
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(-ENODEV, fxt_reader_read_map(r, fd, UINT64_MAX, NULL, NULL));
+	close(fd);
+	fd = open("/proc/self/stat", O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(-ENODEV, fxt_reader_read_map(r, fd, UINT64_MAX, NULL, NULL));
+	close(fd);
+	ASSERT_EQ(0, fxt_reader_records(r));
+	fxt_reader_free(r);
+	return 0;
+}
+
 /* The limit: the first len bytes only, the rest as if absent. */
 static int test_limit(void)
 {
@@ -272,6 +294,7 @@ static const struct tap_test tests[] = {
 	{ "a file cut inside a page while mapped: -ENODATA", test_cut_inside_page },
 	{ "a SIGBUS sent during the walk reaches the previous handler", test_other_sigbus },
 	{ "a pipe is not mapped: -ENODEV", test_pipe },
+	{ "a file of size 0 (procfs) is not mapped: -ENODEV", test_empty },
 	{ "only the first len bytes are walked", test_limit },
 	{ "records past the window are skipped as when read", test_window },
 };
