@@ -521,6 +521,9 @@ static int check_mapped(const struct corpus_case *c, struct diags *d)
 	r = fxt_reader_new(collect_diag, d);
 	ASSERT_TRUE(r);
 	ret = fxt_reader_read_map(r, fd, UINT64_MAX, NULL, NULL);
+	/* An empty file is left to read(). */
+	if (!case_bytes(c) && ret == -ENODEV && !lseek(fd, 0, SEEK_SET))
+		ret = fxt_reader_read_fd(r, fd, NULL, NULL);
 	close(fd);
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(c->records, fxt_reader_records(r));
