@@ -47,10 +47,15 @@ struct stats {
 	uint64_t records, bytes;
 	uint64_t by_type[16];
 	uint64_t by_event[16];
-	bool have_time;
-	int64_t first_ns, last_ns;
+	int64_t first_ns, last_ns;	/* INT64_MAX, INT64_MIN: none yet */
 	struct fxt_map threads;		/* (pid, tid) -> thread_count */
 	struct fxt_map cpus;		/* (cpu, 0) -> cpu_count */
+	/*
+	 * The entries last counted: records come in runs of one thread or
+	 * CPU.  Valid until the next insertion, which only updates them.
+	 */
+	struct thread_count *thread_last;
+	struct cpu_count *cpu_last;
 	struct fxt_map drops;		/* (pid, id ^ name hash) -> drop_series */
 	struct fxt_map providers;	/* (id, 0) -> provider_drops */
 	int error;
@@ -58,11 +63,10 @@ struct stats {
 
 static void see_time(struct stats *s, int64_t ns)
 {
-	if (!s->have_time || ns < s->first_ns)
+	if (ns < s->first_ns)
 		s->first_ns = ns;
-	if (!s->have_time || ns > s->last_ns)
+	if (ns > s->last_ns)
 		s->last_ns = ns;
-	s->have_time = true;
 }
 
 /* s equals the string literal lit; lengths first, as most differ. */
@@ -113,13 +117,18 @@ static void count_event(struct stats *s, const struct fxt_record *rec)
 		see_time(s, rec->end_ts_ns);
 	if (rec->subtype == FXT_EVENT_COUNTER && is_drop_counter(rec))
 		count_drops(s, rec);
-	t = fxt_map_put(&s->threads, rec->thread.pid, rec->thread.tid, NULL);
-	if (!t) {
-		s->error = -ENOMEM;
-		return;
+	t = s->thread_last;
+	if (!t || t->tid != rec->thread.tid || t->pid != rec->thread.pid) {
+		t = fxt_map_put(&s->threads, rec->thread.pid, rec->thread.tid,
+				NULL);
+		if (!t) {
+			s->error = -ENOMEM;
+			return;
+		}
+		t->pid = rec->thread.pid;
+		t->tid = rec->thread.tid;
+		s->thread_last = t;
 	}
-	t->pid = rec->thread.pid;
-	t->tid = rec->thread.tid;
 	t->events++;
 }
 
@@ -143,10 +152,14 @@ static int count_record(void *ctx, const struct fxt_record *rec)
 	case FXT_REC_SCHED:
 		if (rec->subtype > FXT_SCHED_WAKEUP)
 			break;
-		c = fxt_map_put(&s->cpus, rec->cpu, 0, NULL);
-		if (!c)
-			return -ENOMEM;
-		c->cpu = rec->cpu;
+		c = s->cpu_last;
+		if (!c || c->cpu != rec->cpu) {
+			c = fxt_map_put(&s->cpus, rec->cpu, 0, NULL);
+			if (!c)
+				return -ENOMEM;
+			c->cpu = rec->cpu;
+			s->cpu_last = c;
+		}
 		c->by_subtype[rec->subtype]++;
 		break;
 	case FXT_REC_METADATA:
@@ -353,7 +366,7 @@ static void print_stats(struct stats *s, const char *name)
 	fprintf(out, "  %-20s %" PRIu64 "\n", "records", s->records);
 	fprintf(out, "  %-20s %" PRIu64 "\n", "bytes", s->bytes);
 	fprintf(out, "  %-20s ", "time span");
-	if (s->have_time) {
+	if (s->first_ns <= s->last_ns) {
 		fxtrace_print_seconds(out, s->first_ns);
 		fputs(" to ", out);
 		fxtrace_print_seconds(out, s->last_ns);
@@ -386,7 +399,8 @@ static void print_stats(struct stats *s, const char *name)
 int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 		  void *read_ctx, const char *name)
 {
-	struct stats s = { .out = out, .r = r };
+	struct stats s = { .out = out, .r = r, .first_ns = INT64_MAX,
+			   .last_ns = INT64_MIN };
 	int ret;
 
 	fxt_map_init(&s.threads, sizeof(struct thread_count));
