@@ -878,20 +878,48 @@ static void decode_arg_value(struct dec *d, struct fxt_arg *a, uint64_t h)
 	}
 }
 
+/* Argument i of nargs at word start, of `words` words, cannot be framed. */
+static __attribute__((noinline)) bool
+arg_unframed(struct dec *d, unsigned int i, unsigned int nargs,
+	     uint64_t start, uint32_t words, uint64_t record_limit)
+{
+	if (!words)
+		dreport(d, start, FXT_RULE_ARG_SIZE_ZERO,
+			"argument %u of %u has size 0", i + 1, nargs);
+	else
+		dreport(d, start, FXT_RULE_ARG_OVERFLOW,
+			"argument %u of %u (%u words) runs past the end of the %s record (%llu word%s left)",
+			i + 1, nargs, words, rec_name(d),
+			(unsigned long long)(record_limit - start),
+			plural(record_limit - start));
+	d->unknown_layout = true;
+	return false;
+}
+
+static __attribute__((noinline)) void
+arg_extension(struct dec *d, unsigned int i, unsigned int nargs)
+{
+	dreport(d, d->pos, FXT_RULE_ARG_EXTENSION,
+		"argument %u of %u has %llu word%s after its value", i + 1,
+		nargs, (unsigned long long)(d->limit - d->pos),
+		plural(d->limit - d->pos));
+}
+
 /*
  * nargs arguments from d->pos.  Returns false when they cannot be framed
- * (the rest of the record is then unknown).
+ * (the rest of the record is then unknown).  The reports are out of line:
+ * this loop runs for every argument.
  */
 static bool decode_args(struct dec *d, unsigned int nargs)
 {
 	struct fxt_record *rec = d->rec;
 	uint64_t record_limit = d->limit, start, h;
 	unsigned int i;
+	uint32_t words;
 
 	d->nargs = nargs;
 	for (i = 0; i < nargs; i++) {
 		struct fxt_arg *a = &rec->args[i];
-		bool unknown = false;
 
 		start = d->pos;
 		memset(a, 0, sizeof(*a));
@@ -901,45 +929,31 @@ static bool decode_args(struct dec *d, unsigned int nargs)
 		}
 		h = word_at(d, start);
 		rec->nargs = i + 1;
+		words = fxt_bits(h, 4, 15);
 		a->offset = d->offset + 8 * start;
 		a->type = fxt_bits(h, 0, 3);
-		a->words = fxt_bits(h, 4, 15);
-		if (!a->words) {
-			dreport(d, start, FXT_RULE_ARG_SIZE_ZERO,
-				"argument %u of %u has size 0", i + 1, nargs);
-			d->unknown_layout = true;
-			return false;
-		}
-		if (a->words > record_limit - start) {
-			dreport(d, start, FXT_RULE_ARG_OVERFLOW,
-				"argument %u of %u (%u words) runs past the end of the %s record (%llu word%s left)",
-				i + 1, nargs, a->words, rec_name(d),
-				(unsigned long long)(record_limit - start),
-				plural(record_limit - start));
-			d->unknown_layout = true;
-			return false;
-		}
+		a->words = words;
+		if (!words || words > record_limit - start)
+			return arg_unframed(d, i, nargs, start, words,
+					    record_limit);
 		/* Read the argument inside its own size. */
 		d->hdr = start;
 		d->arg = i + 1;
 		d->pos = start + 1;
-		d->limit = start + a->words;
+		d->limit = start + words;
 		d->unknown_layout = false;
 		string_ref(d, fxt_bits(h, 16, 31), &a->name, "argument name");
-		if (!d->short_)
+		if (!d->short_) {
 			decode_arg_value(d, a, h);
-		unknown = d->unknown_layout;
-		if (!d->short_ && !unknown && d->pos < d->limit)
-			dreport(d, d->pos, FXT_RULE_ARG_EXTENSION,
-				"argument %u of %u has %llu word%s after its value",
-				i + 1, nargs,
-				(unsigned long long)(d->limit - d->pos),
-				plural(d->limit - d->pos));
+			if (!d->short_ && !d->unknown_layout &&
+			    d->pos < d->limit)
+				arg_extension(d, i, nargs);
+		}
 		d->short_ = false;
 		d->unknown_layout = false;
 		d->hdr = 0;
 		d->arg = 0;
-		d->pos = start + a->words;
+		d->pos = start + words;
 		d->limit = record_limit;
 	}
 	return true;
