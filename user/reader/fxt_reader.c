@@ -871,8 +871,12 @@ int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read_fn,
 						     ctx);
 		if (ret)
 			goto out;
-		if (r->stopped || eof)
+		if (r->stopped)
 			break;
+		/*
+		 * Skipped even when the input ends inside it, so that what is
+		 * reported does not depend on where the reads ended.
+		 */
 		if (!skip && start < fill && need > r->window_max) {
 			skip_record(r, buf + start, rec);
 			skip = rec->words * 8;
@@ -887,6 +891,8 @@ int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read_fn,
 			start += n;
 			skip -= n;
 		}
+		if (eof)
+			break;
 		memmove(buf, buf + start, fill - start);
 		fill -= start;
 		start = 0;
@@ -1011,14 +1017,17 @@ static int walk_mapped(struct fxt_reader *r, const unsigned char *p,
 				   fn, ctx);
 		if (ret)
 			return ret;
-		/* One the input cuts is reported truncated, as at a read's end. */
-		if (r->stopped || pos == len || need <= r->window_max ||
-		    need > len - pos)
+		if (r->stopped || pos == len || need <= r->window_max)
 			break;
 		skip_record(r, p + pos, rec);
 		ret = fn ? fn(ctx, rec) : 0;
 		if (ret)
 			return ret;
+		if (rec->words * 8 > len - pos) {
+			skipped_cut(r, rec, rec->words * 8 - (len - pos));
+			pos = len;
+			break;
+		}
 		pos += rec->words * 8;
 	}
 	fxt_reader_finish(r, r->stopped ? 0 : len - pos);
