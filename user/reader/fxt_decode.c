@@ -782,8 +782,8 @@ static inline bool take_koid(struct dec *d, uint64_t *koid, const char *what)
 	return true;
 }
 
-static inline bool thread_ref(struct dec *d, uint8_t ref,
-			      struct fxt_thread *th, const char *what)
+static inline __attribute__((always_inline)) bool
+thread_ref(struct dec *d, uint8_t ref, struct fxt_thread *th, const char *what)
 {
 	if (ref == FXT_THREAD_REF_INLINE) {
 		*th = (struct fxt_thread){ .ref = ref };
