@@ -660,8 +660,8 @@ static inline bool take(struct dec *d, uint64_t *w, const char *what)
 }
 
 /* A stream of len bytes padded to a word; checks that the padding is 0. */
-static bool take_stream(struct dec *d, uint64_t len,
-			const unsigned char **ptr, const char *what)
+static inline bool take_stream(struct dec *d, uint64_t len,
+			       const unsigned char **ptr, const char *what)
 {
 	uint64_t words = len / 8 + (len % 8 != 0), last;
 
@@ -732,6 +732,28 @@ static void check_utf8(struct dec *d, uint64_t word, const struct fxt_string *s,
 }
 
 /* A stream of len bytes as a string. */
+/*
+ * No byte of the stream p[0..len) has its top bit set.  It reads the
+ * stream's whole words (take_stream() framed them), the last one masked
+ * to the stream's bytes: no call, no loop per byte, for the ASCII names
+ * most strings are.
+ */
+static inline bool stream_ascii(const unsigned char *p, uint32_t len)
+{
+	uint64_t any = 0, w;
+	uint32_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, sizeof(w));
+		any |= w;
+	}
+	if (len % 8) {
+		memcpy(&w, p + i, sizeof(w));
+		any |= le64toh(w) & ((1ULL << 8 * (len % 8)) - 1);
+	}
+	return !(any & 0x8080808080808080ULL);
+}
+
 static bool take_string(struct dec *d, uint32_t len, struct fxt_string *s,
 			const char *what)
 {
@@ -742,7 +764,8 @@ static bool take_string(struct dec *d, uint32_t len, struct fxt_string *s,
 		return false;
 	s->ptr = (const char *)p;
 	s->len = len;
-	check_utf8(d, start, s, what);
+	if (!stream_ascii(p, len))
+		check_utf8(d, start, s, what);
 	return true;
 }
 
