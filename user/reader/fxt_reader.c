@@ -320,8 +320,14 @@ static void note_unsupported(struct fxt_reader *r, uint64_t offset,
 static inline __attribute__((always_inline)) void
 check_unsupported(struct fxt_reader *r, const struct fxt_record *rec)
 {
+	/* The record types that can hold what Perfetto ignores. */
+	const uint32_t types = 1u << FXT_REC_LOG | 1u << FXT_REC_USEROBJ |
+			       1u << FXT_REC_LARGE | 1u << FXT_REC_BLOB;
 	uint32_t i;
 
+	/* One test for the common case: an event, a scheduling record... */
+	if (!(types >> rec->type & 1) && !rec->blob_args)
+		return;
 	switch (rec->type) {
 	case FXT_REC_LOG:
 		note_unsupported(r, rec->offset, UNSUPPORTED_LOG);
