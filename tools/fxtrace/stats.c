@@ -81,7 +81,9 @@ static bool is_drop_counter(const struct fxt_record *rec)
 	       STRING_IS(&rec->name, "fxtrace:dropped");
 }
 
-static void count_drops(struct stats *s, const struct fxt_record *rec)
+/* Out of line, as the lookups below: rare, and calls. */
+static __attribute__((noinline)) void
+count_drops(struct stats *s, const struct fxt_record *rec)
 {
 	struct drop_series *d;
 	uint32_t i;
@@ -108,6 +110,36 @@ static void count_drops(struct stats *s, const struct fxt_record *rec)
 	}
 }
 
+/* The entry of the record's thread, now the last one; NULL: no memory. */
+static __attribute__((noinline)) struct thread_count *
+thread_entry(struct stats *s, const struct fxt_record *rec)
+{
+	struct thread_count *t = fxt_map_put(&s->threads, rec->thread.pid,
+					     rec->thread.tid, NULL);
+
+	if (!t) {
+		s->error = -ENOMEM;
+		return NULL;
+	}
+	t->pid = rec->thread.pid;
+	t->tid = rec->thread.tid;
+	s->thread_last = t;
+	return t;
+}
+
+/* The entry of the record's CPU, now the last one; NULL: no memory. */
+static __attribute__((noinline)) struct cpu_count *
+cpu_entry(struct stats *s, const struct fxt_record *rec)
+{
+	struct cpu_count *c = fxt_map_put(&s->cpus, rec->cpu, 0, NULL);
+
+	if (c) {
+		c->cpu = rec->cpu;
+		s->cpu_last = c;
+	}
+	return c;
+}
+
 static void count_event(struct stats *s, const struct fxt_record *rec)
 {
 	struct thread_count *t;
@@ -119,15 +151,9 @@ static void count_event(struct stats *s, const struct fxt_record *rec)
 		count_drops(s, rec);
 	t = s->thread_last;
 	if (!t || t->tid != rec->thread.tid || t->pid != rec->thread.pid) {
-		t = fxt_map_put(&s->threads, rec->thread.pid, rec->thread.tid,
-				NULL);
-		if (!t) {
-			s->error = -ENOMEM;
+		t = thread_entry(s, rec);
+		if (!t)
 			return;
-		}
-		t->pid = rec->thread.pid;
-		t->tid = rec->thread.tid;
-		s->thread_last = t;
 	}
 	t->events++;
 }
@@ -154,11 +180,9 @@ static int count_record(void *ctx, const struct fxt_record *rec)
 			break;
 		c = s->cpu_last;
 		if (!c || c->cpu != rec->cpu) {
-			c = fxt_map_put(&s->cpus, rec->cpu, 0, NULL);
+			c = cpu_entry(s, rec);
 			if (!c)
 				return -ENOMEM;
-			c->cpu = rec->cpu;
-			s->cpu_last = c;
 		}
 		c->by_subtype[rec->subtype]++;
 		break;
