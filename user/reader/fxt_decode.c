@@ -1416,7 +1416,7 @@ static void decode_large(struct dec *d)
 }
 
 /*
- * Zero the fields before the arguments (280 bytes) with vector stores: GCC
+ * Zero the fields before the arguments (256 bytes) with vector stores: GCC
  * inlines that memset as `rep stos`, whose start-up took a fifth of
  * `fxtrace check`'s time (perf, Documentation/performance.rst).
  */

@@ -204,14 +204,15 @@ struct fxt_record {
 	uint32_t subtype;
 	bool valid;		/* decoded without an error */
 	bool complete;		/* all of its defined content was there */
+	/* The flags side by side: the decoder clears the record per record. */
+	bool has_ts;		/* ts is the record's timestamp */
+	bool ts_ns_valid;	/* ts_ns is ts in ns (has_ts too) */
 
 	uint32_t provider_id;	/* provider whose tables resolved the refs */
 	uint64_t ticks_per_second;	/* that provider's tick rate */
 
-	bool has_ts;
 	uint64_t ts;		/* ticks */
 	int64_t ts_ns;		/* ts in ns; when has_ts && ts_ns_valid */
-	bool ts_ns_valid;
 
 	struct fxt_thread thread;	/* event, log, large blob; wakeup: woken */
 	struct fxt_string category;	/* event, large blob */
@@ -226,8 +227,7 @@ struct fxt_record {
 				 * userspace object pointer, counter id,
 				 * async or flow correlation id */
 	uint64_t end_ts;	/* duration complete */
-	int64_t end_ts_ns;
-	bool end_ts_ns_valid;
+	int64_t end_ts_ns;	/* when end_ts_ns_valid, below */
 	uint64_t value;		/* ticks per second; magic; provider event id;
 				 * trace info type; blob format */
 	const unsigned char *payload;	/* blob payload */
@@ -239,6 +239,8 @@ struct fxt_record {
 	struct fxt_thread out;	/* outgoing (subtype 1: tid only) */
 	struct fxt_thread in;	/* incoming (subtype 1: tid only) */
 	uint32_t out_prio, in_prio;	/* legacy context switch */
+
+	bool end_ts_ns_valid;	/* end_ts_ns is end_ts in ns */
 
 	/* Arguments last: the decoder clears only what comes before them. */
 	bool blob_args;		/* some argument is a blob */
