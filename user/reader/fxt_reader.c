@@ -999,10 +999,14 @@ static void on_sigbus(int sig, siginfo_t *info, void *uc)
 		siglongjmp(w->cut, 1);
 	/*
 	 * Not a fault in the mapping: the previous disposition takes it (a
-	 * fault happens again on return; a sent signal is sent again).
+	 * fault happens again on return; a sent signal is sent again).  A
+	 * thread that is not walking has no record of it: the default then,
+	 * not a fault returning here forever.
 	 */
 	if (w)
 		sigaction(SIGBUS, &w->old, NULL);
+	else
+		signal(SIGBUS, SIG_DFL);
 	if (info->si_code <= 0)
 		raise(sig);
 }
