@@ -9,9 +9,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vectors.h"
@@ -176,6 +179,66 @@ static int test_other_sigbus(void)
 	return 0;
 }
 
+/* Fault on a page of a file of its own cut under its mapping. */
+static void *fault_elsewhere(void *arg)
+{
+	char path[] = "/tmp/map_test.XXXXXX";
+	int fd = mkstemp(path);
+	volatile const char *p;
+
+	(void)arg;
+	unlink(path);
+	if (fd < 0 || ftruncate(fd, 4096))
+		_exit(2);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED || ftruncate(fd, 0))
+		_exit(2);
+	return (void *)(uintptr_t)p[0];	/* SIGBUS */
+}
+
+static int fault_in_thread(void *ctx, const struct fxt_record *rec)
+{
+	pthread_t t;
+
+	(void)ctx;
+	(void)rec;
+	if (pthread_create(&t, NULL, fault_elsewhere, NULL) ||
+	    pthread_join(t, NULL))
+		_exit(2);
+	return 0;
+}
+
+/*
+ * Another thread's fault during the walk is not the walk's: it gets the
+ * default disposition (the process dies of SIGBUS), rather than returning
+ * to the faulting load forever (the alarm ends that).
+ */
+static int test_other_thread_fault(void)
+{
+	struct fxt_reader *r;
+	int status, fd;
+	pid_t pid;
+
+	build_trace();
+	fflush(stdout);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		signal(SIGBUS, SIG_DFL);
+		alarm(10);
+		fd = trace_file();
+		r = fxt_reader_new(NULL, NULL);
+		if (fd < 0 || !r)
+			_exit(2);
+		fxt_reader_read_map(r, fd, UINT64_MAX, fault_in_thread, NULL);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(SIGBUS, WTERMSIG(status));
+	return 0;
+}
+
 /* A pipe is not mapped: -ENODEV, nothing read, nothing reported. */
 static int test_pipe(void)
 {
@@ -297,6 +360,7 @@ static const struct tap_test tests[] = {
 	{ "a file cut at a page while mapped: -ENODATA at the lost record", test_cut_at_page },
 	{ "a file cut inside a page while mapped: -ENODATA", test_cut_inside_page },
 	{ "a SIGBUS sent during the walk reaches the previous handler", test_other_sigbus },
+	{ "another thread's SIGBUS during the walk is not caught", test_other_thread_fault },
 	{ "a pipe is not mapped: -ENODEV", test_pipe },
 	{ "a file of size 0 (procfs) is not mapped: -ENODEV", test_empty },
 	{ "only the first len bytes are walked", test_limit },
