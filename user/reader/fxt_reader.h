@@ -382,7 +382,8 @@ int fxt_reader_read_fd(struct fxt_reader *r, int fd, fxt_record_fn *fn,
  * the record at fxt_reader_offset() are gone, and the walk stopped there
  * (a cut that leaves part of a page shows as zeros first: a problem may be
  * reported for them).  While it runs it handles SIGBUS, in the mapping only
- * (others go to the previous disposition, put back on return).
+ * (others go to the previous disposition, put back on return; a fault of
+ * a thread that is not walking gets the default one).
  */
 int fxt_reader_read_map(struct fxt_reader *r, int fd, uint64_t len,
 			fxt_record_fn *fn, void *ctx);
