@@ -130,12 +130,12 @@ int cmd_check(int argc, char **argv)
 			close(src.fd);
 		return 1;
 	}
-	ret = fxt_reader_read(r, fxtrace_read_source, &src, NULL, NULL);
+	ret = fxtrace_walk(r, fxtrace_read_source, &src, NULL, NULL);
+	if (ret < 0)
+		fxtrace_read_failed("check", path, src.fd, r, ret);
 	if (src.fd != STDIN_FILENO)
 		close(src.fd);
 	if (ret < 0) {
-		fprintf(stderr, "fxtrace check: cannot read %s: %s\n", path,
-			strerror(-ret));
 		fxt_reader_free(r);
 		return 1;
 	}

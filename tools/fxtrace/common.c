@@ -45,6 +45,36 @@ ssize_t fxtrace_read_source(void *ctx, void *buf, size_t len)
 	return n;
 }
 
+int fxtrace_walk(struct fxt_reader *r, fxt_read_fn *read, void *read_ctx,
+		 fxt_record_fn *fn, void *ctx)
+{
+	struct fxtrace_source *src = read_ctx;
+	int ret;
+
+	if (read == fxtrace_read_source && src->fd != STDIN_FILENO) {
+		ret = fxt_reader_read_map(r, src->fd, src->left, fn, ctx);
+		if (ret != -ENODEV)
+			return ret;
+	}
+	return fxt_reader_read(r, read, read_ctx, fn, ctx);
+}
+
+void fxtrace_read_failed(const char *cmd, const char *path, int fd,
+			 const struct fxt_reader *r, int err)
+{
+	struct stat st;
+
+	if (err == -ENODATA && !fstat(fd, &st)) {
+		fprintf(stderr, "fxtrace %s: %s was cut to 0x%06llx bytes while being read: the record at 0x%06" PRIx64
+			" and the rest are gone\n",
+			cmd, path, (unsigned long long)st.st_size,
+			fxt_reader_offset(r));
+		return;
+	}
+	fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", cmd, path,
+		strerror(-err));
+}
+
 int fxtrace_flush_read(int fd, struct fxtrace_flush *f)
 {
 	unsigned char bytes[FLUSH_MARK_BYTES + WINDOW_MARK_BYTES];
@@ -143,12 +173,9 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
 	uint64_t errors = fxt_reader_count(in->reader, FXT_ERROR);
 	int status = 0;
 
-	if (in->src.fd != STDIN_FILENO)
-		close(in->src.fd);
-	fxt_reader_free(in->reader);
 	if (walk_ret < 0) {
-		fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", in->cmd,
-			in->path, strerror(-walk_ret));
+		fxtrace_read_failed(in->cmd, in->path, in->src.fd, in->reader,
+				    walk_ret);
 		status = 1;
 	} else if (errors) {
 		fprintf(stderr,
@@ -157,6 +184,9 @@ int fxtrace_input_close(struct fxtrace_input *in, int walk_ret)
 			in->path);
 		status = 1;
 	}
+	if (in->src.fd != STDIN_FILENO)
+		close(in->src.fd);
+	fxt_reader_free(in->reader);
 	return status;
 }
 

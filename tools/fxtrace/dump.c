@@ -581,7 +581,7 @@ int fxtrace_dump(FILE *file, struct fxt_reader *r, fxt_read_fn *read,
 	d.streaming = opts->file_order && !fxtrace_select_by_thread(d.select);
 	if (d.streaming) {
 		d.out = &out;
-		ret = fxt_reader_read(r, read, read_ctx, dump_record, &d);
+		ret = fxtrace_walk(r, read, read_ctx, dump_record, &d);
 		if (out.failed && ret >= 0)
 			ret = -ENOMEM;
 		fxtrace_out_free(&out);
@@ -589,7 +589,7 @@ int fxtrace_dump(FILE *file, struct fxt_reader *r, fxt_read_fn *read,
 	}
 	fxtrace_out_init(&text, NULL);
 	d.out = &text;
-	ret = fxt_reader_read(r, read, read_ctx, dump_record, &d);
+	ret = fxtrace_walk(r, read, read_ctx, dump_record, &d);
 	if (text.failed && !ret)
 		ret = -ENOMEM;
 	if (!opts->file_order && d.nlines)

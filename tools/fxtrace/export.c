@@ -347,7 +347,7 @@ int fxtrace_export_json(FILE *file, struct fxt_reader *r, fxt_read_fn *read,
 	fxtrace_out_init(&out, file);
 	fxt_map_init(&e.cpus, sizeof(struct cpu_track));
 	fxtrace_out_str(&out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
-	ret = fxt_reader_read(r, read, read_ctx, export_record, &e);
+	ret = fxtrace_walk(r, read, read_ctx, export_record, &e);
 	if (e.cpus.count) {
 		begin_event(&e, "M");
 		fxtrace_out_str(&out, ",\"name\":\"process_name\",\"pid\":");

@@ -94,6 +94,22 @@ struct fxtrace_source {
 ssize_t fxtrace_read_source(void *ctx, void *buf, size_t len);
 
 /*
+ * fxt_reader_read(r, read, read_ctx, fn, ctx), except that a struct
+ * fxtrace_source on a regular file (not stdin, read from its start) is
+ * mapped instead of copied (fxt_reader_read_map()).
+ */
+int fxtrace_walk(struct fxt_reader *r, fxt_read_fn *read, void *read_ctx,
+		 fxt_record_fn *fn, void *ctx);
+
+/*
+ * Say on stderr why the walk of path (open as fd) by r failed with
+ * -errno err: a file cut while mapped (-ENODATA) is named with its new
+ * size and the offset the walk reached.
+ */
+void fxtrace_read_failed(const char *cmd, const char *path, int fd,
+			 const struct fxt_reader *r, int err);
+
+/*
  * The flush mark of a file fxtrace-drain wrote (user/drain/flush_mark.h):
  * the offset below which every byte was written.
  */

@@ -47,10 +47,15 @@ struct stats {
 	uint64_t records, bytes;
 	uint64_t by_type[16];
 	uint64_t by_event[16];
-	bool have_time;
-	int64_t first_ns, last_ns;
+	int64_t first_ns, last_ns;	/* INT64_MAX, INT64_MIN: none yet */
 	struct fxt_map threads;		/* (pid, tid) -> thread_count */
 	struct fxt_map cpus;		/* (cpu, 0) -> cpu_count */
+	/*
+	 * The entries last counted: records come in runs of one thread or
+	 * CPU.  Valid until the next insertion, which only updates them.
+	 */
+	struct thread_count *thread_last;
+	struct cpu_count *cpu_last;
 	struct fxt_map drops;		/* (pid, id ^ name hash) -> drop_series */
 	struct fxt_map providers;	/* (id, 0) -> provider_drops */
 	int error;
@@ -58,11 +63,10 @@ struct stats {
 
 static void see_time(struct stats *s, int64_t ns)
 {
-	if (!s->have_time || ns < s->first_ns)
+	if (ns < s->first_ns)
 		s->first_ns = ns;
-	if (!s->have_time || ns > s->last_ns)
+	if (ns > s->last_ns)
 		s->last_ns = ns;
-	s->have_time = true;
 }
 
 /* s equals the string literal lit; lengths first, as most differ. */
@@ -77,7 +81,9 @@ static bool is_drop_counter(const struct fxt_record *rec)
 	       STRING_IS(&rec->name, "fxtrace:dropped");
 }
 
-static void count_drops(struct stats *s, const struct fxt_record *rec)
+/* Out of line, as the lookups below: rare, and calls. */
+static __attribute__((noinline)) void
+count_drops(struct stats *s, const struct fxt_record *rec)
 {
 	struct drop_series *d;
 	uint32_t i;
@@ -104,6 +110,36 @@ static void count_drops(struct stats *s, const struct fxt_record *rec)
 	}
 }
 
+/* The entry of the record's thread, now the last one; NULL: no memory. */
+static __attribute__((noinline)) struct thread_count *
+thread_entry(struct stats *s, const struct fxt_record *rec)
+{
+	struct thread_count *t = fxt_map_put(&s->threads, rec->thread.pid,
+					     rec->thread.tid, NULL);
+
+	if (!t) {
+		s->error = -ENOMEM;
+		return NULL;
+	}
+	t->pid = rec->thread.pid;
+	t->tid = rec->thread.tid;
+	s->thread_last = t;
+	return t;
+}
+
+/* The entry of the record's CPU, now the last one; NULL: no memory. */
+static __attribute__((noinline)) struct cpu_count *
+cpu_entry(struct stats *s, const struct fxt_record *rec)
+{
+	struct cpu_count *c = fxt_map_put(&s->cpus, rec->cpu, 0, NULL);
+
+	if (c) {
+		c->cpu = rec->cpu;
+		s->cpu_last = c;
+	}
+	return c;
+}
+
 static void count_event(struct stats *s, const struct fxt_record *rec)
 {
 	struct thread_count *t;
@@ -113,13 +149,12 @@ static void count_event(struct stats *s, const struct fxt_record *rec)
 		see_time(s, rec->end_ts_ns);
 	if (rec->subtype == FXT_EVENT_COUNTER && is_drop_counter(rec))
 		count_drops(s, rec);
-	t = fxt_map_put(&s->threads, rec->thread.pid, rec->thread.tid, NULL);
-	if (!t) {
-		s->error = -ENOMEM;
-		return;
+	t = s->thread_last;
+	if (!t || t->tid != rec->thread.tid || t->pid != rec->thread.pid) {
+		t = thread_entry(s, rec);
+		if (!t)
+			return;
 	}
-	t->pid = rec->thread.pid;
-	t->tid = rec->thread.tid;
 	t->events++;
 }
 
@@ -143,10 +178,12 @@ static int count_record(void *ctx, const struct fxt_record *rec)
 	case FXT_REC_SCHED:
 		if (rec->subtype > FXT_SCHED_WAKEUP)
 			break;
-		c = fxt_map_put(&s->cpus, rec->cpu, 0, NULL);
-		if (!c)
-			return -ENOMEM;
-		c->cpu = rec->cpu;
+		c = s->cpu_last;
+		if (!c || c->cpu != rec->cpu) {
+			c = cpu_entry(s, rec);
+			if (!c)
+				return -ENOMEM;
+		}
 		c->by_subtype[rec->subtype]++;
 		break;
 	case FXT_REC_METADATA:
@@ -353,7 +390,7 @@ static void print_stats(struct stats *s, const char *name)
 	fprintf(out, "  %-20s %" PRIu64 "\n", "records", s->records);
 	fprintf(out, "  %-20s %" PRIu64 "\n", "bytes", s->bytes);
 	fprintf(out, "  %-20s ", "time span");
-	if (s->have_time) {
+	if (s->first_ns <= s->last_ns) {
 		fxtrace_print_seconds(out, s->first_ns);
 		fputs(" to ", out);
 		fxtrace_print_seconds(out, s->last_ns);
@@ -386,14 +423,15 @@ static void print_stats(struct stats *s, const char *name)
 int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 		  void *read_ctx, const char *name)
 {
-	struct stats s = { .out = out, .r = r };
+	struct stats s = { .out = out, .r = r, .first_ns = INT64_MAX,
+			   .last_ns = INT64_MIN };
 	int ret;
 
 	fxt_map_init(&s.threads, sizeof(struct thread_count));
 	fxt_map_init(&s.cpus, sizeof(struct cpu_count));
 	fxt_map_init(&s.drops, sizeof(struct drop_series));
 	fxt_map_init(&s.providers, sizeof(struct provider_drops));
-	ret = fxt_reader_read(r, read, read_ctx, count_record, &s);
+	ret = fxtrace_walk(r, read, read_ctx, count_record, &s);
 	if (ret >= 0)
 		print_stats(&s, name);
 	fxt_map_free(&s.threads);

@@ -10,7 +10,8 @@ $(B)/lib/libfxtread.a: $(READER_OBJS)
 # Test inputs word by word (vectors.c), shared by the tests and the fuzz seeds.
 READER_TEST_LIB := $(B)/obj/user/reader/tests/vectors.o
 
-READER_TESTS := $(addprefix $(B)/test/reader/,decode_test corpus_test cli_test)
+READER_TESTS := $(addprefix $(B)/test/reader/,decode_test corpus_test map_test \
+	cli_test)
 UNIT_TESTS += $(READER_TESTS)
 
 $(B)/test/reader/decode_test: $(B)/obj/user/reader/tests/decode_test.o \
@@ -18,6 +19,10 @@ $(B)/test/reader/decode_test: $(B)/obj/user/reader/tests/decode_test.o \
 	$(link)
 
 $(B)/test/reader/corpus_test: $(B)/obj/user/reader/tests/corpus_test.o \
+		$(READER_TEST_LIB) $(B)/lib/libfxtread.a
+	$(link)
+
+$(B)/test/reader/map_test: $(B)/obj/user/reader/tests/map_test.o \
 		$(READER_TEST_LIB) $(B)/lib/libfxtread.a
 	$(link)
 

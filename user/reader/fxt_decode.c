@@ -161,11 +161,29 @@ void fxt_report(struct fxt_sink *sink, uint64_t offset, enum fxt_rule_id rule,
 
 /* ---- helpers ------------------------------------------------------------- */
 
+/* No byte of s[0..len) has its top bit set (len >= 8). */
+static bool ascii_words(const unsigned char *s, size_t len)
+{
+	uint64_t w, any = 0;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, sizeof(w));
+		any |= w;
+	}
+	/* The tail as the last 8 bytes, overlapping. */
+	memcpy(&w, s + len - 8, sizeof(w));
+	return !((any | w) & 0x8080808080808080ULL);
+}
+
 bool fxt_utf8_valid(const unsigned char *s, size_t len)
 {
 	size_t i = 0, n, k;
 	uint32_t cp;
 
+	/* Names are ASCII: most strings are done here. */
+	if (len >= 8 && ascii_words(s, len))
+		return true;
 	while (i < len) {
 		unsigned char c = s[i];
 		uint64_t w;
@@ -324,16 +342,13 @@ const char *fxt_thread_state_name(uint32_t state)
 
 /* ---- tables -------------------------------------------------------------- */
 
+/*
+ * An entry holds what a ref to it resolves to, ready to copy: undefined
+ * entries say so (ref set), a string not kept has no ptr.
+ */
 struct table_string {
-	char *bytes;		/* NULL when not kept (or empty) */
-	uint32_t len;
-	bool kept;
-	bool defined;
-};
-
-struct table_thread {
-	uint64_t pid, tid;
-	bool defined;
+	struct fxt_string str;
+	char *bytes;		/* owned; NULL when not kept (or empty) */
 };
 
 /*
@@ -352,7 +367,7 @@ struct fxt_tables {
 	size_t max_string_bytes;	/* 0: no bound */
 	size_t string_bytes;		/* bytes kept now */
 	struct table_string *strings[STRING_BLOCKS];	/* by index / STRING_BLOCK */
-	struct table_thread *threads;	/* THREADS, by index; NULL until one */
+	struct fxt_thread *threads;	/* THREADS, by index; NULL until one */
 };
 
 struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes)
@@ -404,60 +419,70 @@ uint64_t fxt_tables_ticks_per_second(const struct fxt_tables *t)
 }
 
 /* The entry of a defined string index, or NULL. */
-static inline const struct table_string *
-string_entry(const struct fxt_tables *t, uint16_t index)
+static const struct table_string *string_entry(const struct fxt_tables *t,
+					       uint16_t index)
 {
 	const struct table_string *block;
 
 	if (index > FXT_STRING_INDEX_MAX)
 		return NULL;
 	block = t->strings[index / STRING_BLOCK];
-	if (!block || !block[index % STRING_BLOCK].defined)
+	if (!block || block[index % STRING_BLOCK].str.undefined)
 		return NULL;
 	return &block[index % STRING_BLOCK];
 }
 
-/* fxt_tables_string(), inline for the decoder: refs are on every record. */
+/*
+ * fxt_tables_string() of an index <= FXT_STRING_INDEX_MAX, inline for the
+ * decoder: refs are on every record.
+ */
 static inline int table_string(const struct fxt_tables *t, uint16_t index,
 			       struct fxt_string *out)
 {
-	const struct table_string *s = string_entry(t, index);
+	const struct table_string *block = t->strings[index / STRING_BLOCK];
 
-	out->ref = index;
-	out->undefined = !s;
-	out->len = s ? s->len : 0;
-	out->ptr = NULL;
-	if (!s)
+	if (!block) {
+		*out = (struct fxt_string){ .ref = index, .undefined = true };
 		return -ENOENT;
-	if (s->kept)
-		out->ptr = s->bytes ? s->bytes : "";
-	return 0;
+	}
+	*out = block[index % STRING_BLOCK].str;
+	/* Tested in the table, not in the copy just stored. */
+	return block[index % STRING_BLOCK].str.undefined ? -ENOENT : 0;
 }
 
 int fxt_tables_string(const struct fxt_tables *t, uint16_t index,
 		      struct fxt_string *out)
 {
+	if (index > FXT_STRING_INDEX_MAX) {
+		*out = (struct fxt_string){ .ref = index, .undefined = true };
+		return -ENOENT;
+	}
 	return table_string(t, index, out);
+}
+
+/* fxt_tables_thread(), inline for the decoder. */
+static inline int table_thread(const struct fxt_tables *t, uint8_t index,
+			       struct fxt_thread *out)
+{
+	if (!t->threads) {
+		*out = (struct fxt_thread){ .ref = index, .undefined = true };
+		return -ENOENT;
+	}
+	*out = t->threads[index];
+	return t->threads[index].undefined ? -ENOENT : 0;
 }
 
 int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
 		      struct fxt_thread *out)
 {
-	const struct table_thread *th = t->threads && t->threads[index].defined ?
-					&t->threads[index] : NULL;
-
-	out->ref = index;
-	out->undefined = !th;
-	out->pid = th ? th->pid : 0;
-	out->tid = th ? th->tid : 0;
-	return th ? 0 : -ENOENT;
+	return table_thread(t, index, out);
 }
 
 bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
 			    uint32_t len)
 {
 	const struct table_string *s = string_entry(t, index);
-	size_t bytes = t->string_bytes - (s && s->kept ? s->len : 0);
+	size_t bytes = t->string_bytes - (s && s->str.ptr ? s->str.len : 0);
 
 	return !t->max_string_bytes || bytes + len <= t->max_string_bytes;
 }
@@ -467,26 +492,32 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 {
 	struct table_string **block = &t->strings[rec->id / STRING_BLOCK];
 	struct table_string *s;
-	uint32_t len = rec->name.len;
+	uint32_t len = rec->name.len, i;
+	const char *ptr = "";
 	char *bytes = NULL;
-	bool kept = true;
 
 	if (!*block) {
-		*block = calloc(STRING_BLOCK, sizeof(**block));
+		*block = malloc(STRING_BLOCK * sizeof(**block));
 		if (!*block)
 			return -ENOMEM;
+		for (i = 0; i < STRING_BLOCK; i++)
+			(*block)[i] = (struct table_string){
+				.str.ref = rec->id / STRING_BLOCK * STRING_BLOCK + i,
+				.str.undefined = true,
+			};
 	}
 	s = &(*block)[rec->id % STRING_BLOCK];
-	if (s->defined) {
+	if (!s->str.undefined) {
 		/* Redefinition: the new string replaces the old one. */
-		t->string_bytes -= s->kept ? s->len : 0;
+		t->string_bytes -= s->str.ptr ? s->str.len : 0;
 		free(s->bytes);
 		s->bytes = NULL;
-		s->kept = false;
-		s->defined = false;
+		s->str.ptr = NULL;
+		s->str.len = 0;
+		s->str.undefined = true;
 	}
 	if (t->max_string_bytes && t->string_bytes + len > t->max_string_bytes) {
-		kept = false;
+		ptr = NULL;
 		fxt_report(sink, rec->offset, FXT_RULE_STRING_NOT_KEPT,
 			   "string %llu (%u bytes) is defined, but the reader keeps at most %zu string bytes per provider",
 			   (unsigned long long)rec->id, len, t->max_string_bytes);
@@ -495,19 +526,21 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 		if (!bytes)
 			return -ENOMEM;
 		memcpy(bytes, rec->name.ptr, len);
+		ptr = bytes;
 	}
 	s->bytes = bytes;
-	s->len = len;
-	s->kept = kept;
-	s->defined = true;
-	t->string_bytes += kept ? len : 0;
+	s->str.ptr = ptr;
+	s->str.len = len;
+	s->str.undefined = false;
+	t->string_bytes += ptr ? len : 0;
 	return 0;
 }
 
 int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
 		     struct fxt_sink *sink)
 {
-	struct table_thread *th;
+	struct fxt_thread *th;
+	unsigned int i;
 
 	if (!rec->complete)
 		return 0;
@@ -522,12 +555,16 @@ int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
 		if (!rec->id)
 			return 0;
 		if (!t->threads) {
-			t->threads = calloc(THREADS, sizeof(*t->threads));
+			t->threads = malloc(THREADS * sizeof(*t->threads));
 			if (!t->threads)
 				return -ENOMEM;
+			for (i = 0; i < THREADS; i++)
+				t->threads[i] = (struct fxt_thread){
+					.ref = i, .undefined = true,
+				};
 		}
 		th = &t->threads[rec->id];
-		th->defined = true;
+		th->undefined = false;
 		th->pid = rec->thread.pid;
 		th->tid = rec->thread.tid;
 		return 0;
@@ -610,7 +647,7 @@ static void ran_out(struct dec *d, const char *what)
 			what);
 }
 
-static bool take(struct dec *d, uint64_t *w, const char *what)
+static inline bool take(struct dec *d, uint64_t *w, const char *what)
 {
 	if (d->short_)
 		return false;
@@ -623,8 +660,8 @@ static bool take(struct dec *d, uint64_t *w, const char *what)
 }
 
 /* A stream of len bytes padded to a word; checks that the padding is 0. */
-static bool take_stream(struct dec *d, uint64_t len,
-			const unsigned char **ptr, const char *what)
+static inline bool take_stream(struct dec *d, uint64_t len,
+			       const unsigned char **ptr, const char *what)
 {
 	uint64_t words = len / 8 + (len % 8 != 0), last;
 
@@ -646,18 +683,28 @@ static bool take_stream(struct dec *d, uint64_t len,
 	return true;
 }
 
+static void reserved_set(struct dec *d, uint64_t word, uint64_t value,
+			 unsigned int lo, unsigned int hi, uint64_t bits);
+
 /*
  * Bits [lo..hi] of the header word at `word` must be 0: the record's header
  * (word 0), a large blob's format header (word 1), or the header of the
- * argument being read.  The message is only formatted on failure.
+ * argument being read.  Inline, so that the mask is a constant; the message
+ * is only formatted on failure.
  */
-static void reserved(struct dec *d, uint64_t word, uint64_t value,
-		     unsigned int lo, unsigned int hi)
+static inline __attribute__((always_inline)) void
+reserved(struct dec *d, uint64_t word, uint64_t value, unsigned int lo,
+	 unsigned int hi)
 {
 	uint64_t bits = fxt_bits(value, lo, hi);
 
-	if (!bits)
-		return;
+	if (bits)
+		reserved_set(d, word, value, lo, hi, bits);
+}
+
+static void reserved_set(struct dec *d, uint64_t word, uint64_t value,
+			 unsigned int lo, unsigned int hi, uint64_t bits)
+{
 	if (d->arg)
 		dreport(d, word, FXT_RULE_RESERVED_BITS,
 			"argument %u (%s): bits [%u..%u] must be 0, are %#llx",
@@ -670,7 +717,8 @@ static void reserved(struct dec *d, uint64_t word, uint64_t value,
 			(unsigned long long)bits);
 }
 
-static void rec_reserved(struct dec *d, unsigned int lo, unsigned int hi)
+static inline __attribute__((always_inline)) void
+rec_reserved(struct dec *d, unsigned int lo, unsigned int hi)
 {
 	reserved(d, 0, d->rec->header, lo, hi);
 }
@@ -684,6 +732,28 @@ static void check_utf8(struct dec *d, uint64_t word, const struct fxt_string *s,
 }
 
 /* A stream of len bytes as a string. */
+/*
+ * No byte of the stream p[0..len) has its top bit set.  It reads the
+ * stream's whole words (take_stream() framed them), the last one masked
+ * to the stream's bytes: no call, no loop per byte, for the ASCII names
+ * most strings are.
+ */
+static inline bool stream_ascii(const unsigned char *p, uint32_t len)
+{
+	uint64_t any = 0, w;
+	uint32_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, sizeof(w));
+		any |= w;
+	}
+	if (len % 8) {
+		memcpy(&w, p + i, sizeof(w));
+		any |= le64toh(w) & ((1ULL << 8 * (len % 8)) - 1);
+	}
+	return !(any & 0x8080808080808080ULL);
+}
+
 static bool take_string(struct dec *d, uint32_t len, struct fxt_string *s,
 			const char *what)
 {
@@ -694,21 +764,23 @@ static bool take_string(struct dec *d, uint32_t len, struct fxt_string *s,
 		return false;
 	s->ptr = (const char *)p;
 	s->len = len;
-	check_utf8(d, start, s, what);
+	if (!stream_ascii(p, len))
+		check_utf8(d, start, s, what);
 	return true;
 }
 
-static bool string_ref(struct dec *d, uint16_t ref, struct fxt_string *s,
-		       const char *what)
+/* Inline: up to four refs per event, most of them table lookups. */
+static inline __attribute__((always_inline)) bool
+string_ref(struct dec *d, uint16_t ref, struct fxt_string *s, const char *what)
 {
-	memset(s, 0, sizeof(*s));
-	s->ref = ref;
 	if (ref == FXT_STRING_REF_EMPTY) {
-		s->ptr = "";
+		*s = (struct fxt_string){ .ptr = "", .ref = ref };
 		return true;
 	}
-	if (ref & FXT_STRING_REF_INLINE)
+	if (ref & FXT_STRING_REF_INLINE) {
+		*s = (struct fxt_string){ .ref = ref };
 		return take_string(d, ref & FXT_STRING_INDEX_MAX, s, what);
+	}
 	if (table_string(d->t, ref, s))
 		dreport(d, d->hdr, FXT_RULE_STRING_UNDEFINED,
 			"the %s refers to string %u, which provider %u has not defined",
@@ -716,7 +788,7 @@ static bool string_ref(struct dec *d, uint16_t ref, struct fxt_string *s,
 	return true;
 }
 
-static void check_koid(struct dec *d, uint64_t word, uint64_t koid,
+static inline void check_koid(struct dec *d, uint64_t word, uint64_t koid,
 		       const char *what)
 {
 	if (koid > UINT32_MAX)
@@ -725,7 +797,7 @@ static void check_koid(struct dec *d, uint64_t word, uint64_t koid,
 			what, (unsigned long long)koid);
 }
 
-static bool take_koid(struct dec *d, uint64_t *koid, const char *what)
+static inline bool take_koid(struct dec *d, uint64_t *koid, const char *what)
 {
 	if (!take(d, koid, what))
 		return false;
@@ -733,15 +805,15 @@ static bool take_koid(struct dec *d, uint64_t *koid, const char *what)
 	return true;
 }
 
-static inline bool thread_ref(struct dec *d, uint8_t ref,
-			      struct fxt_thread *th, const char *what)
+static inline __attribute__((always_inline)) bool
+thread_ref(struct dec *d, uint8_t ref, struct fxt_thread *th, const char *what)
 {
-	memset(th, 0, sizeof(*th));
-	th->ref = ref;
-	if (ref == FXT_THREAD_REF_INLINE)
+	if (ref == FXT_THREAD_REF_INLINE) {
+		*th = (struct fxt_thread){ .ref = ref };
 		return take_koid(d, &th->pid, "process koid") &&
 		       take_koid(d, &th->tid, "thread koid");
-	if (fxt_tables_thread(d->t, ref, th))
+	}
+	if (table_thread(d->t, ref, th))
 		dreport(d, d->hdr, FXT_RULE_THREAD_UNDEFINED,
 			"the %s refers to thread %u, which provider %u has not defined",
 			what, ref, d->t->provider_id);
@@ -815,6 +887,7 @@ static void decode_arg_value(struct dec *d, struct fxt_arg *a, uint64_t h)
 		a->value.b = fxt_bits(h, 32, 32);
 		break;
 	case FXT_ARG_BLOB:
+		d->rec->blob_args = true;
 		a->value.blob.len = fxt_bits(h, 32, 63);
 		take_stream(d, a->value.blob.len, &a->value.blob.ptr,
 			    "blob payload");
@@ -828,20 +901,48 @@ static void decode_arg_value(struct dec *d, struct fxt_arg *a, uint64_t h)
 	}
 }
 
+/* Argument i of nargs at word start, of `words` words, cannot be framed. */
+static __attribute__((noinline)) bool
+arg_unframed(struct dec *d, unsigned int i, unsigned int nargs,
+	     uint64_t start, uint32_t words, uint64_t record_limit)
+{
+	if (!words)
+		dreport(d, start, FXT_RULE_ARG_SIZE_ZERO,
+			"argument %u of %u has size 0", i + 1, nargs);
+	else
+		dreport(d, start, FXT_RULE_ARG_OVERFLOW,
+			"argument %u of %u (%u words) runs past the end of the %s record (%llu word%s left)",
+			i + 1, nargs, words, rec_name(d),
+			(unsigned long long)(record_limit - start),
+			plural(record_limit - start));
+	d->unknown_layout = true;
+	return false;
+}
+
+static __attribute__((noinline)) void
+arg_extension(struct dec *d, unsigned int i, unsigned int nargs)
+{
+	dreport(d, d->pos, FXT_RULE_ARG_EXTENSION,
+		"argument %u of %u has %llu word%s after its value", i + 1,
+		nargs, (unsigned long long)(d->limit - d->pos),
+		plural(d->limit - d->pos));
+}
+
 /*
  * nargs arguments from d->pos.  Returns false when they cannot be framed
- * (the rest of the record is then unknown).
+ * (the rest of the record is then unknown).  The reports are out of line:
+ * this loop runs for every argument.
  */
 static bool decode_args(struct dec *d, unsigned int nargs)
 {
 	struct fxt_record *rec = d->rec;
 	uint64_t record_limit = d->limit, start, h;
 	unsigned int i;
+	uint32_t words;
 
 	d->nargs = nargs;
 	for (i = 0; i < nargs; i++) {
 		struct fxt_arg *a = &rec->args[i];
-		bool unknown = false;
 
 		start = d->pos;
 		memset(a, 0, sizeof(*a));
@@ -851,45 +952,31 @@ static bool decode_args(struct dec *d, unsigned int nargs)
 		}
 		h = word_at(d, start);
 		rec->nargs = i + 1;
+		words = fxt_bits(h, 4, 15);
 		a->offset = d->offset + 8 * start;
 		a->type = fxt_bits(h, 0, 3);
-		a->words = fxt_bits(h, 4, 15);
-		if (!a->words) {
-			dreport(d, start, FXT_RULE_ARG_SIZE_ZERO,
-				"argument %u of %u has size 0", i + 1, nargs);
-			d->unknown_layout = true;
-			return false;
-		}
-		if (a->words > record_limit - start) {
-			dreport(d, start, FXT_RULE_ARG_OVERFLOW,
-				"argument %u of %u (%u words) runs past the end of the %s record (%llu word%s left)",
-				i + 1, nargs, a->words, rec_name(d),
-				(unsigned long long)(record_limit - start),
-				plural(record_limit - start));
-			d->unknown_layout = true;
-			return false;
-		}
+		a->words = words;
+		if (!words || words > record_limit - start)
+			return arg_unframed(d, i, nargs, start, words,
+					    record_limit);
 		/* Read the argument inside its own size. */
 		d->hdr = start;
 		d->arg = i + 1;
 		d->pos = start + 1;
-		d->limit = start + a->words;
+		d->limit = start + words;
 		d->unknown_layout = false;
 		string_ref(d, fxt_bits(h, 16, 31), &a->name, "argument name");
-		if (!d->short_)
+		if (!d->short_) {
 			decode_arg_value(d, a, h);
-		unknown = d->unknown_layout;
-		if (!d->short_ && !unknown && d->pos < d->limit)
-			dreport(d, d->pos, FXT_RULE_ARG_EXTENSION,
-				"argument %u of %u has %llu word%s after its value",
-				i + 1, nargs,
-				(unsigned long long)(d->limit - d->pos),
-				plural(d->limit - d->pos));
+			if (!d->short_ && !d->unknown_layout &&
+			    d->pos < d->limit)
+				arg_extension(d, i, nargs);
+		}
 		d->short_ = false;
 		d->unknown_layout = false;
 		d->hdr = 0;
 		d->arg = 0;
-		d->pos = start + a->words;
+		d->pos = start + words;
 		d->limit = record_limit;
 	}
 	return true;
@@ -898,15 +985,16 @@ static bool decode_args(struct dec *d, unsigned int nargs)
 /* The argument named by the string literal name, or NULL. */
 #define find_arg(rec, name) find_arg_len(rec, name, sizeof(name) - 1)
 
-static const struct fxt_arg *find_arg_len(const struct fxt_record *rec,
-					  const char *name, size_t len)
+/* Inline, so that len is a constant and the compare two loads. */
+static inline __attribute__((always_inline)) const struct fxt_arg *
+find_arg_len(const struct fxt_record *rec, const char *name, size_t len)
 {
 	uint32_t i;
 
 	/* Lengths first: most names differ in length from the one sought. */
 	for (i = 0; i < rec->nargs; i++)
 		if (rec->args[i].name.ptr && rec->args[i].name.len == len &&
-		    !memcmp(rec->args[i].name.ptr, name, len))
+		    fxt_same_bytes(rec->args[i].name.ptr, name, len))
 			return &rec->args[i];
 	return NULL;
 }
@@ -1328,7 +1416,7 @@ static void decode_large(struct dec *d)
 }
 
 /*
- * Zero the fields before the arguments (280 bytes) with vector stores: GCC
+ * Zero the fields before the arguments (256 bytes) with vector stores: GCC
  * inlines that memset as `rep stos`, whose start-up took a fifth of
  * `fxtrace check`'s time (perf, Documentation/performance.rst).
  */

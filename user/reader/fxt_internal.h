@@ -3,7 +3,37 @@
 #ifndef FXT_INTERNAL_H
 #define FXT_INTERNAL_H
 
+#include <stdbool.h>
+#include <string.h>
+
 #include "fxt_reader.h"
+
+/*
+ * memcmp(a, b, n) == 0, for a constant n: 4 to 16 bytes as two overlapping
+ * loads each (memcmp is a call, on argument names of every record).
+ */
+static inline bool fxt_same_bytes(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+	uint64_t x0, y0, x1, y1;
+	uint32_t u0, v0, u1, v1;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&x0, x, 8);
+		memcpy(&y0, y, 8);
+		memcpy(&x1, x + n - 8, 8);
+		memcpy(&y1, y + n - 8, 8);
+		return x0 == y0 && x1 == y1;
+	}
+	if (n >= 4 && n < 8) {
+		memcpy(&u0, x, 4);
+		memcpy(&v0, y, 4);
+		memcpy(&u1, x + n - 4, 4);
+		memcpy(&v1, y + n - 4, 4);
+		return u0 == v0 && u1 == v1;
+	}
+	return !memcmp(a, b, n);
+}
 
 /* Report a problem at a byte offset: count it, format it if anyone listens. */
 __attribute__((format(printf, 4, 5)))

@@ -14,8 +14,12 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fxt_internal.h"
@@ -316,8 +320,14 @@ static void note_unsupported(struct fxt_reader *r, uint64_t offset,
 static inline __attribute__((always_inline)) void
 check_unsupported(struct fxt_reader *r, const struct fxt_record *rec)
 {
+	/* The record types that can hold what Perfetto ignores. */
+	const uint32_t types = 1u << FXT_REC_LOG | 1u << FXT_REC_USEROBJ |
+			       1u << FXT_REC_LARGE | 1u << FXT_REC_BLOB;
 	uint32_t i;
 
+	/* One test for the common case: an event, a scheduling record... */
+	if (!(types >> rec->type & 1) && !rec->blob_args)
+		return;
 	switch (rec->type) {
 	case FXT_REC_LOG:
 		note_unsupported(r, rec->offset, UNSUPPORTED_LOG);
@@ -333,7 +343,7 @@ check_unsupported(struct fxt_reader *r, const struct fxt_record *rec)
 			note_unsupported(r, rec->offset, UNSUPPORTED_BLOB);
 		break;
 	}
-	for (i = 0; i < rec->nargs; i++)
+	for (i = 0; rec->blob_args && i < rec->nargs; i++)
 		if (rec->args[i].type == FXT_ARG_BLOB)
 			note_unsupported(r, rec->args[i].offset,
 					 UNSUPPORTED_BLOB_ARG);
@@ -665,8 +675,10 @@ static void check_magic(struct fxt_reader *r, const void *buf)
 			   (unsigned long long)le64toh(w), FXT_MAGIC_WORD);
 }
 
-ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,
-			struct fxt_record *rec, uint64_t *need)
+/* fxt_reader_next(), inline in the walking loop: once per record. */
+static inline __attribute__((always_inline)) ssize_t
+reader_next(struct fxt_reader *r, const void *buf, size_t len,
+	    struct fxt_record *rec, uint64_t *need)
 {
 	ssize_t n;
 	uint64_t h;
@@ -695,6 +707,12 @@ ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,
 	r->offset += n;
 	r->error = apply_record(r, rec);
 	return r->error ? -1 : n;
+}
+
+ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,
+			struct fxt_record *rec, uint64_t *need)
+{
+	return reader_next(r, buf, len, rec, need);
 }
 
 struct open_thread {
@@ -799,21 +817,32 @@ static void skip_record(struct fxt_reader *r, const void *header,
 	r->need = 0;
 }
 
+/* The input ended `missing` bytes before the end of the skipped record. */
+static void skipped_cut(struct fxt_reader *r, const struct fxt_record *rec,
+			uint64_t missing)
+{
+	fxt_report(&r->sink, rec->offset, FXT_RULE_TRUNCATED,
+		   "the input ends %llu bytes before the end of the skipped %s record",
+		   (unsigned long long)missing, fxt_record_type_name(rec->type));
+}
+
 /*
- * Hand fn every whole record of p[*pos..len) and move *pos past them;
- * *need is set as fxt_reader_next() sets it.  Returns fn's non-zero
- * return, else the reader's error (0 if none).
+ * Hand fn every whole record of p[*pos..len) no larger than max bytes and
+ * move *pos past them; *need is set as fxt_reader_next() sets it.  Returns
+ * fn's non-zero return, else the reader's error (0 if none).
  */
 static int decode_whole(struct fxt_reader *r, const unsigned char *p,
-			size_t len, size_t *pos, struct fxt_record *rec,
-			uint64_t *need, fxt_record_fn *fn, void *ctx)
+			size_t len, size_t max, size_t *pos,
+			struct fxt_record *rec, uint64_t *need,
+			fxt_record_fn *fn, void *ctx)
 {
 	size_t at = *pos;
 	ssize_t n;
 	int ret = 0;
 
 	while (at < len &&
-	       (n = fxt_reader_next(r, p + at, len - at, rec, need)) > 0) {
+	       (n = reader_next(r, p + at, len - at < max ? len - at : max,
+				rec, need)) > 0) {
 		at += n;
 		ret = fn ? fn(ctx, rec) : 0;
 		if (ret)
@@ -843,12 +872,17 @@ int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read_fn,
 	for (;;) {
 		/* Decode every whole record in the window. */
 		need = 0;
-		ret = skip ? r->error : decode_whole(r, buf, fill, &start, rec,
-						     &need, fn, ctx);
+		ret = skip ? r->error : decode_whole(r, buf, fill, SIZE_MAX,
+						     &start, rec, &need, fn,
+						     ctx);
 		if (ret)
 			goto out;
-		if (r->stopped || eof)
+		if (r->stopped)
 			break;
+		/*
+		 * Skipped even when the input ends inside it, so that what is
+		 * reported does not depend on where the reads ended.
+		 */
 		if (!skip && start < fill && need > r->window_max) {
 			skip_record(r, buf + start, rec);
 			skip = rec->words * 8;
@@ -863,6 +897,8 @@ int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read_fn,
 			start += n;
 			skip -= n;
 		}
+		if (eof)
+			break;
 		memmove(buf, buf + start, fill - start);
 		fill -= start;
 		start = 0;
@@ -888,11 +924,7 @@ int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read_fn,
 		fill += n;
 	}
 	if (skip) {
-		/* The input ended inside a skipped record. */
-		fxt_report(&r->sink, rec->offset, FXT_RULE_TRUNCATED,
-			   "the input ends %llu bytes before the end of the skipped %s record",
-			   (unsigned long long)skip,
-			   fxt_record_type_name(rec->type));
+		skipped_cut(r, rec, skip);
 		fill = start = 0;
 	}
 	fxt_reader_finish(r, r->stopped ? 0 : fill - start);
@@ -931,12 +963,148 @@ int fxt_reader_read_buffer(struct fxt_reader *r, const void *buf, size_t len,
 
 	if (!rec)
 		return -ENOMEM;
-	ret = decode_whole(r, p, len, &pos, rec, &need, fn, ctx);
+	ret = decode_whole(r, p, len, SIZE_MAX, &pos, rec, &need, fn, ctx);
 	if (ret)
 		goto out;
 	fxt_reader_finish(r, r->stopped ? 0 : len - pos);
 	ret = r->error;
 out:
 	free(rec);
+	return ret;
+}
+
+/* ---- a mapped file ------------------------------------------------------- */
+
+/*
+ * The mapping a walk reads, for the SIGBUS handler: the pages of a file cut
+ * while mapped (`fxtrace recover` cuts files) fault instead of reading.
+ */
+struct mapped_walk {
+	const unsigned char *base;
+	size_t len;			/* bytes mapped, whole pages */
+	sigjmp_buf cut;
+	struct sigaction old;		/* SIGBUS's disposition before */
+};
+
+static __thread struct mapped_walk *mapped_walk;
+
+static void on_sigbus(int sig, siginfo_t *info, void *uc)
+{
+	struct mapped_walk *w = mapped_walk;
+	const unsigned char *addr = info->si_addr;
+
+	(void)uc;
+	if (w && info->si_code > 0 && addr >= w->base &&
+	    addr < w->base + w->len)
+		siglongjmp(w->cut, 1);
+	/*
+	 * Not a fault in the mapping: the previous disposition takes it (a
+	 * fault happens again on return; a sent signal is sent again).  A
+	 * thread that is not walking has no record of it: the default then,
+	 * not a fault returning here forever.
+	 */
+	if (w)
+		sigaction(SIGBUS, &w->old, NULL);
+	else
+		signal(SIGBUS, SIG_DFL);
+	if (info->si_code <= 0)
+		raise(sig);
+}
+
+/* The records of p[0..len) as fxt_reader_read() walks them, then finish. */
+static int walk_mapped(struct fxt_reader *r, const unsigned char *p,
+		       size_t len, struct fxt_record *rec, fxt_record_fn *fn,
+		       void *ctx)
+{
+	size_t pos = 0;
+	uint64_t need;
+	int ret;
+
+	for (;;) {
+		need = 0;
+		/* Records past the window are skipped, as when read. */
+		ret = decode_whole(r, p, len, r->window_max, &pos, rec, &need,
+				   fn, ctx);
+		if (ret)
+			return ret;
+		if (r->stopped || pos == len || need <= r->window_max)
+			break;
+		skip_record(r, p + pos, rec);
+		ret = fn ? fn(ctx, rec) : 0;
+		if (ret)
+			return ret;
+		if (rec->words * 8 > len - pos) {
+			skipped_cut(r, rec, rec->words * 8 - (len - pos));
+			pos = len;
+			break;
+		}
+		pos += rec->words * 8;
+	}
+	fxt_reader_finish(r, r->stopped ? 0 : len - pos);
+	return r->error;
+}
+
+/* walk_mapped(), or -ENODATA when the mapping faults (a separate frame:
+ * nothing here changes between sigsetjmp() and the jump). */
+static int walk_guarded(struct fxt_reader *r, struct mapped_walk *w,
+			size_t len, struct fxt_record *rec, fxt_record_fn *fn,
+			void *ctx)
+{
+	if (sigsetjmp(w->cut, 1))
+		return -ENODATA;
+	return walk_mapped(r, w->base, len, rec, fn, ctx);
+}
+
+int fxt_reader_read_map(struct fxt_reader *r, int fd, uint64_t len,
+			fxt_record_fn *fn, void *ctx)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus,
+				.sa_flags = SA_SIGINFO };
+	long page = sysconf(_SC_PAGESIZE);
+	struct fxt_record *rec;
+	struct mapped_walk w;
+	struct stat st;
+	void *map = NULL;
+	int ret;
+
+	if (fstat(fd, &st))
+		return -errno;
+	/* Files of size 0 may still read (procfs): they are read. */
+	if (!S_ISREG(st.st_mode) || !st.st_size)
+		return -ENODEV;
+	if ((uint64_t)st.st_size < len)
+		len = (uint64_t)st.st_size;
+	if (len > SIZE_MAX / 2)
+		return -ENODEV;
+	if (len) {
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED)
+			return -ENODEV;
+		madvise(map, len, MADV_SEQUENTIAL);
+	}
+	rec = malloc(sizeof(*rec));
+	if (!rec) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(&w, 0, sizeof(w));
+	w.base = map;
+	w.len = (len + page - 1) / page * page;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &w.old)) {
+		ret = -errno;
+		goto out;
+	}
+	mapped_walk = &w;
+	ret = walk_guarded(r, &w, len, rec, fn, ctx);
+	mapped_walk = NULL;
+	sigaction(SIGBUS, &w.old, NULL);
+	/* Cut inside the last page: the walk read zeros, not the file. */
+	if (ret != -ENODATA && !fstat(fd, &st) && (uint64_t)st.st_size < len)
+		ret = -ENODATA;
+out:
+	free(rec);
+	if (map)
+		munmap(map, len);
 	return ret;
 }

@@ -204,14 +204,15 @@ struct fxt_record {
 	uint32_t subtype;
 	bool valid;		/* decoded without an error */
 	bool complete;		/* all of its defined content was there */
+	/* The flags side by side: the decoder clears the record per record. */
+	bool has_ts;		/* ts is the record's timestamp */
+	bool ts_ns_valid;	/* ts_ns is ts in ns (has_ts too) */
 
 	uint32_t provider_id;	/* provider whose tables resolved the refs */
 	uint64_t ticks_per_second;	/* that provider's tick rate */
 
-	bool has_ts;
 	uint64_t ts;		/* ticks */
 	int64_t ts_ns;		/* ts in ns; when has_ts && ts_ns_valid */
-	bool ts_ns_valid;
 
 	struct fxt_thread thread;	/* event, log, large blob; wakeup: woken */
 	struct fxt_string category;	/* event, large blob */
@@ -226,8 +227,7 @@ struct fxt_record {
 				 * userspace object pointer, counter id,
 				 * async or flow correlation id */
 	uint64_t end_ts;	/* duration complete */
-	int64_t end_ts_ns;
-	bool end_ts_ns_valid;
+	int64_t end_ts_ns;	/* when end_ts_ns_valid, below */
 	uint64_t value;		/* ticks per second; magic; provider event id;
 				 * trace info type; blob format */
 	const unsigned char *payload;	/* blob payload */
@@ -240,7 +240,10 @@ struct fxt_record {
 	struct fxt_thread in;	/* incoming (subtype 1: tid only) */
 	uint32_t out_prio, in_prio;	/* legacy context switch */
 
+	bool end_ts_ns_valid;	/* end_ts_ns is end_ts in ns */
+
 	/* Arguments last: the decoder clears only what comes before them. */
+	bool blob_args;		/* some argument is a blob */
 	uint32_t nargs;
 	struct fxt_arg args[FXT_ARGS_MAX];
 };
@@ -369,6 +372,21 @@ int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read, void *read_ctx,
 /* fxt_reader_read() from a file descriptor. */
 int fxt_reader_read_fd(struct fxt_reader *r, int fd, fxt_record_fn *fn,
 		       void *ctx);
+
+/*
+ * fxt_reader_read() over the first len bytes of the regular file fd (from
+ * offset 0; fewer if the file is shorter), mapped instead of copied through
+ * a window; records past the window's maximum are skipped all the same.
+ * Returns -ENODEV, having read nothing, when fd cannot be mapped (not a
+ * regular file, or one whose size says 0: read it then), and -ENODATA when the file was cut while being read: the bytes of
+ * the record at fxt_reader_offset() are gone, and the walk stopped there
+ * (a cut that leaves part of a page shows as zeros first: a problem may be
+ * reported for them).  While it runs it handles SIGBUS, in the mapping only
+ * (others go to the previous disposition, put back on return; a fault of
+ * a thread that is not walking gets the default one).
+ */
+int fxt_reader_read_map(struct fxt_reader *r, int fd, uint64_t len,
+			fxt_record_fn *fn, void *ctx);
 
 /* fxt_reader_read() over a buffer in memory. */
 int fxt_reader_read_buffer(struct fxt_reader *r, const void *buf, size_t len,

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fxt_reader.h"
 #include "fxtrace.h"
@@ -25,6 +27,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *devnull;
+static int mapped_fd = -1;	/* a memfd the input is written to */
 
 static void consume_diag(void *ctx, const struct fxt_diag *diag)
 {
@@ -168,6 +171,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r) {
 		fxt_reader_set_window_max(r, (size_t)64 << (size > 1 ? data[1] % 12 : 0));
 		fxt_reader_read(r, read_memory, &m, consume_record, &sum);
+	}
+	fxt_reader_free(r);
+
+	/* The same window over the input as a mapped file. */
+	if (mapped_fd < 0)
+		mapped_fd = memfd_create("fuzz_reader", MFD_CLOEXEC);
+	if (mapped_fd < 0 || ftruncate(mapped_fd, 0) ||
+	    pwrite(mapped_fd, data, size, 0) != (ssize_t)size)
+		abort();
+	r = fxt_reader_new(consume_diag, &sum);
+	if (r) {
+		fxt_reader_set_window_max(r, (size_t)64 << (size > 1 ? data[1] % 12 : 0));
+		fxt_reader_read_map(r, mapped_fd, UINT64_MAX, consume_record,
+				    &sum);
 	}
 	fxt_reader_free(r);
 

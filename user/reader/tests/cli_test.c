@@ -695,6 +695,68 @@ static int test_stdout_full(void)
 	return 0;
 }
 
+/*
+ * A trace cut while `fxtrace dump` reads it (mapped): dump blocks writing
+ * to a pipe nobody reads yet, the file is cut to one page, then the pipe is
+ * drained.  The dump ends with an error naming the file, its new size and
+ * the record it lost, not with SIGBUS.
+ */
+static int test_cut_while_read(void)
+{
+	static struct words big;
+	static unsigned char bytes[sizeof(big.w)];
+	const size_t instants = (N_WORDS(big.w) - 1) / 4;
+	char buf[4096];
+	int out[2], status, err;
+	ssize_t n;
+	size_t i;
+	pid_t pid;
+	FILE *f;
+
+	big.n = 0;
+	put(&big, example_trace[0]);	/* the magic number record */
+	for (i = 0; i < instants; i++) {
+		/* An instant, inline thread, empty category and name. */
+		put(&big, 4 | 4 << 4);
+		put_all(&big, (const uint64_t[]){ 1000 + i, 10, 11 }, 3);
+	}
+	words_to_le(big.w, big.n, bytes);
+	f = fopen("big.fxt", "wb");
+	ASSERT_TRUE(f);
+	/* Repeated so that the dump's output is far larger than the pipe. */
+	ASSERT_EQ(1, fwrite(bytes, 8, big.n, f) == big.n);
+	for (i = 0; i < 63; i++)
+		ASSERT_EQ(1, fwrite(bytes + 8, 8, big.n - 1, f) == big.n - 1);
+	ASSERT_EQ(0, fclose(f));
+	ASSERT_EQ(0, pipe(out));
+	fflush(stdout);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (pid == 0) {
+		err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (err < 0 || dup2(out[1], 1) < 0 || dup2(err, 2) < 0)
+			_exit(127);
+		close(out[0]);
+		execl(fxtrace, "fxtrace", "dump", "--file-order", "big.fxt",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	/* The first output: dump has the file mapped and is walking it. */
+	ASSERT_TRUE(read(out[0], buf, sizeof(buf)) > 0);
+	ASSERT_EQ(0, truncate("big.fxt", 4096));
+	while ((n = read(out[0], buf, sizeof(buf))) > 0)
+		;
+	close(out[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	slurp("stderr.txt", r.err, sizeof(r.err));
+	ASSERT_EQ(1, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	ASSERT_PREFIX("fxtrace dump: big.fxt was cut to 0x001000 bytes while being read: the record at 0x",
+		      r.err);
+	ASSERT_SUBSTR(" and the rest are gone\n", r.err);
+	return 0;
+}
+
 /* Other writers' traces, with invalid UTF-8 and cut records, still export valid JSON. */
 static int test_export_foreign(void)
 {
@@ -777,6 +839,7 @@ static const struct tap_test tests[] = {
 	{ "check: exit 0 is the whole file, 3 a partial one", test_check_partial },
 	{ "check: timestamps inside the declared session window", test_check_window },
 	{ "check, dump, stats: a full standard output fails", test_stdout_full },
+	{ "dump of a file cut while mapped: an error, not SIGBUS", test_cut_while_read },
 };
 
 /*

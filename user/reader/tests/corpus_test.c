@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "vectors.h"
 
@@ -504,10 +505,36 @@ static size_t case_bytes(const struct corpus_case *c)
 	return c->bytes == SIZE_MAX ? 8 * c->n : c->bytes;
 }
 
-/* Check the input both ways; both must report exactly `expected`. */
+/* The bytes of c as a file, mapped by fxt_reader_read_map(). */
+static int check_mapped(const struct corpus_case *c, struct diags *d)
+{
+	char path[] = "/tmp/corpus_test.XXXXXX";
+	struct fxt_reader *r;
+	int fd, ret;
+
+	memset(d, 0, sizeof(*d));
+	words_to_le(c->words, c->n, buf);
+	fd = mkstemp(path);
+	ASSERT_TRUE(fd >= 0);
+	unlink(path);
+	ASSERT_EQ((ssize_t)case_bytes(c), write(fd, buf, case_bytes(c)));
+	r = fxt_reader_new(collect_diag, d);
+	ASSERT_TRUE(r);
+	ret = fxt_reader_read_map(r, fd, UINT64_MAX, NULL, NULL);
+	/* An empty file is left to read(). */
+	if (!case_bytes(c) && ret == -ENODEV && !lseek(fd, 0, SEEK_SET))
+		ret = fxt_reader_read_fd(r, fd, NULL, NULL);
+	close(fd);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(c->records, fxt_reader_records(r));
+	fxt_reader_free(r);
+	return 0;
+}
+
+/* Check the input three ways; all must report exactly `expected`. */
 static int check_case(const struct corpus_case *c)
 {
-	static struct diags whole, streamed;
+	static struct diags whole, streamed, mapped;
 	struct fxt_reader *r;
 	struct chunks ch;
 	uint64_t records;
@@ -525,6 +552,10 @@ static int check_case(const struct corpus_case *c)
 	ASSERT_EQ(c->records, fxt_reader_records(r));
 	fxt_reader_free(r);
 	ASSERT_STR(c->expected, streamed.text);
+
+	if (check_mapped(c, &mapped))
+		return 1;
+	ASSERT_STR(c->expected, mapped.text);
 	return 0;
 }
 
