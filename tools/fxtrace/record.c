@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fxtrace.h"
@@ -279,13 +278,34 @@ static void print_result(const char *out)
 }
 
 /*
+ * Whether out is not the file `before` described (existed false: there was
+ * none).  Its own timestamps are compared, not the clock's: on a network or
+ * 9p file system they come from the server, whose clock need not agree
+ * with ours (a guest's ran a second ahead of its host's and the trace it
+ * had just written looked older than the run).
+ */
+static bool written_since(const char *out, bool existed,
+			  const struct stat *before)
+{
+	struct stat st;
+
+	if (stat(out, &st) || st.st_size <= 8)
+		return false;
+	return !existed || st.st_dev != before->st_dev ||
+	       st.st_ino != before->st_ino ||
+	       st.st_mtim.tv_sec != before->st_mtim.tv_sec ||
+	       st.st_mtim.tv_nsec != before->st_mtim.tv_nsec ||
+	       st.st_ctim.tv_sec != before->st_ctim.tv_sec ||
+	       st.st_ctim.tv_nsec != before->st_ctim.tv_nsec;
+}
+
+/*
  * A wait status of fxtrace-drain as record's exit status; the file is
  * announced if the drainer wrote it (not an older one of that name).
  */
 static int record_status(int status, const char *out, bool quiet,
-			 time_t started)
+			 bool existed, const struct stat *before)
 {
-	struct stat st;
 
 	if (WIFSIGNALED(status)) {
 		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by signal %d; 'fxtrace recover %s' keeps what it had written, 'fxtrace stop' ends the session it left\n",
@@ -293,8 +313,7 @@ static int record_status(int status, const char *out, bool quiet,
 		return 1;
 	}
 	/* The drainer exits with the command's status once the trace is in. */
-	if (!quiet && !stat(out, &st) && st.st_size > 8 &&
-	    st.st_mtime >= started)
+	if (!quiet && written_since(out, existed, before))
 		print_result(out);
 	return WEXITSTATUS(status);
 }
@@ -326,7 +345,8 @@ int cmd_record(int argc, char **argv)
 	char drain[PATH_MAX];
 	bool all = false, quiet = false, verbose = false, pass_categories;
 	int opt, n = 0, i, ret, status, rc = 1;
-	time_t started;
+	struct stat before;
+	bool existed;
 
 	/* At most one probe per name of each argument. */
 	for (i = 0; i < argc; i++)
@@ -466,12 +486,12 @@ int cmd_record(int argc, char **argv)
 	drain_argv[n] = NULL;
 
 	fflush(stdout);
-	started = time(NULL);
+	existed = !stat(out, &before);
 	status = run_drain(drain_argv);
 	if (status < 0)
 		fprintf(stderr, "fxtrace record: %s: %s\n", drain, strerror(-status));
 	else
-		rc = record_status(status, out, quiet, started);
+		rc = record_status(status, out, quiet, existed, &before);
 	goto out;
 nomem:
 	fprintf(stderr, "fxtrace record: out of memory\n");

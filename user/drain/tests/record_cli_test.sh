@@ -18,8 +18,14 @@ mkdir -p "$fake"
 cp "$bin/fxtrace" "$fake/fxtrace"
 cat >"$fake/fxtrace-drain" <<'DRAIN'
 #!/bin/bash
-# Stand-in: print the arguments one per line, then exit as FAKE_EXIT says.
+# Stand-in: print the arguments one per line; with FAKE_WRITE, write a
+# trace to the -o file dated FAKE_WRITE (touch -d: the clock of the file
+# system's server); then exit as FAKE_EXIT says.
 printf '%s\n' "$@" >"$FAKE_ARGS"
+if [[ -n ${FAKE_WRITE:-} ]]; then
+	while [[ $# -gt 0 && $1 != -o ]]; do shift; done
+	printf '%016d' 0 >"$2" && touch -d "$FAKE_WRITE" "$2"
+fi
 case ${FAKE_EXIT:-0} in
 kill) kill -KILL $$ ;;
 *) exit "${FAKE_EXIT:-0}" ;;
@@ -64,6 +70,22 @@ got=$(FAKE_EXIT="kill" "$fake/fxtrace" record -q -o t.fxt -- prog 2>&1)
 rc=$?
 [[ $rc == 1 && $got == "fxtrace record: fxtrace-drain was killed by signal 9; 'fxtrace recover t.fxt' keeps what it had written, 'fxtrace stop' ends the session it left" ]]
 result $? "record: a killed drainer: exit 1 ($rc) and the commands to recover and stop"
+
+# The trace is announced when the drainer wrote it, by the file's own
+# timestamps: a file system whose server's clock is behind ours (9p from a
+# guest whose clock ran ahead) dated a trace just written before the run,
+# and it went unannounced.  An older file of that name the drainer did not
+# write is not announced.
+rm -f "$out/new.fxt"
+got=$(FAKE_WRITE="1 hour ago" "$fake/fxtrace" record -o "$out/new.fxt" -- prog 2>&1)
+[[ $got == *"[ fxtrace record: open it at https://ui.perfetto.dev"* ]]
+result $? "record: a trace dated by a server's clock an hour behind is announced"
+got=$(FAKE_WRITE="1 hour ago" "$fake/fxtrace" record -o "$out/new.fxt" -- prog 2>&1)
+[[ $got == *"[ fxtrace record: wrote 0.000 MB to $out/new.fxt ]"* ]]
+result $? "record: so is one written over an older file of that name"
+got=$("$fake/fxtrace" record -o "$out/new.fxt" -- prog 2>&1)
+[[ $got != *"fxtrace record: wrote"* && $got != *"open it at"* ]]
+result $? "record: an older file the drainer did not write is not announced"
 
 # ---- usage errors -----------------------------------------------------------------
 usage_error() {
