@@ -22,10 +22,10 @@
  * argument of the last record of the saved half (the producer writes
  * CLOCK_MONOTONIC into each record; the save request follows that record
  * by at most one record) to the return of the write() of the ack.  The
- * test fails if the quiet run drops records or loses packets, if the
- * hammer run does after a cpu run that did not (up to three rounds of
- * cpu and hammer, see the test), or if any run's records do not add up
- * (saved + dropped == written).  The module of 19c7dea slept in read(),
+ * test fails if the hammer run drops records or loses packets where the
+ * quiet and cpu runs of its round did not (up to three rounds, see the
+ * test), or if any run's records do not add up (saved + dropped ==
+ * written).  The module of 19c7dea slept in read(),
  * write() and poll() on the mutex these ioctls hold: its figures show
  * those waits, which at this rate did not become drops
  * (Documentation/performance.rst).
@@ -582,44 +582,44 @@ static bool no_loss(const struct figures *f)
 }
 
 /*
- * The hammer is judged against a cpu run that held the rate: under TCG
- * the CPU stolen alone sometimes makes the controller late enough to drop
- * (a cpu run of the whole suite on 6.1 once dropped 320 of 4,211 records,
- * its ack 329 ms late), and then the hammer's drops would say nothing
- * about the module.  A round is a cpu run then a hammer run; up to ROUNDS
- * of them, until one whose cpu run held and whose hammer run lost nothing.
- * A hammer that loses records in every round whose cpu run held fails;
- * no cpu run that held in ROUNDS skips the comparison, saying so (every
- * run's records must still add up, and the hammer's calls and refusals
- * are checked in each).
+ * The hammer is judged in a round whose quiet and cpu runs held the rate:
+ * under TCG a stall of the whole guest sometimes makes the controller late
+ * enough to drop with nothing else running (a quiet run of the whole suite
+ * on 6.12 once dropped 127 of 12,511 records, its ack 231 ms late, while
+ * the host was busy), and the CPU stolen alone sometimes does (a cpu run
+ * on 6.1 dropped 320 of 4,211, an ack 329 ms late); then the hammer's
+ * drops would say nothing about the module.  A round is a quiet, a cpu and
+ * a hammer run; up to ROUNDS of them, until one whose quiet and cpu runs
+ * held and whose hammer run lost nothing.  A hammer that loses records in
+ * every round that held fails; no round that held in ROUNDS skips the
+ * comparison, saying so (every run's records must still add up, and the
+ * hammer's calls and refusals are checked in each).
  */
-TEST_F_TIMEOUT(bench, unprivileged_hammer_adds_no_drops, 240)
+TEST_F_TIMEOUT(bench, unprivileged_hammer_adds_no_drops, 300)
 {
 	struct figures *f = self->fig;
 	int round, held = 0;
 
-	run(_metadata, LOAD_QUIET, &f[LOAD_QUIET]);
-	/* The rate is within what this machine sustains: nothing to compare. */
-	ASSERT_EQ(0, f[LOAD_QUIET].dropped);
-	ASSERT_EQ(0, f[LOAD_QUIET].lost);
 	for (round = 1; round <= ROUNDS; round++) {
+		run(_metadata, LOAD_QUIET, &f[LOAD_QUIET]);
 		run(_metadata, LOAD_CPU, &f[LOAD_CPU]);
 		run(_metadata, LOAD_HAMMER, &f[LOAD_HAMMER]);
-		if (!no_loss(&f[LOAD_CPU])) {
-			printf("# round %d: the cpu run alone dropped %llu and lost %llu packets: not a calibrated round\n",
-			       round, f[LOAD_CPU].dropped, f[LOAD_CPU].lost);
+		if (!no_loss(&f[LOAD_QUIET]) || !no_loss(&f[LOAD_CPU])) {
+			printf("# round %d: quiet dropped %llu (lost %llu packets), cpu %llu (lost %llu): the rate did not hold without the hammer\n",
+			       round, f[LOAD_QUIET].dropped, f[LOAD_QUIET].lost,
+			       f[LOAD_CPU].dropped, f[LOAD_CPU].lost);
 			fflush(stdout);
 			continue;
 		}
 		held++;
 		if (no_loss(&f[LOAD_HAMMER]))
 			break;
-		printf("# round %d: the hammer dropped %llu and lost %llu packets after a cpu run that held\n",
+		printf("# round %d: the hammer dropped %llu and lost %llu packets where the quiet and cpu runs held\n",
 		       round, f[LOAD_HAMMER].dropped, f[LOAD_HAMMER].lost);
 		fflush(stdout);
 	}
 	if (!held)
-		SKIP(return, "CPU theft alone dropped records in %d rounds: this machine cannot hold the rate, the hammer is not judged",
+		SKIP(return, "the rate did not hold without the hammer in %d rounds: this machine cannot judge it",
 		     ROUNDS);
 	/* The hammer adds no drops and loses no packets. */
 	EXPECT_EQ(0, f[LOAD_HAMMER].dropped);
