@@ -22,6 +22,7 @@ rows=(
 	"instant_string b_instant_string 1"
 	"disabled b_disabled 1"
 	"enabled_disabled b_enabled_disabled 1"
+	"dropped b_dropped 1"
 )
 count() {	# body function iterations -> instructions
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/out" \

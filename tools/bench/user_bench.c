@@ -15,12 +15,14 @@
  *
  * Usage: user_bench [--json PATH] [--trace-dir DIR] [--help]
  *        user_bench --run BODY --iters N   (one body, once, on this thread:
- *        tools/bench/callgrind.sh counts its instructions per record)
+ *        tools/bench/callgrind.sh counts its instructions per record; the
+ *        body "dropped" into a oneshot buffer it fills first, the drop path)
  */
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,8 @@
 
 #define REPS	7
 #define ITERS	2000000
+/* Events that fill the "dropped" body's 16 KiB oneshot buffer. */
+#define FILL_EVENTS	10000
 
 struct result {
 	const char *name;
@@ -139,6 +143,13 @@ static void b_instant_string(long n)
 	for (long i = 0; i < n; i++)
 		TRACE_INSTANT("bench", "instant", FXT_SCOPE_THREAD,
 			      FXT_ARG("s", "a short string"));
+}
+
+/* The tick of tools/bench/stream_bench.c into a full buffer: each dropped. */
+static void b_dropped(long n)
+{
+	for (long i = 0; i < n; i++)
+		TRACE_INSTANT("bench", "tick", FXT_SCOPE_THREAD, FXT_ARG("i", i));
 }
 
 static void b_counter(long n)
@@ -278,7 +289,7 @@ static void usage(FILE *f)
 		"  --run BODY --iters N  run one body N times and exit "
 		"(ideal_ring, begin_end,\n"
 		"                   instant_string, disabled, enabled_disabled, "
-		"lttng)\n");
+		"dropped, lttng)\n");
 }
 
 static const struct result *find(const char *name, int threads)
@@ -313,9 +324,11 @@ int main(int argc, char **argv)
 		{ "ideal_ring", b_ideal_ring }, { "begin_end", b_begin_end },
 		{ "instant_string", b_instant_string }, { "disabled", b_disabled },
 		{ "enabled_disabled", b_enabled_disabled },
-		{ "lttng", b_lttng },
+		{ "dropped", b_dropped }, { "lttng", b_lttng },
 	};
 	const char *json = NULL, *trace_dir = NULL, *run = NULL;
+	uint64_t dropped = 0;
+	bool dropping;
 	long iters = 0;
 	char tmpdir[] = "/tmp/fxtrace-bench-XXXXXX", trace[4096];
 	const struct result *pair, *pair2, *str, *lt, *dis, *en, *ring, *ring2;
@@ -358,7 +371,11 @@ int main(int argc, char **argv)
 	}
 	snprintf(trace, sizeof(trace), "%s/user_bench.fxt", trace_dir);
 	setenv("FXTRACE_OUTPUT", trace, 1);
-	setenv("FXTRACE_MODE", "circular", 1);
+	/* "dropped" runs in a oneshot buffer, which it fills first. */
+	dropping = run && !strcmp(run, "dropped");
+	setenv("FXTRACE_MODE", dropping ? "oneshot" : "circular", 1);
+	if (dropping)
+		setenv("FXTRACE_BUFFER_SIZE", "16K", 1);
 	setenv("FXTRACE_CATEGORIES", "bench", 1);
 	devnull_file = fopen("/dev/null", "w");
 	devnull_fd = open("/dev/null", O_WRONLY);
@@ -372,10 +389,27 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (dropping) {
+		b_dropped(FILL_EVENTS);
+		dropped = fxt_thread_dropped();
+		if (!dropped) {
+			fprintf(stderr, "user_bench: %d events did not fill the buffer\n",
+				FILL_EVENTS);
+			return 1;
+		}
+	}
 	if (run) {
 		for (i = 0; i < (int)(sizeof(bodies) / sizeof(bodies[0])); i++)
 			if (!strcmp(run, bodies[i].name)) {
 				bodies[i].fn(iters);
+				/* Dropped, every one: what the count says. */
+				if (dropping &&
+				    fxt_thread_dropped() - dropped != (uint64_t)iters) {
+					fprintf(stderr, "user_bench: %ld events, %llu dropped\n",
+						iters, (unsigned long long)
+						(fxt_thread_dropped() - dropped));
+					return 1;
+				}
 				return 0;
 			}
 		fprintf(stderr, "user_bench: no body \"%s\"\n", run);

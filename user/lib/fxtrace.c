@@ -1102,29 +1102,35 @@ static void request_save(struct tbuf *t, __u64 wrap)
 }
 
 /* Room for words in the current half, moving to the other one if needed. */
+/* words fit in the half being written, or in the other one now. */
+static bool has_room(const struct tbuf *t, __u32 words)
+{
+	if ((__u64)(fxt_tls.limit - fxt_tls.next) >= words)
+		return true;
+	if (words > t->half_cap)
+		return false;
+	switch (rt.mode) {
+	case FXTRACE_MODE_ONESHOT:
+		return t->cur == 0;
+	case FXTRACE_MODE_STREAMING:
+		/*
+		 * The other half holds wrap - 1 until the controller saved it:
+		 * [saved] (kmod/buffer.c), paired with fxt_packet_ack().
+		 */
+		return __atomic_load_n(&t->hdr->saved_wraps, __ATOMIC_ACQUIRE) >=
+		       t->wraps;
+	}
+	return true;
+}
+
 static __u64 *reserve(struct tbuf *t, __u32 words)
 {
 	unsigned int other = t->cur ^ 1;
 
 	if ((__u64)(fxt_tls.limit - fxt_tls.next) >= words)
 		return (__u64 *)fxt_tls.next;
-	if (words > t->half_cap)
+	if (!has_room(t, words))
 		return NULL;
-	switch (rt.mode) {
-	case FXTRACE_MODE_ONESHOT:
-		if (t->cur == 1)
-			return NULL;
-		break;
-	case FXTRACE_MODE_STREAMING:
-		/*
-		 * The other half holds wrap - 1 until the controller saved it:
-		 * [saved] (kmod/buffer.c), paired with fxt_packet_ack().
-		 */
-		if (__atomic_load_n(&t->hdr->saved_wraps, __ATOMIC_ACQUIRE) <
-		    t->wraps)
-			return NULL;
-		break;
-	}
 	/*
 	 * Circular overwrites the other half; streaming has it saved.  The
 	 * wrap count is a sequence count for readers (fxt_flush): it
@@ -1216,6 +1222,21 @@ static void write_lost(struct tbuf *t, __u64 lost)
 	t->lost_written = lost;
 }
 
+/*
+ * The fewest words an event of this shape takes: its strings by index
+ * (inline ones, and string values, only add to it).
+ */
+static __u32 least_words(unsigned int type, unsigned int nargs,
+			 const struct fxtrace_arg *args)
+{
+	__u32 words = 2 + fxt_event_trailing_words(type);
+	unsigned int i;
+
+	for (i = 0; i < nargs; i++)
+		words += 1 + fxt_arg_fixed_words_(&args[i]);
+	return words;
+}
+
 static bool emit_slow(struct fxtrace_site *site, unsigned int type,
 		      uint64_t trailing, uint64_t end_time, unsigned int nargs,
 		      const struct fxtrace_arg *args)
@@ -1242,6 +1263,16 @@ static bool emit_slow(struct fxtrace_site *site, unsigned int type,
 		t = sync_session(t);
 		if (!t)
 			return false;
+	}
+	/*
+	 * A buffer waiting for its save (or a full oneshot) drops the event
+	 * before it costs anything more: the smallest it can be does not
+	 * fit.  A producer dropping events must not take the CPU its drainer
+	 * needs to catch up.
+	 */
+	if (!has_room(t, least_words(type, nargs, args))) {
+		drop(t);
+		return false;
 	}
 	now = fxt_now();
 	lost = __atomic_load_n(&rt.lost, __ATOMIC_RELAXED);
