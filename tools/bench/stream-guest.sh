@@ -10,8 +10,9 @@
 # rate per thread with zero drops (and reached by the producers: a rung
 # they fall short of ends the ladder); longer runs from that rate down the
 # ladder confirm it (the first that loses nothing) and give the CPU the
-# drainer (fxtrace record and fxtrace-drain) or the consumer daemon
-# (lttng-consumerd) spent per MB written.  Prints a table and writes
+# drainer (fxtrace-drain, from Start to its summary) or the consumer daemon
+# (lttng-consumerd, from `lttng start` to `lttng stop`) spent per MB
+# written, and the producers' CPU per event.  Prints a table and writes
 # $FXTRACE_OUT/stream.json.
 #
 # Usage: stream-guest.sh [SECONDS]: the confirming runs' length (10 by
@@ -33,19 +34,25 @@ hz=$(getconf CLK_TCK)
 
 value() { sed -n "s/^$1 //p" "$2"; }
 
-# One run of each: sets emitted, dropped, bytes, daemon_cpu (seconds).
+# One run of each: sets emitted, dropped, bytes, daemon_cpu (seconds) and
+# producer_cpu (the producer process's own, seconds).
 fxtrace_run() {	# SECONDS RATE
 	local total
 	rm -rf "$work" && mkdir -p "$work"
 	TIMEFORMAT='%3U %3S'
-	{ time "$bin/fxtrace" record -q -m streaming -c app -e none -B 1M \
+	{ time "$bin/fxtrace" record -m streaming -c app -e none -B 1M \
 		-o "$work/t.fxt" -- "$bin/stream_bench" fxtrace "$threads" "$1" "$2" \
 		>"$work/out" 2>"$work/err"; } 2>"$work/time"
 	emitted=$(value emitted "$work/out")
 	dropped=$(value dropped "$work/out")
+	producer_cpu=$(value cpu_s "$work/out")
 	bytes=$(stat -c %s "$work/t.fxt")
+	# The consumer daemon's CPU from Start to its summary, as
+	# lttng-consumerd's is counted from `lttng start` to `lttng stop`.
+	daemon_cpu=$(sed -n 's/^fxtrace-drain: \([0-9.]*\) s CPU .*/\1/p' "$work/err")
+	# And all of `fxtrace record` but the producer (before run 11).
 	total=$(tail -n 1 "$work/time")
-	daemon_cpu=$(awk -v t="$total" -v p="$(value cpu_s "$work/out")" \
+	record_cpu=$(awk -v t="$total" -v p="$producer_cpu" \
 		'BEGIN { split(t, a, " "); printf "%.3f", a[1] + a[2] - p }')
 }
 
@@ -72,6 +79,8 @@ lttng_run() {	# SECONDS RATE
 	t1=$(consumer_ticks)
 	lttng destroy >/dev/null
 	emitted=$(value emitted "$work/out")
+	producer_cpu=$(value cpu_s "$work/out")
+	record_cpu=null
 	dropped=$(sed -n 's/.*Warning: \([0-9]*\) events were discarded.*/\1/p' <<<"$stop")
 	dropped=${dropped:-0}
 	bytes=$(du -sb "$work/lt" | cut -f1)
@@ -96,15 +105,16 @@ lttng-sessiond --daemonize --no-kernel
 sessiond_pid=$(pgrep -o -x lttng-sessiond)
 
 row() {	# TOOL RATE SECONDS NOTE: a line of the table, from the last run
-	printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f%s\n' "$1" "$2" "$emitted" \
+	printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f %10.2f%s\n' "$1" "$2" "$emitted" \
 		"$dropped" "$3" "$(bc -l <<<"$bytes / 1000000")" "$daemon_cpu" \
-		"$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000 + 0.000001)")" "$4"
+		"$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000 + 0.000001)")" \
+		"$(bc -l <<<"$producer_cpu * 1000000 / ($emitted + 1)")" "$4"
 }
 
 json=$FXTRACE_OUT/stream.json
 echo "{" >"$json"
-printf '%-8s %12s %10s %10s %8s %12s %10s %10s\n' tool "rate/thread" emitted dropped \
-	seconds MB "daemon s" "ms CPU/MB"
+printf '%-8s %12s %10s %10s %8s %12s %10s %10s %10s\n' tool "rate/thread" emitted dropped \
+	seconds MB "daemon s" "ms CPU/MB" "prod us/ev"
 declare -A zero_drop cpu_per_mb
 for tool in fxtrace lttng; do
 	best=-1
@@ -113,7 +123,7 @@ for tool in fxtrace lttng; do
 		rate=${rates[i]}
 		"${tool}_run" "$rung_s" "$rate"
 		row "$tool" "$rate" "$rung_s" ""
-		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu},"
+		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu, \"record_cpu_s\": $record_cpu, \"producer_cpu_s\": $producer_cpu},"
 		[[ $dropped == 0 ]] || break
 		# A rung the producers did not reach (within 5 %) proves nothing
 		# about the daemon: the ladder ends there.
@@ -132,8 +142,8 @@ for tool in fxtrace lttng; do
 		"${tool}_run" "$hold_s" "$rate"
 		per_mb=$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000)")
 		row "$tool" "$rate" "$hold_s" "  (confirming run)"
-		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "cpu_ms_per_mb": %.2f}' \
-			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$per_mb")
+		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "record_cpu_s": %s, "producer_cpu_s": %s, "cpu_ms_per_mb": %.2f}' \
+			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$record_cpu" "$producer_cpu" "$per_mb")
 		if [[ $dropped == 0 ]]; then
 			confirmed=$rate
 			break
