@@ -50,6 +50,11 @@ fxtrace_run() {	# SECONDS RATE
 	# The consumer daemon's CPU from Start to its summary, as
 	# lttng-consumerd's is counted from `lttng start` to `lttng stop`.
 	daemon_cpu=$(sed -n 's/^fxtrace-drain: \([0-9.]*\) s CPU .*/\1/p' "$work/err")
+	if [[ -z $daemon_cpu ]]; then
+		echo "stream-guest.sh: fxtrace-drain printed no CPU line:" >&2
+		cat "$work/err" >&2
+		exit 1
+	fi
 	# And all of `fxtrace record` but the producer (before run 11).
 	total=$(tail -n 1 "$work/time")
 	record_cpu=$(awk -v t="$total" -v p="$producer_cpu" \
