@@ -1237,43 +1237,54 @@ static __u32 least_words(unsigned int type, unsigned int nargs,
 	return words;
 }
 
-static bool emit_slow(struct fxtrace_site *site, unsigned int type,
-		      uint64_t trailing, uint64_t end_time, unsigned int nargs,
-		      const struct fxtrace_arg *args)
+/*
+ * The buffer an event goes to, or NULL when it is not written: its site
+ * turned out disabled, there is no buffer (lost), or the event cannot fit
+ * (dropped).  A buffer waiting for its save, or a full oneshot, drops the
+ * event here, before it costs anything more (emit_slow()'s frame
+ * included): a producer dropping events must not take the CPU its
+ * drainer needs to catch up.
+ */
+static struct tbuf *emit_buffer(struct fxtrace_site *site, unsigned int type,
+				unsigned int nargs,
+				const struct fxtrace_arg *args)
 {
-	struct text cat, name, argn[FXT_ARGS_MAX], argv[FXT_ARGS_MAX];
 	struct tbuf *t = self;
-	__u32 words, i, n, aw;
-	__u64 *p, now, lost;
 
 	if (__builtin_expect(site->enabled == &fxt_unresolved, 0)) {
 		resolve(site, type, nargs, args);
 		if (!*site->enabled)
-			return false;
+			return NULL;
 	}
 	if (!t) {
 		t = attach();
 		if (!t) {
 			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
-			return false;
+			return NULL;
 		}
 	}
 	if (rt.module && fxt_tls.generation !=
 	    __atomic_load_n(&rt.page->generation, __ATOMIC_ACQUIRE)) {
 		t = sync_session(t);
 		if (!t)
-			return false;
+			return NULL;
 	}
-	/*
-	 * A buffer waiting for its save (or a full oneshot) drops the event
-	 * before it costs anything more: the smallest it can be does not
-	 * fit.  A producer dropping events must not take the CPU its drainer
-	 * needs to catch up.
-	 */
 	if (!has_room(t, least_words(type, nargs, args))) {
 		drop(t);
-		return false;
+		return NULL;
 	}
+	return t;
+}
+
+static __attribute__((noinline)) bool
+emit_slow(struct tbuf *t, struct fxtrace_site *site, unsigned int type,
+	  uint64_t trailing, uint64_t end_time, unsigned int nargs,
+	  const struct fxtrace_arg *args)
+{
+	struct text cat, name, argn[FXT_ARGS_MAX], argv[FXT_ARGS_MAX];
+	__u32 words, i, n, aw;
+	__u64 *p, now, lost;
+
 	now = fxt_now();
 	lost = __atomic_load_n(&rt.lost, __ATOMIC_RELAXED);
 	if (lost != t->lost_written)
@@ -1353,6 +1364,7 @@ bool fxt_emit(struct fxtrace_site *site, unsigned int event_type,
 	      uint64_t trailing, uint64_t end_time, unsigned int nargs,
 	      const struct fxtrace_arg *args)
 {
+	struct tbuf *t;
 	bool written;
 
 	if (!enter()) {
@@ -1363,7 +1375,9 @@ bool fxt_emit(struct fxtrace_site *site, unsigned int event_type,
 			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
 		return false;
 	}
-	written = emit_slow(site, event_type, trailing, end_time, nargs, args);
+	t = emit_buffer(site, event_type, nargs, args);
+	written = t && emit_slow(t, site, event_type, trailing, end_time,
+				 nargs, args);
 	leave();
 	return written;
 }
