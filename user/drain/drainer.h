@@ -43,6 +43,7 @@ struct write_op {
 	bool written;			/* all of them */
 	bool has_ack;
 	uint64_t records;		/* in the chunk, for -v */
+	uint64_t read_ns;		/* when the save's packet was read */
 	struct fxtrace_packet pkt;	/* the ack; lives until its CQE */
 };
 
@@ -96,6 +97,14 @@ struct drain {
 	/* The flush mark and the session window after it, one write. */
 	__u64 mark[FLUSH_MARK_WORDS + WINDOW_MARK_WORDS];
 
+	/*
+	 * How long saves wait for their ack, from the read of their packet
+	 * (CLOCK_MONOTONIC) to the ack's submission: a producer drops when
+	 * that outlasts the filling of its other half.  For -v.
+	 */
+	uint64_t packets_read_ns;
+	uint64_t acked, ack_ns_max, acked_slow;
+
 	struct op packets_op, signal_op, tick_op, mark_op, probes_op;
 	struct fxtrace_packet packets[PACKETS_PER_READ];
 	struct signalfd_siginfo siginfo;
@@ -109,6 +118,9 @@ struct drain {
 };
 
 #define RING_ENTRIES	256
+
+/* A save acknowledged later than this after its packet was read is slow. */
+#define ACK_SLOW_NS	(10 * 1000000ULL)
 
 /* The drainer's name for each mode (options.c). */
 extern const char *const mode_names[__FXTRACE_MODE_COUNT];

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "drainer.h"
@@ -138,9 +139,23 @@ static int write_all(struct drain *d, const void *data, size_t len,
 	return 0;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static struct io_uring_sqe *submit_ack(struct drain *d, struct write_op *w)
 {
 	struct io_uring_sqe *sqe = get_sqe(d);
+	uint64_t waited = monotonic_ns() - w->read_ns;
+
+	d->acked++;
+	if (waited > d->ack_ns_max)
+		d->ack_ns_max = waited;
+	d->acked_slow += waited > ACK_SLOW_NS;
 
 	io_uring_prep_write(sqe, d->c.fd, &w->pkt, sizeof(w->pkt), 0);
 	io_uring_sqe_set_data(sqe, &w->ack);
@@ -255,6 +270,7 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 	w->records = records;
 	if (save) {
 		w->has_ack = true;
+		w->read_ns = d->packets_read_ns;
 		w->pkt = *save;
 		w->pkt.request = FXTRACE_PKT_BUFFER_SAVED;
 	}
@@ -344,6 +360,7 @@ static void on_cqe(struct drain *d, struct io_uring_cqe *cqe)
 				d->error = res;
 			return;
 		}
+		d->packets_read_ns = monotonic_ns();
 		/* What producers wrote until now is inside the window. */
 		output_set_now(&d->out, session_now(d));
 		for (i = 0; i < res / (int)sizeof(struct fxtrace_packet); i++)

@@ -53,7 +53,7 @@ static void usage(FILE *f)
 		"  -o, --output=OUT       output file [default: fxtrace.fxt]\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"
-		"                         acknowledged save\n"
+		"                         acknowledged save, and say how long saves waited\n"
 		"  -h, --help             this help\n"
 		"      --version          the fxtrace ABI this drainer speaks\n"
 		"\n"

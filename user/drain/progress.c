@@ -152,6 +152,11 @@ void summary(const struct drain *d)
 		print_refusals(t.refused, t.repaired);
 	}
 	output_report_lost(&d->out, stderr);
+	if (d->opt.verbose && d->acked)
+		fprintf(stderr, "fxtrace-drain: %llu saves acknowledged, the slowest %.1f ms after its packet was read, %llu after more than %llu ms\n",
+			(unsigned long long)d->acked, d->ack_ns_max / 1e6,
+			(unsigned long long)d->acked_slow,
+			(unsigned long long)(ACK_SLOW_NS / 1000000));
 	if (d->probes)
 		probes_summary(d->probes, d->probe_events);
 }

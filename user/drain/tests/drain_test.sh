@@ -111,6 +111,15 @@ run oneshot -m oneshot -B 16K -- "$progs/producer" 1 5000
 check_strict "$out/oneshot.fxt" oneshot
 exact oneshot 1 5000
 
+# -v: each ack, then how long saves waited for theirs, counting the same acks.
+run acks -v -m streaming -B 16K -- "$progs/producer" 1 20000 100
+exact acks 1 20000
+summary_has acks '^fxtrace-drain: [1-9][0-9]* saves acknowledged, the slowest [0-9]+\.[0-9] ms after its packet was read, [0-9]+ after more than 10 ms$'
+saved=$(grep -c '^fxtrace-drain: saved buffer ' "$out/acks.stderr")
+acked=$(sed -n 's/^fxtrace-drain: \([0-9]*\) saves acknowledged.*/\1/p' "$out/acks.stderr")
+[[ $saved == "$acked" ]]
+result $? "acks: $acked saves acknowledged, $saved acks reported one by one"
+
 # Circular: the newest events; nothing is dropped, older ones overwritten.
 run circular -m circular -B 16K -- "$progs/producer" 2 5000
 check_strict "$out/circular.fxt" circular
