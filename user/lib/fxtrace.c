@@ -1101,7 +1101,6 @@ static void request_save(struct tbuf *t, __u64 wrap)
 	ioctl(rt.fd, FXTRACE_IOC_BUFFER_FULL, &full);
 }
 
-/* Room for words in the current half, moving to the other one if needed. */
 /* words fit in the half being written, or in the other one now. */
 static bool has_room(const struct tbuf *t, __u32 words)
 {
@@ -1123,6 +1122,7 @@ static bool has_room(const struct tbuf *t, __u32 words)
 	return true;
 }
 
+/* Room for words in the current half, moving to the other one if needed. */
 static __u64 *reserve(struct tbuf *t, __u32 words)
 {
 	unsigned int other = t->cur ^ 1;
