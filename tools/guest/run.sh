@@ -12,6 +12,7 @@
 #   -t SECS   hard timeout of the whole run (default 300): qemu is killed
 #   -o DIR    results; created, and earlier results in it are removed
 #   $GUEST_ACCEL  QEMU's -accel (default tcg,thread=single)
+#   $GUEST_MEM    the guest's memory (default 1G; its /tmp holds half)
 #   TEST      host path of an executable, optionally with arguments in the same
 #             word ("prog arg1 arg2", split on blanks)
 #
@@ -192,10 +193,12 @@ cmdline+=" fxtrace_out=$out${extra:+ $extra}"
 # kernel text (a tracepoint, kprobe or static key turned on) while 9p writes
 # back hangs the guest within seconds; see Documentation/testing.rst.
 accel=${GUEST_ACCEL:-tcg,thread=single}
+mem=${GUEST_MEM:-1G}
+[[ $mem =~ ^[1-9][0-9]*[MG]$ ]] || { echo "run.sh: GUEST_MEM is a size like 1G or 3072M, not '$mem'" >&2; exit 2; }
 
 start=$EPOCHREALTIME
 qemu_rc=0
-timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 1G \
+timeout -k 5 "$timeout_s" qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m "$mem" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial "file:$state/console.raw" \
 	-kernel "$image" -initrd "$initramfs" -append "$cmdline" \
