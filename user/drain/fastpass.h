@@ -95,6 +95,18 @@ void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
 size_t fast_run(struct fast_pass *fp, const unsigned char *p, size_t len,
 		size_t room, uint64_t *records, uint64_t *last_ts);
 
+/*
+ * fast_run() on len bytes copied from src to dst as they are judged: each
+ * record is copied before it is judged, and judged from its copy, so
+ * nothing a producer writes into src meanwhile reaches what was judged.
+ * Returns the bytes accepted; the record it stopped at may be copied only
+ * in part.  One pass over the producer's bytes instead of a copy and a
+ * pass (Documentation/performance.rst, "Streaming against LTTng-UST").
+ */
+size_t fast_copy_run(struct fast_pass *fp, unsigned char *dst,
+		     const unsigned char *src, size_t len, uint64_t *records,
+		     uint64_t *last_ts);
+
 /* The full path handled a record: forget what it may have (re)defined. */
 void fast_forget(struct fast_pass *fp, const struct fxt_record *rec);
 

@@ -974,23 +974,52 @@ static size_t judge_span(struct output *o, struct drain_buffer *db,
 }
 
 /*
+ * Copy the record at src (avail bytes left) to dst for the full path: the
+ * words its header frames, or all that is left when it frames none that
+ * fits.  The header is stored as it was read, so the copy frames what was
+ * copied.  Returns the bytes copied.
+ */
+static size_t copy_record_out(unsigned char *dst, const unsigned char *src,
+			      size_t avail)
+{
+	uint64_t raw, h, size;
+
+	if (avail < sizeof(raw)) {
+		memcpy(dst, src, avail);
+		return avail;
+	}
+	memcpy(&raw, src, sizeof(raw));
+	h = le64toh(raw);
+	size = 8 * ((h & 15) == FXT_REC_LARGE ? fxt_bits(h, 4, 35) :
+						 fxt_bits(h, 4, 15));
+	if (!size || size > avail)
+		size = avail;
+	memcpy(dst, &raw, sizeof(raw));
+	memcpy(dst + sizeof(raw), src + sizeof(raw), size - sizeof(raw));
+	return size;
+}
+
+/*
  * Copy len bytes at src out of the mapping, and append the valid records
  * to c.  Returns the bytes framed as records; *unframed is set when a
  * record could not be framed (size 0), which ends the span.
  *
  * With the fast pass the copy goes straight to the end of the chunk and
  * is judged there: accepted records stay where they are, or move down over
- * refused ones, so they are copied once.  Only a kernel object that a
- * repair could make longer than the room refused records left sends the
- * rest of the span through o->scratch.
+ * refused ones, so they are copied once.  The fast pass copies each record
+ * just before it judges it (fast_copy_run()), and a record it leaves to the
+ * full path is copied whole first: one pass over the mapping, and nothing
+ * judged that was not copied.  Only a kernel object that a repair could
+ * make longer than the room refused records left sends the rest of the
+ * span through o->scratch.
  */
 static size_t add_records(struct output *o, struct drain_buffer *db,
 			  const unsigned char *src, size_t len,
 			  struct chunk *c, uint64_t *records, bool *unframed)
 {
 	struct fast_pass *fp = fast_for(o, db);
-	const unsigned char *span;
-	size_t off = 0, run;
+	size_t off = 0, copied = 0, run;
+	unsigned char *span;
 	ssize_t n;
 
 	*unframed = false;
@@ -1002,25 +1031,28 @@ static size_t add_records(struct output *o, struct drain_buffer *db,
 				  unframed);
 	}
 	span = c->data + c->len;
-	memcpy((unsigned char *)span, src, len);
 	while (off < len) {
-		run = fast_run(fp, span + off, len - off, len - off, records,
-			       &db->last_ts);
+		run = fast_copy_run(fp, span + off, src + off, len - off,
+				    records, &db->last_ts);
 		chunk_put(c, span + off, run);
 		off += run;
 		if (off == len)
 			break;
-		if (may_grow(span + off, len - off) &&
+		copied = off + copy_record_out(span + off, src + off, len - off);
+		if (may_grow(span + off, copied - off) &&
 		    (size_t)(span + off - (c->data + c->len)) <
 		    KOBJ_REPAIRED_MAX) {
 			if (scratch_reserve(o, len - off))
 				return off;
-			memcpy(o->scratch, span + off, len - off);
+			memcpy(o->scratch, span + off, copied - off);
+			memcpy(o->scratch + (copied - off), src + copied,
+			       len - copied);
 			return off + judge_span(o, db, fp, o->scratch,
 						len - off, off, c, records,
 						unframed);
 		}
-		n = add_record(o, db, span + off, len - off, off, c, records);
+		n = add_record(o, db, span + off, copied - off, off, c,
+			       records);
 		if (n <= 0) {
 			*unframed = n < 0;
 			break;

@@ -14,6 +14,7 @@
  */
 #include <dirent.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1439,6 +1440,93 @@ static int test_retired_memory(void)
 	return 0;
 }
 
+/*
+ * A producer rewriting a half while the drainer copies and judges it:
+ * another thread flips each record's argument between a defined name and
+ * an undefined one (same size).  Every record must be either written as
+ * it was judged or refused, never judged in one state and written in the
+ * other: the file passes the strict check, and written plus refused is
+ * every record of every half.
+ */
+#define FLIP_STRIDE	64	/* every 64th record is flipped */
+
+struct flipper {
+	__u64 *args;		/* the first argument header of each record */
+	size_t count;
+	int stop;
+};
+
+static void *flip(void *arg)
+{
+	struct flipper *fl = arg;
+	const __u64 good = fxt_arg_hdr(FXT_ARG_INT64, 2, 3, 0);
+	const __u64 bad = fxt_arg_hdr(FXT_ARG_INT64, 2, 9, 0);
+	size_t i;
+
+	/* Few records, flipped often: each is judged mid-flip many times. */
+	for (unsigned int round = 0; !__atomic_load_n(&fl->stop,
+						     __ATOMIC_RELAXED); round++)
+		for (i = 0; i < fl->count; i += FLIP_STRIDE)
+			__atomic_store_n(&fl->args[i * 4],
+					 round & 1 ? bad : good,
+					 __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static int test_fast_copy_race(void)
+{
+	const size_t count = 16384, halves = 200;
+	struct fxtctl_span half;
+	struct drain_buffer *db;
+	struct flipper fl;
+	struct walk walk;
+	pthread_t thread;
+	__u64 w[16], *p;
+	struct fake f;
+	struct chunk c;
+	size_t i;
+	__u32 n;
+
+	start();
+	fake_new(&f, 5, FXTRACE_BUFFER_TASK, PID, TID, 4096, 32 * count,
+		 NULL);
+	n = fxt_write_thread(w, 1, PID, TID);
+	n += fxt_write_string(w + n, 1, "app", 3);
+	n += fxt_write_string(w + n, 2, "tick", 4);
+	n += fxt_write_string(w + n, 3, "i", 1);
+	put_words(&f, w, n);
+	p = (__u64 *)(f.data + f.hdr->durable_size);
+	for (i = 0; i < count; i++) {
+		p[4 * i] = fxt_event_hdr(4, FXT_EVENT_INSTANT, 1, 1, 1, 2);
+		p[4 * i + 1] = START + SECOND + i;
+		p[4 * i + 2] = fxt_arg_hdr(FXT_ARG_INT64, 2, 3, 0);
+		p[4 * i + 3] = i;
+	}
+	fl = (struct flipper){ .args = p + 2, .count = count };
+	ASSERT_EQ(0, pthread_create(&thread, NULL, flip, &fl));
+	half = (struct fxtctl_span){ .ptr = (unsigned char *)p,
+				     .len = 32 * count };
+	for (i = 0; i < halves; i++) {
+		half.wrap = 2 * i;
+		ASSERT_EQ(0, output_half(&out, &f.b, &half, &c));
+		file_add(&c);
+		chunk_free(&c);
+	}
+	__atomic_store_n(&fl.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thread, NULL);
+	db = output_find(&out, f.b.id);
+	printf("# %llu written, %llu refused\n",
+	       (unsigned long long)db->records, (unsigned long long)db->invalid);
+	/* The thread and the 3 strings of the durable part, then the halves. */
+	ASSERT_EQ(4 + count * halves, db->records + db->invalid);
+	ASSERT_TRUE(db->records > 4 + (count - count / FLIP_STRIDE) * halves);
+	ASSERT_TRUE(db->invalid > 0);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(db->records - 4, walk.events);
+	fake_free(&f);
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "producer records about others, interpreted kinds, out of window: refused", test_forgery },
 	{ "task buffers named from the kernel's header", test_comm_name },
@@ -1453,6 +1541,7 @@ static const struct tap_test tests[] = {
 	{ "fast pass = full decoder: the decoder's vectors, the Perfetto corpus", test_fast_corpora },
 	{ "fast pass = full decoder: generated and mutated halves", test_fast_generated },
 	{ "fast pass = full decoder: random words", test_fast_garbage },
+	{ "a half rewritten while it is judged: judged as written", test_fast_copy_race },
 };
 
 static int bench(size_t count)
@@ -1489,6 +1578,13 @@ int main(int argc, char **argv)
 {
 	int ret;
 
+	/*
+	 * Memory malloc() returns or free() takes is filled, so that nothing
+	 * reads bytes a chunk was not given: the same input goes through
+	 * twice, and a chunk that reused the last one's memory would
+	 * otherwise find the right bytes there.
+	 */
+	mallopt(M_PERTURB, 0xa5);
 	if (argc == 3 && !strcmp(argv[1], "--bench"))
 		return bench((size_t)atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "--diff"))
