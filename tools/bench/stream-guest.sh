@@ -15,10 +15,11 @@
 # written, and the producers' CPU per event.  Prints a table and writes
 # $FXTRACE_OUT/stream.json.
 #
-# Usage: stream-guest.sh [SECONDS]: the confirming runs' length (30 by
-# default, the issue's; /tmp must hold that long a run: stream.sh gives
-# the guest 3 GiB).  STREAM_RUNG_SECONDS (2) and STREAM_RATES (events/s
-# per thread) change the ladder when run by hand.
+# Usage: stream-guest.sh [SECONDS [RATES]]: the confirming runs' length
+# (30 by default, the issue's; /tmp must hold that long a run at the top
+# rate: stream.sh gives the guest 5 GiB) and the ladder, events/s per
+# thread separated by commas (make bench-stream passes STREAM_RATES).
+# STREAM_RUNG_SECONDS (2) changes the rungs' length when run by hand.
 
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +27,10 @@ bin=$root/build/bin
 threads=2
 rung_s=${STREAM_RUNG_SECONDS:-2}
 hold_s=${1:-30}
-read -ra rates <<<"${STREAM_RATES:-25000 50000 75000 100000 125000 150000 200000 250000 300000 350000 400000}"
+IFS=, read -ra rates <<<"${2:-25000,50000,75000,100000,125000,150000,200000,250000,300000,350000,400000,500000,600000}"
+for rate in "${rates[@]}"; do
+	[[ $rate =~ ^[1-9][0-9]*$ ]] || { echo "stream-guest.sh: a rate is a number of events/s, not '$rate'" >&2; exit 2; }
+done
 work=/tmp/stream-bench
 export HOME=/tmp/lttng-home LTTNG_HOME=/tmp/lttng-home
 mkdir -p "$HOME"

@@ -6,22 +6,28 @@
 # drainer's and the consumer daemon's CPU per MB
 # (tools/bench/stream-guest.sh).  Results: the table on stdout,
 # build/bench/stream.json.  STREAM_SECONDS: the confirming runs' length
-# (default 30, the issue's).
+# (default 30, the issue's); STREAM_RATES: the ladder, events/s per thread
+# separated by spaces or commas (default 25,000 to 600,000).
+# GUEST_ACCEL=tcg runs the guest's vCPUs on a host thread each
+# (Documentation/performance.rst, "Streaming against LTTng-UST").
 
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=build/bench/stream-run
 mkdir -p build/bench
-# The guest sees no environment from here: the length goes as an argument.
+# The guest sees no environment from here: the length and the ladder go
+# as arguments.
 seconds=${STREAM_SECONDS:-30}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "stream.sh: STREAM_SECONDS must be a number of seconds, not '$seconds'" >&2; exit 2; }
+rates=$(tr -s ' ,' ',' <<<"${STREAM_RATES:-}" | sed 's/^,//; s/,$//')
+[[ $rates =~ ^([1-9][0-9]*(,|$))*$ ]] || { echo "stream.sh: STREAM_RATES must be events/s per thread, not '$STREAM_RATES'" >&2; exit 2; }
 # The host's load goes with the figures (the guest's vCPUs are host
 # threads): its 1-minute average covers the end of the run.
-# 3 GiB: the guest's /tmp (half of it) holds a 30-s run at 2 x 400,000
-# events/s of 48 bytes (1.15 GB), for both tools.
-GUEST_MEM=${GUEST_MEM:-3G} tools/guest/run.sh -t $((600 + 6 * seconds)) \
+# 5 GiB: the guest's /tmp (half of it) holds a 30-s run at 2 x 600,000
+# events/s of 48 bytes (1.73 GB), for both tools.
+GUEST_MEM=${GUEST_MEM:-5G} tools/guest/run.sh -t $((900 + 12 * seconds)) \
 	-m kmod/fxtrace.ko -o "$out" \
-	"$PWD/tools/bench/stream-guest.sh $seconds"
+	"$PWD/tools/bench/stream-guest.sh $seconds $rates"
 echo "host after the run: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*\(load average\)/\1/')"
 cat "$out"/1-stream-guest.sh.log
 cp "$out"/files/1-stream-guest.sh/stream.json build/bench/stream.json
