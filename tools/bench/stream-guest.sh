@@ -38,8 +38,9 @@ hz=$(getconf CLK_TCK)
 
 value() { sed -n "s/^$1 //p" "$2"; }
 
-# One run of each: sets emitted, dropped, bytes, daemon_cpu (seconds) and
-# producer_cpu (the producer process's own, seconds).
+# One run of each: sets emitted, dropped, bytes, daemon_cpu (seconds),
+# producer_cpu (the producer process's own, seconds) and max_burst (the
+# most events a thread emitted at once, catching up after a late step).
 fxtrace_run() {	# SECONDS RATE
 	local total
 	rm -rf "$work" && mkdir -p "$work"
@@ -50,6 +51,7 @@ fxtrace_run() {	# SECONDS RATE
 	emitted=$(value emitted "$work/out")
 	dropped=$(value dropped "$work/out")
 	producer_cpu=$(value cpu_s "$work/out")
+	max_burst=$(value max_burst "$work/out")
 	bytes=$(stat -c %s "$work/t.fxt")
 	# The consumer daemon's CPU from Start to its summary, as
 	# lttng-consumerd's is counted from `lttng start` to `lttng stop`.
@@ -89,6 +91,7 @@ lttng_run() {	# SECONDS RATE
 	lttng destroy >/dev/null
 	emitted=$(value emitted "$work/out")
 	producer_cpu=$(value cpu_s "$work/out")
+	max_burst=$(value max_burst "$work/out")
 	record_cpu=null
 	dropped=$(sed -n 's/.*Warning: \([0-9]*\) events were discarded.*/\1/p' <<<"$stop")
 	dropped=${dropped:-0}
@@ -114,16 +117,16 @@ lttng-sessiond --daemonize --no-kernel
 sessiond_pid=$(pgrep -o -x lttng-sessiond)
 
 row() {	# TOOL RATE SECONDS NOTE: a line of the table, from the last run
-	printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f %10.2f%s\n' "$1" "$2" "$emitted" \
+	printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f %10.2f %10s%s\n' "$1" "$2" "$emitted" \
 		"$dropped" "$3" "$(bc -l <<<"$bytes / 1000000")" "$daemon_cpu" \
 		"$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000 + 0.000001)")" \
-		"$(bc -l <<<"$producer_cpu * 1000000 / ($emitted + 1)")" "$4"
+		"$(bc -l <<<"$producer_cpu * 1000000 / ($emitted + 1)")" "$max_burst" "$4"
 }
 
 json=$FXTRACE_OUT/stream.json
 echo "{" >"$json"
-printf '%-8s %12s %10s %10s %8s %12s %10s %10s %10s\n' tool "rate/thread" emitted dropped \
-	seconds MB "daemon s" "ms CPU/MB" "prod us/ev"
+printf '%-8s %12s %10s %10s %8s %12s %10s %10s %10s %10s\n' tool "rate/thread" emitted dropped \
+	seconds MB "daemon s" "ms CPU/MB" "prod us/ev" "max burst"
 declare -A zero_drop cpu_per_mb
 for tool in fxtrace lttng; do
 	best=-1
@@ -132,7 +135,7 @@ for tool in fxtrace lttng; do
 		rate=${rates[i]}
 		"${tool}_run" "$rung_s" "$rate"
 		row "$tool" "$rate" "$rung_s" ""
-		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu, \"record_cpu_s\": $record_cpu, \"producer_cpu_s\": $producer_cpu},"
+		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu, \"record_cpu_s\": $record_cpu, \"producer_cpu_s\": $producer_cpu, \"max_burst\": $max_burst},"
 		[[ $dropped == 0 ]] || break
 		# A rung the producers did not reach (within 5 %) proves nothing
 		# about the daemon: the ladder ends there.
@@ -151,8 +154,8 @@ for tool in fxtrace lttng; do
 		"${tool}_run" "$hold_s" "$rate"
 		per_mb=$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000)")
 		row "$tool" "$rate" "$hold_s" "  (confirming run)"
-		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "record_cpu_s": %s, "producer_cpu_s": %s, "cpu_ms_per_mb": %.2f}' \
-			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$record_cpu" "$producer_cpu" "$per_mb")
+		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "record_cpu_s": %s, "producer_cpu_s": %s, "max_burst": %s, "cpu_ms_per_mb": %.2f}' \
+			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$record_cpu" "$producer_cpu" "$max_burst" "$per_mb")
 		if [[ $dropped == 0 ]]; then
 			confirmed=$rate
 			break

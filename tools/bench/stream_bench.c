@@ -10,9 +10,10 @@
  * user/drain/tests/soak.c), run under `fxtrace record`; with lttng, the
  * LTTng-UST tracepoint fxstream:tick of the same size (stream_tp.h), run
  * in an LTTng session.  Prints the events emitted, those fxtrace dropped
- * (LTTng counts its own: `lttng stop` reports them), the rate reached and
- * the process's CPU time, which tools/bench/stream-guest.sh subtracts from
- * the whole run's to get the drainer's.
+ * (LTTng counts its own: `lttng stop` reports them), the rate reached,
+ * the process's CPU time and the most events a thread emitted in one
+ * pacing step (a step that comes late catches up at once: RATE / 1000
+ * when none did).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ struct producer {
 	int lttng;
 	double seconds, rate;
 	long long emitted;
+	long long max_burst;	/* the most events one pacing step emitted */
 	uint64_t dropped;
 };
 
@@ -52,6 +54,8 @@ static void *run(void *arg)
 
 	while ((elapsed = now() - start) < p->seconds) {
 		target = (long long)(p->rate * elapsed);
+		if (target - p->emitted > p->max_burst)
+			p->max_burst = target - p->emitted;
 		while (p->emitted < target) {
 			if (p->lttng)
 				lttng_ust_tracepoint(fxstream, tick, p->emitted, text);
@@ -69,7 +73,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-	long long emitted = 0;
+	long long emitted = 0, max_burst = 0;
 	uint64_t dropped = 0;
 	struct producer *p;
 	struct rusage ru;
@@ -105,12 +109,15 @@ int main(int argc, char **argv)
 		pthread_join(p[i].thread, NULL);
 		emitted += p[i].emitted;
 		dropped += p[i].dropped;
+		if (p[i].max_burst > max_burst)
+			max_burst = p[i].max_burst;
 	}
 	getrusage(RUSAGE_SELF, &ru);
-	printf("emitted %lld\ndropped %llu\nrate %.0f\ncpu_s %.3f\n", emitted,
-	       (unsigned long long)dropped, (double)emitted / seconds,
+	printf("emitted %lld\ndropped %llu\nrate %.0f\ncpu_s %.3f\nmax_burst %lld\n",
+	       emitted, (unsigned long long)dropped, (double)emitted / seconds,
 	       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6,
+	       max_burst);
 	free(p);
 	return 0;
 }
