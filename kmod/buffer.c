@@ -321,6 +321,7 @@ void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 	hdr->wrap_count = 0;
 	hdr->requested_wraps = 0;
 	hdr->saved_wraps = 0;
+	hdr->save_requested_ns = 0;
 	hdr->dropped_records = 0;
 	if (disposition == FXTRACE_START_CLEAR_ALL) {
 		buf->durable_pos = hdr->durable_reserved;
@@ -328,6 +329,22 @@ void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 		hdr->flags &= ~FXTRACE_BUFFER_DURABLE_FULL;
 	}
 	smp_wmb(); /* [clear]: before the session page says STARTED */
+}
+
+/*
+ * Ask the controller to save half wrap (streaming): the time of the
+ * request, then the request, then the packet ([snapshot]: the packet
+ * queue's lock orders both before the controller's read of the packet).
+ * Any context: the kernel writer calls it with interrupts off.
+ */
+void fxt_buffer_request_save(struct fxt_buffer *buf, u64 wrap)
+{
+	struct fxtrace_buffer_header *hdr = buf->hdr;
+
+	WRITE_ONCE(hdr->save_requested_ns, ktime_get_mono_fast_ns());
+	WRITE_ONCE(hdr->requested_wraps, wrap + 1);
+	fxt_packet_queue(buf->session, FXTRACE_PKT_SAVE_BUFFER, wrap & 1,
+			 buf->id, wrap, true);
 }
 
 /* Move to the other rolling half, if the mode allows it now. */
@@ -348,9 +365,7 @@ static bool fxt_kbuf_switch(struct fxt_buffer *buf)
 		 */
 		if (smp_load_acquire(&hdr->saved_wraps) < wrap)
 			return false;
-		WRITE_ONCE(hdr->requested_wraps, wrap + 1);
-		fxt_packet_queue(buf->session, FXTRACE_PKT_SAVE_BUFFER,
-				 wrap & 1, buf->id, wrap, true);
+		fxt_buffer_request_save(buf, wrap);
 		break;
 	}
 	buf->wrap = wrap + 1;

@@ -236,9 +236,7 @@ long fxt_ioctl_buffer_full(void __user *argp)
 		ret = -EINVAL;
 	} else {
 		fxt_buffer_snapshot(buf);
-		WRITE_ONCE(hdr->requested_wraps, full.wrap + 1);
-		fxt_packet_queue(s, FXTRACE_PKT_SAVE_BUFFER, full.wrap & 1,
-				 buf->id, full.wrap, true);
+		fxt_buffer_request_save(buf, full.wrap);
 	}
 	raw_spin_unlock(&s->tasks_lock);
 out:

@@ -146,6 +146,50 @@ TEST_F(stream, save_and_ack)
 	ASSERT_EQ(3, self->h->requested_wraps);
 }
 
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* save_requested_ns (ABI 0.5): the time of BUFFER_FULL's request, kept. */
+TEST_F(stream, save_requested_ns)
+{
+	struct fxtrace_packet p[4];
+	__u32 id = self->a.buffer_id;
+	__u64 before, after, first;
+
+	ASSERT_EQ(sizeof(struct fxtrace_buffer_header), self->h->header_size);
+	ASSERT_EQ(0, self->h->save_requested_ns);
+
+	fill_half(self, 0, 16);
+	before = monotonic_ns();
+	ASSERT_EQ(0, buffer_full(self->fd2, id, 0));
+	after = monotonic_ns();
+	first = self->h->save_requested_ns;
+	ASSERT_LE(before, first);
+	ASSERT_GE(after, first);
+	ASSERT_EQ(1, drain(self->fd, p, 4));
+
+	/* Refused requests leave it as it was. */
+	ASSERT_ERRNO(EINVAL, buffer_full(self->fd2, id, 0));
+	ASSERT_ERRNO(EINVAL, buffer_full(self->fd2, id, 1));
+	ASSERT_EQ(first, self->h->save_requested_ns);
+	ASSERT_EQ(16, ack(self->fd, 0, id, 0));
+	ASSERT_EQ(first, self->h->save_requested_ns);
+
+	usleep(2000);
+	fill_half(self, 1, 16);
+	before = monotonic_ns();
+	ASSERT_EQ(0, buffer_full(self->fd2, id, 1));
+	after = monotonic_ns();
+	ASSERT_LE(before, self->h->save_requested_ns);
+	ASSERT_GE(after, self->h->save_requested_ns);
+	ASSERT_LE(first + 2000000, self->h->save_requested_ns);
+}
+
 TEST_F(stream, clamp)
 {
 	__u32 id = self->a.buffer_id;
@@ -237,6 +281,7 @@ TEST_F_TIMEOUT(nosess, cpu_streaming, 60)
 	struct fxtrace_buffer_info bi;
 	struct fxtrace_packet p;
 	cpu_set_t set;
+	__u64 t0;
 	__u32 id;
 	int i;
 
@@ -258,8 +303,12 @@ TEST_F_TIMEOUT(nosess, cpu_streaming, 60)
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	id = 1;
 
+	t0 = monotonic_ns();
 	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
 	ASSERT_EQ(0, next_save(self->fd, id, &p, 20000)) TH_LOG("no SAVE_BUFFER for cpu%u", h->cpu);
+	/* The kernel's writer stamped its request, on the same clock. */
+	ASSERT_LE(t0, h->save_requested_ns);
+	ASSERT_GE(monotonic_ns(), h->save_requested_ns);
 	ASSERT_PKT(p, FXTRACE_PKT_SAVE_BUFFER, 0, id, 0);
 	ASSERT_EQ(1, h->requested_wraps);
 	ASSERT_EQ(0, h->saved_wraps);

@@ -39,13 +39,17 @@ hz=$(getconf CLK_TCK)
 value() { sed -n "s/^$1 //p" "$2"; }
 
 # One run of each: sets emitted, dropped, bytes, daemon_cpu (seconds),
-# producer_cpu (the producer process's own, seconds) and max_burst (the
-# most events a thread emitted at once, catching up after a late step).
+# producer_cpu (the producer process's own, seconds), max_burst (the
+# most events a thread emitted at once, catching up after a late step)
+# and, for fxtrace, save_ms and fill_ms: the slowest save from the
+# module's request to its ack and the fastest filling of a half (-v's
+# figures, Documentation/drain.rst); a producer drops when a save
+# outlasts the filling of its other half.
 fxtrace_run() {	# SECONDS RATE
 	local total
 	rm -rf "$work" && mkdir -p "$work"
 	TIMEFORMAT='%3U %3S'
-	{ time "$bin/fxtrace" record -m streaming -c app -e none -B 1M \
+	{ time "$bin/fxtrace" record -v -m streaming -c app -e none -B 1M \
 		-o "$work/t.fxt" -- "$bin/stream_bench" fxtrace "$threads" "$1" "$2" \
 		>"$work/out" 2>"$work/err"; } 2>"$work/time"
 	emitted=$(value emitted "$work/out")
@@ -53,6 +57,8 @@ fxtrace_run() {	# SECONDS RATE
 	producer_cpu=$(value cpu_s "$work/out")
 	max_burst=$(value max_burst "$work/out")
 	bytes=$(stat -c %s "$work/t.fxt")
+	read -r save_ms fill_ms < <(sed -nE 's/^fxtrace-drain: task +[0-9]+ saves acknowledged up to ([0-9.]+) ms .* the fastest half filled in ([0-9.]+) ms$/\1 \2/p' "$work/err")
+	save_ms=${save_ms:-null} fill_ms=${fill_ms:-null}
 	# The consumer daemon's CPU from Start to its summary, as
 	# lttng-consumerd's is counted from `lttng start` to `lttng stop`.
 	daemon_cpu=$(sed -n 's/^fxtrace-drain: \([0-9.]*\) s CPU .*/\1/p' "$work/err")
@@ -92,7 +98,7 @@ lttng_run() {	# SECONDS RATE
 	emitted=$(value emitted "$work/out")
 	producer_cpu=$(value cpu_s "$work/out")
 	max_burst=$(value max_burst "$work/out")
-	record_cpu=null
+	record_cpu=null save_ms=null fill_ms=null
 	dropped=$(sed -n 's/.*Warning: \([0-9]*\) events were discarded.*/\1/p' <<<"$stop")
 	dropped=${dropped:-0}
 	bytes=$(du -sb "$work/lt" | cut -f1)
@@ -117,16 +123,18 @@ lttng-sessiond --daemonize --no-kernel
 sessiond_pid=$(pgrep -o -x lttng-sessiond)
 
 row() {	# TOOL RATE SECONDS NOTE: a line of the table, from the last run
-	printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f %10.2f %10s%s\n' "$1" "$2" "$emitted" \
+	local save_fill=-
+	[[ $save_ms == null ]] || save_fill=$save_ms/$fill_ms
+	printf '%-8s %12s %10s %10s %8s %12.2f %10s %10.1f %10.2f %10s %12s%s\n' "$1" "$2" "$emitted" \
 		"$dropped" "$3" "$(bc -l <<<"$bytes / 1000000")" "$daemon_cpu" \
 		"$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000 + 0.000001)")" \
-		"$(bc -l <<<"$producer_cpu * 1000000 / ($emitted + 1)")" "$max_burst" "$4"
+		"$(bc -l <<<"$producer_cpu * 1000000 / ($emitted + 1)")" "$max_burst" "$save_fill" "$4"
 }
 
 json=$FXTRACE_OUT/stream.json
 echo "{" >"$json"
-printf '%-8s %12s %10s %10s %8s %12s %10s %10s %10s %10s\n' tool "rate/thread" emitted dropped \
-	seconds MB "daemon s" "ms CPU/MB" "prod us/ev" "max burst"
+printf '%-8s %12s %10s %10s %8s %12s %10s %10s %10s %10s %12s\n' tool "rate/thread" emitted dropped \
+	seconds MB "daemon s" "ms CPU/MB" "prod us/ev" "max burst" "save/fill ms"
 declare -A zero_drop cpu_per_mb
 for tool in fxtrace lttng; do
 	best=-1
@@ -135,7 +143,7 @@ for tool in fxtrace lttng; do
 		rate=${rates[i]}
 		"${tool}_run" "$rung_s" "$rate"
 		row "$tool" "$rate" "$rung_s" ""
-		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu, \"record_cpu_s\": $record_cpu, \"producer_cpu_s\": $producer_cpu, \"max_burst\": $max_burst},"
+		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu, \"record_cpu_s\": $record_cpu, \"producer_cpu_s\": $producer_cpu, \"max_burst\": $max_burst, \"save_ms_max\": $save_ms, \"fill_ms_min\": $fill_ms},"
 		[[ $dropped == 0 ]] || break
 		# A rung the producers did not reach (within 5 %) proves nothing
 		# about the daemon: the ladder ends there.
@@ -154,8 +162,8 @@ for tool in fxtrace lttng; do
 		"${tool}_run" "$hold_s" "$rate"
 		per_mb=$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000)")
 		row "$tool" "$rate" "$hold_s" "  (confirming run)"
-		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "record_cpu_s": %s, "producer_cpu_s": %s, "max_burst": %s, "cpu_ms_per_mb": %.2f}' \
-			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$record_cpu" "$producer_cpu" "$max_burst" "$per_mb")
+		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "record_cpu_s": %s, "producer_cpu_s": %s, "max_burst": %s, "save_ms_max": %s, "fill_ms_min": %s, "cpu_ms_per_mb": %.2f}' \
+			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$record_cpu" "$producer_cpu" "$max_burst" "$save_ms" "$fill_ms" "$per_mb")
 		if [[ $dropped == 0 ]]; then
 			confirmed=$rate
 			break

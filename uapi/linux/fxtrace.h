@@ -21,7 +21,7 @@
 
 /* The ABI version; a new major is incompatible, a new minor adds to it. */
 #define FXTRACE_ABI_MAJOR	0
-#define FXTRACE_ABI_MINOR	4
+#define FXTRACE_ABI_MINOR	5
 
 #define FXTRACE_DEVICE		"/dev/fxtrace"
 
@@ -194,6 +194,13 @@ struct fxtrace_buffer_header {
 	 * zero.  ABI 0.3.
 	 */
 	char comm[16];
+	/*
+	 * Streaming: the CLOCK_MONOTONIC time, in ns, at which the kernel
+	 * queued the SAVE_BUFFER of half requested_wraps - 1; 0 before the
+	 * first (and a Start's clear of a CPU buffer).  Stable until that
+	 * half is saved.  ABI 0.5.
+	 */
+	__u64 save_requested_ns;
 };
 
 #define FXTRACE_BUFFER_DURABLE_FULL	_BITUL(0)

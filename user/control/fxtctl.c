@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -257,6 +258,23 @@ struct fxtctl_span fxtctl_save_span(const struct fxtctl_buffer *b,
 		    hdr->rolling_size);
 	s.wrap = wrap;
 	return s;
+}
+
+__u64 fxtctl_save_requested_ns(const struct fxtctl_buffer *b, __u64 wrap)
+{
+	const struct fxtrace_buffer_header *hdr = b->hdr;
+
+	if (hdr->header_size < offsetof(struct fxtrace_buffer_header,
+					save_requested_ns) +
+			       sizeof(hdr->save_requested_ns))
+		return 0;
+	/*
+	 * [snapshot] (kmod/buffer.c): the packet read before this came after
+	 * both stores; the time cannot change before this half is saved.
+	 */
+	if (__atomic_load_n(&hdr->requested_wraps, __ATOMIC_ACQUIRE) != wrap + 1)
+		return 0;
+	return __atomic_load_n(&hdr->save_requested_ns, __ATOMIC_RELAXED);
 }
 
 unsigned char *fxtctl_buffer_copy(const struct fxtctl_buffer *b,

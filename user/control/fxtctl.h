@@ -121,6 +121,14 @@ struct fxtctl_span fxtctl_save_span(const struct fxtctl_buffer *b,
 				    __u64 wrap);
 
 /*
+ * When the kernel queued the SAVE_BUFFER of half wrap (CLOCK_MONOTONIC ns),
+ * or 0 when the header does not say: a module older than ABI 0.5, a
+ * buffer of no module (a spool), or a half that is not the one requested
+ * last.
+ */
+__u64 fxtctl_save_requested_ns(const struct fxtctl_buffer *b, __u64 wrap);
+
+/*
  * A spool: libfxtrace's user-only buffers in a file (OUTPUT.spool), one
  * region per thread with the layout of a per-task buffer (header page,
  * control page, data).  It outlives a crashed process.

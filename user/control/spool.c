@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -61,7 +62,9 @@ int fxtctl_spool_next(const struct fxtctl_spool *sp, size_t *offset,
 		return -EINVAL;
 	hdr = (const void *)(sp->map + *offset);
 	if (hdr->magic != FXTRACE_BUFFER_MAGIC ||
-	    hdr->header_size != sizeof(*hdr) ||
+	    hdr->header_size < offsetof(struct fxtrace_buffer_header,
+					save_requested_ns) ||
+	    hdr->header_size > FXTRACE_BUFFER_PAGE_SIZE ||
 	    hdr->kind != FXTRACE_BUFFER_TASK ||
 	    hdr->data_offset != 2 * FXTRACE_BUFFER_PAGE_SIZE ||
 	    hdr->durable_size % 8 || hdr->rolling_size % 8 ||

@@ -158,6 +158,26 @@ static void write_rest(struct drain *d, const struct fxtctl_buffer *b)
 	queue_chunk(d, &chunk, NULL, 0);
 }
 
+/*
+ * The module asked at ns (0: unknown) for half wrap of db: the time since
+ * its request before, if that was of the half before, is how long the
+ * producer took to fill this one.
+ */
+static void note_request(struct drain *d, struct drain_buffer *db,
+			 uint64_t wrap, uint64_t ns)
+{
+	struct save_timing *t = &d->timing[db->kind < KIND_COUNT ? db->kind : 0];
+
+	if (ns && db->request_ns && wrap == db->request_wrap + 1 &&
+	    ns > db->request_ns &&
+	    (!t->fill_ns_min || ns - db->request_ns < t->fill_ns_min))
+		t->fill_ns_min = ns - db->request_ns;
+	db->request_wrap = wrap;
+	db->request_ns = ns;
+	d->save_requested_ns = ns;
+	d->save_kind = db->kind < KIND_COUNT ? db->kind : 0;
+}
+
 static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 {
 	struct fxtctl_buffer *b = map_buffer(d, pkt->data32);
@@ -175,6 +195,7 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 		return;
 	}
 	records = db->records;
+	note_request(d, db, pkt->data64, fxtctl_save_requested_ns(b, pkt->data64));
 	/* A half already written with the rest of its buffer needs only the ack. */
 	if (pkt->data64 >= db->next_wrap) {
 		half = fxtctl_save_span(b, pkt->data64);

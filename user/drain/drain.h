@@ -75,6 +75,8 @@ struct drain_buffer {
 	 */
 	uint64_t dropped;
 	uint64_t last_ts;		/* of its newest valid event */
+	/* The kernel's last save request: its half and time (0: none). */
+	uint64_t request_wrap, request_ns;
 };
 
 /*

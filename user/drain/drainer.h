@@ -44,6 +44,8 @@ struct write_op {
 	bool has_ack;
 	uint64_t records;		/* in the chunk, for -v */
 	uint64_t read_ns;		/* when the save's packet was read */
+	uint64_t requested_ns;		/* when the module asked; 0: unknown */
+	unsigned int kind;		/* of the saved buffer */
 	struct fxtrace_packet pkt;	/* the ack; lives until its CQE */
 };
 
@@ -104,6 +106,21 @@ struct drain {
 	 */
 	uint64_t packets_read_ns;
 	uint64_t acked, ack_ns_max, acked_slow;
+	/*
+	 * The same from the module's request (the buffer header's
+	 * save_requested_ns, ABI 0.5), by kind of buffer, with the time the
+	 * fastest half took to fill: the time the drainer had for the save
+	 * before.  Set for queue_chunk() by on_save(): save_requested_ns and
+	 * save_kind.
+	 */
+	uint64_t save_requested_ns;
+	unsigned int save_kind;
+	struct save_timing {
+		uint64_t saves;		/* acknowledged, with a request time */
+		uint64_t read_ns_max;	/* request to the packet's read */
+		uint64_t ack_ns_max;	/* request to the ack */
+		uint64_t fill_ns_min;	/* between two requests; 0: none */
+	} timing[KIND_COUNT];
 
 	struct op packets_op, signal_op, tick_op, mark_op, probes_op;
 	struct fxtrace_packet packets[PACKETS_PER_READ];

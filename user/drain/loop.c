@@ -150,12 +150,21 @@ static uint64_t monotonic_ns(void)
 static struct io_uring_sqe *submit_ack(struct drain *d, struct write_op *w)
 {
 	struct io_uring_sqe *sqe = get_sqe(d);
-	uint64_t waited = monotonic_ns() - w->read_ns;
+	uint64_t now = monotonic_ns(), waited = now - w->read_ns;
+	struct save_timing *t = &d->timing[w->kind];
 
 	d->acked++;
 	if (waited > d->ack_ns_max)
 		d->ack_ns_max = waited;
 	d->acked_slow += waited > ACK_SLOW_NS;
+	/* The same clock, but the kernel's fast read may run a little ahead. */
+	if (w->requested_ns && w->requested_ns <= w->read_ns) {
+		t->saves++;
+		if (w->read_ns - w->requested_ns > t->read_ns_max)
+			t->read_ns_max = w->read_ns - w->requested_ns;
+		if (now - w->requested_ns > t->ack_ns_max)
+			t->ack_ns_max = now - w->requested_ns;
+	}
 
 	io_uring_prep_write(sqe, d->c.fd, &w->pkt, sizeof(w->pkt), 0);
 	io_uring_sqe_set_data(sqe, &w->ack);
@@ -271,6 +280,8 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 	if (save) {
 		w->has_ack = true;
 		w->read_ns = d->packets_read_ns;
+		w->requested_ns = d->save_requested_ns;
+		w->kind = d->save_kind;
 		w->pkt = *save;
 		w->pkt.request = FXTRACE_PKT_BUFFER_SAVED;
 	}

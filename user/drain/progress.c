@@ -15,6 +15,29 @@ static const char *const kind_names[] = {
 	[FXTRACE_BUFFER_KERNEL] = "kernel",
 };
 
+/*
+ * The saves of one kind of buffer, timed from the module's requests: with
+ * -v, how long they took; and whenever the producers dropped while a save
+ * outlasted the filling of a half, what would have avoided it.
+ */
+static void print_save_timing(const struct drain *d, unsigned int k,
+			      const struct kind_totals *t)
+{
+	const struct save_timing *tm = &d->timing[k];
+
+	if (d->opt.verbose && tm->saves)
+		fprintf(stderr, "fxtrace-drain: %-6s %llu saves acknowledged up to %.1f ms after the module's request (read up to %.1f ms after it); the fastest half filled in %.1f ms\n",
+			kind_names[k], (unsigned long long)tm->saves,
+			tm->ack_ns_max / 1e6, tm->read_ns_max / 1e6,
+			tm->fill_ns_min / 1e6);
+	if (t->dropped && tm->fill_ns_min && tm->ack_ns_max > tm->fill_ns_min &&
+	    (k == FXTRACE_BUFFER_CPU || k == FXTRACE_BUFFER_TASK))
+		fprintf(stderr, "fxtrace-drain: %-6s a save took up to %.1f ms, a half filled in as little as %.1f ms: larger buffers (%s) give the drainer more time\n",
+			kind_names[k], tm->ack_ns_max / 1e6,
+			tm->fill_ns_min / 1e6,
+			k == FXTRACE_BUFFER_CPU ? "-b" : "-B");
+}
+
 /* " (N reason, N reason)" for the refusals counted, "" for none. */
 static void print_refusals(const uint64_t refused[REFUSED_COUNT],
 			   uint64_t repaired)
@@ -150,6 +173,7 @@ void summary(const struct drain *d)
 						   "dropped",
 			(unsigned long long)t.invalid);
 		print_refusals(t.refused, t.repaired);
+		print_save_timing(d, k, &t);
 	}
 	output_report_lost(&d->out, stderr);
 	if (d->opt.verbose && d->acked)

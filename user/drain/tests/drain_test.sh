@@ -119,6 +119,12 @@ saved=$(grep -c '^fxtrace-drain: saved buffer ' "$out/acks.stderr")
 acked=$(sed -n 's/^fxtrace-drain: \([0-9]*\) saves acknowledged.*/\1/p' "$out/acks.stderr")
 [[ $saved == "$acked" ]]
 result $? "acks: $acked saves acknowledged, $saved acks reported one by one"
+# ... and timed from the module's requests (ABI 0.5), every one of them.
+timing='^fxtrace-drain: (cpu|task) +([1-9][0-9]*) saves acknowledged up to ([0-9]+\.[0-9]) ms after the module.s request \(read up to ([0-9]+\.[0-9]) ms after it\); the fastest half filled in ([0-9]+\.[0-9]) ms$'
+summary_has acks "${timing/(cpu|task)/task}"
+timed=$(grep -E "$timing" "$out/acks.stderr" | sed -E "s/$timing/\2/" | awk '{ n += $1 } END { print n + 0 }')
+[[ $timed == "$acked" ]]
+result $? "acks: $timed saves timed from their request, of $acked"
 
 # Circular: the newest events; nothing is dropped, older ones overwritten.
 run circular -m circular -B 16K -- "$progs/producer" 2 5000

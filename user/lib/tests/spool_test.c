@@ -9,6 +9,7 @@
 #include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,28 @@ static int count_in_trace(const char *path, pid_t tid)
 	return ret;
 }
 
+/* fxtctl_spool_next() on the first region, its header_size made size. */
+static int first_region_with_header_size(const char *spool, __u32 size)
+{
+	struct fxtctl_spool sp;
+	struct fxtctl_buffer b;
+	size_t offset = 0;
+	int fd, k;
+
+	fd = open(spool, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	k = pwrite(fd, &size, sizeof(size),
+		   offsetof(struct fxtrace_buffer_header, header_size)) ==
+	    sizeof(size) ? 0 : -EIO;
+	close(fd);
+	if (k || fxtctl_spool_open(&sp, spool))
+		return -EIO;
+	k = fxtctl_spool_next(&sp, &offset, &b);
+	fxtctl_spool_close(&sp);
+	return k;
+}
+
 int main(void)
 {
 	char out[] = "/tmp/fxtrace-spool-test-XXXXXX", spool[64];
@@ -200,6 +223,18 @@ int main(void)
 	EXPECT_EQ(2, regions);
 	tap_result("two regions, then the end (%d)", k);
 	fxtctl_spool_close(&sp);
+
+	/*
+	 * A spool left by a libfxtrace of ABI 0.3 or 0.4 (a header of 152
+	 * bytes, without save_requested_ns) is read; a header too short for
+	 * the fields the reader uses, or longer than its page, is not.
+	 */
+	EXPECT_EQ(1, first_region_with_header_size(spool, 152));
+	EXPECT_EQ(-EINVAL, first_region_with_header_size(spool, 151));
+	EXPECT_EQ(-EINVAL, first_region_with_header_size(spool, FXTRACE_BUFFER_PAGE_SIZE + 1));
+	EXPECT_EQ(1, first_region_with_header_size(spool, sizeof(struct fxtrace_buffer_header)));
+	tap_result("header_size: 152 and %zu read, 151 and %d refused",
+		   sizeof(struct fxtrace_buffer_header), (int)FXTRACE_BUFFER_PAGE_SIZE + 1);
 
 	/* fxtrace recover makes the spool a trace: OUT next to OUT.spool. */
 	EXPECT_EQ(0, recover(spool));
