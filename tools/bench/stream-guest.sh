@@ -57,7 +57,7 @@ fxtrace_run() {	# SECONDS RATE
 	producer_cpu=$(value cpu_s "$work/out")
 	max_burst=$(value max_burst "$work/out")
 	bytes=$(stat -c %s "$work/t.fxt")
-	read -r save_ms fill_ms < <(sed -nE 's/^fxtrace-drain: task +[0-9]+ saves acknowledged up to ([0-9.]+) ms .* the fastest half filled in ([0-9.]+) ms$/\1 \2/p' "$work/err")
+	read -r save_ms fill_ms <<<"$(sed -nE 's/^fxtrace-drain: task +[0-9]+ saves acknowledged up to ([0-9.]+) ms .* the fastest half filled in ([0-9.]+) ms$/\1 \2/p' "$work/err")"
 	save_ms=${save_ms:-null} fill_ms=${fill_ms:-null}
 	# The consumer daemon's CPU from Start to its summary, as
 	# lttng-consumerd's is counted from `lttng start` to `lttng stop`.
