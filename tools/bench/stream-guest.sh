@@ -59,6 +59,9 @@ fxtrace_run() {	# SECONDS RATE
 	bytes=$(stat -c %s "$work/t.fxt")
 	read -r save_ms fill_ms <<<"$(sed -nE 's/^fxtrace-drain: task +[0-9]+ saves acknowledged up to ([0-9.]+) ms .* the fastest half filled in ([0-9.]+) ms$/\1 \2/p' "$work/err")"
 	save_ms=${save_ms:-null} fill_ms=${fill_ms:-null}
+	# That save's steps: request to read, to begin, copy and check, write, ack.
+	steps=$(sed -nE 's/^fxtrace-drain: task +the slowest save: read ([0-9.]+) ms after the request, begun ([0-9.]+) ms later, copied and checked in ([0-9.]+), written in ([0-9.]+), acknowledged ([0-9.]+) ms after$/[\1, \2, \3, \4, \5]/p' "$work/err")
+	steps=${steps:-null}
 	# The consumer daemon's CPU from Start to its summary, as
 	# lttng-consumerd's is counted from `lttng start` to `lttng stop`.
 	daemon_cpu=$(sed -n 's/^fxtrace-drain: \([0-9.]*\) s CPU .*/\1/p' "$work/err")
@@ -98,7 +101,7 @@ lttng_run() {	# SECONDS RATE
 	emitted=$(value emitted "$work/out")
 	producer_cpu=$(value cpu_s "$work/out")
 	max_burst=$(value max_burst "$work/out")
-	record_cpu=null save_ms=null fill_ms=null
+	record_cpu=null save_ms=null fill_ms=null steps=null
 	dropped=$(sed -n 's/.*Warning: \([0-9]*\) events were discarded.*/\1/p' <<<"$stop")
 	dropped=${dropped:-0}
 	bytes=$(du -sb "$work/lt" | cut -f1)
@@ -143,7 +146,7 @@ for tool in fxtrace lttng; do
 		rate=${rates[i]}
 		"${tool}_run" "$rung_s" "$rate"
 		row "$tool" "$rate" "$rung_s" ""
-		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu, \"record_cpu_s\": $record_cpu, \"producer_cpu_s\": $producer_cpu, \"max_burst\": $max_burst, \"save_ms_max\": $save_ms, \"fill_ms_min\": $fill_ms},"
+		rungs+="{\"rate\": $rate, \"emitted\": $emitted, \"dropped\": $dropped, \"bytes\": $bytes, \"daemon_cpu_s\": $daemon_cpu, \"record_cpu_s\": $record_cpu, \"producer_cpu_s\": $producer_cpu, \"max_burst\": $max_burst, \"save_ms_max\": $save_ms, \"fill_ms_min\": $fill_ms, \"slowest_save_steps_ms\": $steps},"
 		[[ $dropped == 0 ]] || break
 		# A rung the producers did not reach (within 5 %) proves nothing
 		# about the daemon: the ladder ends there.
@@ -162,8 +165,9 @@ for tool in fxtrace lttng; do
 		"${tool}_run" "$hold_s" "$rate"
 		per_mb=$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000)")
 		row "$tool" "$rate" "$hold_s" "  (confirming run)"
-		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "record_cpu_s": %s, "producer_cpu_s": %s, "max_burst": %s, "save_ms_max": %s, "fill_ms_min": %s, "cpu_ms_per_mb": %.2f}' \
-			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$record_cpu" "$producer_cpu" "$max_burst" "$save_ms" "$fill_ms" "$per_mb")
+		[[ $steps == null ]] || echo "  its slowest save, ms: request to read, to begin, copy and check, write, ack: $steps"
+		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "record_cpu_s": %s, "producer_cpu_s": %s, "max_burst": %s, "save_ms_max": %s, "fill_ms_min": %s, "slowest_save_steps_ms": %s, "cpu_ms_per_mb": %.2f}' \
+			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$record_cpu" "$producer_cpu" "$max_burst" "$save_ms" "$fill_ms" "$steps" "$per_mb")
 		if [[ $dropped == 0 ]]; then
 			confirmed=$rate
 			break

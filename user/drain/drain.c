@@ -174,7 +174,7 @@ static void note_request(struct drain *d, struct drain_buffer *db,
 		t->fill_ns_min = ns - db->request_ns;
 	db->request_wrap = wrap;
 	db->request_ns = ns;
-	d->save_requested_ns = ns;
+	d->save.requested = ns;
 	d->save_kind = db->kind < KIND_COUNT ? db->kind : 0;
 }
 
@@ -196,6 +196,8 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 	}
 	records = db->records;
 	note_request(d, db, pkt->data64, fxtctl_save_requested_ns(b, pkt->data64));
+	d->save.read = d->packets_read_ns;
+	d->save.started = monotonic_ns();
 	/* A half already written with the rest of its buffer needs only the ack. */
 	if (pkt->data64 >= db->next_wrap) {
 		half = fxtctl_save_span(b, pkt->data64);
@@ -205,6 +207,7 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 			return;
 		}
 	}
+	d->save.judged = monotonic_ns();
 	queue_chunk(d, &chunk, pkt, db->records - records);
 }
 

@@ -31,6 +31,18 @@ struct op {
 };
 
 /*
+ * When a save reached each of its steps (CLOCK_MONOTONIC ns), for -v: a
+ * producer drops when the whole outlasts the filling of its other half.
+ */
+struct save_times {
+	uint64_t requested;	/* the module's request (ABI 0.5); 0: unknown */
+	uint64_t read;		/* the read of its packet */
+	uint64_t started;	/* its copy out of the mapping began */
+	uint64_t judged;	/* copied and checked, queued for the file */
+	uint64_t written;	/* in the file */
+};
+
+/*
  * A chunk on its way to the file, then the ack of the save it holds until a
  * published flush mark covers it.
  */
@@ -43,8 +55,7 @@ struct write_op {
 	bool written;			/* all of them */
 	bool has_ack;
 	uint64_t records;		/* in the chunk, for -v */
-	uint64_t read_ns;		/* when the save's packet was read */
-	uint64_t requested_ns;		/* when the module asked; 0: unknown */
+	struct save_times times;	/* of the save, up to written */
 	unsigned int kind;		/* of the saved buffer */
 	struct fxtrace_packet pkt;	/* the ack; lives until its CQE */
 };
@@ -101,24 +112,23 @@ struct drain {
 
 	/*
 	 * How long saves wait for their ack, from the read of their packet
-	 * (CLOCK_MONOTONIC) to the ack's submission: a producer drops when
-	 * that outlasts the filling of its other half.  For -v.
+	 * to the ack's submission.  For -v.
 	 */
 	uint64_t packets_read_ns;
 	uint64_t acked, ack_ns_max, acked_slow;
 	/*
-	 * The same from the module's request (the buffer header's
-	 * save_requested_ns, ABI 0.5), by kind of buffer, with the time the
-	 * fastest half took to fill: the time the drainer had for the save
-	 * before.  Set for queue_chunk() by on_save(): save_requested_ns and
-	 * save_kind.
+	 * The same from the module's request, by kind of buffer: the
+	 * slowest save's steps, the slowest read, and the time the fastest
+	 * half took to fill (the time the drainer had for the save before).
+	 * on_save() sets save and save_kind for queue_chunk().
 	 */
-	uint64_t save_requested_ns;
+	struct save_times save;
 	unsigned int save_kind;
 	struct save_timing {
 		uint64_t saves;		/* acknowledged, with a request time */
 		uint64_t read_ns_max;	/* request to the packet's read */
 		uint64_t ack_ns_max;	/* request to the ack */
+		struct save_times slowest;	/* that save's steps */
 		uint64_t fill_ns_min;	/* between two requests; 0: none */
 	} timing[KIND_COUNT];
 
@@ -155,6 +165,7 @@ void on_signal(struct drain *d);
 void request_stop(struct drain *d);
 
 /* loop.c: the ring, the write queue, the flush mark and the acks. */
+uint64_t monotonic_ns(void);		/* CLOCK_MONOTONIC */
 void submit_packet_read(struct drain *d);
 void submit_signal_read(struct drain *d);
 void submit_tick(struct drain *d);

@@ -139,7 +139,7 @@ static int write_all(struct drain *d, const void *data, size_t len,
 	return 0;
 }
 
-static uint64_t monotonic_ns(void)
+uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 
@@ -150,7 +150,8 @@ static uint64_t monotonic_ns(void)
 static struct io_uring_sqe *submit_ack(struct drain *d, struct write_op *w)
 {
 	struct io_uring_sqe *sqe = get_sqe(d);
-	uint64_t now = monotonic_ns(), waited = now - w->read_ns;
+	const struct save_times *st = &w->times;
+	uint64_t now = monotonic_ns(), waited = now - st->read;
 	struct save_timing *t = &d->timing[w->kind];
 
 	d->acked++;
@@ -158,12 +159,14 @@ static struct io_uring_sqe *submit_ack(struct drain *d, struct write_op *w)
 		d->ack_ns_max = waited;
 	d->acked_slow += waited > ACK_SLOW_NS;
 	/* The same clock, but the kernel's fast read may run a little ahead. */
-	if (w->requested_ns && w->requested_ns <= w->read_ns) {
+	if (st->requested && st->requested <= st->read) {
 		t->saves++;
-		if (w->read_ns - w->requested_ns > t->read_ns_max)
-			t->read_ns_max = w->read_ns - w->requested_ns;
-		if (now - w->requested_ns > t->ack_ns_max)
-			t->ack_ns_max = now - w->requested_ns;
+		if (st->read - st->requested > t->read_ns_max)
+			t->read_ns_max = st->read - st->requested;
+		if (now - st->requested > t->ack_ns_max) {
+			t->ack_ns_max = now - st->requested;
+			t->slowest = *st;
+		}
 	}
 
 	io_uring_prep_write(sqe, d->c.fd, &w->pkt, sizeof(w->pkt), 0);
@@ -279,8 +282,7 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 	w->records = records;
 	if (save) {
 		w->has_ack = true;
-		w->read_ns = d->packets_read_ns;
-		w->requested_ns = d->save_requested_ns;
+		w->times = d->save;
 		w->kind = d->save_kind;
 		w->pkt = *save;
 		w->pkt.request = FXTRACE_PKT_BUFFER_SAVED;
@@ -289,12 +291,14 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 	queue_push(&d->writes, w);
 	if (!chunk->len) {
 		w->written = true;
+		w->times.written = w->times.judged;
 	} else if (d->write_inline) {
 		ret = write_all(d, w->chunk.data, w->chunk.len, w->chunk.offset);
 		/* Failed: the watermark stays below it, and the loop ends. */
 		if (ret && !d->error)
 			d->error = ret;
 		w->written = !ret;
+		w->times.written = monotonic_ns();
 	} else {
 		submit_write(d, w);
 	}
@@ -315,6 +319,7 @@ static void on_write(struct drain *d, struct write_op *w, int res)
 		return;
 	}
 	w->written = true;
+	w->times.written = monotonic_ns();
 	advance(d);
 }
 

@@ -25,11 +25,20 @@ static void print_save_timing(const struct drain *d, unsigned int k,
 {
 	const struct save_timing *tm = &d->timing[k];
 
-	if (d->opt.verbose && tm->saves)
+	const struct save_times *st = &tm->slowest;
+
+	if (d->opt.verbose && tm->saves) {
 		fprintf(stderr, "fxtrace-drain: %-6s %llu saves acknowledged up to %.1f ms after the module's request (read up to %.1f ms after it); the fastest half filled in %.1f ms\n",
 			kind_names[k], (unsigned long long)tm->saves,
 			tm->ack_ns_max / 1e6, tm->read_ns_max / 1e6,
 			tm->fill_ns_min / 1e6);
+		fprintf(stderr, "fxtrace-drain: %-6s the slowest save: read %.1f ms after the request, begun %.1f ms later, copied and checked in %.1f, written in %.1f, acknowledged %.1f ms after\n",
+			kind_names[k], (st->read - st->requested) / 1e6,
+			(st->started - st->read) / 1e6,
+			(st->judged - st->started) / 1e6,
+			(st->written - st->judged) / 1e6,
+			(st->requested + tm->ack_ns_max - st->written) / 1e6);
+	}
 	if (t->dropped && tm->fill_ns_min && tm->ack_ns_max > tm->fill_ns_min &&
 	    (k == FXTRACE_BUFFER_CPU || k == FXTRACE_BUFFER_TASK))
 		fprintf(stderr, "fxtrace-drain: %-6s a save took up to %.1f ms, a half filled in as little as %.1f ms: larger buffers (%s) give the drainer more time\n",
