@@ -59,8 +59,9 @@ fxtrace_run() {	# SECONDS RATE
 	bytes=$(stat -c %s "$work/t.fxt")
 	read -r save_ms fill_ms <<<"$(sed -nE 's/^fxtrace-drain: task +[0-9]+ saves acknowledged up to ([0-9.]+) ms .* the fastest half filled in ([0-9.]+) ms$/\1 \2/p' "$work/err")"
 	save_ms=${save_ms:-null} fill_ms=${fill_ms:-null}
-	# That save's steps: request to read, to begin, copy and check, write, ack.
-	steps=$(sed -nE 's/^fxtrace-drain: task +the slowest save: read ([0-9.]+) ms after the request, begun ([0-9.]+) ms later, copied and checked in ([0-9.]+), written in ([0-9.]+), acknowledged ([0-9.]+) ms after$/[\1, \2, \3, \4, \5]/p' "$work/err")
+	# That save's steps: the drainer busy, its wake-up, saves before it,
+	# copy and check, write, ack.
+	steps=$(sed -nE 's/^fxtrace-drain: task +the slowest save: the drainer busy ([0-9.]+) ms after the request, its packet read ([0-9.]+) ms later, begun ([0-9.]+) ms later, copied and checked in ([0-9.]+), written in ([0-9.]+), acknowledged ([0-9.]+) ms after$/[\1, \2, \3, \4, \5, \6]/p' "$work/err")
 	steps=${steps:-null}
 	# The consumer daemon's CPU from Start to its summary, as
 	# lttng-consumerd's is counted from `lttng start` to `lttng stop`.
@@ -165,7 +166,7 @@ for tool in fxtrace lttng; do
 		"${tool}_run" "$hold_s" "$rate"
 		per_mb=$(bc -l <<<"$daemon_cpu * 1000 / ($bytes / 1000000)")
 		row "$tool" "$rate" "$hold_s" "  (confirming run)"
-		[[ $steps == null ]] || echo "  its slowest save, ms: request to read, to begin, copy and check, write, ack: $steps"
+		[[ $steps == null ]] || echo "  its slowest save, ms: drainer busy, wake-up, saves before it, copy and check, write, ack: $steps"
 		hold=$(printf '{"rate": %s, "seconds": %s, "emitted": %s, "dropped": %s, "bytes": %s, "daemon_cpu_s": %s, "record_cpu_s": %s, "producer_cpu_s": %s, "max_burst": %s, "save_ms_max": %s, "fill_ms_min": %s, "slowest_save_steps_ms": %s, "cpu_ms_per_mb": %.2f}' \
 			"$rate" "$hold_s" "$emitted" "$dropped" "$bytes" "$daemon_cpu" "$record_cpu" "$producer_cpu" "$max_burst" "$save_ms" "$fill_ms" "$steps" "$per_mb")
 		if [[ $dropped == 0 ]]; then

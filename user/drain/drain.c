@@ -196,6 +196,7 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 	}
 	records = db->records;
 	note_request(d, db, pkt->data64, fxtctl_save_requested_ns(b, pkt->data64));
+	d->save.waiting = d->waiting_ns;
 	d->save.read = d->packets_read_ns;
 	d->save.started = monotonic_ns();
 	/* A half already written with the rest of its buffer needs only the ack. */

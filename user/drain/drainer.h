@@ -36,6 +36,7 @@ struct op {
  */
 struct save_times {
 	uint64_t requested;	/* the module's request (ABI 0.5); 0: unknown */
+	uint64_t waiting;	/* the drainer's last wait for completions began */
 	uint64_t read;		/* the read of its packet */
 	uint64_t started;	/* its copy out of the mapping began */
 	uint64_t judged;	/* copied and checked, queued for the file */
@@ -115,6 +116,7 @@ struct drain {
 	 * to the ack's submission.  For -v.
 	 */
 	uint64_t packets_read_ns;
+	uint64_t waiting_ns;		/* the loop's last wait began */
 	uint64_t acked, ack_ns_max, acked_slow;
 	/*
 	 * The same from the module's request, by kind of buffer: the

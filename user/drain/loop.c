@@ -439,6 +439,7 @@ int run_loop(struct drain *d)
 		 d->published == d->flushed)) {
 		if (d->error && !d->inflight)
 			break;
+		d->waiting_ns = monotonic_ns();
 		ret = io_uring_submit_and_wait(&d->ring, 1);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
 			return ret;

@@ -26,14 +26,18 @@ static void print_save_timing(const struct drain *d, unsigned int k,
 	const struct save_timing *tm = &d->timing[k];
 
 	const struct save_times *st = &tm->slowest;
+	/* Requested while the drainer was busy: it waited from then on. */
+	uint64_t free_ns = st->waiting > st->requested ? st->waiting :
+							 st->requested;
 
 	if (d->opt.verbose && tm->saves) {
 		fprintf(stderr, "fxtrace-drain: %-6s %llu saves acknowledged up to %.1f ms after the module's request (read up to %.1f ms after it); the fastest half filled in %.1f ms\n",
 			kind_names[k], (unsigned long long)tm->saves,
 			tm->ack_ns_max / 1e6, tm->read_ns_max / 1e6,
 			tm->fill_ns_min / 1e6);
-		fprintf(stderr, "fxtrace-drain: %-6s the slowest save: read %.1f ms after the request, begun %.1f ms later, copied and checked in %.1f, written in %.1f, acknowledged %.1f ms after\n",
-			kind_names[k], (st->read - st->requested) / 1e6,
+		fprintf(stderr, "fxtrace-drain: %-6s the slowest save: the drainer busy %.1f ms after the request, its packet read %.1f ms later, begun %.1f ms later, copied and checked in %.1f, written in %.1f, acknowledged %.1f ms after\n",
+			kind_names[k], (free_ns - st->requested) / 1e6,
+			(st->read - free_ns) / 1e6,
 			(st->started - st->read) / 1e6,
 			(st->judged - st->started) / 1e6,
 			(st->written - st->judged) / 1e6,
