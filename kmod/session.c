@@ -618,7 +618,7 @@ static struct fxt_session *fxt_session_alloc(const struct fxtrace_config *cfg)
 /* Allocate and name one buffer per possible CPU. */
 static int fxt_cpu_buffers_alloc(struct fxt_session *s)
 {
-	u64 durable = FXTRACE_DURABLE_SIZE(s->cpu_buffer_size);
+	u64 durable = fxtrace_durable_size(s->cpu_buffer_size);
 	char name[16];
 	int cpu;
 

@@ -137,7 +137,7 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 	if (!user)
 		return -ENOMEM;
 	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_TASK, s->task_buffer_size,
-			       FXTRACE_DURABLE_SIZE(s->task_buffer_size), user);
+			       fxtrace_durable_size(s->task_buffer_size), user);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	buf->hdr->pid = task_tgid_nr(current);

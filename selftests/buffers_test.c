@@ -44,6 +44,7 @@ TEST_F(sess, cpu_buffers)
 		ASSERT_EQ(2 * PG, h->data_offset);
 		ASSERT_EQ(DURABLE_SIZE, h->durable_size);
 		ASSERT_EQ(ROLLING_SIZE, h->rolling_size);
+		ASSERT_EQ(4096, h->durable_size);
 		ASSERT_EQ(h->durable_reserved, h->durable_committed);
 		ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
 		ctl = (const void *)((const char *)h + PG);
@@ -255,6 +256,9 @@ TEST_F(sess, task_header_mmap)
 	ASSERT_EQ(2 * PG, h->data_offset);
 	ASSERT_EQ(DURABLE_SIZE, h->durable_size);
 	ASSERT_EQ(ROLLING_SIZE, h->rolling_size);
+	/* Fuchsia's split (ABI 0.6): a sixteenth of the 64 KiB is durable. */
+	ASSERT_EQ(4096, h->durable_size);
+	ASSERT_EQ(30720, h->rolling_size);
 	ASSERT_NE(0, h->durable_reserved);
 	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
 	ASSERT_EQ(0, h->requested_wraps);

@@ -38,7 +38,7 @@
 
 #define PG		((unsigned long)FXTRACE_BUFFER_PAGE_SIZE)
 #define DATA_SIZE	(64UL << 10)	/* cpu and task buffer data areas */
-#define DURABLE_SIZE	FXTRACE_DURABLE_SIZE(DATA_SIZE)
+#define DURABLE_SIZE	fxtrace_durable_size(DATA_SIZE)
 #define ROLLING_SIZE	((DATA_SIZE - DURABLE_SIZE) / 2)
 #define AREA_SIZE	(2 * PG + DATA_SIZE)	/* charged per buffer */
 #define NO_ID		1000000	/* a buffer id no test reaches */

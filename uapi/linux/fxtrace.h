@@ -21,7 +21,7 @@
 
 /* The ABI version; a new major is incompatible, a new minor adds to it. */
 #define FXTRACE_ABI_MAJOR	0
-#define FXTRACE_ABI_MINOR	5
+#define FXTRACE_ABI_MINOR	6
 
 #define FXTRACE_DEVICE		"/dev/fxtrace"
 
@@ -150,7 +150,7 @@ enum fxtrace_buffer_kind {
  *	page 2	data: durable part, rolling half 0, rolling half 1
  *
  * The header and control pages are FXTRACE_BUFFER_PAGE_SIZE bytes whatever
- * the machine's page size; the durable part is FXTRACE_DURABLE_SIZE() of
+ * the machine's page size; the durable part is fxtrace_durable_size() of
  * the data area, the rest two equal rolling halves.
  *
  * Offsets are bytes from the start of the data area, committed sizes are
@@ -159,7 +159,21 @@ enum fxtrace_buffer_kind {
  */
 #define FXTRACE_BUFFER_MAGIC	0x31425846U	/* "FXB1" */
 #define FXTRACE_BUFFER_PAGE_SIZE	4096ULL
-#define FXTRACE_DURABLE_SIZE(data_size)	((data_size) / 8 / 8 * 8)
+
+/*
+ * Fuchsia's split (trace-engine's GET_DURABLE_BUFFER_SIZE and
+ * kMaxDurableBufferSize): a sixteenth, at most 1 MiB, a multiple of 16 so
+ * that the halves are multiples of 8.  Readers take the sizes from the
+ * header (ABI 0.6; an eighth before).
+ */
+#define FXTRACE_DURABLE_SIZE_MAX	(1024ULL * 1024)
+
+static inline __u64 fxtrace_durable_size(__u64 data_size)
+{
+	__u64 size = data_size / 16 / 16 * 16;
+
+	return size < FXTRACE_DURABLE_SIZE_MAX ? size : FXTRACE_DURABLE_SIZE_MAX;
+}
 
 struct fxtrace_buffer_header {
 	__u32 magic;		/* FXTRACE_BUFFER_MAGIC */

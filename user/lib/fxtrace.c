@@ -851,7 +851,7 @@ static struct tbuf *attach_user(void)
 	hdr->pid = (__u32)t->pid;
 	hdr->tid = (__u32)t->tid;
 	hdr->data_offset = 2 * FXTRACE_BUFFER_PAGE_SIZE;
-	hdr->durable_size = FXTRACE_DURABLE_SIZE(rt.buffer_size);
+	hdr->durable_size = fxtrace_durable_size(rt.buffer_size);
 	hdr->rolling_size = (rt.buffer_size - hdr->durable_size) / 16 * 8;
 	map_parts(t, map);
 	t->map = map;

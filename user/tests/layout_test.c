@@ -41,6 +41,9 @@ static void check(const char *what, int ok, unsigned long long got,
 	check(#a " == " #b, (a) == (b), (a), (b));					\
 } while (0)
 
+/* The same, for what only a run computes (uapi's inline functions). */
+#define SAME_RUN(a, b)	check(#a " == " #b, (a) == (b), (a), (b))
+
 #define FITS(size, room) do {						\
 	_Static_assert((size) <= (room), #size " <= " #room);		\
 	check(#size " <= " #room, (size) <= (room), (size), (room));			\
@@ -62,7 +65,13 @@ int main(void)
 	FITS(sizeof(struct fxtrace_buffer_header), FXTRACE_BUFFER_PAGE_SIZE);
 	FITS(sizeof(struct fxtrace_buffer_control), FXTRACE_BUFFER_PAGE_SIZE);
 	FITS(sizeof(struct fxtrace_session_page), FXTRACE_BUFFER_PAGE_SIZE);
-	SAME(FXTRACE_DURABLE_SIZE(1ULL << 20) % 8, 0);
+	/* Fuchsia's split: a sixteenth, at most 1 MiB. */
+	SAME_RUN(fxtrace_durable_size(FXTRACE_BUFFER_SIZE_MIN), 1024);
+	SAME_RUN(fxtrace_durable_size(1ULL << 20), 65536);
+	SAME_RUN(fxtrace_durable_size((1ULL << 20) + 4096), 65792);
+	SAME_RUN(fxtrace_durable_size(16ULL << 20), 1ULL << 20);
+	SAME_RUN(fxtrace_durable_size(FXTRACE_BUFFER_SIZE_MAX), 1ULL << 20);
+	SAME_RUN(((1ULL << 20) + 4096 - fxtrace_durable_size((1ULL << 20) + 4096)) % 16, 0);
 	SAME(FXTRACE_MMAP_OFFSET(1, FXTRACE_MMAP_READER),
 	     (1ULL << 32) | (3ULL << 28));
 

@@ -209,6 +209,12 @@ int main(void)
 		EXPECT_EQ((__u32)child, b.hdr->pid);
 		tap_result("region %d: pid %u", regions,
 			   b.hdr->pid);
+		/* Fuchsia's split (ABI 0.6): a sixteenth of 64 KiB is durable. */
+		EXPECT_EQ(4096, b.hdr->durable_size);
+		EXPECT_EQ(30720, b.hdr->rolling_size);
+		tap_result("region %d: durable part %llu, halves %llu", regions,
+			   (unsigned long long)b.hdr->durable_size,
+			   (unsigned long long)b.hdr->rolling_size);
 		EXPECT_EQ(0, problems);
 		tap_result("region %d decodes with no error or warning",
 			   regions);
