@@ -20,9 +20,12 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "drainer.h"
 
@@ -436,6 +439,7 @@ static pid_t spawn_held(char **argv, const sigset_t *oldmask, int *release)
 static int setup(struct drain *d, sigset_t *oldmask, int *release)
 {
 	sigset_t mask, blocked;
+	struct statfs fs;
 	struct stat st;
 	int ret;
 
@@ -487,6 +491,9 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	}
 	/* Pipes and devices are written through the ring (loop.c). */
 	d->write_inline = !fstat(d->out_fd, &st) && S_ISREG(st.st_mode);
+	/* A stream into memory: its pages are allocated ahead (loop.c). */
+	d->reserve = d->write_inline && d->opt.mode == FXTRACE_MODE_STREAMING &&
+		     !fstatfs(d->out_fd, &fs) && fs.f_type == TMPFS_MAGIC;
 	return init_session(d);
 }
 
@@ -505,7 +512,7 @@ static int exit_status(int status)
 static int trace(struct drain *d, int *release)
 {
 	struct chunk magic;
-	int ret;
+	int ret, released;
 
 	/* The window opens before the probes and Start: nothing is older. */
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
@@ -545,6 +552,9 @@ static int trace(struct drain *d, int *release)
 		*release = -1;
 	}
 	ret = run_loop(d);
+	released = release_reserved(d);
+	if (!ret)
+		ret = released;
 	if (ret)
 		fprintf(stderr, "fxtrace-drain: %s\n", strerror(-ret));
 	return ret;

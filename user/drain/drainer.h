@@ -94,6 +94,8 @@ struct drain {
 	bool running;			/* Start succeeded */
 	int out_fd, sig_fd;
 	bool write_inline;		/* out_fd is a regular file: pwrite() it */
+	bool reserve;			/* allocate the file's pages ahead (tmpfs) */
+	uint64_t reserved;		/* allocated up to here, past the records */
 	pid_t child;
 	int child_status;
 	enum drain_state state;
@@ -177,6 +179,8 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 		 const struct fxtrace_packet *save, uint64_t records);
 /* Until everything is written and acked, or a fatal error: d->error. */
 int run_loop(struct drain *d);
+/* Give back the pages allocated ahead and not written: 0, or -errno. */
+int release_reserved(struct drain *d);
 /* Write ops an error left behind. */
 void free_queue(struct drain *d, struct op_queue *q);
 

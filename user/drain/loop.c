@@ -16,11 +16,13 @@
  * (`fxtrace recover` cuts the file at the watermark).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -429,6 +431,52 @@ static void on_cqe(struct drain *d, struct io_uring_cqe *cqe)
 	}
 }
 
+/*
+ * A trace on tmpfs is memory: the write that first reaches a page
+ * allocates it, charges it and (init_on_alloc, Debian's default) zeroes
+ * it, half of what a pwrite() of a saved half costs.  So while the
+ * drainer has nothing else to do, it allocates the pages the next saves
+ * will fill (fallocate() with FALLOC_FL_KEEP_SIZE: the file's size stays
+ * that of its records), a step at a time, and stops as soon as a
+ * completion is waiting: a save waits behind one step at most.  A
+ * fallocate() that fails (a full tmpfs) ends it; the writes then
+ * allocate their pages themselves, as on any other file system.
+ */
+#define RESERVE_STEP	(256ULL << 10)
+#define RESERVE_AHEAD	(4ULL << 20)
+
+static void reserve_ahead(struct drain *d)
+{
+	if (d->reserved < d->out.offset)
+		d->reserved = d->out.offset;
+	while (d->reserve && d->state == RUNNING &&
+	       d->reserved < d->out.offset + RESERVE_AHEAD &&
+	       !io_uring_cq_ready(&d->ring)) {
+		if (fallocate(d->out_fd, FALLOC_FL_KEEP_SIZE,
+			      (off_t)d->reserved, (off_t)RESERVE_STEP)) {
+			/* A signal: the loop reads it, and this goes on after. */
+			if (errno != EINTR)
+				d->reserve = false;
+			return;
+		}
+		d->reserved += RESERVE_STEP;
+	}
+}
+
+int release_reserved(struct drain *d)
+{
+	struct stat st;
+
+	if (!d->reserved)
+		return 0;
+	d->reserve = false;
+	d->reserved = 0;
+	/* Cut to its own size: tmpfs frees the pages past it. */
+	if (fstat(d->out_fd, &st) || ftruncate(d->out_fd, st.st_size))
+		return -errno;
+	return 0;
+}
+
 int run_loop(struct drain *d)
 {
 	struct io_uring_cqe *cqe;
@@ -439,6 +487,12 @@ int run_loop(struct drain *d)
 		 d->published == d->flushed)) {
 		if (d->error && !d->inflight)
 			break;
+		if (d->reserve) {
+			/* What is queued (acks first) goes out before. */
+			if (io_uring_sq_ready(&d->ring))
+				io_uring_submit(&d->ring);
+			reserve_ahead(d);
+		}
 		d->waiting_ns = monotonic_ns();
 		ret = io_uring_submit_and_wait(&d->ring, 1);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)

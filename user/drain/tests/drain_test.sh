@@ -81,6 +81,33 @@ exact squat 1 2000
 count squat async 2000
 summary_has squat ': 0 records dropped as its producer reports, 63616 invalid \(63616 async share full or misnamed\)'
 
+# A stream into tmpfs (the guest's /tmp): while it waits, the drainer
+# allocates the file's next 4 MiB ahead of its records, past the file's
+# size, and gives back what it did not fill when it ends.
+reserve_dir=$(mktemp -d /tmp/drain-reserve.XXXXXX)
+[[ $(stat -f -c %T "$reserve_dir") == tmpfs ]]
+result $? "reserve: the guest's /tmp is tmpfs"
+"$bin/fxtrace-drain" -o "$reserve_dir/t.fxt" -m streaming -B 1M -- \
+	"$progs/producer" 1 3000 10 >"$out/reserve.producer" 2>"$out/reserve.stderr" &
+drain_pid=$!
+ahead_max=0
+while kill -0 "$drain_pid" 2>/dev/null; do
+	read -r size blocks <<<"$(stat -c '%s %b' "$reserve_dir/t.fxt" 2>/dev/null || echo 0 0)"
+	((blocks * 512 - size > ahead_max)) && ahead_max=$((blocks * 512 - size))
+	sleep 0.05
+done
+wait "$drain_pid"
+result $? "reserve: fxtrace-drain exits 0"
+sed 's/^/# /' "$out/reserve.stderr"
+((ahead_max >= 4 * 1024 * 1024))
+result $? "reserve: allocated ahead of the records while running: $ahead_max bytes (>= 4 MiB)"
+read -r size blocks <<<"$(stat -c '%s %b' "$reserve_dir/t.fxt")"
+((blocks * 512 <= (size + 4095) / 4096 * 4096))
+result $? "reserve: at the end $((blocks * 512)) bytes allocated for $size (none past the last page)"
+mv "$reserve_dir/t.fxt" "$out/reserve.fxt" && rmdir "$reserve_dir"
+check_strict "$out/reserve.fxt" reserve
+exact reserve 1 3000
+
 # Strings past the budget, then an async begin and end named by two of them.
 run budget -m streaming -B 1M -- /bin/sh -c \
 	"$progs/garbage 2 1 budget & $progs/producer 1 2000 50; wait"
