@@ -14,18 +14,19 @@
 #   tools/guest/run.sh -m kmod/fxtrace.ko -o build/stream-ab \
 #       "$PWD/tools/bench/stream-ab.sh $PWD/A.ko $PWD/kmod/fxtrace.ko 400000"
 #
-# Usage: stream-ab.sh A B [RATE [RUNS [SECONDS [DIR]]]]: events/s per
-# thread (300000), runs of each (5), their length (4 s) and where the
-# trace goes (/tmp, the guest's tmpfs).
+# Usage: stream-ab.sh A B [RATE [RUNS [SECONDS [DIR [BUFFER]]]]]: events/s
+# per thread (300000), runs of each (5), their length (4 s), where the
+# trace goes (/tmp, the guest's tmpfs) and the buffer per thread (1M).
 
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$root/build/bin
-(($# >= 2)) || { echo "usage: stream-ab.sh A B [RATE [RUNS [SECONDS [DIR]]]]" >&2; exit 2; }
+(($# >= 2)) || { echo "usage: stream-ab.sh A B [RATE [RUNS [SECONDS [DIR [BUFFER]]]]]" >&2; exit 2; }
 builds=("$1" "$2")
 rate=${3:-300000}
 runs=${4:-5}
 seconds=${5:-4}
+buffer=${7:-1M}
 work=$(mktemp -d "${6:-/tmp}/stream-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 loaded=
@@ -41,7 +42,7 @@ for ((i = 0; i < runs; i++)); do
 		else
 			drain=$build
 		fi
-		"$drain" -v -m streaming -c app -B 1M -o "$work/t.fxt" -- \
+		"$drain" -v -m streaming -c app -B "$buffer" -o "$work/t.fxt" -- \
 			"$bin/stream_bench" fxtrace 2 "$seconds" "$rate" \
 			>"$work/out" 2>"$work/err" || true
 		lost=$(sed -n 's/^dropped //p' "$work/out")

@@ -3,10 +3,10 @@
 #
 # The guest half of `make bench-stream`: 2 producer threads stream 48-byte
 # events, through fxtrace (`fxtrace record -m streaming`, libfxtrace's
-# per-thread buffers, 1 MiB each, drained to a file on tmpfs) and through
-# LTTng-UST (lttng-sessiond and lttng-consumerd in this guest, discard mode,
-# per-UID buffers of 4 x 256 KiB per CPU: the same 2 MiB, to a trace on
-# tmpfs).  For each, the same rate ladder of short runs finds the highest
+# per-thread buffers, 1 MiB each by default, drained to a file on tmpfs)
+# and through LTTng-UST (lttng-sessiond and lttng-consumerd in this guest,
+# discard mode, per-UID buffers of 4 x 256 KiB per CPU by default: the same
+# 2 MiB, to a trace on tmpfs).  For each, the same rate ladder of short runs finds the highest
 # rate per thread with zero drops (and reached by the producers: a rung
 # they fall short of ends the ladder); longer runs from that rate down the
 # ladder confirm it (the first that loses nothing) and give the CPU the
@@ -15,10 +15,13 @@
 # written, and the producers' CPU per event.  Prints a table and writes
 # $FXTRACE_OUT/stream.json.
 #
-# Usage: stream-guest.sh [SECONDS [RATES]]: the confirming runs' length
-# (30 by default, the issue's; /tmp must hold that long a run at the top
-# rate: stream.sh gives the guest 5 GiB) and the ladder, events/s per
-# thread separated by commas (make bench-stream passes STREAM_RATES).
+# Usage: stream-guest.sh [SECONDS [RATES [BUFFER]]]: the confirming runs'
+# length (30 by default, the issue's; /tmp must hold that long a run at
+# the top rate: stream.sh gives the guest 5 GiB), the ladder, events/s per
+# thread separated by commas (make bench-stream passes STREAM_RATES; - for
+# the default), and the buffer memory per thread in KiB (1024: fxtrace's
+# default; LTTng's per-CPU buffer is 4 sub-buffers of a quarter of it;
+# STREAM_BUFFER).
 # STREAM_RUNG_SECONDS (2) changes the rungs' length when run by hand.
 
 set -euo pipefail
@@ -27,10 +30,18 @@ bin=$root/build/bin
 threads=2
 rung_s=${STREAM_RUNG_SECONDS:-2}
 hold_s=${1:-30}
-IFS=, read -ra rates <<<"${2:-25000,50000,75000,100000,125000,150000,200000,250000,300000,350000,400000,500000,600000}"
+ladder=${2:--}
+[[ $ladder != - ]] || ladder=
+IFS=, read -ra rates <<<"${ladder:-25000,50000,75000,100000,125000,150000,200000,250000,300000,350000,400000,500000,600000}"
 for rate in "${rates[@]}"; do
 	[[ $rate =~ ^[1-9][0-9]*$ ]] || { echo "stream-guest.sh: a rate is a number of events/s, not '$rate'" >&2; exit 2; }
 done
+buffer_kib=${3:-1024}
+# LTTng's sub-buffers are powers of two of at least a page.
+if ! [[ $buffer_kib =~ ^[1-9][0-9]*$ ]] || ((buffer_kib < 16 || (buffer_kib & (buffer_kib - 1)))); then
+	echo "stream-guest.sh: the buffer is a power of two of at least 16 KiB, not '$buffer_kib' KiB" >&2
+	exit 2
+fi
 work=/tmp/stream-bench
 export HOME=/tmp/lttng-home LTTNG_HOME=/tmp/lttng-home
 mkdir -p "$HOME"
@@ -49,7 +60,7 @@ fxtrace_run() {	# SECONDS RATE
 	local total
 	rm -rf "$work" && mkdir -p "$work"
 	TIMEFORMAT='%3U %3S'
-	{ time "$bin/fxtrace" record -v -m streaming -c app -e none -B 1M \
+	{ time "$bin/fxtrace" record -v -m streaming -c app -e none -B "${buffer_kib}K" \
 		-o "$work/t.fxt" -- "$bin/stream_bench" fxtrace "$threads" "$1" "$2" \
 		>"$work/out" 2>"$work/err"; } 2>"$work/time"
 	emitted=$(value emitted "$work/out")
@@ -90,7 +101,7 @@ lttng_run() {	# SECONDS RATE
 	local t0 t1 stop
 	rm -rf "$work" && mkdir -p "$work"
 	lttng create stream --output="$work/lt" >/dev/null
-	lttng enable-channel -u --discard --buffers-uid --subbuf-size=256K \
+	lttng enable-channel -u --discard --buffers-uid --subbuf-size="$((buffer_kib / 4))K" \
 		--num-subbuf=4 c >/dev/null
 	lttng enable-event -u -c c fxstream:tick >/dev/null
 	lttng start >/dev/null
@@ -136,7 +147,7 @@ row() {	# TOOL RATE SECONDS NOTE: a line of the table, from the last run
 }
 
 json=$FXTRACE_OUT/stream.json
-echo "{" >"$json"
+printf '{\n  "buffer_kib": %d,\n' "$buffer_kib" >"$json"
 printf '%-8s %12s %10s %10s %8s %12s %10s %10s %10s %10s %12s\n' tool "rate/thread" emitted dropped \
 	seconds MB "daemon s" "ms CPU/MB" "prod us/ev" "max burst" "save/fill ms"
 declare -A zero_drop cpu_per_mb
