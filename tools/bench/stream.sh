@@ -24,12 +24,14 @@ seconds=${STREAM_SECONDS:-30}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "stream.sh: STREAM_SECONDS must be a number of seconds, not '$seconds'" >&2; exit 2; }
 rates=$(tr -s ' ,' ',' <<<"${STREAM_RATES:-}" | sed 's/^,//; s/,$//')
 [[ $rates =~ ^([1-9][0-9]*(,|$))*$ ]] || { echo "stream.sh: STREAM_RATES must be events/s per thread, not '$STREAM_RATES'" >&2; exit 2; }
-case ${STREAM_BUFFER:-1M} in
-*[1-9]*K) buffer_kib=${STREAM_BUFFER%K} ;;
-*[1-9]*M) buffer_kib=$((${STREAM_BUFFER%M} * 1024)) ;;
-*) buffer_kib=x ;;
-esac
-[[ $buffer_kib =~ ^[1-9][0-9]*$ ]] || { echo "stream.sh: STREAM_BUFFER must be a size in K or M, not '$STREAM_BUFFER'" >&2; exit 2; }
+buffer=${STREAM_BUFFER:-1M}
+if [[ $buffer =~ ^([1-9][0-9]*)([KM])$ ]]; then
+	buffer_kib=${BASH_REMATCH[1]}
+	[[ ${BASH_REMATCH[2]} == K ]] || buffer_kib=$((buffer_kib * 1024))
+else
+	echo "stream.sh: STREAM_BUFFER must be a size in K or M, not '$buffer'" >&2
+	exit 2
+fi
 # The host's load goes with the figures (the guest's vCPUs are host
 # threads): its 1-minute average covers the end of the run.
 # 5 GiB: the guest's /tmp (half of it) holds a 30-s run at 2 x 600,000
