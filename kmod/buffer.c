@@ -115,7 +115,8 @@ static void fxt_area_free(struct fxt_buffer *buf)
 /*
  * Pages, not vmalloc_user(): they are charged to the memory cgroup of the
  * caller, the task the buffer is made for (vmalloc_user() cannot take
- * __GFP_ACCOUNT on 6.1).
+ * __GFP_ACCOUNT on 6.1).  A cgroup over its memory.high throttles the
+ * caller here for seconds at a time: a fatal signal ends it.
  */
 static int fxt_area_alloc(struct fxt_buffer *buf)
 {
@@ -125,6 +126,8 @@ static int fxt_area_alloc(struct fxt_buffer *buf)
 	if (!buf->pages)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		buf->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!buf->pages[i])
 			return -ENOMEM;
@@ -142,7 +145,8 @@ static u64 fxt_user_share(u64 total)
 /*
  * Charge a buffer to the session and, for task buffers, to its user
  * (acct_lock held).  The owner of the session is bound by the session's
- * limits only; any other user by its share of them.
+ * limits only; any other user by its share of them: of the task buffers,
+ * and of the memory the CPU buffers leave, which task buffers share.
  */
 static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 {
@@ -156,7 +160,7 @@ static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 			return -ENOSPC;
 		if (!uid_eq(u->uid, s->owner) &&
 		    (u->task_buffers + 1 > fxt_user_share(s->max_task_buffers) ||
-		     u->memory + size > fxt_user_share(s->memory_limit)))
+		     u->memory + size > fxt_user_share(s->task_memory)))
 			return -EDQUOT;
 		u->task_buffers++;
 		u->memory += size;
@@ -181,25 +185,27 @@ static void fxt_uncharge(struct fxt_session *s, struct fxt_buffer *buf)
 }
 
 /*
- * A new buffer, charged and listed (fxt_lock held).  user: the user a task
- * buffer is charged to, NULL for kernel-written buffers.
+ * A new buffer, charged and allocated, not yet in the session (the
+ * caller holds a reference on s; fxt_lock is not needed).  user: the user
+ * a task buffer is charged to, NULL for kernel-written buffers.  A
+ * producer allocates its buffer without fxt_lock, which everyone else
+ * needs, because the allocation may be throttled (fxt_area_alloc()).
  */
-struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
-				    u64 data_size, u64 durable_size,
-				    struct fxt_user *user)
+struct fxt_buffer *fxt_buffer_new(struct fxt_session *s, u32 kind,
+				  u64 data_size, u64 durable_size,
+				  struct fxt_user *user)
 {
 	struct fxtrace_buffer_header *hdr;
 	size_t area_size = 2 * FXTRACE_BUFFER_PAGE_SIZE + data_size;
 	struct fxt_buffer *buf;
 	int ret;
 
-	if (s->next_id >= buffer_id_max)
-		return ERR_PTR(-EOVERFLOW);
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 	buf->area_size = area_size;
 	buf->user = user;
+	buf->session = s;
 	spin_lock(&s->acct_lock);
 	ret = fxt_charge(s, buf);
 	spin_unlock(&s->acct_lock);
@@ -208,38 +214,80 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 		return ERR_PTR(ret);
 	}
 	ret = fxt_area_alloc(buf);
-	if (!ret)
-		ret = xa_insert(&s->bufs, s->next_id + 1, buf, GFP_KERNEL);
 	if (ret) {
-		fxt_uncharge(s, buf);
-		fxt_area_free(buf);
-		kfree(buf);
+		fxt_buffer_discard(buf);
 		return ERR_PTR(ret);
 	}
 	kref_init(&buf->ref);
-	kref_get(&s->ref);
-	buf->session = s;
 	buf->hdr = buf->area;
 	buf->ctl = buf->area + FXTRACE_BUFFER_PAGE_SIZE;
 	buf->data = buf->area + 2 * FXTRACE_BUFFER_PAGE_SIZE;
-	buf->id = ++s->next_id;
 	buf->kind = kind;
 	atomic64_set(&buf->nmi_dropped, 0);
 
 	hdr = buf->hdr;
 	hdr->magic = FXTRACE_BUFFER_MAGIC;
 	hdr->header_size = sizeof(*hdr);
-	hdr->id = buf->id;
 	hdr->kind = kind;
 	hdr->mode = s->mode;
 	hdr->cpu = ~0U;
 	hdr->data_offset = 2 * FXTRACE_BUFFER_PAGE_SIZE;
 	hdr->durable_size = durable_size;
 	hdr->rolling_size = round_down((data_size - durable_size) / 2, 8);
-	hdr->start_seq = s->start_seq;
+	return buf;
+}
 
+/* A new buffer that never was in the session. */
+void fxt_buffer_discard(struct fxt_buffer *buf)
+{
+	fxt_uncharge(buf->session, buf);
+	fxt_area_free(buf);
+	kfree(buf);
+}
+
+/*
+ * Give a new buffer its id and put it in the session (fxt_lock held).
+ * Complete before it goes into the id map: an ack (fxt_packet_ack())
+ * finds a buffer there under xa_lock alone, without fxt_lock, and reads
+ * its header.
+ */
+int fxt_buffer_publish(struct fxt_session *s, struct fxt_buffer *buf)
+{
+	int ret;
+
+	if (s->next_id >= buffer_id_max)
+		return -EOVERFLOW;
+	buf->id = s->next_id + 1;
+	buf->hdr->id = buf->id;
+	buf->hdr->start_seq = s->start_seq;
+	ret = xa_insert(&s->bufs, buf->id, buf, GFP_KERNEL);
+	if (ret)
+		return ret;
+	kref_get(&s->ref);
+	s->next_id = buf->id;
 	s->nr_buffers++;
 	list_add_tail(&buf->node, &s->buffers);
+	return 0;
+}
+
+/* A new buffer, in the session (fxt_lock held). */
+struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
+				    u64 data_size, u64 durable_size,
+				    struct fxt_user *user)
+{
+	struct fxt_buffer *buf;
+	int ret;
+
+	if (s->next_id >= buffer_id_max)
+		return ERR_PTR(-EOVERFLOW);
+	buf = fxt_buffer_new(s, kind, data_size, durable_size, user);
+	if (IS_ERR(buf))
+		return buf;
+	ret = fxt_buffer_publish(s, buf);
+	if (ret) {
+		fxt_buffer_discard(buf);
+		return ERR_PTR(ret);
+	}
 	return buf;
 }
 

@@ -107,6 +107,7 @@ struct fxt_session {
 	u64 cpu_buffer_size;
 	u64 task_buffer_size;
 	u64 memory_limit;
+	u64 task_memory;		/* memory_limit less the CPU buffers */
 	u64 memory_used;
 	u32 max_task_buffers;
 	u32 task_buffers;		/* not freed yet (acct_lock) */
@@ -173,6 +174,11 @@ void fxt_session_destroy_orphan(void);
 u64 fxt_clock_ticks_per_second(void);
 
 /* buffer.c */
+struct fxt_buffer *fxt_buffer_new(struct fxt_session *s, u32 kind,
+				  u64 data_size, u64 durable_size,
+				  struct fxt_user *user);
+void fxt_buffer_discard(struct fxt_buffer *buf);
+int fxt_buffer_publish(struct fxt_session *s, struct fxt_buffer *buf);
 struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 				    u64 data_size, u64 durable_size,
 				    struct fxt_user *user);

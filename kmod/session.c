@@ -700,6 +700,7 @@ long fxt_ioctl_init(struct file *file, void __user *argp)
 		ret = -ENOSPC;
 		goto out_put;
 	}
+	s->task_memory = s->memory_limit - cpu_bytes;
 	s->filter_pid = filter_pid;
 	filter_pid = NULL;
 

@@ -113,13 +113,26 @@ static s64 fxt_monotonic_offset(void)
 #endif
 }
 
-/* Give the calling thread its buffer (fxt_lock held). */
-static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
+/* Whether the calling thread has its buffer in this process image. */
+static bool fxt_attached(struct fxt_session *s)
 {
-	struct fxt_buffer *buf, *old;
+	struct fxt_buffer *old;
+	bool ret;
+
+	raw_spin_lock(&s->tasks_lock);
+	old = fxt_task_lookup(s, current);
+	ret = old && old->mm == current->mm;
+	raw_spin_unlock(&s->tasks_lock);
+	return ret;
+}
+
+/* Give the calling thread buf, new, as its buffer (fxt_lock held). */
+static int fxt_attach(struct fxt_session *s, struct fxt_buffer *buf,
+		      struct fxtrace_attach *at)
+{
+	struct fxt_buffer *old;
 	char name[TASK_COMM_LEN + 16];
 	char comm[TASK_COMM_LEN];
-	struct fxt_user *user;
 	int ret = 0;
 
 	raw_spin_lock(&s->tasks_lock);
@@ -133,13 +146,9 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 	if (ret)
 		return ret;
 
-	user = fxt_user_get(s, current_uid());
-	if (!user)
-		return -ENOMEM;
-	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_TASK, s->task_buffer_size,
-			       fxtrace_durable_size(s->task_buffer_size), user);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
+	ret = fxt_buffer_publish(s, buf);
+	if (ret)
+		return ret;
 	buf->hdr->pid = task_tgid_nr(current);
 	buf->hdr->tid = task_pid_nr(current);
 	get_task_comm(comm, current);
@@ -174,11 +183,15 @@ static int fxt_attach(struct fxt_session *s, struct fxtrace_attach *at)
 long fxt_ioctl_attach(void __user *argp)
 {
 	struct fxtrace_attach at;
-	u32 size;
+	struct fxt_user *user = NULL;
+	struct fxt_session *s;
+	struct fxt_buffer *buf;
+	u64 size = 0;
+	u32 at_size;
 	int ret;
 
 	ret = fxt_get_sized(&at, sizeof(at), FXTRACE_ATTACH_SIZE_V0, argp,
-			    &size);
+			    &at_size);
 	if (ret)
 		return ret;
 	/* Everything but the size is output. */
@@ -189,14 +202,47 @@ long fxt_ioctl_attach(void __user *argp)
 	if (in_compat_syscall())
 		return -EOPNOTSUPP;
 	/* Fail before attaching if the result cannot be returned. */
-	if (clear_user(argp, size))
+	if (clear_user(argp, at_size))
 		return -EFAULT;
-	at.size = size;
+	at.size = at_size;
 
 	mutex_lock(&fxt_lock);
-	ret = fxt_session ? fxt_attach(fxt_session, &at) : -ENOENT;
+	s = fxt_session;
+	if (s && fxt_attached(s)) {
+		ret = -EEXIST;
+	} else if (s) {
+		kref_get(&s->ref);
+		size = s->task_buffer_size;
+		user = fxt_user_get(s, current_uid());
+	}
 	mutex_unlock(&fxt_lock);
-	if (!ret && copy_to_user(argp, &at, min_t(size_t, size, sizeof(at))))
+	if (!s)
+		return -ENOENT;
+	if (ret)
+		return ret;
+	if (!user) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
+	/*
+	 * The pages without fxt_lock: whoever makes this allocation slow
+	 * (memory.high) must not stall every other user of the module.
+	 */
+	buf = fxt_buffer_new(s, FXTRACE_BUFFER_TASK, size,
+			     fxtrace_durable_size(size), user);
+	if (IS_ERR(buf)) {
+		ret = PTR_ERR(buf);
+		goto out_put;
+	}
+	mutex_lock(&fxt_lock);
+	/* Terminated meanwhile: the reference kept s, not its place. */
+	ret = fxt_session == s ? fxt_attach(s, buf, &at) : -ENOENT;
+	mutex_unlock(&fxt_lock);
+	if (ret)
+		fxt_buffer_discard(buf);
+out_put:
+	fxt_session_put(s);
+	if (!ret && copy_to_user(argp, &at, min_t(size_t, at_size, sizeof(at))))
 		ret = -EFAULT;
 	return ret;
 }

@@ -337,6 +337,92 @@ TEST_F(hs, buffer_charged_to_memcg)
 	rmdir(root);
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * A producer in a memory cgroup over its memory.high is throttled for up
+ * to 2 s per 64 pages it charges, here for minutes: while its buffer's
+ * pages are allocated, the module's lock must stay free for everyone
+ * else, and a SIGKILL must end the allocation and return the charge.
+ */
+TEST_F(hs, throttled_attach_stalls_nobody)
+{
+	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
+	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
+	struct fxtrace_session_info si;
+	struct timespec t0;
+	int go[2], status;
+	long long current;
+	pid_t pid, dog;
+	double waited;
+	char c;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	if (mount("none", root, "cgroup2", 0, NULL)) {
+		rmdir(root);
+		SKIP(return, "no cgroup2: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, cg_write(root, "cgroup.subtree_control", "+memory"));
+	snprintf(cg, sizeof(cg), "%s/fxt-slow", root);
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	ASSERT_EQ(0, cg_write(cg, "memory.high", "1048576"));
+	self->cfg.task_buffer_size = 64ULL << 20;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	if (pid == 0) {
+		struct fxtrace_attach a;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(attach(self->fd, &a) ? 2 : 0);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	/* Until it is well over its memory.high, in the throttled part. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		usleep(10000);
+		current = cg_read(cg, "memory.current");
+	} while (current < (4LL << 20) && seconds_since(&t0) < 20);
+	ASSERT_LE(4LL << 20, current) TH_LOG("the producer's cgroup holds %lld bytes", current);
+
+	/* The old module held its lock here: end the wait after 5 s. */
+	dog = fork();
+	if (dog == 0) {
+		sleep(5);
+		kill(pid, SIGKILL);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	waited = seconds_since(&t0);
+	TH_LOG("SESSION_INFO during a throttled attach: %.3f s", waited);
+	ASSERT_GT(1.0, waited);
+	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG)) TH_LOG("the attach was not throttled");
+	kill(dog, SIGKILL);
+	waitpid(dog, NULL, 0);
+
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	/* Its charge went back with the pages. */
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes, si.memory_used);
+	ASSERT_EQ((__u32)self->ncpus, si.nr_buffers);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	rmdir(cg);
+	umount(root);
+	rmdir(root);
+}
+
 /* A producer mapping does not move, shrink, grow or duplicate. */
 TEST_F(hs, mremap_producer_refused)
 {
@@ -497,16 +583,29 @@ TEST_F(hs, cross_uid_fairness)
 	self->fd = dev_open(O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 
-	/* Memory: a quarter of the session's limit each. */
+	/*
+	 * Memory: a quarter each of what the CPU buffers leave, which task
+	 * buffers share.  CPU buffers 16 times as large as a task buffer's
+	 * data: a quarter of the whole limit (2 CPUs: 7 buffers) would let
+	 * one user take all 8 places.
+	 */
 	self->cfg.max_task_buffers = 64;
-	self->cfg.memory_limit = cpu_bytes + 4 * AREA_SIZE;
+	self->cfg.cpu_buffer_size = 16 * DATA_SIZE;
+	cpu_bytes = (__u64)self->ncpus * (2 * PG + 16 * DATA_SIZE);
+	self->cfg.memory_limit = cpu_bytes + 8 * AREA_SIZE;
 	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
-	share = (int)(pct(self->cfg.memory_limit) / AREA_SIZE);
+	share = (int)(pct(8 * AREA_SIZE) / AREA_SIZE);
+	ASSERT_LT(2 * share, 8);
 	n = attach_as(NOBODY, 64, &err);
 	ASSERT_EQ(share, n);
 	ASSERT_EQ(EDQUOT, err);
-	n = attach_as(NOGROUP, 1, &err);
-	ASSERT_EQ(1, n) TH_LOG("second user: %s", strerror(err));
+	n = attach_as(NOGROUP, 64, &err);
+	ASSERT_EQ(share, n) TH_LOG("second user: %s", strerror(err));
+	ASSERT_EQ(EDQUOT, err);
+	/* The owner: the rest, then the session's limit. */
+	n = attach_as(0, 64, &err);
+	ASSERT_EQ(8 - 2 * share, n);
+	ASSERT_EQ(ENOSPC, err);
 
 	/* Category slots (they outlive sessions): a bounded share each. */
 	ASSERT_LT(0, slots);
