@@ -4,10 +4,13 @@
 
 FXTRACE_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/fxtrace/*.c))
 
-$(B)/bin/fxtrace: $(FXTRACE_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+# stop -o writes an orphan's buffers through the drainer's checks.
+$(B)/bin/fxtrace: $(FXTRACE_OBJS) $(B)/obj/user/drain/output.o \
+		$(B)/obj/user/drain/fastpass.o $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
 	$(link)
 
-# The flush mark of drainer files (check, recover, the readers).
+# The flush mark of drainer files (check, recover, the readers), and
+# the drainer's output (stop).
 $(FXTRACE_OBJS): CFLAGS_USER += -Iuser/drain
 
 PROGS += $(B)/bin/fxtrace

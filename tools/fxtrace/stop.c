@@ -14,25 +14,23 @@
 
 #include <linux/fxtrace.h>
 
+#include "drain.h"
 #include "fxtctl.h"
 #include "fxtrace.h"
-
-static void save_left_out(void *ctx, __u32 id, uint64_t errors)
-{
-	(void)ctx;
-	fprintf(stderr, "fxtrace stop: buffer %u has %llu errors; left out\n",
-		id, (unsigned long long)errors);
-}
 
 /*
  * Every buffer of the adopted session into out, as a trace of its own:
  * what each still holds (a streaming buffer's halves may repeat records
- * the killed drainer had already written).  Buffers that do not decode
- * are left out and counted.
+ * the killed drainer had already written), through the drainer's checks
+ * (output_session()).  Its window: from the clock's start (the session's
+ * is not known) to now.
  */
 static int save_buffers(struct fxtctl *c, const char *out)
 {
-	struct fxtctl_written written;
+	struct kind_totals t;
+	uint64_t refused = 0;
+	struct output o;
+	unsigned int k;
 	int fd, ret;
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -40,15 +38,22 @@ static int save_buffers(struct fxtctl *c, const char *out)
 		fprintf(stderr, "fxtrace stop: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
-	ret = fxtctl_write_buffers(c, fd, save_left_out, NULL, &written);
-	if (close(fd) && !ret)
+	output_init(&o, c->page->ticks_per_second, fxtctl_now(c));
+	o.window_lo = 0;
+	ret = output_session(&o, c, fd);
+	if (close(fd) && ret >= 0)
 		ret = -errno;
-	if (ret) {
+	for (k = 0; k < KIND_COUNT; k++) {
+		output_totals(&o, k, &t);
+		refused += t.invalid;
+	}
+	output_free(&o);
+	if (ret < 0) {
 		fprintf(stderr, "fxtrace stop: %s: %s\n", out, strerror(-ret));
 		return 1;
 	}
-	printf("[ fxtrace stop: %u buffers written to %s, %u left out ]\n",
-	       written.kept, out, written.left_out);
+	printf("[ fxtrace stop: %d buffers written to %s, %llu records refused ]\n",
+	       ret, out, (unsigned long long)refused);
 	return 0;
 }
 

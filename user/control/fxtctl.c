@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/fxt.h>
@@ -94,6 +95,40 @@ int fxtctl_pause(struct fxtctl *c)
 int fxtctl_resume(struct fxtctl *c)
 {
 	return ret_errno(ioctl(c->fd, FXTRACE_IOC_RESUME));
+}
+
+/*
+ * The session clock now, in its ticks: CLOCK_MONOTONIC ns, or the TSC
+ * extrapolated from the session page's (tsc, monotonic) reference pair.
+ */
+uint64_t fxtctl_now(const struct fxtctl *c)
+{
+	const struct fxtrace_session_page *page = c->page;
+	uint64_t mono, seq, ref_tsc = 0, ref_ns = 0;
+	struct timespec ts;
+	int tries;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	mono = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (page->clock != FXTRACE_CLOCK_TSC)
+		return mono;
+	/*
+	 * The kernel rewrites the pair once a second: a few tries suffice.
+	 * A seqcount read, paired with fxt_clock_refresh()'s two smp_wmb().
+	 */
+	for (tries = 0; tries < 1000; tries++) {
+		seq = __atomic_load_n(&page->ref_seq, __ATOMIC_ACQUIRE);
+		ref_tsc = page->ref_tsc;
+		ref_ns = page->ref_monotonic_ns;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) &&
+		    seq == __atomic_load_n(&page->ref_seq, __ATOMIC_RELAXED))
+			break;
+	}
+	if (mono <= ref_ns)
+		return ref_tsc;
+	return ref_tsc + (uint64_t)((unsigned __int128)(mono - ref_ns) *
+				    page->ticks_per_second / 1000000000ULL);
 }
 
 ssize_t fxtctl_read_packets(struct fxtctl *c, struct fxtrace_packet *pkts,

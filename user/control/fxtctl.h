@@ -54,6 +54,11 @@ int fxtctl_adopt(struct fxtctl *c);
 /* Writers drop and count until resumed: buffers hold still for a copy. */
 int fxtctl_pause(struct fxtctl *c);
 int fxtctl_resume(struct fxtctl *c);
+/*
+ * The session clock now, in its ticks: CLOCK_MONOTONIC ns, or the TSC
+ * extrapolated from the session page's (tsc, monotonic) reference pair.
+ */
+uint64_t fxtctl_now(const struct fxtctl *c);
 
 /*
  * Read up to n packets; blocks when none is queued unless the fd is
@@ -96,22 +101,6 @@ unsigned char *fxtctl_buffer_copy(const struct fxtctl_buffer *b,
  */
 int fxtctl_write_buffer(int fd, const struct fxtctl_buffer *b,
 			uint64_t *errors);
-
-/* What fxtctl_write_buffers() wrote and left out. */
-struct fxtctl_written {
-	unsigned int kept;
-	unsigned int left_out;
-};
-
-/*
- * A magic record, then every buffer of c's session through
- * fxtctl_write_buffer(), to fd: one trace.  left_out(ctx, id, errors) is
- * told of each buffer left out because it does not decode.  Returns 0 or
- * -errno (the first write or lookup that failed).
- */
-int fxtctl_write_buffers(struct fxtctl *c, int fd,
-			 void (*left_out)(void *ctx, __u32 id, uint64_t errors),
-			 void *ctx, struct fxtctl_written *written);
 
 /*
  * The half a SAVE_BUFFER packet asks for, with the length the kernel

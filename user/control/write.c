@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Writing a buffer out as a trace, checked first (fxtctl.h): for snapshots
- * and spool recovery.  Its own object, so that only its users need the
- * decoder.
+ * Writing a buffer out as a trace, checked first (fxtctl.h): for spool
+ * recovery, whose buffers are the recovering user's own.  Its own object,
+ * so that only its users need the decoder.
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <linux/fxt.h>
@@ -58,35 +57,5 @@ int fxtctl_write_buffer(int fd, const struct fxtctl_buffer *b,
 out:
 	fxt_reader_free(r);
 	free(copy);
-	return ret;
-}
-
-int fxtctl_write_buffers(struct fxtctl *c, int fd,
-			 void (*left_out)(void *ctx, __u32 id, uint64_t errors),
-			 void *ctx, struct fxtctl_written *written)
-{
-	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
-	const struct fxtctl_buffer *b;
-	uint64_t errors;
-	__u64 magic;
-	int ret = 0;
-
-	written->kept = 0;
-	written->left_out = 0;
-	fxt_write_magic(&magic);
-	if (write(fd, &magic, sizeof(magic)) != sizeof(magic))
-		ret = -EIO;
-	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
-		b = fxtctl_buffer(c, bi.id);
-		ret = b ? fxtctl_write_buffer(fd, b, &errors) : -errno;
-		if (ret == 0) {
-			left_out(ctx, bi.id, errors);
-			written->left_out++;
-		} else if (ret == 1) {
-			written->kept++;
-			ret = 0;
-		}
-		bi.id++;
-	}
 	return ret;
 }

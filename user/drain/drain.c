@@ -100,38 +100,10 @@ static int init_session(struct drain *d)
 	return ret;
 }
 
-/*
- * The session clock now, in its ticks: CLOCK_MONOTONIC ns, or the TSC
- * extrapolated from the session page's (tsc, monotonic) reference pair.
- */
+/* The session clock now, in its ticks (fxtctl_now()). */
 uint64_t session_now(const struct drain *d)
 {
-	const struct fxtrace_session_page *page = d->c.page;
-	uint64_t mono, seq, ref_tsc = 0, ref_ns = 0;
-	struct timespec ts;
-	int tries;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	mono = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-	if (page->clock != FXTRACE_CLOCK_TSC)
-		return mono;
-	/*
-	 * The kernel rewrites the pair once a second: a few tries suffice.
-	 * A seqcount read, paired with fxt_clock_refresh()'s two smp_wmb().
-	 */
-	for (tries = 0; tries < 1000; tries++) {
-		seq = __atomic_load_n(&page->ref_seq, __ATOMIC_ACQUIRE);
-		ref_tsc = page->ref_tsc;
-		ref_ns = page->ref_monotonic_ns;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!(seq & 1) &&
-		    seq == __atomic_load_n(&page->ref_seq, __ATOMIC_RELAXED))
-			break;
-	}
-	if (mono <= ref_ns)
-		return ref_tsc;
-	return ref_tsc + (uint64_t)((unsigned __int128)(mono - ref_ns) *
-				    page->ticks_per_second / 1000000000ULL);
+	return fxtctl_now(&d->c);
 }
 
 static struct fxtctl_buffer *map_buffer(struct drain *d, __u32 id)
@@ -336,22 +308,19 @@ static void reap_child(struct drain *d)
 	request_stop(d);
 }
 
-static void snapshot_left_out(void *ctx, __u32 id, uint64_t errors)
-{
-	(void)ctx;
-	fprintf(stderr, "fxtrace-drain: snapshot: buffer %u has %llu errors; left out\n",
-		id, (unsigned long long)errors);
-}
-
 /*
  * SIGUSR1 in a circular session: the flight recorder's snapshot.  Writers
- * pause (dropping and counting) while every buffer is copied into
- * OUT.<n>, each checked, so no copy is torn; then tracing goes on.
+ * pause (dropping and counting) while every buffer is written to OUT.<n>
+ * through the same checks as the trace (output_session()), so no copy is
+ * torn and no record the trace would refuse gets in; then tracing goes on.
  */
 static void snapshot(struct drain *d)
 {
-	struct fxtctl_written written;
+	struct kind_totals t;
+	uint64_t refused = 0;
+	struct output o;
 	char path[4096];
+	unsigned int k;
 	int fd, ret;
 
 	if (d->opt.mode != FXTRACE_MODE_CIRCULAR || d->state != RUNNING) {
@@ -363,19 +332,25 @@ static void snapshot(struct drain *d)
 		fprintf(stderr, "fxtrace-drain: snapshot: pause: %s\n", strerror(-ret));
 		return;
 	}
+	output_init(&o, d->out.ticks_per_second, session_now(d));
+	o.window_lo = d->out.window_lo;
 	snprintf(path, sizeof(path), "%s.%u", d->opt.out, ++d->snapshots);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ret = fd < 0 ? -errno :
-		fxtctl_write_buffers(&d->c, fd, snapshot_left_out, NULL, &written);
-	if (fd >= 0 && close(fd) && !ret)
+	ret = fd < 0 ? -errno : output_session(&o, &d->c, fd);
+	if (fd >= 0 && close(fd) && ret >= 0)
 		ret = -errno;
 	if (fxtctl_resume(&d->c))
 		fprintf(stderr, "fxtrace-drain: snapshot: resume: %s\n", strerror(errno));
-	if (ret)
+	for (k = 0; k < KIND_COUNT; k++) {
+		output_totals(&o, k, &t);
+		refused += t.invalid;
+	}
+	output_free(&o);
+	if (ret < 0)
 		fprintf(stderr, "fxtrace-drain: snapshot %s: %s\n", path, strerror(-ret));
 	else
-		fprintf(stderr, "fxtrace-drain: snapshot %u: %u buffers written to %s, %u left out\n",
-			d->snapshots, written.kept, path, written.left_out);
+		fprintf(stderr, "fxtrace-drain: snapshot %u: %d buffers written to %s, %llu records refused\n",
+			d->snapshots, ret, path, (unsigned long long)refused);
 }
 
 void on_signal(struct drain *d)

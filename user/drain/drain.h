@@ -185,6 +185,16 @@ void output_report_lost(const struct output *o, FILE *f);
 int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c);
 
 /*
+ * A trace of what every buffer of c's session holds now, to fd: each
+ * buffer as output_rest() writes it at the end of a session, through the
+ * same checks, then the drop counters.  o is fresh (output_init(), its
+ * window set); its counts say what was refused.  The snapshots of a
+ * circular session and `fxtrace stop -o`.  Returns the number of buffers,
+ * or -errno.
+ */
+int output_session(struct output *o, struct fxtctl *c, int fd);
+
+/*
  * Records another source built (the probes, each batch with its own
  * provider section): append them to c, then give c its place in the file.
  * provider is the one of c's last section.

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "drain.h"
 #include "fastpass.h"
@@ -1201,4 +1203,65 @@ int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c)
 	chunk_put(c, w, n * 8);
 	chunk_end(o, db, c, 1);
 	return 0;
+}
+
+/* c to fd at its offset, whole; c is freed. */
+static int write_chunk(int fd, struct chunk *c)
+{
+	const unsigned char *p = c->data;
+	size_t left = c->len;
+	ssize_t n;
+	int ret = 0;
+
+	while (left) {
+		n = write(fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n ? -errno : -EIO;
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	chunk_free(c);
+	return ret;
+}
+
+int output_session(struct output *o, struct fxtctl *c, int fd)
+{
+	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
+	const struct fxtctl_buffer *b;
+	struct drain_buffer *db;
+	struct chunk chunk;
+	__u64 magic;
+	size_t pos = 0;
+	int ret, n = 0;
+
+	/* A trace written whole: no flush or window mark (flush_mark.h). */
+	fxt_write_magic(&magic);
+	ret = chunk_alloc(&chunk, sizeof(magic));
+	if (ret)
+		return ret;
+	chunk_put(&chunk, &magic, sizeof(magic));
+	output_place(o, &chunk, 0);
+	ret = write_chunk(fd, &chunk);
+	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
+		b = fxtctl_buffer(c, bi.id);
+		if (!b)
+			return -errno;
+		ret = output_rest(o, b, &chunk);
+		if (!ret)
+			ret = write_chunk(fd, &chunk);
+		n++;
+		bi.id++;
+	}
+	if (!ret && errno != ENOENT)
+		ret = -errno;
+	while (!ret && (db = output_next(o, &pos))) {
+		ret = output_drops(o, db, &chunk);
+		if (!ret)
+			ret = write_chunk(fd, &chunk);
+	}
+	return ret ? ret : n;
 }

@@ -198,7 +198,7 @@ kill -USR1 $drain
 wait $drain
 result $? "snapshot: fxtrace-drain exits 0"
 sed 's/^/# /' "$out/flight.stderr"
-grep -q 'snapshot 1: [1-9][0-9]* buffers written to .*flight.fxt.1, 0 left out' \
+grep -qE 'snapshot 1: [1-9][0-9]* buffers written to .*flight.fxt.1, 0 records refused$' \
 	"$out/flight.stderr"
 result $? "snapshot: SIGUSR1 wrote flight.fxt.1"
 check_strict "$out/flight.fxt.1" snapshot
@@ -207,6 +207,35 @@ result $? "snapshot: ticks in order, none twice"
 [[ $(value ticks "$out/flight.count") -gt 0 ]]
 result $? "snapshot: it holds the producer's ticks"
 check_strict "$out/flight.fxt" "snapshot: the final trace"
+
+# A snapshot goes through the trace's checks: what hostile producers forge
+# (garbage.c rename and perfetto: 5 records each that the drainer
+# refuses, as above) stays out of it.  The snapshot comes once both
+# attacks are written, while all three producers are alive (the buffer
+# of one that has exited is in the trace, no longer in the session).
+"$bin/fxtrace-drain" -m circular -B 1M -o "$out/flight-hostile.fxt" -- /bin/sh -c \
+	"$progs/garbage 8 1 rename & $progs/garbage 8 2 perfetto & $progs/producer 1 20000 5; wait" \
+	>"$out/flight-hostile.producer" 2>"$out/flight-hostile.stderr" &
+drain=$!
+for _ in $(seq 100); do
+	[[ $(grep -c '^garbage ' "$out/flight-hostile.producer") == 2 ]] && break
+	sleep 0.1
+done
+kill -USR1 $drain
+wait $drain
+result $? "snapshot-hostile: fxtrace-drain exits 0"
+sed 's/^/# /' "$out/flight-hostile.stderr"
+grep -qE 'snapshot 1: [1-9][0-9]* buffers written to .*flight-hostile.fxt.1, 10 records refused$' \
+	"$out/flight-hostile.stderr"
+result $? "snapshot-hostile: 10 records refused"
+check_strict "$out/flight-hostile.fxt.1" snapshot-hostile
+"$progs/count_ticks" "$out/flight-hostile.fxt.1" >"$out/flight-hostile.count"
+result $? "snapshot-hostile: ticks in order, none twice"
+[[ $(value ticks "$out/flight-hostile.count") -gt 0 ]]
+result $? "snapshot-hostile: it holds the honest producer's ticks"
+count flight-hostile fake 0
+count flight-hostile names 0
+count flight-hostile blob 0
 
 echo "1..$n"
 exit $failed

@@ -9,7 +9,8 @@
  * another process's.  The drainer must still write a valid trace.
  *
  * With MODE, it writes one attack, as a producer following the protocol
- * would (halves saved in turn), prints what it wrote, and exits:
+ * would (in a streaming session, halves saved in turn), prints what it
+ * wrote, stays alive until SECONDS are over, and exits:
  *   rename  its comm, provider name and kernel objects name it "honest",
  *           pid 1 "fake-systemd"; events with pid 1's ids
  *   squat   80,000 async begins, never ended
@@ -21,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +194,15 @@ static int wait_saved(struct writer *wr, __u64 wrap)
 	return -1;
 }
 
-/* The half is full: ask for its save and go on in the other one. */
+static bool streaming(const struct writer *wr)
+{
+	return wr->hdr->mode == FXTRACE_MODE_STREAMING;
+}
+
+/*
+ * The half is full: in a streaming session, ask for its save; go on in the
+ * other one (a circular session's writer just wraps).
+ */
 static int next_half(struct writer *wr)
 {
 	struct fxtrace_buffer_full full = {
@@ -201,10 +211,10 @@ static int next_half(struct writer *wr)
 		.wrap = wr->wrap,
 	};
 
-	if (wait_saved(wr, wr->wrap))
+	if (streaming(wr) && wait_saved(wr, wr->wrap))
 		return -1;
 	__atomic_store_n(&wr->ctl->wrap_count, wr->wrap + 1, __ATOMIC_RELEASE);
-	if (ioctl(wr->fd, FXTRACE_IOC_BUFFER_FULL, &full)) {
+	if (streaming(wr) && ioctl(wr->fd, FXTRACE_IOC_BUFFER_FULL, &full)) {
 		perror("garbage: buffer full");
 		return -1;
 	}
@@ -233,10 +243,13 @@ static int emit(struct writer *wr, const __u64 *w, __u32 n)
 	return 0;
 }
 
-/* The last half saved too, so that the drainer has it all before exit. */
+/*
+ * In a streaming session, the last half saved too, so that the drainer has
+ * it all before exit; a circular session's buffer is read where it is.
+ */
 static int finish(struct writer *wr)
 {
-	return next_half(wr) || wait_saved(wr, wr->wrap);
+	return streaming(wr) && (next_half(wr) || wait_saved(wr, wr->wrap));
 }
 
 static int attack_rename(struct writer *wr, unsigned char *prod)
