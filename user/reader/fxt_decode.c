@@ -358,6 +358,8 @@ struct table_string {
  * grows only with what the input defines.
  */
 #define STRING_BLOCK		256
+/* What a block costs the string budget: it is memory the strings cost. */
+#define STRING_BLOCK_BYTES	(STRING_BLOCK * sizeof(struct table_string))
 #define STRING_BLOCKS		((FXT_STRING_INDEX_MAX + 1) / STRING_BLOCK)
 #define THREADS			256
 
@@ -365,7 +367,7 @@ struct fxt_tables {
 	uint32_t provider_id;
 	uint64_t ticks_per_second;
 	size_t max_string_bytes;	/* 0: no bound */
-	size_t string_bytes;		/* bytes kept now */
+	size_t string_bytes;		/* bytes kept now, with their blocks */
 	struct table_string *strings[STRING_BLOCKS];	/* by index / STRING_BLOCK */
 	struct fxt_thread *threads;	/* THREADS, by index; NULL until one */
 };
@@ -484,6 +486,8 @@ bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
 	const struct table_string *s = string_entry(t, index);
 	size_t bytes = t->string_bytes - (s && s->str.ptr ? s->str.len : 0);
 
+	if (!t->strings[index / STRING_BLOCK])
+		bytes += STRING_BLOCK_BYTES;
 	return !t->max_string_bytes || bytes + len <= t->max_string_bytes;
 }
 
@@ -497,9 +501,14 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 	char *bytes = NULL;
 
 	if (!*block) {
-		*block = malloc(STRING_BLOCK * sizeof(**block));
+		*block = malloc(STRING_BLOCK_BYTES);
 		if (!*block)
 			return -ENOMEM;
+		/*
+		 * Counted, so that one short string in each block (8 bytes of
+		 * input for 6 KiB) cannot hold memory past the budget.
+		 */
+		t->string_bytes += STRING_BLOCK_BYTES;
 		for (i = 0; i < STRING_BLOCK; i++)
 			(*block)[i] = (struct table_string){
 				.str.ref = rec->id / STRING_BLOCK * STRING_BLOCK + i,

@@ -253,10 +253,12 @@ struct fxt_record {
 struct fxt_tables;
 
 /*
- * Tables for provider_id.  max_string_bytes bounds the bytes of the strings
- * kept at once (0: no bound beyond the table's 0x7fff entries); past it a
- * string index stays defined but its bytes are not kept (rule
- * string-not-kept).  Returns NULL when memory runs out.
+ * Tables for provider_id.  max_string_bytes bounds the memory of the
+ * strings kept at once: their bytes, and the blocks of 256 entries (6 KiB)
+ * the table allocates for the indices in use (0: no bound beyond the
+ * table's 0x7fff entries); past it a string index stays defined but its
+ * bytes are not kept (rule string-not-kept).  Returns NULL when memory
+ * runs out.
  */
 struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes);
 void fxt_tables_free(struct fxt_tables *t);
@@ -325,7 +327,7 @@ void fxt_reader_free(struct fxt_reader *r);
 #define FXT_READER_WINDOW_MAX (64u << 20)
 void fxt_reader_set_window_max(struct fxt_reader *r, size_t bytes);
 
-/* Bound on the string bytes each provider's tables keep (0: none, default). */
+/* Bound on the string memory each provider's tables keep (0: none, default). */
 void fxt_reader_set_string_budget(struct fxt_reader *r, size_t bytes);
 
 /*

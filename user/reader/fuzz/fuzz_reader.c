@@ -91,7 +91,7 @@ static ssize_t read_memory(void *ctx, void *buf, size_t len)
 
 static void walk_records(const uint8_t *data, size_t size, uint64_t *sum)
 {
-	struct fxt_tables *t = fxt_tables_new(1, 4096);
+	struct fxt_tables *t = fxt_tables_new(1, 16384);	/* 2 blocks and 4 KiB */
 	struct fxt_sink sink = { .fn = consume_diag, .ctx = sum };
 	struct fxt_record *rec = malloc(sizeof(*rec));
 	size_t pos = 0;

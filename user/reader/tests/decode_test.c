@@ -890,9 +890,13 @@ static int test_tables_redefinition(void)
 	return 0;
 }
 
+/* A table block: 256 entries of 24 bytes (fxt_decode.c STRING_BLOCK_BYTES). */
+#define BLOCK_BYTES 6144
+
 static int test_tables_string_budget(void)
 {
-	struct fxt_tables *t = fxt_tables_new(9, 4);
+	/* The first string's block, and 4 bytes. */
+	struct fxt_tables *t = fxt_tables_new(9, BLOCK_BYTES + 4);
 	struct fxt_sink sink = { .fn = collect_diag, .ctx = &diags };
 	struct fxt_string s;
 	struct fxt_record rec;
@@ -904,7 +908,7 @@ static int test_tables_string_budget(void)
 	/* 5 more do not: defined, bytes not kept, noted. */
 	ASSERT_EQ(16, decode(t, w, 2, &rec));
 	ASSERT_EQ(0, fxt_tables_apply(t, &rec, &sink));
-	ASSERT_STR("0x000000: note: string-not-kept: string 2 (5 bytes) is defined, but the reader keeps at most 4 string bytes per provider\n",
+	ASSERT_STR("0x000000: note: string-not-kept: string 2 (5 bytes) is defined, but the reader keeps at most 6148 string bytes per provider\n",
 		   diags.text);
 	ASSERT_EQ(0, fxt_tables_string(t, 2, &s));
 	ASSERT_TRUE(!s.ptr);
@@ -912,6 +916,30 @@ static int test_tables_string_budget(void)
 	ASSERT_EQ(5, s.len);
 	ASSERT_EQ(0, fxt_tables_string(t, 1, &s));
 	ASSERT_FXT_STR("app", s);
+	fxt_tables_free(t);
+	return 0;
+}
+
+/*
+ * The blocks a table allocates for the indices in use count against the
+ * budget: one empty string in each block (8 bytes of input for 6 KiB)
+ * cannot hold memory past it.
+ */
+static int test_tables_string_blocks(void)
+{
+	struct fxt_tables *t = fxt_tables_new(9, 2 * BLOCK_BYTES);
+	/* Empty strings at indices 1, 257 and 513: three blocks. */
+	const uint64_t s1 = 0x0000000000010012, s257 = 0x0000000001010012;
+
+	ASSERT_TRUE(t);
+	ASSERT_TRUE(fxt_tables_string_fits(t, 1, 0));
+	ASSERT_EQ(0, define(t, &s1, 1));
+	ASSERT_TRUE(fxt_tables_string_fits(t, 257, 0));
+	ASSERT_EQ(0, define(t, &s257, 1));
+	/* Both blocks take the whole budget: no third, no byte more. */
+	ASSERT_TRUE(!fxt_tables_string_fits(t, 513, 0));
+	ASSERT_TRUE(fxt_tables_string_fits(t, 258, 0));
+	ASSERT_TRUE(!fxt_tables_string_fits(t, 258, 1));
 	fxt_tables_free(t);
 	return 0;
 }
@@ -1190,6 +1218,7 @@ static const struct tap_test tests[] = {
 	{ "records from fxt.h, the project's encoder", test_encoder_records },
 	{ "tables: redefinition and clearing", test_tables_redefinition },
 	{ "tables: string byte budget", test_tables_string_budget },
+	{ "tables: the budget counts table blocks", test_tables_string_blocks },
 	{ "decode: incomplete input asks for more", test_decode_needs_more },
 	{ "reader: streaming equals whole buffer", test_streaming_matches_buffer },
 	{ "reader: records over the window are skipped", test_streaming_skips_oversized },
