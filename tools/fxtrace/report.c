@@ -231,7 +231,8 @@ static int collect(void *ctx, const struct fxt_record *rec)
 {
 	struct report *rp = ctx;
 	struct report_provider *p;
-	uint32_t i;
+	size_t *index;
+	int created;
 
 	rp->records++;
 	if (rec->has_ts && rec->ts_ns_valid) {
@@ -265,10 +266,11 @@ static int collect(void *ctx, const struct fxt_record *rec)
 		if (rec->subtype != FXT_META_PROVIDER_EVENT ||
 		    rec->value != FXT_PROVIDER_EVENT_BUFFER_FULL)
 			return 0;
-		for (i = 0; i < rp->nproviders; i++)
-			if (rp->providers[i].id == rec->id)
-				break;
-		if (i == rp->nproviders) {
+		index = fxt_map_put(&rp->provider_index, rec->id, 0, &created);
+		if (!index)
+			return -ENOMEM;
+		if (created) {
+			*index = rp->nproviders;
 			p = grow((void **)&rp->providers, &rp->nproviders,
 				 &rp->providers_cap, sizeof(*p));
 			if (!p)
@@ -276,7 +278,7 @@ static int collect(void *ctx, const struct fxt_record *rec)
 			p->id = rec->id;
 			p->buffer_full = 0;
 		}
-		rp->providers[i].buffer_full++;
+		rp->providers[*index].buffer_full++;
 		return 0;
 	}
 	return 0;
@@ -724,6 +726,7 @@ void report_init(struct report *rp, struct fxt_reader *r,
 	fxt_map_init(&rp->pids, sizeof(uint64_t));
 	fxt_map_init(&rp->threads, sizeof(struct report_thread));
 	fxt_map_init(&rp->cpus, sizeof(struct report_cpu));
+	fxt_map_init(&rp->provider_index, sizeof(size_t));
 }
 
 int report_collect(struct report *rp, fxt_read_fn *read, void *read_ctx)
@@ -754,4 +757,5 @@ void report_free(struct report *rp)
 	fxt_map_free(&rp->listed);
 	fxt_map_free(&rp->threads);
 	fxt_map_free(&rp->cpus);
+	fxt_map_free(&rp->provider_index);
 }

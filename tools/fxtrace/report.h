@@ -110,8 +110,9 @@ struct report {
 
 	struct report_drop *drops;
 	size_t ndrops, drops_cap;
-	struct report_provider *providers;
+	struct report_provider *providers;	/* in order of appearance */
 	size_t nproviders, providers_cap;
+	struct fxt_map provider_index;	/* (id, 0) -> index in providers */
 };
 
 /* select may be NULL: every record. */

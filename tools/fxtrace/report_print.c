@@ -174,22 +174,26 @@ static int thread_rows(const struct report *rp, struct report_rows *rows)
 static int process_rows(struct report_rows *rows)
 {
 	struct report_process_row *p;
-	size_t i, j;
+	struct fxt_map index;		/* (pid, 0) -> index in processes */
+	size_t i, *j;
+	int created;
 
 	rows->processes = calloc(rows->nthreads + 1, sizeof(*rows->processes));
 	if (!rows->processes)
 		return -ENOMEM;
+	fxt_map_init(&index, sizeof(size_t));
 	for (i = 0; i < rows->nthreads; i++) {
 		const struct report_thread_row *t = &rows->threads[i];
 
-		for (j = 0; j < rows->nprocesses; j++)
-			if (rows->processes[j].pid == t->pid)
-				break;
-		p = &rows->processes[j];
-		if (j == rows->nprocesses) {
-			rows->nprocesses++;
-			p->pid = t->pid;
+		j = fxt_map_put(&index, t->pid, 0, &created);
+		if (!j) {
+			fxt_map_free(&index);
+			return -ENOMEM;
 		}
+		if (created)
+			*j = rows->nprocesses++;
+		p = &rows->processes[*j];
+		p->pid = t->pid;
 		p->threads++;
 		p->switches_in += t->t->switches_in;
 		p->wakeups += t->t->wakeups;
@@ -202,6 +206,7 @@ static int process_rows(struct report_rows *rows)
 		if (t->lat_max > p->lat_max)
 			p->lat_max = t->lat_max;
 	}
+	fxt_map_free(&index);
 	return 0;
 }
 

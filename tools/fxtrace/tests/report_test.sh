@@ -216,4 +216,36 @@ expect "report: totals saturate at INT64_MAX ns" test \
 s = json.load(sys.stdin)["slices"][0]
 print(s["count"], s["total_ns"], s["self_ns"], s["max_ns"])')" = \
 	"2 9223372036854775807 9223372036854775807 6000000000000000000"
+
+# Many providers and processes take linear time: 600,000 "buffer full"
+# events of 300,000 providers (each twice), and 300,000 threads in
+# processes of their own but the last two, which share one: under a
+# second each on the host, where the linear searches before took 19 s
+# each at 200,000 (and four times that here).
+python3 - "$tmp/providers.fxt" "$tmp/processes.fxt" <<'PY'
+import struct, sys
+def words(*a): return b"".join(struct.pack("<Q", x) for x in a)
+n = 300000
+with open(sys.argv[1], "wb") as f:
+    f.write(words(0x0016547846040010))
+    for _ in range(2):
+        # metadata, 1 word, provider event, id, event 0: buffer full
+        f.write(b"".join(words(1 << 4 | 3 << 16 | i << 20) for i in range(1, n + 1)))
+with open(sys.argv[2], "wb") as f:
+    f.write(words(0x0016547846040010))
+    for i in range(1, n + 1):
+        # instant, 4 words, inline thread, empty category and name
+        pid = i if i < n else n - 1
+        f.write(words(4 | 4 << 4, 1000 + i, pid, i))
+PY
+expect "report: 300,000 providers' buffer-full events, in order of appearance" test \
+	"$(timeout 10 "$fxtrace" report --format=json "$tmp/providers.fxt" | python3 -c 'import json, sys
+p = json.load(sys.stdin)["providers"]
+print(len(p), p[0]["provider"], p[-1]["provider"], {x["buffer_full"] for x in p})')" = \
+	"300000 1 300000 {2}"
+expect "report: 299,999 processes of 300,000 threads" test \
+	"$(timeout 10 "$fxtrace" report --format=json "$tmp/processes.fxt" | python3 -c 'import json, sys
+p = json.load(sys.stdin)["processes"]
+print(len(p), sum(x["threads"] for x in p), max(x["threads"] for x in p))')" = \
+	"299999 300000 2"
 echo "1..$n"
