@@ -89,32 +89,62 @@ static void koid_name(FILE *out, const struct report *rp, bool thread,
 	}
 }
 
-/* CPU tracks: [start, duration, tid] while a thread (not idle) runs. */
-static void write_cpus(FILE *out, const struct report *rp,
-		       const struct report_rows *rows)
+/* An item of rp's records: its group (a CPU, a name) and its index. */
+struct grouped {
+	uint32_t group;
+	size_t index;
+};
+
+static int by_group(const void *a, const void *b)
+{
+	const struct grouped *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/*
+ * CPU tracks: [start, duration, tid] while a thread (not idle) runs.  The
+ * switches grouped by CPU, in time order within one, in one sort: not a
+ * pass over all of them per CPU.
+ */
+static int write_cpus(FILE *out, const struct report *rp,
+		      const struct report_rows *rows)
 {
 	const struct report_sched *s, *prev;
-	size_t c, i, n;
+	struct grouped *sw;
+	size_t c, i, k = 0, n = 0, spans;
 
+	sw = malloc((rp->nsched + 1) * sizeof(*sw));
+	if (!sw)
+		return -ENOMEM;
+	for (i = 0; i < rp->nsched; i++)
+		if (!rp->sched[i].wakeup)
+			sw[n++] = (struct grouped){ rp->sched[i].cpu, i };
+	qsort(sw, n, sizeof(*sw), by_group);
 	fputs("\"cpus\":[", out);
+	/* rows->cpus is sorted by CPU too. */
 	for (c = 0; c < rows->ncpus; c++) {
 		fprintf(out, "%s\n{\"cpu\":%u,\"spans\":[", c ? "," : "",
 			rows->cpus[c].cpu);
+		while (k < n && sw[k].group < rows->cpus[c].cpu)
+			k++;
 		prev = NULL;
-		n = 0;
-		for (i = 0; i < rp->nsched; i++) {
-			s = &rp->sched[i];
-			if (s->wakeup || s->cpu != rows->cpus[c].cpu)
-				continue;
+		spans = 0;
+		for (; k < n && sw[k].group == rows->cpus[c].cpu; k++) {
+			s = &rp->sched[sw[k].index];
 			if (prev && prev->in && prev->ts <= s->ts)
 				fprintf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64 "]",
-					n++ ? "," : "", prev->ts - rp->first_ns,
+					spans++ ? "," : "", prev->ts - rp->first_ns,
 					s->ts - prev->ts, prev->in);
 			prev = s;
 		}
 		fputs("]}", out);
 	}
 	fputs("],\n", out);
+	free(sw);
+	return 0;
 }
 
 /* Thread tracks: [start, duration, depth, name index] per slice. */
@@ -228,12 +258,22 @@ static void write_thread_table(FILE *out, const struct report *rp,
 	fputs("],\n", out);
 }
 
-/* Samples: every wakeup-to-run latency; each syscall's durations. */
-static void write_histograms(FILE *out, const struct report *rp,
-			     const struct report_rows *rows)
+/*
+ * Samples: every wakeup-to-run latency; each syscall's durations, from the
+ * slices grouped by name in one sort.
+ */
+static int write_histograms(FILE *out, const struct report *rp,
+			    const struct report_rows *rows)
 {
-	size_t i, j, n = 0;
+	struct grouped *sl, key;
+	size_t i, j, k, n = 0;
 
+	sl = malloc((rp->nslices + 1) * sizeof(*sl));
+	if (!sl)
+		return -ENOMEM;
+	for (i = 0; i < rp->nslices; i++)
+		sl[i] = (struct grouped){ rp->slices[i].name, i };
+	qsort(sl, rp->nslices, sizeof(*sl), by_group);
 	fputs("\"histograms\":[\n{\"name\":\"wakeup-to-run latency\",\"samples\":[",
 	      out);
 	for (i = 0; i < rows->nthreads; i++)
@@ -245,13 +285,25 @@ static void write_histograms(FILE *out, const struct report *rp,
 		fputs(",\n{\"name\":", out);
 		html_name(out, &rp->names[rows->syscalls[i]]);
 		fputs(",\"samples\":[", out);
-		for (j = n = 0; j < rp->nslices; j++)
-			if (rp->slices[j].name == rows->syscalls[i])
-				fprintf(out, "%s%" PRId64, n++ ? "," : "",
-					rp->slices[j].end - rp->slices[j].start);
+		/* The name's first slice: the least index in its group. */
+		key = (struct grouped){ rows->syscalls[i], 0 };
+		for (j = 0, k = rp->nslices; j < k;) {
+			size_t mid = j + (k - j) / 2;
+
+			if (by_group(&sl[mid], &key) < 0)
+				j = mid + 1;
+			else
+				k = mid;
+		}
+		for (n = 0; j < rp->nslices && sl[j].group == rows->syscalls[i]; j++)
+			fprintf(out, "%s%" PRId64, n++ ? "," : "",
+				rp->slices[sl[j].index].end -
+				rp->slices[sl[j].index].start);
 		fputs("]}", out);
 	}
 	fputs("]\n", out);
+	free(sl);
+	return 0;
 }
 
 int report_write_html(FILE *out, const struct report *rp,
@@ -268,15 +320,18 @@ int report_write_html(FILE *out, const struct report *rp,
 	html_cstring(out, o->path);
 	fprintf(out, ",\"records\":%" PRIu64 ",\"span\":%" PRId64 ",\n",
 		rp->records, rp->have_time ? rp->last_ns - rp->first_ns : 0);
-	write_cpus(out, rp, rows);
-	ret = write_threads(out, rp, rows);
+	ret = write_cpus(out, rp, rows);
+	if (!ret)
+		ret = write_threads(out, rp, rows);
 	if (ret)
 		return ret;
 	write_names(out, rp);
 	write_stats(out, rp, "slice_table", rows->slices, rows->nslices);
 	write_stats(out, rp, "syscall_table", rows->syscalls, rows->nsyscalls);
 	write_thread_table(out, rp, rows);
-	write_histograms(out, rp, rows);
+	ret = write_histograms(out, rp, rows);
+	if (ret)
+		return ret;
 	fputc('}', out);
 	fputs(mark + strlen(DATA_MARK), out);
 	return ferror(out) ? -EIO : 0;
