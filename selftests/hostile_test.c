@@ -288,24 +288,46 @@ static int cg_write(const char *dir, const char *file, const char *v)
 	return fclose(f) || ret ? -1 : 0;
 }
 
+/*
+ * A cgroup2 hierarchy mounted on root (a new directory) with the memory
+ * controller, and its child cgroup name, whose path goes to cg: 0, -ENODEV
+ * when the kernel has no cgroup2 (root removed), or -errno.
+ */
+static int cg_make(const char *root, const char *name, char *cg, size_t size)
+{
+	if (mount("none", root, "cgroup2", 0, NULL)) {
+		rmdir(root);
+		return -ENODEV;
+	}
+	snprintf(cg, size, "%s/%s", root, name);
+	if (cg_write(root, "cgroup.subtree_control", "+memory") || mkdir(cg, 0755))
+		return -errno;
+	return 0;
+}
+
+/* Undo cg_make() once cg is empty. */
+static void cg_remove(const char *root, const char *cg)
+{
+	rmdir(cg);
+	umount(root);
+	rmdir(root);
+}
+
 /* A task buffer's pages are charged to the memory cgroup of its thread. */
 TEST_F(hs, buffer_charged_to_memcg)
 {
 	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
 	const __u64 size = 4ULL << 20;
 	long long before, after;
-	int go[2], done[2];
+	int go[2], done[2], ret;
 	char c;
 	pid_t pid;
 
 	ASSERT_NE(NULL, mkdtemp(root));
-	if (mount("none", root, "cgroup2", 0, NULL)) {
-		rmdir(root);
-		SKIP(return, "no cgroup2: %s", strerror(errno));
-	}
-	ASSERT_EQ(0, cg_write(root, "cgroup.subtree_control", "+memory"));
-	snprintf(cg, sizeof(cg), "%s/fxt", root);
-	ASSERT_EQ(0, mkdir(cg, 0755));
+	ret = cg_make(root, "fxt", cg, sizeof(cg));
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2");
+	ASSERT_EQ(0, ret) TH_LOG("cgroup: %s", strerror(-ret));
 	self->cfg.task_buffer_size = size;
 	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
 	ASSERT_EQ(0, pipe(go));
@@ -332,9 +354,7 @@ TEST_F(hs, buffer_charged_to_memcg)
 	TH_LOG("memory.current of the producer's cgroup: %lld -> %lld bytes", before, after);
 	EXPECT_LE((long long)size, after - before);
 	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
-	rmdir(cg);
-	umount(root);
-	rmdir(root);
+	cg_remove(root, cg);
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -357,20 +377,17 @@ TEST_F(hs, throttled_attach_stalls_nobody)
 	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
 	struct fxtrace_session_info si;
 	struct timespec t0;
-	int go[2], status;
+	int go[2], status, ret;
 	long long current;
 	pid_t pid, dog;
 	double waited;
 	char c;
 
 	ASSERT_NE(NULL, mkdtemp(root));
-	if (mount("none", root, "cgroup2", 0, NULL)) {
-		rmdir(root);
-		SKIP(return, "no cgroup2: %s", strerror(errno));
-	}
-	ASSERT_EQ(0, cg_write(root, "cgroup.subtree_control", "+memory"));
-	snprintf(cg, sizeof(cg), "%s/fxt-slow", root);
-	ASSERT_EQ(0, mkdir(cg, 0755));
+	ret = cg_make(root, "fxt-slow", cg, sizeof(cg));
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2");
+	ASSERT_EQ(0, ret) TH_LOG("cgroup: %s", strerror(-ret));
 	ASSERT_EQ(0, cg_write(cg, "memory.high", "1048576"));
 	self->cfg.task_buffer_size = 64ULL << 20;
 	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
@@ -418,9 +435,7 @@ TEST_F(hs, throttled_attach_stalls_nobody)
 	ASSERT_EQ(cpu_bytes, si.memory_used);
 	ASSERT_EQ((__u32)self->ncpus, si.nr_buffers);
 	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
-	rmdir(cg);
-	umount(root);
-	rmdir(root);
+	cg_remove(root, cg);
 }
 
 /* A producer mapping does not move, shrink, grow or duplicate. */
