@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # The guest side of tools/guest/run.sh, sourced by OUTDIR/.guest/plan.sh in the
-# chroot of the host root.  plan.sh sets:
+# host root (tools/guest/init.sh made it the root).  plan.sh sets:
 #   out          the output directory (same path as on the host, writable)
 #   ko           the module to load, or empty; modname its name
 #   modparams    its parameters (one string, split on blanks)

@@ -5,8 +5,9 @@
 # /init of the guest bench's initramfs (busybox).  Loads the 9p modules, mounts
 # the host root read-only at /host and the run's output directory (writable)
 # at its host path inside it, gives the chroot writable /tmp, /run, /dev/shm,
-# then runs OUTDIR/.guest/plan.sh (written by tools/guest/run.sh) in the
-# chroot and powers off.  Any failure powers off at once: run.sh reports a
+# then makes the host root the root of the mount namespace, runs
+# OUTDIR/.guest/plan.sh (written by tools/guest/run.sh) in it and powers
+# off.  Any failure powers off at once: run.sh reports a
 # guest that did not finish.
 
 export PATH=/bin
@@ -62,6 +63,12 @@ mount -t tmpfs -o mode=1777 tmpfs /host/dev/shm
 mkdir -p "/host$out"
 mount --move /out "/host$out" || fail "cannot move the output directory to $out"
 
-chroot /host /bin/bash "$out/.guest/plan.sh"
+# Into the host root as switch_root goes, not by a plain chroot: the root
+# of the tests' mount namespace is then their root directory, which
+# unshare(CLONE_NEWUSER) requires (a chrooted caller gets EPERM).  This
+# shell keeps the initramfs as its root, and its poweroff.
+cd /host || fail "cannot enter the host root"
+mount --move . / || fail "cannot move the host root to /"
+chroot . /bin/bash "$out/.guest/plan.sh"
 echo "guest init: plan exited $?"
 poweroff -f

@@ -18,8 +18,8 @@
 #
 # The guest (TCG, 2 CPUs in one host thread, 1 GiB) boots Debian's kernel
 # from its uncompressed vmlinux (the debug kernel from its bzImage) and a
-# busybox initramfs, mounts the host root read-only over 9p and chroots into
-# it, so host-built programs run unchanged.  OUTDIR is shared writable at the
+# busybox initramfs, mounts the host root read-only over 9p and makes it the
+# root (tools/guest/init.sh), so host-built programs run unchanged.  OUTDIR is shared writable at the
 # same path.  /tmp in the guest is a tmpfs; the host directories under /tmp
 # holding this checkout, the tests or the module are bound into it.
 #
