@@ -24,6 +24,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <linux/vmalloc.h>
 #include <asm/tsc.h>
 
@@ -299,8 +300,8 @@ static int fxt_categories_get(u64 uptr, u32 size, char **list)
 /*
  * The slot of a category name, registered for uid if new: its byte in the
  * enable table follows the session (fxt_lock held).  Returns the slot,
- * -ENOSPC when the table is full or -EDQUOT when uid, not root, has
- * category_slots_per_user slots already.
+ * -ENOSPC when the table is full or -EDQUOT when uid (fxt_slot_owner()),
+ * not root, has category_slots_per_user slots already.
  */
 int fxt_category_register(const char *name, kuid_t uid)
 {
@@ -337,6 +338,24 @@ int fxt_category_register(const char *name, kuid_t uid)
 	return i;
 }
 
+/*
+ * Whom a new category slot is charged to: the caller's effective uid; in
+ * a user namespace that a user (not root) made, directly or through
+ * nested ones, that user: the uids it maps into its namespaces (its
+ * subordinate uids) share its slots, since slots have no other bound.
+ * Namespaces root made (containers) keep one share per uid.
+ */
+static kuid_t fxt_slot_owner(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return current_euid();
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? current_euid() : ns->owner;
+}
+
 long fxt_ioctl_category(void __user *argp)
 {
 	char name[FXTRACE_CATEGORY_MAX_LEN + 1];
@@ -361,7 +380,7 @@ long fxt_ioctl_category(void __user *argp)
 	}
 
 	mutex_lock(&fxt_lock);
-	ret = fxt_category_register(name, current_euid());
+	ret = fxt_category_register(name, fxt_slot_owner());
 	mutex_unlock(&fxt_lock);
 	if (ret < 0)
 		return ret;

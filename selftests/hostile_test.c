@@ -173,6 +173,106 @@ static int categories_as(uid_t uid, const char *prefix, int max, int *err,
 	return res[0];
 }
 
+/* One uid registers names until refused: res = { how many, the errno }. */
+static void categories_until_refused(const char *prefix, int res[2])
+{
+	char name[64];
+	int fd = dev_open(0);
+
+	res[0] = 0;
+	res[1] = fd < 0 ? errno : 0;
+	while (fd >= 0) {
+		snprintf(name, sizeof(name), "%s.%d.%d", prefix, getpid(), res[0]);
+		if (category_slot(fd, name) < 0) {
+			res[1] = errno;
+			break;
+		}
+		res[0]++;
+	}
+}
+
+/*
+ * As owner, a user namespace whose uids 0..n-1 are 200000..200000+n-1
+ * outside (written by this process, root, as newuidmap writes a user's
+ * subordinate uids); in it, each of those uids in turn registers category
+ * names until refused.  Returns how many all of them registered, with
+ * *err the last refusal's errno; or -1, with *err 1000 + the step that
+ * failed.
+ */
+static int categories_in_userns(uid_t owner, int n, const char *prefix, int *err)
+{
+	int ready[2], go[2], out[2], res[2] = { -1, 1000 };
+	char path[64], map[64];
+	pid_t pid;
+	int fd, ok;
+	char c;
+
+	if (pipe(ready) || pipe(go) || pipe(out))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int total = 0, k, r[2] = { 0, 1001 }, sub[2];
+		pid_t child;
+
+		close(ready[0]);
+		close(go[1]);
+		close(out[0]);
+		if (become(owner) || unshare(CLONE_NEWUSER))
+			goto fail;
+		r[1] = 1002;
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			goto fail;
+		for (k = 0; k < n; k++) {
+			r[1] = 1003;
+			if (pipe(sub))
+				goto fail;
+			child = fork();
+			if (child == 0) {
+				close(sub[0]);
+				if (setresuid(k, k, k))
+					r[1] = 1004;
+				else
+					categories_until_refused(prefix, r);
+				_exit(write(sub[1], r, sizeof(r)) == sizeof(r) ? 0 : 4);
+			}
+			close(sub[1]);
+			if (read(sub[0], r, sizeof(r)) != sizeof(r) || wait_child(child))
+				r[1] = 1005;
+			close(sub[0]);
+			if (r[1] >= 1000)
+				goto fail;
+			total += r[0];
+		}
+		r[0] = total;
+		_exit(write(out[1], r, sizeof(r)) == sizeof(r) ? 0 : 6);
+fail:
+		r[0] = -1;
+		_exit(write(out[1], r, sizeof(r)) == sizeof(r) ? 0 : 6);
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(out[1]);
+	ok = read(ready[0], &c, 1) == 1;
+	snprintf(map, sizeof(map), "0 200000 %d\n", n);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	fd = ok ? open(path, O_WRONLY) : -1;
+	ok = fd >= 0 && write(fd, map, strlen(map)) == (ssize_t)strlen(map);
+	if (fd >= 0)
+		close(fd);
+	/* Without its map, the child ends when go closes. */
+	if (ok && write(go[1], "g", 1) != 1)
+		ok = 0;
+	close(go[1]);
+	if (read(out[0], res, sizeof(res)) != sizeof(res))
+		res[0] = -1;
+	close(ready[0]);
+	close(out[0]);
+	if (wait_child(pid) != 0)
+		res[0] = -1;
+	*err = res[1] >= 1000 || ok ? res[1] : 1006;
+	return ok && res[1] < 1000 ? res[0] : -1;
+}
+
 static __u64 pct(__u64 total)
 {
 	__u64 v = total * module_param_read("user_share_percent", 25) / 100;
@@ -257,8 +357,8 @@ TEST_F(hs, release_while_mapped)
 	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
 }
 
-/* Reads a cgroup file holding one number; -1 on error. */
-static long long cg_read(const char *dir, const char *file)
+/* Reads a file (cgroup, sysctl) holding one number; -1 on error. */
+static long long read_number(const char *dir, const char *file)
 {
 	char path[256];
 	long long v = -1;
@@ -344,11 +444,11 @@ TEST_F(hs, buffer_charged_to_memcg)
 	}
 	snprintf(pidstr, sizeof(pidstr), "%d", pid);
 	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
-	before = cg_read(cg, "memory.current");
+	before = read_number(cg, "memory.current");
 	ASSERT_LE(0, before);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(1, read(done[0], &c, 1));
-	after = cg_read(cg, "memory.current");
+	after = read_number(cg, "memory.current");
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(0, wait_child(pid));
 	TH_LOG("memory.current of the producer's cgroup: %lld -> %lld bytes", before, after);
@@ -407,7 +507,7 @@ TEST_F(hs, throttled_attach_stalls_nobody)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		usleep(10000);
-		current = cg_read(cg, "memory.current");
+		current = read_number(cg, "memory.current");
 	} while (current < (4LL << 20) && seconds_since(&t0) < 20);
 	ASSERT_LE(4LL << 20, current) TH_LOG("the producer's cgroup holds %lld bytes", current);
 
@@ -632,6 +732,26 @@ TEST_F(hs, cross_uid_fairness)
 		ASSERT_LE(0, again);	/* a known name keeps its slot */
 	n = categories_as(NOGROUP, "hostile.honest", 1, &err, &again);
 	ASSERT_EQ(1, n) TH_LOG("second user: %s", strerror(err));
+}
+
+/*
+ * A user's subordinate uids share its category slots: slots have no other
+ * bound, and each uid of a user namespace had a share of its own (16 of
+ * them took the whole table).
+ */
+TEST_F(hs, category_slots_of_subordinate_uids)
+{
+	long slots = module_param_read("category_slots_per_user", -1);
+	int n, err = 0;
+
+	ASSERT_LT(0, slots);
+	if (read_number("/proc/sys/kernel", "unprivileged_userns_clone") == 0 ||
+	    read_number("/proc/sys/user", "max_user_namespaces") == 0)
+		SKIP(return, "no user namespaces for unprivileged users");
+	n = categories_in_userns(65532, 4, "hostile.subuid", &err);
+	ASSERT_LE(0, n) TH_LOG("user namespace: step %d failed", err - 1000);
+	ASSERT_EQ(slots, n);
+	ASSERT_EQ(EDQUOT, err);
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
