@@ -89,13 +89,14 @@ module_param(buffer_id_max, uint, 0644);
 MODULE_PARM_DESC(buffer_id_max, "last buffer id of a session");
 
 /*
- * The share of a session's task buffers and memory that one user other
- * than the session's owner may hold, in percent.
+ * The share of a session's task buffers and memory, and of a Start's room
+ * for task names, that one user other than root and the session's owner
+ * may hold, in percent.
  */
 static unsigned int user_share_percent = 25;
 module_param(user_share_percent, uint, 0444);
 MODULE_PARM_DESC(user_share_percent,
-		 "share of a session's task buffers and memory one other user may hold, %");
+		 "share of a session's task buffers, memory and names room one other user may hold, %");
 
 static void fxt_area_free(struct fxt_buffer *buf)
 {
@@ -137,7 +138,7 @@ static int fxt_area_alloc(struct fxt_buffer *buf)
 	return buf->area ? 0 : -ENOMEM;
 }
 
-static u64 fxt_user_share(u64 total)
+u64 fxt_user_share(u64 total)
 {
 	return max_t(u64, 1, div_u64(total * min(user_share_percent, 100U), 100));
 }
@@ -427,7 +428,8 @@ static bool fxt_kbuf_switch(struct fxt_buffer *buf)
 	return true;
 }
 
-static void fxt_kbuf_drop(struct fxt_buffer *buf)
+/* Count a record a kernel buffer did not take (its writer's lock held). */
+void fxt_kbuf_drop(struct fxt_buffer *buf)
 {
 	buf->dropped++;
 	WRITE_ONCE(buf->hdr->dropped_records,

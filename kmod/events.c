@@ -208,33 +208,42 @@ static void fxt_kevent(struct fxt_session *s, unsigned int type, u64 pid,
 }
 
 /*
- * A kernel-object record naming a process or a thread, in the session's
- * names buffer (not this CPU's: a thread's names must stay in order).
+ * The controller's pid filter: a counted struct pid, so a process that gets
+ * the number later is not the one given.
  */
-static void fxt_kname_task(struct fxt_session *s, unsigned int obj_type,
-			   u64 koid, const char *comm, u64 process)
+static bool fxt_traced(struct fxt_session *s, struct task_struct *t)
 {
-	u64 words[2 + TASK_COMM_LEN / 8 + 4];
-	char name[TASK_COMM_LEN];
-	u32 n;
+	return !s->filter_pid || task_tgid(t) == s->filter_pid;
+}
 
+/*
+ * The kernel-object records naming thread t and, for a group leader, its
+ * process, in the session's names buffer (not this CPU's: a thread's names
+ * must stay in order), as one write.  With a pid filter only the traced
+ * process's tasks are named: anyone's renames and forks would otherwise
+ * fill the room that the traced process's names need.
+ */
+static void fxt_kname_thread(struct fxt_session *s, struct task_struct *t,
+			     const char *comm)
+{
+	u64 words[2 * (2 + TASK_COMM_LEN / 8 + 4)];
+	char name[TASK_COMM_LEN];
+	u32 n, len;
+
+	if (!fxt_traced(s, t))
+		return;
 	/*
 	 * No task_lock() in a probe: a racy copy, as the tracepoints do, that
 	 * stops at the NUL (task_rename's comm may be a shorter string).
 	 */
 	strscpy(name, comm, sizeof(name));
-	n = fxt_write_kobj_name(words, obj_type, koid, name, strlen(name),
-				process);
-	fxt_names_write(s, words, n);
-}
-
-static void fxt_kname_thread(struct fxt_session *s, struct task_struct *t,
-			     const char *comm)
-{
-	fxt_kname_task(s, FXT_KOBJ_THREAD, task_pid_nr(t), comm,
-		       task_tgid_nr(t));
+	len = strlen(name);
+	n = fxt_write_kobj_name(words, FXT_KOBJ_THREAD, task_pid_nr(t), name,
+				len, task_tgid_nr(t));
 	if (thread_group_leader(t))
-		fxt_kname_task(s, FXT_KOBJ_PROCESS, task_tgid_nr(t), comm, 0);
+		n += fxt_write_kobj_name(words + n, FXT_KOBJ_PROCESS,
+					 task_tgid_nr(t), name, len, 0);
+	fxt_names_write(s, words, n);
 }
 
 /*
@@ -260,15 +269,6 @@ void fxt_events_write_prefix(struct fxt_buffer *buf, unsigned int cpu)
 				 FXT_CPU_PROCESS_KOID);
 	fxt_kbuf_write(buf, words, n, true);
 	buf->hdr->durable_reserved = buf->durable_pos;
-}
-
-/*
- * The controller's pid filter: a counted struct pid, so a process that gets
- * the number later is not the one given.
- */
-static bool fxt_traced(struct fxt_session *s, struct task_struct *t)
-{
-	return !s->filter_pid || task_tgid(t) == s->filter_pid;
 }
 
 /* ---- kernel:sched -------------------------------------------------------- */
@@ -392,8 +392,12 @@ static void fxt_probe_process_exec(void *data, struct task_struct *p,
 static void fxt_probe_task_rename(void *data, struct task_struct *task,
 				  const char *comm)
 {
-	/* Under task_lock(task), and task may not be current. */
-	fxt_kname_thread(data, task, comm);
+	/*
+	 * Under task_lock(task), before comm is copied in; task may not be
+	 * current.  A name set again changes nothing.
+	 */
+	if (strncmp(task->comm, comm, TASK_COMM_LEN))
+		fxt_kname_thread(data, task, comm);
 }
 
 static void fxt_probe_task_exit(void *data, struct task_struct *p)

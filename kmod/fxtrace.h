@@ -89,6 +89,13 @@ struct fxt_buffer {
 #define FXT_PACKET_BATCH	64
 #define FXT_KPROBES_MAX		32
 #define FXT_NAMES_ROOM		(256 << 10)	/* kernel:task names, bytes */
+#define FXT_NAMES_USERS		16
+
+/* What one user's tasks have written of a Start's names room. */
+struct fxt_names_user {
+	kuid_t uid;
+	u32 bytes;
+};
 
 /* Wakes the controller from contexts that must not call wake_up(). */
 struct fxt_wake {
@@ -139,6 +146,7 @@ struct fxt_session {
 	/* The KERNEL buffer of this Start: task names, all CPUs, in order. */
 	struct fxt_buffer *names;
 	raw_spinlock_t names_lock;
+	struct fxt_names_user names_users[FXT_NAMES_USERS];	/* names_lock */
 
 	struct delayed_work clock_work;
 	DECLARE_BITMAP(kprobes, FXT_KPROBES_MAX);	/* registered probes */
@@ -164,6 +172,7 @@ long fxt_ioctl_session_info(void __user *argp);
 long fxt_ioctl_category(void __user *argp);
 long fxt_ioctl_category_name(void __user *argp);
 int fxt_category_register(const char *name, kuid_t uid);
+kuid_t fxt_current_owner(void);
 bool fxt_category_enabled(const char *name);
 void fxt_controller_release(struct file *file);
 void fxt_controller_flush(struct file *file);
@@ -183,6 +192,7 @@ struct fxt_buffer *fxt_buffer_alloc(struct fxt_session *s, u32 kind,
 				    u64 data_size, u64 durable_size,
 				    struct fxt_user *user);
 bool fxt_is_owner(struct fxt_buffer *buf);
+u64 fxt_user_share(u64 total);
 void fxt_buffer_put(struct fxt_buffer *buf);
 void fxt_buffer_write_prefix(struct fxt_buffer *buf, const char *name);
 void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition);
@@ -192,6 +202,7 @@ void fxt_kbuf_commit(struct fxt_buffer *buf, bool durable,
 		     unsigned long irqflags);
 bool fxt_kbuf_write(struct fxt_buffer *buf, const u64 *words, u32 n,
 		    bool durable);
+void fxt_kbuf_drop(struct fxt_buffer *buf);
 void fxt_buffer_snapshot(struct fxt_buffer *buf);
 void fxt_buffer_request_save(struct fxt_buffer *buf, u64 wrap);
 void fxt_buffer_retire(struct fxt_buffer *buf);

@@ -300,7 +300,7 @@ static int fxt_categories_get(u64 uptr, u32 size, char **list)
 /*
  * The slot of a category name, registered for uid if new: its byte in the
  * enable table follows the session (fxt_lock held).  Returns the slot,
- * -ENOSPC when the table is full or -EDQUOT when uid (fxt_slot_owner()),
+ * -ENOSPC when the table is full or -EDQUOT when uid (fxt_current_owner()),
  * not root, has category_slots_per_user slots already.
  */
 int fxt_category_register(const char *name, kuid_t uid)
@@ -339,13 +339,13 @@ int fxt_category_register(const char *name, kuid_t uid)
 }
 
 /*
- * Whom a new category slot is charged to: the caller's effective uid; in
- * a user namespace that a user (not root) made, directly or through
- * nested ones, that user: the uids it maps into its namespaces (its
- * subordinate uids) share its slots, since slots have no other bound.
- * Namespaces root made (containers) keep one share per uid.
+ * Whom what current does is charged to (a new category slot, a task's
+ * name): its effective uid; in a user namespace that a user (not root)
+ * made, directly or through nested ones, that user: the uids it maps into
+ * its namespaces (its subordinate uids) share its shares, which have no
+ * other bound.  Namespaces root made (containers) keep one share per uid.
  */
-static kuid_t fxt_slot_owner(void)
+kuid_t fxt_current_owner(void)
 {
 	const struct user_namespace *ns = current_user_ns();
 
@@ -380,7 +380,7 @@ long fxt_ioctl_category(void __user *argp)
 	}
 
 	mutex_lock(&fxt_lock);
-	ret = fxt_category_register(name, fxt_slot_owner());
+	ret = fxt_category_register(name, fxt_current_owner());
 	mutex_unlock(&fxt_lock);
 	if (ret < 0)
 		return ret;

@@ -347,6 +347,7 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 					    task_pid_nr(t), task_tgid_nr(p));
 	}
 	rcu_read_unlock();
+	memset(s->names_users, 0, sizeof(s->names_users));
 	s->names = buf;
 	return 0;
 }
@@ -361,14 +362,45 @@ void fxt_names_retire(struct fxt_session *s)
 	s->names = NULL;
 }
 
-/* A kernel:task record into the session's names buffer, from any CPU. */
+/*
+ * The room left for names after the Start's dump is shared as the memory
+ * for task buffers is: root and the session's owner may fill it, any other
+ * user (fxt_current_owner()) only its share, so that one user's forks and
+ * renames cannot push everyone else's names out.  Users beyond the table
+ * share its last entry (names_lock held).
+ */
+static bool fxt_names_charge(struct fxt_session *s, kuid_t uid, u32 bytes)
+{
+	struct fxt_names_user *u = s->names_users;
+
+	if (uid_eq(uid, GLOBAL_ROOT_UID) || uid_eq(uid, s->owner))
+		return true;
+	/* Entries are claimed in order and never emptied before the next Start. */
+	while (u < s->names_users + FXT_NAMES_USERS - 1 && u->bytes &&
+	       !uid_eq(u->uid, uid))
+		u++;
+	if (u->bytes + bytes > fxt_user_share(FXT_NAMES_ROOM))
+		return false;
+	u->uid = uid;
+	u->bytes += bytes;
+	return true;
+}
+
+/*
+ * A kernel:task record into the session's names buffer, from any CPU,
+ * charged to the user of the task that caused it (fork, exec, rename).
+ */
 void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n)
 {
+	kuid_t uid = fxt_current_owner();
 	unsigned long irqflags;
 
 	if (in_nmi())
 		return;
 	raw_spin_lock_irqsave(&s->names_lock, irqflags);
-	fxt_kbuf_write(s->names, words, n, true);
+	if (fxt_names_charge(s, uid, n * sizeof(u64)))
+		fxt_kbuf_write(s->names, words, n, true);
+	else
+		fxt_kbuf_drop(s->names);
 	raw_spin_unlock_irqrestore(&s->names_lock, irqflags);
 }

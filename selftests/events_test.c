@@ -112,6 +112,8 @@ FIXTURE(kev) {
 	struct fxtctl c;
 	struct recs rs;
 	uint64_t kernel_dropped;
+	uint64_t names_dropped;		/* the KERNEL buffer's */
+	uint32_t names_flags;
 };
 
 FIXTURE_SETUP(kev)
@@ -164,6 +166,10 @@ static void stop_and_decode(struct __test_metadata *_metadata,
 		decode(b, &self->rs);
 		if (b->kind == FXTRACE_BUFFER_CPU)
 			self->kernel_dropped += b->hdr->dropped_records;
+		if (b->kind == FXTRACE_BUFFER_KERNEL) {
+			self->names_dropped += b->hdr->dropped_records;
+			self->names_flags |= b->hdr->flags;
+		}
 		info.id++;
 	}
 	EXPECT_EQ(0, self->rs.errors);
@@ -424,6 +430,119 @@ TEST_F(kev, task_lifecycle_names)
 			exited = true;
 	}
 	EXPECT_TRUE(exited);
+}
+
+/*
+ * A child that, as uid, renames itself times times, alternating two names,
+ * then sets its name again, unchanged, as many times.
+ */
+static pid_t renaming_child(uid_t uid, int times)
+{
+	pid_t pid = fork();
+	char name[16];
+	int i;
+
+	if (pid)
+		return pid;
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(1);
+	for (i = 0; i < times; i++) {
+		snprintf(name, sizeof(name), "r%d", i & 1);
+		if (prctl(PR_SET_NAME, name))
+			_exit(2);
+	}
+	for (i = 0; i < times; i++)
+		if (prctl(PR_SET_NAME, name))
+			_exit(2);
+	_exit(0);
+}
+
+static int kobj_count(const struct recs *rs, uint32_t type, uint64_t koid)
+{
+	int n = 0;
+	size_t k;
+
+	for (k = 0; k < rs->n; k++)
+		n += rs->r[k].type == FXT_REC_KOBJ &&
+		     rs->r[k].subtype == type && rs->r[k].koid == koid;
+	return n;
+}
+
+#define RENAMES 10000
+
+static long share_percent(void)
+{
+	FILE *f = fopen("/sys/module/fxtrace/parameters/user_share_percent",
+			"r");
+	long v = 25;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 25;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Another user's renames fill only its share of the names room: root's
+ * rename after them is written, the buffer is not full, and exactly the
+ * renames past the share are dropped (a name set again is no rename).
+ */
+TEST_F(kev, names_room_shared_by_users)
+{
+	static const char cats[] = "kernel:task";
+	/* A rename of a process's only thread: its thread and process records. */
+	const uint64_t per_rename = 8 * (fxt_kobj_name_words(2, 1) +
+					 fxt_kobj_name_words(2, 0));
+	const uint64_t share = (256 << 10) * share_percent() / 100;
+	pid_t child, renamed = 0;
+	pthread_t t;
+	int status;
+
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
+	child = renaming_child(65534, RENAMES);
+	ASSERT_LE(0, child);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	pthread_create(&t, NULL, renamer, &renamed);
+	pthread_join(t, NULL);
+	stop_and_decode(_metadata, self);
+
+	ASSERT_NE(NULL, find_kobj(&self->rs, FXT_KOBJ_THREAD, renamed,
+				  "renamed-thread"));
+	EXPECT_EQ(0, self->names_flags & FXTRACE_BUFFER_DURABLE_FULL);
+	/* The fork's names are root's (the parent forked); the renames not. */
+	EXPECT_EQ(1 + share / per_rename,
+		  kobj_count(&self->rs, FXT_KOBJ_THREAD, child));
+	EXPECT_EQ(RENAMES - share / per_rename, self->names_dropped);
+	TH_LOG("%llu of %d renames of uid 65534 kept (%llu bytes each)",
+	       (unsigned long long)(share / per_rename), RENAMES,
+	       (unsigned long long)per_rename);
+}
+
+/* With a pid filter, other processes' tasks are not named at all. */
+TEST_F(kev, names_of_the_traced_process_only)
+{
+	static const char cats[] = "kernel:task";
+	pid_t child, renamed = 0;
+	pthread_t t;
+	int status;
+
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), getpid()));
+	child = renaming_child(65534, RENAMES);
+	ASSERT_LE(0, child);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	pthread_create(&t, NULL, renamer, &renamed);
+	pthread_join(t, NULL);
+	stop_and_decode(_metadata, self);
+
+	ASSERT_NE(NULL, find_kobj(&self->rs, FXT_KOBJ_THREAD, renamed,
+				  "renamed-thread"));
+	EXPECT_EQ(0, kobj_count(&self->rs, FXT_KOBJ_THREAD, child));
+	EXPECT_EQ(0, kobj_count(&self->rs, FXT_KOBJ_PROCESS, child));
+	EXPECT_EQ(0, self->names_dropped);
 }
 
 /* ---- syscalls and irqs --------------------------------------------------- */
