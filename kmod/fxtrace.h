@@ -109,6 +109,7 @@ struct fxt_session {
 	bool paused;			/* writers drop and count (snapshot) */
 	bool terminated;
 	struct file *controller;	/* NULL when orphaned */
+	struct file *last_controller;	/* at Terminate: compared, not used */
 	kuid_t owner;
 	u32 mode;
 	u64 cpu_buffer_size;

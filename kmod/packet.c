@@ -16,18 +16,33 @@
 
 #include "fxtrace.h"
 
+/* The ring is charged to the memory cgroup of the controller, as its CPU buffers. */
 int fxt_packets_init(struct fxt_session *s, u32 capacity)
 {
-	s->pkts = kvcalloc(capacity, sizeof(*s->pkts), GFP_KERNEL);
+	s->pkts = kvcalloc(capacity, sizeof(*s->pkts), GFP_KERNEL_ACCOUNT);
 	if (!s->pkts)
 		return -ENOMEM;
 	s->pkt_cap = capacity;
 	return 0;
 }
 
+/*
+ * Free the ring once nobody will read it: a terminated session lives on
+ * while anyone maps one of its buffers, and its ring is most of what is
+ * left of it (3 * 16 bytes per possible buffer).  A packet queued later,
+ * which nothing does, would be counted lost.
+ */
 void fxt_packets_free(struct fxt_session *s)
 {
-	kvfree(s->pkts);
+	struct fxtrace_packet *pkts;
+
+	raw_spin_lock_irq(&s->pkt_lock);
+	pkts = s->pkts;
+	s->pkts = NULL;
+	s->pkt_cap = 0;
+	s->pkt_count = 0;
+	raw_spin_unlock_irq(&s->pkt_lock);
+	kvfree(pkts);
 }
 
 /*
@@ -81,6 +96,8 @@ static u32 fxt_packets_peek(struct fxt_session *s, struct fxtrace_packet *dst,
 
 static void fxt_packets_consume(struct fxt_session *s, u32 n)
 {
+	if (!n)
+		return;
 	raw_spin_lock_irq(&s->pkt_lock);
 	s->pkt_head = (s->pkt_head + n) % s->pkt_cap;
 	s->pkt_count -= n;

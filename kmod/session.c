@@ -559,7 +559,13 @@ static void fxt_session_teardown(struct fxt_session *s)
 	list_for_each_entry_safe(buf, tmp, &s->buffers, node)
 		fxt_buffer_unlist(buf);
 
-	/* The controller's file keeps its reference until it is closed. */
+	/*
+	 * The controller's file keeps its reference until it is closed, and
+	 * reads the packets left until then; an orphan's are read by nobody.
+	 */
+	s->last_controller = s->controller;
+	if (!s->last_controller)
+		fxt_packets_free(s);
 	WRITE_ONCE(s->controller, NULL);
 	fxt_session_put(s);
 }
@@ -988,6 +994,8 @@ void fxt_controller_release(struct file *file)
 	if (s) {
 		if (s->controller == file)
 			fxt_session_orphan(s);
+		else if (s->terminated && s->last_controller == file)
+			fxt_packets_free(s);
 		file->private_data = NULL;
 		fxt_session_put(s);
 	}

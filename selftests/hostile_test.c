@@ -457,6 +457,71 @@ TEST_F(hs, buffer_charged_to_memcg)
 	cg_remove(root, cg);
 }
 
+/*
+ * A session terminated while another user maps one of its buffers lives on
+ * for that mapping, but its packet ring (charged to the controller's memory
+ * cgroup, 3 MiB for 65536 task buffers) goes when the controller's file is
+ * closed: nothing reads it any more.
+ */
+TEST_F(hs, packet_ring_freed_after_terminate)
+{
+	const long long ring = 16LL * (3 * (possible_cpus() +
+					    FXTRACE_TASK_BUFFERS_MAX) + 64);
+	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
+	long long before, inited, after;
+	int go[2], done[2], ret;
+	struct fxtrace_attach a;
+	void *m;
+	char c;
+	pid_t pid;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	ret = cg_make(root, "fxt", cg, sizeof(cg));
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2");
+	ASSERT_EQ(0, ret) TH_LOG("cgroup: %s", strerror(-ret));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	self->cfg.max_task_buffers = FXTRACE_TASK_BUFFERS_MAX;
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		fd = dev_open(0);
+		if (fd < 0 || init_session(fd, &self->cfg))
+			_exit(2);
+		if (write(done[1], "i", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		if (ioctl(fd, FXTRACE_IOC_TERMINATE))
+			_exit(4);
+		_exit(0);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
+	before = read_number(cg, "memory.current");
+	ASSERT_LE(0, before);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	inited = read_number(cg, "memory.current");
+
+	/* This process, another cgroup's, maps a buffer of the session. */
+	ASSERT_EQ(0, attach(self->fd, &a)) TH_LOG("ATTACH: %s", strerror(errno));
+	m = map_part(self->fd, a.buffer_id, FXTRACE_MMAP_PRODUCER,
+		     a.producer_size, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, wait_child(pid));
+	after = read_number(cg, "memory.current");
+	TH_LOG("memory.current of the controller's cgroup: %lld, %lld after INIT, %lld after Terminate and exit (ring %lld bytes)",
+	       before, inited, after, ring);
+	EXPECT_LE(ring, inited - before);
+	EXPECT_GT(ring / 2, after - before);
+	ASSERT_EQ(0, munmap(m, a.producer_size));
+	cg_remove(root, cg);
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t;
