@@ -402,8 +402,10 @@ static void fxt_probe_task_rename(void *data, struct task_struct *task,
 
 static void fxt_probe_task_exit(void *data, struct task_struct *p)
 {
-	fxt_kevent(data, FXT_EVENT_INSTANT, task_tgid_nr(p), task_pid_nr(p),
-		   FXT_KSTR_CAT_TASK, fxt_kname_index(FXT_KSTR_EXIT), NULL, 0);
+	if (fxt_traced(data, p))
+		fxt_kevent(data, FXT_EVENT_INSTANT, task_tgid_nr(p),
+			   task_pid_nr(p), FXT_KSTR_CAT_TASK,
+			   fxt_kname_index(FXT_KSTR_EXIT), NULL, 0);
 }
 
 /* ---- kernel:irq ---------------------------------------------------------- */

@@ -521,13 +521,14 @@ TEST_F(kev, names_room_shared_by_users)
 	       (unsigned long long)per_rename);
 }
 
-/* With a pid filter, other processes' tasks are not named at all. */
+/* With a pid filter, other processes' tasks are not named, nor their exit. */
 TEST_F(kev, names_of_the_traced_process_only)
 {
 	static const char cats[] = "kernel:task";
 	pid_t child, renamed = 0;
 	pthread_t t;
 	int status;
+	size_t k;
 
 	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), getpid()));
 	child = renaming_child(65534, RENAMES);
@@ -543,6 +544,8 @@ TEST_F(kev, names_of_the_traced_process_only)
 	EXPECT_EQ(0, kobj_count(&self->rs, FXT_KOBJ_THREAD, child));
 	EXPECT_EQ(0, kobj_count(&self->rs, FXT_KOBJ_PROCESS, child));
 	EXPECT_EQ(0, self->names_dropped);
+	for (k = 0; k < self->rs.n; k++)
+		EXPECT_NE((uint64_t)child, self->rs.r[k].pid);
 }
 
 /* ---- syscalls and irqs --------------------------------------------------- */
