@@ -33,11 +33,13 @@ $(B)/test/fxtrace/user_prog: $(B)/obj/tools/fxtrace/tests/user_prog.o \
 $(B)/obj/tools/fxtrace/tests/print_test.o: CFLAGS_USER += -Itools/fxtrace -Iuser/reader/tests
 $(B)/test/fxtrace/print_test: $(B)/obj/tools/fxtrace/tests/print_test.o \
 		$(B)/obj/tools/fxtrace/common.o $(B)/obj/tools/fxtrace/usage.o \
-		$(READER_TEST_LIB) $(B)/lib/libfxtread.a
+		$(READER_TEST_LIB) $(B)/lib/libfxtread.a $(B)/lib/libfxtctl.a
 	$(link)
 
 UNIT_TESTS += $(B)/test/fxtrace/print_test
 UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.sh
+# Crafted traces against the reader's memory limit (--memory-limit).
+UNIT_TESTS += tools/fxtrace/tests/memory_limit_test.sh
 # Each parser, its -h and its .rst name the same options (and the
 # drainer's config keys).
 UNIT_TESTS += tools/fxtrace/tests/help_test.py

@@ -65,11 +65,13 @@ int cmd_check(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-rules", no_argument, NULL, 'l' },
 		{ "perfetto", optional_argument, NULL, 'p' },
+		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check c = { .flushed = UINT64_MAX };
 	struct fxtrace_source src = { .left = UINT64_MAX };
+	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
 	struct fxtrace_flush f;
 	struct fxt_reader *r;
 	const char *path, *perfetto = NULL;
@@ -91,6 +93,12 @@ int cmd_check(int argc, char **argv)
 		case 'p':
 			perfetto = optarg ? optarg : "fxt";
 			break;
+		case FXTRACE_OPT_MEMORY_LIMIT:
+			ret = fxtrace_memory_limit_option("check", optarg,
+							  &memory_limit);
+			if (ret)
+				return ret;
+			break;
 		case 'h':
 			return fxtrace_cmd_help("check");
 		default:
@@ -101,7 +109,8 @@ int cmd_check(int argc, char **argv)
 		return fxtrace_usage_error("check", argc == optind ?
 					   "no FILE given" : "one FILE only");
 	if (perfetto)
-		return fxtrace_check_perfetto(argc, argv, perfetto, c.quiet);
+		return fxtrace_check_perfetto(argc, argv, perfetto, c.quiet,
+					      memory_limit);
 	path = argv[optind];
 	src.fd = fxtrace_open_trace("check", path);
 	if (src.fd < 0)
@@ -120,6 +129,8 @@ int cmd_check(int argc, char **argv)
 		if (!r)
 			fprintf(stderr, "fxtrace check: out of memory\n");
 	}
+	if (r)
+		fxtrace_set_memory_limit(r, src.fd, memory_limit);
 	if (r && f.marked && f.flushed < f.size)
 		c.flushed = f.flushed;
 	if (r && f.windowed && f.window_hi <= INT64_MAX)

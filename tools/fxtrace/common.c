@@ -13,6 +13,7 @@
 #include "flush_mark.h"
 #include "fxt_map.h"
 #include "fxtrace.h"
+#include "size.h"
 
 int fxtrace_open_trace(const char *cmd, const char *path)
 {
@@ -71,8 +72,40 @@ void fxtrace_read_failed(const char *cmd, const char *path, int fd,
 			fxt_reader_offset(r));
 		return;
 	}
+	if (err == -ENOBUFS) {
+		fprintf(stderr, "fxtrace %s: %s: the record at 0x%06" PRIx64
+			" would take the reader's string and thread tables and names past its memory limit of %zu bytes; the file is not read past it ('fxtrace %s --memory-limit=SIZE %s' raises the limit, 0 lifts it)\n",
+			cmd, path, fxt_reader_offset(r),
+			fxt_reader_memory_budget(r), cmd, path);
+		return;
+	}
 	fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", cmd, path,
 		strerror(-err));
+}
+
+int fxtrace_memory_limit_option(const char *cmd, const char *arg,
+				uint64_t *limit)
+{
+	/* Below SIZE_MAX: on 64 bits, UINT64_MAX is FXTRACE_MEMORY_LIMIT_AUTO. */
+	if (fxtctl_parse_size(arg, SIZE_MAX - 1, limit))
+		return fxtrace_usage_error(cmd, "--memory-limit=%s: a size in bytes, K or M (0: no limit)",
+					   arg);
+	return 0;
+}
+
+void fxtrace_set_memory_limit(struct fxt_reader *r, int fd, uint64_t limit)
+{
+	struct stat st;
+
+	if (limit == FXTRACE_MEMORY_LIMIT_AUTO) {
+		limit = FXTRACE_MEMORY_LIMIT_FLOOR;
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size > limit / FXTRACE_MEMORY_LIMIT_PER_BYTE)
+			limit = (uint64_t)st.st_size > SIZE_MAX / FXTRACE_MEMORY_LIMIT_PER_BYTE ?
+				SIZE_MAX :
+				(uint64_t)st.st_size * FXTRACE_MEMORY_LIMIT_PER_BYTE;
+	}
+	fxt_reader_set_memory_budget(r, (size_t)limit);
 }
 
 int fxtrace_flush_read(int fd, struct fxtrace_flush *f)
@@ -146,7 +179,7 @@ static void print_errors(void *ctx, const struct fxt_diag *diag)
 }
 
 int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
-		       char **argv)
+		       char **argv, uint64_t memory_limit)
 {
 	if (argc - optind != 1)
 		return fxtrace_usage_error(cmd, argc == optind ?
@@ -159,8 +192,11 @@ int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
 	in->reader = NULL;
 	if (!fxtrace_trace_limit(cmd, in->path, in->src.fd, &in->src.left)) {
 		in->reader = fxt_reader_new(print_errors, in);
-		if (in->reader)
+		if (in->reader) {
+			fxtrace_set_memory_limit(in->reader, in->src.fd,
+						 memory_limit);
 			return 0;
+		}
 		fprintf(stderr, "fxtrace %s: out of memory\n", cmd);
 	}
 	if (in->src.fd != STDIN_FILENO)

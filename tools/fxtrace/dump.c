@@ -614,11 +614,13 @@ int cmd_dump(int argc, char **argv)
 		{ "hex", no_argument, NULL, 'x' },
 		{ "file-order", no_argument, NULL, FILE_ORDER },
 		FXTRACE_SELECT_OPTIONS,
+		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fxtrace_select select = { 0 };
 	struct dump_options opts = { .select = &select };
+	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
 	struct fxtrace_input in;
 	int opt, ret;
 
@@ -642,6 +644,14 @@ int cmd_dump(int argc, char **argv)
 				return ret;
 			}
 			break;
+		case FXTRACE_OPT_MEMORY_LIMIT:
+			ret = fxtrace_memory_limit_option("dump", optarg,
+							  &memory_limit);
+			if (ret) {
+				fxtrace_select_free(&select);
+				return ret;
+			}
+			break;
 		case 'h':
 			fxtrace_select_free(&select);
 			return fxtrace_cmd_help("dump");
@@ -650,7 +660,7 @@ int cmd_dump(int argc, char **argv)
 			return fxtrace_option_error("dump", opt, argv);
 		}
 	}
-	ret = fxtrace_input_open(&in, "dump", argc, argv);
+	ret = fxtrace_input_open(&in, "dump", argc, argv, memory_limit);
 	if (!ret) {
 		ret = fxtrace_dump(stdout, in.reader, fxtrace_read_source,
 				   &in.src, &opts);

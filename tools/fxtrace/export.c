@@ -367,9 +367,11 @@ int cmd_export(int argc, char **argv)
 	static const struct option options[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
 	const char *output = NULL;
 	struct fxtrace_input in;
 	int opt, ret, status;
@@ -389,13 +391,19 @@ int cmd_export(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case FXTRACE_OPT_MEMORY_LIMIT:
+			ret = fxtrace_memory_limit_option("export", optarg,
+							  &memory_limit);
+			if (ret)
+				return ret;
+			break;
 		case 'h':
 			return fxtrace_cmd_help("export");
 		default:
 			return fxtrace_option_error("export", opt, argv);
 		}
 	}
-	ret = fxtrace_input_open(&in, "export", argc, argv);
+	ret = fxtrace_input_open(&in, "export", argc, argv, memory_limit);
 	if (ret)
 		return ret;
 	if (output && strcmp(output, "-")) {

@@ -104,7 +104,8 @@ int fxtrace_walk(struct fxt_reader *r, fxt_read_fn *read, void *read_ctx,
 /*
  * Say on stderr why the walk of path (open as fd) by r failed with
  * -errno err: a file cut while mapped (-ENODATA) is named with its new
- * size and the offset the walk reached.
+ * size and the offset the walk reached, the memory limit (-ENOBUFS) with
+ * the record that went past it and the option that raises it.
  */
 void fxtrace_read_failed(const char *cmd, const char *path, int fd,
 			 const struct fxt_reader *r, int err);
@@ -137,6 +138,28 @@ int fxtrace_trace_limit(const char *cmd, const char *path, int fd,
 			uint64_t *limit);
 
 /*
+ * What the reader of a command may keep in string and thread tables and
+ * names (fxt_reader_set_memory_budget()): --memory-limit=SIZE, else 4
+ * bytes per byte of the file and at least 256 MiB (standard input and
+ * pipes: 256 MiB), so that a crafted file cannot take memory hundreds of
+ * times its size while a real one, whose tables are small beside its
+ * records, always fits.
+ */
+#define FXTRACE_MEMORY_LIMIT_FLOOR	(256ULL << 20)
+#define FXTRACE_MEMORY_LIMIT_PER_BYTE	4
+#define FXTRACE_MEMORY_LIMIT_AUTO	UINT64_MAX	/* no --memory-limit */
+
+/* The option of every command that reads a trace, for getopt_long(). */
+#define FXTRACE_OPT_MEMORY_LIMIT	0x180	/* past the SELECT_ codes */
+
+/* Parse --memory-limit's SIZE into *limit; 0, or a usage error's status. */
+int fxtrace_memory_limit_option(const char *cmd, const char *arg,
+				uint64_t *limit);
+
+/* Give r the memory limit for the trace at fd (limit as parsed, or AUTO). */
+void fxtrace_set_memory_limit(struct fxt_reader *r, int fd, uint64_t limit);
+
+/*
  * The FILE operand of dump, stats and export, opened, with a reader that
  * prints the trace's errors (not its warnings or notes: that is `check`'s
  * job) on stderr as "fxtrace CMD: FILE+OFFSET: ...".
@@ -149,11 +172,12 @@ struct fxtrace_input {
 };
 
 /*
- * Take exactly one FILE from argv[optind..argc) and open it.  Returns 0, or
- * the exit status after printing why on stderr.
+ * Take exactly one FILE from argv[optind..argc) and open it, with a reader
+ * limited to memory_limit (fxtrace_set_memory_limit()).  Returns 0, or the
+ * exit status after printing why on stderr.
  */
 int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
-		       char **argv);
+		       char **argv, uint64_t memory_limit);
 
 /*
  * After a walk that returned walk_ret: report a read failure or the trace's
@@ -378,12 +402,13 @@ int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 
 /*
  * `fxtrace check --perfetto[=MODE] FILE` (perfetto.c): FILE is argv[optind].
- * MODE "fxt" imports the trace, "json" its export.  Returns 0 when Perfetto's
+ * MODE "fxt" imports the trace, "json" its export; the decoder's reader has
+ * memory_limit (fxtrace_set_memory_limit()).  Returns 0 when Perfetto's
  * trace processor agrees with the decoder, 1 when not, 2 on usage errors, or
  * FXTRACE_EXIT_NO_TRACE_PROCESSOR when there is none to run.
  */
 #define FXTRACE_EXIT_NO_TRACE_PROCESSOR 4
 int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
-			   bool quiet);
+			   bool quiet, uint64_t memory_limit);
 
 #endif /* FXTRACE_H */

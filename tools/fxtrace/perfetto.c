@@ -1010,6 +1010,9 @@ static int export_json(struct fxtrace_input *in, char *tmp)
 	}
 	/* A reader of its own: the first walk left in->reader at the end. */
 	r = fxt_reader_new(NULL, NULL);
+	if (r)
+		fxt_reader_set_memory_budget(r,
+			fxt_reader_memory_budget(in->reader));
 	ret = r ? fxtrace_export_json(out, r, fxtrace_read_source, &in->src) :
 		  -ENOMEM;
 	fxt_reader_free(r);
@@ -1022,7 +1025,7 @@ static int export_json(struct fxtrace_input *in, char *tmp)
 }
 
 int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
-			   bool quiet)
+			   bool quiet, uint64_t memory_limit)
 {
 	struct compare c = { .quiet = quiet };
 	char tp_buf[PATH_MAX], json[] = "/tmp/fxtrace-XXXXXX.json";
@@ -1039,7 +1042,7 @@ int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
 		return fxtrace_usage_error("check", "--perfetto=%s: fxt or json",
 					   mode);
 	as_json = !strcmp(mode, "json");
-	ret = fxtrace_input_open(&in, "check", argc, argv);
+	ret = fxtrace_input_open(&in, "check", argc, argv, memory_limit);
 	if (ret)
 		return ret;
 	c.path = in.path;

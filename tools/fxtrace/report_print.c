@@ -698,7 +698,7 @@ static int parse_sort(struct report_options *o, const char *arg)
 /* The report of the trace named on the command line. */
 static int report_run(struct report_options *o,
 		      const struct fxtrace_select *select, const char *html,
-		      int argc, char **argv)
+		      uint64_t memory_limit, int argc, char **argv)
 {
 	struct report_rows rows = { 0 };
 	struct fxtrace_input in;
@@ -706,7 +706,7 @@ static int report_run(struct report_options *o,
 	FILE *page = NULL;
 	int ret, status;
 
-	ret = fxtrace_input_open(&in, "report", argc, argv);
+	ret = fxtrace_input_open(&in, "report", argc, argv, memory_limit);
 	if (ret)
 		return ret;
 	o->path = in.path;
@@ -752,12 +752,14 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "html", required_argument, NULL, 'H' },
 		FXTRACE_SELECT_OPTIONS,
+		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_options o = {
 		.slice_key = KEY_TOTAL, .thread_key = KEY_CPU, .top = 10,
 	};
+	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
 	struct fxtrace_select select = { 0 };
 	const char *html = NULL;
 	char *end;
@@ -797,6 +799,10 @@ int cmd_report(int argc, char **argv)
 			ret = fxtrace_select_option(&select, "report", opt,
 						    optarg);
 			break;
+		case FXTRACE_OPT_MEMORY_LIMIT:
+			ret = fxtrace_memory_limit_option("report", optarg,
+							  &memory_limit);
+			break;
 		case 'h':
 			ret = fxtrace_cmd_help("report");
 			fxtrace_select_free(&select);
@@ -810,7 +816,7 @@ int cmd_report(int argc, char **argv)
 			return ret;
 		}
 	}
-	status = report_run(&o, &select, html, argc, argv);
+	status = report_run(&o, &select, html, memory_limit, argc, argv);
 	fxtrace_select_free(&select);
 	return status;
 }

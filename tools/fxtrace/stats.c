@@ -444,20 +444,29 @@ int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 int cmd_stats(int argc, char **argv)
 {
 	static const struct option options[] = {
+		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
 	struct fxtrace_input in;
 	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		if (opt == FXTRACE_OPT_MEMORY_LIMIT) {
+			ret = fxtrace_memory_limit_option("stats", optarg,
+							  &memory_limit);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (opt == 'h')
 			return fxtrace_cmd_help("stats");
 		return fxtrace_option_error("stats", opt, argv);
 	}
-	ret = fxtrace_input_open(&in, "stats", argc, argv);
+	ret = fxtrace_input_open(&in, "stats", argc, argv, memory_limit);
 	if (ret)
 		return ret;
 	ret = fxtrace_stats(stdout, in.reader, fxtrace_read_source, &in.src,

@@ -362,6 +362,7 @@ struct table_string {
 #define STRING_BLOCK_BYTES	(STRING_BLOCK * sizeof(struct table_string))
 #define STRING_BLOCKS		((FXT_STRING_INDEX_MAX + 1) / STRING_BLOCK)
 #define THREADS			256
+#define THREAD_TABLE_BYTES	(THREADS * sizeof(struct fxt_thread))
 
 struct fxt_tables {
 	uint32_t provider_id;
@@ -370,18 +371,43 @@ struct fxt_tables {
 	size_t string_bytes;		/* bytes kept now, with their blocks */
 	struct table_string *strings[STRING_BLOCKS];	/* by index / STRING_BLOCK */
 	struct fxt_thread *threads;	/* THREADS, by index; NULL until one */
+	/* A reader's memory: what the tables hold counts there too. */
+	struct fxt_memory *memory;
 };
 
-struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes)
+static struct fxt_tables *tables_new(uint32_t provider_id,
+				     size_t max_string_bytes,
+				     struct fxt_memory *memory, int *err)
 {
-	struct fxt_tables *t = calloc(1, sizeof(*t));
+	struct fxt_tables *t;
 
-	if (!t)
+	*err = fxt_memory_charge(memory, sizeof(*t));
+	if (*err)
 		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		fxt_memory_release(memory, sizeof(*t));
+		*err = -ENOMEM;
+		return NULL;
+	}
 	t->provider_id = provider_id;
 	t->max_string_bytes = max_string_bytes;
 	t->ticks_per_second = FXT_TICKS_PER_SECOND_DEFAULT;
+	t->memory = memory;
 	return t;
+}
+
+struct fxt_tables *fxt_tables_new(uint32_t provider_id, size_t max_string_bytes)
+{
+	int err;
+
+	return tables_new(provider_id, max_string_bytes, NULL, &err);
+}
+
+struct fxt_tables *fxt_tables_new_counted(uint32_t provider_id,
+					  struct fxt_memory *memory, int *err)
+{
+	return tables_new(provider_id, 0, memory, err);
 }
 
 void fxt_tables_clear(struct fxt_tables *t)
@@ -396,6 +422,8 @@ void fxt_tables_clear(struct fxt_tables *t)
 		free(t->strings[b]);
 		t->strings[b] = NULL;
 	}
+	fxt_memory_release(t->memory, t->string_bytes +
+			   (t->threads ? THREAD_TABLE_BYTES : 0));
 	free(t->threads);
 	t->threads = NULL;
 	t->string_bytes = 0;
@@ -407,6 +435,7 @@ void fxt_tables_free(struct fxt_tables *t)
 	if (!t)
 		return;
 	fxt_tables_clear(t);
+	fxt_memory_release(t->memory, sizeof(*t));
 	free(t);
 }
 
@@ -499,11 +528,17 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 	uint32_t len = rec->name.len, i;
 	const char *ptr = "";
 	char *bytes = NULL;
+	int ret;
 
 	if (!*block) {
+		ret = fxt_memory_charge(t->memory, STRING_BLOCK_BYTES);
+		if (ret)
+			return ret;
 		*block = malloc(STRING_BLOCK_BYTES);
-		if (!*block)
+		if (!*block) {
+			fxt_memory_release(t->memory, STRING_BLOCK_BYTES);
 			return -ENOMEM;
+		}
 		/*
 		 * Counted, so that one short string in each block (8 bytes of
 		 * input for 6 KiB) cannot hold memory past the budget.
@@ -519,6 +554,7 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 	if (!s->str.undefined) {
 		/* Redefinition: the new string replaces the old one. */
 		t->string_bytes -= s->str.ptr ? s->str.len : 0;
+		fxt_memory_release(t->memory, s->str.ptr ? s->str.len : 0);
 		free(s->bytes);
 		s->bytes = NULL;
 		s->str.ptr = NULL;
@@ -531,9 +567,14 @@ static int define_string(struct fxt_tables *t, const struct fxt_record *rec,
 			   "string %llu (%u bytes) is defined, but the reader keeps at most %zu string bytes per provider",
 			   (unsigned long long)rec->id, len, t->max_string_bytes);
 	} else if (len) {
+		ret = fxt_memory_charge(t->memory, len);
+		if (ret)
+			return ret;
 		bytes = malloc(len);
-		if (!bytes)
+		if (!bytes) {
+			fxt_memory_release(t->memory, len);
 			return -ENOMEM;
+		}
 		memcpy(bytes, rec->name.ptr, len);
 		ptr = bytes;
 	}
@@ -564,9 +605,13 @@ int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
 		if (!rec->id)
 			return 0;
 		if (!t->threads) {
-			t->threads = malloc(THREADS * sizeof(*t->threads));
-			if (!t->threads)
+			if (fxt_memory_charge(t->memory, THREAD_TABLE_BYTES))
+				return -ENOBUFS;
+			t->threads = malloc(THREAD_TABLE_BYTES);
+			if (!t->threads) {
+				fxt_memory_release(t->memory, THREAD_TABLE_BYTES);
 				return -ENOMEM;
+			}
 			for (i = 0; i < THREADS; i++)
 				t->threads[i] = (struct fxt_thread){
 					.ref = i, .undefined = true,

@@ -3,6 +3,7 @@
 #ifndef FXT_INTERNAL_H
 #define FXT_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -34,6 +35,41 @@ static inline bool fxt_same_bytes(const void *a, const void *b, size_t n)
 	}
 	return !memcmp(a, b, n);
 }
+
+/*
+ * What a reader's tables and names hold, against its memory budget
+ * (fxt_reader_set_memory_budget()): every provider's tables share one.
+ */
+struct fxt_memory {
+	size_t used;
+	size_t budget;		/* 0: no bound */
+};
+
+/* Count bytes more against m (NULL: none); -ENOBUFS, counting none, past it. */
+static inline int fxt_memory_charge(struct fxt_memory *m, size_t bytes)
+{
+	if (!m)
+		return 0;
+	if (m->budget && (m->used > m->budget || bytes > m->budget - m->used))
+		return -ENOBUFS;
+	m->used += bytes;
+	return 0;
+}
+
+static inline void fxt_memory_release(struct fxt_memory *m, size_t bytes)
+{
+	if (m)
+		m->used -= bytes;
+}
+
+/*
+ * fxt_tables_new() for a reader: the tables, their blocks, string bytes and
+ * thread table count against memory, and fxt_tables_apply() returns
+ * -ENOBUFS for a definition that would go past its budget.  Sets *err to
+ * -ENOMEM or -ENOBUFS when it returns NULL.
+ */
+struct fxt_tables *fxt_tables_new_counted(uint32_t provider_id,
+					  struct fxt_memory *memory, int *err);
 
 /* Report a problem at a byte offset: count it, format it if anyone listens. */
 __attribute__((format(printf, 4, 5)))

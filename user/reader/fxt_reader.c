@@ -8,7 +8,8 @@
  * started mid-call legitimately cut durations).
  *
  * State grows by at most one map entry per record, so memory is proportional
- * to the input.  fxt_reader_read() reads through a window that grows to the
+ * to the input, except the tables and the names, which count against the
+ * memory budget.  fxt_reader_read() reads through a window that grows to the
  * largest record seen, up to window_max; a record larger than that (only a
  * large record can be) is framed and skipped without being held.
  */
@@ -80,9 +81,9 @@ struct fxt_reader {
 	uint32_t need_type;		/* and its type */
 	bool magic_checked;
 	bool stopped;			/* a record could not be framed */
-	int error;			/* -ENOMEM once memory ran out */
+	int error;			/* -ENOMEM or -ENOBUFS once memory ran out */
 	size_t window_max;
-	size_t string_budget;
+	struct fxt_memory memory;	/* of the tables and names */
 	bool has_window;		/* timestamps checked against the session's */
 	int64_t window_lo, window_hi;	/* ns */
 	uint32_t current_id;
@@ -107,15 +108,23 @@ static const char *plural(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
-/* The provider with this id, created (unannounced) if new; NULL: no memory. */
-static struct provider *provider_get(struct fxt_reader *r, uint32_t id)
+/*
+ * The provider with this id, created (unannounced) if new; NULL with *err
+ * -ENOMEM or -ENOBUFS (the memory budget) when it cannot be.
+ */
+static struct provider *provider_get(struct fxt_reader *r, uint32_t id,
+				     int *err)
 {
 	struct provider *p;
 	int created;
 
 	p = fxt_map_put(&r->providers, id, 0, &created);
-	if (p && created) {
-		p->tables = fxt_tables_new(id, r->string_budget);
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (created) {
+		p->tables = fxt_tables_new_counted(id, &r->memory, err);
 		if (!p->tables) {
 			fxt_map_del(&r->providers, id, 0);
 			return NULL;
@@ -128,6 +137,7 @@ struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx)
 {
 	struct fxt_reader *r = calloc(1, sizeof(*r));
 	struct provider *p;
+	int err;
 
 	if (!r)
 		return NULL;
@@ -142,7 +152,7 @@ struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx)
 	fxt_map_init(&r->thread_names, sizeof(struct name_entry));
 	fxt_map_init(&r->process_names, sizeof(struct name_entry));
 	/* Like Perfetto, start in provider 0, announced implicitly. */
-	p = provider_get(r, 0);
+	p = provider_get(r, 0, &err);
 	if (!p) {
 		fxt_reader_free(r);
 		return NULL;
@@ -186,9 +196,14 @@ void fxt_reader_set_window_max(struct fxt_reader *r, size_t bytes)
 	r->window_max = bytes < 8 ? 8 : bytes;
 }
 
-void fxt_reader_set_string_budget(struct fxt_reader *r, size_t bytes)
+void fxt_reader_set_memory_budget(struct fxt_reader *r, size_t bytes)
 {
-	r->string_budget = bytes;
+	r->memory.budget = bytes;
+}
+
+size_t fxt_reader_memory_budget(const struct fxt_reader *r)
+{
+	return r->memory.budget;
 }
 
 void fxt_reader_set_session_window(struct fxt_reader *r, int64_t lo_ns,
@@ -217,23 +232,32 @@ uint64_t fxt_reader_records(const struct fxt_reader *r)
 
 /* ---- names --------------------------------------------------------------- */
 
-static int set_name(struct fxt_map *m, uint64_t koid,
+/*
+ * A name is a copy of a string that may come from the tables: a record of
+ * 2 words can name a new koid with 32 KiB, so the copies count against the
+ * memory budget.
+ */
+static int set_name(struct fxt_reader *r, struct fxt_map *m, uint64_t koid,
 		    const struct fxt_string *name, uint64_t pid)
 {
 	struct name_entry *e;
 	char *bytes;
+	int ret;
 
 	if (!name->ptr)
 		return 0;
+	ret = fxt_memory_charge(&r->memory, name->len);
+	if (ret)
+		return ret;
 	bytes = malloc(name->len ? name->len : 1);
-	if (!bytes)
-		return -ENOMEM;
-	memcpy(bytes, name->ptr, name->len);
-	e = fxt_map_put(m, koid, 0, NULL);
+	e = bytes ? fxt_map_put(m, koid, 0, NULL) : NULL;
 	if (!e) {
+		fxt_memory_release(&r->memory, name->len);
 		free(bytes);
 		return -ENOMEM;
 	}
+	memcpy(bytes, name->ptr, name->len);
+	fxt_memory_release(&r->memory, e->bytes ? e->len : 0);
 	free(e->bytes);
 	e->bytes = bytes;
 	e->len = name->len;
@@ -561,27 +585,28 @@ static int record_names(struct fxt_reader *r, const struct fxt_record *rec)
 	if (!rec->complete)
 		return 0;
 	if (rec->subtype == FXT_KOBJ_PROCESS)
-		return set_name(&r->process_names, rec->id, &rec->name, 0);
+		return set_name(r, &r->process_names, rec->id, &rec->name, 0);
 	if (rec->subtype != FXT_KOBJ_THREAD)
 		return 0;
 	for (i = 0; i < rec->nargs; i++)
 		if (rec->args[i].type == FXT_ARG_KOID &&
 		    fxt_string_is(&rec->args[i].name, "process"))
 			pid = rec->args[i].value.u64;
-	return set_name(&r->thread_names, rec->id, &rec->name, pid);
+	return set_name(r, &r->thread_names, rec->id, &rec->name, pid);
 }
 
 static int apply_metadata(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct provider *p;
+	int err;
 
 	switch (rec->subtype) {
 	case FXT_META_PROVIDER_INFO:
 		if (!rec->complete)
 			return 0;
-		p = provider_get(r, rec->id);
+		p = provider_get(r, rec->id, &err);
 		if (!p)
-			return -ENOMEM;
+			return err;
 		/* A provider announced again starts with empty tables. */
 		p->announced = true;
 		fxt_tables_clear(p->tables);
@@ -589,9 +614,9 @@ static int apply_metadata(struct fxt_reader *r, const struct fxt_record *rec)
 		r->current_id = rec->id;
 		return 0;
 	case FXT_META_PROVIDER_SECTION:
-		p = provider_get(r, rec->id);
+		p = provider_get(r, rec->id, &err);
 		if (!p)
-			return -ENOMEM;
+			return err;
 		if (!p->announced)
 			fxt_report(&r->sink, rec->offset, FXT_RULE_PROVIDER_SECTION,
 				   "provider section for provider %llu, which no provider info record announced; Perfetto drops the records that follow",
@@ -704,9 +729,11 @@ reader_next(struct fxt_reader *r, const void *buf, size_t len,
 	}
 	r->need = 0;
 	r->records++;
-	r->offset += n;
 	r->error = apply_record(r, rec);
-	return r->error ? -1 : n;
+	if (r->error)
+		return -1;	/* the offset stays at the record that failed */
+	r->offset += n;
+	return n;
 }
 
 ssize_t fxt_reader_next(struct fxt_reader *r, const void *buf, size_t len,

@@ -26,10 +26,13 @@
  *    bounded window, fxt_reader_read_buffer() walks a buffer in memory.
  *
  * Bounds: tables are indexed (at most 0x7fff strings and 255 threads per
- * provider); every other structure grows by one entry per record at most,
- * so memory is proportional to the input; each record is decoded in time
- * proportional to its size.  No input can make the decoder read outside the
- * bytes it was given.
+ * provider), but they come in blocks of 6 KiB that a record of one word can
+ * bring, and a reader's names copy strings of up to 32 KiB: what the
+ * tables and names hold is counted against a memory budget
+ * (fxt_reader_set_memory_budget()).  Every other structure grows by one
+ * entry per record at most, so the rest of the memory is proportional to
+ * the input; each record is decoded in time proportional to its size.  No
+ * input can make the decoder read outside the bytes it was given.
  *
  * Decoded strings point into the record's bytes or into the tables: they are
  * valid until the next call that decodes or applies a record.  Strings are
@@ -301,7 +304,9 @@ ssize_t fxt_decode_record(const struct fxt_tables *t, const void *buf,
 /*
  * Enter what a decoded string, thread or initialization record defines into
  * t (other records change nothing); index 0 and a zero tick rate are never
- * entered.  Returns 0, or -ENOMEM (the entry is then left undefined).
+ * entered.  Returns 0, or -ENOMEM, or for a reader's tables -ENOBUFS when
+ * the reader's memory budget would be exceeded (the entry is then left
+ * undefined).
  * Call it before the record's bytes go away: string bytes are copied.
  */
 int fxt_tables_apply(struct fxt_tables *t, const struct fxt_record *rec,
@@ -327,8 +332,18 @@ void fxt_reader_free(struct fxt_reader *r);
 #define FXT_READER_WINDOW_MAX (64u << 20)
 void fxt_reader_set_window_max(struct fxt_reader *r, size_t bytes);
 
-/* Bound on the string memory each provider's tables keep (0: none, default). */
-void fxt_reader_set_string_budget(struct fxt_reader *r, size_t bytes);
+/*
+ * Bound on the memory of what the reader keeps that one small record can
+ * make large, across all providers: each provider's tables (1 KiB), the
+ * blocks of 256 string entries (6 KiB each) and thread tables (6 KiB) they
+ * allocate, the string bytes they keep, and the copies of process and
+ * thread names.  0, the default: no bound.  A record that would take the
+ * reader past it stops the walk there: fxt_reader_next() returns -1,
+ * fxt_reader_read() and the others -ENOBUFS, and fxt_reader_offset() is
+ * the record's offset.  Nothing is reported: the trace is not at fault.
+ */
+void fxt_reader_set_memory_budget(struct fxt_reader *r, size_t bytes);
+size_t fxt_reader_memory_budget(const struct fxt_reader *r);
 
 /*
  * The session's time window, in ns: a record whose timestamp (as its
@@ -366,7 +381,8 @@ typedef ssize_t fxt_read_fn(void *ctx, void *buf, size_t len);
 
 /*
  * Walk a stream through a bounded window, calling fn for every record, and
- * finish.  Returns 0, fn's non-zero value, or -errno (read error, -ENOMEM).
+ * finish.  Returns 0, fn's non-zero value, or -errno (read error, -ENOMEM,
+ * -ENOBUFS past the memory budget).
  */
 int fxt_reader_read(struct fxt_reader *r, fxt_read_fn *read, void *read_ctx,
 		    fxt_record_fn *fn, void *ctx);

@@ -170,6 +170,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = fxt_reader_new(consume_diag, &sum);
 	if (r) {
 		fxt_reader_set_window_max(r, (size_t)64 << (size > 1 ? data[1] % 12 : 0));
+		/* 4 KiB to 512 KiB: walks that stop at the memory budget. */
+		fxt_reader_set_memory_budget(r, (size_t)4096 << (size > 2 ? data[2] % 8 : 0));
 		fxt_reader_read(r, read_memory, &m, consume_record, &sum);
 	}
 	fxt_reader_free(r);

@@ -18,14 +18,15 @@ out=build/fuzz
 mkdir -p "$out/corpus"
 
 cflags=(-std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
-	-D_GNU_SOURCE -Iuapi -Iuser/include -Iuser/reader -Itools/fxtrace -Iuser/drain)
+	-D_GNU_SOURCE -Iuapi -Iuser/include -Iuser/reader -Itools/fxtrace -Iuser/drain
+	-Iuser/control)
 # shellcheck disable=SC2054 # the commas are inside one clang option
 sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 library=(user/reader/fxt_decode.c user/reader/fxt_reader.c user/reader/fxt_map.c)
 printers=(tools/fxtrace/dump.c tools/fxtrace/stats.c tools/fxtrace/export.c
 	  tools/fxtrace/select.c tools/fxtrace/report.c tools/fxtrace/report_print.c
 	  tools/fxtrace/report_html.c
-	  tools/fxtrace/common.c tools/fxtrace/usage.c)
+	  tools/fxtrace/common.c tools/fxtrace/usage.c user/control/size.c)
 
 echo "fuzz: building $out/fuzz_reader" >&2
 clang "${cflags[@]}" "${sanitize[@]}" -fsanitize=fuzzer \

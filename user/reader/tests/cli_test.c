@@ -146,8 +146,7 @@ static int test_command_help(void)
 		ASSERT_PREFIX(synopsis, r.out);
 		ASSERT_SUBSTR("  -h, --help", r.out);
 		/* Every option with a value or a switch says its default. */
-		ASSERT_TRUE(strcmp(cmds[i], "stats") ? !!strstr(r.out, "[default") :
-						  !strstr(r.out, "[default"));
+		ASSERT_SUBSTR("[default", r.out);
 		ASSERT_STR("", r.err);
 	}
 	RUN("check", "--help");
@@ -163,7 +162,7 @@ static int test_usage_errors(void)
 	RUN("check");
 	ASSERT_EQ(2, r.status);
 	ASSERT_STR("fxtrace check: no FILE given\n"
-		   "usage: fxtrace check [--strict] [--quiet] FILE\n"
+		   "usage: fxtrace check [--strict] [--quiet] [--memory-limit=SIZE] FILE\n"
 		   "       fxtrace check --list-rules\n"
 		   "Try 'fxtrace check -h'.\n", r.err);
 	ASSERT_STR("", r.out);

@@ -8,6 +8,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1054,6 +1055,130 @@ static int test_streaming_skips_oversized(void)
 	return 0;
 }
 
+/* ---- the reader's memory budget ------------------------------------------ */
+
+/*
+ * Valid traces that make a reader keep hundreds of times their size: each
+ * shape of record that allocates per provider or copies a string, repeated
+ * for new providers or koids.
+ */
+enum crafted {
+	CRAFTED_BLOCKS,		/* per provider: an empty string in each block */
+	CRAFTED_PROVIDERS,	/* a provider info record per provider (1 word) */
+	CRAFTED_THREADS,	/* per provider: one thread record */
+	CRAFTED_NAMES,		/* a 32,000-byte string names process after process */
+	CRAFTED_COUNT
+};
+
+static const char *const crafted_names[CRAFTED_COUNT] = {
+	"string blocks", "providers", "thread tables", "process names",
+};
+
+#define NAME_BYTES	32000
+
+/* The crafted trace of kind, `words` words (at a record boundary) of w. */
+static size_t craft(enum crafted kind, uint64_t *w, size_t words)
+{
+	size_t n = 0, i;
+	uint64_t id;
+
+	w[n++] = FXT_MAGIC_WORD;
+	if (kind == CRAFTED_NAMES) {
+		/* String 1: NAME_BYTES of 'n'. */
+		w[n++] = FXT_REC_STRING | (1 + NAME_BYTES / 8) << 4 | 1 << 16 |
+			 (uint64_t)NAME_BYTES << 32;
+		for (i = 0; i < NAME_BYTES / 8; i++)
+			w[n++] = 0x6e6e6e6e6e6e6e6eULL;
+	}
+	for (id = 1;; id++) {
+		switch (kind) {
+		case CRAFTED_BLOCKS:
+			if (n + 1 + 128 > words)
+				return n;
+			w[n++] = FXT_REC_METADATA | 1 << 4 |
+				 FXT_META_PROVIDER_INFO << 16 | id << 20;
+			for (i = 0; i < 128; i++)
+				w[n++] = FXT_REC_STRING | 1 << 4 |
+					 (256 * i + 1) << 16;
+			break;
+		case CRAFTED_PROVIDERS:
+			if (n + 1 > words)
+				return n;
+			w[n++] = FXT_REC_METADATA | 1 << 4 |
+				 FXT_META_PROVIDER_INFO << 16 | id << 20;
+			break;
+		case CRAFTED_THREADS:
+			if (n + 4 > words)
+				return n;
+			w[n++] = FXT_REC_METADATA | 1 << 4 |
+				 FXT_META_PROVIDER_INFO << 16 | id << 20;
+			w[n++] = FXT_REC_THREAD | 3 << 4 | 1 << 16;
+			w[n++] = id;
+			w[n++] = id;
+			break;
+		case CRAFTED_NAMES:
+			if (n + 2 > words)
+				return n;
+			w[n++] = FXT_REC_KOBJ | 2 << 4 | FXT_KOBJ_PROCESS << 16 |
+				 1 << 24;
+			w[n++] = id;
+			break;
+		default:
+			return n;
+		}
+	}
+}
+
+/* Bytes malloc has handed out and not taken back. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/*
+ * With a budget of 1 MiB, a reader reading each crafted trace of ~200 KB
+ * (that takes 10 MB to 6 GB without one) stops with -ENOBUFS at a record
+ * and grows the heap by less than twice the budget: the budget, and the
+ * maps that grow by an entry per record (a few hundred KB here).
+ */
+static int test_reader_memory_budget(void)
+{
+	const size_t words = 25000, budget = 1 << 20;
+	unsigned char *bytes = malloc(8 * words);
+	uint64_t *w = malloc(8 * words);
+	struct fxt_reader *r;
+	size_t n, before, grown;
+	int kind, ret;
+
+	ASSERT_TRUE(bytes && w);
+	for (kind = 0; kind < CRAFTED_COUNT; kind++) {
+		n = craft(kind, w, words);
+		words_to_le(w, n, bytes);
+		before = heap_in_use();
+		r = fxt_reader_new(NULL, NULL);
+		ASSERT_TRUE(r);
+		fxt_reader_set_memory_budget(r, budget);
+		ASSERT_EQ(budget, fxt_reader_memory_budget(r));
+		ret = fxt_reader_read_buffer(r, bytes, 8 * n, NULL, NULL);
+		grown = heap_in_use() - before;
+		if (ret != -ENOBUFS || grown >= 2 * budget) {
+			printf("# %s: %zu bytes of input: returned %d, the heap grew by %zu bytes\n",
+			       crafted_names[kind], 8 * n, ret, grown);
+			return 1;
+		}
+		/* Stopped at a record, with nothing reported of the trace. */
+		ASSERT_TRUE(fxt_reader_offset(r) > 0 &&
+			    fxt_reader_offset(r) < 8 * n);
+		ASSERT_EQ(0, fxt_reader_count(r, FXT_ERROR));
+		fxt_reader_free(r);
+	}
+	free(w);
+	free(bytes);
+	return 0;
+}
+
 /* ---- the map -------------------------------------------------------------- */
 
 static int test_map(void)
@@ -1222,6 +1347,7 @@ static const struct tap_test tests[] = {
 	{ "decode: incomplete input asks for more", test_decode_needs_more },
 	{ "reader: streaming equals whole buffer", test_streaming_matches_buffer },
 	{ "reader: records over the window are skipped", test_streaming_skips_oversized },
+	{ "reader: the memory budget bounds crafted traces", test_reader_memory_budget },
 	{ "map: insert, delete, iterate", test_map },
 	{ "utf8: 8-byte ASCII steps agree with byte-wise", test_utf8_word_steps },
 	{ "timestamps: ns ticks at the int64 bound", test_ns_ticks_bounds },
