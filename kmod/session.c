@@ -340,20 +340,21 @@ int fxt_category_register(const char *name, kuid_t uid)
 
 /*
  * Whom what current does is charged to (a new category slot, a task's
- * name): its effective uid; in a user namespace that a user (not root)
- * made, directly or through nested ones, that user: the uids it maps into
- * its namespaces (its subordinate uids) share its shares, which have no
- * other bound.  Namespaces root made (containers) keep one share per uid.
+ * name): its real uid, as for task buffers (a set-user-ID root program
+ * runs for its caller); in a user namespace that a user (not root) made,
+ * directly or through nested ones, that user: the uids it maps into its
+ * namespaces (its subordinate uids) share its shares, which have no other
+ * bound.  Namespaces root made (containers) keep one share per uid.
  */
 kuid_t fxt_current_owner(void)
 {
 	const struct user_namespace *ns = current_user_ns();
 
 	if (ns == &init_user_ns)
-		return current_euid();
+		return current_uid();
 	while (ns->parent != &init_user_ns)
 		ns = ns->parent;
-	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? current_euid() : ns->owner;
+	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? current_uid() : ns->owner;
 }
 
 long fxt_ioctl_category(void __user *argp)

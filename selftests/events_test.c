@@ -433,10 +433,11 @@ TEST_F(kev, task_lifecycle_names)
 }
 
 /*
- * A child that, as uid, renames itself times times, alternating two names,
- * then sets its name again, unchanged, as many times.
+ * A child that, as real uid ruid and effective uid euid, renames itself
+ * times times, alternating two names, then sets its name again, unchanged,
+ * as many times.
  */
-static pid_t renaming_child(uid_t uid, int times)
+static pid_t renaming_child(uid_t ruid, uid_t euid, int times)
 {
 	pid_t pid = fork();
 	char name[16];
@@ -444,7 +445,7 @@ static pid_t renaming_child(uid_t uid, int times)
 
 	if (pid)
 		return pid;
-	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+	if (setresgid(ruid, ruid, ruid) || setresuid(ruid, euid, euid))
 		_exit(1);
 	for (i = 0; i < times; i++) {
 		snprintf(name, sizeof(name), "r%d", i & 1);
@@ -485,11 +486,13 @@ static long share_percent(void)
 }
 
 /*
- * Another user's renames fill only its share of the names room: root's
- * rename after them is written, the buffer is not full, and exactly the
- * renames past the share are dropped (a name set again is no rename).
+ * The renames of a child of real uid 65534 fill only its share of the
+ * names room: root's rename after them is written, the buffer is not full,
+ * and exactly the renames past the share are dropped (a name set again is
+ * no rename).
  */
-TEST_F(kev, names_room_shared_by_users)
+static void names_room_of_uid_65534(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(kev) *self, uid_t euid)
 {
 	static const char cats[] = "kernel:task";
 	/* A rename of a process's only thread: its thread and process records. */
@@ -501,7 +504,7 @@ TEST_F(kev, names_room_shared_by_users)
 	int status;
 
 	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
-	child = renaming_child(65534, RENAMES);
+	child = renaming_child(65534, euid, RENAMES);
 	ASSERT_LE(0, child);
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status));
@@ -516,9 +519,20 @@ TEST_F(kev, names_room_shared_by_users)
 	EXPECT_EQ(1 + share / per_rename,
 		  kobj_count(&self->rs, FXT_KOBJ_THREAD, child));
 	EXPECT_EQ(RENAMES - share / per_rename, self->names_dropped);
-	TH_LOG("%llu of %d renames of uid 65534 kept (%llu bytes each)",
-	       (unsigned long long)(share / per_rename), RENAMES,
+	TH_LOG("%llu of %d renames of uid 65534 (euid %u) kept (%llu bytes each)",
+	       (unsigned long long)(share / per_rename), RENAMES, euid,
 	       (unsigned long long)per_rename);
+}
+
+TEST_F(kev, names_room_shared_by_users)
+{
+	names_room_of_uid_65534(_metadata, self, 65534);
+}
+
+/* As a set-user-ID root program run by uid 65534 would be: still 65534's. */
+TEST_F(kev, names_room_charged_to_the_real_uid)
+{
+	names_room_of_uid_65534(_metadata, self, 0);
 }
 
 /* With a pid filter, other processes' tasks are not named, nor their exit. */
@@ -531,7 +545,7 @@ TEST_F(kev, names_of_the_traced_process_only)
 	size_t k;
 
 	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), getpid()));
-	child = renaming_child(65534, RENAMES);
+	child = renaming_child(65534, 65534, RENAMES);
 	ASSERT_LE(0, child);
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status));
