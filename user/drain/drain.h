@@ -19,6 +19,7 @@
 #include "fxt_map.h"
 #include "fxt_reader.h"
 #include "fxtctl.h"
+#include "slices.h"
 
 /* Bytes bound for the file at one offset. */
 struct chunk {
@@ -40,6 +41,8 @@ enum refusal {
 	REFUSED_ASYNC,		/* its process's async share is full, or
 				 * an async end named unlike its begin */
 	REFUSED_STRINGS,	/* its string budget is full */
+	REFUSED_FLOW,		/* a flow outside its thread's slices, a
+				 * begin of an open id, or past a share */
 	REFUSED_COUNT
 };
 
@@ -113,6 +116,8 @@ struct output {
 	unsigned char *scratch;		/* producer bytes copied out */
 	size_t scratch_cap;
 	struct fxt_map asyncs;		/* (pid, id) -> name hash of its begin */
+	struct fxt_map flows;		/* (id, 0) -> pid of its open begin */
+	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
 	struct fxt_map lost;		/* (pid, 0) -> struct pid_lost */
 	bool verbose;			/* describe invalid records */
 	unsigned int diags;		/* invalid records described */
@@ -155,7 +160,9 @@ struct drain_buffer *output_next(const struct output *o, size_t *pos);
 
 /*
  * Buffer db is released: fold its counts into o->retired and free it
- * (its tables and its share of the async table with it).
+ * (its tables, and its share of the async table and its thread's slice
+ * stack when it was the last buffer of its process or thread; its
+ * process's open flows stay).
  */
 void output_retire(struct output *o, struct drain_buffer *db);
 

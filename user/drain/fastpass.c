@@ -9,20 +9,23 @@
  * its size exactly its content (no extension words, which are legal but
  * left to the full path).  Whatever is not recognised (definitions,
  * kernel objects, async events, blobs, logs, anything malformed) goes the
- * full path, which judges, counts and describes it as before.
+ * full path, which judges, counts and describes it as before.  Flow events
+ * go there too: whether one is written depends on the slices and flows
+ * written before it (output.c, flow_allowed()).
  */
 #include <endian.h>
 #include <string.h>
 
 #include "fastpass.h"
 
-/* The kinds of events fast_run() takes: no async (output.c tracks them). */
+/*
+ * The kinds of events fast_run() takes: no async or flow events (output.c
+ * tracks them).
+ */
 #define FAST_EVENTS	(1u << FXT_EVENT_INSTANT | 1u << FXT_EVENT_COUNTER | \
 			 1u << FXT_EVENT_DURATION_BEGIN | \
 			 1u << FXT_EVENT_DURATION_END | \
-			 1u << FXT_EVENT_DURATION_COMPLETE | \
-			 1u << FXT_EVENT_FLOW_BEGIN | 1u << FXT_EVENT_FLOW_STEP | \
-			 1u << FXT_EVENT_FLOW_END)
+			 1u << FXT_EVENT_DURATION_COMPLETE)
 
 /* Argument types whose value a counter can show (rule counter-value). */
 #define NUMERIC_ARGS	(1u << FXT_ARG_INT32 | 1u << FXT_ARG_UINT32 | \
@@ -82,23 +85,29 @@ static void forget_layouts(struct fast_pass *fp)
 }
 
 void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
-		bool task, uint64_t pid, uint64_t tid, uint64_t lo,
-		uint64_t hi)
+		bool task, struct fxt_map *threads, uint64_t pid, uint64_t tid,
+		uint64_t lo, uint64_t hi)
 {
+	struct thread_slices *thread = task ? fxt_map_get(threads, tid, 0) :
+					      NULL;
 	int64_t ns;
 
 	fp->tables = tables;
 	fp->task = task;
+	fp->slices = thread ? &thread->slices : NULL;
+	fp->task_threads = !task && threads->count ? threads : NULL;
 	fp->pid = pid;
 	fp->tid = tid;
 	fp->lo = lo;
 	fp->hi = hi;
 	/*
 	 * Every timestamp accepted is at most hi: when hi converts to int64
-	 * ns, all of them do (rule timestamp-overflow).
+	 * ns, all of them do (rule timestamp-overflow).  A task buffer's
+	 * thread always has its stack (output_buffer()); without it, the full
+	 * path judges.
 	 */
 	fp->enabled = fxt_ticks_to_ns(hi, fxt_tables_ticks_per_second(tables),
-				      &ns);
+				      &ns) && (!task || thread);
 	memset(fp->threads, FAST_THREAD_UNKNOWN, sizeof(fp->threads));
 	memset(fp->strings, FAST_STRING_UNKNOWN, sizeof(fp->strings));
 	/* Layouts judged under other tables, window or owner go. */
@@ -346,13 +355,6 @@ FAST bool event(struct fast_pass *fp, struct cursor *c, uint64_t h,
 		    seen.types & ~NUMERIC_ARGS)
 			return false;
 		break;
-	case FXT_EVENT_FLOW_BEGIN:
-	case FXT_EVENT_FLOW_STEP:
-	case FXT_EVENT_FLOW_END:
-		if (c->pos >= c->limit)
-			return false;
-		data(c, c->pos++, 0);	/* the correlation id */
-		break;
 	default:
 		break;
 	}
@@ -489,6 +491,33 @@ FAST bool accepted(struct fast_pass *fp, struct cursor *c, uint64_t h,
 }
 
 /*
+ * A slice event c accepted from a CPU or kernel buffer (the kernel's
+ * syscalls): its thread's stack moves in the reader's view too, when that
+ * thread has task buffers.
+ */
+static void other_slice(struct fast_pass *fp, const struct cursor *c,
+			uint64_t h, uint64_t ts)
+{
+	unsigned int type = fxt_bits(h, 16, 19);
+	uint8_t index = fxt_bits(h, 24, 31);
+	struct thread_slices *thread;
+	struct fxt_thread th;
+	uint64_t tid;
+
+	if (!(SLICE_EVENTS >> type & 1))
+		return;
+	if (index == FXT_THREAD_REF_INLINE)
+		tid = word(c, 3);
+	else if (!fxt_tables_thread(fp->tables, index, &th))
+		tid = th.tid;
+	else
+		return;		/* not accepted: its thread is defined */
+	thread = fxt_map_get(fp->task_threads, tid, 0);
+	if (thread)
+		slice_event(&thread->slices, type, ts, word(c, c->limit - 1));
+}
+
+/*
  * A record's words from src to dst, the header as it was read (raw, the
  * word h was decoded from): what is judged after is the copy.  Records are
  * a few words; a word loop costs less than a call to memcpy() per record.
@@ -532,6 +561,15 @@ FAST size_t run(struct fast_pass *fp, unsigned char *dst,
 		c.w = (const uint64_t *)(p + off);
 		if (!accepted(fp, &c, h, &ts))
 			break;
+		/*
+		 * A task buffer's records accepted are events; a complete
+		 * event's end is its last word.
+		 */
+		if (fp->slices)
+			slice_event(fp->slices, fxt_bits(h, 16, 19), ts,
+				    word(&c, c.limit - 1));
+		else if (fp->task_threads && (h & 15) == FXT_REC_EVENT)
+			other_slice(fp, &c, h, ts);
 		if (ts > newest)
 			newest = ts;
 		off += size;

@@ -6,7 +6,8 @@
  * rule; the drainer then refuses what a producer must not write
  * (output.c).  Most records of a saved half are plain events (and, in CPU
  * buffers, context switches and wakeups) that pass both without changing
- * anything but the buffer's last timestamp.  fast_run() recognises
+ * anything but the buffer's last timestamp and the slice stack of their
+ * thread (when it has a task buffer).  fast_run() recognises
  * exactly those, from the words alone, and says nothing of the others: it
  * accepts a record only when the full path would write it unchanged with
  * no other effect, so that the output is the same byte for byte
@@ -19,7 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fxt_map.h"
 #include "fxt_reader.h"
+#include "slices.h"
 
 /* What a string index of the buffer's tables is, as far as fast_run() cares. */
 enum fast_string {
@@ -70,6 +73,9 @@ struct fast_pass {
 	const struct fxt_tables *tables;
 	bool enabled;		/* false: every record goes the full path */
 	bool task;		/* a producer's buffer: its own thread only */
+	struct slice_state *slices;	/* a task buffer's thread's */
+	/* Other buffers: threads with task buffers (NULL: none). */
+	struct fxt_map *task_threads;
 	uint64_t pid, tid;	/* a task buffer's, from the header page */
 	uint64_t lo, hi;	/* the session window, ticks */
 	uint8_t threads[FXT_THREAD_INDEX_MAX + 1];	/* enum fast_thread */
@@ -79,18 +85,21 @@ struct fast_pass {
 
 /*
  * Judge records of a buffer against tables (ticks_per_second theirs) in
- * window [lo, hi]; task buffers' records must name pid and tid only.
+ * window [lo, hi]; task buffers' records must name pid and tid only.  The
+ * slice events accepted are applied to their threads in threads ((tid, 0)
+ * -> struct thread_slices, output.c), which must not change until the
+ * next fast_begin().
  */
 void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
-		bool task, uint64_t pid, uint64_t tid, uint64_t lo,
-		uint64_t hi);
+		bool task, struct fxt_map *threads, uint64_t pid, uint64_t tid,
+		uint64_t lo, uint64_t hi);
 
 /*
  * The records from p on (len bytes, 8-byte aligned) that the drainer
- * writes unchanged with no effect but their timestamps, up to room bytes:
- * returns their bytes, adds their count to *records and raises *last_ts
- * to their newest event's.  It stops at the first record the full path
- * must judge.
+ * writes unchanged with no effect but their timestamps and slices, up to
+ * room bytes: returns their bytes, adds their count to *records, raises
+ * *last_ts to their newest event's and applies their slice events.  It
+ * stops at the first record the full path must judge.
  */
 size_t fast_run(struct fast_pass *fp, const unsigned char *p, size_t len,
 		size_t room, uint64_t *records, uint64_t *last_ts);

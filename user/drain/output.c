@@ -13,7 +13,9 @@
  * also be attributable to that producer alone (its pid and tid come from
  * the kernel's header page), of kinds no consumer mistakes for kernel data,
  * inside the session window, and within its process's share of the async
- * table (producer_refusal()).  What is refused is counted against the
+ * table (producer_refusal()).  Its flow events must bind to a slice of its
+ * thread and begin no id still open, as the reader's cross-record checks
+ * see the file (flow_allowed()).  What is refused is counted against the
  * buffer that held it.
  */
 #include <endian.h>
@@ -45,6 +47,15 @@
 #define ASYNC_OPEN_PER_PROCESS	16384
 
 /*
+ * Flow begins open at once per process, and in the session: past either
+ * its new begins are refused.  Open flows outlive their process (a later
+ * begin of the id would be a duplicate in the file), so the session's
+ * bound is what keeps the table's memory bounded.
+ */
+#define FLOW_OPEN_PER_PROCESS	16384
+#define FLOW_OPEN_PER_SESSION	(16 * FLOW_OPEN_PER_PROCESS)
+
+/*
  * The thread's comm at ATTACH in the header page: `char comm[16]` right
  * after `flags` (ABI 0.3).  Read at its offset, and only when the header's
  * header_size covers it, so that a module of ABI 0.2 works too.
@@ -53,10 +64,14 @@
 				 sizeof(__u32))
 #define HEADER_COMM_LEN		16
 
-/* A process's live task buffers and its open asyncs. */
+/*
+ * A process's live task buffers, its open asyncs and its open flows; kept
+ * after its last buffer retires while it has open flows.
+ */
 struct pid_share {
 	uint32_t buffers;
 	uint64_t asyncs;
+	uint64_t flows;
 };
 
 const char *const refusal_names[REFUSED_COUNT] = {
@@ -66,6 +81,7 @@ const char *const refusal_names[REFUSED_COUNT] = {
 	[REFUSED_TIME] = "outside the session window",
 	[REFUSED_ASYNC] = "async share full or misnamed",
 	[REFUSED_STRINGS] = "string budget full",
+	[REFUSED_FLOW] = "flow outside a slice, of an open id or share full",
 };
 
 /* Kernel names repaired up to this length (a comm is 15 bytes). */
@@ -92,6 +108,8 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->bufs, sizeof(struct drain_buffer *));
 	fxt_map_init(&o->pids, sizeof(struct pid_share));
 	fxt_map_init(&o->asyncs, sizeof(uint64_t));
+	fxt_map_init(&o->flows, sizeof(uint64_t));
+	fxt_map_init(&o->threads, sizeof(struct thread_slices));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
 	return 0;
 }
@@ -136,6 +154,8 @@ void output_free(struct output *o)
 	free(o->scratch);
 	free(o->fast);
 	fxt_map_free(&o->asyncs);
+	fxt_map_free(&o->flows);
+	fxt_map_free(&o->threads);
 	fxt_map_free(&o->lost);
 	memset(o, 0, sizeof(*o));
 }
@@ -279,14 +299,21 @@ static void forget_asyncs(struct output *o, uint64_t pid, uint64_t count)
 
 void output_retire(struct output *o, struct drain_buffer *db)
 {
+	struct thread_slices *thread;
 	struct pid_share *share;
 
 	if (db->kind == FXTRACE_BUFFER_TASK) {
+		/* A later buffer of the tid starts with no slice: never wrong. */
+		thread = fxt_map_get(&o->threads, db->tid, 0);
+		if (thread && !--thread->buffers)
+			fxt_map_del(&o->threads, db->tid, 0);
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		if (share && !--share->buffers) {
 			if (share->asyncs)
 				forget_asyncs(o, db->pid, share->asyncs);
-			fxt_map_del(&o->pids, db->pid, 0);
+			share->asyncs = 0;
+			if (!share->flows)
+				fxt_map_del(&o->pids, db->pid, 0);
 		}
 	}
 	if (db->kind < KIND_COUNT)
@@ -426,6 +453,7 @@ struct drain_buffer *output_buffer(struct output *o,
 {
 	const struct fxtrace_buffer_header *hdr = b->hdr;
 	struct drain_buffer *db = output_find(o, b->id), **slot;
+	struct thread_slices *thread = NULL;
 	struct pid_share *share = NULL;
 	uint64_t reserved;
 
@@ -441,7 +469,9 @@ struct drain_buffer *output_buffer(struct output *o,
 		db->pid = hdr->pid;
 		db->tid = hdr->tid;
 		share = fxt_map_put(&o->pids, db->pid, 0, NULL);
-		if (!share) {
+		thread = share ? fxt_map_put(&o->threads, db->tid, 0, NULL) :
+				 NULL;
+		if (!thread) {
 			free(db);
 			return NULL;
 		}
@@ -457,8 +487,10 @@ struct drain_buffer *output_buffer(struct output *o,
 		return NULL;
 	}
 	*slot = db;
-	if (share)
+	if (share) {
 		share->buffers++;
+		thread->buffers++;
+	}
 	switch (b->kind) {
 	case FXTRACE_BUFFER_CPU:
 		snprintf(db->name, sizeof(db->name), "cpu%u", db->cpu);
@@ -541,6 +573,14 @@ static bool kind_allowed(const struct drain_buffer *db,
 		return false;
 	case FXT_REC_SCHED:
 		return db->kind != FXTRACE_BUFFER_TASK;
+	case FXT_REC_EVENT:
+		/*
+		 * A flow binds to the slices of a thread, which only a task
+		 * buffer's state follows (the kernel writes no flows).
+		 */
+		return db->kind == FXTRACE_BUFFER_TASK ||
+		       rec->subtype < FXT_EVENT_FLOW_BEGIN ||
+		       rec->subtype > FXT_EVENT_FLOW_END;
 	case FXT_REC_BLOB:
 		/*
 		 * Opaque kinds only: type 3 is parsed by Perfetto as protobuf
@@ -673,6 +713,73 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 }
 
 /*
+ * Perfetto keys flows by correlation id alone and drops, as errors, a
+ * flow begin of an id begun and not ended and a begin, or a step or end of
+ * a begun id, outside every slice of its thread (check_flow() in
+ * user/reader/fxt_reader.c, rules flow-duplicate-id and
+ * flow-no-enclosing-slice).  A step or end of an id not begun is only an
+ * info stat there, and fine.  rec is a task buffer's (kind_allowed()).
+ */
+static bool flow_allowed(struct output *o, const struct drain_buffer *db,
+			 const struct fxt_record *rec)
+{
+	const struct thread_slices *thread;
+	const struct pid_share *share;
+	bool in_slice;
+
+	if (rec->type != FXT_REC_EVENT || rec->subtype < FXT_EVENT_FLOW_BEGIN ||
+	    rec->subtype > FXT_EVENT_FLOW_END)
+		return true;
+	thread = fxt_map_get(&o->threads, db->tid, 0);
+	in_slice = thread && slice_open(&thread->slices);
+	/*
+	 * The reader closes an id at its end even outside a slice; refused,
+	 * the end leaves it open in the file and here.
+	 */
+	if (rec->subtype != FXT_EVENT_FLOW_BEGIN)
+		return in_slice || !fxt_map_get(&o->flows, rec->id, 0);
+	if (!in_slice || fxt_map_get(&o->flows, rec->id, 0) ||
+	    o->flows.count >= FLOW_OPEN_PER_SESSION)
+		return false;
+	share = fxt_map_get(&o->pids, db->pid, 0);
+	return share && share->flows < FLOW_OPEN_PER_PROCESS;
+}
+
+/*
+ * The record goes to the file: its flow begin opens its id, its end
+ * closes it, whichever process began it.
+ */
+static int flow_written(struct output *o, const struct drain_buffer *db,
+			const struct fxt_record *rec)
+{
+	struct pid_share *share;
+	uint64_t *owner, pid;
+
+	if (rec->type != FXT_REC_EVENT)
+		return 0;
+	if (rec->subtype == FXT_EVENT_FLOW_BEGIN) {
+		owner = fxt_map_put(&o->flows, rec->id, 0, NULL);
+		if (!owner)
+			return -ENOMEM;
+		*owner = db->pid;
+		share = fxt_map_get(&o->pids, db->pid, 0);
+		if (share)
+			share->flows++;
+		return 0;
+	}
+	owner = rec->subtype == FXT_EVENT_FLOW_END ?
+		fxt_map_get(&o->flows, rec->id, 0) : NULL;
+	if (!owner)
+		return 0;
+	pid = *owner;
+	fxt_map_del(&o->flows, rec->id, 0);
+	share = fxt_map_get(&o->pids, pid, 0);
+	if (share && share->flows && !--share->flows && !share->buffers)
+		fxt_map_del(&o->pids, pid, 0);
+	return 0;
+}
+
+/*
  * A task buffer's "fxtrace:lost events" counter (id 0, uint64 "no
  * buffer", Documentation/api.rst) going to the file: the newest one of
  * its process is the process's count.  The record is already known to be
@@ -757,6 +864,8 @@ static enum refusal refusal(struct output *o, const struct drain_buffer *db,
 		return REFUSED_TIME;
 	if (!async_allowed(o, db, rec))
 		return REFUSED_ASYNC;
+	if (!flow_allowed(o, db, rec))
+		return REFUSED_FLOW;
 	/* A definition the tables cannot keep would leave refs without bytes. */
 	if (rec->type == FXT_REC_STRING &&
 	    !fxt_tables_string_fits(db->tables, (uint16_t)rec->id,
@@ -846,6 +955,7 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 {
 	struct fxt_record *rec = &o->rec;
 	bool describe = o->verbose && o->diags < DIAG_MAX;
+	struct thread_slices *thread;
 	struct fxt_sink sink = { 0 };
 	const unsigned char *bytes = p;
 	enum refusal why;
@@ -883,7 +993,8 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	/* Nothing else can refuse it: its definitions may enter the tables. */
 	if (fxt_tables_apply(db->tables, rec, &sink) ||
 	    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
-	    async_written(o, db, rec) || lost_written(o, db, rec)) {
+	    async_written(o, db, rec) || lost_written(o, db, rec) ||
+	    flow_written(o, db, rec)) {
 		o->diags += describe;
 		refuse(o, db, rec, REFUSED_INVALID);
 		return n;
@@ -891,6 +1002,11 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	if (rec->type == FXT_REC_EVENT && rec->ts_ns_valid &&
 	    rec->ts > db->last_ts)
 		db->last_ts = rec->ts;
+	/* Any buffer's slice event of a thread with task buffers. */
+	if (rec->type == FXT_REC_EVENT && SLICE_EVENTS >> rec->subtype & 1 &&
+	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0)))
+		slice_event(&thread->slices, rec->subtype, rec->ts,
+			    rec->end_ts);
 	chunk_put(c, bytes, size);
 	(*records)++;
 	return n;
@@ -907,7 +1023,7 @@ static struct fast_pass *fast_for(struct output *o,
 	if (!o->fast)
 		return NULL;	/* the full path judges the same */
 	fast_begin(o->fast, db->tables, db->kind == FXTRACE_BUFFER_TASK,
-		   db->pid, db->tid, o->window_lo, o->window_hi);
+		   &o->threads, db->pid, db->tid, o->window_lo, o->window_hi);
 	return o->fast;
 }
 

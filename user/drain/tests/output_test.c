@@ -250,10 +250,11 @@ static int count_record(void *ctx, const struct fxt_record *rec)
 }
 
 /*
- * The file passes `fxtrace check --strict` with the drainer's window: no
- * error, no warning; *w counts what it holds.
+ * File f of output o passes `fxtrace check --strict` with the drainer's
+ * window: no error, no warning; *w counts what it holds.
  */
-static int check_file(struct walk *w)
+static int check_output(const struct output *o, const struct file *f,
+			struct walk *w)
 {
 	static struct diags d;
 	uint64_t lo, hi;
@@ -264,9 +265,9 @@ static int check_file(struct walk *w)
 	memset(w, 0, sizeof(*w));
 	r = fxt_reader_new(collect_diag, &d);
 	ASSERT_TRUE(r);
-	output_window_ns(&out, &lo, &hi);
+	output_window_ns(o, &lo, &hi);
 	fxt_reader_set_session_window(r, (int64_t)lo, (int64_t)hi);
-	ret = fxt_reader_read_buffer(r, file.bytes, file.len, count_record, w);
+	ret = fxt_reader_read_buffer(r, f->bytes, f->len, count_record, w);
 	ASSERT_EQ(0, ret);
 	if (fxt_reader_count(r, FXT_ERROR) || fxt_reader_count(r, FXT_WARNING))
 		printf("# %s", d.text);
@@ -274,6 +275,11 @@ static int check_file(struct walk *w)
 	ASSERT_EQ(0, fxt_reader_count(r, FXT_WARNING));
 	fxt_reader_free(r);
 	return 0;
+}
+
+static int check_file(struct walk *w)
+{
+	return check_output(&out, &file, w);
 }
 
 /* ---- the fast pass against the full decoder ------------------------------ */
@@ -289,7 +295,7 @@ struct side {
 };
 
 static struct side sides[2];	/* [0] fast pass, [1] full decoder */
-static uint64_t diff_inputs, diff_records, diff_refused;
+static uint64_t diff_inputs, diff_records, diff_refused, diff_flows_refused;
 
 static void side_add(struct side *s, struct chunk *c)
 {
@@ -337,6 +343,7 @@ static int sides_same(uint32_t id, const char *what)
 	const struct drain_buffer *b = output_find(&sides[1].o, id);
 	const struct output *oa = &sides[0].o, *ob = &sides[1].o;
 	const struct file *fa = &sides[0].f, *fb = &sides[1].f;
+	const struct thread_slices *ta, *tb;
 	char *ra = NULL, *rb = NULL;
 	size_t la = 0, lb = 0;
 	FILE *sa, *sb;
@@ -369,6 +376,17 @@ static int sides_same(uint32_t id, const char *what)
 	same &= EXPECT_EQ(b->next_wrap, a->next_wrap);
 	same &= EXPECT_MEM(b->refused, a->refused, sizeof(a->refused));
 	same &= EXPECT_EQ(ob->asyncs.count, oa->asyncs.count);
+	same &= EXPECT_EQ(ob->flows.count, oa->flows.count);
+	same &= EXPECT_EQ(ob->threads.count, oa->threads.count);
+	ta = fxt_map_get(&oa->threads, TID, 0);
+	tb = fxt_map_get(&ob->threads, TID, 0);
+	same &= EXPECT_EQ(!tb, !ta);
+	if (ta && tb) {
+		same &= EXPECT_EQ(tb->slices.depth, ta->slices.depth);
+		same &= EXPECT_EQ(tb->slices.scoped_open,
+				  ta->slices.scoped_open);
+		same &= EXPECT_EQ(tb->slices.scoped_end, ta->slices.scoped_end);
+	}
 	same &= EXPECT_EQ(ob->pids.count, oa->pids.count);
 	same &= EXPECT_EQ(ob->offset, oa->offset);
 	if (!same)
@@ -411,7 +429,8 @@ static int diff_input(const void *input, size_t len, const char *what)
 	static const __u32 kinds[] = { FXTRACE_BUFFER_TASK, FXTRACE_BUFFER_CPU,
 				       FXTRACE_BUFFER_KERNEL };
 	size_t rolling = (len + 7) & ~(size_t)7, i, n;
-	struct fake f[2];
+	struct walk walk;
+	struct fake f[2], task[2];
 	__u64 prelude[64];
 	struct chunk c;
 	unsigned int k, s;
@@ -427,6 +446,16 @@ static int diff_input(const void *input, size_t len, const char *what)
 			fake_new(&f[s], 7, kinds[k], PID, TID,
 				 8 * n + rolling + 4096, rolling ? rolling : 8,
 				 "diff");
+			/*
+			 * Beside a CPU or kernel buffer, a task buffer of
+			 * TID: their slice events of TID move its stack.
+			 */
+			if (kinds[k] != FXTRACE_BUFFER_TASK) {
+				fake_new(&task[s], 6, FXTRACE_BUFFER_TASK, PID,
+					 TID, 4096, 8, NULL);
+				if (!output_buffer(&sides[s].o, &task[s].b))
+					exit(1);
+			}
 			put_words(&f[s], prelude, n);
 			half.ptr = f[s].data + f[s].hdr->durable_size;
 			memcpy((unsigned char *)half.ptr, input, len);
@@ -456,10 +485,23 @@ static int diff_input(const void *input, size_t len, const char *what)
 			 kinds[k] == FXTRACE_BUFFER_CPU ? "cpu" : "kernel");
 		if (sides_same(7, label))
 			return 1;
+		/*
+		 * A task buffer's file passes the strict check: its flows
+		 * too.  (The kernel's scheduling records are not put in
+		 * order: sched-order may warn in the others.)
+		 */
+		if (kinds[k] == FXTRACE_BUFFER_TASK &&
+		    check_output(&sides[0].o, &sides[0].f, &walk))
+			FAIL("%s: the file fails the strict check", label);
 		diff_records += output_find(&sides[0].o, 7)->records;
 		diff_refused += output_find(&sides[0].o, 7)->invalid;
-		for (s = 0; s < 2; s++)
+		diff_flows_refused +=
+			output_find(&sides[0].o, 7)->refused[REFUSED_FLOW];
+		for (s = 0; s < 2; s++) {
 			fake_free(&f[s]);
+			if (kinds[k] != FXTRACE_BUFFER_TASK)
+				fake_free(&task[s]);
+		}
 	}
 	return 0;
 }
@@ -689,6 +731,29 @@ static void gen_sched(struct words *b)
 	b->w[at] = h;
 }
 
+/*
+ * A slice event of the producer's own thread, then a flow event of a small
+ * id: flows in and out of slices, begins of open ids, steps and ends of
+ * ids never begun.
+ */
+static void gen_flow(struct words *b)
+{
+	static const unsigned int slices[] = {
+		FXT_EVENT_INSTANT, FXT_EVENT_DURATION_BEGIN,
+		FXT_EVENT_DURATION_END, FXT_EVENT_DURATION_COMPLETE,
+	};
+	uint64_t ts = gen_ts();
+	__u64 w[16];
+	size_t n, i;
+
+	n = event(w, slices[pick(N_WORDS(slices))], ts, PID, TID, "s",
+		  ts + pick(3));
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN + pick(3), ts + pick(2), PID,
+		   TID, "f", pick(4));
+	for (i = 0; i < n; i++)
+		put(b, w[i]);
+}
+
 /* One record of any kind, mostly events. */
 static void gen_record(struct words *b)
 {
@@ -696,7 +761,7 @@ static void gen_record(struct words *b)
 	__u64 w[64];
 	size_t n, i;
 
-	switch (pick(16)) {
+	switch (pick(18)) {
 	case 0:
 		n = fxt_write_string(w, (__u16)(1 + pick(DIFF_STRINGS + 2)), s,
 				     (__u32)strlen(s));
@@ -718,6 +783,10 @@ static void gen_record(struct words *b)
 		w[0] = rnd();
 		n = 1;
 		break;
+	case 7:
+	case 8:
+		gen_flow(b);
+		return;
 	default:
 		gen_event(b);
 		return;
@@ -805,7 +874,7 @@ static int test_fast_generated(void)
 	unsigned int i, r, records;
 	size_t len;
 
-	diff_inputs = diff_records = diff_refused = 0;
+	diff_inputs = diff_records = diff_refused = diff_flows_refused = 0;
 	for (i = 0; i < 3000; i++) {
 		b.n = 0;
 		records = 1 + pick(60);
@@ -826,13 +895,15 @@ static int test_fast_generated(void)
 		if (diff_input(bytes, len, what))
 			return 1;
 	}
-	printf("# %llu inputs, %llu records written, %llu refused: the same\n",
+	printf("# %llu inputs, %llu records written, %llu refused (%llu flows): the same\n",
 	       (unsigned long long)diff_inputs,
 	       (unsigned long long)diff_records,
-	       (unsigned long long)diff_refused);
+	       (unsigned long long)diff_refused,
+	       (unsigned long long)diff_flows_refused);
 	/* The inputs exercise both sides of every judgement. */
 	EXPECT_CMP(diff_records, >, 10000);
 	EXPECT_CMP(diff_refused, >, 10000);
+	EXPECT_CMP(diff_flows_refused, >, 1000);
 	return 0;
 }
 
@@ -1133,6 +1204,188 @@ static int test_async_squatter(void)
 	ASSERT_EQ(2000, out.asyncs.count);
 	fake_free(&s);
 	fake_free(&h);
+	free(w);
+	return 0;
+}
+
+/*
+ * Flow events the reader warns about (flow-no-enclosing-slice,
+ * flow-duplicate-id) used to be written: a begin outside every slice, a
+ * second begin of an open id, an end of a begun id outside a slice, and
+ * another process's begin of an id still open.  Through the fast pass and
+ * the full decoder alike.
+ */
+static int test_flows(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b, *cpu;
+	struct fake fa, fb, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[128];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0,
+			 NULL);
+		fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 1 << 16, 0, NULL);
+		/* Refused: no slice open. */
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t, 200, 201, "f", 9);
+		n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 1, 200, 201,
+			   "d", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		/* Refused: id 1 is open. */
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 3, 200, 201, "f", 1);
+		n += event(w + n, FXT_EVENT_FLOW_STEP, t + 4, 200, 201, "f", 1);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 5, 200, 201, "d",
+			   0);
+		/* Refused: id 1 is begun and no slice is open. */
+		n += event(w + n, FXT_EVENT_FLOW_END, t + 6, 200, 201, "f", 1);
+		/* Kept: an id never begun binds to nothing and warns of none. */
+		n += event(w + n, FXT_EVENT_FLOW_END, t + 6, 200, 201, "f", 42);
+		/* Kept: bound to the instant, still on the stack. */
+		n += event(w + n, FXT_EVENT_INSTANT, t + 10, 200, 201, "i", 0);
+		n += event(w + n, FXT_EVENT_FLOW_STEP, t + 10, 200, 201, "f", 1);
+		put_words(&fa, w, n);
+		a = drain_rest(&fa);
+		/* Refused: id 1 is open in process 200. */
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 20, 300, 301, "d", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 21, 300, 301, "f", 1);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 22, 300, 301, "d",
+			   0);
+		put_words(&fb, w, n);
+		b = drain_rest(&fb);
+		/* Refused: no buffer but a task's follows a thread's slices. */
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 30, 400, 401, "k", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 31, 400, 401, "k", 5);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 32, 400, 401, "k",
+			   0);
+		put_words(&fc, w, n);
+		cpu = drain_rest(&fc);
+		ASSERT_EQ(7, a->records);
+		ASSERT_EQ(3, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(3, a->invalid);
+		ASSERT_EQ(2, b->records);
+		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
+		ASSERT_EQ(1, b->invalid);
+		ASSERT_EQ(2, cpu->records);
+		ASSERT_EQ(1, cpu->refused[REFUSED_KIND]);
+		ASSERT_EQ(1, cpu->invalid);
+		/* Id 1 stays open: its end outside a slice was refused. */
+		ASSERT_EQ(1, out.flows.count);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(11, walk.events);
+		fake_free(&fa);
+		fake_free(&fb);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
+ * The reader keeps one slice stack per thread, which the kernel's syscall
+ * slices in CPU buffers push and pop too: a task's flow is judged by the
+ * stack they leave.
+ */
+static int test_flows_kernel_slices(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *cpu;
+	struct fake fa, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[32];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+		drain_half(&fa, 0, w, n);
+		/* A syscall the session started inside of ends. */
+		n = event(w, FXT_EVENT_DURATION_END, t + 1, 200, 201, "read", 0);
+		drain_half(&fc, 0, w, n);
+		/* Refused: the end closed the task's slice for the reader. */
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		drain_half(&fa, 1, w, n);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 3, 200, 201, "write",
+			  0);
+		drain_half(&fc, 1, w, n);
+		/* Kept: bound to the syscall's slice. */
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 4, 200, 201, "f", 2);
+		drain_half(&fa, 2, w, n);
+		a = output_find(&out, 8);
+		cpu = output_find(&out, 10);
+		ASSERT_EQ(2, a->records);
+		ASSERT_EQ(1, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(2, cpu->records);
+		ASSERT_EQ(0, cpu->invalid);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&fa);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
+ * A process holds at most FLOW_OPEN_PER_PROCESS (16,384) flows open, and
+ * they stay open after its buffers retire: they are open in the file.
+ */
+static int test_flow_share(void)
+{
+	const size_t begins = 16385, words = 2 * 5 + begins * 6;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *squatter, *other;
+	struct fake s, o;
+	struct walk walk;
+	size_t n, i;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&s, 8, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_new(&o, 9, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, NULL);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, START + SECOND, 200, 201, "d",
+		  0);
+	for (i = 0; i < begins; i++)
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, START + SECOND, 200,
+			   201, "", 1 + i);
+	n += event(w + n, FXT_EVENT_DURATION_END, START + SECOND, 200, 201,
+		   "d", 0);
+	ASSERT_CMP(n, <=, words);
+	put_words(&s, w, n);
+	squatter = drain_rest(&s);
+	ASSERT_EQ(begins + 1, squatter->records);
+	ASSERT_EQ(1, squatter->refused[REFUSED_FLOW]);
+	ASSERT_EQ(1, squatter->invalid);
+	output_retire(&out, squatter);
+	ASSERT_EQ(begins - 1, out.flows.count);
+	/* Another process: id 5 is still taken, id 16385 was never begun. */
+	n = event(w, FXT_EVENT_DURATION_BEGIN, START + SECOND, 300, 301, "d",
+		  0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, START + SECOND, 300, 301, "",
+		   5);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, START + SECOND, 300, 301, "",
+		   begins);
+	n += event(w + n, FXT_EVENT_FLOW_END, START + SECOND, 300, 301, "",
+		   6);
+	n += event(w + n, FXT_EVENT_DURATION_END, START + SECOND, 300, 301,
+		   "d", 0);
+	put_words(&o, w, n);
+	other = drain_rest(&o);
+	ASSERT_EQ(4, other->records);
+	ASSERT_EQ(1, other->refused[REFUSED_FLOW]);
+	ASSERT_EQ(begins - 1, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&s);
+	fake_free(&o);
 	free(w);
 	return 0;
 }
@@ -1532,6 +1785,9 @@ static const struct tap_test tests[] = {
 	{ "task buffers named from the kernel's header", test_comm_name },
 	{ "strings past the budget are refused, not kept empty", test_string_budget },
 	{ "an async squatter exhausts only its own share", test_async_squatter },
+	{ "flows outside a slice or of an open id are refused", test_flows },
+	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
+	{ "a process holds a share of open flows, kept after it", test_flow_share },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
 	{ "producer drop counts bounded, apart from the kernel's", test_producer_drops },
 	{ "the drop counter is one clean counter event", test_drops_record },

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slices.h - a thread's slice stack as the reader sees it, for the
+ * drainer's judgement of flow events (output.c, fastpass.c).
+ *
+ * A mirror of struct thread_state and check_duration() in
+ * user/reader/fxt_reader.c, which raise rule flow-no-enclosing-slice: the
+ * reader cannot be called per record, so the few lines are repeated here
+ * and must change with it.
+ */
+#ifndef DRAIN_SLICES_H
+#define DRAIN_SLICES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fxt_reader.h"
+
+/* The event types that push or pop the thread's slice stack. */
+#define SLICE_EVENTS	(1u << FXT_EVENT_INSTANT | \
+			 1u << FXT_EVENT_DURATION_BEGIN | \
+			 1u << FXT_EVENT_DURATION_END | \
+			 1u << FXT_EVENT_DURATION_COMPLETE)
+
+struct slice_state {
+	uint64_t depth;		/* open duration begins */
+	/*
+	 * Complete and instant slices stay on the stack until a later slice
+	 * event at or after their end pops them.
+	 */
+	bool scoped_open;
+	uint64_t scoped_end;	/* ticks: latest end of those slices */
+};
+
+/*
+ * A thread with task buffers.  The reader keeps one stack per tid, pushed
+ * and popped by every buffer's slice events in file order (the kernel's
+ * syscall slices in CPU buffers too), so the drainer does the same.
+ */
+struct thread_slices {
+	uint32_t buffers;		/* its live task buffers */
+	struct slice_state slices;
+};
+
+/*
+ * An event of type written for the thread at ts; end is read only for a
+ * complete event.  Other types leave the stack as it is.
+ */
+static inline void slice_event(struct slice_state *s, unsigned int type,
+			       uint64_t ts, uint64_t end)
+{
+	if (!(SLICE_EVENTS >> type & 1))
+		return;
+	if (s->scoped_open && ts >= s->scoped_end)
+		s->scoped_open = false;
+	if (type == FXT_EVENT_INSTANT || type == FXT_EVENT_DURATION_COMPLETE) {
+		if (type == FXT_EVENT_INSTANT)
+			end = ts;
+		if (!s->scoped_open || end > s->scoped_end)
+			s->scoped_end = end;
+		s->scoped_open = true;
+	} else if (type == FXT_EVENT_DURATION_BEGIN) {
+		s->depth++;
+	} else if (s->depth) {
+		s->depth--;
+	}
+}
+
+/* A flow event now binds to a slice of the thread. */
+static inline bool slice_open(const struct slice_state *s)
+{
+	return s->depth || s->scoped_open;
+}
+
+#endif /* DRAIN_SLICES_H */
