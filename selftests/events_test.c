@@ -486,6 +486,34 @@ static long share_percent(void)
 }
 
 /*
+ * Start kernel:task (with pid_filter), let a child of real uid 65534 and
+ * effective uid euid rename itself RENAMES times, then rename a thread of
+ * this process (root) and decode everything; the child's pid.
+ */
+static pid_t renames_then_root_rename(struct __test_metadata *_metadata,
+				      FIXTURE_DATA(kev) *self,
+				      pid_t pid_filter, uid_t euid)
+{
+	static const char cats[] = "kernel:task";
+	pid_t child, renamed = 0;
+	pthread_t t;
+	int status;
+
+	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), pid_filter));
+	child = renaming_child(65534, euid, RENAMES);
+	ASSERT_LE(0, child);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	pthread_create(&t, NULL, renamer, &renamed);
+	pthread_join(t, NULL);
+	stop_and_decode(_metadata, self);
+	/* Root's rename after the child's is written. */
+	EXPECT_NE(NULL, find_kobj(&self->rs, FXT_KOBJ_THREAD, renamed,
+				  "renamed-thread"));
+	return child;
+}
+
+/*
  * The renames of a child of real uid 65534 fill only its share of the
  * names room: root's rename after them is written, the buffer is not full,
  * and exactly the renames past the share are dropped (a name set again is
@@ -494,26 +522,13 @@ static long share_percent(void)
 static void names_room_of_uid_65534(struct __test_metadata *_metadata,
 				    FIXTURE_DATA(kev) *self, uid_t euid)
 {
-	static const char cats[] = "kernel:task";
 	/* A rename of a process's only thread: its thread and process records. */
 	const uint64_t per_rename = 8 * (fxt_kobj_name_words(2, 1) +
 					 fxt_kobj_name_words(2, 0));
 	const uint64_t share = (256 << 10) * share_percent() / 100;
-	pid_t child, renamed = 0;
-	pthread_t t;
-	int status;
+	pid_t child = renames_then_root_rename(_metadata, self, 0, euid);
 
-	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), 0));
-	child = renaming_child(65534, euid, RENAMES);
-	ASSERT_LE(0, child);
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	pthread_create(&t, NULL, renamer, &renamed);
-	pthread_join(t, NULL);
-	stop_and_decode(_metadata, self);
-
-	ASSERT_NE(NULL, find_kobj(&self->rs, FXT_KOBJ_THREAD, renamed,
-				  "renamed-thread"));
+	ASSERT_LT(0, child);
 	EXPECT_EQ(0, self->names_flags & FXTRACE_BUFFER_DURABLE_FULL);
 	/* The fork's names are root's (the parent forked); the renames not. */
 	EXPECT_EQ(1 + share / per_rename,
@@ -538,23 +553,10 @@ TEST_F(kev, names_room_charged_to_the_real_uid)
 /* With a pid filter, other processes' tasks are not named, nor their exit. */
 TEST_F(kev, names_of_the_traced_process_only)
 {
-	static const char cats[] = "kernel:task";
-	pid_t child, renamed = 0;
-	pthread_t t;
-	int status;
+	pid_t child = renames_then_root_rename(_metadata, self, getpid(), 65534);
 	size_t k;
 
-	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), getpid()));
-	child = renaming_child(65534, 65534, RENAMES);
-	ASSERT_LE(0, child);
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	pthread_create(&t, NULL, renamer, &renamed);
-	pthread_join(t, NULL);
-	stop_and_decode(_metadata, self);
-
-	ASSERT_NE(NULL, find_kobj(&self->rs, FXT_KOBJ_THREAD, renamed,
-				  "renamed-thread"));
+	ASSERT_LT(0, child);
 	EXPECT_EQ(0, kobj_count(&self->rs, FXT_KOBJ_THREAD, child));
 	EXPECT_EQ(0, kobj_count(&self->rs, FXT_KOBJ_PROCESS, child));
 	EXPECT_EQ(0, self->names_dropped);

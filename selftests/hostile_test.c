@@ -405,6 +405,26 @@ static int cg_make(const char *root, const char *name, char *cg, size_t size)
 	return 0;
 }
 
+/*
+ * Move pid into cg, tell it to go on (go) and wait until it says it is
+ * done (done): cg's memory.current before and after; 0 or -1.
+ */
+static int cg_run_step(const char *cg, pid_t pid, int go, int done,
+		       long long *before, long long *after)
+{
+	char pidstr[16];
+	char c;
+
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	if (cg_write(cg, "cgroup.procs", pidstr))
+		return -1;
+	*before = read_number(cg, "memory.current");
+	if (*before < 0 || write(go, "g", 1) != 1 || read(done, &c, 1) != 1)
+		return -1;
+	*after = read_number(cg, "memory.current");
+	return 0;
+}
+
 /* Undo cg_make() once cg is empty. */
 static void cg_remove(const char *root, const char *cg)
 {
@@ -416,7 +436,7 @@ static void cg_remove(const char *root, const char *cg)
 /* A task buffer's pages are charged to the memory cgroup of its thread. */
 TEST_F(hs, buffer_charged_to_memcg)
 {
-	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
+	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300];
 	const __u64 size = 4ULL << 20;
 	long long before, after;
 	int go[2], done[2], ret;
@@ -442,13 +462,7 @@ TEST_F(hs, buffer_charged_to_memcg)
 			_exit(2);
 		_exit(0);
 	}
-	snprintf(pidstr, sizeof(pidstr), "%d", pid);
-	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
-	before = read_number(cg, "memory.current");
-	ASSERT_LE(0, before);
-	ASSERT_EQ(1, write(go[1], "g", 1));
-	ASSERT_EQ(1, read(done[0], &c, 1));
-	after = read_number(cg, "memory.current");
+	ASSERT_EQ(0, cg_run_step(cg, pid, go[1], done[0], &before, &after));
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(0, wait_child(pid));
 	TH_LOG("memory.current of the producer's cgroup: %lld -> %lld bytes", before, after);
@@ -467,7 +481,7 @@ TEST_F(hs, packet_ring_freed_after_terminate)
 {
 	const long long ring = 16LL * (3 * (possible_cpus() +
 					    FXTRACE_TASK_BUFFERS_MAX) + 64);
-	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
+	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300];
 	long long before, inited, after;
 	int go[2], done[2], ret;
 	struct fxtrace_attach a;
@@ -498,13 +512,7 @@ TEST_F(hs, packet_ring_freed_after_terminate)
 			_exit(4);
 		_exit(0);
 	}
-	snprintf(pidstr, sizeof(pidstr), "%d", pid);
-	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
-	before = read_number(cg, "memory.current");
-	ASSERT_LE(0, before);
-	ASSERT_EQ(1, write(go[1], "g", 1));
-	ASSERT_EQ(1, read(done[0], &c, 1));
-	inited = read_number(cg, "memory.current");
+	ASSERT_EQ(0, cg_run_step(cg, pid, go[1], done[0], &before, &inited));
 
 	/* This process, another cgroup's, maps a buffer of the session. */
 	ASSERT_EQ(0, attach(self->fd, &a)) TH_LOG("ATTACH: %s", strerror(errno));
