@@ -98,3 +98,11 @@ $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o
 UNIT_TESTS += $(B)/test/lib/size_test
 $(B)/test/lib/size_test: $(B)/obj/user/lib/tests/size_test.o $(B)/lib/libfxtctl.a
 	$(link)
+
+# A setuid-root copy of output_prog run by another user must not write its
+# caller's FXTRACE_OUTPUT (secure_getenv()).
+UNIT_TESTS += user/lib/tests/setuid_test.sh
+$(B)/test/lib/output_prog: $(B)/obj/user/lib/tests/output_prog.o \
+		$(B)/lib/libfxtrace.a
+	$(link)
+user: $(B)/test/lib/output_prog

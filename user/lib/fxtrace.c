@@ -375,6 +375,10 @@ static bool open_module(void)
  * that an event (possibly from a signal handler) never does it.  A process
  * that finds FXTRACE_OUTPUT set and no ROOT_ENV is the root of a traced
  * tree: it marks the environment so that programs it runs know they are not.
+ *
+ * The FXTRACE_* settings come through secure_getenv(): a setuid, setgid or
+ * file-capability program (AT_SECURE) must not write where its caller says.
+ * ROOT_ENV stays on getenv(): it only ever demotes OUTPUT to OUTPUT.PID.
  */
 __attribute__((constructor)) static void load(void)
 {
@@ -385,7 +389,7 @@ __attribute__((constructor)) static void load(void)
 	rt.tsc = tsc_invariant();
 	rt.calib_ns = clock_ns(CLOCK_MONOTONIC_RAW);
 	rt.calib_tsc = __rdtsc();
-	if (getenv("FXTRACE_OUTPUT") && !getenv(ROOT_ENV)) {
+	if (secure_getenv("FXTRACE_OUTPUT") && !getenv(ROOT_ENV)) {
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
 		setenv(ROOT_ENV, pid, 1);
 		rt.root = true;
@@ -395,12 +399,15 @@ __attribute__((constructor)) static void load(void)
 /* Called once, under rt.lock. */
 static void initialize(void)
 {
-	const char *out = getenv("FXTRACE_OUTPUT");
-	const char *cats = getenv("FXTRACE_CATEGORIES");
-	const char *mode = getenv("FXTRACE_MODE");
-	const char *size = getenv("FXTRACE_BUFFER_SIZE");
+	const char *out = secure_getenv("FXTRACE_OUTPUT");
+	const char *cats = secure_getenv("FXTRACE_CATEGORIES");
+	const char *mode = secure_getenv("FXTRACE_MODE");
+	const char *size = secure_getenv("FXTRACE_BUFFER_SIZE");
 
 	rt.initialized = true;
+	if (!out && getenv("FXTRACE_OUTPUT"))
+		warn("FXTRACE_OUTPUT is ignored in a setuid, setgid or "
+		     "file-capability program");
 	if (!out || !*out) {
 		/* The controller decides modes, sizes and categories. */
 		rt.module = open_module();
