@@ -17,17 +17,18 @@
 
 #include "fxtctl.h"
 #include "fxtrace.h"
+#include "output_file.h"
 
-/* The first len bytes of fd into a new file at path. */
+/* The first len bytes of fd into a new file at path (-o: a stream will do). */
 static int copy_prefix(int fd, uint64_t len, const char *path)
 {
 	char buf[1 << 16];
 	off_t off = 0;
 	ssize_t n, w;
-	int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int out = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM);
 
 	if (out < 0)
-		return -errno;
+		return out;
 	while ((uint64_t)off < len) {
 		n = pread(fd, buf, len - (uint64_t)off < sizeof(buf) ?
 				   (size_t)(len - (uint64_t)off) : sizeof(buf), off);
@@ -52,9 +53,10 @@ static int copy_prefix(int fd, uint64_t len, const char *path)
 /*
  * A spool's regions, each one thread's buffer, written one after the other
  * behind a magic record; a region whose records do not decode cleanly (the
- * program may have scribbled over it before dying) is left out.
+ * program may have scribbled over it before dying) is left out.  flags: of
+ * fxtctl_create_output() for output.
  */
-static int recover_spool(const char *path, const char *output)
+static int recover_spool(const char *path, const char *output, int flags)
 {
 	const __u64 magic = FXT_MAGIC_WORD;
 	struct fxtctl_spool sp;
@@ -67,8 +69,8 @@ static int recover_spool(const char *path, const char *output)
 		fprintf(stderr, "fxtrace recover: %s: %s\n", path, strerror(-ret));
 		return 1;
 	}
-	out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ret = out < 0 ? -errno : 0;
+	out = fxtctl_create_output(output, flags);
+	ret = out < 0 ? out : 0;
 	if (!ret && write(out, &magic, sizeof(magic)) != sizeof(magic))
 		ret = -EIO;
 	while (!ret && (k = fxtctl_spool_next(&sp, &offset, &b)) == 1) {
@@ -91,7 +93,8 @@ static int recover_spool(const char *path, const char *output)
 		ret = -errno;
 	fxtctl_spool_close(&sp);
 	if (ret) {
-		fprintf(stderr, "fxtrace recover: %s: %s\n", output, strerror(-ret));
+		fprintf(stderr, "fxtrace recover: %s: %s%s\n", output,
+			strerror(-ret), fxtctl_output_refusal(ret));
 		return 1;
 	}
 	printf("%s: %d thread buffers written to %s, %d left out\n", path, kept,
@@ -140,6 +143,8 @@ int cmd_recover(int argc, char **argv)
 	if (fd >= 0 && is_spool(fd)) {
 		char spool_output[4096];
 		size_t n = strlen(path);
+		/* -o names a file; a derived name must be a regular file. */
+		int flags = output ? FXTCTL_OUTPUT_STREAM : 0;
 
 		close(fd);
 		if (!output) {
@@ -151,7 +156,7 @@ int cmd_recover(int argc, char **argv)
 			spool_output[n - 6] = '\0';
 			output = spool_output;
 		}
-		return recover_spool(path, output);
+		return recover_spool(path, output, flags);
 	}
 	if (fd >= 0 && !output) {
 		close(fd);
@@ -181,8 +186,9 @@ int cmd_recover(int argc, char **argv)
 		else if (f.flushed < f.size && ftruncate(fd, (off_t)f.flushed))
 			ret = -errno;
 		if (ret)
-			fprintf(stderr, "fxtrace recover: %s: %s\n",
-				output ? output : path, strerror(-ret));
+			fprintf(stderr, "fxtrace recover: %s: %s%s\n",
+				output ? output : path, strerror(-ret),
+				fxtctl_output_refusal(ret));
 		else
 			printf("%s: %" PRIu64 " bytes up to the flush watermark kept, %" PRIu64 " after it cut%s%s\n",
 			       path, f.flushed, f.size - f.flushed,

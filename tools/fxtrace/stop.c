@@ -6,7 +6,6 @@
  * drainer's to stop: stop says which signal to send.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -17,6 +16,7 @@
 #include "drain.h"
 #include "fxtctl.h"
 #include "fxtrace.h"
+#include "output_file.h"
 
 /*
  * Every buffer of the adopted session into out, as a trace of its own:
@@ -33,9 +33,11 @@ static int save_buffers(struct fxtctl *c, const char *out)
 	unsigned int k;
 	int fd, ret;
 
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Named by the user: a FIFO or a device will do. */
+	fd = fxtctl_create_output(out, FXTCTL_OUTPUT_STREAM);
 	if (fd < 0) {
-		fprintf(stderr, "fxtrace stop: %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "fxtrace stop: %s: %s%s\n", out, strerror(-fd),
+			fxtctl_output_refusal(fd));
 		return 1;
 	}
 	output_init(&o, c->page->ticks_per_second, fxtctl_now(c));

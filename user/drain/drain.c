@@ -28,6 +28,7 @@
 #include <linux/magic.h>
 
 #include "drainer.h"
+#include "output_file.h"
 
 /* "a,b.*" to the ABI's list "a\0b.*\0". */
 static char *category_list(const char *globs, size_t *size)
@@ -313,6 +314,8 @@ static void reap_child(struct drain *d)
  * pause (dropping and counting) while every buffer is written to OUT.<n>
  * through the same checks as the trace (output_session()), so no copy is
  * torn and no record the trace would refuse gets in; then tracing goes on.
+ * OUT.<n> is a new file: numbers already taken (an earlier run's
+ * snapshots, or a name planted there) are skipped.
  */
 static void snapshot(struct drain *d)
 {
@@ -334,9 +337,11 @@ static void snapshot(struct drain *d)
 	}
 	output_init(&o, d->out.ticks_per_second, session_now(d));
 	o.window_lo = d->out.window_lo;
-	snprintf(path, sizeof(path), "%s.%u", d->opt.out, ++d->snapshots);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ret = fd < 0 ? -errno : output_session(&o, &d->c, fd);
+	do {
+		snprintf(path, sizeof(path), "%s.%u", d->opt.out, ++d->snapshots);
+		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_EXCL);
+	} while (fd == -EEXIST);
+	ret = fd < 0 ? fd : output_session(&o, &d->c, fd);
 	if (fd >= 0 && close(fd) && ret >= 0)
 		ret = -errno;
 	if (fxtctl_resume(&d->c))
@@ -347,7 +352,8 @@ static void snapshot(struct drain *d)
 	}
 	output_free(&o);
 	if (ret < 0)
-		fprintf(stderr, "fxtrace-drain: snapshot %s: %s\n", path, strerror(-ret));
+		fprintf(stderr, "fxtrace-drain: snapshot %s: %s%s\n", path,
+			strerror(-ret), fxtctl_output_refusal(ret));
 	else
 		fprintf(stderr, "fxtrace-drain: snapshot %u: %d buffers written to %s, %llu records refused\n",
 			d->snapshots, ret, path, (unsigned long long)refused);
@@ -456,12 +462,12 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 		return ret;
 	}
 	d->ring_ready = true;
-	d->out_fd = open(d->opt.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			 0644);
+	/* Pipes and devices (-o /dev/null) stay possible. */
+	d->out_fd = fxtctl_create_output(d->opt.out, FXTCTL_OUTPUT_STREAM);
 	if (d->out_fd < 0) {
-		ret = -errno;
-		fprintf(stderr, "fxtrace-drain: %s: %s\n", d->opt.out,
-			strerror(-ret));
+		ret = d->out_fd;
+		fprintf(stderr, "fxtrace-drain: %s: %s%s\n", d->opt.out,
+			strerror(-ret), fxtctl_output_refusal(ret));
 		return ret;
 	}
 	/* Pipes and devices are written through the ring (loop.c). */

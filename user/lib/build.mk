@@ -3,10 +3,12 @@
 # of __tls_get_addr calls in the shared library too.
 
 LIBFXTRACE_CFLAGS := -fPIC -ftls-model=initial-exec
-# size.c (user/control) is shared with the tools: one size parser.
-LIBFXTRACE_OBJS := $(B)/obj/user/lib/fxtrace.o $(B)/obj/user/lib/size.o
+# size.c and output_file.c (user/control) are shared with the tools: one
+# size parser, one way to create a trace file.
+LIBFXTRACE_CONTROL_OBJS := $(B)/obj/user/lib/size.o $(B)/obj/user/lib/output_file.o
+LIBFXTRACE_OBJS := $(B)/obj/user/lib/fxtrace.o $(LIBFXTRACE_CONTROL_OBJS)
 
-$(B)/obj/user/lib/size.o: user/control/size.c
+$(LIBFXTRACE_CONTROL_OBJS): $(B)/obj/user/lib/%.o: user/control/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_USER) -c -o $@ $<

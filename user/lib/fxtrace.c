@@ -54,6 +54,7 @@
 
 #include <fxtrace/trace.h>
 
+#include "output_file.h"
 #include "size.h"
 
 #define MAX_CATEGORIES		1024
@@ -1542,15 +1543,16 @@ static int flush_locked(void)
 	copy = malloc(cap * 8 + 8);
 	if (!copy)
 		return -ENOMEM;
-	fd = open(rt.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ret = fd < 0 ? -errno : write_words(fd, &magic, 1);
+	fd = fxtctl_create_output(rt.output, 0);
+	ret = fd < 0 ? fd : write_words(fd, &magic, 1);
 	for (t = rt.threads; t && !ret; t = t->next)
 		ret = write_thread(fd, t, !t->next, copy);
 	if (fd >= 0 && close(fd) && !ret)
 		ret = -errno;
 	free(copy);
 	if (ret)
-		warn("cannot write %s: %s", rt.output, strerror(-ret));
+		warn("cannot write %s: %s%s", rt.output, strerror(-ret),
+		     fxtctl_output_refusal(ret));
 	return ret;
 }
 

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: trace files are created through fxtctl_create_output()
+# (user/control/output_file.h): mode 0600 whatever the umask, never through
+# a symbolic link or over a file with other hard links, never into a FIFO
+# the caller did not name.  `fxtrace recover -o OUT SPOOL`, `fxtrace
+# recover X.spool` and a libfxtrace program (FXTRACE_OUTPUT) are run
+# against a planted symlink and hard link to a scratch file, which must be
+# left as it was, with a message naming the file and the reason; fresh
+# outputs must be 0600.  On the host, no module (`fxtrace stop -o` needs
+# one; the drainer's -o is in user/drain/tests/output_reuse_test.sh).
+# Prints TAP.
+
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+fxtrace=$top/build/bin/fxtrace
+prog=$top/build/test/lib/output_prog
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+umask 022
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+# A spool: the program killed after its first event keeps it.
+FXTRACE_OUTPUT=$tmp/app.fxt "$prog" 60 >/dev/null &
+pid=$!
+for _ in $(seq 100); do
+	[[ -s $tmp/app.fxt.spool ]] && break
+	sleep 0.1
+done
+sleep 0.2
+kill -KILL $pid
+wait $pid 2>/dev/null
+[[ -s $tmp/app.fxt.spool ]]
+result $? "a killed libfxtrace program leaves its spool"
+spool=$tmp/app.fxt.spool
+
+scratch=$tmp/scratch
+reset_links() {
+	rm -f "$tmp"/out* "$tmp"/link.fxt*
+	printf 'scratch file: do not touch\n' >"$scratch"
+	cp "$scratch" "$tmp/scratch.orig"
+}
+
+# refused KIND WHAT REASON COMMAND...: with OUT (and link.fxt) a KIND
+# (symlink or hardlink) to the scratch file, COMMAND fails, says REASON
+# and leaves the scratch file alone.
+refused() {
+	local kind=$1 what=$2 reason=$3 rc
+	shift 3
+	reset_links
+	for name in "$tmp/out" "$tmp/link.fxt"; do
+		if [[ $kind == symlink ]]; then ln -s "$scratch" "$name"; else ln "$scratch" "$name"; fi
+	done
+	cp "$spool" "$tmp/link.fxt.spool"
+	"$@" >"$tmp/cmd.out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$tmp/cmd.out"
+	((rc != 0)) || [[ $what == libfxtrace* ]]
+	result $? "$what, OUT a $kind: refused"
+	grep -q "$reason" "$tmp/cmd.out"
+	result $? "$what, OUT a $kind: the message says '$reason'"
+	cmp -s "$scratch" "$tmp/scratch.orig"
+	result $? "$what, OUT a $kind: the scratch file is unchanged"
+}
+
+for kind in symlink hardlink; do
+	reason="symbolic link"
+	[[ $kind == hardlink ]] && reason="other hard links"
+	refused $kind "recover -o OUT SPOOL" "$reason" "$fxtrace" recover -o "$tmp/out" "$spool"
+	refused $kind "recover OUT.spool" "$reason" "$fxtrace" recover "$tmp/link.fxt.spool"
+	refused $kind "libfxtrace FXTRACE_OUTPUT=OUT" "$reason" \
+		env FXTRACE_OUTPUT="$tmp/out" "$prog"
+done
+
+# A FIFO planted where recover derives its output: refused, not waited on.
+rm -f "$tmp/fifo.fxt"
+mkfifo "$tmp/fifo.fxt"
+cp "$spool" "$tmp/fifo.fxt.spool"
+timeout 10 "$fxtrace" recover "$tmp/fifo.fxt.spool" >"$tmp/cmd.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/cmd.out"
+((rc == 1)) && grep -q "not a regular file" "$tmp/cmd.out"
+result $? "recover FIFO.spool: a FIFO is refused at once (exit $rc)"
+
+# Fresh outputs: private.
+rm -f "$tmp/new.fxt"
+"$fxtrace" recover -o "$tmp/new.fxt" "$spool" >/dev/null &&
+	"$fxtrace" check --strict --quiet "$tmp/new.fxt" >/dev/null 2>&1
+result $? "recover -o NEW SPOOL writes a valid trace"
+[[ $(stat -c %a "$tmp/new.fxt" 2>/dev/null) == 600 ]]
+result $? "recover -o NEW: mode 0600 under umask 022"
+printf 'old trace\n' >"$tmp/old.fxt"
+"$fxtrace" recover -o "$tmp/old.fxt" "$spool" >/dev/null &&
+	"$fxtrace" check --strict --quiet "$tmp/old.fxt" >/dev/null 2>&1
+result $? "recover -o OLD SPOOL replaces a regular file"
+"$fxtrace" recover -o /dev/null "$spool" >/dev/null
+result $? "recover -o /dev/null: a named device will do"
+rm -f "$tmp/lib.fxt"
+FXTRACE_OUTPUT=$tmp/lib.fxt "$prog" >/dev/null &&
+	[[ $(stat -c %a "$tmp/lib.fxt" 2>/dev/null) == 600 ]]
+result $? "libfxtrace: a new FXTRACE_OUTPUT is mode 0600 under umask 022"
+
+echo "1..$n"
+exit $failed

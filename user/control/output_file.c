@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* output_file.c - creating trace files (output_file.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output_file.h"
+
+int fxtctl_create_output(const char *path, int flags)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	/*
+	 * No O_TRUNC: the file is looked at first.  O_NONBLOCK unless a
+	 * stream is wanted: a FIFO planted at the name then fails the open
+	 * (ENXIO without a reader, as a socket does) or the checks below,
+	 * instead of blocking it.
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+		  (flags & FXTCTL_OUTPUT_EXCL ? O_EXCL : 0) |
+		  (flags & FXTCTL_OUTPUT_STREAM ? 0 : O_NONBLOCK), 0600);
+	if (fd < 0)
+		return errno == ENXIO && !(flags & FXTCTL_OUTPUT_STREAM) ?
+		       -EEXIST : -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+	} else if (S_ISREG(st.st_mode)) {
+		if (st.st_nlink > 1)
+			err = -EMLINK;
+		else if (!(flags & FXTCTL_OUTPUT_KEEP) && ftruncate(fd, 0))
+			err = -errno;
+		/* O_NONBLOCK off again: the only status flag that was set. */
+		else if (fcntl(fd, F_SETFL, 0))
+			err = -errno;
+	} else if (!(flags & FXTCTL_OUTPUT_STREAM) ||
+		   !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		err = -EEXIST;
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+const char *fxtctl_output_refusal(int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return " (a symbolic link: trace files are not written through one)";
+	case -EMLINK:
+		return " (the file has other hard links: it is not overwritten)";
+	case -EEXIST:
+		return " (not a regular file)";
+	}
+	return "";
+}

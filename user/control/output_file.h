@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * output_file.h - the one way trace files are created: by fxtrace-drain,
+ * `fxtrace stop -o`, `fxtrace recover` and libfxtrace.  output_file.c is
+ * compiled into libfxtctl.a and into libfxtrace.
+ *
+ * These commands often run as root in directories other users can write
+ * to, and traces hold every traced process's names and arguments: a trace
+ * is created private (0600), and never written through a symbolic link, a
+ * hard link or into a file that is not regular unless asked for.
+ */
+#ifndef FXTRACE_OUTPUT_FILE_H
+#define FXTRACE_OUTPUT_FILE_H
+
+/* Flags of fxtctl_create_output(). */
+#define FXTCTL_OUTPUT_EXCL	0x1	/* a new file only (snapshots) */
+#define FXTCTL_OUTPUT_STREAM	0x2	/* an existing FIFO or character device will do */
+#define FXTCTL_OUTPUT_KEEP	0x4	/* no truncation: the caller truncates later */
+
+/*
+ * Open path write-only (O_CLOEXEC), creating it with mode 0600; returns the
+ * fd or a negative errno.  Refused: a symbolic link as the last component
+ * (-ELOOP), a regular file with other hard links (-EMLINK), any other file
+ * that is not regular (-EEXIST), except a FIFO or character device with
+ * FXTCTL_OUTPUT_STREAM.  A regular file is truncated after these checks.
+ */
+int fxtctl_create_output(const char *path, int flags);
+
+/*
+ * For a message after strerror(-err): what a refusal above means, or ""
+ * for any other error.
+ */
+const char *fxtctl_output_refusal(int err);
+
+#endif /* FXTRACE_OUTPUT_FILE_H */
