@@ -43,6 +43,8 @@ $(B)/test/drain/output_test: $(B)/obj/user/drain/tests/output_test.o \
 $(B)/obj/user/drain/tests/output_test.o: CFLAGS_USER += -Iuser/drain -Iuser/reader/tests
 
 UNIT_TESTS += $(B)/test/drain/output_test
+# The output is left alone until Initialize succeeds (a stand-in device).
+UNIT_TESTS += user/drain/tests/output_reuse_test.sh
 
 # The tests run the programs above from $(B); `make` builds them.
 PROGS += $(DRAIN_TEST_PROGS)

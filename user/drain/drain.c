@@ -462,8 +462,13 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 		return ret;
 	}
 	d->ring_ready = true;
-	/* Pipes and devices (-o /dev/null) stay possible. */
-	d->out_fd = fxtctl_create_output(d->opt.out, FXTCTL_OUTPUT_STREAM);
+	/*
+	 * Pipes and devices (-o /dev/null) stay possible.  Not truncated
+	 * before the session is ours (trace()): a drainer that finds one
+	 * (EBUSY) must leave the running or killed drainer's file alone.
+	 */
+	d->out_fd = fxtctl_create_output(d->opt.out, FXTCTL_OUTPUT_STREAM |
+					 FXTCTL_OUTPUT_KEEP);
 	if (d->out_fd < 0) {
 		ret = d->out_fd;
 		fprintf(stderr, "fxtrace-drain: %s: %s%s\n", d->opt.out,
@@ -495,6 +500,12 @@ static int trace(struct drain *d, int *release)
 	struct chunk magic;
 	int ret, released;
 
+	if (d->write_inline && ftruncate(d->out_fd, 0)) {
+		ret = -errno;
+		fprintf(stderr, "fxtrace-drain: %s: %s\n", d->opt.out,
+			strerror(-ret));
+		return ret;
+	}
 	/* The window opens before the probes and Start: nothing is older. */
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
 	d->out.verbose = d->opt.verbose;

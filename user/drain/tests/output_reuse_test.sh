@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: fxtrace-drain leaves its output file alone until its session
+# is initialized.  A second `fxtrace record` with the same output used to
+# truncate a running or killed drainer's file before Initialize failed
+# (EBUSY).  On the host, with no module: in a private mount namespace a
+# regular file stands in for /dev/fxtrace, so fxtctl_open() maps it and
+# Initialize fails (ENOTTY) on the same path as EBUSY.  The existing
+# output must be unchanged; a symlink at the name is refused with its
+# target unchanged; a new output is mode 0600.  Skips without root or
+# `unshare -m`.  Prints TAP.
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
+. "$here/tap.sh"
+trap 'rm -rf "$out"' EXIT
+umask 022
+
+if ! unshare -m true 2>/dev/null; then
+	echo "# SKIP: unshare -m is not permitted here (needs root)"
+	exit 77
+fi
+truncate -s 512K "$out/fakedev"
+
+# drain OUT: fxtrace-drain -o OUT against the stand-in device; its stderr
+# in $out/drain.err, its exit status returned.
+drain() {
+	# shellcheck disable=SC2016 # the inner bash expands them
+	unshare -m bash -c 'mount -t tmpfs none /dev && touch /dev/fxtrace &&
+		mount --bind "$1" /dev/fxtrace && exec "$2" -q -o "$3"' \
+		_ "$out/fakedev" "$bin/fxtrace-drain" "$1" 2>"$out/drain.err"
+	local rc=$?
+	sed 's/^/# /' "$out/drain.err"
+	return $rc
+}
+
+head -c 100000 /dev/urandom >"$out/t.fxt"
+cp "$out/t.fxt" "$out/t.orig"
+drain "$out/t.fxt"
+[[ $? == 1 ]] && grep -q 'cannot initialize a session' "$out/drain.err"
+result $? "Initialize fails on the stand-in device (exit 1)"
+cmp -s "$out/t.fxt" "$out/t.orig"
+result $? "the existing output is unchanged"
+
+printf 'scratch\n' >"$out/scratch"
+ln -s "$out/scratch" "$out/link.fxt"
+drain "$out/link.fxt"
+[[ $? == 1 ]] && grep -q 'symbolic link' "$out/drain.err"
+result $? "-o SYMLINK is refused, with the reason"
+[[ $(cat "$out/scratch") == scratch ]]
+result $? "the symlink's target is unchanged"
+
+drain "$out/new.fxt"
+[[ $(stat -c %a "$out/new.fxt" 2>/dev/null) == 600 ]]
+result $? "a new output is mode 0600 under umask 022"
+
+echo "1..$n"
+exit $failed
