@@ -169,14 +169,12 @@ static int trace_command(struct fxtprobe *set, pid_t pid, int *fd,
 
 		if (done < 0 && errno != EINTR)
 			return -errno;
-		if (!pid && stop_requested)
-			done = pid;
 		/* After the exit: every event of the command is in the ring. */
 		ret = fxtprobe_consume(set, write_all, fd);
 		if (ret < 0)
 			return ret;
 		events += ret;
-		if (done == pid)
+		if (pid ? done == pid : stop_requested)
 			return events;
 		if (poll(&pfd, 1, POLL_MS) < 0 && errno != EINTR)
 			return -errno;
