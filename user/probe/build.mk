@@ -71,7 +71,8 @@ LDLIBS_probe_bench := $(PROBE_LDLIBS)
 
 PROGS += $(B)/lib/libfxtprobe.a $(B)/bin/fxtrace-probe \
 	$(B)/test/probe/target $(B)/test/probe/probe_bench
-GUEST_TESTS += user/probe/tests/probe_test.sh user/probe/tests/tracepoint_test.sh
+GUEST_TESTS += user/probe/tests/probe_test.sh user/probe/tests/tracepoint_test.sh \
+	user/probe/tests/process_filter_test.sh
 
 else
 

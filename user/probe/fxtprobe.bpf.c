@@ -19,8 +19,16 @@ char LICENSE[] SEC("license") = "GPL";
 /* Sources in registers: the six arguments of x86-64, then the return value. */
 #define REGISTER_SOURCES	7
 
-/* Only this process's threads when non-zero (set before the probes fire). */
+/*
+ * Only this process's threads when non-zero (set before the probes fire).
+ * filter_tgid is the pid in the pid namespace of user space: when that is
+ * not the initial one, filter_pidns_dev and _ino name it (kernel dev_t and
+ * nsfs inode) and the hit's tgid is taken in it; else they are 0 and the
+ * global tgid is compared.
+ */
 __u32 filter_tgid;
+__u64 filter_pidns_dev;
+__u64 filter_pidns_ino;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -79,6 +87,23 @@ static __always_inline void count_drop(void)
 		*count += 1;
 }
 
+/*
+ * Whether the hit is of another process than the filter's.  A task whose
+ * active pid namespace is not the filter's fails the helper: not ours.
+ */
+static __always_inline bool other_process(__u64 pid_tgid)
+{
+	struct bpf_pidns_info ns;
+
+	if (!filter_tgid)
+		return false;
+	if (!filter_pidns_ino)
+		return (__u32)(pid_tgid >> 32) != filter_tgid;
+	return bpf_get_ns_current_pid_tgid(filter_pidns_dev, filter_pidns_ino,
+					   &ns, sizeof(ns)) ||
+	       ns.tgid != filter_tgid;
+}
+
 static __always_inline int record(struct pt_regs *regs, __u64 probe, bool usdt)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -87,7 +112,7 @@ static __always_inline int record(struct pt_regs *regs, __u64 probe, bool usdt)
 	__u32 key = (__u32)probe;
 	__u32 i;
 
-	if (filter_tgid && (__u32)(pid_tgid >> 32) != filter_tgid)
+	if (other_process(pid_tgid))
 		return 0;
 	config = bpf_map_lookup_elem(&configs, &key);
 	if (!config)
@@ -178,7 +203,7 @@ int fxtprobe_tracepoint(void *entry)
 	__u32 key = (__u32)bpf_get_attach_cookie(entry);
 	__u32 i, size;
 
-	if (filter_tgid && (__u32)(pid_tgid >> 32) != filter_tgid)
+	if (other_process(pid_tgid))
 		return 0;
 	config = bpf_map_lookup_elem(&configs, &key);
 	if (!config)

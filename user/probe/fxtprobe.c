@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +54,8 @@
 #define TP_FIELDS_MAX		(FXT_ARGS_MAX - 1)
 /* Tracepoint field and event names, NUL included. */
 #define TP_NAME_MAX		64
+/* The initial pid namespace's nsfs inode (include/linux/proc_ns.h). */
+#define PROC_PID_INIT_INO	0xEFFFFFFCU
 /* The string that replaces a captured string the BPF side could not read. */
 #define UNREADABLE		"(unreadable)"
 
@@ -980,7 +984,13 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 		goto fail;
 	}
 	/* Before the first link: no other process's event gets in. */
-	fxtprobe_set_filter_tgid(set, opts ? opts->filter_tgid : 0);
+	ret = fxtprobe_set_filter_tgid(set, opts ? opts->filter_tgid : 0);
+	if (ret) {
+		set_error(err, err_size,
+			  "the process filter needs our pid namespace: /proc/self/ns/pid: %s",
+			  strerror(-ret));
+		goto fail;
+	}
 	for (i = 0; i < set->count; i++) {
 		char reason[512];
 
@@ -1042,11 +1052,46 @@ fail:
 	return ret;
 }
 
-void fxtprobe_set_filter_tgid(struct fxtprobe *set, uint32_t tgid)
+/*
+ * Our pid namespace, for the BPF filter: dev and ino left 0 in the initial one,
+ * where the global tgid the BPF program sees is the pid we see; else the
+ * namespace's nsfs inode and device, in the kernel's dev_t encoding
+ * (MKDEV), which bpf_get_ns_current_pid_tgid() compares with the nsfs
+ * superblock's s_dev, not in st_dev's.
+ */
+static int own_pid_namespace(__u64 *dev, __u64 *ino)
 {
-	if (set->skel)
-		__atomic_store_n(&set->skel->bss->filter_tgid, tgid,
-				 __ATOMIC_RELEASE);
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	if (st.st_ino != PROC_PID_INIT_INO) {
+		*dev = (__u64)major(st.st_dev) << 20 | minor(st.st_dev);
+		*ino = st.st_ino;
+	}
+	return 0;
+}
+
+int fxtprobe_set_filter_tgid(struct fxtprobe *set, uint32_t tgid)
+{
+	__u64 dev = 0, ino = 0;
+	int ret;
+
+	if (!set->skel)
+		return -EBADF;
+	/*
+	 * The namespace before the tgid that turns the filter on; it is the
+	 * same at every call, so a filter in force never sees a mixed pair.
+	 */
+	if (tgid) {
+		ret = own_pid_namespace(&dev, &ino);
+		if (ret)
+			return ret;
+		set->skel->bss->filter_pidns_dev = dev;
+		set->skel->bss->filter_pidns_ino = ino;
+	}
+	__atomic_store_n(&set->skel->bss->filter_tgid, tgid, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int fxtprobe_epoll_fd(const struct fxtprobe *set)

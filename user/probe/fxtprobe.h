@@ -48,7 +48,12 @@ enum fxtprobe_kind {
 struct fxtprobe_options {
 	uint32_t provider_id;	/* 0: FXTPROBE_PROVIDER_ID_DEFAULT */
 	uint32_t ring_size;	/* bytes; 0: FXTPROBE_RING_SIZE_DEFAULT */
-	uint32_t filter_tgid;	/* only this process's events; 0: all */
+	/*
+	 * Only this process's events; 0: all.  The pid as the caller sees
+	 * it: outside the initial pid namespace the process must be in the
+	 * caller's own pid namespace, not a nested one.
+	 */
+	uint32_t filter_tgid;
 	bool libbpf_warnings;	/* pass libbpf's warnings to stderr */
 };
 
@@ -99,9 +104,11 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 
 /*
  * Change the process filter of the options (0: every process); after
- * fxtprobe_open().  Events already in the ring stay.
+ * fxtprobe_open().  Events already in the ring stay.  0, -EBADF before
+ * fxtprobe_open(), or the errno of /proc/self/ns/pid (the caller's pid
+ * namespace) when it cannot be read; the filter is then unchanged.
  */
-void fxtprobe_set_filter_tgid(struct fxtprobe *set, uint32_t tgid);
+int fxtprobe_set_filter_tgid(struct fxtprobe *set, uint32_t tgid);
 
 /* The ring buffer's epoll fd: readable when events wait (POLL_ADD on it). */
 int fxtprobe_epoll_fd(const struct fxtprobe *set);

@@ -38,9 +38,10 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 	return -EOPNOTSUPP;
 }
 
-void fxtprobe_set_filter_tgid(struct fxtprobe *set, uint32_t tgid)
+int fxtprobe_set_filter_tgid(struct fxtprobe *set, uint32_t tgid)
 {
 	(void)set, (void)tgid;
+	return -EOPNOTSUPP;
 }
 
 int fxtprobe_epoll_fd(const struct fxtprobe *set)

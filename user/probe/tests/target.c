@@ -3,13 +3,15 @@
  * target.c - the program the probe tests probe: COUNT iterations, each one
  * getppid() system call, one call of fxtprobe_target_work() and one USDT
  * probe fxtprobe_test:tick with the iteration number and a string.
- * Prints "pid PID tid TID" first.
+ * Prints "pid PID tid TID" first.  With SLEEP_US, each iteration ends
+ * with a sleep of that long: a process that lives on, calling slowly (the
+ * process filter's tests).
  *
  * Each iteration is also a libfxtrace duration "probe_test:iteration", with
  * the call of fxtprobe_target_work() inside a "probe_test:work" duration:
  * under `fxtrace record` the probe events must fall inside them.
  *
- *	target COUNT
+ *	target COUNT [SLEEP_US]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,11 +32,11 @@ __attribute__((noinline)) long fxtprobe_target_work(long i)
 int main(int argc, char **argv)
 {
 	static const char label[] = "tick-label";
-	long count, i, sum = 0;
+	long count, sleep_us = 0, i, sum = 0;
 	char *end;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: target COUNT\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: target COUNT [SLEEP_US]\n");
 		return 2;
 	}
 	errno = 0;
@@ -42,6 +44,13 @@ int main(int argc, char **argv)
 	if (errno || *end || count < 0) {
 		fprintf(stderr, "target: bad COUNT '%s'\n", argv[1]);
 		return 2;
+	}
+	if (argc == 3) {
+		sleep_us = strtol(argv[2], &end, 10);
+		if (errno || *end || sleep_us < 0 || sleep_us >= 1000000) {
+			fprintf(stderr, "target: bad SLEEP_US '%s'\n", argv[2]);
+			return 2;
+		}
 	}
 	printf("pid %d tid %d\n", getpid(), gettid());
 	fflush(stdout);
@@ -54,6 +63,8 @@ int main(int argc, char **argv)
 		sum += fxtprobe_target_work(i);
 		TRACE_DURATION_END("probe_test", "work");
 		DTRACE_PROBE2(fxtprobe_test, tick, i, label);
+		if (sleep_us)
+			usleep(sleep_us);
 	}
 	printf("sum %ld\n", sum);
 	return 0;
