@@ -48,7 +48,7 @@ $(PROBE_GEN)/%.skel.h: $(PROBE_GEN)/%.bpf.o
 $(B)/obj/user/probe/fxtprobe.o: $(PROBE_GEN)/fxtprobe.skel.h
 $(B)/obj/user/probe/tests/probe_bench.o: $(PROBE_GEN)/bare.skel.h
 
-$(B)/lib/libfxtprobe.a: $(B)/obj/user/probe/fxtprobe.o \
+$(B)/lib/libfxtprobe.a: $(B)/obj/user/probe/fxtprobe.o $(B)/obj/user/probe/kstr.o \
 		$(B)/obj/user/probe/drops_record.o
 	$(archive)
 
@@ -69,8 +69,15 @@ $(B)/test/probe/probe_bench: $(B)/obj/user/probe/tests/probe_bench.o $(B)/lib/li
 	$(link)
 LDLIBS_probe_bench := $(PROBE_LDLIBS)
 
+# kstr's check against the kernel's BTF: on the host, whose BTF it reads.
+$(B)/test/probe/kstr_test: $(B)/obj/user/probe/tests/kstr_test.o $(B)/lib/libfxtprobe.a \
+		$(B)/lib/libfxtread.a
+	$(link)
+LDLIBS_kstr_test := $(PROBE_LDLIBS)
+
 PROGS += $(B)/lib/libfxtprobe.a $(B)/bin/fxtrace-probe \
 	$(B)/test/probe/target $(B)/test/probe/probe_bench
+UNIT_TESTS += $(B)/test/probe/kstr_test
 GUEST_TESTS += user/probe/tests/probe_test.sh user/probe/tests/tracepoint_test.sh \
 	user/probe/tests/process_filter_test.sh
 

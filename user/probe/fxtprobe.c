@@ -17,12 +17,14 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/fxt.h>
 #include <linux/types.h>
 
 #include "fxt_reader.h"
 #include "fxtprobe.h"
+#include "kstr.h"
 #include "probe_event.h"
 #include "fxtprobe.skel.h"
 
@@ -143,6 +145,7 @@ struct probe {
 struct fxtprobe {
 	struct probe probes[FXTPROBE_PROBES_MAX];
 	size_t count;
+	struct btf *vmlinux_btf;	/* for kstr checks, until the open */
 	struct fxtprobe_bpf *skel;
 	struct ring_buffer *ring;
 	__u32 provider_id;
@@ -418,6 +421,39 @@ static int parse_arg(struct probe *p, char *text, char *err, size_t err_size)
 		snprintf(a->name, sizeof(a->name), "%s", source);
 	}
 	p->nargs++;
+	return 0;
+}
+
+/* ---- kernel strings ----------------------------------------------------- */
+
+/* Every kstr of kprobe or kretprobe p against the kernel's BTF (kstr.c). */
+static int check_kstr_args(struct fxtprobe *set, const struct probe *p,
+			   char *err, size_t err_size)
+{
+	char msg[512];
+	unsigned int a;
+	int ret;
+
+	for (a = 0; a < p->nargs; a++) {
+		if (p->args[a].type != ARG_KSTR)
+			continue;
+		if (!set->vmlinux_btf) {
+			set->vmlinux_btf = btf__load_vmlinux_btf();
+			if (!set->vmlinux_btf) {
+				set_error(err, err_size,
+					  "%s: kstr needs the kernel's BTF to check the argument's type, and it cannot be read: %s",
+					  p->spec, strerror(errno));
+				return -EINVAL;
+			}
+		}
+		ret = fxtprobe_check_kstr(set->vmlinux_btf, p->spec,
+					  p->function, p->args[a].source, msg,
+					  sizeof(msg));
+		if (ret) {
+			set_error(err, err_size, "%s", msg);
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -742,6 +778,8 @@ int fxtprobe_add(struct fxtprobe *set, const char *spec, char *err,
 		      parse_arg(p, word, err, err_size);
 	if (!ret && p->kind == FXTPROBE_TRACEPOINT)
 		ret = finish_tracepoint(p, fields, nfields, err, err_size);
+	if (!ret && (p->kind == FXTPROBE_KPROBE || p->kind == FXTPROBE_KRETPROBE))
+		ret = check_kstr_args(set, p, err, err_size);
 	free(fields);
 	if (ret)
 		goto fail;
@@ -957,6 +995,9 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 	}
 	set->provider_id = opts && opts->provider_id ? opts->provider_id :
 			   FXTPROBE_PROVIDER_ID_DEFAULT;
+	/* The specs are checked: no more fxtprobe_add(), no more kstr. */
+	btf__free(set->vmlinux_btf);
+	set->vmlinux_btf = NULL;
 	/* libbpf's printer is process wide; its info lines are noise here. */
 	libbpf_set_print(opts && opts->libbpf_warnings ? libbpf_print_warnings :
 			 libbpf_print_nothing);
@@ -1553,5 +1594,6 @@ void fxtprobe_close(struct fxtprobe *set)
 		free_probe(&set->probes[i]);
 	ring_buffer__free(set->ring);
 	fxtprobe_bpf__destroy(set->skel);
+	btf__free(set->vmlinux_btf);
 	free(set);
 }
