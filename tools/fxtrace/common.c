@@ -13,6 +13,7 @@
 #include "flush_mark.h"
 #include "fxt_map.h"
 #include "fxtrace.h"
+#include "output_file.h"
 #include "size.h"
 
 int fxtrace_open_trace(const char *cmd, const char *path)
@@ -176,6 +177,26 @@ static void print_errors(void *ctx, const struct fxt_diag *diag)
 		return;
 	fprintf(stderr, "fxtrace %s: %s+0x%06" PRIx64 ": error: %s: %s\n",
 		in->cmd, in->path, diag->offset, diag->rule_name, diag->message);
+}
+
+FILE *fxtrace_create_file(const char *cmd, const char *path)
+{
+	/* Named by the user: a FIFO or a device will do. */
+	int fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM);
+	FILE *f;
+
+	if (fd < 0) {
+		fprintf(stderr, "fxtrace %s: cannot create %s: %s%s\n", cmd,
+			path, strerror(-fd), fxtctl_output_refusal(fd));
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
+			strerror(errno));
+		close(fd);
+	}
+	return f;
 }
 
 int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,

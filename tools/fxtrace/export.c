@@ -407,10 +407,8 @@ int cmd_export(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (output && strcmp(output, "-")) {
-		out = fopen(output, "w");
+		out = fxtrace_create_file("export", output);
 		if (!out) {
-			fprintf(stderr, "fxtrace export: cannot create %s: %s\n",
-				output, strerror(errno));
 			fxtrace_input_close(&in, 0);
 			return 1;
 		}

@@ -176,6 +176,12 @@ struct fxtrace_input {
  * limited to memory_limit (fxtrace_set_memory_limit()).  Returns 0, or the
  * exit status after printing why on stderr.
  */
+/*
+ * A file the user named for cmd's output (export -o, report --html),
+ * created as trace files are (output_file.h): NULL after a message.
+ */
+FILE *fxtrace_create_file(const char *cmd, const char *path);
+
 int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
 		       char **argv, uint64_t memory_limit);
 

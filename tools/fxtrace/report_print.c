@@ -711,10 +711,8 @@ static int report_run(struct report_options *o,
 		return ret;
 	o->path = in.path;
 	if (html) {
-		page = fopen(html, "w");
+		page = fxtrace_create_file("report", html);
 		if (!page) {
-			fprintf(stderr, "fxtrace report: cannot create %s: %s\n",
-				html, strerror(errno));
 			fxtrace_input_close(&in, 0);
 			return 1;
 		}

@@ -26,6 +26,7 @@
 #include <linux/fxt.h>
 
 #include "fxtprobe.h"
+#include "output_file.h"
 #include "size.h"
 
 #define EXIT_NOT_ATTACHED	3
@@ -265,10 +266,11 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Named by the user: a FIFO or a device will do. */
+	fd = fxtctl_create_output(output, FXTCTL_OUTPUT_STREAM);
 	if (fd < 0) {
-		fprintf(stderr, "fxtrace-probe: %s: %s\n", output,
-			strerror(errno));
+		fprintf(stderr, "fxtrace-probe: %s: %s%s\n", output,
+			strerror(-fd), fxtctl_output_refusal(fd));
 		return 1;
 	}
 	pid = optind < argc ? start_command(argv + optind, &go) : 0;

@@ -5,7 +5,8 @@
 # (user/control/output_file.h): mode 0600 whatever the umask, never through
 # a symbolic link or over a file with other hard links, never into a FIFO
 # the caller did not name.  `fxtrace recover -o OUT SPOOL`, `fxtrace
-# recover X.spool` and a libfxtrace program (FXTRACE_OUTPUT) are run
+# recover X.spool`, a libfxtrace program (FXTRACE_OUTPUT), `fxtrace export
+# -o OUT` and `fxtrace report --html=OUT` are run
 # against a planted symlink and hard link to a scratch file, which must be
 # left as it was, with a message naming the file and the reason; fresh
 # outputs must be 0600.  On the host, no module (`fxtrace stop -o` needs
@@ -39,6 +40,9 @@ wait $pid 2>/dev/null
 [[ -s $tmp/app.fxt.spool ]]
 result $? "a killed libfxtrace program leaves its spool"
 spool=$tmp/app.fxt.spool
+trace=$tmp/trace.fxt
+"$fxtrace" recover -o "$trace" "$spool" >/dev/null
+result $? "a trace recovered from it, for export and report"
 
 scratch=$tmp/scratch
 reset_links() {
@@ -76,6 +80,8 @@ for kind in symlink hardlink; do
 	refused $kind "recover OUT.spool" "$reason" "$fxtrace" recover "$tmp/link.fxt.spool"
 	refused $kind "libfxtrace FXTRACE_OUTPUT=OUT" "$reason" \
 		env FXTRACE_OUTPUT="$tmp/out" "$prog"
+	refused $kind "export -o OUT" "$reason" "$fxtrace" export -o "$tmp/out" "$trace"
+	refused $kind "report --html=OUT" "$reason" "$fxtrace" report --html="$tmp/out" "$trace"
 done
 
 # A FIFO planted where recover derives its output: refused, not waited on.
@@ -105,6 +111,13 @@ rm -f "$tmp/lib.fxt"
 FXTRACE_OUTPUT=$tmp/lib.fxt "$prog" >/dev/null &&
 	[[ $(stat -c %a "$tmp/lib.fxt" 2>/dev/null) == 600 ]]
 result $? "libfxtrace: a new FXTRACE_OUTPUT is mode 0600 under umask 022"
+rm -f "$tmp/new.json" "$tmp/new.html"
+"$fxtrace" export -o "$tmp/new.json" "$trace" &&
+	[[ $(stat -c %a "$tmp/new.json" 2>/dev/null) == 600 ]]
+result $? "export -o NEW: mode 0600 under umask 022"
+"$fxtrace" report --html="$tmp/new.html" "$trace" >/dev/null &&
+	[[ $(stat -c %a "$tmp/new.html" 2>/dev/null) == 600 ]]
+result $? "report --html=NEW: mode 0600 under umask 022"
 
 echo "1..$n"
 exit $failed
