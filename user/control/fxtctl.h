@@ -123,7 +123,7 @@ __u64 fxtctl_save_requested_ns(const struct fxtctl_buffer *b, __u64 wrap);
  * control page, data).  It outlives a crashed process.
  */
 struct fxtctl_spool {
-	const unsigned char *map;
+	const unsigned char *map;	/* a private copy of the file */
 	size_t size;
 };
 

@@ -6,18 +6,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fxtctl.h"
 
+/*
+ * The spool is read into our memory, not mapped: whoever owns the file (the
+ * traced program's user, when root recovers it) could otherwise change a
+ * region's sizes after they were checked, or cut the file under the
+ * reader (SIGBUS).
+ */
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
 {
+	unsigned char *copy;
 	struct stat st;
-	void *map;
-	int fd, err;
+	size_t done = 0;
+	ssize_t n;
+	int fd, err = 0;
 
 	memset(sp, 0, sizeof(*sp));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -28,24 +36,32 @@ int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
 		close(fd);
 		return err;
 	}
-	if (!st.st_size) {
-		close(fd);
-		return 0;
+	copy = st.st_size ? malloc((size_t)st.st_size) : NULL;
+	if (st.st_size && !copy)
+		err = -ENOMEM;
+	/* A file that shrank meanwhile is read up to its end. */
+	while (!err && done < (size_t)st.st_size) {
+		n = read(fd, copy + done, (size_t)st.st_size - done);
+		if (n < 0 && errno != EINTR)
+			err = -errno;
+		else if (n == 0)
+			break;
+		else if (n > 0)
+			done += (size_t)n;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	err = map == MAP_FAILED ? -errno : 0;
 	close(fd);
-	if (err)
+	if (err) {
+		free(copy);
 		return err;
-	sp->map = map;
-	sp->size = (size_t)st.st_size;
+	}
+	sp->map = copy;
+	sp->size = done;
 	return 0;
 }
 
 void fxtctl_spool_close(struct fxtctl_spool *sp)
 {
-	if (sp->map)
-		munmap((void *)sp->map, sp->size);
+	free((void *)sp->map);
 	memset(sp, 0, sizeof(*sp));
 }
 
