@@ -8,7 +8,7 @@ $(B)/lib/libfxtctl.a: $(addprefix $(B)/obj/user/control/,fxtctl.o size.o spool.o
 PROGS += $(B)/lib/libfxtctl.a
 
 # The spool read once, whatever its owner does to the file afterwards.
-$(B)/test/control/spool_test: $(B)/obj/user/control/tests/spool_test.o $(B)/lib/libfxtctl.a
+$(B)/test/control/spool_read_test: $(B)/obj/user/control/tests/spool_read_test.o $(B)/lib/libfxtctl.a
 	$(link)
 
-UNIT_TESTS += $(B)/test/control/spool_test
+UNIT_TESTS += $(B)/test/control/spool_read_test

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * spool_test - fxtctl_spool_open() reads the spool once: what the file's
+ * spool_read_test - fxtctl_spool_open() reads the spool once: what the file's
  * owner writes into it afterwards (a region's sizes grown past the file,
  * the file cut) changes nothing of what fxtctl_spool_next() returns.
  * Before, the spool was mapped shared, and the sizes checked were read
