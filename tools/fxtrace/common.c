@@ -80,6 +80,13 @@ void fxtrace_read_failed(const char *cmd, const char *path, int fd,
 			fxt_reader_memory_budget(r), cmd, path);
 		return;
 	}
+	if (err == -EFBIG) {
+		fprintf(stderr, "fxtrace %s: %s: the lines up to the record at 0x%06" PRIx64
+			" take more than the memory limit of %zu bytes to sort; the file is not read past it ('fxtrace %s --file-order %s' does not sort them, --memory-limit=SIZE raises the limit, 0 lifts it)\n",
+			cmd, path, fxt_reader_offset(r),
+			fxt_reader_memory_budget(r), cmd, path);
+		return;
+	}
 	fprintf(stderr, "fxtrace %s: cannot read %s: %s\n", cmd, path,
 		strerror(-err));
 }

@@ -17,7 +17,8 @@
  *
  * Thread filters are applied after the walk, when every thread's process is
  * known (a context switch names threads only).  --file-order without them
- * streams, as the lines need not wait for the end.
+ * streams, as the lines need not wait for the end.  The lines kept count
+ * against the memory limit of the reader (--memory-limit).
  */
 #include <endian.h>
 #include <errno.h>
@@ -53,6 +54,7 @@ struct dump {
 	int64_t last_key;
 	struct fxt_map pids;	/* (tid, 0) -> uint64_t pid */
 	bool streaming;		/* lines go straight to the output */
+	size_t memory_limit;	/* of the lines kept; 0: none */
 };
 
 /* A column of width bytes: text, then spaces (left) or spaces first. */
@@ -530,6 +532,13 @@ static int dump_record(void *ctx, const struct fxt_record *rec)
 		return -ENOMEM;
 	d->lines[d->nlines].len = out->len - d->lines[d->nlines].text;
 	d->nlines++;
+	/*
+	 * The lines kept for sorting are bound by the reader's memory limit
+	 * too: a 2-word event naming a 32-KiB string makes a 32-KiB line.
+	 */
+	if (d->memory_limit &&
+	    out->len + d->cap * sizeof(*d->lines) > d->memory_limit)
+		return -EFBIG;
 	return 0;
 }
 
@@ -571,6 +580,7 @@ int fxtrace_dump(FILE *file, struct fxt_reader *r, fxt_read_fn *read,
 	struct dump d = {
 		.opts = opts, .r = r, .last_key = INT64_MIN,
 		.select = opts->select ? opts->select : &all,
+		.memory_limit = fxt_reader_memory_budget(r),
 	};
 	size_t i;
 	int ret;

@@ -172,16 +172,16 @@ struct fxtrace_input {
 };
 
 /*
- * Take exactly one FILE from argv[optind..argc) and open it, with a reader
- * limited to memory_limit (fxtrace_set_memory_limit()).  Returns 0, or the
- * exit status after printing why on stderr.
- */
-/*
  * A file the user named for cmd's output (export -o, report --html),
  * created as trace files are (output_file.h): NULL after a message.
  */
 FILE *fxtrace_create_file(const char *cmd, const char *path);
 
+/*
+ * Take exactly one FILE from argv[optind..argc) and open it, with a reader
+ * limited to memory_limit (fxtrace_set_memory_limit()).  Returns 0, or the
+ * exit status after printing why on stderr.
+ */
 int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
 		       char **argv, uint64_t memory_limit);
 

@@ -10,7 +10,8 @@
 # stops at the record that goes past its limit (256 MiB for this file)
 # with exit 1 and a message naming the file and --memory-limit, within
 # `ulimit -v 1000000`, from a file or from standard input;
-# --memory-limit=SIZE lowers or raises it, 0 lifts it.
+# --memory-limit=SIZE lowers or raises it, 0 lifts it.  dump's lines kept
+# for sorting count against the same limit.
 # Prints TAP.
 
 set -uo pipefail
@@ -89,6 +90,44 @@ clean() { # clean OPTIONS...: check passes with them
 expect "check --memory-limit=8M passes it" clean --memory-limit=8M
 expect "check --memory-limit=0 passes it" clean --memory-limit=0
 expect "check passes it at the default limit" clean
+
+# long_lines BYTES OUT: a 32,000-byte string, a thread, then 2-word
+# instants whose category and name are that string: 16 bytes of file for
+# 64,000 bytes of dump's line each.
+long_lines() {
+	python3 - "$1" "$2" <<'EOF'
+import struct
+import sys
+
+size, out = int(sys.argv[1]), sys.argv[2]
+length = 32000
+words = [0x0016547846040010,
+         0x2 | (1 + length // 8) << 4 | 1 << 16 | length << 32]
+words += [0x6161616161616161] * (length // 8)
+words += [0x3 | 3 << 4 | 1 << 16, 10, 11]
+ts = 1
+while 8 * (len(words) + 2) <= size:
+    words += [0x4 | 2 << 4 | 1 << 24 | 1 << 32 | 1 << 48, ts]
+    ts += 1
+with open(out, "wb") as f:
+    f.write(struct.pack("<%dQ" % len(words), *words))
+EOF
+}
+long_lines $((4 << 20)) "$tmp/lines.fxt"
+
+# The lines dump sorts are bound by the same limit: 4 MB of these events
+# are 16 GB of lines.
+lines_refused() {
+	(ulimit -v 1000000 && exec "$fxtrace" dump "$tmp/lines.fxt") \
+		>/dev/null 2>"$tmp/err" </dev/null
+	(($? == 1)) && grep -q "^fxtrace dump: $tmp/lines.fxt: the lines up to the record at 0x[0-9a-f]* take more than the memory limit of 268435456 bytes to sort; .*--file-order" "$tmp/err"
+}
+expect "dump of 4 MB of instants named by a 32,000-byte string stops at the limit" lines_refused
+lines_streamed() {
+	"$fxtrace" dump --file-order "$tmp/lines.fxt" 2>"$tmp/err" | head -c 1000000 >/dev/null
+	! [[ -s $tmp/err ]]
+}
+expect "dump --file-order streams them" lines_streamed
 
 usage() {
 	"$fxtrace" stats --memory-limit=1G "$tmp/8k.fxt" >/dev/null 2>"$tmp/err"
