@@ -22,7 +22,9 @@
  * fd or a negative errno.  Refused: a symbolic link as the last component
  * (-ELOOP), a regular file with other hard links (-EMLINK), any other file
  * that is not regular (-EEXIST), except a FIFO or character device with
- * FXTCTL_OUTPUT_STREAM.  A regular file is truncated after these checks.
+ * FXTCTL_OUTPUT_STREAM.  A regular file is truncated after these checks,
+ * and, when root made it for a user through sudo (SUDO_UID, SUDO_GID),
+ * given to that user.
  */
 int fxtctl_create_output(const char *path, int flags);
 

@@ -119,5 +119,20 @@ result $? "export -o NEW: mode 0600 under umask 022"
 	[[ $(stat -c %a "$tmp/new.html" 2>/dev/null) == 600 ]]
 result $? "report --html=NEW: mode 0600 under umask 022"
 
+# Under sudo (root only) the file is the user's who ran it, still 0600.
+if ((EUID == 0)); then
+rm -f "$tmp/sudo.fxt"
+SUDO_UID=65534 SUDO_GID=65533 "$fxtrace" recover -o "$tmp/sudo.fxt" "$spool" >/dev/null &&
+	[[ $(stat -c %u:%g:%a "$tmp/sudo.fxt" 2>/dev/null) == 65534:65533:600 ]]
+result $? "recover -o NEW under sudo: the sudo user's, mode 0600"
+rm -f "$tmp/sudo.json"
+SUDO_UID=65534 SUDO_GID=65533 "$fxtrace" export -o "$tmp/sudo.json" "$trace" &&
+	[[ $(stat -c %u:%g:%a "$tmp/sudo.json" 2>/dev/null) == 65534:65533:600 ]]
+result $? "export -o NEW under sudo: the sudo user's, mode 0600"
+SUDO_UID=bad SUDO_GID=65533 "$fxtrace" recover -o "$tmp/bad.fxt" "$spool" >/dev/null &&
+	[[ $(stat -c %u "$tmp/bad.fxt" 2>/dev/null) == "$(id -u)" ]]
+result $? "recover -o NEW with a SUDO_UID that is no number: left as made"
+fi
+
 echo "1..$n"
 exit $failed
