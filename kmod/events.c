@@ -394,9 +394,10 @@ static void fxt_probe_task_rename(void *data, struct task_struct *task,
 {
 	/*
 	 * Under task_lock(task), before comm is copied in; task may not be
-	 * current.  A name set again changes nothing.
+	 * current.  A name set again changes nothing: compared as it will be
+	 * kept, cut to TASK_COMM_LEN - 1 bytes (exec passes it whole).
 	 */
-	if (strncmp(task->comm, comm, TASK_COMM_LEN))
+	if (strncmp(task->comm, comm, TASK_COMM_LEN - 1))
 		fxt_kname_thread(data, task, comm);
 }
 

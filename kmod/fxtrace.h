@@ -89,7 +89,7 @@ struct fxt_buffer {
 #define FXT_PACKET_BATCH	64
 #define FXT_KPROBES_MAX		32
 #define FXT_NAMES_ROOM		(256 << 10)	/* kernel:task names, bytes */
-#define FXT_NAMES_USERS		16
+#define FXT_NAMES_USERS		64
 
 /* What one user's tasks have written of a Start's names room. */
 struct fxt_names_user {

@@ -16,7 +16,7 @@
 
 #include "fxtrace.h"
 
-/* The ring is charged to the memory cgroup of the controller, as its CPU buffers. */
+/* Charged to the controller's memory cgroup, as the CPU buffers are. */
 int fxt_packets_init(struct fxt_session *s, u32 capacity)
 {
 	s->pkts = kvcalloc(capacity, sizeof(*s->pkts), GFP_KERNEL_ACCOUNT);
@@ -94,27 +94,33 @@ static u32 fxt_packets_peek(struct fxt_session *s, struct fxtrace_packet *dst,
 	return n;
 }
 
+/* Remove n packets peeked; none if the ring went meanwhile (Terminate). */
 static void fxt_packets_consume(struct fxt_session *s, u32 n)
 {
-	if (!n)
-		return;
 	raw_spin_lock_irq(&s->pkt_lock);
-	s->pkt_head = (s->pkt_head + n) % s->pkt_cap;
-	s->pkt_count -= n;
+	if (s->pkt_cap) {
+		n = min(n, s->pkt_count);
+		s->pkt_head = (s->pkt_head + n) % s->pkt_cap;
+		s->pkt_count -= n;
+	}
 	raw_spin_unlock_irq(&s->pkt_lock);
 }
 
 /*
- * The session this file controls or controlled until it was terminated,
+ * The session this file controls, or controlled until it terminated it,
  * with a reference, or NULL.  No fxt_lock: the file holds a reference to
  * its session until it is released, which cannot happen during one of its
- * own calls.
+ * own calls.  An earlier controller of an orphan that was adopted reads
+ * nothing: the packets are the new controller's.
  */
 static struct fxt_session *fxt_controller_get(struct file *file)
 {
 	struct fxt_session *s = READ_ONCE(file->private_data);
 
-	if (!s || !(fxt_is_controller(s, file) || READ_ONCE(s->terminated)))
+	if (!s || !(fxt_is_controller(s, file) ||
+		    /* [terminated] (session.c) */
+		    (smp_load_acquire(&s->terminated) &&
+		     READ_ONCE(s->last_controller) == file)))
 		return NULL;
 	kref_get(&s->ref);
 	return s;

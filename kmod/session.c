@@ -533,7 +533,9 @@ static void fxt_session_teardown(struct fxt_session *s)
 	struct fxt_buffer *buf, *tmp;
 	int cpu;
 
-	s->terminated = true;
+	WRITE_ONCE(s->last_controller, s->controller);
+	/* [terminated]: the controller reads on as last_controller. */
+	smp_store_release(&s->terminated, true);
 	s->state = FXTRACE_STATE_NONE;
 	fxt_session = NULL;
 	WRITE_ONCE(fxt_page->state, FXTRACE_STATE_NONE);
@@ -564,7 +566,6 @@ static void fxt_session_teardown(struct fxt_session *s)
 	 * The controller's file keeps its reference until it is closed, and
 	 * reads the packets left until then; an orphan's are read by nobody.
 	 */
-	s->last_controller = s->controller;
 	if (!s->last_controller)
 		fxt_packets_free(s);
 	WRITE_ONCE(s->controller, NULL);

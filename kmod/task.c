@@ -375,7 +375,7 @@ static bool fxt_names_charge(struct fxt_session *s, kuid_t uid, u32 bytes)
 
 	if (uid_eq(uid, GLOBAL_ROOT_UID) || uid_eq(uid, s->owner))
 		return true;
-	/* Entries are claimed in order and never emptied before the next Start. */
+	/* Entries are claimed in order, never emptied before the next Start. */
 	while (u < s->names_users + FXT_NAMES_USERS - 1 && u->bytes &&
 	       !uid_eq(u->uid, uid))
 		u++;

@@ -530,6 +530,42 @@ TEST_F(hs, packet_ring_freed_after_terminate)
 	cg_remove(root, cg);
 }
 
+/*
+ * The file of a controller whose session was orphaned (it closed its last
+ * descriptor while a child kept the file) and then adopted and terminated
+ * by another reads nothing: the packets left are the new controller's,
+ * and their ring goes when that one's file closes.
+ */
+TEST_F(hs, adopted_orphans_old_file_reads_nothing)
+{
+	struct fxtrace_packet p[8];
+	int go[2], fd1, fd2, status;
+	char c;
+	pid_t pid;
+
+	fd1 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd1);
+	ASSERT_EQ(0, init_session(fd1, &self->cfg));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	if (pid == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(read(fd1, p, sizeof(p)) < 0 ? errno : 0);
+	}
+	ASSERT_EQ(0, close(fd1));
+	fd2 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ioctl(fd2, FXTRACE_IOC_ADOPT)) TH_LOG("ADOPT: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd2, FXTRACE_IOC_TERMINATE));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(EPERM, WEXITSTATUS(status));
+	/* The terminating controller still reads what was queued. */
+	EXPECT_LT(0, read(fd2, p, sizeof(p)));
+	ASSERT_EQ(0, close(fd2));
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t;
