@@ -518,6 +518,23 @@ static void other_slice(struct fast_pass *fp, const struct cursor *c,
 }
 
 /*
+ * A context switch c accepted from a CPU buffer: a thread of task buffers
+ * that leaves dead loses its slices in the reader's view too.
+ */
+static void other_sched(struct fast_pass *fp, const struct cursor *c,
+			uint64_t h)
+{
+	struct thread_slices *thread;
+
+	if (fxt_bits(h, 60, 63) != FXT_SCHED_CONTEXT_SWITCH ||
+	    fxt_bits(h, 36, 39) != FXT_THREAD_STATE_DEAD)
+		return;
+	thread = fxt_map_get(fp->task_threads, word(c, 2), 0);
+	if (thread)
+		slice_thread_dead(&thread->slices);
+}
+
+/*
  * A record's words from src to dst, the header as it was read (raw, the
  * word h was decoded from): what is judged after is the copy.  Records are
  * a few words; a word loop costs less than a call to memcpy() per record.
@@ -570,6 +587,8 @@ FAST size_t run(struct fast_pass *fp, unsigned char *dst,
 				    word(&c, c.limit - 1));
 		else if (fp->task_threads && (h & 15) == FXT_REC_EVENT)
 			other_slice(fp, &c, h, ts);
+		else if (fp->task_threads && (h & 15) == FXT_REC_SCHED)
+			other_sched(fp, &c, h);
 		if (ts > newest)
 			newest = ts;
 		off += size;

@@ -1007,6 +1007,10 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0)))
 		slice_event(&thread->slices, rec->subtype, rec->ts,
 			    rec->end_ts);
+	if (rec->type == FXT_REC_SCHED && rec->subtype != FXT_SCHED_WAKEUP &&
+	    rec->out_state == FXT_THREAD_STATE_DEAD &&
+	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))
+		slice_thread_dead(&thread->slices);
 	chunk_put(c, bytes, size);
 	(*records)++;
 	return n;

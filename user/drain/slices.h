@@ -3,8 +3,9 @@
  * slices.h - a thread's slice stack as the reader sees it, for the
  * drainer's judgement of flow events (output.c, fastpass.c).
  *
- * A mirror of struct thread_state and check_duration() in
- * user/reader/fxt_reader.c, which raise rule flow-no-enclosing-slice: the
+ * A mirror of struct thread_state, check_duration() and check_sched()'s
+ * dead threads in user/reader/fxt_reader.c, which raise rule
+ * flow-no-enclosing-slice: the
  * reader cannot be called per record, so the few lines are repeated here
  * and must change with it.
  */
@@ -64,6 +65,15 @@ static inline void slice_event(struct slice_state *s, unsigned int type,
 	} else if (s->depth) {
 		s->depth--;
 	}
+}
+
+/*
+ * A context switch out of the thread in state dead: the reader forgets its
+ * stack (check_sched()), and a tid used again starts with none.
+ */
+static inline void slice_thread_dead(struct slice_state *s)
+{
+	*s = (struct slice_state){ 0 };
 }
 
 /* A flow event now binds to a slice of the thread. */

@@ -1335,6 +1335,52 @@ static int test_flows_kernel_slices(void)
 }
 
 /*
+ * A thread that switches out dead has no slice left for the reader, which
+ * forgets a dead thread's stack: the flow begin its buffer saves after
+ * that is refused.
+ */
+static int test_flows_dead_thread(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *cpu;
+	struct fake fa, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		n = fxt_write_string(w, 1, "incoming_weight", 15);
+		n += fxt_write_string(w + n, 2, "outgoing_weight", 15);
+		put_words(&fc, w, n);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+		drain_half(&fa, 0, w, n);
+		n = fxt_write_context_switch(w, fxt_context_switch_words(2), 2,
+					     0, FXT_THREAD_STATE_DEAD, t + 1,
+					     201, 0);
+		n += fxt_write_arg32(w + n, FXT_ARG_INT32, 1, NULL, 1024);
+		n += fxt_write_arg32(w + n, FXT_ARG_INT32, 2, NULL, 1024);
+		drain_half(&fc, 0, w, n);
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		drain_half(&fa, 1, w, n);
+		a = output_find(&out, 8);
+		cpu = output_find(&out, 10);
+		ASSERT_EQ(1, a->records);
+		ASSERT_EQ(1, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, cpu->invalid);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&fa);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
  * A process holds at most FLOW_OPEN_PER_PROCESS (16,384) flows open, and
  * they stay open after its buffers retire: they are open in the file.
  */
@@ -1787,6 +1833,7 @@ static const struct tap_test tests[] = {
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "flows outside a slice or of an open id are refused", test_flows },
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
+	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
 	{ "a process holds a share of open flows, kept after it", test_flow_share },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
 	{ "producer drop counts bounded, apart from the kernel's", test_producer_drops },
