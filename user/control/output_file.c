@@ -2,6 +2,7 @@
 /* output_file.c - creating trace files (output_file.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,22 +26,47 @@ static long long env_id(const char *name)
 }
 
 /*
- * Under sudo, a file root owns goes to the user who ran sudo, as if they
- * had made it themselves: `sudo fxtrace record -o t.fxt`, then `fxtrace
- * report t.fxt`.  secure_getenv(): a set-user-ID program's caller says
- * nothing here.
+ * Under sudo, a file root has just made goes to the user who ran sudo, as
+ * if they had made it themselves: `sudo fxtrace record -o t.fxt`, then
+ * `fxtrace report t.fxt`.  Only a new file: an existing one keeps its
+ * owner.  Where chown is not possible (a file system without owners, ids
+ * not mapped in a user namespace) the file stays root's.
+ * secure_getenv(): a set-user-ID program's caller says nothing here.
  */
-static int give_to_sudo_user(int fd, const struct stat *st)
+static void give_to_sudo_user(int fd)
 {
 	long long uid = env_id("SUDO_UID"), gid = env_id("SUDO_GID");
 
-	if (uid < 0 || gid < 0 || geteuid() || st->st_uid)
-		return 0;
-	return fchown(fd, (uid_t)uid, (gid_t)gid) ? -errno : 0;
+	if (uid < 0 || gid < 0 || geteuid())
+		return;
+	if (fchown(fd, (uid_t)uid, (gid_t)gid))
+		errno = 0;	/* best effort: the file stays root's */
+}
+
+/* open() with O_CREAT: whether this call made the file, in *created. */
+static int open_output(const char *path, int oflags, bool *created)
+{
+	int fd;
+
+	*created = false;
+	for (;;) {
+		fd = open(path, oflags | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0) {
+			*created = true;
+			return fd;
+		}
+		if (errno != EEXIST || oflags & O_EXCL)
+			return -1;
+		fd = open(path, oflags);
+		/* Removed in between: make it again. */
+		if (fd >= 0 || errno != ENOENT)
+			return fd;
+	}
 }
 
 int fxtctl_create_output(const char *path, int flags)
 {
+	bool created;
 	struct stat st;
 	int fd, err = 0;
 
@@ -50,9 +76,10 @@ int fxtctl_create_output(const char *path, int flags)
 	 * (ENXIO without a reader, as a socket does) or the checks below,
 	 * instead of blocking it.
 	 */
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
-		  (flags & FXTCTL_OUTPUT_EXCL ? O_EXCL : 0) |
-		  (flags & FXTCTL_OUTPUT_STREAM ? 0 : O_NONBLOCK), 0600);
+	fd = open_output(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW |
+			 (flags & FXTCTL_OUTPUT_EXCL ? O_EXCL : 0) |
+			 (flags & FXTCTL_OUTPUT_STREAM ? 0 : O_NONBLOCK),
+			 &created);
 	if (fd < 0)
 		return errno == ENXIO && !(flags & FXTCTL_OUTPUT_STREAM) ?
 		       -EEXIST : -errno;
@@ -66,8 +93,8 @@ int fxtctl_create_output(const char *path, int flags)
 		/* O_NONBLOCK off again: the only status flag that was set. */
 		else if (fcntl(fd, F_SETFL, 0))
 			err = -errno;
-		else
-			err = give_to_sudo_user(fd, &st);
+		else if (created)
+			give_to_sudo_user(fd);
 	} else if (!(flags & FXTCTL_OUTPUT_STREAM) ||
 		   !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
 		err = -EEXIST;

@@ -338,7 +338,11 @@ static void snapshot(struct drain *d)
 	output_init(&o, d->out.ticks_per_second, session_now(d));
 	o.window_lo = d->out.window_lo;
 	do {
-		snprintf(path, sizeof(path), "%s.%u", d->opt.out, ++d->snapshots);
+		if (snprintf(path, sizeof(path), "%s.%u", d->opt.out,
+			     ++d->snapshots) >= (int)sizeof(path)) {
+			fd = -ENAMETOOLONG;
+			break;
+		}
 		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_EXCL);
 	} while (fd == -EEXIST);
 	ret = fd < 0 ? fd : output_session(&o, &d->c, fd);

@@ -132,6 +132,19 @@ result $? "export -o NEW under sudo: the sudo user's, mode 0600"
 SUDO_UID=bad SUDO_GID=65533 "$fxtrace" recover -o "$tmp/bad.fxt" "$spool" >/dev/null &&
 	[[ $(stat -c %u "$tmp/bad.fxt" 2>/dev/null) == "$(id -u)" ]]
 result $? "recover -o NEW with a SUDO_UID that is no number: left as made"
+printf 'root file\n' >"$tmp/rootfile.json"
+chmod 644 "$tmp/rootfile.json"
+SUDO_UID=65534 SUDO_GID=65533 "$fxtrace" export -o "$tmp/rootfile.json" "$trace" &&
+	[[ $(stat -c %u:%a "$tmp/rootfile.json" 2>/dev/null) == 0:644 ]]
+result $? "export -o EXISTING under sudo: overwritten, but still root's and its mode"
+# Where chown fails (ids not mapped in a user namespace) the file is
+# written all the same, and stays root's.
+if unshare -Ur true 2>/dev/null; then
+	rm -f "$tmp/ns.json"
+	SUDO_UID=65534 SUDO_GID=65533 unshare -Ur "$fxtrace" export -o "$tmp/ns.json" "$trace" &&
+		[[ -s $tmp/ns.json ]]
+	result $? "export -o NEW under sudo where chown fails: written all the same"
+fi
 fi
 
 echo "1..$n"
