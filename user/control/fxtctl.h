@@ -123,18 +123,22 @@ __u64 fxtctl_save_requested_ns(const struct fxtctl_buffer *b, __u64 wrap);
  * control page, data).  It outlives a crashed process.
  */
 struct fxtctl_spool {
-	const unsigned char *map;	/* a private copy of the file */
-	size_t size;
+	int fd;
+	size_t size;			/* of the file when opened */
+	unsigned char *region;		/* our copy of the last region read */
+	size_t region_size;
 };
 
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path);
 void fxtctl_spool_close(struct fxtctl_spool *sp);
 /*
- * The region at *offset as a read-only task buffer, and *offset moved past
- * it.  Returns 1, 0 at the end, or -EINVAL when the bytes at *offset are
- * not a region (nothing after them is trusted).
+ * The region at *offset, copied out of the file and checked, as a
+ * read-only task buffer valid until the next call or the close, and
+ * *offset moved past it.  Returns 1, 0 at the end, -ENOMEM, or -EINVAL
+ * when the bytes at *offset are not a region (nothing after them is
+ * trusted).
  */
-int fxtctl_spool_next(const struct fxtctl_spool *sp, size_t *offset,
+int fxtctl_spool_next(struct fxtctl_spool *sp, size_t *offset,
 		      struct fxtctl_buffer *b);
 
 #endif /* FXTCTL_H */

@@ -2,6 +2,12 @@
 /*
  * Reading a libfxtrace spool (fxtctl.h): the regions are checked before
  * they are used, since a crashed program may have left anything there.
+ *
+ * A region is read into our memory, one at a time, and checked there, not
+ * mapped: whoever owns the file (the traced program's user, when root
+ * recovers it) could otherwise change a region's sizes after they were
+ * checked, or cut the file under the reader (SIGBUS); and a sparse spool
+ * costs the memory of its largest region, not of its apparent size.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,89 +19,101 @@
 
 #include "fxtctl.h"
 
-/*
- * The spool is read into our memory, not mapped: whoever owns the file (the
- * traced program's user, when root recovers it) could otherwise change a
- * region's sizes after they were checked, or cut the file under the
- * reader (SIGBUS).
- */
+#define PAGE	FXTRACE_BUFFER_PAGE_SIZE
+
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
 {
-	unsigned char *copy;
 	struct stat st;
-	size_t done = 0;
-	ssize_t n;
-	int fd, err = 0;
+	int err;
 
 	memset(sp, 0, sizeof(*sp));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	sp->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (sp->fd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
+	if (fstat(sp->fd, &st)) {
 		err = -errno;
-		close(fd);
+		close(sp->fd);
+		sp->fd = -1;
 		return err;
 	}
-	copy = st.st_size ? malloc((size_t)st.st_size) : NULL;
-	if (st.st_size && !copy)
-		err = -ENOMEM;
-	/* A file that shrank meanwhile is read up to its end. */
-	while (!err && done < (size_t)st.st_size) {
-		n = read(fd, copy + done, (size_t)st.st_size - done);
-		if (n < 0 && errno != EINTR)
-			err = -errno;
-		else if (n == 0)
-			break;
-		else if (n > 0)
-			done += (size_t)n;
-	}
-	close(fd);
-	if (err) {
-		free(copy);
-		return err;
-	}
-	sp->map = copy;
-	sp->size = done;
+	sp->size = (size_t)st.st_size;
 	return 0;
 }
 
 void fxtctl_spool_close(struct fxtctl_spool *sp)
 {
-	free((void *)sp->map);
+	if (sp->fd >= 0)
+		close(sp->fd);
+	free(sp->region);
 	memset(sp, 0, sizeof(*sp));
+	sp->fd = -1;
 }
 
-int fxtctl_spool_next(const struct fxtctl_spool *sp, size_t *offset,
+/* len bytes at offset into the region buffer at at: 0 or -errno. */
+static int read_at(struct fxtctl_spool *sp, size_t at, size_t len,
+		   size_t offset)
+{
+	unsigned char *grown;
+	ssize_t n;
+
+	if (at + len > sp->region_size) {
+		grown = realloc(sp->region, at + len);
+		if (!grown)
+			return -ENOMEM;
+		sp->region = grown;
+		sp->region_size = at + len;
+	}
+	while (len) {
+		n = pread(sp->fd, sp->region + at, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : -EINVAL;	/* cut meanwhile */
+		at += (size_t)n;
+		offset += (size_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int fxtctl_spool_next(struct fxtctl_spool *sp, size_t *offset,
 		      struct fxtctl_buffer *b)
 {
 	const struct fxtrace_buffer_header *hdr;
 	size_t left, data;
+	int ret;
 
 	if (*offset >= sp->size)
 		return 0;
 	left = sp->size - *offset;
-	if (left < 2 * FXTRACE_BUFFER_PAGE_SIZE)
+	if (left < 2 * PAGE)
 		return -EINVAL;
-	hdr = (const void *)(sp->map + *offset);
+	ret = read_at(sp, 0, 2 * PAGE, *offset);
+	if (ret)
+		return ret;
+	hdr = (const void *)sp->region;
 	if (hdr->magic != FXTRACE_BUFFER_MAGIC ||
 	    hdr->header_size < offsetof(struct fxtrace_buffer_header,
 					save_requested_ns) ||
-	    hdr->header_size > FXTRACE_BUFFER_PAGE_SIZE ||
+	    hdr->header_size > PAGE ||
 	    hdr->kind != FXTRACE_BUFFER_TASK ||
-	    hdr->data_offset != 2 * FXTRACE_BUFFER_PAGE_SIZE ||
+	    hdr->data_offset != 2 * PAGE ||
 	    hdr->durable_size % 8 || hdr->rolling_size % 8 ||
 	    hdr->durable_size > left || hdr->rolling_size > left)
 		return -EINVAL;
 	data = hdr->durable_size + 2 * hdr->rolling_size;
-	if (data > left - 2 * FXTRACE_BUFFER_PAGE_SIZE ||
-	    data % FXTRACE_BUFFER_PAGE_SIZE)
+	if (data > left - 2 * PAGE || data % PAGE)
 		return -EINVAL;
+	ret = read_at(sp, 2 * PAGE, data, *offset + 2 * PAGE);
+	if (ret)
+		return ret;
+	hdr = (const void *)sp->region;
 	b->id = hdr->id;
 	b->kind = FXTRACE_BUFFER_TASK;
 	b->hdr = hdr;
-	b->ctl = (const void *)(sp->map + *offset + FXTRACE_BUFFER_PAGE_SIZE);
-	b->data = sp->map + *offset + 2 * FXTRACE_BUFFER_PAGE_SIZE;
-	b->map_size = 2 * FXTRACE_BUFFER_PAGE_SIZE + data;
+	b->ctl = (const void *)(sp->region + PAGE);
+	b->data = sp->region + 2 * PAGE;
+	b->map_size = 2 * PAGE + data;
 	*offset += b->map_size;
 	return 1;
 }
