@@ -26,7 +26,8 @@ library=(user/reader/fxt_decode.c user/reader/fxt_reader.c user/reader/fxt_map.c
 printers=(tools/fxtrace/dump.c tools/fxtrace/stats.c tools/fxtrace/export.c
 	  tools/fxtrace/select.c tools/fxtrace/report.c tools/fxtrace/report_print.c
 	  tools/fxtrace/report_html.c
-	  tools/fxtrace/common.c tools/fxtrace/usage.c user/control/size.c)
+	  tools/fxtrace/common.c tools/fxtrace/usage.c user/control/size.c
+	  user/control/output_file.c)
 
 echo "fuzz: building $out/fuzz_reader" >&2
 clang "${cflags[@]}" "${sanitize[@]}" -fsanitize=fuzzer \
