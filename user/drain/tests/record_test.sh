@@ -112,11 +112,14 @@ check_strict "$out/stop.fxt" stop
 exact stop 2 250000
 (($(value dropped "$out/stop.producer") > 0))
 result $? "stop: the producers dropped while the drainer was stopped"
-# A half saved after SIGCONT was requested up to 2 s before; so said.
+# A half saved after SIGCONT was requested up to 2 s before; so said.  Its
+# request may have been read before the stop (both producers waiting for
+# their saves then) or after it (one asked during it): only the ack is
+# sure to have waited.
 slowest=$(sed -nE 's/^fxtrace-drain: task +[0-9]+ saves acknowledged up to ([0-9]+)\.[0-9] ms after the module.s request \(read up to ([0-9]+)\.[0-9] ms .*/\1 \2/p' "$out/stop.stderr")
 echo "# stop: saves acknowledged and read up to $slowest ms after their request"
 read -r acked_ms read_ms <<<"$slowest"
-((acked_ms >= 1500 && read_ms >= 1500 && acked_ms >= read_ms))
+((acked_ms >= 1500 && acked_ms >= read_ms))
 result $? "stop: the saves waited through the stop, from the module's request"
 grep -qE '^fxtrace-drain: task +a save took up to [0-9]+\.[0-9] ms, a half filled in as little as [0-9]+\.[0-9] ms: larger buffers \(-B\) give the drainer more time$' "$out/stop.stderr"
 result $? "stop: the drops come with what would have avoided them"
