@@ -211,14 +211,17 @@ check_strict "$out/flight.fxt" "snapshot: the final trace"
 # A snapshot goes through the trace's checks: what hostile producers forge
 # (garbage.c rename and perfetto: 5 records each that the drainer
 # refuses, as above) stays out of it.  The snapshot comes once both
-# attacks are written, while all three producers are alive (the buffer
-# of one that has exited is in the trace, no longer in the session).
+# attacks are written and the honest producer has written a tick, while
+# all three producers are alive (the buffer of one that has exited is in
+# the trace, no longer in the session): the attackers live 8 s, the honest
+# producer at least 8 s (8,000 pauses of 1 ms).
 "$bin/fxtrace-drain" -m circular -B 1M -o "$out/flight-hostile.fxt" -- /bin/sh -c \
-	"$progs/garbage 8 1 rename & $progs/garbage 8 2 perfetto & $progs/producer 1 20000 5; wait" \
+	"$progs/garbage 8 1 rename & $progs/garbage 8 2 perfetto & $progs/producer 1 40000 5; wait" \
 	>"$out/flight-hostile.producer" 2>"$out/flight-hostile.stderr" &
 drain=$!
 for _ in $(seq 100); do
-	[[ $(grep -c '^garbage ' "$out/flight-hostile.producer") == 2 ]] && break
+	[[ $(grep -c '^garbage ' "$out/flight-hostile.producer") == 2 ]] &&
+		grep -q '^thread [0-9]* wrote its first tick$' "$out/flight-hostile.producer" && break
 	sleep 0.1
 done
 kill -USR1 $drain

@@ -4,8 +4,9 @@
  * "app:tick" instants through libfxtrace, with argument i = 0..K-1,
  * sleeping 1 ms every PAUSE_EVERY events (0: never); with "async", each
  * tick is followed by an "app:honest-op" async begin of id i, ended after
- * the next tick.  Prints each thread's drop count and the total, which
- * drain_test.sh compares with the trace.
+ * the next tick.  Each thread says when its first tick is written (a
+ * test may wait for that); at the end the producer prints each thread's
+ * drop count and the total, which drain_test.sh compares with the trace.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -38,6 +39,10 @@ static void *produce(void *arg)
 			TRACE_ASYNC_END("app", "honest-op", (uint64_t)i - 1);
 		if (p->async)
 			TRACE_ASYNC_BEGIN("app", "honest-op", (uint64_t)i);
+		if (!i) {
+			printf("thread %ld wrote its first tick\n", p->tid);
+			fflush(stdout);
+		}
 		if (p->pause_every && i % p->pause_every == p->pause_every - 1)
 			usleep(1000);
 	}
