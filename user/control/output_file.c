@@ -43,6 +43,21 @@ static void give_to_sudo_user(int fd)
 		errno = 0;	/* best effort: the file stays root's */
 }
 
+/*
+ * An existing file is written only when it is the caller's, or under sudo
+ * the sudo user's: whoever owns it may read what is written (chmod, or a
+ * descriptor opened before), so a root trace written into a file another
+ * user planted at the name would be theirs to read.
+ */
+static bool owned_by_caller(const struct stat *st)
+{
+	long long sudo_uid = env_id("SUDO_UID");
+	uid_t euid = geteuid();
+
+	return st->st_uid == euid ||
+	       (!euid && sudo_uid >= 0 && st->st_uid == (uid_t)sudo_uid);
+}
+
 /* open() with O_CREAT: whether this call made the file, in *created. */
 static int open_output(const char *path, int oflags, bool *created)
 {
@@ -88,6 +103,8 @@ int fxtctl_create_output(const char *path, int flags)
 	} else if (S_ISREG(st.st_mode)) {
 		if (st.st_nlink > 1)
 			err = -EMLINK;
+		else if (!created && !owned_by_caller(&st))
+			err = -EPERM;
 		else if (!(flags & FXTCTL_OUTPUT_KEEP) && ftruncate(fd, 0))
 			err = -errno;
 		/* O_NONBLOCK off again: the only status flag that was set. */
@@ -115,6 +132,8 @@ const char *fxtctl_output_refusal(int err)
 		return " (the file has other hard links: it is not overwritten)";
 	case -EEXIST:
 		return " (not a regular file)";
+	case -EPERM:
+		return " (another user's file: it is not overwritten)";
 	}
 	return "";
 }

@@ -11,6 +11,8 @@
 # left as it was, with a message naming the file and the reason; fresh
 # outputs must be 0600.  On the host, no module (`fxtrace stop -o` needs
 # one; the drainer's -o is in user/drain/tests/output_reuse_test.sh).
+# As root, the same commands against a file of uid 65534 planted at OUT,
+# which must be refused unless that is the sudo user (SUDO_UID).
 # Prints TAP.
 
 set -uo pipefail
@@ -137,6 +139,44 @@ chmod 644 "$tmp/rootfile.json"
 SUDO_UID=65534 SUDO_GID=65533 "$fxtrace" export -o "$tmp/rootfile.json" "$trace" &&
 	[[ $(stat -c %u:%a "$tmp/rootfile.json" 2>/dev/null) == 0:644 ]]
 result $? "export -o EXISTING under sudo: overwritten, but still root's and its mode"
+# Another user's file planted at the name (mode 0666, so that writing
+# it is allowed): its owner would read what root writes.  Refused, left
+# alone; under sudo, the sudo user's own file is written.
+planted() {
+	printf 'planted\n' >"$tmp/planted"
+	chown 65534:65534 "$tmp/planted"
+	chmod 666 "$tmp/planted"
+}
+for what in "recover -o OUT" "export -o OUT" "report --html=OUT" "libfxtrace FXTRACE_OUTPUT=OUT"; do
+	planted
+	case $what in
+	recover*) "$fxtrace" recover -o "$tmp/planted" "$spool" ;;
+	export*) "$fxtrace" export -o "$tmp/planted" "$trace" ;;
+	report*) "$fxtrace" report --html="$tmp/planted" "$trace" ;;
+	*) FXTRACE_OUTPUT=$tmp/planted "$prog" ;;
+	esac >"$tmp/cmd.out" 2>&1
+	sed 's/^/# /' "$tmp/cmd.out"
+	grep -q "planted: Operation not permitted (another user's file: it is not overwritten)" "$tmp/cmd.out" &&
+		[[ $(cat "$tmp/planted") == planted ]]
+	result $? "$what, OUT another user's file: refused with the reason, the file unchanged"
+done
+planted
+SUDO_UID=65534 SUDO_GID=65534 "$fxtrace" export -o "$tmp/planted" "$trace" >/dev/null &&
+	[[ $(head -c 1 "$tmp/planted") == "{" ]]
+result $? "export -o under sudo into the sudo user's own file: written"
+# Any user's libfxtrace: not into another user's file either.
+if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	printf 'root file\n' >"$tmp/rootfile.fxt"
+	chmod 666 "$tmp/rootfile.fxt"
+	chmod 1777 "$tmp"
+	FXTRACE_OUTPUT=$tmp/rootfile.fxt setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$prog" >"$tmp/cmd.out" 2>&1
+	sed 's/^/# /' "$tmp/cmd.out"
+	grep -q "another user's file" "$tmp/cmd.out" &&
+		[[ $(cat "$tmp/rootfile.fxt") == "root file" ]]
+	result $? "libfxtrace as uid 65534 into root's file: refused, the file unchanged"
+	chmod 700 "$tmp"
+fi
 # Where chown fails (ids not mapped in a user namespace) the file is
 # written all the same, and stays root's.
 if unshare -Ur true 2>/dev/null; then
