@@ -60,7 +60,8 @@ $(B)/bin/fxtrace-probe: $(B)/obj/user/probe/fxtrace_probe.o $(B)/lib/libfxtprobe
 LDLIBS_fxtrace-probe := $(PROBE_LDLIBS)
 
 # The guest tests' programs: a target with a function and a USDT probe to
-# probe, and the overhead measurement.
+# probe, the overhead measurement, and the test that a probe's PATH is the
+# file it named when added.
 $(B)/test/probe/target: $(B)/obj/user/probe/tests/target.o $(B)/lib/libfxtrace.a
 	$(link)
 
@@ -69,6 +70,11 @@ $(B)/test/probe/probe_bench: $(B)/obj/user/probe/tests/probe_bench.o $(B)/lib/li
 	$(link)
 LDLIBS_probe_bench := $(PROBE_LDLIBS)
 
+$(B)/test/probe/probe_path_test: $(B)/obj/user/probe/tests/probe_path_test.o \
+		$(B)/lib/libfxtprobe.a $(B)/lib/libfxtread.a
+	$(link)
+LDLIBS_probe_path_test := $(PROBE_LDLIBS)
+
 # kstr's check against the kernel's BTF: on the host, whose BTF it reads.
 $(B)/test/probe/kstr_test: $(B)/obj/user/probe/tests/kstr_test.o $(B)/lib/libfxtprobe.a \
 		$(B)/lib/libfxtread.a
@@ -76,7 +82,8 @@ $(B)/test/probe/kstr_test: $(B)/obj/user/probe/tests/kstr_test.o $(B)/lib/libfxt
 LDLIBS_kstr_test := $(PROBE_LDLIBS)
 
 PROGS += $(B)/lib/libfxtprobe.a $(B)/bin/fxtrace-probe \
-	$(B)/test/probe/target $(B)/test/probe/probe_bench
+	$(B)/test/probe/target $(B)/test/probe/probe_bench \
+	$(B)/test/probe/probe_path_test
 UNIT_TESTS += $(B)/test/probe/kstr_test
 GUEST_TESTS += user/probe/tests/probe_test.sh user/probe/tests/tracepoint_test.sh \
 	user/probe/tests/process_filter_test.sh

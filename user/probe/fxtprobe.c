@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,6 +125,12 @@ struct probe {
 	char *parsed;		/* spec split in place: the names point here */
 	enum fxtprobe_kind kind;
 	char *path;		/* uprobes and USDT */
+	/*
+	 * PATH (with a '/') as opened by fxtprobe_add() (open_path()): -1 if
+	 * not opened, path_err the open's -errno or -EINVAL for a file that
+	 * is not a regular one.
+	 */
+	int path_fd, path_err;
 	char *function;		/* kprobe function, uprobe symbol, USDT name */
 	char *provider;		/* USDT */
 	char *event_name;	/* function, symbol, or PROVIDER:NAME */
@@ -725,10 +732,39 @@ static int finish_tracepoint(struct probe *p, const struct tp_field *fields,
 static void free_probe(struct probe *p)
 {
 	bpf_link__destroy(p->link);
+	if (p->path_fd >= 0)
+		close(p->path_fd);
 	free(p->spec);
 	free(p->parsed);
 	free(p->event_name);
 	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * A uprobe's or USDT probe's PATH with a '/' is opened once, here, and
+ * attached through /proc/self/fd/N: given the path, libbpf opens it to
+ * find the symbol's offset and the kernel opens it again to attach, and
+ * whoever may rename entries of PATH's directory could put another file
+ * (a library every process maps) there in between.  The probe is on the
+ * file PATH named when the probe was added.  A bare name is left to
+ * libbpf, which looks it up in $PATH and the library directories.  An
+ * error is kept for fxtprobe_open() to report like any probe that cannot
+ * attach.
+ */
+static void open_path(struct probe *p)
+{
+	struct stat st;
+
+	if (!p->path || !strchr(p->path, '/'))
+		return;
+	/* O_NONBLOCK: the open of a FIFO must not wait for a writer. */
+	p->path_fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (p->path_fd < 0)
+		p->path_err = -errno;
+	else if (fstat(p->path_fd, &st))
+		p->path_err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		p->path_err = -EINVAL;
 }
 
 int fxtprobe_add(struct fxtprobe *set, const char *spec, char *err,
@@ -755,6 +791,7 @@ int fxtprobe_add(struct fxtprobe *set, const char *spec, char *err,
 		return -EINVAL;
 	}
 	p = &set->probes[set->count];
+	p->path_fd = -1;
 	p->spec = strdup(spec);
 	buf = strdup(spec);
 	p->parsed = buf;
@@ -793,6 +830,7 @@ int fxtprobe_add(struct fxtprobe *set, const char *spec, char *err,
 		ret = -ENOMEM;
 		goto fail;
 	}
+	open_path(p);
 	set->count++;
 	return 0;
 fail:
@@ -860,6 +898,14 @@ static void attach_reason(const struct probe *p, int err, char *buf,
 static int attach(struct fxtprobe *set, size_t i)
 {
 	struct probe *p = &set->probes[i];
+	char fd_path[32];
+	const char *path = p->path;
+
+	if (p->path_fd >= 0) {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d",
+			 p->path_fd);
+		path = fd_path;
+	}
 
 	if (p->kind == FXTPROBE_TRACEPOINT) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = i);
@@ -871,7 +917,7 @@ static int attach(struct fxtprobe *set, size_t i)
 		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = i);
 
 		p->link = bpf_program__attach_usdt(set->skel->progs.fxtprobe_usdt,
-						   -1, p->path, p->provider,
+						   -1, path, p->provider,
 						   p->function, &opts);
 	} else if (is_user(p->kind)) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i,
@@ -879,7 +925,7 @@ static int attach(struct fxtprobe *set, size_t i)
 			    .func_name = p->function);
 
 		p->link = bpf_program__attach_uprobe_opts(
-			set->skel->progs.fxtprobe_regs, -1, p->path, 0, &opts);
+			set->skel->progs.fxtprobe_regs, -1, path, 0, &opts);
 	} else {
 		LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i,
 			    .retprobe = is_return(p->kind));
@@ -888,15 +934,6 @@ static int attach(struct fxtprobe *set, size_t i)
 			set->skel->progs.fxtprobe_regs, p->function, &opts);
 	}
 	return p->link ? 0 : -errno;
-}
-
-/*
- * A PATH with a '/' that cannot be read (errno says why); libbpf looks a
- * bare name up in $PATH and the library paths itself.
- */
-static bool path_missing(const struct probe *p)
-{
-	return p->path && strchr(p->path, '/') && access(p->path, R_OK);
 }
 
 static int configure(struct fxtprobe *set, __u32 i)
@@ -1042,10 +1079,11 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 			goto fail;
 		}
 		/* libbpf says ENOENT for a missing file and symbol alike. */
-		if (path_missing(&set->probes[i])) {
-			ret = -errno;
+		if (set->probes[i].path_err) {
+			ret = set->probes[i].path_err;
 			snprintf(reason, sizeof(reason), "%s: %s",
-				 set->probes[i].path, strerror(-ret));
+				 set->probes[i].path, ret == -EINVAL ?
+				 "not a regular file" : strerror(-ret));
 		} else {
 			ret = attach(set, i);
 			if (!ret) {

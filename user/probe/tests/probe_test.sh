@@ -94,6 +94,21 @@ awk -v k=$K '/instant +probe:usdt/ { split($(NF - 1), a, "="); if (a[2] != i++) 
 	END { exit bad || i != k }' "$out/usdt.dump"
 result $? "usdt: i=0..$((K - 1)) in order"
 
+# ---- PATH is the file named when the probe was added -------------------------
+# Renamed over between the add and the attach (libbpf opens PATH, then the
+# kernel opens it again): the probes stay on the file added.  On the
+# guest's tmpfs: over 9p, where $out may be, an open of /proc/self/fd/N
+# walks the name again (Documentation/probes.rst).
+tmp=$(mktemp -d /tmp/probe-path.XXXXXX)
+"$root/build/test/probe/probe_path_test" "$target" /bin/true "$tmp/dir" \
+	>"$out/probe-path.tap" 2>&1
+rc=$?
+rm -rf "$tmp"
+sed 's/^/# /' "$out/probe-path.tap"
+[[ $rc == 0 ]] && ! grep -q '^not ok' "$out/probe-path.tap" &&
+	grep -q '^1\.\.8$' "$out/probe-path.tap"
+result $? "probe path: a uprobe and a USDT probe attach to the file added, not to what was renamed over it"
+
 # ---- bad specs: exit 2 and the documented message ----------------------------
 bad_spec() {
 	local spec=$1 want=$2 got rc
@@ -121,19 +136,21 @@ bad_spec "kprobe:f a=arg0:u64 b=arg1:u64 c=arg2:u64 d=arg3:u64 e=arg4:u64" \
 
 # ---- unattachable probes: reported, the others go on -------------------------
 probe unattachable 100 kprobe:fxtprobe_no_such_function \
-	uprobe:/nonexistent/prog:main "uprobe:$target:fxtprobe_no_such_symbol" \
+	uprobe:/nonexistent/prog:main uprobe:/dev/null:main \
+	"uprobe:$target:fxtprobe_no_such_symbol" \
 	"usdt:$target:fxtprobe_test:nope" kprobe:__x64_sys_getppid
 [[ $rc == 3 ]]
 result $? "unattachable: exit 3 ($rc)"
 expected="fxtrace-probe: kprobe:fxtprobe_no_such_function: cannot attach: no kernel function fxtprobe_no_such_function
 fxtrace-probe: uprobe:/nonexistent/prog:main: cannot attach: /nonexistent/prog: No such file or directory
+fxtrace-probe: uprobe:/dev/null:main: cannot attach: /dev/null: not a regular file
 fxtrace-probe: uprobe:$target:fxtprobe_no_such_symbol: cannot attach: no function symbol fxtprobe_no_such_symbol in $target
 fxtrace-probe: usdt:$target:fxtprobe_test:nope: cannot attach: no USDT probe fxtprobe_test:nope in $target"
 [[ $(grep 'cannot attach' "$out/unattachable.stderr") == "$expected" ]]
 result $? "unattachable: one message per probe, naming it and the reason"
-grep -q '^fxtrace-probe: 100 events from 1 of 5 probes, 0 dropped (ring full), 0 invalid$' \
+grep -q '^fxtrace-probe: 100 events from 1 of 6 probes, 0 dropped (ring full), 0 invalid$' \
 	"$out/unattachable.stderr"
-result $? "unattachable: the summary counts 1 of 5 probes attached"
+result $? "unattachable: the summary counts 1 of 6 probes attached"
 check_strict "$out/unattachable.fxt" unattachable
 got=$(count unattachable " $who +instant +probe:kprobe:__x64_sys_getppid$")
 [[ $got == 100 ]]
