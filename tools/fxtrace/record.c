@@ -19,7 +19,7 @@
 #include "fxtrace.h"
 
 /* fxtrace-drain's options and their values, "--" and the final NULL. */
-#define DRAIN_OPTION_ARGS 20
+#define DRAIN_OPTION_ARGS 22
 
 static volatile sig_atomic_t drain_pid;
 
@@ -332,6 +332,7 @@ int cmd_record(int argc, char **argv)
 		{ "probe", required_argument, NULL, 'P' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "config", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -340,6 +341,7 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *out = "fxtrace.fxt", *mode = NULL, *cpu_size = NULL;
 	const char *task_size = NULL, *pid = NULL, *config = NULL;
+	const char *user = NULL;
 	struct selection sel = { .last_tracepoint = -1 };
 	char *categories = NULL, **drain_argv = NULL, *comma;
 	char drain[PATH_MAX];
@@ -359,7 +361,7 @@ int cmd_record(int argc, char **argv)
 		goto nomem;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:m:b:B:c:e:P:p:aC:qvh",
+	while ((opt = getopt_long(argc, argv, "+:o:m:b:B:c:e:P:p:au:C:qvh",
 				  options, NULL)) != -1) {
 		ret = 0;
 		switch (opt) {
@@ -394,6 +396,9 @@ int cmd_record(int argc, char **argv)
 		case 'a':
 			all = true;
 			break;
+		case 'u':
+			user = optarg;
+			break;
 		case 'C':
 			config = optarg;
 			break;
@@ -422,6 +427,8 @@ int cmd_record(int argc, char **argv)
 		rc = fxtrace_usage_error("record", "-a and -p exclude each other");
 	else if (optind == argc && !all && !pid)
 		rc = fxtrace_usage_error("record", "no command given (-a traces the whole system until SIGINT)");
+	else if (user && optind == argc)
+		rc = fxtrace_usage_error("record", "-u runs COMMAND as USER: no command given");
 	else if (pid && (!*pid || strspn(pid, "0123456789") != strlen(pid)))
 		rc = fxtrace_usage_error("record", "-p needs a process id, not '%s'", pid);
 	if (rc)
@@ -473,6 +480,10 @@ int cmd_record(int argc, char **argv)
 	if (pid || (optind < argc && !all)) {
 		drain_argv[n++] = "-p";
 		drain_argv[n++] = pid ? (char *)pid : "command";
+	}
+	if (user) {
+		drain_argv[n++] = "-u";
+		drain_argv[n++] = (char *)user;
 	}
 	drain_argv[n++] = "-o";
 	drain_argv[n++] = (char *)out;

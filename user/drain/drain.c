@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,13 +382,16 @@ void on_signal(struct drain *d)
 }
 
 /*
- * Fork the command now and hold it before exec until the session has
- * started: its pid can then be the syscall filter, and its first
- * instruction is traced.  *release is the pipe end whose byte lets it go;
- * closing it without a byte makes the child exit 127.
+ * Fork the command now, as opt's user if it names one, and hold it before
+ * exec until the session has started: its pid can then be the syscall
+ * filter, and its first instruction is traced.  *release is the pipe end
+ * whose byte lets it go; closing it without a byte makes the child exit
+ * 127.
  */
-static pid_t spawn_held(char **argv, const sigset_t *oldmask, int *release)
+static pid_t spawn_held(const struct options *opt, const sigset_t *oldmask,
+			int *release)
 {
+	char **argv = opt->command;
 	const char *base;
 	int gate[2];
 	char go;
@@ -414,6 +418,14 @@ static pid_t spawn_held(char **argv, const sigset_t *oldmask, int *release)
 	 */
 	base = strrchr(argv[0], '/');
 	prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
+	/* --user: the command is that user's, not root's. */
+	if (opt->user_name &&
+	    (initgroups(opt->user_name, opt->user_gid) ||
+	     setgid(opt->user_gid) || setuid(opt->user_uid))) {
+		fprintf(stderr, "fxtrace-drain: -u %s: %s\n", opt->user_name,
+			strerror(errno));
+		_exit(127);
+	}
 	if (read(gate[0], &go, 1) != 1)
 		_exit(127);
 	execvp(argv[0], argv);
@@ -445,7 +457,7 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	if (d->sig_fd < 0)
 		return -errno;
 	if (d->opt.command) {
-		d->child = spawn_held(d->opt.command, oldmask, release);
+		d->child = spawn_held(&d->opt, oldmask, release);
 		if (d->child < 0) {
 			ret = -errno;
 			fprintf(stderr, "fxtrace-drain: fork: %s\n", strerror(-ret));
@@ -614,6 +626,7 @@ int main(int argc, char **argv)
 	if (d->sig_fd >= 0)
 		close(d->sig_fd);
 	free(d->opt.config_strings[0]);
+	free(d->opt.user_name);
 	free(d->opt.config_strings[1]);
 	free(d);
 	return ret ? 1 : exit_status(status);

@@ -81,6 +81,13 @@ struct options {
 	bool filter_command;		/* ... of the command's process */
 	bool quiet, verbose;
 	char **command;
+	/*
+	 * --user: COMMAND runs as this user (initgroups(), setgid(),
+	 * setuid() in the child); user_name NULL: as the drainer.
+	 */
+	char *user_name;
+	uid_t user_uid;
+	gid_t user_gid;
 	char *config_strings[2];	/* values read from -C, owned */
 	struct fxtprobe *probes;	/* the --probe specs; NULL: none */
 };

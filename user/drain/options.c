@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fxtrace-drain [-C FILE] [-m MODE] [-b SIZE] [-B SIZE] [-c CATEGORIES]\n"
 		"                     [-P PROBE]... [-p PID|command] [-o OUT.fxt] [-q] [-v]\n"
-		"                     [-- COMMAND ARGS...]\n"
+		"                     [-u USER] [-- COMMAND ARGS...]\n"
 		"\n"
 		"Start a tracing session, run COMMAND (or wait for SIGINT, SIGTERM or\n"
 		"SIGHUP), stop, and write every buffer to one FXT file.  In circular\n"
@@ -51,6 +52,9 @@ static void usage(FILE *f)
 		"                         only; 'command': of COMMAND's process\n"
 		"                         [default: every process]\n"
 		"  -o, --output=OUT       output file [default: fxtrace.fxt]\n"
+		"  -u, --user=USER        run COMMAND as USER (a name or a uid in the\n"
+		"                         password database): its uid, group and\n"
+		"                         supplementary groups [default: the drainer's]\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"
 		"                         acknowledged save, and say how long saves waited\n"
@@ -108,6 +112,32 @@ static int parse_pid(struct options *opt, const char *s)
 	}
 	opt->filter_command = false;
 	opt->filter_pid = (uint32_t)v;
+	return 0;
+}
+
+/* USER, a name or a uid, as the password database has it. */
+static int parse_user(struct options *opt, const char *s)
+{
+	struct passwd *pw;
+	char *end;
+	unsigned long uid;
+
+	errno = 0;
+	uid = strtoul(s, &end, 10);
+	if (*s >= '0' && *s <= '9' && !*end && !errno && uid < (uid_t)-1)
+		pw = getpwuid((uid_t)uid);
+	else
+		pw = getpwnam(s);
+	if (!pw) {
+		fprintf(stderr, "fxtrace-drain: unknown user '%s'\n", s);
+		return -EINVAL;
+	}
+	free(opt->user_name);
+	opt->user_name = strdup(pw->pw_name);
+	if (!opt->user_name)
+		return -ENOMEM;
+	opt->user_uid = pw->pw_uid;
+	opt->user_gid = pw->pw_gid;
 	return 0;
 }
 
@@ -214,7 +244,7 @@ static int read_config(struct options *opt, const char *path)
 	return ret ? -EINVAL : 0;
 }
 
-#define OPTSTRING "+C:m:b:B:c:P:p:o:qvh"
+#define OPTSTRING "+C:m:b:B:c:P:p:o:u:qvh"
 #define OPT_VERSION 256
 
 static const struct option long_options[] = {
@@ -226,6 +256,7 @@ static const struct option long_options[] = {
 	{ "probe", required_argument, NULL, 'P' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "user", required_argument, NULL, 'u' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -281,6 +312,10 @@ int parse_options(struct options *opt, int argc, char **argv)
 		case 'o':
 			opt->out = optarg;
 			break;
+		case 'u':
+			if (parse_user(opt, optarg))
+				return -EINVAL;
+			break;
 		case 'q':
 			opt->quiet = true;
 			break;
@@ -303,6 +338,10 @@ int parse_options(struct options *opt, int argc, char **argv)
 		opt->command = argv + optind;
 	if (opt->filter_command && !opt->command) {
 		fprintf(stderr, "fxtrace-drain: '-p command' needs a COMMAND\n");
+		return -EINVAL;
+	}
+	if (opt->user_name && !opt->command) {
+		fprintf(stderr, "fxtrace-drain: -u needs a COMMAND\n");
 		return -EINVAL;
 	}
 	return 0;

@@ -58,6 +58,7 @@ expect_args "-c app,kernel:sched,fxtrace -p command -o fxtrace.fxt -q -- prog " 
 expect_args "-c *,kernel:sched,fxtrace -P tracepoint:block:block_rq_issue -p command -o fxtrace.fxt -q -- prog " -e sched,block:block_rq_issue -- prog
 expect_args "-c *,fxtrace -P tracepoint:sched:sched_switch prev_pid==42 next_pid>=2 -p 7 -o fxtrace.fxt -q -- " -p 7 -e sched:sched_switch --filter 'prev_pid == 42 && next_pid >= 2'
 expect_args "-C my.conf -p command -o fxtrace.fxt -q -- prog " -C my.conf -- prog
+expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -u nobody -o fxtrace.fxt -q -- prog " -u nobody -- prog
 
 # Exit statuses: the drainer's, which is the command's.
 for status in 0 1 3 127; do
@@ -106,6 +107,10 @@ limits="a buffer size is a multiple of 4K from 16K to 256M (K and M suffixes)"
 usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -b 12K -- true
 usage_error "fxtrace-drain: -B '18K': $limits" "$bin/fxtrace-drain" -B 18K -- true
 usage_error "fxtrace-drain: -b '512M': $limits" "$bin/fxtrace-drain" -b 512M -- true
+usage_error "fxtrace record: -u runs COMMAND as USER: no command given" "$fake/fxtrace" record -u nobody -a
+usage_error "fxtrace-drain: unknown user 'fxtrace-no-such-user'" "$bin/fxtrace-drain" -u fxtrace-no-such-user -- true
+usage_error "fxtrace-drain: unknown user '4294967294'" "$bin/fxtrace-drain" -u 4294967294 -- true
+usage_error "fxtrace-drain: -u needs a COMMAND" "$bin/fxtrace-drain" -u nobody
 usage_error "fxtrace-probe: -p needs a process id, not 'kprobe:f'" "$bin/fxtrace-probe" -o "$out/p.fxt" -p kprobe:f -- true
 usage_error "fxtrace-probe: bogus:f: unknown probe kind 'bogus' (kprobe, kretprobe, uprobe, uretprobe, usdt, tracepoint)" \
 	"$bin/fxtrace-probe" -o "$out/p.fxt" -P bogus:f -- true

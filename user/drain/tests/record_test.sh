@@ -38,6 +38,24 @@ grep -qE '^  [0-9]+ +[1-9][0-9]* +[0-9]+ +[0-9]+$' "$out/cmd.stats" &&
 	grep -qE 'producer' "$out/cmd.stats"
 result $? "record COMMAND: context switches and named threads"
 
+# ---- fxtrace record -u USER: COMMAND runs as USER, not root -----------------
+# A copy of the producer nobody can run wherever the tree is checked out.
+userdir=$(mktemp -d /tmp/record-user.XXXXXX)
+chmod 755 "$userdir"
+cp "$progs/producer" "$userdir/producer"
+# shellcheck disable=SC2016 # expanded by the command's shell, as nobody
+"$bin/fxtrace" record -q -u nobody -e task -c app -B 64K -o "$out/user.fxt" -- \
+	/bin/sh -c 'echo "ids $(id -u) $(id -g) $(id -G)"; exec "$0" 1 1000 100' \
+	"$userdir/producer" >"$out/user.producer" 2>"$out/user.stderr"
+result $? "record -u nobody: exit 0"
+sed 's/^/# /' "$out/user.stderr"
+want="ids $(id -u nobody) $(id -g nobody) $(id -G nobody)"
+grep -qx "$want" "$out/user.producer"
+result $? "record -u nobody: the command runs with nobody's uid, group and groups only ($want)"
+check_strict "$out/user.fxt" user
+exact user 1 1000
+rm -rf "$userdir"
+
 # ---- fxtrace record -p PID, stopped with SIGINT ----------------------------
 "$progs/producer" 1 1000000 10 >/dev/null &
 target=$!
