@@ -115,6 +115,12 @@ int fxtctl_create_output(const char *path, int flags)
 	} else if (!(flags & FXTCTL_OUTPUT_STREAM) ||
 		   !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
 		err = -EEXIST;
+	} else if (S_ISFIFO(st.st_mode) && !owned_by_caller(&st)) {
+		/*
+		 * Anyone can make a FIFO where another user's output will be
+		 * and read it; a device node only its maker can (mknod).
+		 */
+		err = -EPERM;
 	}
 	if (err) {
 		close(fd);

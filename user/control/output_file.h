@@ -21,9 +21,9 @@
  * Open path write-only (O_CLOEXEC), creating it with mode 0600; returns the
  * fd or a negative errno.  Refused: a symbolic link as the last component
  * (-ELOOP), a regular file with other hard links (-EMLINK), an existing
- * regular file owned by anyone but the caller (the effective uid) or, for
- * root, the sudo user (SUDO_UID) (-EPERM), any other file that is not
- * regular (-EEXIST), except a FIFO or character device with
+ * regular file or FIFO owned by anyone but the caller (the effective uid)
+ * or, for root, the sudo user (SUDO_UID) (-EPERM), any other file that is
+ * not regular (-EEXIST), except a FIFO or character device with
  * FXTCTL_OUTPUT_STREAM.  A regular file is truncated after these checks,
  * and, when root made it for a user through sudo (SUDO_UID, SUDO_GID),
  * given to that user.

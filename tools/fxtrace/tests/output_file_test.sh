@@ -11,8 +11,9 @@
 # left as it was, with a message naming the file and the reason; fresh
 # outputs must be 0600.  On the host, no module (`fxtrace stop -o` needs
 # one; the drainer's -o is in user/drain/tests/output_reuse_test.sh).
-# As root, the same commands against a file of uid 65534 planted at OUT,
-# which must be refused unless that is the sudo user (SUDO_UID).
+# As root, the same commands against a file (and export -o against a
+# FIFO) of uid 65534 planted at OUT, which must be refused unless that is
+# the sudo user (SUDO_UID).
 # Prints TAP.
 
 set -uo pipefail
@@ -160,6 +161,20 @@ for what in "recover -o OUT" "export -o OUT" "report --html=OUT" "libfxtrace FXT
 		[[ $(cat "$tmp/planted") == planted ]]
 	result $? "$what, OUT another user's file: refused with the reason, the file unchanged"
 done
+# A FIFO of another user's where export -o (which takes a FIFO it is
+# named) writes: refused once opened, its reader gets nothing.
+rm -f "$tmp/fifo-planted"
+mkfifo -m 666 "$tmp/fifo-planted"
+chown 65534:65534 "$tmp/fifo-planted"
+timeout 10 cat "$tmp/fifo-planted" >"$tmp/fifo-read" &
+reader=$!
+timeout 10 "$fxtrace" export -o "$tmp/fifo-planted" "$trace" >"$tmp/cmd.out" 2>&1
+rc=$?
+wait $reader
+sed 's/^/# /' "$tmp/cmd.out"
+((rc == 1)) && [[ ! -s $tmp/fifo-read ]] &&
+	grep -q "fifo-planted: Operation not permitted (another user's file: it is not overwritten)" "$tmp/cmd.out"
+result $? "export -o OUT, OUT another user's FIFO: refused with the reason (exit $rc), nothing read from it"
 planted
 SUDO_UID=65534 SUDO_GID=65534 "$fxtrace" export -o "$tmp/planted" "$trace" >/dev/null &&
 	[[ $(head -c 1 "$tmp/planted") == "{" ]]
