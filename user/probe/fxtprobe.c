@@ -757,8 +757,8 @@ static void open_path(struct probe *p)
 
 	if (!p->path || !strchr(p->path, '/'))
 		return;
-	/* O_NONBLOCK: the open of a FIFO must not wait for a writer. */
-	p->path_fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* O_PATH: nothing is opened for reading (a device, a FIFO). */
+	p->path_fd = open(p->path, O_PATH | O_CLOEXEC);
 	if (p->path_fd < 0)
 		p->path_err = -errno;
 	else if (fstat(p->path_fd, &st))
@@ -936,6 +936,31 @@ static int attach(struct fxtprobe *set, size_t i)
 	return p->link ? 0 : -errno;
 }
 
+/*
+ * Why p's PATH cannot be attached to, in reason: a negative errno, or 0
+ * (no PATH opened, or one that will do).
+ */
+static int path_problem(const struct probe *p, char *reason, size_t size)
+{
+	char fd_path[32];
+
+	if (p->path_err) {
+		snprintf(reason, size, "%s: %s", p->path,
+			 p->path_err == -EINVAL ? "not a regular file" :
+			 strerror(-p->path_err));
+		return p->path_err;
+	}
+	if (p->path_fd < 0)
+		return 0;
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", p->path_fd);
+	if (!access(fd_path, F_OK))
+		return 0;
+	snprintf(reason, size,
+		 "%s: %s (the probe attaches through /proc/self/fd: is /proc mounted?)",
+		 fd_path, strerror(errno));
+	return -errno;
+}
+
 static int configure(struct fxtprobe *set, __u32 i)
 {
 	const struct probe *p = &set->probes[i];
@@ -1079,12 +1104,8 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 			goto fail;
 		}
 		/* libbpf says ENOENT for a missing file and symbol alike. */
-		if (set->probes[i].path_err) {
-			ret = set->probes[i].path_err;
-			snprintf(reason, sizeof(reason), "%s: %s",
-				 set->probes[i].path, ret == -EINVAL ?
-				 "not a regular file" : strerror(-ret));
-		} else {
+		ret = path_problem(&set->probes[i], reason, sizeof(reason));
+		if (!ret) {
 			ret = attach(set, i);
 			if (!ret) {
 				attached++;

@@ -86,9 +86,11 @@ typedef int (*fxtprobe_write_fn)(void *ctx, const void *bytes, size_t len);
 struct fxtprobe *fxtprobe_new(void);
 
 /*
- * Parse one spec and add it to the set (before fxtprobe_open()).  0, or
- * -EINVAL with a message naming the spec in err; -ENOSPC past
- * FXTPROBE_PROBES_MAX probes; -ENOMEM.
+ * Parse one spec and add it to the set (before fxtprobe_open()).  A uprobe
+ * or USDT PATH with a '/' is opened here (O_PATH), and the probe attaches
+ * to that file whatever is at PATH later; the set keeps the descriptor
+ * until fxtprobe_close().  0, or -EINVAL with a message naming the spec in
+ * err; -ENOSPC past FXTPROBE_PROBES_MAX probes; -ENOMEM.
  */
 int fxtprobe_add(struct fxtprobe *set, const char *spec, char *err,
 		 size_t err_size);
