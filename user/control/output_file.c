@@ -58,6 +58,12 @@ static bool owned_by_caller(const struct stat *st)
 	       (!euid && sudo_uid >= 0 && st->st_uid == (uid_t)sudo_uid);
 }
 
+/*
+ * The last fxtctl_create_output() of this thread refused another user's
+ * file: EPERM is open()'s too (an immutable file, a seccomp filter).
+ */
+static __thread bool refused_owner;
+
 /* open() with O_CREAT: whether this call made the file, in *created. */
 static int open_output(const char *path, int oflags, bool *created)
 {
@@ -85,6 +91,16 @@ int fxtctl_create_output(const char *path, int flags)
 	struct stat st;
 	int fd, err = 0;
 
+	refused_owner = false;
+	/*
+	 * Another user's FIFO, refused before a stream's open waits for its
+	 * reader.  The check after the open is the one that holds.
+	 */
+	if (flags & FXTCTL_OUTPUT_STREAM && !lstat(path, &st) &&
+	    S_ISFIFO(st.st_mode) && !owned_by_caller(&st)) {
+		refused_owner = true;
+		return -EPERM;
+	}
 	/*
 	 * No O_TRUNC: the file is looked at first.  O_NONBLOCK unless a
 	 * stream is wanted: a FIFO planted at the name then fails the open
@@ -100,11 +116,18 @@ int fxtctl_create_output(const char *path, int flags)
 		       -EEXIST : -errno;
 	if (fstat(fd, &st)) {
 		err = -errno;
+	} else if (!created && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) &&
+		   !owned_by_caller(&st)) {
+		/*
+		 * Anyone can make a file or FIFO where another user's output
+		 * will be, and read it; a device node only its maker can
+		 * (mknod).
+		 */
+		refused_owner = true;
+		err = -EPERM;
 	} else if (S_ISREG(st.st_mode)) {
 		if (st.st_nlink > 1)
 			err = -EMLINK;
-		else if (!created && !owned_by_caller(&st))
-			err = -EPERM;
 		else if (!(flags & FXTCTL_OUTPUT_KEEP) && ftruncate(fd, 0))
 			err = -errno;
 		/* O_NONBLOCK off again: the only status flag that was set. */
@@ -115,12 +138,6 @@ int fxtctl_create_output(const char *path, int flags)
 	} else if (!(flags & FXTCTL_OUTPUT_STREAM) ||
 		   !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
 		err = -EEXIST;
-	} else if (S_ISFIFO(st.st_mode) && !owned_by_caller(&st)) {
-		/*
-		 * Anyone can make a FIFO where another user's output will be
-		 * and read it; a device node only its maker can (mknod).
-		 */
-		err = -EPERM;
 	}
 	if (err) {
 		close(fd);
@@ -139,7 +156,8 @@ const char *fxtctl_output_refusal(int err)
 	case -EEXIST:
 		return " (not a regular file)";
 	case -EPERM:
-		return " (another user's file: it is not overwritten)";
+		return refused_owner ?
+		       " (another user's file: it is not overwritten)" : "";
 	}
 	return "";
 }

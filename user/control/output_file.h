@@ -7,7 +7,8 @@
  * These commands often run as root in directories other users can write
  * to, and traces hold every traced process's names and arguments: a trace
  * is created private (0600), and never written through a symbolic link, a
- * hard link or into a file that is not regular unless asked for.
+ * hard link, into another user's file or FIFO, or into a file that is not
+ * regular unless asked for.
  */
 #ifndef FXTRACE_OUTPUT_FILE_H
 #define FXTRACE_OUTPUT_FILE_H
@@ -32,7 +33,8 @@ int fxtctl_create_output(const char *path, int flags);
 
 /*
  * For a message after strerror(-err): what a refusal above means, or ""
- * for any other error.
+ * for any other error (-EPERM: only when the last fxtctl_create_output()
+ * of this thread refused an owner).
  */
 const char *fxtctl_output_refusal(int err);
 

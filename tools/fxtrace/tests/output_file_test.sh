@@ -175,6 +175,22 @@ sed 's/^/# /' "$tmp/cmd.out"
 ((rc == 1)) && [[ ! -s $tmp/fifo-read ]] &&
 	grep -q "fifo-planted: Operation not permitted (another user's file: it is not overwritten)" "$tmp/cmd.out"
 result $? "export -o OUT, OUT another user's FIFO: refused with the reason (exit $rc), nothing read from it"
+# Another user's FIFO with no reader: refused at once, not waited on.
+timeout 10 "$fxtrace" export -o "$tmp/fifo-planted" "$trace" >"$tmp/cmd.out" 2>&1
+rc=$?
+((rc == 1)) && grep -q "another user's file" "$tmp/cmd.out"
+result $? "export -o OUT, OUT another user's FIFO with no reader: refused at once (exit $rc)"
+# EPERM that is not an owner's refusal (an immutable file of root's) says
+# only what open() said.
+printf 'immutable\n' >"$tmp/immutable"
+if chattr +i "$tmp/immutable" 2>/dev/null; then
+	"$fxtrace" export -o "$tmp/immutable" "$trace" >"$tmp/cmd.out" 2>&1
+	rc=$?
+	chattr -i "$tmp/immutable"
+	sed 's/^/# /' "$tmp/cmd.out"
+	((rc == 1)) && grep -q "immutable: Operation not permitted$" "$tmp/cmd.out"
+	result $? "export -o IMMUTABLE: EPERM without the owner's reason (exit $rc)"
+fi
 planted
 SUDO_UID=65534 SUDO_GID=65534 "$fxtrace" export -o "$tmp/planted" "$trace" >/dev/null &&
 	[[ $(head -c 1 "$tmp/planted") == "{" ]]

@@ -7,8 +7,9 @@
 # (EBUSY).  On the host, with no module: in a private mount namespace a
 # regular file stands in for /dev/fxtrace, so fxtctl_open() maps it and
 # Initialize fails (ENOTTY) on the same path as EBUSY.  The existing
-# output must be unchanged; a symlink at the name is refused with its
-# target unchanged; a new output is mode 0600.  Skips without root or
+# output must be unchanged; a symlink, or another user's file or FIFO, at
+# the name is refused with what it is unchanged; a new output is mode 0600.
+# Skips without root or
 # `unshare -m`.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,6 +55,21 @@ result $? "the symlink's target is unchanged"
 drain "$out/new.fxt"
 [[ $(stat -c %a "$out/new.fxt" 2>/dev/null) == 600 ]]
 result $? "a new output is mode 0600 under umask 022"
+
+# Another user's file or FIFO at the name: refused before anything else.
+printf 'planted\n' >"$out/planted.fxt"
+chown 65534:65534 "$out/planted.fxt"
+chmod 666 "$out/planted.fxt"
+drain "$out/planted.fxt"
+[[ $? == 1 && $(cat "$out/planted.fxt") == planted ]] &&
+	grep -q "planted.fxt: Operation not permitted (another user's file: it is not overwritten)" "$out/drain.err"
+result $? "-o ANOTHER USER'S FILE is refused with the reason, the file unchanged"
+mkfifo -m 666 "$out/planted.fifo"
+chown 65534:65534 "$out/planted.fifo"
+timeout 10 bash -c "$(declare -f drain); out=$out bin=$bin drain $out/planted.fifo"
+rc=$?
+[[ $rc == 1 ]] && grep -q "another user's file" "$out/drain.err"
+result $? "-o ANOTHER USER'S FIFO with no reader: refused at once (exit $rc), not waited on"
 
 echo "1..$n"
 exit $failed
