@@ -7,8 +7,10 @@ $(B)/lib/libfxtctl.a: $(addprefix $(B)/obj/user/control/,fxtctl.o size.o spool.o
 
 PROGS += $(B)/lib/libfxtctl.a
 
-# The spool read once, whatever its owner does to the file afterwards.
-$(B)/test/control/spool_read_test: $(B)/obj/user/control/tests/spool_read_test.o $(B)/lib/libfxtctl.a
+# The spool read once, whatever its owner does to the file afterwards, and
+# its regions written only when checked (fxtctl_write_buffer()).
+$(B)/test/control/spool_read_test: $(B)/obj/user/control/tests/spool_read_test.o \
+		$(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
 	$(link)
 
 UNIT_TESTS += $(B)/test/control/spool_read_test

@@ -97,7 +97,8 @@ unsigned char *fxtctl_buffer_copy(const struct fxtctl_buffer *b,
  * Write b's committed bytes (after a magic record, a trace of their own)
  * to fd, without the magic, if they decode with no error; a buffer that
  * does not is left out and *errors says how many errors it had.  Returns
- * 1 written, 0 left out, or -errno.
+ * 1 written, 0 left out, or -errno (-ENOMEM: the check could not finish,
+ * and nothing was written).
  */
 int fxtctl_write_buffer(int fd, const struct fxtctl_buffer *b,
 			uint64_t *errors);

@@ -29,19 +29,19 @@ int fxtctl_write_buffer(int fd, const struct fxtctl_buffer *b,
 	const char *p;
 	size_t len, left;
 	ssize_t n;
-	int ret = 1;
+	int ret;
 
 	copy = fxtctl_buffer_copy(b, 0, &len);
 	if (!copy || !r) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	fxt_reader_read_buffer(r, copy, len, ignore_record, NULL);
+	/* A check that stopped short (-ENOMEM) did not see the rest. */
+	ret = fxt_reader_read_buffer(r, copy, len, ignore_record, NULL);
 	*errors = fxt_reader_count(r, FXT_ERROR);
-	if (*errors) {
-		ret = 0;
+	if (ret || *errors)
 		goto out;
-	}
+	ret = 1;
 	/* The copy starts with the magic record; the caller wrote one. */
 	for (p = (const char *)copy + 8, left = len - 8; left; p += n, left -= (size_t)n) {
 		n = write(fd, p, left);

@@ -5,15 +5,22 @@
  * afterwards (a region's sizes grown past the file, the file cut) changes
  * nothing of it.  Before, the spool was mapped shared, and the sizes
  * checked were read again from the file.  A sparse spool of 1 GiB costs
- * the memory of its one region.  Prints TAP.
+ * the memory of its one region.  fxtctl_write_buffer() writes a region
+ * only when its check finished: not when the check runs out of memory.
+ * Prints TAP.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/fxt.h>
 
 #include "fxtctl.h"
 
@@ -25,9 +32,16 @@
 
 static int tests, failed;
 
-static void result(int ok, const char *what)
+static __attribute__((format(printf, 2, 3)))
+void result(int ok, const char *fmt, ...)
 {
-	printf("%sok %d - %s\n", ok ? "" : "not ", ++tests, what);
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
 	failed |= !ok;
 }
 
@@ -47,6 +61,86 @@ static void region(unsigned char *r, __u64 durable_size)
 	hdr->rolling_size = ROLLING;
 }
 
+/*
+ * A region of one durable part whose clean records make a checking reader
+ * allocate: for each of `providers` providers, its info record and one
+ * string in each block of 256 string indices, some 2 KiB of records for
+ * some 770 KiB of string tables.  Returns the region's size.
+ */
+static size_t table_region(unsigned char *r, unsigned int providers)
+{
+	struct fxtrace_buffer_header *hdr = (void *)r;
+	struct fxtrace_buffer_control *ctl = (void *)(r + PAGE);
+	__u64 *w = (__u64 *)(r + 2 * PAGE);
+	unsigned int p, index;
+	size_t n = 0, size;
+
+	for (p = 1; p <= providers; p++) {
+		n += fxt_write_provider_info(w + n, p, "", 0);
+		for (index = 1; index <= FXT_STRING_INDEX_MAX; index += 256)
+			n += fxt_write_string(w + n, (__u16)index, "x", 1);
+	}
+	size = (n * 8 + PAGE - 1) / PAGE * PAGE;
+	memset(r, 0, 2 * PAGE);
+	memset((char *)w + n * 8, 0, size - n * 8);
+	hdr->magic = FXTRACE_BUFFER_MAGIC;
+	hdr->header_size = sizeof(*hdr);
+	hdr->kind = FXTRACE_BUFFER_TASK;
+	hdr->id = 8;
+	hdr->data_offset = 2 * PAGE;
+	hdr->durable_size = size;
+	ctl->durable_committed = n * 8;
+	return 2 * PAGE + size;
+}
+
+static __u64 committed(const unsigned char *r)
+{
+	const struct fxtrace_buffer_control *ctl = (const void *)(r + PAGE);
+
+	return ctl->durable_committed;
+}
+
+/*
+ * fxtctl_write_buffer() of the spool's first region to out, in a child
+ * whose address space ends room bytes past what it has (0: no limit): its
+ * return value, or -EFAULT if the child did not say.
+ */
+static int write_limited(const char *spool, int out, size_t room)
+{
+	struct fxtctl_spool sp;
+	struct fxtctl_buffer b;
+	size_t offset = 0;
+	uint64_t errors;
+	struct rlimit rl;
+	unsigned long pages;
+	int status, ret;
+	FILE *f;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -EFAULT;
+	if (!pid) {
+		if (fxtctl_spool_open(&sp, spool) ||
+		    fxtctl_spool_next(&sp, &offset, &b) != 1)
+			_exit(1);
+		f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%lu", &pages) != 1)
+			_exit(1);
+		fclose(f);
+		rl.rlim_cur = pages * sysconf(_SC_PAGESIZE) + room;
+		rl.rlim_max = rl.rlim_cur;
+		if (room && setrlimit(RLIMIT_AS, &rl))
+			_exit(1);
+		ret = fxtctl_write_buffer(out, &b, &errors);
+		_exit((unsigned char)ret);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -EFAULT;
+	return (signed char)WEXITSTATUS(status);
+}
+
 static size_t marked(const struct fxtctl_buffer *b)
 {
 	size_t i, n = 0;
@@ -58,12 +152,13 @@ static size_t marked(const struct fxtctl_buffer *b)
 
 int main(void)
 {
-	static unsigned char bytes[REGION];
+	static unsigned char bytes[REGION], tables[2 * PAGE + (1 << 20)];
 	char path[] = "/tmp/spool_read_test-XXXXXX";
+	char out_path[] = "/tmp/spool_read_test-out-XXXXXX";
 	struct fxtctl_spool sp;
 	struct fxtctl_buffer b;
-	size_t offset = 0;
-	int fd, ret;
+	size_t offset = 0, size;
+	int fd, out, ret;
 
 	fd = mkstemp(path);
 	if (fd < 0) {
@@ -101,6 +196,26 @@ int main(void)
 	       sp.region_size <= REGION,
 	       "then no region, in one region's memory");
 	fxtctl_spool_close(&sp);
+
+	/*
+	 * Out of memory while checking a region: nothing of it is written.
+	 * Before, the check's -ENOMEM was not looked at, and a region whose
+	 * check stopped short with no error yet was written, unchecked.
+	 */
+	out = mkstemp(out_path);
+	size = table_region(tables, 64);
+	result(out >= 0 && !ftruncate(fd, 0) &&
+	       pwrite(fd, tables, size, 0) == (ssize_t)size,
+	       "a region whose tables take 50 MiB");
+	ret = write_limited(path, out, 16 << 20);
+	result(ret == -ENOMEM, "out of memory checking it: -ENOMEM (%d)", ret);
+	result(lseek(out, 0, SEEK_END) == 0, "and nothing written");
+	ret = ftruncate(out, 0) || lseek(out, 0, SEEK_SET) ? -errno :
+	      write_limited(path, out, 0);
+	result(ret == 1 && lseek(out, 0, SEEK_END) == (off_t)committed(tables),
+	       "with the memory, it is written (%d)", ret);
+	close(out);
+	unlink(out_path);
 	close(fd);
 	unlink(path);
 	printf("1..%d\n", tests);
