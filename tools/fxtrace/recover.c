@@ -81,6 +81,11 @@ static int recover_spool(const char *path, const char *output, int flags)
 			fprintf(stderr, "fxtrace recover: %s: thread %u's buffer has %" PRIu64 " errors; left out\n",
 				path, b.hdr->tid, errors);
 			left_out++;
+		} else if (ret == -ENOBUFS) {
+			fprintf(stderr, "fxtrace recover: %s: thread %u's buffer takes more memory to check than a real one could; left out\n",
+				path, b.hdr->tid);
+			left_out++;
+			ret = 0;
 		} else if (ret == 1) {
 			kept++;
 			ret = 0;

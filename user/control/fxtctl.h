@@ -97,8 +97,10 @@ unsigned char *fxtctl_buffer_copy(const struct fxtctl_buffer *b,
  * Write b's committed bytes (after a magic record, a trace of their own)
  * to fd, without the magic, if they decode with no error; a buffer that
  * does not is left out and *errors says how many errors it had.  Returns
- * 1 written, 0 left out, or -errno (-ENOMEM: the check could not finish,
- * and nothing was written).
+ * 1 written, 0 left out, or -errno, nothing written: -ENOMEM when the
+ * check could not finish, -ENOBUFS when it would take more memory than a
+ * real buffer's could (4 bytes a byte of b's, at least 256 MiB): b is
+ * crafted, and may be left out too.
  */
 int fxtctl_write_buffer(int fd, const struct fxtctl_buffer *b,
 			uint64_t *errors);

@@ -106,7 +106,7 @@ static void recover(size_t cut)
 		check_region(&b, prev, offset, sp.size);
 		errors = 0;
 		ret = fxtctl_write_buffer(out_fd, &b, &errors);
-		if (ret < 0 && ret != -ENOMEM)
+		if (ret < 0 && ret != -ENOMEM && ret != -ENOBUFS)
 			abort();
 		sink += b.hdr->tid + errors;	/* recover names the thread */
 	}

@@ -6,8 +6,8 @@
  * nothing of it.  Before, the spool was mapped shared, and the sizes
  * checked were read again from the file.  A sparse spool of 1 GiB costs
  * the memory of its one region.  fxtctl_write_buffer() writes a region
- * only when its check finished: not when the check runs out of memory.
- * Prints TAP.
+ * only when its check finished: not when the check runs out of memory,
+ * nor when it would take more than its memory budget.  Prints TAP.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -214,6 +214,21 @@ int main(void)
 	      write_limited(path, out, 0);
 	result(ret == 1 && lseek(out, 0, SEEK_END) == (off_t)committed(tables),
 	       "with the memory, it is written (%d)", ret);
+
+	/*
+	 * A region whose tables would take 300 MiB, some 380 times its size:
+	 * its check stops at the memory budget, and nothing is written.
+	 * Before, the check had no budget: a crafted spool took memory
+	 * hundreds of times its size, and a large one all there was.
+	 */
+	size = table_region(tables, 400);
+	result(!ftruncate(fd, 0) &&
+	       pwrite(fd, tables, size, 0) == (ssize_t)size &&
+	       !ftruncate(out, 0) && !lseek(out, 0, SEEK_SET),
+	       "a region of %zu KiB whose tables take 300 MiB", size >> 10);
+	ret = write_limited(path, out, 0);
+	result(ret == -ENOBUFS, "past the memory budget: -ENOBUFS (%d)", ret);
+	result(lseek(out, 0, SEEK_END) == 0, "and nothing written");
 	close(out);
 	unlink(out_path);
 	close(fd);
