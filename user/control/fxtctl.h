@@ -121,6 +121,14 @@ struct fxtctl_span fxtctl_save_span(const struct fxtctl_buffer *b,
 __u64 fxtctl_save_requested_ns(const struct fxtctl_buffer *b, __u64 wrap);
 
 /*
+ * The largest data area (durable part and both halves) of a spool region:
+ * libfxtrace's largest buffer, FXTRACE_BUFFER_SIZE=1024M.  A region that
+ * says it is larger is not one, and is not read: in a sparse file it
+ * would cost that much memory and nothing on disk.
+ */
+#define FXTCTL_SPOOL_DATA_MAX	(1ULL << 30)
+
+/*
  * A spool: libfxtrace's user-only buffers in a file (OUTPUT.spool), one
  * region per thread with the layout of a per-task buffer (header page,
  * control page, data).  It outlives a crashed process.

@@ -7,7 +7,8 @@
  * mapped: whoever owns the file (the traced program's user, when root
  * recovers it) could otherwise change a region's sizes after they were
  * checked, or cut the file under the reader (SIGBUS); and a sparse spool
- * costs the memory of its largest region, not of its apparent size.
+ * costs the memory of its largest region, not of its apparent size, and a
+ * region is at most what libfxtrace writes (FXTCTL_SPOOL_DATA_MAX).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +103,8 @@ int fxtctl_spool_next(struct fxtctl_spool *sp, size_t *offset,
 	    hdr->durable_size > left || hdr->rolling_size > left)
 		return -EINVAL;
 	data = hdr->durable_size + 2 * hdr->rolling_size;
-	if (data > left - 2 * PAGE || data % PAGE)
+	if (data > left - 2 * PAGE || data > FXTCTL_SPOOL_DATA_MAX ||
+	    data % PAGE)
 		return -EINVAL;
 	ret = read_at(sp, 2 * PAGE, data, *offset + 2 * PAGE);
 	if (ret)

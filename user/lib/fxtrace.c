@@ -54,6 +54,7 @@
 
 #include <fxtrace/trace.h>
 
+#include "fxtctl.h"
 #include "output_file.h"
 #include "size.h"
 
@@ -61,7 +62,7 @@
 #define MAX_PATTERNS		64
 #define DEFAULT_BUFFER_SIZE	(1 << 20)
 #define MIN_BUFFER_SIZE		(16 << 10)
-#define MAX_BUFFER_SIZE		(1 << 30)
+#define MAX_BUFFER_SIZE		FXTCTL_SPOOL_DATA_MAX	/* what recover reads */
 #define THREAD_INDEX		1	/* each buffer's own thread */
 #define ARENA_SIZE		(64 << 10)	/* copies of interned strings */
 #define CALIBRATION_NS		20000000ULL

@@ -5,7 +5,8 @@
  * afterwards (a region's sizes grown past the file, the file cut) changes
  * nothing of it.  Before, the spool was mapped shared, and the sizes
  * checked were read again from the file.  A sparse spool of 1 GiB costs
- * the memory of its one region.  fxtctl_write_buffer() writes a region
+ * the memory of its one region, and a region larger than libfxtrace
+ * writes is not read.  fxtctl_write_buffer() writes a region
  * only when its check finished: not when the check runs out of memory,
  * nor when it would take more than its memory budget.  Prints TAP.
  */
@@ -141,6 +142,41 @@ static int write_limited(const char *spool, int out, size_t room)
 	return (signed char)WEXITSTATUS(status);
 }
 
+/*
+ * fxtctl_spool_next() of the spool's first region in a child whose address
+ * space ends 64 MiB past what it has: its return value, or -EFAULT.
+ */
+static int next_limited(const char *spool)
+{
+	struct fxtctl_spool sp;
+	struct fxtctl_buffer b;
+	size_t offset = 0;
+	struct rlimit rl;
+	unsigned long pages;
+	int status;
+	FILE *f;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -EFAULT;
+	if (!pid) {
+		f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%lu", &pages) != 1)
+			_exit(1);
+		fclose(f);
+		rl.rlim_cur = pages * sysconf(_SC_PAGESIZE) + (64 << 20);
+		rl.rlim_max = rl.rlim_cur;
+		if (setrlimit(RLIMIT_AS, &rl) || fxtctl_spool_open(&sp, spool))
+			_exit(1);
+		_exit((unsigned char)fxtctl_spool_next(&sp, &offset, &b));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -EFAULT;
+	return (signed char)WEXITSTATUS(status);
+}
+
 static size_t marked(const struct fxtctl_buffer *b)
 {
 	size_t i, n = 0;
@@ -153,6 +189,7 @@ static size_t marked(const struct fxtctl_buffer *b)
 int main(void)
 {
 	static unsigned char bytes[REGION], tables[2 * PAGE + (1 << 20)];
+	struct fxtrace_buffer_header *hdr = (void *)bytes;
 	char path[] = "/tmp/spool_read_test-XXXXXX";
 	char out_path[] = "/tmp/spool_read_test-out-XXXXXX";
 	struct fxtctl_spool sp;
@@ -196,6 +233,25 @@ int main(void)
 	       sp.region_size <= REGION,
 	       "then no region, in one region's memory");
 	fxtctl_spool_close(&sp);
+
+	/*
+	 * A region larger than libfxtrace writes (1 GiB of data) is not one,
+	 * and is not read: in a sparse spool it would cost that much memory.
+	 * Before, any size the file had room for was allocated and read.
+	 */
+	region(bytes, 1ULL << 20);
+	hdr->rolling_size = ((1ULL << 30) - (1ULL << 20)) / 2;
+	result(!ftruncate(fd, 0) && pwrite(fd, bytes, PAGE, 0) == PAGE &&
+	       !ftruncate(fd, (2 * PAGE + (1LL << 30)) * 2),
+	       "a sparse spool of a region of 1 GiB of data, and room for more");
+	ret = next_limited(path);
+	result(ret == -ENOMEM,
+	       "the region is read: -ENOMEM in 64 MiB (%d)", ret);
+	hdr->durable_size += PAGE;
+	result(pwrite(fd, bytes, PAGE, 0) == PAGE,
+	       "one page more of data");
+	ret = next_limited(path);
+	result(ret == -EINVAL, "not a region: -EINVAL (%d)", ret);
 
 	/*
 	 * Out of memory while checking a region: nothing of it is written.
