@@ -100,8 +100,10 @@ int fxtctl_spool_next(struct fxtctl_spool *sp, size_t *offset,
 	    hdr->kind != FXTRACE_BUFFER_TASK ||
 	    hdr->data_offset != 2 * PAGE ||
 	    hdr->durable_size % 8 || hdr->rolling_size % 8 ||
-	    hdr->durable_size > left || hdr->rolling_size > left)
+	    hdr->durable_size > FXTCTL_SPOOL_DATA_MAX ||
+	    hdr->rolling_size > FXTCTL_SPOOL_DATA_MAX)
 		return -EINVAL;
+	/* At most 3 GiB: the sum does not wrap, not even in 32 bits. */
 	data = hdr->durable_size + 2 * hdr->rolling_size;
 	if (data > left - 2 * PAGE || data > FXTCTL_SPOOL_DATA_MAX ||
 	    data % PAGE)

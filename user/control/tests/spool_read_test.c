@@ -6,7 +6,7 @@
  * nothing of it.  Before, the spool was mapped shared, and the sizes
  * checked were read again from the file.  A sparse spool of 1 GiB costs
  * the memory of its one region, and a region larger than libfxtrace
- * writes is not read.  fxtctl_write_buffer() writes a region
+ * writes, or whose sizes wrap around, is not read.  fxtctl_write_buffer() writes a region
  * only when its check finished: not when the check runs out of memory,
  * nor when it would take more than its memory budget.  Prints TAP.
  */
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,7 +196,8 @@ int main(void)
 	struct fxtctl_spool sp;
 	struct fxtctl_buffer b;
 	size_t offset = 0, size;
-	int fd, out, ret;
+	char memfd_path[64];
+	int fd, out, memfd, ret;
 
 	fd = mkstemp(path);
 	if (fd < 0) {
@@ -252,6 +254,28 @@ int main(void)
 	       "one page more of data");
 	ret = next_limited(path);
 	result(ret == -EINVAL, "not a region: -EINVAL (%d)", ret);
+
+	/*
+	 * Sizes whose sum wraps around: 16 bytes of durable part and halves
+	 * of 2^63 - 8 make 2^64 bytes of data, 0 in a size_t, in a file of
+	 * 2^63 - 1 bytes (tmpfs has room: a memfd).  Before, that was a
+	 * region of two pages whose header sized its data past them, and
+	 * the spans of its data were read out of bounds.
+	 */
+	memfd = memfd_create("spool_read_test", MFD_CLOEXEC);
+	snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
+	region(bytes, 16);
+	hdr->rolling_size = (1ULL << 63) - 8;
+	result(memfd >= 0 && pwrite(memfd, bytes, 2 * PAGE, 0) == 2 * PAGE &&
+	       !ftruncate(memfd, INT64_MAX),
+	       "a sparse spool of 2^63 - 1 bytes whose region's sizes wrap");
+	offset = 0;
+	ret = fxtctl_spool_open(&sp, memfd_path);
+	if (!ret)
+		ret = fxtctl_spool_next(&sp, &offset, &b);
+	result(ret == -EINVAL, "not a region: -EINVAL (%d)", ret);
+	fxtctl_spool_close(&sp);
+	close(memfd);
 
 	/*
 	 * Out of memory while checking a region: nothing of it is written.
