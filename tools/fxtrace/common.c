@@ -105,14 +105,10 @@ void fxtrace_set_memory_limit(struct fxt_reader *r, int fd, uint64_t limit)
 {
 	struct stat st;
 
-	if (limit == FXTRACE_MEMORY_LIMIT_AUTO) {
-		limit = FXTRACE_MEMORY_LIMIT_FLOOR;
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		    (uint64_t)st.st_size > limit / FXTRACE_MEMORY_LIMIT_PER_BYTE)
-			limit = (uint64_t)st.st_size > SIZE_MAX / FXTRACE_MEMORY_LIMIT_PER_BYTE ?
-				SIZE_MAX :
-				(uint64_t)st.st_size * FXTRACE_MEMORY_LIMIT_PER_BYTE;
-	}
+	if (limit == FXTRACE_MEMORY_LIMIT_AUTO)
+		limit = fxt_memory_budget_for(!fstat(fd, &st) &&
+					      S_ISREG(st.st_mode) ?
+					      (uint64_t)st.st_size : 0);
 	fxt_reader_set_memory_budget(r, (size_t)limit);
 }
 

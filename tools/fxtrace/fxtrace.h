@@ -139,14 +139,10 @@ int fxtrace_trace_limit(const char *cmd, const char *path, int fd,
 
 /*
  * What the reader of a command may keep in string and thread tables and
- * names (fxt_reader_set_memory_budget()): --memory-limit=SIZE, else 4
- * bytes per byte of the file and at least 256 MiB (standard input and
- * pipes: 256 MiB), so that a crafted file cannot take memory hundreds of
- * times its size while a real one, whose tables are small beside its
- * records, always fits.
+ * names (fxt_reader_set_memory_budget()): --memory-limit=SIZE, else
+ * fxt_memory_budget_for() the file's size (standard input and pipes: its
+ * floor, 256 MiB).
  */
-#define FXTRACE_MEMORY_LIMIT_FLOOR	(256ULL << 20)
-#define FXTRACE_MEMORY_LIMIT_PER_BYTE	4
 #define FXTRACE_MEMORY_LIMIT_AUTO	UINT64_MAX	/* no --memory-limit */
 
 /* The option of every command that reads a trace, for getopt_long(). */

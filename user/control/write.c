@@ -14,26 +14,6 @@
 #include "fxt_reader.h"
 #include "fxtctl.h"
 
-/*
- * What checking one buffer may take (fxt_reader_set_memory_budget()): what
- * the fxtrace commands give a trace (FXTRACE_MEMORY_LIMIT_* in
- * tools/fxtrace/fxtrace.h), 4 bytes a byte of it and at least 256 MiB.  A
- * thread's buffer has one provider and at most 32767 strings, whose
- * tables are small beside its records; a crafted one's can take hundreds
- * of times its size.
- */
-#define CHECK_MEMORY_FLOOR	(256ULL << 20)
-#define CHECK_MEMORY_PER_BYTE	4
-
-static size_t check_memory(size_t len)
-{
-	if (len <= CHECK_MEMORY_FLOOR / CHECK_MEMORY_PER_BYTE)
-		return CHECK_MEMORY_FLOOR;
-	if (len > SIZE_MAX / CHECK_MEMORY_PER_BYTE)
-		return SIZE_MAX;
-	return len * CHECK_MEMORY_PER_BYTE;
-}
-
 static int ignore_record(void *ctx, const struct fxt_record *rec)
 {
 	(void)ctx;
@@ -57,10 +37,12 @@ int fxtctl_write_buffer(int fd, const struct fxtctl_buffer *b,
 		goto out;
 	}
 	/*
-	 * A check that stopped short (-ENOMEM, -ENOBUFS past the budget) did
-	 * not see the rest.
+	 * The budget the fxtrace commands give a trace: a thread's buffer
+	 * has one provider and at most 32767 strings, a crafted one's tables
+	 * can take hundreds of times its size.  A check that stopped short
+	 * (-ENOMEM, -ENOBUFS past the budget) did not see the rest.
 	 */
-	fxt_reader_set_memory_budget(r, check_memory(len));
+	fxt_reader_set_memory_budget(r, fxt_memory_budget_for(len));
 	ret = fxt_reader_read_buffer(r, copy, len, ignore_record, NULL);
 	*errors = fxt_reader_count(r, FXT_ERROR);
 	if (ret || *errors)

@@ -206,6 +206,15 @@ size_t fxt_reader_memory_budget(const struct fxt_reader *r)
 	return r->memory.budget;
 }
 
+size_t fxt_memory_budget_for(uint64_t len)
+{
+	if (len <= FXT_MEMORY_BUDGET_FLOOR / FXT_MEMORY_BUDGET_PER_BYTE)
+		return FXT_MEMORY_BUDGET_FLOOR;
+	if (len > SIZE_MAX / FXT_MEMORY_BUDGET_PER_BYTE)
+		return SIZE_MAX;
+	return len * FXT_MEMORY_BUDGET_PER_BYTE;
+}
+
 void fxt_reader_set_session_window(struct fxt_reader *r, int64_t lo_ns,
 				   int64_t hi_ns)
 {

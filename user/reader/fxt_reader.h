@@ -346,6 +346,17 @@ void fxt_reader_set_memory_budget(struct fxt_reader *r, size_t bytes);
 size_t fxt_reader_memory_budget(const struct fxt_reader *r);
 
 /*
+ * The budget for a trace of len bytes when nobody says otherwise (the
+ * fxtrace commands without --memory-limit, spool recovery): 4 bytes per
+ * byte and at least 256 MiB, so that a crafted trace cannot take memory
+ * hundreds of times its size while a real one, whose tables are small
+ * beside its records, always fits.
+ */
+#define FXT_MEMORY_BUDGET_FLOOR		(256ULL << 20)
+#define FXT_MEMORY_BUDGET_PER_BYTE	4
+size_t fxt_memory_budget_for(uint64_t len);
+
+/*
  * The session's time window, in ns: a record whose timestamp (as its
  * provider's tick rate makes it ns) lies outside [lo_ns, hi_ns] breaks rule
  * timestamp-window.  fxtrace-drain declares it in the file (flush_mark.h);
