@@ -20,12 +20,15 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
+#include <linux/keyctl.h>
 #include <linux/magic.h>
 
 #include "drainer.h"
@@ -373,12 +376,63 @@ void on_signal(struct drain *d)
 	case SIGINT:
 	case SIGTERM:
 	case SIGHUP:
+		/* A -u command is in a session of its own, away from them. */
+		if (d->opt.user_name && d->child > 0)
+			kill(d->child, (int)d->siginfo.ssi_signo);
 		request_stop(d);
 		break;
 	case SIGUSR1:
 		snapshot(d);
 		break;
 	}
+}
+
+/*
+ * -u USER, in the held child (the drainer is root, parse_options() made
+ * sure): USER's supplementary groups, group and uid, and nothing of root's
+ * that the command could use against it or the drainer.
+ */
+static int become_user(const struct options *opt)
+{
+	struct __user_cap_header_struct cap_hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct caps[2];
+
+	/*
+	 * A session of its own: root's controlling terminal is not its to
+	 * type into (TIOCSTI) or take the foreground of; the drainer passes
+	 * it SIGINT, SIGTERM and SIGHUP.
+	 */
+	if (setsid() < 0 || initgroups(opt->user_name, opt->user_gid) ||
+	    setgid(opt->user_gid) || setuid(opt->user_uid))
+		goto fail;
+	/* No capability kept (a securebit set by whoever started us). */
+	if (opt->user_uid) {
+		if (syscall(SYS_capget, &cap_hdr, caps))
+			goto fail;
+		if (caps[0].permitted || caps[1].permitted) {
+			fprintf(stderr, "fxtrace-drain: -u %s: capabilities kept after setuid(); not running the command\n",
+				opt->user_name);
+			return -1;
+		}
+	}
+	/* Root's session keyring is not its to read. */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&
+	    errno != ENOSYS)
+		goto fail;
+	if (setenv("HOME", opt->user_home, 1) ||
+	    setenv("USER", opt->user_name, 1) ||
+	    setenv("LOGNAME", opt->user_name, 1))
+		goto fail;
+	if (access(FXTRACE_DEVICE, R_OK | W_OK))
+		fprintf(stderr, "fxtrace-drain: -u %s: %s: %s: its libfxtrace events are not recorded (Documentation/install.rst, the fxtrace group)\n",
+			opt->user_name, FXTRACE_DEVICE, strerror(errno));
+	return 0;
+fail:
+	fprintf(stderr, "fxtrace-drain: -u %s: %s\n", opt->user_name,
+		strerror(errno));
+	return -1;
 }
 
 /*
@@ -418,14 +472,8 @@ static pid_t spawn_held(const struct options *opt, const sigset_t *oldmask,
 	 */
 	base = strrchr(argv[0], '/');
 	prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
-	/* --user: the command is that user's, not root's. */
-	if (opt->user_name &&
-	    (initgroups(opt->user_name, opt->user_gid) ||
-	     setgid(opt->user_gid) || setuid(opt->user_uid))) {
-		fprintf(stderr, "fxtrace-drain: -u %s: %s\n", opt->user_name,
-			strerror(errno));
+	if (opt->user_name && become_user(opt))
 		_exit(127);
-	}
 	if (read(gate[0], &go, 1) != 1)
 		_exit(127);
 	execvp(argv[0], argv);
@@ -627,6 +675,7 @@ int main(int argc, char **argv)
 		close(d->sig_fd);
 	free(d->opt.config_strings[0]);
 	free(d->opt.user_name);
+	free(d->opt.user_home);
 	free(d->opt.config_strings[1]);
 	free(d);
 	return ret ? 1 : exit_status(status);

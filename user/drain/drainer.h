@@ -85,7 +85,7 @@ struct options {
 	 * --user: COMMAND runs as this user (initgroups(), setgid(),
 	 * setuid() in the child); user_name NULL: as the drainer.
 	 */
-	char *user_name;
+	char *user_name, *user_home;
 	uid_t user_uid;
 	gid_t user_gid;
 	char *config_strings[2];	/* values read from -C, owned */

@@ -53,8 +53,9 @@ static void usage(FILE *f)
 		"                         [default: every process]\n"
 		"  -o, --output=OUT       output file [default: fxtrace.fxt]\n"
 		"  -u, --user=USER        run COMMAND as USER (a name or a uid in the\n"
-		"                         password database): its uid, group and\n"
-		"                         supplementary groups [default: the drainer's]\n"
+		"                         password database; root only): its uid, groups,\n"
+		"                         HOME, USER and LOGNAME, in a session of its own\n"
+		"                         [default: the drainer's]\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"
 		"                         acknowledged save, and say how long saves waited\n"
@@ -115,26 +116,36 @@ static int parse_pid(struct options *opt, const char *s)
 	return 0;
 }
 
-/* USER, a name or a uid, as the password database has it. */
+/*
+ * USER, a name or else a uid, as the password database has it.  Only root
+ * becomes another user: a drainer with capabilities and another uid would
+ * pass them on (setuid() clears them only when leaving uid 0).
+ */
 static int parse_user(struct options *opt, const char *s)
 {
 	struct passwd *pw;
 	char *end;
 	unsigned long uid;
 
+	if (getuid() || geteuid()) {
+		fprintf(stderr, "fxtrace-drain: -u needs root (uid 0): only root runs COMMAND as another user\n");
+		return -EINVAL;
+	}
+	pw = getpwnam(s);
 	errno = 0;
 	uid = strtoul(s, &end, 10);
-	if (*s >= '0' && *s <= '9' && !*end && !errno && uid < (uid_t)-1)
+	if (!pw && *s >= '0' && *s <= '9' && !*end && !errno &&
+	    uid < (uid_t)-1)
 		pw = getpwuid((uid_t)uid);
-	else
-		pw = getpwnam(s);
 	if (!pw) {
 		fprintf(stderr, "fxtrace-drain: unknown user '%s'\n", s);
 		return -EINVAL;
 	}
 	free(opt->user_name);
+	free(opt->user_home);
 	opt->user_name = strdup(pw->pw_name);
-	if (!opt->user_name)
+	opt->user_home = strdup(pw->pw_dir);
+	if (!opt->user_name || !opt->user_home)
 		return -ENOMEM;
 	opt->user_uid = pw->pw_uid;
 	opt->user_gid = pw->pw_gid;

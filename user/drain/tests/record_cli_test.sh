@@ -108,9 +108,17 @@ usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -b 12K -- tr
 usage_error "fxtrace-drain: -B '18K': $limits" "$bin/fxtrace-drain" -B 18K -- true
 usage_error "fxtrace-drain: -b '512M': $limits" "$bin/fxtrace-drain" -b 512M -- true
 usage_error "fxtrace record: -u runs COMMAND as USER: no command given" "$fake/fxtrace" record -u nobody -a
-usage_error "fxtrace-drain: unknown user 'fxtrace-no-such-user'" "$bin/fxtrace-drain" -u fxtrace-no-such-user -- true
-usage_error "fxtrace-drain: unknown user '4294967294'" "$bin/fxtrace-drain" -u 4294967294 -- true
-usage_error "fxtrace-drain: -u needs a COMMAND" "$bin/fxtrace-drain" -u nobody
+if ((EUID == 0)); then
+	usage_error "fxtrace-drain: unknown user 'fxtrace-no-such-user'" "$bin/fxtrace-drain" -u fxtrace-no-such-user -- true
+	usage_error "fxtrace-drain: unknown user '4294967294'" "$bin/fxtrace-drain" -u 4294967294 -- true
+	usage_error "fxtrace-drain: -u needs a COMMAND" "$bin/fxtrace-drain" -u nobody
+	# Not root, with capabilities or not: no -u (setuid() would leave them).
+	if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+		usage_error "fxtrace-drain: -u needs root (uid 0): only root runs COMMAND as another user" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+setuid,+setgid \
+			--ambient-caps=+setuid,+setgid "$bin/fxtrace-drain" -u nobody -- true
+	fi
+fi
 usage_error "fxtrace-probe: -p needs a process id, not 'kprobe:f'" "$bin/fxtrace-probe" -o "$out/p.fxt" -p kprobe:f -- true
 usage_error "fxtrace-probe: bogus:f: unknown probe kind 'bogus' (kprobe, kretprobe, uprobe, uretprobe, usdt, tracepoint)" \
 	"$bin/fxtrace-probe" -o "$out/p.fxt" -P bogus:f -- true

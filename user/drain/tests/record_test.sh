@@ -45,16 +45,51 @@ chmod 755 "$userdir"
 cp "$progs/producer" "$userdir/producer"
 # shellcheck disable=SC2016 # expanded by the command's shell, as nobody
 "$bin/fxtrace" record -q -u nobody -e task -c app -B 64K -o "$out/user.fxt" -- \
-	/bin/sh -c 'echo "ids $(id -u) $(id -g) $(id -G)"; exec "$0" 1 1000 100' \
+	/bin/sh -c 'echo "ids $(id -u) $(id -g) $(id -G)"; echo "env $HOME $USER $LOGNAME"
+		echo "session $(cut -d" " -f6 /proc/self/stat) $$"
+		grep -E "^Cap(Prm|Eff|Amb):" /proc/self/status; exec "$0" 1 1000 100' \
 	"$userdir/producer" >"$out/user.producer" 2>"$out/user.stderr"
 result $? "record -u nobody: exit 0"
-sed 's/^/# /' "$out/user.stderr"
+sed 's/^/# /' "$out/user.stderr" "$out/user.producer"
 want="ids $(id -u nobody) $(id -g nobody) $(id -G nobody)"
 grep -qx "$want" "$out/user.producer"
 result $? "record -u nobody: the command runs with nobody's uid, group and groups only ($want)"
+want="env $(getent passwd nobody | cut -d: -f6) nobody nobody"
+grep -qx "$want" "$out/user.producer"
+result $? "record -u nobody: HOME, USER and LOGNAME are nobody's ($want)"
+awk '$1 == "session" { found = 1; exit !($2 == $3) } END { exit !found }' "$out/user.producer"
+result $? "record -u nobody: the command leads a session of its own (no root terminal)"
+[[ $(grep -cE '^Cap(Prm|Eff|Amb):[[:space:]]+0+$' "$out/user.producer") == 3 ]]
+result $? "record -u nobody: no capability permitted, effective or ambient"
 check_strict "$out/user.fxt" user
 exact user 1 1000
 rm -rf "$userdir"
+# In a session of its own the command is away from the terminal's
+# signals: the drainer passes SIGINT on to it (and stops, as always).
+"$bin/fxtrace" record -q -u nobody -e none -c none -o "$out/user-int.fxt" -- sleep 61 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+# sleep61: the pid of a running `sleep 61`, if any.
+sleep61() {
+	local f
+	for f in /proc/[0-9]*/cmdline; do
+		[[ $(tr '\0' ' ' <"$f" 2>/dev/null) == "sleep 61 " ]] || continue
+		f=${f%/cmdline}
+		echo "${f#/proc/}"
+		return 0
+	done
+	return 1
+}
+for _ in $(seq 50); do
+	sleep61 >/dev/null || break
+	sleep 0.1
+done
+left=$(sleep61)
+[[ -z $left ]]
+result $? "record -u nobody: SIGINT to record reaches the command too"
+[[ -z $left ]] || kill "$left"
 
 # ---- fxtrace record -p PID, stopped with SIGINT ----------------------------
 "$progs/producer" 1 1000000 10 >/dev/null &
