@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/fxt.h>
@@ -92,8 +93,9 @@ static int recover_spool(const char *path, const char *output, int flags)
 		}
 	}
 	if (!ret && k < 0)
-		fprintf(stderr, "fxtrace recover: %s: no buffer at offset %zu; the rest is left out\n",
-			path, offset);
+		fprintf(stderr, "fxtrace recover: %s: %s at offset %zu; the rest is left out\n",
+			path, k == -EINVAL ? "no buffer" : strerror(-k),
+			offset);
 	if (out >= 0 && close(out) && !ret)
 		ret = -errno;
 	fxtctl_spool_close(&sp);
@@ -125,6 +127,7 @@ int cmd_recover(int argc, char **argv)
 	};
 	const char *path, *output = NULL;
 	struct fxtrace_flush f;
+	struct stat st;
 	int opt, fd, ret;
 
 	optind = 1;
@@ -144,7 +147,13 @@ int cmd_recover(int argc, char **argv)
 		return fxtrace_usage_error("recover", argc == optind ?
 					   "no FILE given" : "one FILE only");
 	path = argv[optind];
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at the name (its owner's) must not hang us. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		fprintf(stderr, "fxtrace recover: %s: not a regular file\n", path);
+		close(fd);
+		return 1;
+	}
 	if (fd >= 0 && is_spool(fd)) {
 		char spool_output[4096];
 		size_t n = strlen(path);

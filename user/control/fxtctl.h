@@ -140,6 +140,7 @@ struct fxtctl_spool {
 	size_t region_size;
 };
 
+/* 0, or -errno (-EINVAL: path is not a regular file). */
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path);
 void fxtctl_spool_close(struct fxtctl_spool *sp);
 /*

@@ -28,11 +28,12 @@ int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
 	int err;
 
 	memset(sp, 0, sizeof(*sp));
-	sp->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at the name must not hang the reader. */
+	sp->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (sp->fd < 0)
 		return -errno;
-	if (fstat(sp->fd, &st)) {
-		err = -errno;
+	err = fstat(sp->fd, &st) ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+	if (err) {
 		close(sp->fd);
 		sp->fd = -1;
 		return err;

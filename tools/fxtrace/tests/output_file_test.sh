@@ -97,6 +97,16 @@ sed 's/^/# /' "$tmp/cmd.out"
 ((rc == 1)) && grep -q "not a regular file" "$tmp/cmd.out"
 result $? "recover FIFO.spool: a FIFO is refused at once (exit $rc)"
 
+# A FIFO as recover's input (a spool's owner can put one at its name):
+# refused at once, not waited on.
+rm -f "$tmp/in.spool"
+mkfifo "$tmp/in.spool"
+timeout 10 "$fxtrace" recover "$tmp/in.spool" >"$tmp/cmd.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/cmd.out"
+((rc == 1)) && grep -q "in.spool: not a regular file" "$tmp/cmd.out"
+result $? "recover FIFO: refused at once (exit $rc)"
+
 # Fresh outputs: private.
 rm -f "$tmp/new.fxt"
 "$fxtrace" recover -o "$tmp/new.fxt" "$spool" >/dev/null &&

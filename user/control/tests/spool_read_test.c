@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -312,6 +313,18 @@ int main(void)
 	close(out);
 	unlink(out_path);
 	close(fd);
+	unlink(path);
+
+	/*
+	 * A FIFO at the spool's name (its owner can put one there): refused
+	 * at once.  Before, the open waited for a writer.
+	 */
+	result(!mkfifo(path, 0600), "a FIFO at the name");
+	alarm(10);
+	ret = fxtctl_spool_open(&sp, path);
+	alarm(0);
+	result(ret == -EINVAL && sp.fd == -1, "open: -EINVAL, not a wait (%d)",
+	       ret);
 	unlink(path);
 	printf("1..%d\n", tests);
 	return failed;
