@@ -438,7 +438,8 @@ static void initialize(void)
 
 		if (fxtctl_parse_size(size, MAX_BUFFER_SIZE, &v) ||
 		    v < MIN_BUFFER_SIZE) {
-			warn("FXTRACE_BUFFER_SIZE=%s: 16K to 1G; not tracing", size);
+			warn("FXTRACE_BUFFER_SIZE=%s: 16K to 1024M (K and M suffixes); not tracing",
+			     size);
 			return;
 		}
 		/* Whole pages: a spool region's parts then fill it exactly. */
