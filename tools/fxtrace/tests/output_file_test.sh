@@ -172,7 +172,7 @@ for what in "recover -o OUT" "export -o OUT" "report --html=OUT" "libfxtrace FXT
 	result $? "$what, OUT another user's file: refused with the reason, the file unchanged"
 done
 # A FIFO of another user's where export -o (which takes a FIFO it is
-# named) writes: refused once opened, its reader gets nothing.
+# named) writes: refused, its reader gets nothing.
 rm -f "$tmp/fifo-planted"
 mkfifo -m 666 "$tmp/fifo-planted"
 chown 65534:65534 "$tmp/fifo-planted"
@@ -180,6 +180,9 @@ timeout 10 cat "$tmp/fifo-planted" >"$tmp/fifo-read" &
 reader=$!
 timeout 10 "$fxtrace" export -o "$tmp/fifo-planted" "$trace" >"$tmp/cmd.out" 2>&1
 rc=$?
+# The reader waits for a writer export did not open: an empty one ends it.
+# shellcheck disable=SC2016 # the inner bash expands $1
+timeout 5 bash -c ': >"$1"' _ "$tmp/fifo-planted"
 wait $reader
 sed 's/^/# /' "$tmp/cmd.out"
 ((rc == 1)) && [[ ! -s $tmp/fifo-read ]] &&
