@@ -143,11 +143,19 @@ u64 fxt_user_share(u64 total)
 	return max_t(u64, 1, div_u64(total * min(user_share_percent, 100U), 100));
 }
 
+/* Whose task buffers count against what the owner's Starts need. */
+static bool fxt_other_user(const struct fxt_session *s,
+			   const struct fxt_user *u)
+{
+	return u && !uid_eq(u->uid, s->owner);
+}
+
 /*
  * Charge a buffer to the session and, for task buffers, to its user
  * (acct_lock held).  The owner of the session is bound by the session's
  * limits only; any other user by its share of them: of the task buffers,
  * and of the memory the CPU buffers leave, which task buffers share.
+ * Together, other users leave room for the kernel buffer of a Start.
  */
 static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 {
@@ -159,13 +167,18 @@ static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 	if (u) {
 		if (s->task_buffers >= s->max_task_buffers)
 			return -ENOSPC;
-		if (!uid_eq(u->uid, s->owner) &&
+		if (fxt_other_user(s, u) &&
 		    (u->task_buffers + 1 > fxt_user_share(s->max_task_buffers) ||
 		     u->memory + size > fxt_user_share(s->task_memory)))
 			return -EDQUOT;
+		if (fxt_other_user(s, u) &&
+		    s->others_memory + size + FXT_NAMES_RESERVE > s->task_memory)
+			return -ENOSPC;
 		u->task_buffers++;
 		u->memory += size;
 		s->task_buffers++;
+		if (fxt_other_user(s, u))
+			s->others_memory += size;
 	}
 	s->memory_used += size;
 	return 0;
@@ -180,6 +193,8 @@ static void fxt_uncharge(struct fxt_session *s, struct fxt_buffer *buf)
 		u->task_buffers--;
 		u->memory -= buf->area_size;
 		s->task_buffers--;
+		if (fxt_other_user(s, u))
+			s->others_memory -= buf->area_size;
 	}
 	s->memory_used -= buf->area_size;
 	spin_unlock(&s->acct_lock);

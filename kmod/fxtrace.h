@@ -89,6 +89,13 @@ struct fxt_buffer {
 #define FXT_PACKET_BATCH	64
 #define FXT_KPROBES_MAX		32
 #define FXT_NAMES_ROOM		(256 << 10)	/* kernel:task names, bytes */
+/*
+ * The smallest kernel buffer a Start makes (its data: a page of prefix
+ * and the room), with its two pages: memory other users' task buffers
+ * leave free, so that they cannot keep a Start from having one.
+ */
+#define FXT_NAMES_MIN_DATA	(PAGE_SIZE + FXT_NAMES_ROOM)
+#define FXT_NAMES_RESERVE	(2 * FXTRACE_BUFFER_PAGE_SIZE + FXT_NAMES_MIN_DATA)
 #define FXT_NAMES_USERS		64
 
 /* What one user's tasks have written of a Start's names room. */
@@ -117,6 +124,7 @@ struct fxt_session {
 	u64 memory_limit;
 	u64 task_memory;		/* memory_limit less the CPU buffers */
 	u64 memory_used;
+	u64 others_memory;		/* task buffers of other users than owner */
 	u32 max_task_buffers;
 	u32 task_buffers;		/* not freed yet (acct_lock) */
 	spinlock_t acct_lock;

@@ -332,6 +332,14 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 	size = PAGE_ALIGN(PAGE_SIZE + (tasks + slack) * per_task) +
 	       FXT_NAMES_ROOM;
 	buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_KERNEL, size, size, NULL);
+	/*
+	 * Other users' buffers leave the smallest one room: it takes the
+	 * names it can, and counts the others dropped.
+	 */
+	if (IS_ERR(buf) && PTR_ERR(buf) == -ENOSPC)
+		buf = fxt_buffer_alloc(s, FXTRACE_BUFFER_KERNEL,
+				       FXT_NAMES_MIN_DATA, FXT_NAMES_MIN_DATA,
+				       NULL);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	buf->hdr->start_seq = start_seq;

@@ -844,6 +844,48 @@ TEST_F(hs, cross_uid_fairness)
 }
 
 /*
+ * Other users' task buffers, filling their shares before a Start (four
+ * users of 25 %, or one with subordinate uids), took the memory a Start's
+ * kernel buffer needs: every Start then failed with ENOSPC.  Together
+ * they now leave room for it.
+ */
+TEST_F(hs, others_leave_room_for_start)
+{
+	static const uid_t users[] = { NOBODY, NOGROUP, 65532, 65531 };
+	__u64 cpu_bytes, before;
+	struct fxtrace_session_info si;
+	int i, n, err, held = 0;
+
+	self->cfg.max_task_buffers = 64;
+	self->cfg.cpu_buffer_size = 16 * DATA_SIZE;
+	cpu_bytes = (__u64)self->ncpus * (2 * PG + 16 * DATA_SIZE);
+	self->cfg.memory_limit = cpu_bytes + 8 * AREA_SIZE;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_GE(4 * pct(8 * AREA_SIZE), 8 * AREA_SIZE);
+	for (i = 0; i < 4; i++) {
+		n = attach_as(users[i], 64, &err);
+		ASSERT_LE(0, n) TH_LOG("uid %u", users[i]);
+		ASSERT_GE(pct(8 * AREA_SIZE) / AREA_SIZE, n);
+		/* Its share, or the room the others leave for a Start. */
+		ASSERT_TRUE(err == EDQUOT || err == ENOSPC)
+			TH_LOG("uid %u: %s", users[i], strerror(err));
+		held += n;
+	}
+	ASSERT_LT(held, 8);
+	ASSERT_LT(0, held);
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	before = si.memory_used;
+	ASSERT_EQ(cpu_bytes + (__u64)held * AREA_SIZE, before);
+
+	/* The owner's Start gets its kernel buffer, within the limit. */
+	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL))
+		TH_LOG("START: %s", strerror(errno));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_LT(before, si.memory_used);
+	ASSERT_GE(self->cfg.memory_limit, si.memory_used);
+}
+
+/*
  * A user's subordinate uids share its category slots: slots have no other
  * bound, and each uid of a user namespace had a share of its own (16 of
  * them took the whole table).
