@@ -5,8 +5,9 @@
  * fastpass.c) under ASan and UBSan (user/reader/fuzz/run.sh).  The input,
  * cut at the word nearest its middle, is the saved halves of wraps 0 and
  * 1, then whole the durable additions output_rest() drains at Stop, of a
- * task buffer (pid 100, tid 101), of a CPU buffer and of a kernel buffer
- * in turn: diff_input() of output_harness.c, as output_test runs it.
+ * task buffer (pid 100, tid 101), then of a CPU buffer and of a kernel
+ * buffer each beside such a task buffer with the same bytes: diff_input()
+ * of output_harness.c, as output_test runs it.
  * Each input aborts on what the drainer must never do, whatever a
  * producer writes (Documentation/drain.rst, "What a producer cannot do"):
  *

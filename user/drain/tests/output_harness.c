@@ -322,60 +322,73 @@ int diff_input(const void *half0, size_t len0, const void *half1,
 	const size_t lens[2] = { len0, len1 };
 	size_t rolling = round_up8(len0 > len1 ? len0 : len1), n;
 	struct attribution attribution;
-	struct fake f[2], task[2];
+	struct fake f[2][2];
 	__u64 prelude[64];
 	struct chunk c;
-	unsigned int k, s, i;
+	unsigned int k, s, i, j, buffers;
 	char label[300];
 
 	diff_totals.inputs++;
 	n = diff_prelude(prelude);
 	for (k = 0; k < N_WORDS(kinds); k++) {
+		/*
+		 * Beside a CPU or kernel buffer, a task buffer of TID with
+		 * the same bytes, drained in turn with it: their slice
+		 * events of TID move its stack, and the file switches
+		 * between their providers.
+		 */
+		buffers = kinds[k] == FXTRACE_BUFFER_TASK ? 1 : 2;
 		sides_start();
 		for (s = 0; s < 2; s++) {
-			fake_new(&f[s], 7, kinds[k], PID, TID,
-				 8 * n + round_up8(durable_len) + 4096,
-				 rolling ? rolling : 8, "diff");
-			/*
-			 * Beside a CPU or kernel buffer, a task buffer of
-			 * TID: their slice events of TID move its stack.
-			 */
-			if (kinds[k] != FXTRACE_BUFFER_TASK) {
-				fake_new(&task[s], 6, FXTRACE_BUFFER_TASK, PID,
-					 TID, 4096, 8, NULL);
-				if (!output_buffer(&sides[s].o, &task[s].b))
+			for (j = 0; j < buffers; j++) {
+				fake_new(&f[s][j], 7 - j,
+					 j ? FXTRACE_BUFFER_TASK : kinds[k],
+					 PID, TID,
+					 8 * n + round_up8(durable_len) + 4096,
+					 rolling ? rolling : 8, "diff");
+				if (!output_buffer(&sides[s].o, &f[s][j].b))
 					exit(1);
+				put_words(&f[s][j], prelude, n);
 			}
-			put_words(&f[s], prelude, n);
 			for (i = 0; i < 2; i++) {
-				struct fxtctl_span half = {
-					.ptr = f[s].data +
-					       f[s].hdr->durable_size +
-					       i * f[s].hdr->rolling_size,
-					.len = lens[i],
-					.wrap = i,
-				};
+				for (j = 0; j < buffers; j++) {
+					struct fake *fk = &f[s][j];
+					struct fxtctl_span half = {
+						.ptr = fk->data +
+						       fk->hdr->durable_size +
+						       i * fk->hdr->rolling_size,
+						.len = lens[i],
+						.wrap = i,
+					};
 
-				memcpy((unsigned char *)half.ptr, halves[i],
-				       lens[i]);
-				if (output_half(&sides[s].o, &f[s].b, &half, &c))
+					memcpy((unsigned char *)half.ptr,
+					       halves[i], lens[i]);
+					if (output_half(&sides[s].o, &fk->b,
+							&half, &c))
+						exit(1);
+					side_add(&sides[s], &c);
+				}
+			}
+			for (j = 0; j < buffers; j++) {
+				put_durable(&f[s][j], durable, durable_len);
+				if (output_rest(&sides[s].o, &f[s][j].b, &c))
 					exit(1);
 				side_add(&sides[s], &c);
 			}
-			put_durable(&f[s], durable, durable_len);
-			if (output_rest(&sides[s].o, &f[s].b, &c))
-				exit(1);
-			side_add(&sides[s], &c);
-			if (output_drops(&sides[s].o,
-					 output_find(&sides[s].o, 7), &c))
-				exit(1);
-			side_add(&sides[s], &c);
+			for (j = 0; j < buffers; j++) {
+				if (output_drops(&sides[s].o,
+						 output_find(&sides[s].o,
+							     7 - j), &c))
+					exit(1);
+				side_add(&sides[s], &c);
+			}
 		}
 		snprintf(label, sizeof(label), "%s (%s buffer)", what,
 			 kinds[k] == FXTRACE_BUFFER_TASK ? "task" :
 			 kinds[k] == FXTRACE_BUFFER_CPU ? "cpu" : "kernel");
-		if (sides_same(7, label))
-			return 1;
+		for (j = 0; j < buffers; j++)
+			if (sides_same(7 - j, label))
+				return 1;
 		/*
 		 * The file passes the strict check, its flows too.  The
 		 * generated scheduling records are not in time order, which
@@ -395,11 +408,9 @@ int diff_input(const void *half0, size_t len0, const void *half1,
 		diff_totals.refused += output_find(&sides[0].o, 7)->invalid;
 		diff_totals.flows_refused +=
 			output_find(&sides[0].o, 7)->refused[REFUSED_FLOW];
-		for (s = 0; s < 2; s++) {
-			fake_free(&f[s]);
-			if (kinds[k] != FXTRACE_BUFFER_TASK)
-				fake_free(&task[s]);
-		}
+		for (s = 0; s < 2; s++)
+			for (j = 0; j < buffers; j++)
+				fake_free(&f[s][j]);
 	}
 	return 0;
 }

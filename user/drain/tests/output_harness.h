@@ -72,9 +72,11 @@ extern struct diff_totals diff_totals;
 
 /*
  * The fast pass against the full decoder (output.full_decode): the same
- * bytes through a task, a CPU and a kernel buffer, each time through two
- * outputs, as the saved halves of wraps 0 (half0) and 1 (half1), then as
- * durable additions drained by output_rest(), then the drops counter.
+ * bytes through a task, a CPU and a kernel buffer (the last two beside a
+ * task buffer of the same thread holding them too, drained in turn), each
+ * time through two outputs, as the saved halves of wraps 0 (half0) and 1
+ * (half1), then as durable additions drained by output_rest(), then the
+ * drops counters.
  * The two files must be the same byte for byte, and so must every count;
  * the file passes the strict check, and a task buffer's records in it name
  * its producer's process and thread only.  Returns 0, or 1 after saying
