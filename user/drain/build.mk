@@ -35,12 +35,14 @@ $(B)/test/drain/count_ticks: $(B)/obj/user/drain/tests/count_ticks.o \
 
 # The data path on the host, buffers laid out in memory (no module).
 $(B)/test/drain/output_test: $(B)/obj/user/drain/tests/output_test.o \
+		$(B)/obj/user/drain/tests/output_harness.o \
 		$(B)/obj/user/drain/output.o $(B)/obj/user/drain/fastpass.o \
 		$(B)/obj/user/reader/tests/vectors.o \
 		$(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
 	$(link)
 
-$(B)/obj/user/drain/tests/output_test.o: CFLAGS_USER += -Iuser/drain -Iuser/reader/tests
+$(B)/obj/user/drain/tests/output_test.o \
+$(B)/obj/user/drain/tests/output_harness.o: CFLAGS_USER += -Iuser/drain -Iuser/reader/tests
 
 UNIT_TESTS += $(B)/test/drain/output_test
 # The output is left alone until Initialize succeeds (a stand-in device).

@@ -8,6 +8,9 @@
  * the strict check (`fxtrace check --strict`: no error, no warning) inside
  * the session window the drainer declares.
  *
+ * `output_test --diff FILE...`: each file as a half, both ways;
+ * `output_test --write-inputs DIR`: the first generated halves as files.
+ *
  * `output_test --bench N`: N honest instants (indexed thread, category,
  * name and argument name, one int64 argument) through output_rest(), for
  * instruction counts per record under `valgrind --tool=callgrind`.
@@ -18,52 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "drain.h"
 #include "flush_mark.h"
+#include "output_harness.h"
 #include "vectors.h"
-
-#define PID	100
-#define TID	101
-#define SECOND	1000000000ULL
-#define START	(1000 * SECOND)		/* the session clock at Start */
-
-/* A buffer in memory, as the kernel maps it to the drainer. */
-struct fake {
-	unsigned char *mem;
-	struct fxtctl_buffer b;
-	struct fxtrace_buffer_header *hdr;
-	struct fxtrace_buffer_control *ctl;
-	unsigned char *data;
-	size_t durable;			/* bytes written in the durable part */
-};
-
-/* The trace being built: the magic chunk, then every chunk in order. */
-struct file {
-	unsigned char *bytes;
-	size_t len, cap;
-};
 
 static struct output out;
 static struct file file;
-
-static void file_add(const struct chunk *c)
-{
-	if (!c->len)
-		return;
-	if (c->offset != file.len) {
-		printf("# chunk at %#llx, file ends at %#zx\n",
-		       (unsigned long long)c->offset, file.len);
-		exit(1);
-	}
-	if (file.len + c->len > file.cap) {
-		file.cap = 2 * (file.len + c->len);
-		file.bytes = realloc(file.bytes, file.cap);
-		if (!file.bytes)
-			exit(1);
-	}
-	memcpy(file.bytes + file.len, c->data, c->len);
-	file.len += c->len;
-}
 
 /* A fresh output and file, the session clock at START. */
 static void start(void)
@@ -77,67 +40,8 @@ static void start(void)
 	file.len = 0;
 	if (output_magic(&out, &c))
 		exit(1);
-	file_add(&c);
+	file_add(&file, &c);
 	chunk_free(&c);
-}
-
-static void put_words(struct fake *f, const __u64 *w, size_t n)
-{
-	memcpy(f->data + f->durable, w, 8 * n);
-	f->durable += 8 * n;
-	if (f->b.kind == FXTRACE_BUFFER_TASK)
-		f->ctl->durable_committed = f->durable;
-	else
-		f->hdr->durable_committed = f->durable;
-}
-
-/*
- * A buffer as ATTACH (task) or Initialize makes it: the kernel's
- * provider info and init records at the start of the durable part.  comm
- * NULL: a header without the comm field.
- */
-static void fake_new(struct fake *f, __u32 id, __u32 kind, __u32 pid,
-		     __u32 tid, size_t durable_size, size_t rolling_size,
-		     const char *comm)
-{
-	size_t size = 8192 + durable_size + 2 * rolling_size;
-	__u64 w[40];
-	__u32 n;
-
-	f->mem = calloc(1, size);
-	if (!f->mem)
-		exit(1);
-	f->hdr = (void *)f->mem;
-	f->ctl = (void *)(f->mem + 4096);
-	f->data = f->mem + 8192;
-	f->hdr->magic = FXTRACE_BUFFER_MAGIC;
-	f->hdr->header_size = offsetof(struct fxtrace_buffer_header, flags) + 4;
-	if (comm) {
-		memcpy(f->mem + f->hdr->header_size, comm, strlen(comm) + 1);
-		f->hdr->header_size += 16;
-	}
-	f->hdr->id = id;
-	f->hdr->kind = kind;
-	f->hdr->cpu = ~0U;
-	f->hdr->pid = pid;
-	f->hdr->tid = tid;
-	f->hdr->data_offset = 8192;
-	f->hdr->durable_size = durable_size;
-	f->hdr->rolling_size = rolling_size;
-	f->b = (struct fxtctl_buffer){ .id = id, .kind = kind, .hdr = f->hdr,
-				       .ctl = f->ctl, .data = f->data,
-				       .map_size = size };
-	f->durable = 0;
-	/* The kernel's name; a producer overwrites it to look like another. */
-	n = fxt_write_provider_info(w, id, "honest 42", 9);
-	n += fxt_write_init(w + n, SECOND);
-	put_words(f, w, n);
-	f->hdr->durable_reserved = f->durable;
-}
-
-static void fake_free(struct fake *f)
-{
-	free(f->mem);
 }
 
 /* A saved half holding n words w, into the file. */
@@ -154,7 +58,7 @@ static void drain_half(struct fake *f, __u64 wrap, const __u64 *w, size_t n)
 	memcpy((unsigned char *)half.ptr, w, half.len);
 	if (output_half(&out, &f->b, &half, &c))
 		exit(1);
-	file_add(&c);
+	file_add(&file, &c);
 	chunk_free(&c);
 }
 
@@ -166,12 +70,12 @@ static struct drain_buffer *drain_rest(struct fake *f)
 
 	if (output_rest(&out, &f->b, &c))
 		exit(1);
-	file_add(&c);
+	file_add(&file, &c);
 	chunk_free(&c);
 	db = output_find(&out, f->b.id);
 	if (output_drops(&out, db, &c))
 		exit(1);
-	file_add(&c);
+	file_add(&file, &c);
 	chunk_free(&c);
 	return db;
 }
@@ -249,289 +153,17 @@ static int count_record(void *ctx, const struct fxt_record *rec)
 	return 0;
 }
 
-/* Errors and warnings of a file but one rule's (FXT_RULE_COUNT: none). */
-struct problems {
-	struct diags d;
-	enum fxt_rule_id tolerated;
-	unsigned int count;
-};
-
-static void collect_problem(void *ctx, const struct fxt_diag *diag)
-{
-	struct problems *p = ctx;
-
-	if (diag->rule == p->tolerated ||
-	    (diag->severity != FXT_ERROR && diag->severity != FXT_WARNING))
-		return;
-	p->count++;
-	collect_diag(&p->d, diag);
-}
-
-/*
- * File f of output o passes `fxtrace check --strict` with the drainer's
- * window: no error, no warning but of rule tolerated (FXT_RULE_COUNT:
- * none); *w counts what it holds.
- */
-static int check_output_but(const struct output *o, const struct file *f,
-			    enum fxt_rule_id tolerated, struct walk *w)
-{
-	static struct problems p;
-	uint64_t lo, hi;
-	struct fxt_reader *r;
-	int ret;
-
-	memset(&p, 0, sizeof(p));
-	p.tolerated = tolerated;
-	memset(w, 0, sizeof(*w));
-	r = fxt_reader_new(collect_problem, &p);
-	ASSERT_TRUE(r);
-	output_window_ns(o, &lo, &hi);
-	fxt_reader_set_session_window(r, (int64_t)lo, (int64_t)hi);
-	ret = fxt_reader_read_buffer(r, f->bytes, f->len, count_record, w);
-	ASSERT_EQ(0, ret);
-	if (p.count)
-		printf("# %s", p.d.text);
-	ASSERT_EQ(0, p.count);
-	fxt_reader_free(r);
-	return 0;
-}
-
-static int check_output(const struct output *o, const struct file *f,
-			struct walk *w)
-{
-	return check_output_but(o, f, FXT_RULE_COUNT, w);
-}
-
+/* The file passes the strict check; *w counts what it holds. */
 static int check_file(struct walk *w)
 {
-	return check_output(&out, &file, w);
+	memset(w, 0, sizeof(*w));
+	return check_output_but(&out, &file, FXT_RULE_COUNT, count_record, w);
 }
 
-/* ---- the fast pass against the full decoder ------------------------------ */
-
-/*
- * The same input through two outputs, one with the fast pass and one with
- * every record through the full decoder (output.full_decode): the files
- * must be the same byte for byte, and so must every count.
- */
-struct side {
-	struct output o;
-	struct file f;
-};
-
-static struct side sides[2];	/* [0] fast pass, [1] full decoder */
-static uint64_t diff_inputs, diff_records, diff_refused, diff_flows_refused;
-
-static void side_add(struct side *s, struct chunk *c)
+/* input as both saved halves and as durable additions: diff_input(). */
+static int diff_same(const void *input, size_t len, const char *what)
 {
-	if (c->len && c->offset != s->f.len) {
-		printf("# chunk at %#llx, file ends at %#zx\n",
-		       (unsigned long long)c->offset, s->f.len);
-		exit(1);
-	}
-	if (s->f.len + c->len > s->f.cap) {
-		s->f.cap = 2 * (s->f.len + c->len);
-		s->f.bytes = realloc(s->f.bytes, s->f.cap);
-		if (!s->f.bytes)
-			exit(1);
-	}
-	if (c->len)
-		memcpy(s->f.bytes + s->f.len, c->data, c->len);
-	s->f.len += c->len;
-	chunk_free(c);
-}
-
-static void sides_start(void)
-{
-	struct chunk c;
-	unsigned int i;
-
-	for (i = 0; i < 2; i++) {
-		output_free(&sides[i].o);
-		output_init(&sides[i].o, SECOND, START);
-		sides[i].o.full_decode = i == 1;
-		output_set_now(&sides[i].o, START + 10 * SECOND);
-		sides[i].f.len = 0;
-		if (output_magic(&sides[i].o, &c))
-			exit(1);
-		side_add(&sides[i], &c);
-	}
-}
-
-/*
- * Everything the drainer keeps about a buffer and the session, compared:
- * the full decoder's side is the expected one, the fast pass's observed.
- */
-static int sides_same(uint32_t id, const char *what)
-{
-	const struct drain_buffer *a = output_find(&sides[0].o, id);
-	const struct drain_buffer *b = output_find(&sides[1].o, id);
-	const struct output *oa = &sides[0].o, *ob = &sides[1].o;
-	const struct file *fa = &sides[0].f, *fb = &sides[1].f;
-	const struct thread_slices *ta, *tb;
-	char *ra = NULL, *rb = NULL;
-	size_t la = 0, lb = 0;
-	FILE *sa, *sb;
-	bool same;
-
-	ASSERT_TRUE(a);
-	ASSERT_TRUE(b);
-	sa = open_memstream(&ra, &la);
-	ASSERT_TRUE(sa);
-	sb = open_memstream(&rb, &lb);
-	ASSERT_TRUE(sb);
-	output_report_lost(&sides[0].o, sa);
-	output_report_lost(&sides[1].o, sb);
-	fclose(sa);
-	fclose(sb);
-	same = EXPECT_EQ(fb->len, fa->len);
-	same &= EXPECT_MEM(fb->bytes, fa->bytes,
-			   fa->len < fb->len ? fa->len : fb->len);
-	same &= EXPECT_STRN(rb, ra, la);	/* the lost-events reports */
-	free(ra);
-	free(rb);
-	same &= EXPECT_EQ(b->records, a->records);
-	same &= EXPECT_EQ(b->bytes, a->bytes);
-	same &= EXPECT_EQ(b->invalid, a->invalid);
-	same &= EXPECT_EQ(b->repaired, a->repaired);
-	same &= EXPECT_EQ(b->dropped, a->dropped);
-	same &= EXPECT_EQ(b->last_ts, a->last_ts);
-	same &= EXPECT_EQ(b->durable_done, a->durable_done);
-	same &= EXPECT_EQ(b->durable_broken, a->durable_broken);
-	same &= EXPECT_EQ(b->next_wrap, a->next_wrap);
-	same &= EXPECT_MEM(b->refused, a->refused, sizeof(a->refused));
-	same &= EXPECT_EQ(ob->asyncs.count, oa->asyncs.count);
-	same &= EXPECT_EQ(ob->flows.count, oa->flows.count);
-	same &= EXPECT_EQ(ob->threads.count, oa->threads.count);
-	ta = fxt_map_get(&oa->threads, TID, 0);
-	tb = fxt_map_get(&ob->threads, TID, 0);
-	same &= EXPECT_EQ(!tb, !ta);
-	if (ta && tb) {
-		same &= EXPECT_EQ(tb->slices.depth, ta->slices.depth);
-		same &= EXPECT_EQ(tb->slices.scoped_open,
-				  ta->slices.scoped_open);
-		same &= EXPECT_EQ(tb->slices.scoped_end, ta->slices.scoped_end);
-	}
-	same &= EXPECT_EQ(ob->pids.count, oa->pids.count);
-	same &= EXPECT_EQ(ob->offset, oa->offset);
-	if (!same)
-		FAIL("%s: the fast pass (observed) differs from the full decoder (expected)",
-		     what);
-	return 0;
-}
-
-/*
- * What the durable part of every buffer in the differential runs starts
- * with: strings the generator's refs use (the names the decoder looks
- * for among them) and threads, the producer's own (1) and another's (2).
- */
-static const char *const diff_strings[] = {
-	NULL, "app", "frame", "incoming_weight", "outgoing_weight", "weight",
-	"process", "fxtrace", "lost events", "no buffer", "\xc3\xa9t\xc3\xa9",
-};
-#define DIFF_STRINGS	((__u16)N_WORDS(diff_strings))
-
-static size_t diff_prelude(__u64 *w)
-{
-	size_t n = 0;
-	__u16 i;
-
-	for (i = 1; i < DIFF_STRINGS; i++)
-		n += fxt_write_string(w + n, i, diff_strings[i],
-				      (__u32)strlen(diff_strings[i]));
-	n += fxt_write_thread(w + n, 1, PID, TID);
-	n += fxt_write_thread(w + n, 2, PID, TID + 1);
-	return n;
-}
-
-/*
- * input (len bytes) through buffers of each kind, both sides: as a saved
- * half, the same half again (with what the first defined), and as
- * durable additions drained by output_rest(), then the drops counter.
- */
-static int diff_input(const void *input, size_t len, const char *what)
-{
-	static const __u32 kinds[] = { FXTRACE_BUFFER_TASK, FXTRACE_BUFFER_CPU,
-				       FXTRACE_BUFFER_KERNEL };
-	size_t rolling = (len + 7) & ~(size_t)7, i, n;
-	struct walk walk;
-	struct fake f[2], task[2];
-	__u64 prelude[64];
-	struct chunk c;
-	unsigned int k, s;
-	char label[300];
-
-	diff_inputs++;
-	n = diff_prelude(prelude);
-	for (k = 0; k < N_WORDS(kinds); k++) {
-		sides_start();
-		for (s = 0; s < 2; s++) {
-			struct fxtctl_span half = { .len = len };
-
-			fake_new(&f[s], 7, kinds[k], PID, TID,
-				 8 * n + rolling + 4096, rolling ? rolling : 8,
-				 "diff");
-			/*
-			 * Beside a CPU or kernel buffer, a task buffer of
-			 * TID: their slice events of TID move its stack.
-			 */
-			if (kinds[k] != FXTRACE_BUFFER_TASK) {
-				fake_new(&task[s], 6, FXTRACE_BUFFER_TASK, PID,
-					 TID, 4096, 8, NULL);
-				if (!output_buffer(&sides[s].o, &task[s].b))
-					exit(1);
-			}
-			put_words(&f[s], prelude, n);
-			half.ptr = f[s].data + f[s].hdr->durable_size;
-			memcpy((unsigned char *)half.ptr, input, len);
-			for (i = 0; i < 2; i++) {
-				half.wrap = i;
-				if (output_half(&sides[s].o, &f[s].b, &half, &c))
-					exit(1);
-				side_add(&sides[s], &c);
-			}
-			/* The input again, as durable additions. */
-			memcpy(f[s].data + f[s].durable, input, len);
-			f[s].durable += len;
-			if (kinds[k] == FXTRACE_BUFFER_TASK)
-				f[s].ctl->durable_committed = f[s].durable;
-			else
-				f[s].hdr->durable_committed = f[s].durable;
-			if (output_rest(&sides[s].o, &f[s].b, &c))
-				exit(1);
-			side_add(&sides[s], &c);
-			if (output_drops(&sides[s].o,
-					 output_find(&sides[s].o, 7), &c))
-				exit(1);
-			side_add(&sides[s], &c);
-		}
-		snprintf(label, sizeof(label), "%s (%s buffer)", what,
-			 kinds[k] == FXTRACE_BUFFER_TASK ? "task" :
-			 kinds[k] == FXTRACE_BUFFER_CPU ? "cpu" : "kernel");
-		if (sides_same(7, label))
-			return 1;
-		/*
-		 * The file passes the strict check, its flows too.  The
-		 * generated scheduling records are not in time order, which
-		 * the drainer leaves as the kernel wrote it: sched-order may
-		 * warn in CPU and kernel buffers, and only it.
-		 */
-		if (check_output_but(&sides[0].o, &sides[0].f,
-				     kinds[k] == FXTRACE_BUFFER_TASK ?
-				     FXT_RULE_COUNT : FXT_RULE_SCHED_ORDER,
-				     &walk))
-			FAIL("%s: the file fails the strict check", label);
-		diff_records += output_find(&sides[0].o, 7)->records;
-		diff_refused += output_find(&sides[0].o, 7)->invalid;
-		diff_flows_refused +=
-			output_find(&sides[0].o, 7)->refused[REFUSED_FLOW];
-		for (s = 0; s < 2; s++) {
-			fake_free(&f[s]);
-			if (kinds[k] != FXTRACE_BUFFER_TASK)
-				fake_free(&task[s]);
-		}
-	}
-	return 0;
+	return diff_input(input, len, input, len, input, len, what);
 }
 
 /* ---- inputs for the differential runs ------------------------------------- */
@@ -891,47 +523,82 @@ static void mutate(struct words *b)
 }
 
 /*
- * Generated halves: honest records of every kind with mistakes a
- * producer makes, then the same mutated; a few cut inside a record.
+ * The next generated half, input i of the sequence, into bytes: honest
+ * records of every kind with mistakes a producer makes, every third
+ * mutated, a few cut inside a record.  Returns its length.
  */
+static size_t gen_input(unsigned int i, unsigned char *bytes)
+{
+	static struct words b;
+	unsigned int r, records;
+	size_t len;
+
+	b.n = 0;
+	records = 1 + pick(60);
+	for (r = 0; r < records && b.n < N_WORDS(b.w) - 128; r++) {
+		size_t at = b.n;
+
+		gen_record(&b);
+		if (!pick(3))
+			gen_repeats(&b, at, 1 + pick(6));
+	}
+	if (i % 3 == 1)
+		mutate(&b);
+	words_to_le(b.w, b.n, bytes);
+	len = 8 * b.n;
+	if (i % 17 == 5 && len)
+		len -= 1 + pick(12);
+	return len;
+}
+
+/* The generated halves, both ways. */
 static int test_fast_generated(void)
 {
 	unsigned char bytes[sizeof(((struct words *)0)->w)];
-	static struct words b;
 	char what[64];
-	unsigned int i, r, records;
+	unsigned int i;
 	size_t len;
 
-	diff_inputs = diff_records = diff_refused = diff_flows_refused = 0;
+	memset(&diff_totals, 0, sizeof(diff_totals));
 	for (i = 0; i < 3000; i++) {
-		b.n = 0;
-		records = 1 + pick(60);
-		for (r = 0; r < records && b.n < N_WORDS(b.w) - 128; r++) {
-			size_t at = b.n;
-
-			gen_record(&b);
-			if (!pick(3))
-				gen_repeats(&b, at, 1 + pick(6));
-		}
-		if (i % 3 == 1)
-			mutate(&b);
-		words_to_le(b.w, b.n, bytes);
-		len = 8 * b.n;
-		if (i % 17 == 5 && len)
-			len -= 1 + pick(12);
+		len = gen_input(i, bytes);
 		snprintf(what, sizeof(what), "generated input %u", i);
-		if (diff_input(bytes, len, what))
+		if (diff_same(bytes, len, what))
 			return 1;
 	}
 	printf("# %llu inputs, %llu records written, %llu refused (%llu flows): the same\n",
-	       (unsigned long long)diff_inputs,
-	       (unsigned long long)diff_records,
-	       (unsigned long long)diff_refused,
-	       (unsigned long long)diff_flows_refused);
+	       (unsigned long long)diff_totals.inputs,
+	       (unsigned long long)diff_totals.records,
+	       (unsigned long long)diff_totals.refused,
+	       (unsigned long long)diff_totals.flows_refused);
 	/* The inputs exercise both sides of every judgement. */
-	EXPECT_CMP(diff_records, >, 10000);
-	EXPECT_CMP(diff_refused, >, 10000);
-	EXPECT_CMP(diff_flows_refused, >, 1000);
+	EXPECT_CMP(diff_totals.records, >, 10000);
+	EXPECT_CMP(diff_totals.refused, >, 10000);
+	EXPECT_CMP(diff_totals.flows_refused, >, 1000);
+	return 0;
+}
+
+/*
+ * `output_test --write-inputs DIR`: the first generated inputs as files
+ * DIR/generated-N, the seeds of fuzz_output (user/reader/fuzz/run.sh).
+ */
+static int write_inputs(const char *dir)
+{
+	unsigned char bytes[sizeof(((struct words *)0)->w)];
+	char path[512];
+	unsigned int i;
+	size_t len;
+	FILE *f;
+
+	for (i = 0; i < 300; i++) {
+		len = gen_input(i, bytes);
+		snprintf(path, sizeof(path), "%s/generated-%u", dir, i);
+		f = fopen(path, "wb");
+		if (!f || fwrite(bytes, 1, len, f) != len || fclose(f)) {
+			fprintf(stderr, "output_test: cannot write %s\n", path);
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -952,13 +619,13 @@ static int test_fast_garbage(void)
 				       (uint64_t)(1 + pick(8)) << 4;
 		}
 		words_to_le(w, n, bytes);
-		if (diff_input(bytes, 8 * n, "garbage"))
+		if (diff_same(bytes, 8 * n, "garbage"))
 			return 1;
 	}
 	return 0;
 }
 
-/* A file's bytes through diff_input(); 0 also when it cannot be read. */
+/* A file's bytes through diff_same(); 0 also when it cannot be read. */
 static int diff_file(const char *path, bool *read)
 {
 	unsigned char *bytes = NULL;
@@ -977,7 +644,7 @@ static int diff_file(const char *path, bool *read)
 		*read = bytes && len == (size_t)size;
 	}
 	fclose(f);
-	ret = *read ? diff_input(bytes, len, path) : 0;
+	ret = *read ? diff_same(bytes, len, path) : 0;
 	free(bytes);
 	return ret;
 }
@@ -1011,7 +678,7 @@ static int test_fast_corpora(void)
 
 	for (i = 0; i < N_WORDS(vectors); i++) {
 		words_to_le(vectors[i].w, vectors[i].n, bytes);
-		if (diff_input(bytes, 8 * vectors[i].n, "vector"))
+		if (diff_same(bytes, 8 * vectors[i].n, "vector"))
 			return 1;
 	}
 	d = opendir(dir);
@@ -1836,7 +1503,7 @@ static int test_fast_copy_race(void)
 	for (i = 0; i < halves; i++) {
 		half.wrap = 2 * i;
 		ASSERT_EQ(0, output_half(&out, &f.b, &half, &c));
-		file_add(&c);
+		file_add(&file, &c);
 		chunk_free(&c);
 	}
 	__atomic_store_n(&fl.stop, 1, __ATOMIC_RELAXED);
@@ -1920,9 +1587,12 @@ int main(int argc, char **argv)
 		return bench((size_t)atol(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "--diff"))
 		return diff_files(argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "--write-inputs"))
+		return write_inputs(argv[2]);
 	ret = tap_run(tests, N_WORDS(tests));
 
 	output_free(&out);
 	free(file.bytes);
+	diff_free();
 	return ret;
 }

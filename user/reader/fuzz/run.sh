@@ -2,35 +2,43 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # user/reader/fuzz/run.sh [SECONDS]: fuzz under ASan and UBSan (and
-# LeakSanitizer) for SECONDS in all (default 60), half each:
+# LeakSanitizer) for SECONDS in all (default 60), a third each:
 #
 # - build/fuzz/fuzz_reader: the FXT decoder and the fxtrace printers, seeded
 #   with the test corpus (corpus_test --write);
 # - build/fuzz/fuzz_spool (user/control/fuzz/fuzz_spool.c): a spool as
 #   `fxtrace recover` reads it, seeded with the spools of libfxtrace programs
 #   killed while tracing (output_prog and pipeline, built with make if
-#   missing) and cut and corrupted copies of them.
+#   missing) and cut and corrupted copies of them;
+# - build/fuzz/fuzz_output (user/drain/fuzz/fuzz_output.c): a producer's
+#   buffer through fxtrace-drain's output path, seeded with the test corpus
+#   and output_test's generated halves (output_test --write-inputs, built
+#   with make if missing).
 #
-# Both are built with clang -fsanitize=fuzzer,address,undefined; what they
-# find is kept in build/fuzz/corpus/ and build/fuzz/spool-corpus/ for the
-# next run.  Exits non-zero on any crash, leak, sanitizer report or timeout
-# of either (the input is saved as build/fuzz/crash-*, leak-*, timeout-*,
-# or build/fuzz/spool-crash-*, etc.).  Reproduce one with:
-# build/fuzz/fuzz_reader FILE, or build/fuzz/fuzz_spool FILE.
+# All are built with clang -fsanitize=fuzzer,address,undefined; what they
+# find is kept in build/fuzz/corpus/, build/fuzz/spool-corpus/ and
+# build/fuzz/output-corpus/ for the next run.  Exits non-zero on any crash,
+# leak, sanitizer report or timeout of any (the input is saved as
+# build/fuzz/crash-*, leak-*, timeout-*, build/fuzz/spool-crash-*, etc.,
+# or build/fuzz/output-crash-*, etc.).  Reproduce one with:
+# build/fuzz/fuzz_reader FILE, build/fuzz/fuzz_spool FILE, or
+# build/fuzz/fuzz_output FILE.
 
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
 seconds=${1:-60}
 out=build/fuzz
-mkdir -p "$out/corpus" "$out/spool-corpus"
-# Half each, and at least a second: -max_total_time=0 would not stop.
-reader_seconds=$((seconds / 2 > 0 ? seconds / 2 : 1))
-spool_seconds=$((seconds - reader_seconds > 0 ? seconds - reader_seconds : 1))
+mkdir -p "$out/corpus" "$out/spool-corpus" "$out/output-corpus"
+# A third each, and at least a second: -max_total_time=0 would not stop.
+reader_seconds=$((seconds / 3 > 0 ? seconds / 3 : 1))
+spool_seconds=$reader_seconds
+output_seconds=$((seconds - 2 * reader_seconds > 0 ?
+	seconds - 2 * reader_seconds : 1))
 
 cflags=(-std=gnu11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 	-D_GNU_SOURCE -Iuapi -Iuser/include -Iuser/reader -Itools/fxtrace -Iuser/drain
-	-Iuser/control)
+	-Iuser/control -Iuser/drain/tests -Iuser/reader/tests)
 # shellcheck disable=SC2054 # the commas are inside one clang option
 sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 library=(user/reader/fxt_decode.c user/reader/fxt_reader.c user/reader/fxt_map.c)
@@ -40,20 +48,33 @@ printers=(tools/fxtrace/dump.c tools/fxtrace/stats.c tools/fxtrace/export.c
 	  tools/fxtrace/common.c tools/fxtrace/usage.c user/control/size.c
 	  user/control/output_file.c)
 control=(user/control/spool.c user/control/write.c user/control/fxtctl.c)
+drain=(user/drain/output.c user/drain/fastpass.c user/drain/tests/output_harness.c
+       user/reader/tests/vectors.c user/control/fxtctl.c)
 
-echo "fuzz: building $out/fuzz_reader and $out/fuzz_spool" >&2
+echo "fuzz: building $out/fuzz_reader, $out/fuzz_spool and $out/fuzz_output" >&2
 clang "${cflags[@]}" "${sanitize[@]}" -fsanitize=fuzzer \
 	user/reader/fuzz/fuzz_reader.c "${library[@]}" "${printers[@]}" \
 	-o "$out/fuzz_reader"
 clang "${cflags[@]}" "${sanitize[@]}" -fsanitize=fuzzer \
 	user/control/fuzz/fuzz_spool.c "${control[@]}" "${library[@]}" \
 	-o "$out/fuzz_spool"
+clang "${cflags[@]}" "${sanitize[@]}" -fsanitize=fuzzer \
+	user/drain/fuzz/fuzz_output.c "${drain[@]}" "${library[@]}" \
+	-o "$out/fuzz_output"
 # The reader's seeds: every input of the corpus test (itself run under the
 # sanitizers).
 clang "${cflags[@]}" "${sanitize[@]}" user/reader/tests/corpus_test.c \
 	user/reader/tests/vectors.c "${library[@]}" -o "$out/corpus_test"
 rm -rf "$out/seeds"
 "$out/corpus_test" --write "$out/seeds"
+
+# The drainer's seeds: the reader's, and halves as producers write them.
+make -s build/test/drain/output_test
+output_seeds=$out/output-seeds
+rm -rf "$output_seeds"
+mkdir -p "$output_seeds"
+cp "$out/seeds"/* "$output_seeds/"
+build/test/drain/output_test --write-inputs "$output_seeds"
 
 # The spool's seeds: real spools, then cut and corrupted copies.
 make -s build/test/lib/output_prog build/bin/pipeline
@@ -153,15 +174,20 @@ run() {
 echo "fuzz: running for ${seconds}s: fuzz_reader ${reader_seconds}s," \
 	"$(ls "$out/seeds" | wc -l) seeds, $(ls "$out/corpus" | wc -l) inputs kept;" \
 	"fuzz_spool ${spool_seconds}s, $(ls "$spool_seeds" | wc -l) seeds," \
-	"$(ls "$out/spool-corpus" | wc -l) inputs kept" >&2
+	"$(ls "$out/spool-corpus" | wc -l) inputs kept;" \
+	"fuzz_output ${output_seconds}s, $(ls "$output_seeds" | wc -l) seeds," \
+	"$(ls "$out/output-corpus" | wc -l) inputs kept" >&2
 failed=0
 run fuzz_reader "$reader_seconds" -max_len=65536 -artifact_prefix="$out/" \
 	"$out/corpus" "$out/seeds" || failed=1
 run fuzz_spool "$spool_seconds" -max_len=131072 -artifact_prefix="$out/spool-" \
 	"$out/spool-corpus" "$spool_seeds" || failed=1
+run fuzz_output "$output_seconds" -max_len=65536 \
+	-artifact_prefix="$out/output-" "$out/output-corpus" "$output_seeds" ||
+	failed=1
 if ((failed)); then
 	echo "fuzz: FAILED; the input is in $out/ (crash-*, leak-*, timeout-*," \
-		"spool-crash-*, ...)" >&2
+		"spool-crash-*, output-crash-*, ...)" >&2
 	exit 1
 fi
 echo "fuzz: no crash in ${seconds}s" >&2
