@@ -724,7 +724,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	u32 id = off >> FXTRACE_MMAP_ID_SHIFT;
 	struct fxt_buffer *buf;
 	unsigned long npages;
-	int ret;
+	int first, ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
@@ -736,29 +736,38 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	mutex_lock(&fxt_lock);
 	buf = fxt_session ? fxt_buffer_find(fxt_session, id) : NULL;
 	if (!buf) {
-		ret = -ENOENT;
-		goto out;
+		mutex_unlock(&fxt_lock);
+		return -ENOENT;
 	}
-	ret = fxt_mmap_check(file, vma, buf, part);
-	if (ret < 0)
-		goto out;
+	first = fxt_mmap_check(file, vma, buf, part);
+	if (first >= 0)
+		kref_get(&buf->ref);
+	mutex_unlock(&fxt_lock);
+	if (first < 0)
+		return first;
+
+	/*
+	 * Not under fxt_lock: the page tables are charged to the caller's
+	 * memory cgroup, which may throttle it for seconds (memory.high),
+	 * and everyone else's ioctls and mmaps would wait.  The reference
+	 * keeps the pages.
+	 */
 	npages = vma_pages(vma);
 	fxt_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	ret = vm_insert_pages(vma, vma->vm_start, buf->pages + ret, &npages);
+	ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first, &npages);
 	if (ret) {
 		/* No vm_ops yet: the pages inserted go with the VMA. */
 		if (part == FXTRACE_MMAP_PRODUCER)
 			clear_bit(FXT_BUF_MAPPED, &buf->flags);
-		goto out;
+		fxt_buffer_put(buf);
+		return ret;
 	}
-	kref_get(&buf->ref);
 	vma->vm_private_data = buf;
 	vma->vm_ops = &fxt_buffer_vm_ops;
+	/* Read by fxt_vm_close() only, under this mm's mmap_lock too. */
 	if (part == FXTRACE_MMAP_PRODUCER)
 		buf->producer_vma = vma;
-out:
-	mutex_unlock(&fxt_lock);
-	return ret;
+	return 0;
 }
 
 /* ---- controller ioctls ------------------------------------------------- */

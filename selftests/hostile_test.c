@@ -647,6 +647,83 @@ TEST_F(hs, throttled_attach_stalls_nobody)
 	cg_remove(root, cg);
 }
 
+/*
+ * The page tables of a mapping are charged to the mapper's memory cgroup,
+ * which throttles a task over memory.high for up to 2 s inside the
+ * charge.  The module made them under its lock: a producer over its
+ * memory.high stalled every controller and producer call for that long,
+ * at each mmap() of a large buffer.
+ */
+TEST_F(hs, throttled_mmap_stalls_nobody)
+{
+	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
+	double waited, longest = 0, mapping = 0;
+	struct fxtrace_session_info si;
+	struct timespec t0, t1;
+	int go[2], done[2], status, ret;
+	pid_t pid;
+	char c;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	ret = cg_make(root, "fxt-slow-map", cg, sizeof(cg));
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2");
+	ASSERT_EQ(0, ret) TH_LOG("cgroup: %s", strerror(-ret));
+	/* 128 pages of page tables and more: the charge throttles inside. */
+	self->cfg.task_buffer_size = FXTRACE_BUFFER_SIZE_MAX;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(done));
+	pid = fork();
+	if (pid == 0) {
+		struct fxtrace_attach a;
+		struct timespec t;
+		void *m;
+
+		if (read(go[0], &c, 1) != 1 || attach(self->fd, &a))
+			_exit(1);
+		if (write(done[1], "a", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		m = map_part(self->fd, a.buffer_id, FXTRACE_MMAP_PRODUCER,
+			     a.producer_size, PROT_READ | PROT_WRITE);
+		mapping = seconds_since(&t);
+		if (m == MAP_FAILED)
+			_exit(3);
+		_exit(write(done[1], &mapping, sizeof(mapping)) ==
+		      sizeof(mapping) ? 0 : 4);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	/* Attached: its 256 MiB are the cgroup's; now far over its high. */
+	ASSERT_EQ(1, read(done[0], &c, 1));
+	ASSERT_EQ(0, cg_write(cg, "memory.high", "1048576"));
+	ASSERT_EQ(1, write(go[1], "m", 1));
+
+	/* While it maps: a controller's call never waits for it. */
+	ASSERT_EQ(0, fcntl(done[0], F_SETFL, O_NONBLOCK));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (read(done[0], &mapping, sizeof(mapping)) != sizeof(mapping) &&
+	       seconds_since(&t0) < 30) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ASSERT_EQ(0, session_info(self->fd, &si));
+		waited = seconds_since(&t1);
+		if (waited > longest)
+			longest = waited;
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child failed at step %d",
+						 WEXITSTATUS(status));
+	TH_LOG("mmap() over memory.high: %.3f s; the longest SESSION_INFO meanwhile: %.3f s",
+	       mapping, longest);
+	/* Throttled, or the test shows nothing. */
+	ASSERT_LE(1.0, mapping);
+	ASSERT_GT(0.5, longest);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	cg_remove(root, cg);
+}
+
 /* A producer mapping does not move, shrink, grow or duplicate. */
 TEST_F(hs, mremap_producer_refused)
 {
