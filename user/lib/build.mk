@@ -83,10 +83,20 @@ $(B)/test/lib/cxx_events_clang: $(B)/obj/user/lib/tests/cxx_events_clang.o \
 	$(Q)clang++ -o $@ $(filter %.o %.a,$^) -lpthread
 $(B)/test/lib/c_events: $(B)/obj/user/lib/tests/c_events.o $(B)/lib/libfxtrace.a
 	$(link)
+# The same as ISO C11 (-std=c11): without GNU extensions the preprocessor
+# keeps the comma before an empty ##__VA_ARGS__ in more places.
+$(B)/obj/user/lib/tests/c_events_c11.o: user/lib/tests/c_events.c \
+		user/include/fxtrace/trace.h user/lib/tests/events_body.h
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS_USER) -std=c11 -c -o $@ $<
+$(B)/test/lib/c_events_c11: $(B)/obj/user/lib/tests/c_events_c11.o \
+		$(B)/lib/libfxtrace.a
+	$(link)
 UNIT_TESTS += $(B)/test/lib/cxx_same_test user/lib/tests/cxx_header_test.sh
 $(B)/test/lib/cxx_same_test: $(B)/obj/user/lib/tests/cxx_same_test.o \
 		$(B)/lib/libfxtread.a | $(B)/test/lib/c_events \
-		$(B)/test/lib/cxx_events_gcc $(B)/test/lib/cxx_events_clang
+		$(B)/test/lib/c_events_c11 $(B)/test/lib/cxx_events_gcc \
+		$(B)/test/lib/cxx_events_clang
 	$(link)
 
 # With the module (guest): the same scopes under `fxtrace record`.

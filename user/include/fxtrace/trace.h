@@ -650,13 +650,18 @@ private:
 
 #else /* C */
 
-/* The number of arguments (0..15), for fxt_wN. */
-#define FXT_COUNT_(...) FXT_COUNT2_(0, ##__VA_ARGS__, 15, 14, 13, 12, 11, 10, \
-				    9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+/*
+ * The number of arguments (0..15), for fxt_wN.  FXT_COUNT_ has a named
+ * parameter: with only "...", -std=c99/c11/c17 keep the comma before
+ * ##__VA_ARGS__ when it is empty (GNU modes drop it), and count 1.
+ */
+#define FXT_COUNT_(z, ...) FXT_COUNT2_(z, ##__VA_ARGS__, 15, 14, 13, 12, 11, \
+				       10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define FXT_COUNT2_(z, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, N, ...) N
 #define FXT_WRITE_(site, type, trailing, end, ...)			\
-	FXT_CAT(fxt_w, FXT_COUNT_(__VA_ARGS__))((site), (type), (trailing),	\
-						(end), ##__VA_ARGS__)
+	FXT_CAT(fxt_w, FXT_COUNT_(0, ##__VA_ARGS__))((site), (type),	\
+						     (trailing), (end),	\
+						     ##__VA_ARGS__)
 
 #define FXT_EVENT_(cat, name, type, trailing, end, ...) do {		\
 	static struct fxtrace_site fxt_site_ = FXT_SITE_INIT(cat, name);	\

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Description: <fxtrace/trace.h> from C++ writes the same records as from
- * C.  Runs c_events and cxx_events (the same instrumented code, built as C
- * and as C++ with g++ and clang++), then compares their string and event
- * records word for word, timestamps aside, and checks what only C++ has:
- * bool, scoped enums, std::string(_view), nullptr, RAII across an
- * exception.  Prints TAP.
+ * C.  Runs c_events and cxx_events (the same instrumented code, built as
+ * C, as ISO C11 and as C++ with g++ and clang++), then compares their
+ * string and event records word for word, timestamps aside, and checks
+ * what only C++ has: bool, scoped enums, std::string(_view), nullptr, RAII
+ * across an exception.  Prints TAP.
  */
 #include <libgen.h>
 #include <stdio.h>
@@ -79,6 +79,38 @@ static int run(const char *prog, const char *out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Runs prog (named what) and compares its records with the C program's c. */
+static void same_records(const char *prog, const char *what, const char *out,
+			 const struct recs c[2])
+{
+	static const unsigned int types[] = { FXT_REC_STRING, FXT_REC_EVENT };
+	static struct recs x[2];
+	unsigned int t;
+	int i, same;
+
+	EXPECT_EQ(0, run(prog, out));
+	EXPECT_EQ(0, records(out, FXT_REC_STRING, &x[0]));
+	EXPECT_EQ(0, records(out, FXT_REC_EVENT, &x[1]));
+	tap_result("%s writes a trace", what);
+	for (t = 0; t < 2; t++) {
+		for (i = 0, same = 0; i < c[t].n && i < x[t].n; i++, same++)
+			if (c[t].nwords[i] != x[t].nwords[i] ||
+			    memcmp(c[t].words[i], x[t].words[i],
+				   c[t].nwords[i] * 8))
+				break;
+		EXPECT_EQ(c[t].n, same);
+		tap_result("%s: the C program's %d %s records, word "
+			   "for word (first difference at %d)", what, c[t].n,
+			   types[t] == FXT_REC_STRING ? "string" : "event", same);
+		for (i = 0; same < c[t].n && same < x[t].n &&
+		     i < (int)c[t].nwords[same]; i++)
+			printf("#  C %016llx  %s %016llx\n",
+			       (unsigned long long)c[t].words[same][i], what,
+			       i < (int)x[t].nwords[same] ?
+			       (unsigned long long)x[t].words[same][i] : 0ULL);
+	}
+}
+
 static const struct ev *find(const struct trace *tr, const char *name)
 {
 	int i;
@@ -94,12 +126,11 @@ int main(int argc, char **argv)
 	static const char *const cxx[] = { "cxx_events_gcc", "cxx_events_clang" };
 	char self[4096], dir[4096], prog[4200], c_out[] = "/tmp/fxt-c-XXXXXX",
 	     x_out[] = "/tmp/fxt-cxx-XXXXXX";
-	static const unsigned int types[] = { FXT_REC_STRING, FXT_REC_EVENT };
-	static struct recs c[2], x[2];
+	static struct recs c[2];
 	struct trace tr;
 	const struct ev *e;
-	unsigned int k, t;
-	int i, same;
+	unsigned int k;
+	int i;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	(void)argc;
@@ -114,29 +145,11 @@ int main(int argc, char **argv)
 	EXPECT_EQ(0, records(c_out, FXT_REC_EVENT, &c[1]));
 	EXPECT_EQ(25, c[1].n);
 	tap_result("the C program writes %d strings and %d events", c[0].n, c[1].n);
+	snprintf(prog, sizeof(prog), "%s/c_events_c11", dir);
+	same_records(prog, "c_events_c11", x_out, c);
 	for (k = 0; k < 2; k++) {
 		snprintf(prog, sizeof(prog), "%s/%s", dir, cxx[k]);
-		EXPECT_EQ(0, run(prog, x_out));
-		EXPECT_EQ(0, records(x_out, FXT_REC_STRING, &x[0]));
-		EXPECT_EQ(0, records(x_out, FXT_REC_EVENT, &x[1]));
-		tap_result("%s writes a trace", cxx[k]);
-		for (t = 0; t < 2; t++) {
-			for (i = 0, same = 0; i < c[t].n && i < x[t].n; i++, same++)
-				if (c[t].nwords[i] != x[t].nwords[i] ||
-				    memcmp(c[t].words[i], x[t].words[i],
-					   c[t].nwords[i] * 8))
-					break;
-			EXPECT_EQ(c[t].n, same);
-			tap_result("%s: the C program's %d %s records, word "
-				   "for word (first difference at %d)", cxx[k], c[t].n,
-				   types[t] == FXT_REC_STRING ? "string" : "event", same);
-			for (i = 0; same < c[t].n && same < x[t].n &&
-			     i < (int)c[t].nwords[same]; i++)
-				printf("#  C %016llx  C++ %016llx\n",
-				       (unsigned long long)c[t].words[same][i],
-				       i < (int)x[t].nwords[same] ?
-				       (unsigned long long)x[t].words[same][i] : 0ULL);
-		}
+		same_records(prog, cxx[k], x_out, c);
 
 		tr = trace_read(x_out);
 		EXPECT_TRUE(tr.ok);
