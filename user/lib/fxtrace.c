@@ -64,7 +64,7 @@
 #define MIN_BUFFER_SIZE		(16 << 10)
 #define MAX_BUFFER_SIZE		FXTCTL_SPOOL_DATA_MAX	/* what recover reads */
 #define THREAD_INDEX		1	/* each buffer's own thread */
-#define ARENA_SIZE		(64 << 10)	/* copies of interned strings */
+#define ARENA_SIZE		(64 << 10)	/* a chunk of interned strings */
 #define CALIBRATION_NS		20000000ULL
 #define BACKOFF_MIN_NS		1000000ULL	/* attach retries: 1 ms .. 1 s */
 #define BACKOFF_MAX_NS		1000000000ULL
@@ -133,7 +133,7 @@ static struct {
 	const char *strings[FXT_STRING_INDEX_MAX + 1];
 	__u16 string_len[FXT_STRING_INDEX_MAX + 1];
 	unsigned int nstrings;		/* release-stored after the entry */
-	char arena[ARENA_SIZE];
+	char *arena;			/* copies of the strings, in chunks */
 	size_t arena_used;
 	__u16 category_string[MAX_CATEGORIES];
 	unsigned char category_enabled[MAX_CATEGORIES];
@@ -503,31 +503,39 @@ static int open_spool(void)
 /* ---- strings and categories (under rt.lock) ------------------------------ */
 
 /*
- * The process-wide index of s, 0 when the table or the arena is full (the
- * string then goes inline).  A caller's string (copy) and one that is not
- * valid UTF-8 are copied, made valid; literals are kept by pointer.
+ * The process-wide index of s, 0 when the table is full or no memory is
+ * left (the string then goes inline).  Every string is copied, made valid:
+ * even a literal may be gone later, with the library that held it
+ * (dlclose), while threads still define it.
  */
-static __u16 intern(const char *s, bool copy)
+static __u16 intern(const char *s)
 {
 	size_t len = strnlen(s, FXT_STRING_LEN_MAX + 4);
-	const char *keep = s;
 	unsigned int i;
 	__u32 fixed;
+	char *keep;
+	void *m;
 
 	fixed = utf8_fix(s, len, NULL);
-	if (fixed != len || copy) {
-		if (rt.arena_used + fixed > sizeof(rt.arena))
+	/* A full chunk stays: its strings are in use.  One holds any string. */
+	if (!rt.arena || rt.arena_used + fixed + 1 > ARENA_SIZE) {
+		m = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
 			return 0;
-		keep = rt.arena + rt.arena_used;
-		utf8_fix(s, len, (char *)keep);
+		rt.arena = m;
+		rt.arena_used = 0;
 	}
+	keep = rt.arena + rt.arena_used;
+	utf8_fix(s, len, keep);
+	/* Categories are matched and looked up as C strings. */
+	keep[fixed] = 0;
 	for (i = 1; i <= rt.nstrings; i++)
 		if (rt.string_len[i] == fixed && !memcmp(rt.strings[i], keep, fixed))
 			return (__u16)i;
 	if (rt.nstrings == FXT_STRING_INDEX_MAX)
 		return 0;
-	if (keep != s)
-		rt.arena_used += fixed;
+	rt.arena_used += fixed + 1;
 	rt.strings[rt.nstrings + 1] = keep;
 	rt.string_len[rt.nstrings + 1] = (__u16)fixed;
 	__atomic_store_n(&rt.nstrings, rt.nstrings + 1, __ATOMIC_RELEASE);
@@ -624,12 +632,12 @@ static void resolve_locked(struct fxtrace_site *site, unsigned int type,
 		__atomic_store_n(&site->enabled, &category_off, __ATOMIC_RELEASE);
 		return;
 	}
-	cat = intern(site->category, false);
-	name = intern(site->name, false);
+	cat = intern(site->category);
+	name = intern(site->name);
 	need = cat && name ? (cat > name ? cat : name) : UINT32_MAX;
 	words = 2 + fxt_event_trailing_words(type);
 	for (i = 0; i < nargs && i < FXT_ARGS_MAX; i++) {
-		arg_name[i] = intern(args[i].name, false);
+		arg_name[i] = intern(args[i].name);
 		if (!arg_name[i])
 			need = UINT32_MAX;
 		else if (need != UINT32_MAX && arg_name[i] > need)
@@ -678,7 +686,7 @@ bool fxt_category_enabled(const char *category)
 	if (!rt.initialized)
 		initialize();
 	if (rt.on)
-		byte = category_enable(intern(category, true));
+		byte = category_enable(intern(category));
 	unlock();
 	on = byte && *byte;
 	leave();

@@ -6,7 +6,8 @@
 # next to libfxtrace.so and link to the versioned file; the program must run
 # from it and write a well-formed trace; the library must export exactly the
 # functions and objects <fxtrace/trace.h> declares, all in the version node
-# of libfxtrace.map, each named fxt_*.  Prints TAP.  B (default build) is the build directory.
+# of libfxtrace.map, each named fxt_*; an instrumented plugin may be
+# dlclose()d.  Prints TAP.  B (default build) is the build directory.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,6 +51,59 @@ out=$("$root/${B:-build}/bin/fxtrace" dump "$tmp/t.fxt" 2>&1) || rc=$?
 events=$(grep -cE 'app:(main|tick)|"(main|tick)"' <<<"$out")
 result "$([[ $rc == 0 && $events -ge 3 ]] && echo 0 || echo 1)" \
 	"its trace has the begin, instant and end ($events records found, dump exit $rc)"
+
+# An instrumented plugin, dlopen()ed and dlclose()d: the strings of its
+# sites lived in its mapping, gone when a thread that never defined them
+# (a new thread here) writes its first event.
+cat >"$tmp/plugin.c" <<'EOF'
+#include <fxtrace/trace.h>
+
+void plugin_work(int n)
+{
+	TRACE_DURATION("plugin", "work", FXT_ARG("plugin arg", n));
+}
+EOF
+cat >"$tmp/host.c" <<'EOF'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <fxtrace/trace.h>
+
+static void *thread(void *arg)
+{
+	TRACE_INSTANT("app", "new thread", FXT_SCOPE_THREAD);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	void *h = argc > 1 ? dlopen(argv[1], RTLD_NOW) : NULL;
+	void (*work)(int);
+	pthread_t t;
+
+	if (!h)
+		return 2;
+	*(void **)&work = dlsym(h, "plugin_work");
+	work(7);
+	dlclose(h);
+	TRACE_INSTANT("app", "after dlclose", FXT_SCOPE_THREAD);
+	return pthread_create(&t, NULL, thread, NULL) || pthread_join(t, NULL);
+}
+EOF
+gcc -std=gnu11 -Wall -Wextra -Werror -fPIC -shared -I"$root/user/include" \
+	-o "$tmp/plugin.so" "$tmp/plugin.c" -L"$lib" -lfxtrace
+gcc -std=gnu11 -Wall -Wextra -Werror -I"$root/user/include" -o "$tmp/host" \
+	"$tmp/host.c" -L"$lib" -lfxtrace -ldl -lpthread
+rc=0
+out=$(LD_LIBRARY_PATH=$lib FXTRACE_OUTPUT=$tmp/p.fxt "$tmp/host" "$tmp/plugin.so" 2>&1) ||
+	rc=$?
+result "$rc" "events after a plugin's dlclose() are written${out:+: $out}"
+rc=0
+out=$("$root/${B:-build}/bin/fxtrace" dump "$tmp/p.fxt" 2>&1) || rc=$?
+got=$(grep -oE 'plugin:work plugin arg=7|app:(after dlclose|new thread)' <<<"$out" |
+	tr '\n' ',')
+result "$([[ $rc == 0 && $got == "plugin:work plugin arg=7,app:after dlclose,app:new thread," ]] &&
+	echo 0 || echo 1)" "its trace has the plugin's begin and both later instants (got: $got)"
 
 # The header's declarations: file-scope functions and extern objects, not
 # the static inline helpers.
