@@ -614,9 +614,25 @@ static unsigned int fxt_arg_type(unsigned int kind)
 }
 
 /*
- * Resolve a site: intern its strings, compute the headers the inline writer
- * uses (string arguments empty: the writer adds their words), then publish
- * need and the enable pointer.  Under rt.lock.
+ * The first step of a site's resolution, all that a check needs (and a
+ * disabled event, whose arguments are not evaluated): its category's enable
+ * byte.  Under rt.lock.
+ */
+static void resolve_enable_locked(struct fxtrace_site *site)
+{
+	if (!rt.initialized)
+		initialize();
+	if (site->enabled != &fxt_unresolved)
+		return;
+	__atomic_store_n(&site->enabled,
+			 rt.on ? category_enable(intern(site->category)) :
+				 &category_off, __ATOMIC_RELEASE);
+}
+
+/*
+ * Resolve a site for an event of its: intern its strings, compute the
+ * headers the inline writer uses (string arguments empty: the writer adds
+ * their words), then publish hdr and need.  Under rt.lock.
  */
 static void resolve_locked(struct fxtrace_site *site, unsigned int type,
 			   unsigned int nargs, const struct fxtrace_arg *args)
@@ -624,14 +640,9 @@ static void resolve_locked(struct fxtrace_site *site, unsigned int type,
 	__u16 cat, name, arg_name[FXT_ARGS_MAX];
 	__u32 words, need, i;
 
-	if (!rt.initialized)
-		initialize();
-	if (site->enabled != &fxt_unresolved)
+	resolve_enable_locked(site);
+	if (!rt.on || site->hdr)
 		return;
-	if (!rt.on) {
-		__atomic_store_n(&site->enabled, &category_off, __ATOMIC_RELEASE);
-		return;
-	}
 	cat = intern(site->category);
 	name = intern(site->name);
 	need = cat && name ? (cat > name ? cat : name) : UINT32_MAX;
@@ -649,11 +660,13 @@ static void resolve_locked(struct fxtrace_site *site, unsigned int type,
 					       args[i].kind == FXT_KIND_STRING ?
 					       FXT_STRING_REF_INLINE : 0);
 	}
-	site->hdr = fxt_event_hdr(words, type, nargs, THREAD_INDEX, cat, name);
 	site->end_hdr = fxt_event_hdr(2, FXT_EVENT_DURATION_END, 0, THREAD_INDEX,
 				      cat, name);
+	/* Never 0 (its record type is 4): 0 says "not resolved yet". */
+	__atomic_store_n(&site->hdr, fxt_event_hdr(words, type, nargs,
+						   THREAD_INDEX, cat, name),
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&site->need, need, __ATOMIC_RELEASE);
-	__atomic_store_n(&site->enabled, category_enable(cat), __ATOMIC_RELEASE);
 }
 
 /* The caller is inside the library (busy): no handler can come in here. */
@@ -670,7 +683,9 @@ bool fxt_resolve_enabled(struct fxtrace_site *site)
 {
 	if (!enter())
 		return false;	/* a handler inside the library: not now */
-	resolve(site, FXT_EVENT_INSTANT, 0, NULL);
+	lock();
+	resolve_enable_locked(site);
+	unlock();
 	leave();
 	return *site->enabled;
 }
@@ -1269,9 +1284,9 @@ static struct tbuf *emit_buffer(struct fxtrace_site *site, unsigned int type,
 {
 	struct tbuf *t = self;
 
-	if (__builtin_expect(site->enabled == &fxt_unresolved, 0)) {
+	if (__builtin_expect(!__atomic_load_n(&site->hdr, __ATOMIC_ACQUIRE), 0)) {
 		resolve(site, type, nargs, args);
-		if (!*site->enabled)
+		if (!*site->enabled || !site->hdr)
 			return NULL;
 	}
 	if (!t) {
@@ -1378,6 +1393,29 @@ emit_slow(struct tbuf *t, struct fxtrace_site *site, unsigned int type,
 	return true;
 }
 
+/* An event of a handler that interrupted this thread inside the library. */
+static void drop_nested(void)
+{
+	if (self)
+		drop(self);
+	else
+		__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
+}
+
+/* An event's first use of its site: its arguments are not evaluated yet. */
+bool fxt_resolve_event(struct fxtrace_site *site)
+{
+	if (!enter()) {
+		drop_nested();
+		return false;
+	}
+	lock();
+	resolve_enable_locked(site);
+	unlock();
+	leave();
+	return *site->enabled;
+}
+
 bool fxt_emit(struct fxtrace_site *site, unsigned int event_type,
 	      uint64_t trailing, uint64_t end_time, unsigned int nargs,
 	      const struct fxtrace_arg *args)
@@ -1386,11 +1424,7 @@ bool fxt_emit(struct fxtrace_site *site, unsigned int event_type,
 	bool written;
 
 	if (!enter()) {
-		/* A handler interrupted this thread inside the library. */
-		if (self)
-			drop(self);
-		else
-			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
+		drop_nested();
 		return false;
 	}
 	t = emit_buffer(site, event_type, nargs, args);

@@ -16,9 +16,9 @@
  * Cost: each call site owns a static struct fxtrace_site.  A disabled
  * category costs one load of the site's enable pointer and one of the byte
  * it points to, then a predictable branch; arguments are not evaluated.
- * The first event of a call site resolves it (once per site): the
- * category's enable byte, the event's header words and the string indexes
- * of its names.  After that an event is written inline into the calling
+ * The first event of a call site resolves its category's enable byte,
+ * before the arguments are evaluated; its first enabled event the event's
+ * header words and the string indexes of its names.  After that an event is written inline into the calling
  * thread's own buffer (no call, system call, lock, allocation or atomic
  * read-modify-write) whenever the thread's buffer has room and already
  * defines the site's strings; anything else goes through fxt_emit().
@@ -115,12 +115,8 @@ bool fxt_emit(struct fxtrace_site *site, unsigned int event_type,
 	      const struct fxtrace_arg *args);
 bool fxt_emit_end(struct fxtrace_site *site, uint64_t epoch);
 bool fxt_resolve_enabled(struct fxtrace_site *site);
+bool fxt_resolve_event(struct fxtrace_site *site);
 uint64_t fxt_now(void);
-
-static inline bool fxt_site_enabled(const struct fxtrace_site *site)
-{
-	return __builtin_expect(*site->enabled, 0);
-}
 
 /* A single load in the fast case: the site's enable byte. */
 static inline bool fxt_site_check(struct fxtrace_site *site)
@@ -130,6 +126,19 @@ static inline bool fxt_site_check(struct fxtrace_site *site)
 	if (__builtin_expect(!*e, 1))
 		return false;
 	return e != &fxt_unresolved || fxt_resolve_enabled(site);
+}
+
+/*
+ * An event's check: its first resolves the site's category before the
+ * arguments are evaluated, so that a disabled event never evaluates them.
+ */
+static inline bool fxt_event_check_(struct fxtrace_site *site)
+{
+	const volatile unsigned char *e = site->enabled;
+
+	if (__builtin_expect(!*e, 1))
+		return false;
+	return e != &fxt_unresolved || fxt_resolve_event(site);
 }
 
 static inline uint64_t fxt_timestamp(void)
@@ -519,19 +528,23 @@ complete(fxtrace_site *site, unsigned int type, const char *, const char *,
 	event(site, type, 0, start, a...);
 }
 
-/* TRACE_DURATION: the end is written exactly when the begin was. */
+template <typename... A>
+inline __attribute__((always_inline)) bool
+begin(fxtrace_site *site, const char *, const char *, A... a)
+{
+	return event(site, 2, 0, 0, a...);
+}
+
+/*
+ * TRACE_DURATION: the end is written exactly when the begin was.  The
+ * macro writes the begin in the constructor's argument, after its check:
+ * arguments of a disabled duration are not evaluated.
+ */
 class scope {
 public:
-	template <typename... A>
-	__attribute__((always_inline))
-	scope(fxtrace_site *site, const char *, const char *, A... a)
-		: site_(nullptr), epoch_(0)
+	__attribute__((always_inline)) scope(fxtrace_site *site, bool written)
+		: site_(written ? site : nullptr), epoch_(fxt_tls.epoch)
 	{
-		if (fxt_site_enabled(site) &&
-		    event(site, 2, 0, 0, a...)) {
-			site_ = site;
-			epoch_ = fxt_tls.epoch;
-		}
 	}
 	~scope()
 	{
@@ -610,7 +623,7 @@ private:
 	  0, 0, { 0 } }
 #define FXT_CXX_EVENT_(fn, type, ...) do {				\
 	static fxtrace_site fxt_site_ = FXT_SITE_(__VA_ARGS__);	\
-	if (fxt_site_enabled(&fxt_site_))				\
+	if (fxt_event_check_(&fxt_site_))				\
 		::fxtrace_detail::fn(&fxt_site_, (type), __VA_ARGS__);	\
 } while (0)
 
@@ -646,7 +659,9 @@ private:
 #define TRACE_DURATION(...)						\
 	static fxtrace_site FXT_UNIQ(fxt_dsite_) = FXT_SITE_(__VA_ARGS__); \
 	const ::fxtrace_detail::scope FXT_UNIQ(fxt_scope_)(		\
-		&FXT_UNIQ(fxt_dsite_), __VA_ARGS__)
+		&FXT_UNIQ(fxt_dsite_),					\
+		fxt_event_check_(&FXT_UNIQ(fxt_dsite_)) &&		\
+		::fxtrace_detail::begin(&FXT_UNIQ(fxt_dsite_), __VA_ARGS__))
 
 #else /* C */
 
@@ -665,7 +680,7 @@ private:
 
 #define FXT_EVENT_(cat, name, type, trailing, end, ...) do {		\
 	static struct fxtrace_site fxt_site_ = FXT_SITE_INIT(cat, name);	\
-	if (fxt_site_enabled(&fxt_site_))				\
+	if (fxt_event_check_(&fxt_site_))				\
 		FXT_WRITE_(&fxt_site_, type, trailing, end, ##__VA_ARGS__);	\
 } while (0)
 
@@ -725,7 +740,7 @@ static inline struct fxt_scope fxt_scope_of(struct fxtrace_site *site,
 		FXT_SITE_INIT(cat, name);				\
 	__attribute__((cleanup(fxt_scope_end), unused))			\
 	struct fxt_scope FXT_UNIQ(fxt_scope_) =				\
-		fxt_site_enabled(&FXT_UNIQ(fxt_dsite_)) ?		\
+		fxt_event_check_(&FXT_UNIQ(fxt_dsite_)) ?		\
 		fxt_scope_of(&FXT_UNIQ(fxt_dsite_),			\
 			     FXT_WRITE_(&FXT_UNIQ(fxt_dsite_),		\
 					FXT_TYPE_BEGIN, 0, 0,		\

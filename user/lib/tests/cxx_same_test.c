@@ -121,6 +121,22 @@ static const struct ev *find(const struct trace *tr, const char *name)
 	return NULL;
 }
 
+/* Disabled events, each run twice, evaluated none of their arguments. */
+static void disabled_not_evaluated(const char *path, const char *what)
+{
+	struct trace tr = trace_read(path);
+	const struct ev *e = find(&tr, "evaluations");
+
+	if (EXPECT_TRUE(e)) {
+		EXPECT_EQ(2, e->nargs);
+		EXPECT_EQ(0, e->arg_u64[1]);
+	}
+	tap_result("%s: a disabled TRACE_DURATION and TRACE_INSTANT evaluate "
+		   "no argument (evaluations: %d)", what,
+		   e ? (int)e->arg_u64[1] : -1);
+	trace_free(&tr);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const cxx[] = { "cxx_events_gcc", "cxx_events_clang" };
@@ -143,8 +159,9 @@ int main(int argc, char **argv)
 	EXPECT_EQ(0, run(prog, c_out));
 	EXPECT_EQ(0, records(c_out, FXT_REC_STRING, &c[0]));
 	EXPECT_EQ(0, records(c_out, FXT_REC_EVENT, &c[1]));
-	EXPECT_EQ(25, c[1].n);
+	EXPECT_EQ(26, c[1].n);
 	tap_result("the C program writes %d strings and %d events", c[0].n, c[1].n);
+	disabled_not_evaluated(c_out, "the C program");
 	snprintf(prog, sizeof(prog), "%s/c_events_c11", dir);
 	same_records(prog, "c_events_c11", x_out, c);
 	for (k = 0; k < 2; k++) {
@@ -175,6 +192,7 @@ int main(int argc, char **argv)
 		}
 		tap_result("%s: 7 arguments (scope, bool, enum, string, "
 			   "temporary, view, nullptr)", cxx[k]);
+		disabled_not_evaluated(x_out, cxx[k]);
 		for (i = 0; i < tr.n && strcmp(tr.ev[i].name, "throws"); i++)
 			;
 		if (EXPECT_CMP(i + 2, <, tr.n)) {

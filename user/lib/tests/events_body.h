@@ -6,6 +6,13 @@
  */
 enum color { RED = 1, GREEN = 2 };
 
+static int evaluations;
+
+static int evaluate(void)
+{
+	return ++evaluations;
+}
+
 static void scoped(int n)
 {
 	TRACE_DURATION("app", "scoped", FXT_ARG("n", n));
@@ -71,4 +78,12 @@ static void emit_all(void)
 		TRACE_DURATION("off", "disabled scope");
 		TRACE_DURATION("app", "enabled scope");
 	}
+	/* A disabled event's arguments: not evaluated, its first time either. */
+	for (i = 0; i < 2; i++) {
+		TRACE_DURATION("off", "disabled", FXT_ARG("n", evaluate()));
+		TRACE_INSTANT("off", "disabled", FXT_SCOPE_THREAD,
+			      FXT_ARG("n", evaluate()));
+	}
+	TRACE_INSTANT("app", "evaluations", FXT_SCOPE_THREAD,
+		      FXT_ARG("n", evaluations));
 }
