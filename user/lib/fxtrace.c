@@ -65,6 +65,7 @@
 #define MAX_BUFFER_SIZE		FXTCTL_SPOOL_DATA_MAX	/* what recover reads */
 #define THREAD_INDEX		1	/* each buffer's own thread */
 #define ARENA_SIZE		(64 << 10)	/* a chunk of interned strings */
+#define ARENA_CHUNKS_MAX	64	/* 4 MiB of them: then strings go inline */
 #define CALIBRATION_NS		20000000ULL
 #define BACKOFF_MIN_NS		1000000ULL	/* attach retries: 1 ms .. 1 s */
 #define BACKOFF_MAX_NS		1000000000ULL
@@ -135,6 +136,7 @@ static struct {
 	unsigned int nstrings;		/* release-stored after the entry */
 	char *arena;			/* copies of the strings, in chunks */
 	size_t arena_used;
+	unsigned int arena_chunks;
 	__u16 category_string[MAX_CATEGORIES];
 	unsigned char category_enabled[MAX_CATEGORIES];
 	const volatile unsigned char *category_byte[MAX_CATEGORIES];
@@ -503,38 +505,43 @@ static int open_spool(void)
 /* ---- strings and categories (under rt.lock) ------------------------------ */
 
 /*
- * The process-wide index of s, 0 when the table is full or no memory is
- * left (the string then goes inline).  Every string is copied, made valid:
- * even a literal may be gone later, with the library that held it
+ * The process-wide index of s, 0 when the table or the memory for copies
+ * is full (the string then goes inline).  Every string is copied, made
+ * valid: even a literal may be gone later, with the library that held it
  * (dlclose), while threads still define it.
  */
 static __u16 intern(const char *s)
 {
+	static char fixed_s[FXT_STRING_LEN_MAX + 1];	/* under rt.lock */
 	size_t len = strnlen(s, FXT_STRING_LEN_MAX + 4);
 	unsigned int i;
 	__u32 fixed;
 	char *keep;
 	void *m;
 
-	fixed = utf8_fix(s, len, NULL);
+	fixed = utf8_fix(s, len, fixed_s);
+	for (i = 1; i <= rt.nstrings; i++)
+		if (rt.string_len[i] == fixed &&
+		    !memcmp(rt.strings[i], fixed_s, fixed))
+			return (__u16)i;
+	if (rt.nstrings == FXT_STRING_INDEX_MAX)
+		return 0;
 	/* A full chunk stays: its strings are in use.  One holds any string. */
 	if (!rt.arena || rt.arena_used + fixed + 1 > ARENA_SIZE) {
+		if (rt.arena_chunks == ARENA_CHUNKS_MAX)
+			return 0;
 		m = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return 0;
 		rt.arena = m;
 		rt.arena_used = 0;
+		rt.arena_chunks++;
 	}
 	keep = rt.arena + rt.arena_used;
-	utf8_fix(s, len, keep);
+	memcpy(keep, fixed_s, fixed);
 	/* Categories are matched and looked up as C strings. */
 	keep[fixed] = 0;
-	for (i = 1; i <= rt.nstrings; i++)
-		if (rt.string_len[i] == fixed && !memcmp(rt.strings[i], keep, fixed))
-			return (__u16)i;
-	if (rt.nstrings == FXT_STRING_INDEX_MAX)
-		return 0;
 	rt.arena_used += fixed + 1;
 	rt.strings[rt.nstrings + 1] = keep;
 	rt.string_len[rt.nstrings + 1] = (__u16)fixed;

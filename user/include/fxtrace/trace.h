@@ -18,10 +18,11 @@
  * it points to, then a predictable branch; arguments are not evaluated.
  * The first event of a call site resolves its category's enable byte,
  * before the arguments are evaluated; its first enabled event the event's
- * header words and the string indexes of its names.  After that an event is written inline into the calling
- * thread's own buffer (no call, system call, lock, allocation or atomic
- * read-modify-write) whenever the thread's buffer has room and already
- * defines the site's strings; anything else goes through fxt_emit().
+ * header words and the string indexes of its names.  After that an event
+ * is written inline into the calling thread's own buffer (no call, system
+ * call, lock, allocation or atomic read-modify-write) whenever the
+ * thread's buffer has room and already defines the site's strings;
+ * anything else goes through fxt_emit().
  *
  * Every macro is async-signal-safe: an event from a signal handler that
  * interrupted its thread inside the library is dropped and counted.
@@ -543,7 +544,8 @@ begin(fxtrace_site *site, const char *, const char *, A... a)
 class scope {
 public:
 	__attribute__((always_inline)) scope(fxtrace_site *site, bool written)
-		: site_(written ? site : nullptr), epoch_(fxt_tls.epoch)
+		: site_(written ? site : nullptr),
+		  epoch_(written ? fxt_tls.epoch : 0)
 	{
 	}
 	~scope()

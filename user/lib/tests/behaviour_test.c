@@ -12,6 +12,7 @@
  * - signal: a 200 us timer whose handler emits from the first event on
  *   never deadlocks; every attempt is recorded or counted;
  * - ownership: fxt_category_enabled() does not keep the caller's string;
+ * - names: the copies of names stop at 4 MiB;
  * - flush: 300 flushes while two threads write in circular mode all
  *   decode without error;
  * - categories: FXTRACE_CATEGORIES entries are trimmed, empty and unused
@@ -214,6 +215,27 @@ static int mode_ownership(void)
 	/* A new thread's buffer defines the site's category string. */
 	pthread_create(&th, NULL, app_event, NULL);
 	pthread_join(th, NULL);
+	return 0;
+}
+
+/*
+ * 200 categories of 30,000 bytes (6 MB): their copies stop at 4 MiB (139
+ * of them at most), and names copied before are still found after.
+ */
+static int mode_names(void)
+{
+	static char name[30001];
+	int i, enabled = 0;
+
+	TRACE_INSTANT("app", "before", FXT_SCOPE_THREAD);
+	for (i = 0; i < 200; i++) {
+		memset(name, 'a' + i % 26, sizeof(name) - 1);
+		snprintf(name, 8, "%07d", i);
+		name[7] = 'x';
+		enabled += fxt_category_enabled(name);
+	}
+	printf("enabled %d\n", enabled);
+	TRACE_INSTANT("app", "before", FXT_SCOPE_THREAD);
 	return 0;
 }
 
@@ -708,6 +730,31 @@ static void test_ownership(void)
 	clean_dir();
 }
 
+static void test_names(void)
+{
+	char out[4400];
+	struct trace tr;
+	struct run r;
+	int enabled = -1;
+	const char *line;
+
+	path_in(out, sizeof(out), "names.fxt");
+	r = run_mode("names", out, NULL, 60);
+	tr = trace_read(out);
+	line = strstr(r.out, "enabled ");
+	if (line)
+		enabled = atoi(line + 8);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_TRUE(tr.ok);
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(2, tr.n);
+	EXPECT_TRUE(enabled >= 2 && enabled <= (4 << 20) / 30001);
+	tap_result("names: copies stop at 4 MiB (%d of 200 long categories kept), "
+		   "%d events", enabled, tr.n);
+	trace_free(&tr);
+	clean_dir();
+}
+
 static void test_flush(void)
 {
 	static const char *const env[] = { "FXTRACE_MODE=circular",
@@ -880,7 +927,8 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
 		{ "scopes", mode_scopes }, { "tree", mode_tree },
 		{ "leaf", mode_leaf }, { "signal", mode_signal },
-		{ "ownership", mode_ownership }, { "flush", mode_flush },
+		{ "ownership", mode_ownership }, { "names", mode_names },
+		{ "flush", mode_flush },
 		{ "categories", mode_categories }, { "utf8", mode_utf8 },
 		{ "attach", mode_attach }, { "retry", mode_retry },
 	};
@@ -903,6 +951,7 @@ int main(int argc, char **argv)
 	test_signal();
 	test_signal_oneshot();
 	test_ownership();
+	test_names();
 	test_flush();
 	test_categories();
 	test_utf8();
