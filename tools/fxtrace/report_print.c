@@ -711,7 +711,7 @@ static int report_run(struct report_options *o,
 		return ret;
 	o->path = in.path;
 	if (html) {
-		page = fxtrace_create_file("report", html);
+		page = fxtrace_create_file(&in, html);
 		if (!page) {
 			fxtrace_input_close(&in, 0);
 			return 1;
