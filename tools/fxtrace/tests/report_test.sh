@@ -199,6 +199,9 @@ done
 "$fxtrace" report --html "$tmp/no/such/dir.html" "$tmp/k1.fxt" >/dev/null 2>"$tmp/err"
 expect "--html into a missing directory exits 1 and says why" test "$?:$(cat "$tmp/err")" = \
 	"1:fxtrace report: cannot create $tmp/no/such/dir.html: No such file or directory"
+"$fxtrace" report --html /dev/full "$tmp/k1.fxt" >/dev/null 2>"$tmp/err"
+expect "--html into a full device exits 1 and blames the page, not the trace" \
+	test "$?:$(cat "$tmp/err")" = "1:fxtrace report: cannot write /dev/full: No space left on device"
 expect "report - reads stdin (as many records as dump has lines)" \
 	test "$("$fxtrace" report --format=json - <"$tmp/k1.fxt" |
 	python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["trace"], r["records"])')" = \
