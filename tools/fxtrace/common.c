@@ -182,12 +182,30 @@ static void print_errors(void *ctx, const struct fxt_diag *diag)
 		in->cmd, in->path, diag->offset, diag->rule_name, diag->message);
 }
 
-FILE *fxtrace_create_file(const char *cmd, const char *path)
+bool fxtrace_output_is_input(const char *cmd, const char *output,
+			     int input_fd, const char *input)
 {
-	/* Named by the user: a FIFO or a device will do. */
-	int fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM);
+	struct stat in, out;
+
+	if (fstat(input_fd, &in) || stat(output, &out) ||
+	    in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+		return false;
+	fprintf(stderr, "fxtrace %s: %s is the input %s: writing it would destroy it\n",
+		cmd, output, input);
+	return true;
+}
+
+FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path)
+{
+	const char *cmd = in->cmd;
+	int fd;
 	FILE *f;
 
+	/* Creating the output truncates it before the input is read. */
+	if (fxtrace_output_is_input(cmd, path, in->src.fd, in->path))
+		return NULL;
+	/* Named by the user: a FIFO or a device will do. */
+	fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM);
 	if (fd < 0) {
 		fprintf(stderr, "fxtrace %s: cannot create %s: %s%s\n", cmd,
 			path, strerror(-fd), fxtctl_output_refusal(fd));

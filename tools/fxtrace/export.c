@@ -407,7 +407,7 @@ int cmd_export(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (output && strcmp(output, "-")) {
-		out = fxtrace_create_file("export", output);
+		out = fxtrace_create_file(&in, output);
 		if (!out) {
 			fxtrace_input_close(&in, 0);
 			return 1;

@@ -168,10 +168,19 @@ struct fxtrace_input {
 };
 
 /*
- * A file the user named for cmd's output (export -o, report --html),
- * created as trace files are (output_file.h): NULL after a message.
+ * Whether output names the file open as input_fd (`export -o t.fxt t.fxt`,
+ * standard input included), said on stderr: creating it would truncate
+ * the input.
  */
-FILE *fxtrace_create_file(const char *cmd, const char *path);
+bool fxtrace_output_is_input(const char *cmd, const char *output,
+			     int input_fd, const char *input);
+
+/*
+ * A file the user named for the output of in's command (export -o, report
+ * --html), created as trace files are (output_file.h), never in's FILE:
+ * NULL after a message.
+ */
+FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path);
 
 /*
  * Take exactly one FILE from argv[optind..argc) and open it, with a reader

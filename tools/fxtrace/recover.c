@@ -154,6 +154,12 @@ int cmd_recover(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
+	/* Cut FILE in place is what leaving -o out is for. */
+	if (fd >= 0 && output &&
+	    fxtrace_output_is_input("recover", output, fd, path)) {
+		close(fd);
+		return 1;
+	}
 	if (fd >= 0 && is_spool(fd)) {
 		char spool_output[4096];
 		size_t n = strlen(path);

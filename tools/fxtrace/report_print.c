@@ -704,14 +704,15 @@ static int report_run(struct report_options *o,
 	struct fxtrace_input in;
 	struct report rp;
 	FILE *page = NULL;
-	int ret, status;
+	int ret, status, html_ret = 0;
+	bool write_failed;
 
 	ret = fxtrace_input_open(&in, "report", argc, argv, memory_limit);
 	if (ret)
 		return ret;
 	o->path = in.path;
 	if (html) {
-		page = fxtrace_create_file("report", html);
+		page = fxtrace_create_file(&in, html);
 		if (!page) {
 			fxtrace_input_close(&in, 0);
 			return 1;
@@ -728,16 +729,22 @@ static int report_run(struct report_options *o,
 			report_print_json(stdout, &rp, &rows, o);
 		else
 			report_print_text(stdout, &rp, &rows, o);
+		/* The page's failure is not the input's (ret). */
 		if (page)
-			ret = report_write_html(page, &rp, &rows, o);
+			html_ret = report_write_html(page, &rp, &rows, o);
 	}
 	report_rows_free(&rows);
 	report_free(&rp);
 	status = fxtrace_input_close(&in, ret);
-	if (page && (fflush(page) || ferror(page) | fclose(page))) {
-		fprintf(stderr, "fxtrace report: cannot write %s: %s\n", html,
-			strerror(errno));
-		status = 1;
+	if (page) {
+		write_failed = fflush(page) || ferror(page);
+		if (fclose(page))
+			write_failed = true;
+		if (write_failed || html_ret) {
+			fprintf(stderr, "fxtrace report: cannot write %s: %s\n",
+				html, strerror(write_failed ? errno : -html_ret));
+			status = 1;
+		}
 	}
 	return status;
 }

@@ -333,9 +333,14 @@ int fxtrace_option_error(const char *cmd, int opt, char **argv)
 {
 	const char *arg = argv[optind - 1];
 
+	/*
+	 * A long option without its value sets optopt to its code, which
+	 * is another option's letter or no character at all (--since).
+	 */
 	if (opt == ':')
-		return optopt ? fxtrace_usage_error(cmd, "option '-%c' needs a value", optopt)
-			      : fxtrace_usage_error(cmd, "option '%s' needs a value", arg);
+		return optopt && strncmp(arg, "--", 2) ?
+			fxtrace_usage_error(cmd, "option '-%c' needs a value", optopt) :
+			fxtrace_usage_error(cmd, "option '%s' needs a value", arg);
 	return optopt ? fxtrace_usage_error(cmd, "unknown option '-%c'", optopt)
 		      : fxtrace_usage_error(cmd, "unknown option '%s'", arg);
 }

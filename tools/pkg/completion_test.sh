@@ -23,13 +23,14 @@ result() {
 }
 
 # complete FUNCTION WORD...: COMPREPLY for the command line WORD..., the
-# last word being completed.
+# last word being completed; "--mode = o" is typed --mode=o, as bash breaks it.
 complete_words() {
 	local fn=$1
 	shift
 	COMP_WORDS=("$@")
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 	COMP_LINE="${COMP_WORDS[*]}"
+	COMP_LINE=${COMP_LINE// = /=} # a word "=" was typed without blanks
 	COMP_POINT=${#COMP_LINE}
 	COMPREPLY=()
 	"$fn" "${COMP_WORDS[0]}" "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}" 2>/dev/null
@@ -46,6 +47,25 @@ got=$(complete_words _fxtrace "$bin/fxtrace" record --ou)
 result "$([[ $got == "--output=" ]] && echo 0 || echo 1)" "fxtrace record --ou TAB: $got"
 got=$(complete_words _fxtrace "$bin/fxtrace" record -m "")
 result "$([[ $got == "streaming oneshot circular" ]] && echo 0 || echo 1)" "fxtrace record -m TAB: $got"
+got=$(complete_words _fxtrace "$bin/fxtrace" report --format "")
+result "$([[ $got == "text json" ]] && echo 0 || echo 1)" "fxtrace report --format TAB: $got"
+got=$(complete_words _fxtrace "$bin/fxtrace" export --format "")
+result "$([[ $got == "json" ]] && echo 0 || echo 1)" "fxtrace export --format TAB: $got"
+# --OPTION=VALUE: bash breaks the word at '=', the value is completed.
+got=$(complete_words _fxtrace "$bin/fxtrace" record --mode = o)
+result "$([[ $got == "oneshot" ]] && echo 0 || echo 1)" "fxtrace record --mode=o TAB: $got"
+got=$(complete_words _fxtrace "$bin/fxtrace" list "")
+result "$([[ $got == "kernel tracepoints probes user" ]] && echo 0 || echo 1)" \
+	"fxtrace list TAB: the sections ($got)"
+# Outputs of any name, not only *.fxt; a directory for --tracefs.
+scratch=$(mktemp -d)
+touch "$scratch/t.fxt" "$scratch/page.html"
+mkdir "$scratch/tracing"
+got=$(cd "$scratch" && complete_words _fxtrace "$bin/fxtrace" report --html p)
+result "$([[ $got == "page.html" ]] && echo 0 || echo 1)" "fxtrace report --html p TAB: $got"
+got=$(cd "$scratch" && complete_words _fxtrace "$bin/fxtrace" list --tracefs "")
+result "$([[ $got == "tracing" ]] && echo 0 || echo 1)" "fxtrace list --tracefs TAB: $got"
+rm -rf "$scratch"
 got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" -)
 result "$([[ " $got " == *" -C "* && " $got " == *" -o "* && " $got " == *" --probe "* ]] &&
 	echo 0 || echo 1)" "fxtrace-drain - TAB: $got"

@@ -132,6 +132,31 @@ result $? "export -o NEW: mode 0600 under umask 022"
 	[[ $(stat -c %a "$tmp/new.html" 2>/dev/null) == 600 ]]
 result $? "report --html=NEW: mode 0600 under umask 022"
 
+# OUT the input itself (or standard input's file): refused before it is
+# created, which would truncate the input; the input is left whole.
+for what in "export -o" "export - -o" "report --html=" "recover -o"; do
+	input=$trace
+	[[ $what == recover* ]] && input=$spool
+	cp "$input" "$tmp/self.fxt"
+	case $what in
+	"export -o") "$fxtrace" export -o "$tmp/self.fxt" "$tmp/self.fxt" ;;
+	"export - -o")
+		# shellcheck disable=SC2094 # reading and writing it is the point
+		"$fxtrace" export -o "$tmp/self.fxt" - <"$tmp/self.fxt"
+		;;
+	report*) "$fxtrace" report --html="$tmp/self.fxt" "$tmp/self.fxt" ;;
+	recover*) "$fxtrace" recover -o "$tmp/self.fxt" "$tmp/self.fxt" ;;
+	esac >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+	rc=$?
+	sed 's/^/# /' "$tmp/cmd.err"
+	src=$tmp/self.fxt
+	[[ $what == "export - -o" ]] && src=-
+	cmd=${what%% *}
+	((rc == 1)) && [[ ! -s $tmp/cmd.out ]] && cmp -s "$input" "$tmp/self.fxt" &&
+		[[ $(cat "$tmp/cmd.err") == "fxtrace $cmd: $tmp/self.fxt is the input $src: writing it would destroy it" ]]
+	result $? "$what FILE FILE: refused (exit $rc), FILE unchanged"
+done
+
 # Under sudo (root only) the file is the user's who ran it, still 0600.
 if ((EUID == 0)); then
 rm -f "$tmp/sudo.fxt"

@@ -188,9 +188,20 @@ usage() { # usage MESSAGE ARGS...
 expect "--sort=bogus is a usage error" usage "sort key 'bogus' is not known" --sort=bogus
 expect "--top=x is a usage error" usage "--top wants a number" --top=x
 expect "--format=xml is a usage error" usage "format 'xml' is not known" --format=xml
+# A long option without its value is named as given: its code is another
+# option's letter (--sort) or no character (--since, --memory-limit).
+for opt in --sort --since --memory-limit -n; do
+	"$fxtrace" report "$tmp/k1.fxt" "$opt" >"$tmp/out" 2>"$tmp/err"
+	expect "report FILE $opt: a usage error naming $opt" test \
+		"$?:$(head -n 1 "$tmp/err"):$(wc -c <"$tmp/out")" = \
+		"2:fxtrace report: option '$opt' needs a value:0"
+done
 "$fxtrace" report --html "$tmp/no/such/dir.html" "$tmp/k1.fxt" >/dev/null 2>"$tmp/err"
 expect "--html into a missing directory exits 1 and says why" test "$?:$(cat "$tmp/err")" = \
 	"1:fxtrace report: cannot create $tmp/no/such/dir.html: No such file or directory"
+"$fxtrace" report --html /dev/full "$tmp/k1.fxt" >/dev/null 2>"$tmp/err"
+expect "--html into a full device exits 1 and blames the page, not the trace" \
+	test "$?:$(cat "$tmp/err")" = "1:fxtrace report: cannot write /dev/full: No space left on device"
 expect "report - reads stdin (as many records as dump has lines)" \
 	test "$("$fxtrace" report --format=json - <"$tmp/k1.fxt" |
 	python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["trace"], r["records"])')" = \
