@@ -315,6 +315,14 @@ static void parse_categories(const char *list)
 	unsigned int empty = 0;
 
 	snprintf(rt.pattern_text, sizeof(rt.pattern_text), "%s", list);
+	if (strlen(list) >= sizeof(rt.pattern_text)) {
+		/* Whole entries only: a glob cut short matches other names. */
+		end = strrchr(rt.pattern_text, ',');
+		*(end ? end : rt.pattern_text) = 0;
+		warn("FXTRACE_CATEGORIES is longer than %zu bytes: the entries from byte %zu on are ignored",
+		     sizeof(rt.pattern_text) - 1,
+		     end ? (size_t)(end - rt.pattern_text) + 1 : 0);
+	}
 	while (p) {
 		tok = p;
 		p = strchr(p, ',');

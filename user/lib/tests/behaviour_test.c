@@ -780,9 +780,13 @@ static void test_categories(void)
 	static const char *const empty[] = { "FXTRACE_CATEGORIES=,,,", NULL };
 	static const char *const unused[] = {
 		"FXTRACE_CATEGORIES=app,nope", NULL };
+	/* 4,097 bytes, cut inside ",app": "a" would have been an entry. */
+	static char long_list[4200] = "FXTRACE_CATEGORIES=db,";
+	const char *const longer[] = { long_list, NULL };
 	char out[4400], seq[512];
 	struct trace tr;
 	struct run r;
+	size_t at;
 
 	path_in(out, sizeof(out), "cats.fxt");
 	r = run_mode("categories", out, trim, 30);
@@ -811,6 +815,23 @@ static void test_categories(void)
 	EXPECT_EQ(1, lines(r.err, "libfxtrace:"));
 	EXPECT_TRUE(lines(r.err, "\"nope\" matched no category"));
 	tap_result("categories \"app,nope\": one warning naming nope\n#  %s", r.err);
+	clean_dir();
+
+	at = strlen(long_list);
+	/* n****...t: one entry of 4,090 bytes, which matches "net". */
+	memset(long_list + at, '*', 4090);
+	long_list[at] = 'n';
+	strcpy(long_list + at + 4089, "t,app");
+	r = run_mode("categories", out, longer, 30);
+	tr = trace_read(out);
+	sequence(&tr, 0, seq, sizeof(seq));
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_STR("I db:e, I net:e", seq);
+	EXPECT_EQ(1, lines(r.err, "libfxtrace:"));
+	EXPECT_TRUE(lines(r.err, "longer than 4095 bytes: the entries from byte 4094 on are ignored"));
+	tap_result("categories of 4,097 bytes: db and net traced, the cut entry ignored and warned about (%s)\n#  %s",
+		   seq, r.err);
+	trace_free(&tr);
 	clean_dir();
 }
 
