@@ -18,11 +18,18 @@
 
 int fxtrace_open_trace(const char *cmd, const char *path)
 {
+	struct stat st;
 	int fd;
 
 	if (!strcmp(path, "-"))
 		return STDIN_FILENO;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Refused before anything is written: export's output, for one. */
+	if (fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		close(fd);
+		fd = -1;
+		errno = EISDIR;
+	}
 	if (fd < 0)
 		fprintf(stderr, "fxtrace %s: cannot open %s: %s\n", cmd, path,
 			strerror(errno));

@@ -284,4 +284,14 @@ PY
 expect "report --html: 32,000 syscall histograms of 20 samples" test \
 	"$(timeout 10 "$fxtrace" report --html "$tmp/syscalls.html" "$tmp/syscalls.fxt" >/dev/null &&
 		grep -oE '"samples":\[[0-9]+(,[0-9]+){19}\]' "$tmp/syscalls.html" | wc -l)" = 32000
+# A directory given as FILE: refused at the open, before anything is
+# written (export wrote an empty JSON document, then failed to read).
+mkdir "$tmp/dir.fxt"
+for cmd in dump stats export report check; do
+	"$fxtrace" "$cmd" "$tmp/dir.fxt" >"$tmp/dir.out" 2>"$tmp/dir.err"
+	status=$?
+	expect "$cmd DIR: exit 1, nothing on stdout, 'cannot open DIR: Is a directory'" test \
+		"$status:$(wc -c <"$tmp/dir.out"):$(cat "$tmp/dir.err")" = \
+		"1:0:fxtrace $cmd: cannot open $tmp/dir.fxt: Is a directory"
+done
 echo "1..$n"
