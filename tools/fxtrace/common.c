@@ -174,8 +174,8 @@ int fxtrace_output_status(const char *cmd, int status)
 {
 	if (!fflush(stdout) && !ferror(stdout))
 		return status;
-	fprintf(stderr, "fxtrace %s: cannot write the standard output: %s\n",
-		cmd, strerror(errno ? errno : EIO));
+	fprintf(stderr, "fxtrace%s%s: cannot write the standard output: %s\n",
+		cmd ? " " : "", cmd ? cmd : "", strerror(errno ? errno : EIO));
 	return status ? status : 1;
 }
 

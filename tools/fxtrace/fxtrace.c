@@ -34,19 +34,20 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fxtrace_list_commands(stdout);
-		return 0;
+		return fxtrace_output_status(NULL, 0);
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		if (argc > 2 && strcmp(argv[1], "help") == 0)
-			return fxtrace_cmd_help(argv[2]);
+			return fxtrace_output_status("help",
+						     fxtrace_cmd_help(argv[2]));
 		fxtrace_list_commands(stdout);
-		return 0;
+		return fxtrace_output_status(NULL, 0);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("fxtrace ABI %d.%d\n", FXTRACE_ABI_MAJOR,
 		       FXTRACE_ABI_MINOR);
-		return 0;
+		return fxtrace_output_status(NULL, 0);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))

@@ -218,8 +218,9 @@ int fxtrace_learn_pid(struct fxt_map *pids, uint64_t pid, uint64_t tid);
 /* ---- printing (common.c) ------------------------------------------------- */
 
 /*
- * After command cmd returned status: when standard output could not be
- * written (a full disk, > /dev/full, a closed pipe), say so and return 1.
+ * After command cmd (NULL: fxtrace itself, its help and version) returned
+ * status: when standard output could not be written (a full disk,
+ * > /dev/full, a closed pipe), say so and return 1.
  */
 int fxtrace_output_status(const char *cmd, int status);
 

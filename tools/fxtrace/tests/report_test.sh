@@ -284,6 +284,19 @@ PY
 expect "report --html: 32,000 syscall histograms of 20 samples" test \
 	"$(timeout 10 "$fxtrace" report --html "$tmp/syscalls.html" "$tmp/syscalls.fxt" >/dev/null &&
 		grep -oE '"samples":\[[0-9]+(,[0-9]+){19}\]' "$tmp/syscalls.html" | wc -l)" = 32000
+# The standard output full: one message, exit 1, for fxtrace's own help
+# and version too (they exited 0), and once for export (it said it twice).
+for args in "-h" "--version" "help dump" "export $tmp/k1.fxt"; do
+	# shellcheck disable=SC2086 # the words of args are the arguments
+	"$fxtrace" $args >/dev/full 2>"$tmp/full.err"
+	status=$?
+	what=${args%% *}
+	[[ $what == -* ]] && what= || what=" $what"
+	expect "fxtrace $args > /dev/full: exit 1, one message" test \
+		"$status:$(cat "$tmp/full.err")" = \
+		"1:fxtrace$what: cannot write the standard output: No space left on device"
+done
+
 # A directory given as FILE: refused at the open, before anything is
 # written (export wrote an empty JSON document, then failed to read).
 mkdir "$tmp/dir.fxt"
