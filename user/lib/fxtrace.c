@@ -1643,8 +1643,13 @@ static void warn_unused_patterns(void)
 			     "this process", rt.patterns[i]);
 }
 
-/* A clean exit writes the trace; the spool is only needed after a crash. */
-__attribute__((destructor)) static void flush_at_exit(void)
+/*
+ * A clean exit writes the trace; the spool is only needed after a crash.
+ * The last destructor (priority 101 runs after the others): linked
+ * statically, the program's own destructors would otherwise run after
+ * it, and their events were lost.
+ */
+__attribute__((destructor(101))) static void flush_at_exit(void)
 {
 	char path[sizeof(rt.output) + 8];
 	int ret;

@@ -13,6 +13,7 @@
  *   never deadlocks; every attempt is recorded or counted;
  * - ownership: fxt_category_enabled() does not keep the caller's string;
  * - names: the copies of names stop at 4 MiB;
+ * - destructor: the program's own destructors are traced (static link);
  * - flush: 300 flushes while two threads write in circular mode all
  *   decode without error;
  * - categories: FXTRACE_CATEGORIES entries are trimmed, empty and unused
@@ -236,6 +237,22 @@ static int mode_names(void)
 	}
 	printf("enabled %d\n", enabled);
 	TRACE_INSTANT("app", "before", FXT_SCOPE_THREAD);
+	return 0;
+}
+
+/* Set by the "destructor" mode only: this program links libfxtrace.a. */
+static int emit_at_exit;
+
+__attribute__((destructor)) static void program_destructor(void)
+{
+	if (emit_at_exit)
+		TRACE_INSTANT("app", "destructor", FXT_SCOPE_THREAD);
+}
+
+static int mode_destructor(void)
+{
+	emit_at_exit = 1;
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
 	return 0;
 }
 
@@ -755,6 +772,24 @@ static void test_names(void)
 	clean_dir();
 }
 
+static void test_destructor(void)
+{
+	char out[4400], seq[512];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "dtor.fxt");
+	r = run_mode("destructor", out, NULL, 30);
+	tr = trace_read(out);
+	sequence(&tr, 0, seq, sizeof(seq));
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_STR("I app:main, I app:destructor", seq);
+	tap_result("destructor: a static program's destructor is traced (%s)", seq);
+	trace_free(&tr);
+	clean_dir();
+}
+
 static void test_flush(void)
 {
 	static const char *const env[] = { "FXTRACE_MODE=circular",
@@ -949,6 +984,7 @@ int main(int argc, char **argv)
 		{ "scopes", mode_scopes }, { "tree", mode_tree },
 		{ "leaf", mode_leaf }, { "signal", mode_signal },
 		{ "ownership", mode_ownership }, { "names", mode_names },
+		{ "destructor", mode_destructor },
 		{ "flush", mode_flush },
 		{ "categories", mode_categories }, { "utf8", mode_utf8 },
 		{ "attach", mode_attach }, { "retry", mode_retry },
@@ -973,6 +1009,7 @@ int main(int argc, char **argv)
 	test_signal_oneshot();
 	test_ownership();
 	test_names();
+	test_destructor();
 	test_flush();
 	test_categories();
 	test_utf8();
