@@ -75,6 +75,7 @@ int cmd_check(int argc, char **argv)
 	struct fxtrace_flush f;
 	struct fxt_reader *r;
 	const char *path, *perfetto = NULL;
+	bool list = false;
 	int opt, ret;
 
 	optind = 1;
@@ -88,8 +89,8 @@ int cmd_check(int argc, char **argv)
 			c.quiet = true;
 			break;
 		case 'l':
-			list_rules();
-			return 0;
+			list = true;
+			break;
 		case 'p':
 			perfetto = optarg ? optarg : "fxt";
 			break;
@@ -102,8 +103,14 @@ int cmd_check(int argc, char **argv)
 		case 'h':
 			return fxtrace_cmd_help("check");
 		default:
-			return fxtrace_option_error("check", opt, argv);
+			return fxtrace_option_error("check", opt, argv, options);
 		}
+	}
+	if (list) {
+		if (argc > optind)
+			return fxtrace_usage_error("check", "--list-rules takes no FILE");
+		list_rules();
+		return 0;
 	}
 	if (argc - optind != 1)
 		return fxtrace_usage_error("check", argc == optind ?

@@ -667,7 +667,7 @@ int cmd_dump(int argc, char **argv)
 			return fxtrace_cmd_help("dump");
 		default:
 			fxtrace_select_free(&select);
-			return fxtrace_option_error("dump", opt, argv);
+			return fxtrace_option_error("dump", opt, argv, options);
 		}
 	}
 	ret = fxtrace_input_open(&in, "dump", argc, argv, memory_limit);

@@ -400,7 +400,7 @@ int cmd_export(int argc, char **argv)
 		case 'h':
 			return fxtrace_cmd_help("export");
 		default:
-			return fxtrace_option_error("export", opt, argv);
+			return fxtrace_option_error("export", opt, argv, options);
 		}
 	}
 	ret = fxtrace_input_open(&in, "export", argc, argv, memory_limit);

@@ -71,10 +71,13 @@ __attribute__((format(printf, 2, 3)))
 int fxtrace_usage_error(const char *cmd, const char *fmt, ...);
 
 /*
- * getopt_long() returned '?' or ':' (optstring starts with ':'): report the
- * unknown option or the missing argument as a usage error; returns 2.
+ * getopt_long() returned '?' or ':' (optstring starts with ':') for the
+ * command's options: report the unknown, ambiguous or misused option or
+ * the missing argument as a usage error; returns 2.
  */
-int fxtrace_option_error(const char *cmd, int opt, char **argv);
+struct option;
+int fxtrace_option_error(const char *cmd, int opt, char **argv,
+			 const struct option *options);
 
 /* ---- input (common.c) ---------------------------------------------------- */
 

@@ -28,7 +28,7 @@ int cmd_info(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		if (opt == 'h')
 			return fxtrace_cmd_help("info");
-		return fxtrace_option_error("info", opt, argv);
+		return fxtrace_option_error("info", opt, argv, options);
 	}
 	if (optind != argc)
 		return fxtrace_usage_error("info", "unexpected argument '%s'",

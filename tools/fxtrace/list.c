@@ -227,7 +227,7 @@ int cmd_list(int argc, char **argv)
 		case 'h':
 			return fxtrace_cmd_help("list");
 		default:
-			return fxtrace_option_error("list", opt, argv);
+			return fxtrace_option_error("list", opt, argv, options);
 		}
 	}
 	if (optind < argc) {

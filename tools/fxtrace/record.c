@@ -412,7 +412,7 @@ int cmd_record(int argc, char **argv)
 			rc = fxtrace_cmd_help("record");
 			goto out;
 		default:
-			rc = fxtrace_option_error("record", opt, argv);
+			rc = fxtrace_option_error("record", opt, argv, options);
 			goto out;
 		}
 		if (ret == -EINVAL) {

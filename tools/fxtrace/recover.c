@@ -140,7 +140,7 @@ int cmd_recover(int argc, char **argv)
 		case 'h':
 			return fxtrace_cmd_help("recover");
 		default:
-			return fxtrace_option_error("recover", opt, argv);
+			return fxtrace_option_error("recover", opt, argv, options);
 		}
 	}
 	if (argc - optind != 1)

@@ -813,7 +813,7 @@ int cmd_report(int argc, char **argv)
 			fxtrace_select_free(&select);
 			return ret;
 		default:
-			ret = fxtrace_option_error("report", opt, argv);
+			ret = fxtrace_option_error("report", opt, argv, options);
 			break;
 		}
 		if (ret) {

@@ -464,7 +464,7 @@ int cmd_stats(int argc, char **argv)
 		}
 		if (opt == 'h')
 			return fxtrace_cmd_help("stats");
-		return fxtrace_option_error("stats", opt, argv);
+		return fxtrace_option_error("stats", opt, argv, options);
 	}
 	ret = fxtrace_input_open(&in, "stats", argc, argv, memory_limit);
 	if (ret)

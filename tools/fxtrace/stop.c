@@ -81,7 +81,7 @@ int cmd_stop(int argc, char **argv)
 		case 'h':
 			return fxtrace_cmd_help("stop");
 		default:
-			return fxtrace_option_error("stop", opt, argv);
+			return fxtrace_option_error("stop", opt, argv, options);
 		}
 	}
 	if (optind < argc)

@@ -329,7 +329,52 @@ int fxtrace_usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int fxtrace_option_error(const char *cmd, int opt, char **argv)
+/*
+ * A long option getopt_long() refused with optopt 0 (unknown or ambiguous),
+ * or with its own code (a value given to an option that takes none): say
+ * which, from the command's table.
+ */
+static int long_option_error(const char *cmd, const char *arg,
+			     const struct option *options)
+{
+	const char *name = arg + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct option *o, *match = NULL;
+	char names[256];
+	size_t used = 0;
+	int matches = 0;
+
+	for (o = options; o->name; o++) {
+		if (strncmp(o->name, name, len))
+			continue;
+		if (strlen(o->name) == len) {
+			match = o;
+			matches = 1;
+			break;
+		}
+		if (!match || match->val != o->val)
+			matches++;
+		match = o;
+	}
+	if (matches > 1) {
+		for (o = options; o->name; o++)
+			if (!strncmp(o->name, name, len) && used < sizeof(names))
+				used += (size_t)snprintf(names + used,
+							 sizeof(names) - used,
+							 "%s--%s", used ? ", " : "",
+							 o->name);
+		return fxtrace_usage_error(cmd, "option '--%.*s' is ambiguous: %s",
+					   (int)len, name, names);
+	}
+	if (matches && eq && match->has_arg == no_argument)
+		return fxtrace_usage_error(cmd, "option '--%s' takes no value",
+					   match->name);
+	return fxtrace_usage_error(cmd, "unknown option '%.*s'",
+				   (int)(len + 2), arg);
+}
+
+int fxtrace_option_error(const char *cmd, int opt, char **argv,
+			 const struct option *options)
 {
 	const char *arg = argv[optind - 1];
 
@@ -341,6 +386,8 @@ int fxtrace_option_error(const char *cmd, int opt, char **argv)
 		return optopt && strncmp(arg, "--", 2) ?
 			fxtrace_usage_error(cmd, "option '-%c' needs a value", optopt) :
 			fxtrace_usage_error(cmd, "option '%s' needs a value", arg);
+	if (!strncmp(arg, "--", 2) && arg[2])
+		return long_option_error(cmd, arg, options);
 	return optopt ? fxtrace_usage_error(cmd, "unknown option '-%c'", optopt)
 		      : fxtrace_usage_error(cmd, "unknown option '%s'", arg);
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """help_test: the options each parser accepts, its -h and its reference
-page agree, both ways.
+page agree, both ways; a misused long option is named for what it is.
 
 For every fxtrace command and for fxtrace-drain: the long options of the
 parser's getopt table (in the source), the options its -h prints and the
 options the command's section of the .rst names are one set; the short
 option of each table entry is in -h and in the .rst.  For fxtrace-drain the
 keys of the config file (config_line) are also the ones -h and drain.rst
-list.  Prints TAP; run from the top of the tree after `make`.
+list.  For every fxtrace command, a value given to each long option that
+takes none, and an abbreviation two of its options share, are usage
+errors that say so (getopt_long() reports both as an unknown option).
+Prints TAP; run from the top of the tree after `make`.
 """
 import os
 import re
@@ -41,8 +44,9 @@ def same(what, expected, got, expected_name, got_name):
                                               detail))
 
 
-def parser_options(path, table):
-    """(long names, short letters) of the struct option table in path."""
+def parser_table(path, table):
+    """(long name, has_arg, code) of each entry of the struct option table
+    in path, FXTRACE_SELECT_OPTIONS included."""
     src = open(path).read()
     m = re.search(r"struct option %s\[\] = \{(.*?)\n\s*\};" % table, src,
                   re.S)
@@ -50,13 +54,50 @@ def parser_options(path, table):
     if "FXTRACE_SELECT_OPTIONS" in body:
         body += open("tools/fxtrace/fxtrace.h").read().split(
             "#define FXTRACE_SELECT_OPTIONS")[1].split("\n\n")[0]
+    return re.findall(r'\{ "([a-z-]+)", (\w+), NULL, (\'.\'|\w+) \}', body)
+
+
+def parser_options(path, table):
+    """(long names, short letters) of the struct option table in path."""
     longs, shorts = set(), set()
-    for name, val in re.findall(
-            r'\{ "([a-z-]+)", \w+, NULL, (\'.\'|\w+) \}', body):
+    for name, _, val in parser_table(path, table):
         longs.add("--" + name)
         if val.startswith("'"):
             shorts.add("-" + val[1])
     return longs, shorts
+
+
+def usage_error(argv):
+    """Exit status and first line of stderr."""
+    p = subprocess.run(argv, capture_output=True, text=True)
+    return p.returncode, (p.stderr.split("\n") + [""])[0]
+
+
+def misused_options(cmd, table):
+    """--NAME=1 for each option taking no value; one shared abbreviation."""
+    fxtrace = B + "/bin/fxtrace"
+    for name, has_arg, _ in table:
+        if has_arg != "no_argument":
+            continue
+        got = usage_error([fxtrace, cmd, "--%s=1" % name])
+        want = (2, "fxtrace %s: option '--%s' takes no value" % (cmd, name))
+        result(got == want, "fxtrace %s --%s=1: %r (want %r)"
+               % (cmd, name, got, want))
+    names = [name for name, _, _ in table]
+    for a, b in ((a, b) for a in table for b in table):
+        if a[2] == b[2]:
+            continue
+        prefix = os.path.commonprefix([a[0], b[0]])
+        if not prefix or prefix in names:
+            continue
+        sharing = sorted(n for n in names if n.startswith(prefix))
+        rc, line = usage_error([fxtrace, cmd, "--" + prefix])
+        head = "fxtrace %s: option '--%s' is ambiguous: " % (cmd, prefix)
+        listed = sorted(n[2:] for n in line[len(head):].split(", "))
+        result(rc == 2 and line.startswith(head) and listed == sharing,
+               "fxtrace %s --%s: ambiguous among %s (got %d: %s)"
+               % (cmd, prefix, ", ".join(sharing), rc, line))
+        return
 
 
 def help_options(argv):
@@ -101,6 +142,7 @@ COMMANDS = {
 
 for cmd, src in COMMANDS.items():
     plong, pshort = parser_options("tools/fxtrace/" + src, "options")
+    misused_options(cmd, parser_table("tools/fxtrace/" + src, "options"))
     _, hlong, hshort = help_options([B + "/bin/fxtrace", cmd, "-h"])
     rlong, rshort = rst_options(rst_section("Documentation/fxtrace.rst",
                                             "fxtrace " + cmd))
@@ -109,6 +151,11 @@ for cmd, src in COMMANDS.items():
     result(pshort <= hshort and pshort <= rshort,
            "fxtrace %s: every short option in -h and fxtrace.rst (missing: %s)"
            % (cmd, " ".join(sorted((pshort - hshort) | (pshort - rshort)))))
+
+got = usage_error([B + "/bin/fxtrace", "check", "--list-rules", "x.fxt"])
+want = (2, "fxtrace check: --list-rules takes no FILE")
+result(got == want, "fxtrace check --list-rules FILE: %r (want %r)"
+       % (got, want))
 
 plong, pshort = parser_options("user/drain/options.c", "long_options")
 text, hlong, hshort = help_options([B + "/bin/fxtrace-drain", "-h"])
