@@ -112,13 +112,12 @@ int cmd_check(int argc, char **argv)
 		list_rules();
 		return 0;
 	}
-	if (argc - optind != 1)
-		return fxtrace_usage_error("check", argc == optind ?
-					   "no FILE given" : "one FILE only");
 	if (perfetto)
 		return fxtrace_check_perfetto(argc, argv, perfetto, c.quiet,
 					      memory_limit);
-	path = argv[optind];
+	path = fxtrace_trace_path("check", argc, argv);
+	if (!path)
+		return EXIT_USAGE;
 	src.fd = fxtrace_open_trace("check", path);
 	if (src.fd < 0)
 		return 1;

@@ -16,6 +16,15 @@
 #include "output_file.h"
 #include "size.h"
 
+const char *fxtrace_trace_path(const char *cmd, int argc, char **argv)
+{
+	if (argc - optind > 1) {
+		fxtrace_usage_error(cmd, "one FILE only");
+		return NULL;
+	}
+	return argc > optind ? argv[optind] : FXTRACE_DEFAULT_TRACE;
+}
+
 int fxtrace_open_trace(const char *cmd, const char *path)
 {
 	struct stat st;
@@ -31,8 +40,10 @@ int fxtrace_open_trace(const char *cmd, const char *path)
 		errno = EISDIR;
 	}
 	if (fd < 0)
-		fprintf(stderr, "fxtrace %s: cannot open %s: %s\n", cmd, path,
-			strerror(errno));
+		fprintf(stderr, "fxtrace %s: cannot open %s: %s%s\n", cmd, path,
+			strerror(errno), errno == ENOENT &&
+			!strcmp(path, FXTRACE_DEFAULT_TRACE) ?
+			" (try 'fxtrace record' first)" : "");
 	return fd;
 }
 
@@ -230,11 +241,10 @@ FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path)
 int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
 		       char **argv, uint64_t memory_limit)
 {
-	if (argc - optind != 1)
-		return fxtrace_usage_error(cmd, argc == optind ?
-					   "no FILE given" : "one FILE only");
+	in->path = fxtrace_trace_path(cmd, argc, argv);
+	if (!in->path)
+		return EXIT_USAGE;
 	in->cmd = cmd;
-	in->path = argv[optind];
 	in->src.fd = fxtrace_open_trace(cmd, in->path);
 	if (in->src.fd < 0)
 		return 1;

@@ -81,6 +81,16 @@ int fxtrace_option_error(const char *cmd, int opt, char **argv,
 
 /* ---- input (common.c) ---------------------------------------------------- */
 
+/* What `fxtrace record` writes, and what the readers read by default. */
+#define FXTRACE_DEFAULT_TRACE	"fxtrace.fxt"
+
+/*
+ * The FILE operand of a command that reads a trace: the one given, or
+ * FXTRACE_DEFAULT_TRACE when none is, as `perf report` reads perf.data.
+ * NULL after a usage error (more than one).
+ */
+const char *fxtrace_trace_path(const char *cmd, int argc, char **argv);
+
 /*
  * Open the trace named on the command line ("-" is stdin).  Returns an fd,
  * or -1 after printing why on stderr.

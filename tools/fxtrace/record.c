@@ -339,7 +339,7 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = "fxtrace.fxt", *mode = NULL, *cpu_size = NULL;
+	const char *out = FXTRACE_DEFAULT_TRACE, *mode = NULL, *cpu_size = NULL;
 	const char *task_size = NULL, *pid = NULL, *config = NULL;
 	const char *user = NULL;
 	struct selection sel = { .last_tracepoint = -1 };

@@ -13,11 +13,12 @@
 
 const struct fxtrace_help fxtrace_help[] = {
 	{ "check", "verify that a file is well-formed FXT",
-	  "usage: fxtrace check [--strict] [--quiet] [--memory-limit=SIZE] FILE\n"
+	  "usage: fxtrace check [--strict] [--quiet] [--memory-limit=SIZE] [FILE]\n"
 	  "       fxtrace check --list-rules\n"
 	  "\n"
-	  "Check FILE (\"-\" for stdin) against the FXT specification and print\n"
-	  "every problem as OFFSET: SEVERITY: RULE: MESSAGE, then a summary line.\n"
+	  "Check FILE (\"-\" for stdin; " FXTRACE_DEFAULT_TRACE ", what fxtrace record writes,\n"
+	  "if left out) against the FXT specification and print every problem as\n"
+	  "OFFSET: SEVERITY: RULE: MESSAGE, then a summary line.\n"
 	  "Errors break the specification; warnings are legal FXT that Perfetto\n"
 	  "drops or shows wrongly; notes are worth knowing (unbalanced durations,\n"
 	  "extension words) and never fail the check.\n"
@@ -46,12 +47,13 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "4 no trace processor to run (--perfetto).\n" },
 	{ "dump", "print one line per record, in time order",
 	  "usage: fxtrace dump [--ticks] [--hex] [--file-order] [--memory-limit=SIZE]\n"
-	  "                    [SELECTION] FILE\n"
+	  "                    [SELECTION] [FILE]\n"
 	  "\n"
-	  "Print each record of FILE (\"-\" for stdin) on one line: offset, time,\n"
-	  "process/thread (named from kernel object records) or CPU, record type,\n"
-	  "category:name and arguments, sorted by time (a record without a time\n"
-	  "stays after the timed record before it).  Errors in the trace go to stderr.\n"
+	  "Print each record of FILE (\"-\" for stdin; " FXTRACE_DEFAULT_TRACE " if left out) on\n"
+	  "one line: offset, time, process/thread (named from kernel object\n"
+	  "records) or CPU, record type, category:name and arguments, sorted by\n"
+	  "time (a record without a time stays after the timed record before\n"
+	  "it).  Errors in the trace go to stderr.\n"
 	  "\n"
 	  "  -t, --ticks          print times in ticks [default: seconds.nanoseconds]\n"
 	  "  -x, --hex            print each record's words under its line [default: off]\n"
@@ -76,11 +78,12 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "Exit status: 0, 1 if the trace has errors or cannot be read or stdout\n"
 	  "cannot be written, 2 usage error.\n" },
 	{ "stats", "summarize a trace: counts, threads, CPUs, time span, drops",
-	  "usage: fxtrace stats [--memory-limit=SIZE] FILE\n"
+	  "usage: fxtrace stats [--memory-limit=SIZE] [FILE]\n"
 	  "\n"
 	  "Print counts per record and event type, per thread and per CPU, the\n"
 	  "time span, the named processes and threads, and the drops the trace\n"
-	  "reports (provider \"buffer full\" events; counters named fxtrace:dropped).\n"
+	  "reports (provider \"buffer full\" events; counters named fxtrace:dropped)\n"
+	  "of FILE (" FXTRACE_DEFAULT_TRACE " if left out).\n"
 	  "\n"
 	  "      --memory-limit=SIZE\n"
 	  "                       memory for string and thread tables and names\n"
@@ -93,9 +96,10 @@ const struct fxtrace_help fxtrace_help[] = {
 	{ "report", "per-name, per-thread, per-CPU and syscall figures; HTML plots",
 	  "usage: fxtrace report [--sort=KEYS] [--top=N] [--format=text|json]\n"
 	  "                      [--html=OUT.html] [--memory-limit=SIZE]\n"
-	  "                      [SELECTION] FILE\n"
+	  "                      [SELECTION] [FILE]\n"
 	  "\n"
-	  "Answer what a trace says without a browser, in nanoseconds:\n"
+	  "Answer what a trace (FILE, " FXTRACE_DEFAULT_TRACE " if left out) says without a\n"
+	  "browser, in nanoseconds:\n"
 	  "- slices per category:name (a duration end closes its thread's innermost\n"
 	  "  begin; complete events count too): count, total, self (total minus\n"
 	  "  the slices nested directly inside), mean, p50, p99 (nearest rank), max;\n"
@@ -132,9 +136,11 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "Exit status: 0, 1 if the trace has errors or cannot be read or the\n"
 	  "output cannot be written, 2 usage error.\n" },
 	{ "export", "convert a trace to Chrome trace-event JSON",
-	  "usage: fxtrace export [--format=json] [-o OUT] [--memory-limit=SIZE] FILE\n"
+	  "usage: fxtrace export [--format=json] [-o OUT] [--memory-limit=SIZE]\n"
+	  "                      [FILE]\n"
 	  "\n"
-	  "Write FILE as Chrome trace-event JSON (chrome://tracing, Perfetto):\n"
+	  "Write FILE (" FXTRACE_DEFAULT_TRACE " if left out) as Chrome trace-event JSON\n"
+	  "(chrome://tracing, Perfetto):\n"
 	  "events with ts in microseconds, process and thread names as metadata;\n"
 	  "context switches and wakeups as instants on CPU tracks (process \"CPUs\",\n"
 	  "pid 2147483647, thread \"CPU N\"), with the time each thread runs as\n"

@@ -157,12 +157,44 @@ static int test_command_help(void)
 	return 0;
 }
 
+/*
+ * Without FILE, the readers read fxtrace.fxt, what `fxtrace record` writes,
+ * as perf report reads perf.data: the same output as with it named.
+ */
+static int test_default_file(void)
+{
+	static const char *const cmds[] = { "check", "dump", "stats", "report",
+					    "export" };
+	char named[sizeof(r.out)];
+	size_t i;
+
+	for (i = 0; i < N_WORDS(cmds); i++) {
+		RUN((char *)cmds[i]);
+		ASSERT_EQ(1, r.status);
+		ASSERT_STR("", r.out);
+		ASSERT_SUBSTR(": cannot open fxtrace.fxt: No such file or directory (try 'fxtrace record' first)\n",
+			      r.err);
+	}
+	ASSERT_EQ(0, link("t.fxt", "fxtrace.fxt"));
+	for (i = 0; i < N_WORDS(cmds); i++) {
+		RUN((char *)cmds[i], "fxtrace.fxt");
+		ASSERT_EQ(0, r.status);
+		memcpy(named, r.out, sizeof(named));
+		RUN((char *)cmds[i]);
+		ASSERT_EQ(0, r.status);
+		ASSERT_STR(named, r.out);
+		ASSERT_STR("", r.err);
+	}
+	ASSERT_EQ(0, unlink("fxtrace.fxt"));
+	return 0;
+}
+
 static int test_usage_errors(void)
 {
-	RUN("check");
+	RUN("check", "t.fxt", "t.fxt");
 	ASSERT_EQ(2, r.status);
-	ASSERT_STR("fxtrace check: no FILE given\n"
-		   "usage: fxtrace check [--strict] [--quiet] [--memory-limit=SIZE] FILE\n"
+	ASSERT_STR("fxtrace check: one FILE only\n"
+		   "usage: fxtrace check [--strict] [--quiet] [--memory-limit=SIZE] [FILE]\n"
 		   "       fxtrace check --list-rules\n"
 		   "Try 'fxtrace check -h'.\n", r.err);
 	ASSERT_STR("", r.out);
@@ -181,7 +213,7 @@ static int test_usage_errors(void)
 	RUN("export", "t.fxt", "-o");
 	ASSERT_EQ(2, r.status);
 	ASSERT_PREFIX("fxtrace export: option '-o' needs a value\n", r.err);
-	RUN("stats");
+	RUN("stats", "t.fxt", "t.fxt");
 	ASSERT_EQ(2, r.status);
 	return 0;
 }
@@ -821,6 +853,7 @@ static const struct tap_test tests[] = {
 	{ "fxtrace, fxtrace -h, unknown command", test_command_list },
 	{ "CMD -h for every command", test_command_help },
 	{ "usage errors exit 2", test_usage_errors },
+	{ "no FILE: fxtrace.fxt, as record writes it", test_default_file },
 	{ "missing files exit 1", test_missing_file },
 	{ "check: a well-formed trace", test_check },
 	{ "check --strict: warnings fail, notes do not", test_check_strict },
