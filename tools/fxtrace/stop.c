@@ -88,8 +88,8 @@ int cmd_stop(int argc, char **argv)
 		return fxtrace_usage_error("stop", "unexpected '%s'", argv[optind]);
 	ret = fxtctl_open(&c);
 	if (ret) {
-		fprintf(stderr, "fxtrace stop: %s: %s\n", FXTRACE_DEVICE,
-			strerror(-ret));
+		fprintf(stderr, "fxtrace stop: %s: %s%s\n", FXTRACE_DEVICE,
+			strerror(-ret), fxtctl_open_refusal(ret));
 		return 1;
 	}
 	if (ioctl(c.fd, FXTRACE_IOC_SESSION_INFO, &info)) {

@@ -42,6 +42,17 @@ int fxtctl_open(struct fxtctl *c)
 	return 0;
 }
 
+const char *fxtctl_open_refusal(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return " (the module is not loaded: 'sudo insmod kmod/fxtrace.ko' in the source tree, or 'sudo modprobe fxtrace' where it is installed)";
+	case -EACCES:
+		return " (tracing needs CAP_PERFMON, or root)";
+	}
+	return "";
+}
+
 void fxtctl_close(struct fxtctl *c)
 {
 	size_t i;

@@ -44,6 +44,11 @@ struct fxtctl_span {
 };
 
 int fxtctl_open(struct fxtctl *c);
+/*
+ * For a message after "/dev/fxtrace: strerror(-err)" when fxtctl_open()
+ * failed: what to do about it, or "".
+ */
+const char *fxtctl_open_refusal(int err);
 void fxtctl_close(struct fxtctl *c);
 
 int fxtctl_init(struct fxtctl *c, const struct fxtrace_config *cfg);

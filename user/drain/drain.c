@@ -515,9 +515,7 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	ret = fxtctl_open(&d->c);
 	if (ret) {
 		fprintf(stderr, "fxtrace-drain: %s: %s%s\n", FXTRACE_DEVICE,
-			strerror(-ret), ret == -ENOENT ?
-			" (the module is not loaded: 'sudo insmod kmod/fxtrace.ko' in the source tree, or 'sudo modprobe fxtrace' where it is installed)" :
-			ret == -EACCES ? " (tracing needs CAP_PERFMON, or root)" : "");
+			strerror(-ret), fxtctl_open_refusal(ret));
 		return ret;
 	}
 	ret = io_uring_queue_init(RING_ENTRIES, &d->ring, 0);

@@ -134,10 +134,10 @@ if [[ ! -e /dev/fxtrace ]]; then
 	rc=$?
 	[[ $rc == 1 && $got == *"(/dev/fxtrace: No such file or directory: fxtrace.ko is not loaded)" ]]
 	result $? "list user without the module: exit 1 ($rc), says so"
-	"$bin/fxtrace" stop 2>/dev/null
+	got=$("$bin/fxtrace" stop 2>&1)
 	rc=$?
-	[[ $rc == 1 ]]
-	result $? "stop without the module: exit 1 ($rc)"
+	[[ $rc == 1 && $got == "fxtrace stop: /dev/fxtrace: No such file or directory (the module is not loaded: 'sudo insmod kmod/fxtrace.ko' in the source tree, or 'sudo modprobe fxtrace' where it is installed)" ]]
+	result $? "stop without the module: exit 1 ($rc), says how to load it as record does"
 fi
 
 # ---- --version and --help -------------------------------------------------------
