@@ -110,12 +110,21 @@ int fxtrace_memory_limit_option(const char *cmd, const char *arg,
 
 void fxtrace_set_memory_limit(struct fxt_reader *r, int fd, uint64_t limit)
 {
+	uint64_t size = 0;
 	struct stat st;
 
+	/*
+	 * The file's size, but not past the blocks it has: a hole holds no
+	 * records, and a terabyte of it after a few megabytes of crafted
+	 * ones would lift the limit.
+	 */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		size = (uint64_t)st.st_size;
+		if ((uint64_t)st.st_blocks * 512 < size)
+			size = (uint64_t)st.st_blocks * 512;
+	}
 	if (limit == FXTRACE_MEMORY_LIMIT_AUTO)
-		limit = fxt_memory_budget_for(!fstat(fd, &st) &&
-					      S_ISREG(st.st_mode) ?
-					      (uint64_t)st.st_size : 0);
+		limit = fxt_memory_budget_for(size);
 	fxt_reader_set_memory_budget(r, (size_t)limit);
 }
 
