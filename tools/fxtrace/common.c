@@ -514,6 +514,15 @@ static bool plain_ascii(unsigned char c)
 }
 
 /*
+ * A C1 control (U+0080..U+009F) at p: valid UTF-8, but a terminal may act
+ * on it as on ESC and the C0 controls (U+009B is CSI).
+ */
+static bool c1_control(const unsigned char *p, size_t len)
+{
+	return len >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+}
+
+/*
  * Escape the bytes of s (s->ptr set) into o, in double quotes if asked.
  * Valid UTF-8 stays as it is; quotes, backslashes, control bytes and bytes
  * that are not UTF-8 are escaped.  At most limit - 1 bytes are written,
@@ -559,6 +568,7 @@ static void escape(struct fxtrace_out *o, const struct fxt_string *s,
 			fxtrace_out_bytes(o, unit, 2);
 			n += 2;
 		} else if (p[i] >= 0x20 && p[i] != 0x7f &&
+			   !c1_control(p + i, s->len - i) &&
 			   (step = fxt_utf8_sequence(p + i, s->len - i))) {
 			/* A whole UTF-8 character. */
 			if (n + step >= limit)
@@ -675,6 +685,13 @@ void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)
 				fxtrace_out_bytes(o, esc, 6);
 			}
 			i++;
+		} else if (c1_control(s + i, len - i)) {
+			/* The same character, escaped for a terminal's sake. */
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[s[i + 1] >> 4];
+			esc[5] = hex[s[i + 1] & 15];
+			fxtrace_out_bytes(o, esc, 6);
+			i += 2;
 		} else if ((n = fxt_utf8_sequence(s + i, len - i))) {
 			fxtrace_out_bytes(o, s + i, n);
 			i += n;

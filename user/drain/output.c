@@ -432,11 +432,20 @@ static void task_name(struct drain_buffer *db,
 	repaired[len] = '\0';
 	/*
 	 * The name is printed on root's terminal (the summary, -v): a
-	 * control byte of the comm, which its thread sets, is not.
+	 * control byte of the comm, which its thread sets, is not, nor a C1
+	 * control (U+0080..U+009F, valid UTF-8).
 	 */
-	for (i = 0; i < len; i++)
-		if ((unsigned char)repaired[i] < 0x20 || repaired[i] == 0x7f)
+	for (i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)repaired[i];
+
+		if (b == 0xc2 && i + 1 < len &&
+		    (unsigned char)repaired[i + 1] <= 0x9f) {
+			repaired[i++] = '?';
 			repaired[i] = '?';
+		} else if (b < 0x20 || b == 0x7f) {
+			repaired[i] = '?';
+		}
+	}
 	snprintf(db->name, sizeof(db->name), "%s %u (pid %llu)", repaired,
 		 db->tid, (unsigned long long)db->pid);
 }

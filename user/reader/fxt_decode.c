@@ -154,11 +154,18 @@ void fxt_report(struct fxt_sink *sink, uint64_t offset, enum fxt_rule_id rule,
 	/*
 	 * A message may quote the trace's strings (an event's name), and is
 	 * printed on a terminal: none of their control bytes (an escape
-	 * sequence) goes through.
+	 * sequence) goes through, nor a C1 control (U+0080..U+009F in UTF-8).
 	 */
-	for (c = message; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+	for (c = message; *c; c++) {
+		unsigned char b = (unsigned char)*c, next = (unsigned char)c[1];
+
+		if (b == 0xc2 && next >= 0x80 && next <= 0x9f) {
+			*c++ = '?';
 			*c = '?';
+		} else if (b < 0x20 || b == 0x7f) {
+			*c = '?';
+		}
+	}
 	diag.offset = offset;
 	diag.rule = rule;
 	diag.severity = r->severity;

@@ -805,9 +805,9 @@ static int test_comm_name(void)
 	 */
 	start();
 	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0,
-		 "\x1b]0;t\x07\x1b[2J\x7f");
+		 "\x1b]0;t\x07\x1b[2J\x7f\xc2\x9b");
 	db = drain_rest(&f);
-	ASSERT_STR("?]0;t??[2J? 101 (pid 100)", db->name);
+	ASSERT_STR("?]0;t??[2J??? 101 (pid 100)", db->name);
 	fake_free(&f);
 	return 0;
 }

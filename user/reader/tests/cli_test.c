@@ -821,15 +821,16 @@ static int test_rules_documented(void)
  * A trace's strings reach no terminal raw: an escape sequence in an async
  * end's name (check's async-name message) and in a drop counter's argument
  * name (stats and report drops) came out as it was, for whoever wrote the
- * events to play on the terminal of whoever reads the trace.
+ * events to play on the terminal of whoever reads the trace; and a C1
+ * control (U+009B, CSI, valid UTF-8) came out raw everywhere.
  */
 static int test_terminal_escapes(void)
 {
-	static const char esc[] = "\x1b]0;title\x07\x1b[2J";
+	static const char esc[] = "\x1b]0;title\x07\x1b[2J\xc2\x9b" "1m";
 	static struct words b;
 	const char *cmds[][2] = {
 		{ "check", NULL }, { "stats", NULL }, { "report", NULL },
-		{ "dump", NULL },
+		{ "dump", NULL }, { "export", NULL }, { "report", "--json" },
 	};
 	size_t i;
 
@@ -860,18 +861,24 @@ static int test_terminal_escapes(void)
 	put(&b, 9);
 	ASSERT_EQ(0, write_words("escapes.fxt", b.w, b.n));
 	for (i = 0; i < N_WORDS(cmds); i++) {
-		RUN((char *)cmds[i][0], "escapes.fxt");
+		if (cmds[i][1])
+			RUN((char *)cmds[i][0], (char *)cmds[i][1], "escapes.fxt");
+		else
+			RUN((char *)cmds[i][0], "escapes.fxt");
 		if (strchr(r.out, '\x1b') || strchr(r.err, '\x1b') ||
-		    strchr(r.out, '\x07') || strchr(r.err, '\x07'))
-			FAIL("fxtrace %s printed a control byte of the trace",
-			     cmds[i][0]);
+		    strchr(r.out, '\x07') || strchr(r.err, '\x07') ||
+		    strstr(r.out, "\xc2\x9b") || strstr(r.err, "\xc2\x9b"))
+			FAIL("fxtrace %s %s printed a control byte of the trace",
+			     cmds[i][0], cmds[i][1] ? cmds[i][1] : "");
 	}
 	RUN("check", "escapes.fxt");
-	ASSERT_SUBSTR("async end \"?]0;title??[2J\"", r.out);
+	ASSERT_SUBSTR("async end \"?]0;title??[2J??1m\"", r.out);
 	RUN("stats", "escapes.fxt");
-	ASSERT_SUBSTR("id 7 \\x1b]0;title\\x07\\x1b[2J: 5", r.out);
+	ASSERT_SUBSTR("id 7 \\x1b]0;title\\x07\\x1b[2J\\xc2\\x9b1m: 5", r.out);
 	RUN("report", "escapes.fxt");
-	ASSERT_SUBSTR("(thread 10/11): \\x1b]0;title\\x07\\x1b[2J=5", r.out);
+	ASSERT_SUBSTR("(thread 10/11): \\x1b]0;title\\x07\\x1b[2J\\xc2\\x9b1m=5", r.out);
+	RUN("export", "escapes.fxt");
+	ASSERT_SUBSTR("\\u001b]0;title\\u0007\\u001b[2J\\u009b1m", r.out);
 	return 0;
 }
 
