@@ -121,12 +121,21 @@ int fxtrace_memory_limit_option(const char *cmd, const char *arg,
 
 void fxtrace_set_memory_limit(struct fxt_reader *r, int fd, uint64_t limit)
 {
+	uint64_t size = 0;
 	struct stat st;
 
+	/*
+	 * The file's size, but not past the blocks it has: a hole holds no
+	 * records, and a terabyte of it after a few megabytes of crafted
+	 * ones would lift the limit.
+	 */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		size = (uint64_t)st.st_size;
+		if ((uint64_t)st.st_blocks * 512 < size)
+			size = (uint64_t)st.st_blocks * 512;
+	}
 	if (limit == FXTRACE_MEMORY_LIMIT_AUTO)
-		limit = fxt_memory_budget_for(!fstat(fd, &st) &&
-					      S_ISREG(st.st_mode) ?
-					      (uint64_t)st.st_size : 0);
+		limit = fxt_memory_budget_for(size);
 	fxt_reader_set_memory_budget(r, (size_t)limit);
 }
 
@@ -515,6 +524,15 @@ static bool plain_ascii(unsigned char c)
 }
 
 /*
+ * A C1 control (U+0080..U+009F) at p: valid UTF-8, but a terminal may act
+ * on it as on ESC and the C0 controls (U+009B is CSI).
+ */
+static bool c1_control(const unsigned char *p, size_t len)
+{
+	return len >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+}
+
+/*
  * Escape the bytes of s (s->ptr set) into o, in double quotes if asked.
  * Valid UTF-8 stays as it is; quotes, backslashes, control bytes and bytes
  * that are not UTF-8 are escaped.  At most limit - 1 bytes are written,
@@ -560,6 +578,7 @@ static void escape(struct fxtrace_out *o, const struct fxt_string *s,
 			fxtrace_out_bytes(o, unit, 2);
 			n += 2;
 		} else if (p[i] >= 0x20 && p[i] != 0x7f &&
+			   !c1_control(p + i, s->len - i) &&
 			   (step = fxt_utf8_sequence(p + i, s->len - i))) {
 			/* A whole UTF-8 character. */
 			if (n + step >= limit)
@@ -608,7 +627,8 @@ void fxtrace_out_escaped(struct fxtrace_out *o, const struct fxt_string *s)
 		missing_string(o, s);
 }
 
-void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
+static void format_escaped(char *buf, size_t size, const struct fxt_string *s,
+			   bool quotes)
 {
 	struct fxtrace_out o;
 	size_t n;
@@ -617,13 +637,23 @@ void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
 		return;
 	fxtrace_out_init(&o, NULL);
 	if (s->ptr)
-		escape(&o, s, true, size);
+		escape(&o, s, quotes, size);
 	else
 		missing_string(&o, s);
 	n = o.failed ? 0 : o.len < size ? o.len : size - 1;
 	memcpy(buf, o.buf ? o.buf : "", n);
 	buf[n] = '\0';
 	fxtrace_out_free(&o);
+}
+
+void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
+{
+	format_escaped(buf, size, s, true);
+}
+
+void fxtrace_format_escaped(char *buf, size_t size, const struct fxt_string *s)
+{
+	format_escaped(buf, size, s, false);
 }
 
 void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)
@@ -665,6 +695,13 @@ void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)
 				fxtrace_out_bytes(o, esc, 6);
 			}
 			i++;
+		} else if (c1_control(s + i, len - i)) {
+			/* The same character, escaped for a terminal's sake. */
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[s[i + 1] >> 4];
+			esc[5] = hex[s[i + 1] & 15];
+			fxtrace_out_bytes(o, esc, 6);
+			i += 2;
 		} else if ((n = fxt_utf8_sequence(s + i, len - i))) {
 			fxtrace_out_bytes(o, s + i, n);
 			i += n;

@@ -178,13 +178,37 @@ int cmd_recover(int argc, char **argv)
 		}
 		return recover_spool(path, output, flags);
 	}
+	/*
+	 * Cut in place: the file looked at above, not written through a
+	 * symbolic link or with other hard links (as no output is) nor
+	 * another file put at the name since.
+	 */
 	if (fd >= 0 && !output) {
+		int rw = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		struct stat now;
+
+		if (rw >= 0 && !fstat(rw, &now) && now.st_nlink > 1) {
+			fprintf(stderr, "fxtrace recover: %s: %s%s\n", path,
+				strerror(EMLINK), fxtctl_output_refusal(-EMLINK));
+			close(rw);
+			close(fd);
+			return 1;
+		}
+		if (rw >= 0 && (fstat(rw, &now) || now.st_dev != st.st_dev ||
+				now.st_ino != st.st_ino)) {
+			fprintf(stderr, "fxtrace recover: %s was replaced while it was opened; not cut\n",
+				path);
+			close(rw);
+			close(fd);
+			return 1;
+		}
 		close(fd);
-		fd = open(path, O_RDWR | O_CLOEXEC);
+		fd = rw;
 	}
 	if (fd < 0) {
-		fprintf(stderr, "fxtrace recover: cannot open %s: %s\n", path,
-			strerror(errno));
+		fprintf(stderr, "fxtrace recover: cannot open %s: %s%s\n", path,
+			strerror(errno),
+			errno == ELOOP ? fxtctl_output_refusal(-ELOOP) : "");
 		return 1;
 	}
 	ret = fxtrace_flush_read(fd, &f);

@@ -454,7 +454,11 @@ static void print_drops(FILE *out, const struct report *rp)
 			fprintf(out, "%s  buffer %" PRIu64 " (thread %" PRIu64 "/%"
 				PRIu64 "):", i ? "\n" : "", d[i]->id, d[i]->pid,
 				d[i]->tid);
-		fprintf(out, " %s=%.17g", rp->names[d[i]->arg].name, d[i]->value);
+		fputc(' ', out);
+		fxtrace_print_escaped(out, &(struct fxt_string){
+			.ptr = rp->names[d[i]->arg].name,
+			.len = (uint32_t)rp->names[d[i]->arg].name_len });
+		fprintf(out, "=%.17g", d[i]->value);
 	}
 	if (n)
 		fputc('\n', out);

@@ -102,9 +102,12 @@ count_drops(struct stats *s, const struct fxt_record *rec)
 		}
 		d->pid = rec->thread.pid;
 		d->counter_id = rec->id;
-		snprintf(d->name, sizeof(d->name), "%.*s",
-			 a->name.ptr ? (int)a->name.len : 0,
-			 a->name.ptr ? a->name.ptr : "");
+		/* Escaped: the trace's bytes, printed on a terminal. */
+		if (a->name.ptr)
+			fxtrace_format_escaped(d->name, sizeof(d->name),
+					       &a->name);
+		else
+			d->name[0] = '\0';
 		d->last = v;
 		d->events++;
 	}

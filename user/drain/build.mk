@@ -47,6 +47,8 @@ $(B)/obj/user/drain/tests/output_harness.o: CFLAGS_USER += -Iuser/drain -Iuser/r
 UNIT_TESTS += $(B)/test/drain/output_test
 # The output is left alone until Initialize succeeds (a stand-in device).
 UNIT_TESTS += user/drain/tests/output_reuse_test.sh
+# What -u leaves the command: its ids, no capability (the same stand-in).
+UNIT_TESTS += user/drain/tests/run_as_user_test.sh
 
 # The tests run the programs above from $(B); `make` builds them.
 PROGS += $(DRAIN_TEST_PROGS)

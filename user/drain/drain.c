@@ -407,7 +407,11 @@ static int become_user(const struct options *opt)
 	if (setsid() < 0 || initgroups(opt->user_name, opt->user_gid) ||
 	    setgid(opt->user_gid) || setuid(opt->user_uid))
 		goto fail;
-	/* No capability kept (a securebit set by whoever started us). */
+	/*
+	 * No capability kept (a securebit set by whoever started us).  The
+	 * inheritable set survives setuid(): exec would give the command
+	 * what a file's inheritable capabilities name in it.
+	 */
 	if (opt->user_uid) {
 		if (syscall(SYS_capget, &cap_hdr, caps))
 			goto fail;
@@ -416,6 +420,9 @@ static int become_user(const struct options *opt)
 				opt->user_name);
 			return -1;
 		}
+		caps[0].inheritable = caps[1].inheritable = 0;
+		if (syscall(SYS_capset, &cap_hdr, caps))
+			goto fail;
 	}
 	/* Root's session keyring is not its to read. */
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 &&

@@ -419,7 +419,7 @@ static void task_name(struct drain_buffer *db,
 	const unsigned char *comm = (const unsigned char *)hdr +
 				    HEADER_COMM_OFFSET;
 	char repaired[3 * HEADER_COMM_LEN + 1];
-	size_t len;
+	size_t len, i;
 
 	if (hdr->header_size < HEADER_COMM_OFFSET + HEADER_COMM_LEN) {
 		snprintf(db->name, sizeof(db->name), "task %u (pid %llu)",
@@ -430,6 +430,22 @@ static void task_name(struct drain_buffer *db,
 		;
 	len = utf8_repair(comm, len, repaired);
 	repaired[len] = '\0';
+	/*
+	 * The name is printed on root's terminal (the summary, -v): a
+	 * control byte of the comm, which its thread sets, is not, nor a C1
+	 * control (U+0080..U+009F, valid UTF-8).
+	 */
+	for (i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)repaired[i];
+
+		if (b == 0xc2 && i + 1 < len &&
+		    (unsigned char)repaired[i + 1] <= 0x9f) {
+			repaired[i++] = '?';
+			repaired[i] = '?';
+		} else if (b < 0x20 || b == 0x7f) {
+			repaired[i] = '?';
+		}
+	}
 	snprintf(db->name, sizeof(db->name), "%s %u (pid %llu)", repaired,
 		 db->tid, (unsigned long long)db->pid);
 }

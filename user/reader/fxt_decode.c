@@ -142,7 +142,7 @@ void fxt_report(struct fxt_sink *sink, uint64_t offset, enum fxt_rule_id rule,
 {
 	const struct fxt_rule *r = &fxt_rules[rule];
 	struct fxt_diag diag;
-	char message[512];
+	char message[512], *c;
 	va_list ap;
 
 	sink->counts[r->severity]++;
@@ -151,6 +151,21 @@ void fxt_report(struct fxt_sink *sink, uint64_t offset, enum fxt_rule_id rule,
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	/*
+	 * A message may quote the trace's strings (an event's name), and is
+	 * printed on a terminal: none of their control bytes (an escape
+	 * sequence) goes through, nor a C1 control (U+0080..U+009F in UTF-8).
+	 */
+	for (c = message; *c; c++) {
+		unsigned char b = (unsigned char)*c, next = (unsigned char)c[1];
+
+		if (b == 0xc2 && next >= 0x80 && next <= 0x9f) {
+			*c++ = '?';
+			*c = '?';
+		} else if (b < 0x20 || b == 0x7f) {
+			*c = '?';
+		}
+	}
 	diag.offset = offset;
 	diag.rule = rule;
 	diag.severity = r->severity;

@@ -11,7 +11,8 @@
 # with exit 1 and a message naming the file and --memory-limit, within
 # `ulimit -v 1000000`, from a file or from standard input;
 # --memory-limit=SIZE lowers or raises it, 0 lifts it.  dump's lines kept
-# for sorting count against the same limit.
+# for sorting count against the same limit.  A sparse file's holes do not
+# raise the limit.
 # Prints TAP.
 
 set -uo pipefail
@@ -71,6 +72,17 @@ for cmd in check stats dump export report; do
 	expect "$cmd of the crafted 4 MB file stops at the default limit within ulimit -v 1000000" \
 		refused "$cmd" "$tmp/4m.fxt"
 done
+
+# The same 4 MB behind a hole that makes it 1 TiB: the limit follows the
+# blocks the file has, not its apparent size (four times that lifted it,
+# and check took 3 GB).
+cp "$tmp/4m.fxt" "$tmp/sparse.fxt"
+if truncate -s 1T "$tmp/sparse.fxt" 2>/dev/null; then
+	expect "check of it behind a hole of 1 TiB (a sparse file) stops at the same limit" \
+		refused check "$tmp/sparse.fxt"
+else
+	echo "# SKIP: no sparse file of 1 TiB here"
+fi
 
 stdin_refused() {
 	(ulimit -v 1000000 && exec "$fxtrace" check - <"$tmp/4m.fxt") \

@@ -9,7 +9,8 @@
 # -o OUT` and `fxtrace report --html=OUT` are run
 # against a planted symlink and hard link to a scratch file, which must be
 # left as it was, with a message naming the file and the reason; fresh
-# outputs must be 0600.  On the host, no module (`fxtrace stop -o` needs
+# outputs must be 0600; `fxtrace recover FILE`, which cuts FILE in place,
+# must not cut a symbolic link's target or a file with other hard links.  On the host, no module (`fxtrace stop -o` needs
 # one; the drainer's -o is in user/drain/tests/output_reuse_test.sh).
 # As root, the same commands against a file (and export -o against a
 # FIFO) of uid 65534 planted at OUT, which must be refused unless that is
@@ -106,6 +107,36 @@ rc=$?
 sed 's/^/# /' "$tmp/cmd.out"
 ((rc == 1)) && grep -q "in.spool: not a regular file" "$tmp/cmd.out"
 result $? "recover FIFO: refused at once (exit $rc)"
+
+# recover FILE cuts FILE in place: not through a symbolic link or with
+# other hard links either.  A
+# drainer's file is mimicked: magic, a flush mark at 0x38, 64 bytes after.
+marked() {
+	printf '\x10\x00\x04\x46\x78\x54\x16\x00\x62\x00\xff\x7f\x22\x00\x00\x00%s\0\0\0\0\0\0' \
+		'fxtrace:flushed 0x0000000000000038' >"$1"
+	head -c 64 /dev/zero | tr '\0' x >>"$1"
+}
+marked "$tmp/marked.fxt"
+"$fxtrace" recover "$tmp/marked.fxt" >/dev/null &&
+	[[ $(stat -c %s "$tmp/marked.fxt") == 56 ]]
+result $? "recover FILE: a drainer's file is cut at its flush mark in place"
+marked "$tmp/victim.fxt"
+rm -f "$tmp/cut.fxt"
+ln -s "$tmp/victim.fxt" "$tmp/cut.fxt"
+"$fxtrace" recover "$tmp/cut.fxt" >"$tmp/cmd.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/cmd.out"
+((rc == 1)) && grep -q "symbolic link" "$tmp/cmd.out" &&
+	[[ $(stat -c %s "$tmp/victim.fxt") == 120 ]]
+result $? "recover SYMLINK: refused with the reason, its target not cut"
+rm -f "$tmp/cut.fxt"
+ln "$tmp/victim.fxt" "$tmp/cut.fxt"
+"$fxtrace" recover "$tmp/cut.fxt" >"$tmp/cmd.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/cmd.out"
+((rc == 1)) && grep -q "other hard links" "$tmp/cmd.out" &&
+	[[ $(stat -c %s "$tmp/victim.fxt") == 120 ]]
+result $? "recover HARDLINK: refused with the reason, the file not cut"
 
 # Fresh outputs: private.
 rm -f "$tmp/new.fxt"

@@ -799,6 +799,16 @@ static int test_comm_name(void)
 	db = drain_rest(&f);
 	ASSERT_STR("w\xef\xbf\xbdrker 101 (pid 100)", db->name);
 	fake_free(&f);
+	/*
+	 * A comm its thread set to an escape sequence: the name is printed
+	 * on root's terminal (the summary, -v), without its control bytes.
+	 */
+	start();
+	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0,
+		 "\x1b]0;t\x07\x1b[2J\x7f\xc2\x9b");
+	db = drain_rest(&f);
+	ASSERT_STR("?]0;t??[2J??? 101 (pid 100)", db->name);
+	fake_free(&f);
 	return 0;
 }
 
@@ -1523,7 +1533,7 @@ static int test_fast_copy_race(void)
 
 static const struct tap_test tests[] = {
 	{ "producer records about others, interpreted kinds, out of window: refused", test_forgery },
-	{ "task buffers named from the kernel's header", test_comm_name },
+	{ "task buffers named from the kernel's header, without control bytes", test_comm_name },
 	{ "strings past the budget are refused, not kept empty", test_string_budget },
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "flows outside a slice or of an open id are refused", test_flows },

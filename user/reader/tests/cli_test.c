@@ -849,6 +849,71 @@ static int test_rules_documented(void)
 	return 0;
 }
 
+/*
+ * A trace's strings reach no terminal raw: an escape sequence in an async
+ * end's name (check's async-name message) and in a drop counter's argument
+ * name (stats and report drops) came out as it was, for whoever wrote the
+ * events to play on the terminal of whoever reads the trace; and a C1
+ * control (U+009B, CSI, valid UTF-8) came out raw everywhere.
+ */
+static int test_terminal_escapes(void)
+{
+	static const char esc[] = "\x1b]0;title\x07\x1b[2J\xc2\x9b" "1m";
+	static struct words b;
+	const char *cmds[][2] = {
+		{ "check", NULL }, { "stats", NULL }, { "report", NULL },
+		{ "dump", NULL }, { "export", NULL }, { "report", "--json" },
+	};
+	size_t i;
+
+	b.n = 0;
+	put(&b, FXT_MAGIC_WORD);
+	put(&b, fxt_string_hdr(1, 7));
+	put_stream(&b, "fxtrace", 7);
+	put(&b, fxt_string_hdr(2, 7));
+	put_stream(&b, "dropped", 7);
+	put(&b, fxt_string_hdr(3, 2));
+	put_stream(&b, "ok", 2);
+	put(&b, fxt_string_hdr(4, sizeof(esc) - 1));
+	put_stream(&b, esc, sizeof(esc) - 1);
+	put(&b, fxt_thread_hdr(1));
+	put(&b, 10);
+	put(&b, 11);
+	/* Counter fxtrace:dropped, id 7, its argument named esc = 5. */
+	put(&b, fxt_event_hdr(4, FXT_EVENT_COUNTER, 1, 1, 1, 2));
+	put(&b, 1000);
+	put(&b, fxt_arg_hdr(FXT_ARG_INT32, 1, 4, 5));
+	put(&b, 7);
+	/* Async "ok" id 9 ended as esc. */
+	put(&b, fxt_event_hdr(3, FXT_EVENT_ASYNC_BEGIN, 0, 1, 1, 3));
+	put(&b, 2000);
+	put(&b, 9);
+	put(&b, fxt_event_hdr(3, FXT_EVENT_ASYNC_END, 0, 1, 1, 4));
+	put(&b, 3000);
+	put(&b, 9);
+	ASSERT_EQ(0, write_words("escapes.fxt", b.w, b.n));
+	for (i = 0; i < N_WORDS(cmds); i++) {
+		if (cmds[i][1])
+			RUN((char *)cmds[i][0], (char *)cmds[i][1], "escapes.fxt");
+		else
+			RUN((char *)cmds[i][0], "escapes.fxt");
+		if (strchr(r.out, '\x1b') || strchr(r.err, '\x1b') ||
+		    strchr(r.out, '\x07') || strchr(r.err, '\x07') ||
+		    strstr(r.out, "\xc2\x9b") || strstr(r.err, "\xc2\x9b"))
+			FAIL("fxtrace %s %s printed a control byte of the trace",
+			     cmds[i][0], cmds[i][1] ? cmds[i][1] : "");
+	}
+	RUN("check", "escapes.fxt");
+	ASSERT_SUBSTR("async end \"?]0;title??[2J??1m\"", r.out);
+	RUN("stats", "escapes.fxt");
+	ASSERT_SUBSTR("id 7 \\x1b]0;title\\x07\\x1b[2J\\xc2\\x9b1m: 5", r.out);
+	RUN("report", "escapes.fxt");
+	ASSERT_SUBSTR("(thread 10/11): \\x1b]0;title\\x07\\x1b[2J\\xc2\\x9b1m=5", r.out);
+	RUN("export", "escapes.fxt");
+	ASSERT_SUBSTR("\\u001b]0;title\\u0007\\u001b[2J\\u009b1m", r.out);
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "fxtrace, fxtrace -h, unknown command", test_command_list },
 	{ "CMD -h for every command", test_command_help },
@@ -872,6 +937,7 @@ static const struct tap_test tests[] = {
 	{ "check: timestamps inside the declared session window", test_check_window },
 	{ "check, dump, stats: a full standard output fails", test_stdout_full },
 	{ "dump of a file cut while mapped: an error, not SIGBUS", test_cut_while_read },
+	{ "check, stats, report, dump: no control byte of a trace's strings printed", test_terminal_escapes },
 };
 
 /*
