@@ -131,6 +131,7 @@ struct fxt_session {
 	DECLARE_HASHTABLE(users, 6);	/* struct fxt_user, acct_lock */
 	struct pid *filter_pid;		/* counted, NULL for none */
 	struct pid *controller_tgid;	/* counted: the controlling process */
+	struct mm_struct *controller_mm;	/* mmgrab()bed: in this image */
 	u32 next_id;
 	u32 nr_buffers;			/* in bufs */
 	u64 names_dropped;		/* of retired, unreleased KERNEL buffers */
@@ -185,6 +186,7 @@ kuid_t fxt_current_owner(void);
 bool fxt_category_enabled(const char *name);
 void fxt_controller_release(struct file *file);
 void fxt_controller_flush(struct file *file);
+bool fxt_in_controlling_image(struct fxt_session *s);
 bool fxt_is_controller(struct fxt_session *s, struct file *file);
 struct fxt_session *fxt_controlled(struct file *file);
 void fxt_session_put(struct fxt_session *s);

@@ -1178,6 +1178,58 @@ TEST_F(hs, foreign_access_matrix)
 	ASSERT_MMAP_ERRNO(EFAULT, mremap(hdr, 0, PG, MREMAP_MAYMOVE));
 }
 
+/*
+ * The controller after an exec: "<fd>" in the environment, the controller
+ * fd it kept open across the exec.  The new program is not the controller;
+ * closing the fd orphans the session.
+ */
+__attribute__((constructor)) static void controller_exec_child(void)
+{
+	const char *v = getenv("FXTRACE_HOSTILE_CTL_EXEC");
+	struct fxtrace_session_info si;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_packet p;
+	int fd, fd2;
+
+	if (!v)
+		return;
+	fd = atoi(v);
+	CHECK(buffer_info(fd, 1, &bi) == -1 && errno == EPERM, 70);
+	CHECK(start_session(fd, FXTRACE_START_RETAIN) == -1 && errno == EPERM, 71);
+	CHECK(read(fd, &p, sizeof(p)) == -1 && errno == EPERM, 72);
+	CHECK(map_errno(fd, 1, FXTRACE_MMAP_READER, AREA_SIZE, PROT_READ) == EACCES, 73);
+	CHECK(map_errno(fd, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ) == EACCES, 74);
+	CHECK(ioctl(fd, FXTRACE_IOC_TERMINATE) == -1 && errno == EPERM, 75);
+	CHECK(session_info(fd, &si) == 0 && si.state == FXTRACE_STATE_INITIALIZED, 76);
+	/* Its last descriptor of the file: the session is orphaned. */
+	fd2 = dev_open(0);
+	CHECK(fd2 >= 0 && close(fd) == 0, 77);
+	CHECK(session_info(fd2, &si) == 0 && (si.flags & FXTRACE_SESSION_ORPHANED), 78);
+	_exit(0);
+}
+
+TEST_F(hs, controller_exec_ends_control)
+{
+	struct fxtrace_buffer_info bi;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(FXTRACE_DEVICE, O_RDWR | O_NONBLOCK);	/* kept across exec */
+		char env[16];
+
+		CHECK(fd >= 0 && init_session(fd, &self->cfg) == 0, 50);
+		CHECK(buffer_info(fd, 1, &bi) == 0, 51);
+		snprintf(env, sizeof(env), "%d", fd);
+		setenv("FXTRACE_HOSTILE_CTL_EXEC", env, 1);
+		execl("/proc/self/exe", "hostile_test", (char *)NULL);
+		_exit(52);
+	}
+	ASSERT_EQ(0, wait_child(pid)) TH_LOG("70+: the program exec'd kept control");
+	/* Orphaned: a new controller may take it. */
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT));
+}
+
 /* ---- defect 6: a producer scribbling on its control page ---------------- */
 
 struct scribble {
