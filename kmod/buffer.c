@@ -106,6 +106,7 @@ static void fxt_area_free(struct fxt_buffer *buf)
 		vunmap(buf->area);
 	if (!buf->pages)
 		return;
+	/* A page a header mapping still holds goes when it is unmapped. */
 	for (i = 0; i < buf->area_size >> PAGE_SHIFT; i++) {
 		if (buf->pages[i])
 			__free_page(buf->pages[i]);
@@ -761,6 +762,16 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 			clear_bit(FXT_BUF_MAPPED, &buf->flags);
 		fxt_buffer_put(buf);
 		return ret;
+	}
+	/*
+	 * A header mapping keeps its page only (the PTE's reference: the
+	 * page is its process's, in its RSS), not the buffer: a 4 KiB
+	 * mapping would otherwise keep the whole area alive, out of the
+	 * process's RSS and, after Terminate, of any session's limits.
+	 */
+	if (part == FXTRACE_MMAP_HEADER) {
+		fxt_buffer_put(buf);
+		return 0;
 	}
 	vma->vm_private_data = buf;
 	vma->vm_ops = &fxt_buffer_vm_ops;

@@ -57,7 +57,7 @@ struct fxt_user {
 };
 
 struct fxt_buffer {
-	struct kref ref;		/* session list + one per mapping */
+	struct kref ref;		/* session list + producer, reader maps */
 	struct fxt_session *session;	/* counted reference */
 	struct list_head node;		/* session->buffers, under fxt_lock */
 	void *area;			/* vmap of pages: header, control, data */

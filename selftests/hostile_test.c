@@ -357,6 +357,60 @@ TEST_F(hs, release_while_mapped)
 	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
 }
 
+/* A thread that attaches and maps its header only, then exits. */
+static void *header_mapper_fn(void *arg)
+{
+	struct mapper *p = arg;
+
+	p->m = MAP_FAILED;
+	p->ret = attach(p->fd, &p->a);
+	p->err = errno;
+	if (!p->ret)
+		p->m = map_part(p->fd, p->a.buffer_id, FXTRACE_MMAP_HEADER, PG,
+				PROT_READ);
+	return NULL;
+}
+
+/*
+ * A 4 KiB header mapping keeps its page, not the buffer: otherwise a
+ * user's small mappings kept every buffer it attached alive, out of its
+ * RSS and, after Terminate, of any session's limits.
+ */
+TEST_F(hs, header_mapping_keeps_its_page_only)
+{
+	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_session_info si;
+	struct fxtrace_packet p;
+	struct mapper m = { .fd = self->fd };
+	pthread_t t;
+
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	drain_all(self->fd);
+	ASSERT_EQ(0, pthread_create(&t, NULL, header_mapper_fn, &m));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, m.ret) TH_LOG("ATTACH: %s", strerror(m.err));
+	ASSERT_NE(MAP_FAILED, m.m) TH_LOG("mmap: %s", strerror(m.err));
+	h = m.m;
+	ASSERT_EQ(0, next_pkt(self->fd, &p, 5000));
+	ASSERT_EQ(FXTRACE_PKT_BUFFER_ADDED, p.request);
+	ASSERT_EQ(0, next_pkt(self->fd, &p, 5000));
+	ASSERT_EQ(FXTRACE_PKT_BUFFER_RETIRED, p.request);
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
+
+	/* Released: the buffer is freed, the header page stays readable. */
+	ASSERT_EQ(0, release_buffer(self->fd, m.a.buffer_id));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes, si.memory_used);
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(m.a.buffer_id, h->id);
+	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, h->state);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(0, munmap(m.m, PG));
+}
+
 /* Reads a file (cgroup, sysctl) holding one number; -1 on error. */
 static long long read_number(const char *dir, const char *file)
 {
