@@ -166,17 +166,26 @@ static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 	if (s->memory_used + size > s->memory_limit)
 		return -ENOSPC;
 	if (u) {
+		int ret = 0;
+
 		if (s->task_buffers >= s->max_task_buffers)
 			return -ENOSPC;
+		/* u counts the user's buffers of every session. */
+		spin_lock(&fxt_users_lock);
 		if (fxt_other_user(s, u) &&
 		    (u->task_buffers + 1 > fxt_user_share(s->max_task_buffers) ||
 		     u->memory + size > fxt_user_share(s->task_memory)))
-			return -EDQUOT;
-		if (fxt_other_user(s, u) &&
-		    s->others_memory + size + FXT_NAMES_RESERVE > s->task_memory)
-			return -ENOSPC;
-		u->task_buffers++;
-		u->memory += size;
+			ret = -EDQUOT;
+		else if (fxt_other_user(s, u) &&
+			 s->others_memory + size + FXT_NAMES_RESERVE > s->task_memory)
+			ret = -ENOSPC;
+		if (!ret) {
+			u->task_buffers++;
+			u->memory += size;
+		}
+		spin_unlock(&fxt_users_lock);
+		if (ret)
+			return ret;
 		s->task_buffers++;
 		if (fxt_other_user(s, u))
 			s->others_memory += size;
@@ -191,8 +200,10 @@ static void fxt_uncharge(struct fxt_session *s, struct fxt_buffer *buf)
 
 	spin_lock(&s->acct_lock);
 	if (u) {
+		spin_lock(&fxt_users_lock);
 		u->task_buffers--;
 		u->memory -= buf->area_size;
+		spin_unlock(&fxt_users_lock);
 		s->task_buffers--;
 		if (fxt_other_user(s, u))
 			s->others_memory -= buf->area_size;

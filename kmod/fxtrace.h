@@ -48,9 +48,13 @@ struct fxt_session;
 #define FXT_BUF_RETIRED		0	/* retirement done, header final */
 #define FXT_BUF_MAPPED		1	/* the producer mapping was made */
 
-/* What one user has in a session, for the per-user shares. */
+/*
+ * What one user holds in task buffers not freed yet, of every session (a
+ * terminated session's that mappings keep too), for the per-user shares.
+ * Module-wide, under fxt_users_lock; freed at unload.
+ */
 struct fxt_user {
-	struct hlist_node node;		/* session->users */
+	struct hlist_node node;		/* fxt_users */
 	kuid_t uid;
 	u32 task_buffers;		/* not freed yet */
 	u64 memory;			/* bytes of those */
@@ -128,7 +132,6 @@ struct fxt_session {
 	u32 max_task_buffers;
 	u32 task_buffers;		/* not freed yet (acct_lock) */
 	spinlock_t acct_lock;
-	DECLARE_HASHTABLE(users, 6);	/* struct fxt_user, acct_lock */
 	struct pid *filter_pid;		/* counted, NULL for none */
 	struct pid *controller_tgid;	/* counted: the controlling process */
 	struct mm_struct *controller_mm;	/* mmgrab()bed: in this image */
@@ -164,6 +167,7 @@ struct fxt_session {
 };
 
 extern struct mutex fxt_lock;
+extern spinlock_t fxt_users_lock;	/* inside acct_lock */
 extern struct fxt_session *fxt_session;	/* under fxt_lock */
 extern struct fxtrace_session_page *fxt_page;
 extern void *fxt_page_area;
@@ -231,6 +235,7 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq);
 void fxt_names_retire(struct fxt_session *s);
 void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n);
 long fxt_ioctl_attach(void __user *argp);
+void fxt_users_free(void);
 long fxt_ioctl_buffer_full(void __user *argp);
 
 /* events.c */

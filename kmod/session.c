@@ -444,12 +444,7 @@ static void fxt_categories_add(const char *list, u32 size, int count)
 static void fxt_session_free(struct kref *ref)
 {
 	struct fxt_session *s = container_of(ref, struct fxt_session, ref);
-	struct hlist_node *tmp;
-	struct fxt_user *u;
-	int bkt;
 
-	hash_for_each_safe(s->users, bkt, tmp, u, node)
-		kfree(u);
 	xa_destroy(&s->bufs);
 	put_pid(s->filter_pid);
 	put_pid(s->controller_tgid);
@@ -638,7 +633,6 @@ static struct fxt_session *fxt_session_alloc(const struct fxtrace_config *cfg)
 	raw_spin_lock_init(&s->tasks_lock);
 	spin_lock_init(&s->acct_lock);
 	hash_init(s->tasks);
-	hash_init(s->users);
 	raw_spin_lock_init(&s->pkt_lock);
 	raw_spin_lock_init(&s->names_lock);
 	mutex_init(&s->read_lock);

@@ -913,6 +913,91 @@ TEST_F_TIMEOUT(hs, exit_munmap_release_race, RACE_SECONDS + 60)
 
 /* ---- defects 3 and 4: one user cannot starve another -------------------- */
 
+/*
+ * In a child as NOBODY, on commands from the parent: 'a' attaches and maps
+ * from a new thread (which exits; the process keeps the mapping) and
+ * answers 0 or the errno, 'u' unmaps all it holds and answers 0.
+ */
+static void holder(int fd, int cmd, int res)
+{
+	struct mapper m[16];
+	int n = 0, i, r;
+	char c;
+
+	while (read(cmd, &c, 1) == 1) {
+		if (c == 'a') {
+			r = n < 16 && !mapper_run_join(&m[n], fd) ? 0 : m[n].err;
+			n += !r;
+		} else {
+			for (i = 0; i < n; i++)
+				munmap(m[i].m, m[i].a.producer_size);
+			n = r = 0;
+		}
+		if (write(res, &r, sizeof(r)) != sizeof(r))
+			break;
+	}
+	_exit(0);
+}
+
+static int holder_do(int cmd, int res, char c)
+{
+	int r = -1;
+
+	if (write(cmd, &c, 1) != 1 || read(res, &r, sizeof(r)) != sizeof(r))
+		return -1;
+	return r;
+}
+
+/*
+ * A user's share counts its buffers of terminated sessions that its
+ * mappings keep: otherwise a user who keeps its mappings (and
+ * MADV_DONTNEEDs them, out of its RSS) holds a share more per session.
+ */
+TEST_F(hs, share_counts_terminated_sessions)
+{
+	int cmd[2], res[2], fd2;
+	pid_t pid;
+
+	self->cfg.max_task_buffers = 8;		/* a share of 2 buffers */
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_EQ(0, pipe(cmd));
+	ASSERT_EQ(0, pipe(res));
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		close(cmd[1]);
+		close(res[0]);
+		if (become(NOBODY))
+			_exit(9);
+		fd = dev_open(0);
+		if (fd < 0)
+			_exit(8);
+		holder(fd, cmd[0], res[1]);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	ASSERT_EQ(0, holder_do(cmd[1], res[0], 'a'));
+	ASSERT_EQ(0, holder_do(cmd[1], res[0], 'a'));
+	ASSERT_EQ(EDQUOT, holder_do(cmd[1], res[0], 'a'));
+
+	/* The next session: the two buffers still mapped still count. */
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	fd2 = dev_open(0);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, init_session(fd2, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	EXPECT_EQ(EDQUOT, holder_do(cmd[1], res[0], 'a'));
+	ASSERT_EQ(0, holder_do(cmd[1], res[0], 'u'));
+	EXPECT_EQ(0, holder_do(cmd[1], res[0], 'a'));
+	EXPECT_EQ(0, holder_do(cmd[1], res[0], 'a'));
+	EXPECT_EQ(EDQUOT, holder_do(cmd[1], res[0], 'a'));
+	close(cmd[1]);
+	ASSERT_EQ(0, wait_child(pid));
+	close(res[0]);
+	EXPECT_EQ(0, ioctl(fd2, FXTRACE_IOC_TERMINATE));
+	close(fd2);
+}
+
 TEST_F(hs, cross_uid_fairness)
 {
 	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
