@@ -106,6 +106,7 @@ static void fxt_area_free(struct fxt_buffer *buf)
 		vunmap(buf->area);
 	if (!buf->pages)
 		return;
+	/* A page a header mapping still holds goes when it is unmapped. */
 	for (i = 0; i < buf->area_size >> PAGE_SHIFT; i++) {
 		if (buf->pages[i])
 			__free_page(buf->pages[i]);
@@ -165,17 +166,26 @@ static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 	if (s->memory_used + size > s->memory_limit)
 		return -ENOSPC;
 	if (u) {
+		int ret = 0;
+
 		if (s->task_buffers >= s->max_task_buffers)
 			return -ENOSPC;
+		/* u counts the user's buffers of every session. */
+		spin_lock(&fxt_users_lock);
 		if (fxt_other_user(s, u) &&
 		    (u->task_buffers + 1 > fxt_user_share(s->max_task_buffers) ||
 		     u->memory + size > fxt_user_share(s->task_memory)))
-			return -EDQUOT;
-		if (fxt_other_user(s, u) &&
-		    s->others_memory + size + FXT_NAMES_RESERVE > s->task_memory)
-			return -ENOSPC;
-		u->task_buffers++;
-		u->memory += size;
+			ret = -EDQUOT;
+		else if (fxt_other_user(s, u) &&
+			 s->others_memory + size + FXT_NAMES_RESERVE > s->task_memory)
+			ret = -ENOSPC;
+		if (!ret) {
+			u->task_buffers++;
+			u->memory += size;
+		}
+		spin_unlock(&fxt_users_lock);
+		if (ret)
+			return ret;
 		s->task_buffers++;
 		if (fxt_other_user(s, u))
 			s->others_memory += size;
@@ -190,8 +200,10 @@ static void fxt_uncharge(struct fxt_session *s, struct fxt_buffer *buf)
 
 	spin_lock(&s->acct_lock);
 	if (u) {
+		spin_lock(&fxt_users_lock);
 		u->task_buffers--;
 		u->memory -= buf->area_size;
+		spin_unlock(&fxt_users_lock);
 		s->task_buffers--;
 		if (fxt_other_user(s, u))
 			s->others_memory -= buf->area_size;
@@ -761,6 +773,16 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 			clear_bit(FXT_BUF_MAPPED, &buf->flags);
 		fxt_buffer_put(buf);
 		return ret;
+	}
+	/*
+	 * A header mapping keeps its page only (the PTE's reference: the
+	 * page is its process's, in its RSS), not the buffer: a 4 KiB
+	 * mapping would otherwise keep the whole area alive, out of the
+	 * process's RSS and, after Terminate, of any session's limits.
+	 */
+	if (part == FXTRACE_MMAP_HEADER) {
+		fxt_buffer_put(buf);
+		return 0;
 	}
 	vma->vm_private_data = buf;
 	vma->vm_ops = &fxt_buffer_vm_ops;

@@ -48,16 +48,20 @@ struct fxt_session;
 #define FXT_BUF_RETIRED		0	/* retirement done, header final */
 #define FXT_BUF_MAPPED		1	/* the producer mapping was made */
 
-/* What one user has in a session, for the per-user shares. */
+/*
+ * What one user holds in task buffers not freed yet, of every session (a
+ * terminated session's that mappings keep too), for the per-user shares.
+ * Module-wide, under fxt_users_lock; freed at unload.
+ */
 struct fxt_user {
-	struct hlist_node node;		/* session->users */
+	struct hlist_node node;		/* fxt_users */
 	kuid_t uid;
 	u32 task_buffers;		/* not freed yet */
 	u64 memory;			/* bytes of those */
 };
 
 struct fxt_buffer {
-	struct kref ref;		/* session list + one per mapping */
+	struct kref ref;		/* session list + producer, reader maps */
 	struct fxt_session *session;	/* counted reference */
 	struct list_head node;		/* session->buffers, under fxt_lock */
 	void *area;			/* vmap of pages: header, control, data */
@@ -128,9 +132,9 @@ struct fxt_session {
 	u32 max_task_buffers;
 	u32 task_buffers;		/* not freed yet (acct_lock) */
 	spinlock_t acct_lock;
-	DECLARE_HASHTABLE(users, 6);	/* struct fxt_user, acct_lock */
 	struct pid *filter_pid;		/* counted, NULL for none */
 	struct pid *controller_tgid;	/* counted: the controlling process */
+	struct mm_struct *controller_mm;	/* mmgrab()bed: in this image */
 	u32 next_id;
 	u32 nr_buffers;			/* in bufs */
 	u64 names_dropped;		/* of retired, unreleased KERNEL buffers */
@@ -163,6 +167,7 @@ struct fxt_session {
 };
 
 extern struct mutex fxt_lock;
+extern spinlock_t fxt_users_lock;	/* inside acct_lock */
 extern struct fxt_session *fxt_session;	/* under fxt_lock */
 extern struct fxtrace_session_page *fxt_page;
 extern void *fxt_page_area;
@@ -185,6 +190,7 @@ kuid_t fxt_current_owner(void);
 bool fxt_category_enabled(const char *name);
 void fxt_controller_release(struct file *file);
 void fxt_controller_flush(struct file *file);
+bool fxt_in_controlling_image(struct fxt_session *s);
 bool fxt_is_controller(struct fxt_session *s, struct file *file);
 struct fxt_session *fxt_controlled(struct file *file);
 void fxt_session_put(struct fxt_session *s);
@@ -229,6 +235,7 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq);
 void fxt_names_retire(struct fxt_session *s);
 void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n);
 long fxt_ioctl_attach(void __user *argp);
+void fxt_users_free(void);
 long fxt_ioctl_buffer_full(void __user *argp);
 
 /* events.c */

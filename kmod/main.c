@@ -179,6 +179,7 @@ static void __exit fxt_exit(void)
 {
 	misc_deregister(&fxt_miscdev);
 	fxt_session_destroy_orphan();
+	fxt_users_free();
 	fxt_page_exit();
 }
 

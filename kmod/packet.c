@@ -120,7 +120,8 @@ static struct fxt_session *fxt_controller_get(struct file *file)
 	if (!s || !(fxt_is_controller(s, file) ||
 		    /* [terminated] (session.c) */
 		    (smp_load_acquire(&s->terminated) &&
-		     READ_ONCE(s->last_controller) == file)))
+		     READ_ONCE(s->last_controller) == file &&
+		     fxt_in_controlling_image(s))))
 		return NULL;
 	kref_get(&s->ref);
 	return s;

@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/glob.h>
 #include <linux/hashtable.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/stringhash.h>
 #include <linux/xarray.h>
@@ -443,15 +444,12 @@ static void fxt_categories_add(const char *list, u32 size, int count)
 static void fxt_session_free(struct kref *ref)
 {
 	struct fxt_session *s = container_of(ref, struct fxt_session, ref);
-	struct hlist_node *tmp;
-	struct fxt_user *u;
-	int bkt;
 
-	hash_for_each_safe(s->users, bkt, tmp, u, node)
-		kfree(u);
 	xa_destroy(&s->bufs);
 	put_pid(s->filter_pid);
 	put_pid(s->controller_tgid);
+	if (s->controller_mm)
+		mmdrop(s->controller_mm);
 	fxt_packets_free(s);
 	free_percpu(s->wake);
 	kfree(s->cpu_buffers);
@@ -464,14 +462,26 @@ void fxt_session_put(struct fxt_session *s)
 }
 
 /*
+ * Whether the caller is the process that initialized or adopted s, in the
+ * image that did: tgid and mm are counted references, so neither can be a
+ * recycled one.  An exec ends the role even for a descriptor that stays
+ * open across it.
+ */
+bool fxt_in_controlling_image(struct fxt_session *s)
+{
+	return READ_ONCE(s->controller_tgid) == task_tgid(current) &&
+	       READ_ONCE(s->controller_mm) == current->mm;
+}
+
+/*
  * Whether the caller controls s through file: the controller role belongs
- * to the open file in the process that initialized or adopted the session,
- * not to a child that inherited the file (or a mapping of it).
+ * to the open file in the process image that initialized or adopted the
+ * session, not to a child that inherited the file (or a mapping of it),
+ * nor to the program the process execs.
  */
 bool fxt_is_controller(struct fxt_session *s, struct file *file)
 {
-	return READ_ONCE(s->controller) == file &&
-	       READ_ONCE(s->controller_tgid) == task_tgid(current);
+	return READ_ONCE(s->controller) == file && fxt_in_controlling_image(s);
 }
 
 /* The session this file controls, or NULL (fxt_lock held). */
@@ -484,10 +494,15 @@ struct fxt_session *fxt_controlled(struct file *file)
 
 static void fxt_become_controller(struct fxt_session *s, struct file *file)
 {
+	struct mm_struct *old_mm = s->controller_mm;
 	struct pid *old = s->controller_tgid;
 
 	WRITE_ONCE(s->controller_tgid, get_pid(task_tgid(current)));
 	put_pid(old);
+	mmgrab(current->mm);
+	WRITE_ONCE(s->controller_mm, current->mm);
+	if (old_mm)
+		mmdrop(old_mm);
 	WRITE_ONCE(s->controller, file);
 	kref_get(&s->ref);
 	file->private_data = s;
@@ -618,7 +633,6 @@ static struct fxt_session *fxt_session_alloc(const struct fxtrace_config *cfg)
 	raw_spin_lock_init(&s->tasks_lock);
 	spin_lock_init(&s->acct_lock);
 	hash_init(s->tasks);
-	hash_init(s->users);
 	raw_spin_lock_init(&s->pkt_lock);
 	raw_spin_lock_init(&s->names_lock);
 	mutex_init(&s->read_lock);
@@ -1025,7 +1039,12 @@ void fxt_controller_flush(struct file *file)
 		return;
 	mutex_lock(&fxt_lock);
 	s = file->private_data;
-	if (s && fxt_is_controller(s, file)) {
+	/*
+	 * The controlling process in any image: exit_mm() came before, and
+	 * a program it exec'd closing the file it kept orphans the session.
+	 */
+	if (s && s->controller == file &&
+	    s->controller_tgid == task_tgid(current)) {
 		/* At exit, files is gone once the last thread closes them. */
 		if (files)
 			gone = !iterate_fd(files, 0, fxt_fd_is, file);

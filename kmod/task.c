@@ -79,29 +79,63 @@ void fxt_task_probe_unregister(struct fxt_session *s)
 	tracepoint_synchronize_unregister();
 }
 
-/* What this user holds in the session; made on first use (fxt_lock held). */
-static struct fxt_user *fxt_user_get(struct fxt_session *s, kuid_t uid)
+/*
+ * What each user holds in task buffers, module-wide: a session's share
+ * also counts the buffers of terminated sessions that the user's mappings
+ * keep, so that holding them across sessions does not add up.  Entries
+ * (charged to the user's memory cgroup) live until unload.
+ */
+static DEFINE_HASHTABLE(fxt_users, 6);
+DEFINE_SPINLOCK(fxt_users_lock);
+
+static struct fxt_user *fxt_user_find(kuid_t uid)
 {
 	struct fxt_user *u;
 
-	spin_lock(&s->acct_lock);
-	hash_for_each_possible(s->users, u, node, __kuid_val(uid)) {
+	hash_for_each_possible(fxt_users, u, node, __kuid_val(uid)) {
 		if (uid_eq(u->uid, uid))
-			goto out;
+			return u;
 	}
-	u = NULL;
-out:
-	spin_unlock(&s->acct_lock);
+	return NULL;
+}
+
+/* What this user holds; made on first use. */
+static struct fxt_user *fxt_user_get(kuid_t uid)
+{
+	struct fxt_user *u, *new;
+
+	spin_lock(&fxt_users_lock);
+	u = fxt_user_find(uid);
+	spin_unlock(&fxt_users_lock);
 	if (u)
 		return u;
-	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
-	if (!u)
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
 		return NULL;
-	u->uid = uid;
-	spin_lock(&s->acct_lock);
-	hash_add(s->users, &u->node, __kuid_val(uid));
-	spin_unlock(&s->acct_lock);
+	new->uid = uid;
+	spin_lock(&fxt_users_lock);
+	u = fxt_user_find(uid);
+	if (!u) {
+		hash_add(fxt_users, &new->node, __kuid_val(uid));
+		u = new;
+		new = NULL;
+	}
+	spin_unlock(&fxt_users_lock);
+	kfree(new);
 	return u;
+}
+
+/* Unload: no buffer is left. */
+void fxt_users_free(void)
+{
+	struct hlist_node *tmp;
+	struct fxt_user *u;
+	int bkt;
+
+	hash_for_each_safe(fxt_users, bkt, tmp, u, node) {
+		hash_del(&u->node);
+		kfree(u);
+	}
 }
 
 static s64 fxt_monotonic_offset(void)
@@ -213,7 +247,7 @@ long fxt_ioctl_attach(void __user *argp)
 	} else if (s) {
 		kref_get(&s->ref);
 		size = s->task_buffer_size;
-		user = fxt_user_get(s, current_uid());
+		user = fxt_user_get(current_uid());
 	}
 	mutex_unlock(&fxt_lock);
 	if (!s)

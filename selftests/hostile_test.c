@@ -357,6 +357,60 @@ TEST_F(hs, release_while_mapped)
 	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
 }
 
+/* A thread that attaches and maps its header only, then exits. */
+static void *header_mapper_fn(void *arg)
+{
+	struct mapper *p = arg;
+
+	p->m = MAP_FAILED;
+	p->ret = attach(p->fd, &p->a);
+	p->err = errno;
+	if (!p->ret)
+		p->m = map_part(p->fd, p->a.buffer_id, FXTRACE_MMAP_HEADER, PG,
+				PROT_READ);
+	return NULL;
+}
+
+/*
+ * A 4 KiB header mapping keeps its page, not the buffer: otherwise a
+ * user's small mappings kept every buffer it attached alive, out of its
+ * RSS and, after Terminate, of any session's limits.
+ */
+TEST_F(hs, header_mapping_keeps_its_page_only)
+{
+	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_session_info si;
+	struct fxtrace_packet p;
+	struct mapper m = { .fd = self->fd };
+	pthread_t t;
+
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	drain_all(self->fd);
+	ASSERT_EQ(0, pthread_create(&t, NULL, header_mapper_fn, &m));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_EQ(0, m.ret) TH_LOG("ATTACH: %s", strerror(m.err));
+	ASSERT_NE(MAP_FAILED, m.m) TH_LOG("mmap: %s", strerror(m.err));
+	h = m.m;
+	ASSERT_EQ(0, next_pkt(self->fd, &p, 5000));
+	ASSERT_EQ(FXTRACE_PKT_BUFFER_ADDED, p.request);
+	ASSERT_EQ(0, next_pkt(self->fd, &p, 5000));
+	ASSERT_EQ(FXTRACE_PKT_BUFFER_RETIRED, p.request);
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
+
+	/* Released: the buffer is freed, the header page stays readable. */
+	ASSERT_EQ(0, release_buffer(self->fd, m.a.buffer_id));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes, si.memory_used);
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(m.a.buffer_id, h->id);
+	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, h->state);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(0, munmap(m.m, PG));
+}
+
 /* Reads a file (cgroup, sysctl) holding one number; -1 on error. */
 static long long read_number(const char *dir, const char *file)
 {
@@ -859,6 +913,91 @@ TEST_F_TIMEOUT(hs, exit_munmap_release_race, RACE_SECONDS + 60)
 
 /* ---- defects 3 and 4: one user cannot starve another -------------------- */
 
+/*
+ * In a child as NOBODY, on commands from the parent: 'a' attaches and maps
+ * from a new thread (which exits; the process keeps the mapping) and
+ * answers 0 or the errno, 'u' unmaps all it holds and answers 0.
+ */
+static void holder(int fd, int cmd, int res)
+{
+	struct mapper m[16];
+	int n = 0, i, r;
+	char c;
+
+	while (read(cmd, &c, 1) == 1) {
+		if (c == 'a') {
+			r = n < 16 && !mapper_run_join(&m[n], fd) ? 0 : m[n].err;
+			n += !r;
+		} else {
+			for (i = 0; i < n; i++)
+				munmap(m[i].m, m[i].a.producer_size);
+			n = r = 0;
+		}
+		if (write(res, &r, sizeof(r)) != sizeof(r))
+			break;
+	}
+	_exit(0);
+}
+
+static int holder_do(int cmd, int res, char c)
+{
+	int r = -1;
+
+	if (write(cmd, &c, 1) != 1 || read(res, &r, sizeof(r)) != sizeof(r))
+		return -1;
+	return r;
+}
+
+/*
+ * A user's share counts its buffers of terminated sessions that its
+ * mappings keep: otherwise a user who keeps its mappings (and
+ * MADV_DONTNEEDs them, out of its RSS) holds a share more per session.
+ */
+TEST_F(hs, share_counts_terminated_sessions)
+{
+	int cmd[2], res[2], fd2;
+	pid_t pid;
+
+	self->cfg.max_task_buffers = 8;		/* a share of 2 buffers */
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_EQ(0, pipe(cmd));
+	ASSERT_EQ(0, pipe(res));
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		close(cmd[1]);
+		close(res[0]);
+		if (become(NOBODY))
+			_exit(9);
+		fd = dev_open(0);
+		if (fd < 0)
+			_exit(8);
+		holder(fd, cmd[0], res[1]);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	ASSERT_EQ(0, holder_do(cmd[1], res[0], 'a'));
+	ASSERT_EQ(0, holder_do(cmd[1], res[0], 'a'));
+	ASSERT_EQ(EDQUOT, holder_do(cmd[1], res[0], 'a'));
+
+	/* The next session: the two buffers still mapped still count. */
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	fd2 = dev_open(0);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, init_session(fd2, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	EXPECT_EQ(EDQUOT, holder_do(cmd[1], res[0], 'a'));
+	ASSERT_EQ(0, holder_do(cmd[1], res[0], 'u'));
+	EXPECT_EQ(0, holder_do(cmd[1], res[0], 'a'));
+	EXPECT_EQ(0, holder_do(cmd[1], res[0], 'a'));
+	EXPECT_EQ(EDQUOT, holder_do(cmd[1], res[0], 'a'));
+	close(cmd[1]);
+	ASSERT_EQ(0, wait_child(pid));
+	close(res[0]);
+	EXPECT_EQ(0, ioctl(fd2, FXTRACE_IOC_TERMINATE));
+	close(fd2);
+}
+
 TEST_F(hs, cross_uid_fairness)
 {
 	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
@@ -1176,6 +1315,58 @@ TEST_F(hs, foreign_access_matrix)
 				       FXTRACE_MMAP_OFFSET(a.buffer_id, FXTRACE_MMAP_HEADER)));
 	ASSERT_ERRNO(EINVAL, munmap((char *)prod + PG, PG));
 	ASSERT_MMAP_ERRNO(EFAULT, mremap(hdr, 0, PG, MREMAP_MAYMOVE));
+}
+
+/*
+ * The controller after an exec: "<fd>" in the environment, the controller
+ * fd it kept open across the exec.  The new program is not the controller;
+ * closing the fd orphans the session.
+ */
+__attribute__((constructor)) static void controller_exec_child(void)
+{
+	const char *v = getenv("FXTRACE_HOSTILE_CTL_EXEC");
+	struct fxtrace_session_info si;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_packet p;
+	int fd, fd2;
+
+	if (!v)
+		return;
+	fd = atoi(v);
+	CHECK(buffer_info(fd, 1, &bi) == -1 && errno == EPERM, 70);
+	CHECK(start_session(fd, FXTRACE_START_RETAIN) == -1 && errno == EPERM, 71);
+	CHECK(read(fd, &p, sizeof(p)) == -1 && errno == EPERM, 72);
+	CHECK(map_errno(fd, 1, FXTRACE_MMAP_READER, AREA_SIZE, PROT_READ) == EACCES, 73);
+	CHECK(map_errno(fd, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ) == EACCES, 74);
+	CHECK(ioctl(fd, FXTRACE_IOC_TERMINATE) == -1 && errno == EPERM, 75);
+	CHECK(session_info(fd, &si) == 0 && si.state == FXTRACE_STATE_INITIALIZED, 76);
+	/* Its last descriptor of the file: the session is orphaned. */
+	fd2 = dev_open(0);
+	CHECK(fd2 >= 0 && close(fd) == 0, 77);
+	CHECK(session_info(fd2, &si) == 0 && (si.flags & FXTRACE_SESSION_ORPHANED), 78);
+	_exit(0);
+}
+
+TEST_F(hs, controller_exec_ends_control)
+{
+	struct fxtrace_buffer_info bi;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(FXTRACE_DEVICE, O_RDWR | O_NONBLOCK);	/* kept across exec */
+		char env[16];
+
+		CHECK(fd >= 0 && init_session(fd, &self->cfg) == 0, 50);
+		CHECK(buffer_info(fd, 1, &bi) == 0, 51);
+		snprintf(env, sizeof(env), "%d", fd);
+		setenv("FXTRACE_HOSTILE_CTL_EXEC", env, 1);
+		execl("/proc/self/exe", "hostile_test", (char *)NULL);
+		_exit(52);
+	}
+	ASSERT_EQ(0, wait_child(pid)) TH_LOG("70+: the program exec'd kept control");
+	/* Orphaned: a new controller may take it. */
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT));
 }
 
 /* ---- defect 6: a producer scribbling on its control page ---------------- */
