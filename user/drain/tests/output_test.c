@@ -9,7 +9,8 @@
  * the session window the drainer declares.
  *
  * `output_test --diff FILE...`: each file as a half, both ways;
- * `output_test --write-inputs DIR`: the first generated halves as files.
+ * `output_test --write-inputs DIR`: the first generated inputs and a few
+ * scenarios as files, the seeds of fuzz_output.
  *
  * `output_test --bench N`: N honest instants (indexed thread, category,
  * name and argument name, one int64 argument) through output_rest(), for
@@ -551,6 +552,50 @@ static size_t gen_input(unsigned int i, unsigned char *bytes)
 	return len;
 }
 
+static void put_le(unsigned char *p, unsigned int n, uint64_t v)
+{
+	while (n--) {
+		*p++ = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+/*
+ * A config of fuzz_output's (fuzz/fuzz_output.c): every retirement,
+ * successor and header size, comms that are not UTF-8, a TSC's tick rate,
+ * windows around the generated timestamps and time moving on, producers
+ * that commit more or less than they wrote and lie about their wraps.
+ */
+static void gen_config(unsigned char *b)
+{
+	static const char *const comms[] = {
+		"", "worker", "w\xffrker", "\xc3\xa9t\xc3\xa9",
+		"fifteen bytes!!",
+	};
+	const char *comm = comms[pick(N_WORDS(comms))];
+	unsigned int i;
+
+	memset(b, 0, DIFF_CONFIG_BYTES);
+	b[0] = (unsigned char)pick(128);
+	b[1] = (unsigned char)pick(4);
+	b[2] = (unsigned char)pick(4);
+	if (!pick(4))
+		put_le(b + 4, 4, rnd());
+	if (!pick(3))
+		put_le(b + 8, 8, (SECOND / 2) * pick(7) - 2 * SECOND);
+	memcpy(b + 16, comm, strlen(comm));
+	for (i = 0; i < 4; i++)
+		put_le(b + 32 + 2 * i, 2, pick(3) ? 0 : pick(3000));
+	for (i = 0; i < 3; i++)
+		put_le(b + 40 + 2 * i, 2,
+		       pick(4) ? 0 : (uint64_t)(8 * (int64_t)pick(9) - 32 +
+						pick(2)));
+	put_le(b + 48, 8, pick(2) ? 0 : pick(4) ? pick(5) : ~0ULL);
+	for (i = 0; i < 2; i++)
+		put_le(b + 56 + 4 * i, 4, pick(2) ? 0 : pick(4096));
+	put_le(b + 64, 8, pick(2) ? 0 : rnd());
+}
+
 /* The generated halves, both ways. */
 static int test_fast_generated(void)
 {
@@ -580,18 +625,24 @@ static int test_fast_generated(void)
 
 /*
  * `output_test --write-inputs DIR`: the first generated inputs as files
- * DIR/generated-N, the seeds of fuzz_output (user/reader/fuzz/run.sh).
+ * DIR/generated-N, the seeds of fuzz_output (user/reader/fuzz/run.sh):
+ * its config (every other one all zero, gen_config()'s otherwise), then
+ * the half.
  */
 static int write_inputs(const char *dir)
 {
-	unsigned char bytes[sizeof(((struct words *)0)->w)];
+	unsigned char bytes[DIFF_CONFIG_BYTES + sizeof(((struct words *)0)->w)];
 	char path[512];
 	unsigned int i;
 	size_t len;
 	FILE *f;
 
 	for (i = 0; i < 300; i++) {
-		len = gen_input(i, bytes);
+		len = DIFF_CONFIG_BYTES + gen_input(i, bytes + DIFF_CONFIG_BYTES);
+		if (i % 2)
+			gen_config(bytes);
+		else
+			memset(bytes, 0, DIFF_CONFIG_BYTES);
 		snprintf(path, sizeof(path), "%s/generated-%u", dir, i);
 		f = fopen(path, "wb");
 		if (!f || fwrite(bytes, 1, len, f) != len || fclose(f)) {
@@ -1521,6 +1572,73 @@ static int test_fast_copy_race(void)
 	return 0;
 }
 
+/*
+ * Seeds of fuzz_output that the generated ones rarely make: a config
+ * (flags, the byte at 0), then two halves of as many words.
+ */
+static int write_scenario(const char *dir, const char *name, __u8 flags,
+			  const __u64 *half0, size_t n0, const __u64 *half1,
+			  size_t n1)
+{
+	unsigned char bytes[DIFF_CONFIG_BYTES + 8 * 128] = { flags };
+	uint64_t le[128];
+	__u64 w[128];
+	char path[512];
+	size_t n = 0, i;
+	FILE *f;
+
+	/* The shorter half padded with empty strings: the cut between them. */
+	memcpy(w, half0, 8 * n0);
+	for (n = n0; n < n1; n++)
+		fxt_write_string(w + n, 40, "", 0);
+	memcpy(w + n, half1, 8 * n1);
+	for (n += n1; n < 2 * n0; n++)
+		fxt_write_string(w + n, 40, "", 0);
+	for (i = 0; i < n; i++)
+		le[i] = w[i];
+	words_to_le(le, n, bytes + DIFF_CONFIG_BYTES);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	n = DIFF_CONFIG_BYTES + 8 * n;
+	if (!f || fwrite(bytes, 1, n, f) != n || fclose(f)) {
+		fprintf(stderr, "output_test: cannot write %s\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A flow begun by a task buffer that retires, ended by another process;
+ * async slices ended, misnamed or not, by the successor of the same
+ * thread, attached before (0x11) or after (0x01) the retirement; events
+ * lost without a buffer reported before a retirement (0x0e: after half 1,
+ * the successor another process).
+ */
+static int write_scenarios(const char *dir)
+{
+	const __u64 t = START + SECOND;
+	__u64 a[32], b[32];
+	size_t na, nb;
+
+	na = event(a, FXT_EVENT_DURATION_BEGIN, t, PID, TID, "s", 0);
+	na += event(a + na, FXT_EVENT_FLOW_BEGIN, t + 1, PID, TID, "f", 5);
+	nb = event(b, FXT_EVENT_DURATION_BEGIN, t + 2, PID + 100, TID + 100,
+		   "s", 0);
+	nb += event(b + nb, FXT_EVENT_FLOW_END, t + 3, PID + 100, TID + 100,
+		    "f", 5);
+	if (write_scenario(dir, "scenario-flow", 0x0d, a, na, b, nb))
+		return 1;
+	na = event(a, FXT_EVENT_ASYNC_BEGIN, t, PID, TID, "a", 1);
+	nb = event(b, FXT_EVENT_ASYNC_END, t + 1, PID, TID, "b", 1);
+	nb += event(b + nb, FXT_EVENT_ASYNC_END, t + 2, PID, TID, "a", 1);
+	if (write_scenario(dir, "scenario-async", 0x11, a, na, b, nb) ||
+	    write_scenario(dir, "scenario-async-forgotten", 0x01, a, na, b, nb))
+		return 1;
+	na = lost_counter(a, t, PID, TID, FXT_ARG_UINT64, 7);
+	nb = lost_counter(b, t + 1, PID, TID, FXT_ARG_UINT64, 9);
+	return write_scenario(dir, "scenario-lost", 0x0e, a, na, b, nb);
+}
+
 static const struct tap_test tests[] = {
 	{ "producer records about others, interpreted kinds, out of window: refused", test_forgery },
 	{ "task buffers named from the kernel's header", test_comm_name },
@@ -1588,7 +1706,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "--diff"))
 		return diff_files(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "--write-inputs"))
-		return write_inputs(argv[2]);
+		return write_inputs(argv[2]) || write_scenarios(argv[2]);
 	ret = tap_run(tests, N_WORDS(tests));
 
 	output_free(&out);
