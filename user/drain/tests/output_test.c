@@ -854,6 +854,34 @@ static int test_comm_name(void)
 }
 
 /*
+ * A thread that named itself in bytes that are not UTF-8: the kernel's
+ * announcement, "COMM TID", is skipped as any other, not judged and
+ * counted as 2 records refused against an honest producer (fuzz_output's
+ * input, a config of comm "\xff", is the second half).
+ */
+static int test_comm_not_utf8(void)
+{
+	static const unsigned char input[17] = { [16] = 0xff };
+	struct drain_buffer *db;
+	struct fake f;
+
+	start();
+	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0,
+		 "w\xffrker");
+	fake_announce(&f, "w\xffrker 101", SECOND);
+	db = drain_rest(&f);
+	ASSERT_STR("w\xef\xbf\xbdrker 101 (pid 100)", db->name);
+	EXPECT_EQ(0, db->invalid);
+	EXPECT_EQ(0, db->records);
+	EXPECT_EQ(f.hdr->durable_reserved, db->durable_done);
+	fake_free(&f);
+	ASSERT_EQ(0, diff_fuzz_input(input, sizeof(input),
+				     "a comm of \"\\xff\""));
+	diff_free();
+	return 0;
+}
+
+/*
  * Issue 15: past the string budget, strings used to be defined but not
  * kept and hashed as empty, so an async end named unlike its begin passed.
  */
@@ -1642,6 +1670,7 @@ static int write_scenarios(const char *dir)
 static const struct tap_test tests[] = {
 	{ "producer records about others, interpreted kinds, out of window: refused", test_forgery },
 	{ "task buffers named from the kernel's header", test_comm_name },
+	{ "a comm that is not UTF-8 costs no record", test_comm_not_utf8 },
 	{ "strings past the budget are refused, not kept empty", test_string_budget },
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "flows outside a slice or of an open id are refused", test_flows },
