@@ -624,6 +624,42 @@ static int test_fast_generated(void)
 }
 
 /*
+ * The generated halves through retirements, successors, header fields,
+ * windows and control pages as fuzz_output's configs say (gen_config()).
+ */
+static int test_fast_configs(void)
+{
+	unsigned char bytes[sizeof(((struct words *)0)->w)];
+	unsigned char config[DIFF_CONFIG_BYTES];
+	struct diff_config cfg;
+	char what[64];
+	unsigned int i;
+	size_t len;
+
+	memset(&diff_totals, 0, sizeof(diff_totals));
+	for (i = 0; i < 1500; i++) {
+		len = gen_input(i, bytes);
+		gen_config(config);
+		diff_config_read(&cfg, config, sizeof(config));
+		snprintf(what, sizeof(what), "configured input %u", i);
+		if (diff_config_input(&cfg, bytes, len, bytes, len, bytes, len,
+				      what))
+			return 1;
+	}
+	printf("# %llu inputs, %llu buffers retired, %llu records written, %llu refused (%llu flows): the same\n",
+	       (unsigned long long)diff_totals.inputs,
+	       (unsigned long long)diff_totals.retired,
+	       (unsigned long long)diff_totals.records,
+	       (unsigned long long)diff_totals.refused,
+	       (unsigned long long)diff_totals.flows_refused);
+	EXPECT_CMP(diff_totals.retired, >, 1000);
+	EXPECT_CMP(diff_totals.records, >, 10000);
+	EXPECT_CMP(diff_totals.refused, >, 10000);
+	EXPECT_CMP(diff_totals.flows_refused, >, 500);
+	return 0;
+}
+
+/*
  * `output_test --write-inputs DIR`: the first generated inputs as files
  * DIR/generated-N, the seeds of fuzz_output (user/reader/fuzz/run.sh):
  * its config (every other one all zero, gen_config()'s otherwise), then
@@ -1686,6 +1722,7 @@ static const struct tap_test tests[] = {
 	{ "fast pass = full decoder: the decoder's vectors, the Perfetto corpus", test_fast_corpora },
 	{ "fast pass = full decoder: generated and mutated halves", test_fast_generated },
 	{ "fast pass = full decoder: random words", test_fast_garbage },
+	{ "fast pass = full decoder: retirements, header fields, windows", test_fast_configs },
 	{ "a half rewritten while it is judged: judged as written", test_fast_copy_race },
 };
 
