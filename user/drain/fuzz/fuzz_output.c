@@ -12,8 +12,9 @@
  * (pid 100, tid 101), then of a CPU buffer and of a kernel buffer each
  * beside such a task buffer with the same bytes: diff_fuzz_input() of
  * output_harness.c, as output_test runs it.  A config all zero is the run
- * of the raw bytes before the config existed (but for an empty comm);
- * run.sh puts one before every seed.  The config, little-endian:
+ * of the raw bytes before the config existed (but for the names: an empty
+ * comm, "cpu0"); run.sh puts one before every seed.  The config,
+ * little-endian:
  *
  *   0  u8   bits 0-1: the task buffer retires (BUFFER_RETIRED: its rest,
  *           its drop counter, output_retire()): 0 never, 1 after half 0,
@@ -34,7 +35,8 @@
  *   2  u8   the CPU buffer's cpu.
  *   4  u32  the session's tick rate: 0 CLOCK_MONOTONIC (1e9 per second),
  *           else a TSC of 1000 * (100000 + v % 9900001) (100 MHz to 10 GHz).
- *   8  u64  the session clock at Start: 1000 s, plus v ticks (modulo 2^64).
+ *   8  u64  the session clock at Start: 1000 s plus v ticks, modulo 2^64,
+ *           then modulo its range (below).
  *  16  16   the thread's comm at ATTACH: up to the first NUL, 15 bytes at
  *           most (get_task_comm()); the kernel names the task buffer's
  *           announcement "COMM TID" with it.
@@ -43,9 +45,11 @@
  *           first 10 s), half 1, the rests, the drop counters.
  *  40  s16 x 3  bytes the control page's durable_committed is off from what
  *           the producer wrote, when half 0, half 1 and a rest are drained.
- *  48  u64  wrap_count, and
- *  56  u32 x 2  rolling_committed[0] and [1], when a rest is drained.
- *  64  u64  dropped_records, read at each rest.
+ *  48  u64  wrap_count (a CPU or kernel buffer's: the halves saved, plus
+ *           bit 0), and
+ *  56  u32 x 2  rolling_committed[0] and [1] (a kernel buffer's: within
+ *           its halves, aligned), when a rest is drained.
+ *  64  u64  dropped_records, read at each rest (a kernel buffer's: v >> 24).
  *  72       the producer's bytes.
  *
  * Only what can vary is varied (Documentation/drain.rst, "What a producer
@@ -60,7 +64,10 @@
  * kernel's throughout: its committed offsets are exact, its wrap_count is
  * past the halves it asked to save by at most one, its offsets within its
  * halves and its drop count below 2^40.  The session clock and its rate
- * are the kernel's; time only moves on.  Sizes follow the input.
+ * are the kernel's: its time fits int64 nanoseconds (CLOCK_MONOTONIC's
+ * ktime_t, a TSC's count since reset; past that even the drop counters
+ * the drainer writes at the window's start would not), and only moves on.
+ * Sizes follow the input.
  *
  * Each input aborts on what the drainer must never do, whatever a
  * producer writes:
