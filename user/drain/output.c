@@ -390,11 +390,16 @@ static uint64_t read_announcement(struct output *o, struct drain_buffer *db,
 		if (rec->type != FXT_REC_METADATA ||
 		    rec->subtype != FXT_META_PROVIDER_INFO || !rec->valid ||
 		    rec->id != db->id || !rec->name.ptr ||
-		    rec->name.len > FXT_PROVIDER_NAME_MAX ||
-		    !fxt_utf8_valid((const unsigned char *)rec->name.ptr,
-				    rec->name.len))
+		    rec->name.len > FXT_PROVIDER_NAME_MAX)
 			return 0;
+		/*
+		 * A task's is "COMM TID", COMM any bytes its thread named
+		 * itself with; not taken (task_name()), so need not be UTF-8.
+		 */
 		if (db->kind != FXTRACE_BUFFER_TASK) {
+			if (!fxt_utf8_valid((const unsigned char *)
+					    rec->name.ptr, rec->name.len))
+				return 0;
 			memcpy(db->name, rec->name.ptr, rec->name.len);
 			db->name[rec->name.len] = '\0';
 		}

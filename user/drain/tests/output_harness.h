@@ -41,6 +41,13 @@ void fake_new(struct fake *f, __u32 id, __u32 kind, __u32 pid, __u32 tid,
 	      size_t durable_size, size_t rolling_size, const char *comm);
 void fake_free(struct fake *f);
 
+/*
+ * The kernel's announcement of f as the kernel writes it (kmod/buffer.c,
+ * fxt_buffer_write_prefix()): provider info named name, init record,
+ * durable_reserved after them; instead of what fake_new() wrote.
+ */
+void fake_announce(struct fake *f, const char *name, uint64_t tps);
+
 /* len bytes (n words) added to the durable part and committed. */
 void put_durable(struct fake *f, const void *bytes, size_t len);
 void put_words(struct fake *f, const __u64 *w, size_t n);
@@ -55,6 +62,9 @@ void file_add(struct file *f, const struct chunk *c);
  */
 int check_output_but(const struct output *o, const struct file *f,
 		     enum fxt_rule_id tolerated, fxt_record_fn *fn, void *ctx);
+/* The same with a set of rules tolerated: bit r for rule r. */
+int check_output_tolerating(const struct output *o, const struct file *f,
+			    uint64_t tolerated, fxt_record_fn *fn, void *ctx);
 
 /*
  * What the durable part of every buffer in the differential runs starts
@@ -66,9 +76,56 @@ extern const char *const diff_strings[DIFF_STRINGS];
 
 /* What the differential runs judged since the counts were cleared. */
 struct diff_totals {
-	uint64_t inputs, records, refused, flows_refused;
+	uint64_t inputs, records, refused, flows_refused, retired;
 };
 extern struct diff_totals diff_totals;
+
+/*
+ * What a differential run varies besides the producer's bytes: what a
+ * hostile producer or the passage of time can vary, and what the kernel
+ * writes within what it can produce (fuzz/fuzz_output.c, whose input
+ * starts with DIFF_CONFIG_BYTES of it, says which is which and why).
+ * All zero but the comm: diff_input().
+ */
+enum diff_retire {
+	DIFF_RETIRE_NONE,
+	DIFF_RETIRE_HALF0,	/* the task buffer retires after half 0 */
+	DIFF_RETIRE_HALF1,	/* after half 1 */
+	DIFF_RETIRE_DURABLE,	/* after its durable additions */
+};
+
+enum diff_successor {
+	DIFF_SAME_THREAD,	/* pid and tid again: an exec */
+	DIFF_SIBLING,		/* another thread of the process */
+	DIFF_TID_REUSED,	/* another process, the tid reused */
+	DIFF_OTHER,		/* another process and thread */
+};
+
+struct diff_config {
+	enum diff_retire retire;
+	enum diff_successor successor;
+	bool overlap;		/* the successor attaches before retirement */
+	bool prefix_overwritten;	/* the producer's over the kernel's */
+	bool kernel_retires;	/* the kernel buffer, after its rest */
+	uint32_t header_size;	/* a module's fxtrace_buffer_header */
+	uint32_t cpu;		/* the CPU buffer's */
+	char comm[16];		/* NUL-terminated, zero-padded */
+	uint64_t ticks_per_second, start_ticks;
+	/* ms the session clock moves before half 0, half 1, rest, drops */
+	uint32_t advance_ms[4];
+	/* bytes a task buffer's durable_committed is off at half 0, 1, rest */
+	int16_t durable_skew[3];
+	/* at a rest: a task's control page, a kernel buffer's header */
+	uint64_t wrap_count, rolling_committed[2], dropped;
+};
+
+#define DIFF_CONFIG_BYTES	72
+
+/*
+ * The config at the start of bytes (len of them; the bytes missing are 0),
+ * as fuzz/fuzz_output.c's header comment lays it out.
+ */
+void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len);
 
 /*
  * The fast pass against the full decoder (output.full_decode): the same
@@ -76,15 +133,30 @@ extern struct diff_totals diff_totals;
  * task buffer of the same thread holding them too, drained in turn), each
  * time through two outputs, as the saved halves of wraps 0 (half0) and 1
  * (half1), then as durable additions drained by output_rest(), then the
- * drops counters.
+ * drops counters; the task buffer retired and followed by another as cfg
+ * says, in the session window and with the header fields it says.
  * The two files must be the same byte for byte, and so must every count;
- * the file passes the strict check, and a task buffer's records in it name
- * its producer's process and thread only.  Returns 0, or 1 after saying
- * what differed.
+ * the file passes the strict check, a task buffer's records in it name
+ * its producer's process and thread only, and the kernel's announcement
+ * at the start of a buffer is never judged as records when the producer
+ * left it as it was.  Returns 0, or 1 after saying what differed.
  */
+int diff_config_input(const struct diff_config *cfg, const void *half0,
+		      size_t len0, const void *half1, size_t len1,
+		      const void *durable, size_t durable_len,
+		      const char *what);
+
+/* diff_config_input() with the config all zero, the comm "diff". */
 int diff_input(const void *half0, size_t len0, const void *half1,
 	       size_t len1, const void *durable, size_t durable_len,
 	       const char *what);
+
+/*
+ * An input of fuzz/fuzz_output.c: its config, then the bytes cut at the
+ * word nearest their middle as two halves, and whole as the durable
+ * additions.
+ */
+int diff_fuzz_input(const void *data, size_t size, const char *what);
 
 /* The memory the differential runs keep between inputs. */
 void diff_free(void);

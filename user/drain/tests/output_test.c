@@ -9,7 +9,8 @@
  * the session window the drainer declares.
  *
  * `output_test --diff FILE...`: each file as a half, both ways;
- * `output_test --write-inputs DIR`: the first generated halves as files.
+ * `output_test --write-inputs DIR`: the first generated inputs and a few
+ * scenarios as files, the seeds of fuzz_output.
  *
  * `output_test --bench N`: N honest instants (indexed thread, category,
  * name and argument name, one int64 argument) through output_rest(), for
@@ -551,6 +552,50 @@ static size_t gen_input(unsigned int i, unsigned char *bytes)
 	return len;
 }
 
+static void put_le(unsigned char *p, unsigned int n, uint64_t v)
+{
+	while (n--) {
+		*p++ = (unsigned char)v;
+		v >>= 8;
+	}
+}
+
+/*
+ * A config of fuzz_output's (fuzz/fuzz_output.c): every retirement,
+ * successor and header size, comms that are not UTF-8, a TSC's tick rate,
+ * windows around the generated timestamps and time moving on, producers
+ * that commit more or less than they wrote and lie about their wraps.
+ */
+static void gen_config(unsigned char *b)
+{
+	static const char *const comms[] = {
+		"", "worker", "w\xffrker", "\xc3\xa9t\xc3\xa9",
+		"fifteen bytes!!",
+	};
+	const char *comm = comms[pick(N_WORDS(comms))];
+	unsigned int i;
+
+	memset(b, 0, DIFF_CONFIG_BYTES);
+	b[0] = (unsigned char)pick(128);
+	b[1] = (unsigned char)pick(4);
+	b[2] = (unsigned char)pick(4);
+	if (!pick(4))
+		put_le(b + 4, 4, rnd());
+	if (!pick(3))
+		put_le(b + 8, 8, (SECOND / 2) * pick(7) - 2 * SECOND);
+	memcpy(b + 16, comm, strlen(comm));
+	for (i = 0; i < 4; i++)
+		put_le(b + 32 + 2 * i, 2, pick(3) ? 0 : pick(3000));
+	for (i = 0; i < 3; i++)
+		put_le(b + 40 + 2 * i, 2,
+		       pick(4) ? 0 : (uint64_t)(8 * (int64_t)pick(9) - 32 +
+						pick(2)));
+	put_le(b + 48, 8, pick(2) ? 0 : pick(4) ? pick(5) : ~0ULL);
+	for (i = 0; i < 2; i++)
+		put_le(b + 56 + 4 * i, 4, pick(2) ? 0 : pick(4096));
+	put_le(b + 64, 8, pick(2) ? 0 : rnd());
+}
+
 /* The generated halves, both ways. */
 static int test_fast_generated(void)
 {
@@ -579,19 +624,61 @@ static int test_fast_generated(void)
 }
 
 /*
+ * The generated halves through retirements, successors, header fields,
+ * windows and control pages as fuzz_output's configs say (gen_config()).
+ */
+static int test_fast_configs(void)
+{
+	unsigned char bytes[sizeof(((struct words *)0)->w)];
+	unsigned char config[DIFF_CONFIG_BYTES];
+	struct diff_config cfg;
+	char what[64];
+	unsigned int i;
+	size_t len;
+
+	memset(&diff_totals, 0, sizeof(diff_totals));
+	for (i = 0; i < 1500; i++) {
+		len = gen_input(i, bytes);
+		gen_config(config);
+		diff_config_read(&cfg, config, sizeof(config));
+		snprintf(what, sizeof(what), "configured input %u", i);
+		if (diff_config_input(&cfg, bytes, len, bytes, len, bytes, len,
+				      what))
+			return 1;
+	}
+	printf("# %llu inputs, %llu buffers retired, %llu records written, %llu refused (%llu flows): the same\n",
+	       (unsigned long long)diff_totals.inputs,
+	       (unsigned long long)diff_totals.retired,
+	       (unsigned long long)diff_totals.records,
+	       (unsigned long long)diff_totals.refused,
+	       (unsigned long long)diff_totals.flows_refused);
+	EXPECT_CMP(diff_totals.retired, >, 1000);
+	EXPECT_CMP(diff_totals.records, >, 10000);
+	EXPECT_CMP(diff_totals.refused, >, 10000);
+	EXPECT_CMP(diff_totals.flows_refused, >, 500);
+	return 0;
+}
+
+/*
  * `output_test --write-inputs DIR`: the first generated inputs as files
- * DIR/generated-N, the seeds of fuzz_output (user/reader/fuzz/run.sh).
+ * DIR/generated-N, the seeds of fuzz_output (user/reader/fuzz/run.sh):
+ * its config (every other one all zero, gen_config()'s otherwise), then
+ * the half.
  */
 static int write_inputs(const char *dir)
 {
-	unsigned char bytes[sizeof(((struct words *)0)->w)];
+	unsigned char bytes[DIFF_CONFIG_BYTES + sizeof(((struct words *)0)->w)];
 	char path[512];
 	unsigned int i;
 	size_t len;
 	FILE *f;
 
 	for (i = 0; i < 300; i++) {
-		len = gen_input(i, bytes);
+		len = DIFF_CONFIG_BYTES + gen_input(i, bytes + DIFF_CONFIG_BYTES);
+		if (i % 2)
+			gen_config(bytes);
+		else
+			memset(bytes, 0, DIFF_CONFIG_BYTES);
 		snprintf(path, sizeof(path), "%s/generated-%u", dir, i);
 		f = fopen(path, "wb");
 		if (!f || fwrite(bytes, 1, len, f) != len || fclose(f)) {
@@ -809,6 +896,34 @@ static int test_comm_name(void)
 	db = drain_rest(&f);
 	ASSERT_STR("?]0;t??[2J??? 101 (pid 100)", db->name);
 	fake_free(&f);
+	return 0;
+}
+
+/*
+ * A thread that named itself in bytes that are not UTF-8: the kernel's
+ * announcement, "COMM TID", is skipped as any other, not judged and
+ * counted as 2 records refused against an honest producer (fuzz_output's
+ * input, a config of comm "\xff", is the second half).
+ */
+static int test_comm_not_utf8(void)
+{
+	static const unsigned char input[17] = { [16] = 0xff };
+	struct drain_buffer *db;
+	struct fake f;
+
+	start();
+	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0,
+		 "w\xffrker");
+	fake_announce(&f, "w\xffrker 101", SECOND);
+	db = drain_rest(&f);
+	ASSERT_STR("w\xef\xbf\xbdrker 101 (pid 100)", db->name);
+	EXPECT_EQ(0, db->invalid);
+	EXPECT_EQ(0, db->records);
+	EXPECT_EQ(f.hdr->durable_reserved, db->durable_done);
+	fake_free(&f);
+	ASSERT_EQ(0, diff_fuzz_input(input, sizeof(input),
+				     "a comm of \"\\xff\""));
+	diff_free();
 	return 0;
 }
 
@@ -1531,9 +1646,77 @@ static int test_fast_copy_race(void)
 	return 0;
 }
 
+/*
+ * Seeds of fuzz_output that the generated ones rarely make: a config
+ * (flags, the byte at 0), then two halves of as many words.
+ */
+static int write_scenario(const char *dir, const char *name, __u8 flags,
+			  const __u64 *half0, size_t n0, const __u64 *half1,
+			  size_t n1)
+{
+	unsigned char bytes[DIFF_CONFIG_BYTES + 8 * 128] = { flags };
+	uint64_t le[128];
+	__u64 w[128];
+	char path[512];
+	size_t n = 0, i;
+	FILE *f;
+
+	/* The shorter half padded with empty strings: the cut between them. */
+	memcpy(w, half0, 8 * n0);
+	for (n = n0; n < n1; n++)
+		fxt_write_string(w + n, 40, "", 0);
+	memcpy(w + n, half1, 8 * n1);
+	for (n += n1; n < 2 * n0; n++)
+		fxt_write_string(w + n, 40, "", 0);
+	for (i = 0; i < n; i++)
+		le[i] = w[i];
+	words_to_le(le, n, bytes + DIFF_CONFIG_BYTES);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	n = DIFF_CONFIG_BYTES + 8 * n;
+	if (!f || fwrite(bytes, 1, n, f) != n || fclose(f)) {
+		fprintf(stderr, "output_test: cannot write %s\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A flow begun by a task buffer that retires, ended by another process;
+ * async slices ended, misnamed or not, by the successor of the same
+ * thread, attached before (0x11) or after (0x01) the retirement; events
+ * lost without a buffer reported before a retirement (0x0e: after half 1,
+ * the successor another process).
+ */
+static int write_scenarios(const char *dir)
+{
+	const __u64 t = START + SECOND;
+	__u64 a[32], b[32];
+	size_t na, nb;
+
+	na = event(a, FXT_EVENT_DURATION_BEGIN, t, PID, TID, "s", 0);
+	na += event(a + na, FXT_EVENT_FLOW_BEGIN, t + 1, PID, TID, "f", 5);
+	nb = event(b, FXT_EVENT_DURATION_BEGIN, t + 2, PID + 100, TID + 100,
+		   "s", 0);
+	nb += event(b + nb, FXT_EVENT_FLOW_END, t + 3, PID + 100, TID + 100,
+		    "f", 5);
+	if (write_scenario(dir, "scenario-flow", 0x0d, a, na, b, nb))
+		return 1;
+	na = event(a, FXT_EVENT_ASYNC_BEGIN, t, PID, TID, "a", 1);
+	nb = event(b, FXT_EVENT_ASYNC_END, t + 1, PID, TID, "b", 1);
+	nb += event(b + nb, FXT_EVENT_ASYNC_END, t + 2, PID, TID, "a", 1);
+	if (write_scenario(dir, "scenario-async", 0x11, a, na, b, nb) ||
+	    write_scenario(dir, "scenario-async-forgotten", 0x01, a, na, b, nb))
+		return 1;
+	na = lost_counter(a, t, PID, TID, FXT_ARG_UINT64, 7);
+	nb = lost_counter(b, t + 1, PID, TID, FXT_ARG_UINT64, 9);
+	return write_scenario(dir, "scenario-lost", 0x0e, a, na, b, nb);
+}
+
 static const struct tap_test tests[] = {
 	{ "producer records about others, interpreted kinds, out of window: refused", test_forgery },
 	{ "task buffers named from the kernel's header, without control bytes", test_comm_name },
+	{ "a comm that is not UTF-8 costs no record", test_comm_not_utf8 },
 	{ "strings past the budget are refused, not kept empty", test_string_budget },
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "flows outside a slice or of an open id are refused", test_flows },
@@ -1549,6 +1732,7 @@ static const struct tap_test tests[] = {
 	{ "fast pass = full decoder: the decoder's vectors, the Perfetto corpus", test_fast_corpora },
 	{ "fast pass = full decoder: generated and mutated halves", test_fast_generated },
 	{ "fast pass = full decoder: random words", test_fast_garbage },
+	{ "fast pass = full decoder: retirements, header fields, windows", test_fast_configs },
 	{ "a half rewritten while it is judged: judged as written", test_fast_copy_race },
 };
 
@@ -1598,7 +1782,7 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "--diff"))
 		return diff_files(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "--write-inputs"))
-		return write_inputs(argv[2]);
+		return write_inputs(argv[2]) || write_scenarios(argv[2]);
 	ret = tap_run(tests, N_WORDS(tests));
 
 	output_free(&out);

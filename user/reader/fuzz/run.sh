@@ -11,9 +11,10 @@
 #   killed while tracing (output_prog and pipeline, built with make if
 #   missing) and cut and corrupted copies of them;
 # - build/fuzz/fuzz_output (user/drain/fuzz/fuzz_output.c): a producer's
-#   buffer through fxtrace-drain's output path, seeded with the test corpus
-#   and output_test's generated halves (output_test --write-inputs, built
-#   with make if missing).
+#   buffer, its header, the session window and retirements through
+#   fxtrace-drain's output path, seeded with the test corpus (after a config
+#   all zero) and output_test's generated inputs (output_test
+#   --write-inputs, built with make if missing).
 #
 # All are built with clang -fsanitize=fuzzer,address,undefined; what they
 # find is kept in build/fuzz/corpus/, build/fuzz/spool-corpus/ and
@@ -68,12 +69,15 @@ clang "${cflags[@]}" "${sanitize[@]}" user/reader/tests/corpus_test.c \
 rm -rf "$out/seeds"
 "$out/corpus_test" --write "$out/seeds"
 
-# The drainer's seeds: the reader's, and halves as producers write them.
+# The drainer's seeds: the reader's after a config of fuzz_output's all zero
+# (DIFF_CONFIG_BYTES, 72), and halves as producers write them, configured.
 make -s build/test/drain/output_test
 output_seeds=$out/output-seeds
 rm -rf "$output_seeds"
 mkdir -p "$output_seeds"
-cp "$out/seeds"/* "$output_seeds/"
+for seed in "$out/seeds"/*; do
+	{ head -c 72 /dev/zero; cat "$seed"; } >"$output_seeds/${seed##*/}"
+done
 build/test/drain/output_test --write-inputs "$output_seeds"
 
 # The spool's seeds: real spools, then cut and corrupted copies.
