@@ -65,6 +65,7 @@ int cmd_check(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-rules", no_argument, NULL, 'l' },
 		{ "perfetto", optional_argument, NULL, 'p' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -74,14 +75,17 @@ int cmd_check(int argc, char **argv)
 	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
 	struct fxtrace_flush f;
 	struct fxt_reader *r;
-	const char *path, *perfetto = NULL;
+	const char *path, *perfetto = NULL, *input = NULL;
 	bool list = false;
 	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":sqlh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":sqli:h", options, NULL)) != -1) {
 		switch (opt) {
+		case 'i':
+			input = optarg;
+			break;
 		case 's':
 			c.strict = true;
 			break;
@@ -107,17 +111,17 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 	if (list) {
-		if (argc > optind)
+		if (argc > optind || input)
 			return fxtrace_usage_error("check", "--list-rules takes no FILE");
 		list_rules();
 		return 0;
 	}
-	if (perfetto)
-		return fxtrace_check_perfetto(argc, argv, perfetto, c.quiet,
-					      memory_limit);
-	path = fxtrace_trace_path("check", argc, argv);
+	path = fxtrace_trace_path("check", argc, argv, input);
 	if (!path)
 		return EXIT_USAGE;
+	if (perfetto)
+		return fxtrace_check_perfetto(path, perfetto, c.quiet,
+					      memory_limit);
 	src.fd = fxtrace_open_trace("check", path);
 	if (src.fd < 0)
 		return 1;

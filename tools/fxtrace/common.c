@@ -16,12 +16,16 @@
 #include "output_file.h"
 #include "size.h"
 
-const char *fxtrace_trace_path(const char *cmd, int argc, char **argv)
+const char *fxtrace_trace_path(const char *cmd, int argc, char **argv,
+			       const char *input)
 {
-	if (argc - optind > 1) {
-		fxtrace_usage_error(cmd, "one FILE only");
+	if (argc - optind > !input) {
+		fxtrace_usage_error(cmd, input ? "-i and FILE name two traces" :
+					  "one FILE only");
 		return NULL;
 	}
+	if (input)
+		return input;
 	return argc > optind ? argv[optind] : FXTRACE_DEFAULT_TRACE;
 }
 
@@ -247,12 +251,10 @@ FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path)
 	return f;
 }
 
-int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
-		       char **argv, uint64_t memory_limit)
+int fxtrace_input_open(struct fxtrace_input *in, const char *cmd,
+		       const char *path, uint64_t memory_limit)
 {
-	in->path = fxtrace_trace_path(cmd, argc, argv);
-	if (!in->path)
-		return EXIT_USAGE;
+	in->path = path;
 	in->cmd = cmd;
 	in->src.fd = fxtrace_open_trace(cmd, in->path);
 	if (in->src.fd < 0)

@@ -624,6 +624,7 @@ int cmd_dump(int argc, char **argv)
 		{ "hex", no_argument, NULL, 'x' },
 		{ "file-order", no_argument, NULL, FILE_ORDER },
 		FXTRACE_SELECT_OPTIONS,
+		{ "input", required_argument, NULL, 'i' },
 		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -631,13 +632,17 @@ int cmd_dump(int argc, char **argv)
 	struct fxtrace_select select = { 0 };
 	struct dump_options opts = { .select = &select };
 	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
+	const char *input = NULL, *path;
 	struct fxtrace_input in;
 	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":txp:c:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":txp:c:i:h", options, NULL)) != -1) {
 		switch (opt) {
+		case 'i':
+			input = optarg;
+			break;
 		case 't':
 			opts.ticks = true;
 			break;
@@ -670,7 +675,9 @@ int cmd_dump(int argc, char **argv)
 			return fxtrace_option_error("dump", opt, argv, options);
 		}
 	}
-	ret = fxtrace_input_open(&in, "dump", argc, argv, memory_limit);
+	path = fxtrace_trace_path("dump", argc, argv, input);
+	ret = path ? fxtrace_input_open(&in, "dump", path, memory_limit) :
+		     EXIT_USAGE;
 	if (!ret) {
 		ret = fxtrace_dump(stdout, in.reader, fxtrace_read_source,
 				   &in.src, &opts);

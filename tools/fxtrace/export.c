@@ -367,12 +367,13 @@ int cmd_export(int argc, char **argv)
 	static const struct option options[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
-	const char *output = NULL;
+	const char *output = NULL, *input = NULL, *path;
 	struct fxtrace_input in;
 	int opt, ret, status;
 	bool write_failed;
@@ -380,8 +381,11 @@ int cmd_export(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":f:o:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:o:i:h", options, NULL)) != -1) {
 		switch (opt) {
+		case 'i':
+			input = optarg;
+			break;
 		case 'f':
 			if (strcmp(optarg, "json"))
 				return fxtrace_usage_error("export",
@@ -403,7 +407,10 @@ int cmd_export(int argc, char **argv)
 			return fxtrace_option_error("export", opt, argv, options);
 		}
 	}
-	ret = fxtrace_input_open(&in, "export", argc, argv, memory_limit);
+	path = fxtrace_trace_path("export", argc, argv, input);
+	if (!path)
+		return EXIT_USAGE;
+	ret = fxtrace_input_open(&in, "export", path, memory_limit);
 	if (ret)
 		return ret;
 	if (output && strcmp(output, "-")) {

@@ -85,11 +85,12 @@ int fxtrace_option_error(const char *cmd, int opt, char **argv,
 #define FXTRACE_DEFAULT_TRACE	"fxtrace.fxt"
 
 /*
- * The FILE operand of a command that reads a trace: the one given, or
- * FXTRACE_DEFAULT_TRACE when none is, as `perf report` reads perf.data.
- * NULL after a usage error (more than one).
+ * The trace a reading command reads: -i's (input, NULL when not given) or
+ * the FILE operand, or FXTRACE_DEFAULT_TRACE when neither is, as `perf
+ * report` reads perf.data.  NULL after a usage error (more than one).
  */
-const char *fxtrace_trace_path(const char *cmd, int argc, char **argv);
+const char *fxtrace_trace_path(const char *cmd, int argc, char **argv,
+			       const char *input);
 
 /*
  * Open the trace named on the command line ("-" is stdin).  Returns an fd,
@@ -200,8 +201,8 @@ FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path);
  * limited to memory_limit (fxtrace_set_memory_limit()).  Returns 0, or the
  * exit status after printing why on stderr.
  */
-int fxtrace_input_open(struct fxtrace_input *in, const char *cmd, int argc,
-		       char **argv, uint64_t memory_limit);
+int fxtrace_input_open(struct fxtrace_input *in, const char *cmd,
+		       const char *path, uint64_t memory_limit);
 
 /*
  * After a walk that returned walk_ret: report a read failure or the trace's
@@ -428,14 +429,14 @@ int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 			void *read_ctx);
 
 /*
- * `fxtrace check --perfetto[=MODE] FILE` (perfetto.c): FILE is argv[optind].
+ * `fxtrace check --perfetto[=MODE] FILE` (perfetto.c): FILE is path.
  * MODE "fxt" imports the trace, "json" its export; the decoder's reader has
  * memory_limit (fxtrace_set_memory_limit()).  Returns 0 when Perfetto's
  * trace processor agrees with the decoder, 1 when not, 2 on usage errors, or
  * FXTRACE_EXIT_NO_TRACE_PROCESSOR when there is none to run.
  */
 #define FXTRACE_EXIT_NO_TRACE_PROCESSOR 4
-int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
-			   bool quiet, uint64_t memory_limit);
+int fxtrace_check_perfetto(const char *path, const char *mode, bool quiet,
+			   uint64_t memory_limit);
 
 #endif /* FXTRACE_H */

@@ -1024,8 +1024,8 @@ static int export_json(struct fxtrace_input *in, char *tmp)
 	return ret < 0 ? 1 : 0;
 }
 
-int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
-			   bool quiet, uint64_t memory_limit)
+int fxtrace_check_perfetto(const char *path, const char *mode, bool quiet,
+			   uint64_t memory_limit)
 {
 	struct compare c = { .quiet = quiet };
 	char tp_buf[PATH_MAX], json[] = "/tmp/fxtrace-XXXXXX.json";
@@ -1042,7 +1042,7 @@ int fxtrace_check_perfetto(int argc, char **argv, const char *mode,
 		return fxtrace_usage_error("check", "--perfetto=%s: fxt or json",
 					   mode);
 	as_json = !strcmp(mode, "json");
-	ret = fxtrace_input_open(&in, "check", argc, argv, memory_limit);
+	ret = fxtrace_input_open(&in, "check", path, memory_limit);
 	if (ret)
 		return ret;
 	c.path = in.path;

@@ -702,7 +702,7 @@ static int parse_sort(struct report_options *o, const char *arg)
 /* The report of the trace named on the command line. */
 static int report_run(struct report_options *o,
 		      const struct fxtrace_select *select, const char *html,
-		      uint64_t memory_limit, int argc, char **argv)
+		      uint64_t memory_limit, const char *path)
 {
 	struct report_rows rows = { 0 };
 	struct fxtrace_input in;
@@ -711,7 +711,7 @@ static int report_run(struct report_options *o,
 	int ret, status, html_ret = 0;
 	bool write_failed;
 
-	ret = fxtrace_input_open(&in, "report", argc, argv, memory_limit);
+	ret = fxtrace_input_open(&in, "report", path, memory_limit);
 	if (ret)
 		return ret;
 	o->path = in.path;
@@ -761,6 +761,7 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "html", required_argument, NULL, 'H' },
 		FXTRACE_SELECT_OPTIONS,
+		{ "input", required_argument, NULL, 'i' },
 		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -770,16 +771,19 @@ int cmd_report(int argc, char **argv)
 	};
 	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
 	struct fxtrace_select select = { 0 };
-	const char *html = NULL;
+	const char *html = NULL, *input = NULL, *path;
 	char *end;
 	int opt, ret, status;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":s:n:f:H:p:c:h", options,
+	while ((opt = getopt_long(argc, argv, ":s:n:f:H:p:c:i:h", options,
 				  NULL)) != -1) {
 		ret = 0;
 		switch (opt) {
+		case 'i':
+			input = optarg;
+			break;
 		case 's':
 			if (parse_sort(&o, optarg))
 				ret = fxtrace_usage_error("report",
@@ -825,7 +829,9 @@ int cmd_report(int argc, char **argv)
 			return ret;
 		}
 	}
-	status = report_run(&o, &select, html, memory_limit, argc, argv);
+	path = fxtrace_trace_path("report", argc, argv, input);
+	status = path ? report_run(&o, &select, html, memory_limit, path) :
+			EXIT_USAGE;
 	fxtrace_select_free(&select);
 	return status;
 }

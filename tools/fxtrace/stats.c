@@ -447,17 +447,23 @@ int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 int cmd_stats(int argc, char **argv)
 {
 	static const struct option options[] = {
+		{ "input", required_argument, NULL, 'i' },
 		{ "memory-limit", required_argument, NULL, FXTRACE_OPT_MEMORY_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
+	const char *input = NULL, *path;
 	struct fxtrace_input in;
 	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:h", options, NULL)) != -1) {
+		if (opt == 'i') {
+			input = optarg;
+			continue;
+		}
 		if (opt == FXTRACE_OPT_MEMORY_LIMIT) {
 			ret = fxtrace_memory_limit_option("stats", optarg,
 							  &memory_limit);
@@ -469,7 +475,10 @@ int cmd_stats(int argc, char **argv)
 			return fxtrace_cmd_help("stats");
 		return fxtrace_option_error("stats", opt, argv, options);
 	}
-	ret = fxtrace_input_open(&in, "stats", argc, argv, memory_limit);
+	path = fxtrace_trace_path("stats", argc, argv, input);
+	if (!path)
+		return EXIT_USAGE;
+	ret = fxtrace_input_open(&in, "stats", path, memory_limit);
 	if (ret)
 		return ret;
 	ret = fxtrace_stats(stdout, in.reader, fxtrace_read_source, &in.src,

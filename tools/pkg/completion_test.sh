@@ -65,6 +65,10 @@ got=$(cd "$scratch" && complete_words _fxtrace "$bin/fxtrace" report --html p)
 result "$([[ $got == "page.html" ]] && echo 0 || echo 1)" "fxtrace report --html p TAB: $got"
 got=$(cd "$scratch" && complete_words _fxtrace "$bin/fxtrace" list --tracefs "")
 result "$([[ $got == "tracing" ]] && echo 0 || echo 1)" "fxtrace list --tracefs TAB: $got"
+# The trace to read after -i: traces (and directories), not other files.
+got=$(cd "$scratch" && complete_words _fxtrace "$bin/fxtrace" report -i "")
+result "$([[ $got == "t.fxt tracing" || $got == "tracing t.fxt" ]] && echo 0 || echo 1)" \
+	"fxtrace report -i TAB: $got"
 rm -rf "$scratch"
 got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" -)
 result "$([[ " $got " == *" -C "* && " $got " == *" -o "* && " $got " == *" --probe "* ]] &&

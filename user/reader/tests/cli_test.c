@@ -186,6 +186,18 @@ static int test_default_file(void)
 		ASSERT_STR("", r.err);
 	}
 	ASSERT_EQ(0, unlink("fxtrace.fxt"));
+	/* -i FILE, as perf report and trace-cmd report take it; not both. */
+	for (i = 0; i < N_WORDS(cmds); i++) {
+		RUN((char *)cmds[i], "t.fxt");
+		ASSERT_EQ(0, r.status);
+		memcpy(named, r.out, sizeof(named));
+		RUN((char *)cmds[i], "-i", "t.fxt");
+		ASSERT_EQ(0, r.status);
+		ASSERT_STR(named, r.out);
+		RUN((char *)cmds[i], "--input=t.fxt", "t.fxt");
+		ASSERT_EQ(2, r.status);
+		ASSERT_SUBSTR(": -i and FILE name two traces\n", r.err);
+	}
 	return 0;
 }
 
@@ -918,7 +930,7 @@ static const struct tap_test tests[] = {
 	{ "fxtrace, fxtrace -h, unknown command", test_command_list },
 	{ "CMD -h for every command", test_command_help },
 	{ "usage errors exit 2", test_usage_errors },
-	{ "no FILE: fxtrace.fxt, as record writes it", test_default_file },
+	{ "no FILE: fxtrace.fxt, as record writes it; -i FILE", test_default_file },
 	{ "missing files exit 1", test_missing_file },
 	{ "check: a well-formed trace", test_check },
 	{ "check --strict: warnings fail, notes do not", test_check_strict },
