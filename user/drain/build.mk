@@ -5,7 +5,7 @@
 # producer for the soak and a counter.
 
 DRAIN_OBJS := $(addprefix $(B)/obj/user/drain/,drain.o loop.o options.o \
-	probes.o progress.o output.o fastpass.o)
+	probes.o progress.o output.o fastpass.o pty.o)
 
 $(B)/bin/fxtrace-drain: $(DRAIN_OBJS) $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
 		$(B)/lib/libfxtprobe.a
@@ -57,6 +57,8 @@ UNIT_TESTS += user/drain/tests/record_cli_test.sh
 GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \
 	user/drain/tests/readme_test.sh \
 	user/drain/tests/soak_test.sh user/drain/tests/unwind_test.sh
+# -u from a terminal: the command's own pty (pty_harness.py plays root's).
+GUEST_TESTS += user/drain/tests/pty_test.sh
 
 # Preloaded by drain_test.sh: allocations fail once the session exists.
 $(B)/test/drain/fail_alloc.so: user/drain/tests/fail_alloc.c

@@ -7,8 +7,9 @@
  * Its parts (drainer.h): this file holds main, the session, its packets
  * and signals; loop.c the io_uring loop with the flush watermark and the
  * acks; options.c the command line and config file; probes.c the BPF
- * probes' events; progress.c the progress line and the summary.  The
- * records themselves are checked and built by output.c (drain.h).
+ * probes' events; progress.c the progress line and the summary; pty.c
+ * the terminal of a -u command.  The records themselves are checked and
+ * built by output.c (drain.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -310,6 +311,8 @@ static void reap_child(struct drain *d)
 		return;
 	d->child = 0;
 	d->child_status = status;
+	/* Its pty's output is copied out, then nothing reaches root's terminal. */
+	pty_command_done(&d->pty);
 	request_stop(d);
 }
 
@@ -392,7 +395,7 @@ void on_signal(struct drain *d)
  * sure): USER's supplementary groups, group and uid, and nothing of root's
  * that the command could use against it or the drainer.
  */
-static int become_user(const struct options *opt)
+static int become_user(const struct options *opt, const struct cmd_pty *pty)
 {
 	struct __user_cap_header_struct cap_hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
@@ -404,7 +407,18 @@ static int become_user(const struct options *opt)
 	 * type into (TIOCSTI) or take the foreground of; the drainer passes
 	 * it SIGINT, SIGTERM and SIGHUP.
 	 */
-	if (setsid() < 0 || initgroups(opt->user_name, opt->user_gid) ||
+	if (setsid() < 0)
+		goto fail;
+	/*
+	 * Its pty, if root's terminal was one of its fds (pty.c): what it
+	 * leaves behind must not keep that terminal.
+	 */
+	if (pty_attach(pty)) {
+		fprintf(stderr, "fxtrace-drain: -u %s: cannot make the pseudo-terminal its terminal: %s\n",
+			opt->user_name, strerror(errno));
+		return -1;
+	}
+	if (initgroups(opt->user_name, opt->user_gid) ||
 	    setgid(opt->user_gid) || setuid(opt->user_uid))
 		goto fail;
 	/*
@@ -449,8 +463,8 @@ fail:
  * whose byte lets it go; closing it without a byte makes the child exit
  * 127.
  */
-static pid_t spawn_held(const struct options *opt, const sigset_t *oldmask,
-			int *release)
+static pid_t spawn_held(const struct options *opt, struct cmd_pty *pty,
+			const sigset_t *oldmask, int *release)
 {
 	char **argv = opt->command;
 	const char *base;
@@ -469,6 +483,7 @@ static pid_t spawn_held(const struct options *opt, const sigset_t *oldmask,
 	if (pid) {
 		close(gate[0]);
 		*release = gate[1];
+		pty_forked(pty);
 		return pid;
 	}
 	close(gate[1]);
@@ -479,7 +494,7 @@ static pid_t spawn_held(const struct options *opt, const sigset_t *oldmask,
 	 */
 	base = strrchr(argv[0], '/');
 	prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
-	if (opt->user_name && become_user(opt))
+	if (opt->user_name && become_user(opt, pty))
 		_exit(127);
 	if (read(gate[0], &go, 1) != 1)
 		_exit(127);
@@ -512,7 +527,14 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	if (d->sig_fd < 0)
 		return -errno;
 	if (d->opt.command) {
-		d->child = spawn_held(&d->opt, oldmask, release);
+		/*
+		 * A -u command run from a terminal gets a pty of its own;
+		 * without it, it does not run.
+		 */
+		if (d->opt.user_name &&
+		    pty_setup(&d->pty, d->opt.user_name, d->opt.user_uid))
+			return -EIO;
+		d->child = spawn_held(&d->opt, &d->pty, oldmask, release);
 		if (d->child < 0) {
 			ret = -errno;
 			fprintf(stderr, "fxtrace-drain: fork: %s\n", strerror(-ret));
@@ -631,6 +653,7 @@ int main(int argc, char **argv)
 		return 1;
 	d->out_fd = d->sig_fd = -1;
 	d->c.fd = -1;
+	pty_init(&d->pty);
 	d->writes.tail = &d->writes.head;
 	d->acks.tail = &d->acks.head;
 	if (parse_options(&d->opt, argc, argv))
@@ -662,6 +685,8 @@ int main(int argc, char **argv)
 		close(release);
 		waitpid(d->child, NULL, 0);
 	}
+	/* Root's terminal back as it was, before the summary goes there. */
+	pty_end(&d->pty);
 	free_queue(d, &d->writes);
 	free_queue(d, &d->acks);
 	if (d->running && !d->opt.quiet)

@@ -17,6 +17,7 @@
 #include "drain.h"
 #include "flush_mark.h"
 #include "fxtprobe.h"
+#include "pty.h"
 
 #define PACKETS_PER_READ 64
 
@@ -105,6 +106,7 @@ struct drain {
 	uint64_t reserved;		/* allocated up to here, past the records */
 	pid_t child;
 	int child_status;
+	struct cmd_pty pty;		/* a -u command's terminal, if it has one */
 	enum drain_state state;
 	int error;			/* first fatal error, -errno */
 	unsigned int inflight;		/* write, ack and mark SQEs not completed */

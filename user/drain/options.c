@@ -55,6 +55,7 @@ static void usage(FILE *f)
 		"  -u, --user=USER        run COMMAND as USER (a name or a uid in the\n"
 		"                         password database; root only): its uid, groups,\n"
 		"                         HOME, USER and LOGNAME, in a session of its own\n"
+		"                         (with a pty of its own, from a terminal)\n"
 		"                         [default: the drainer's]\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pseudo-terminal of a -u command run from a terminal, as sudo's
+ * use_pty does.  The command gets a pty of its own as its controlling
+ * terminal and as those of fds 0-2 that were terminals; a relay process
+ * (root, in the drainer's process group) copies root's typing to the pty
+ * and the pty's output to root's terminal until the command has exited.
+ * A process the command leaves behind then holds only the pty, which
+ * nobody reads or writes any more: it cannot read what root types next
+ * (passwords) nor write to root's terminal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "pty.h"
+
+/*
+ * What the relay copies out once the command has exited, at most: a
+ * leftover that writes without end must not keep the drainer waiting.
+ */
+#define FINAL_OUTPUT_MAX	(1 << 20)
+
+struct relay {
+	int master, done, sig;
+	int in;			/* root's terminal to read; -1: not (any more) */
+	int out;		/* root's terminal to write; -1: not (any more) */
+	char in_buf[4096];	/* typed, not yet taken by the master */
+	size_t in_len, in_off;
+};
+
+void pty_init(struct cmd_pty *p)
+{
+	p->master = p->slave = p->done = p->term = -1;
+	p->relay = 0;
+	p->raw = false;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* The slave of master, opened through the master, not through a name. */
+static int open_slave(int master)
+{
+	char name[64];
+	int ret;
+
+#ifdef TIOCGPTPEER
+	ret = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (ret >= 0 || (errno != EINVAL && errno != ENOTTY))
+		return ret;
+#endif
+	ret = ptsname_r(master, name, sizeof(name));
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	return open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+}
+
+/* Root's terminal in raw mode, but for its output processing. */
+static void make_raw(const struct cmd_pty *p)
+{
+	struct termios t = p->saved;
+
+	t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR |
+				 IGNCR | ICRNL | IXON | IXOFF);
+	t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON | ISIG | IEXTEN);
+	t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB);
+	t.c_cflag |= CS8;
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	/*
+	 * c_oflag stays: the drainer's progress line and summary go to this
+	 * terminal too, and their '\n' needs ONLCR.  The pty's output has
+	 * been through the pty's own ONLCR: "\r\r\n" looks the same.
+	 */
+	tcsetattr(p->term, TCSADRAIN, &t);
+}
+
+static void restore(const struct cmd_pty *p)
+{
+	if (p->raw)
+		tcsetattr(p->term, TCSADRAIN, &p->saved);
+}
+
+static void to_terminal(struct relay *r, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len && r->out >= 0) {
+		n = write(r->out, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* Hung up: the rest is dropped, the command is not held. */
+		if (n <= 0) {
+			r->out = -1;
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Some of the pty's output; false once it has none left (or none now). */
+static bool from_master(struct relay *r)
+{
+	char buf[4096];
+	ssize_t n = read(r->master, buf, sizeof(buf));
+
+	if (n > 0) {
+		to_terminal(r, buf, (size_t)n);
+		return true;
+	}
+	/* EIO: no slave is open any more. */
+	if (n == 0 || (errno != EINTR && errno != EAGAIN))
+		r->master = -1;
+	return false;
+}
+
+static void from_terminal(struct relay *r)
+{
+	ssize_t n = read(r->in, r->in_buf, sizeof(r->in_buf));
+
+	if (n > 0) {
+		r->in_len = (size_t)n;
+		r->in_off = 0;
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		r->in = -1;
+	}
+}
+
+static void to_master(struct relay *r)
+{
+	ssize_t n = write(r->master, r->in_buf + r->in_off,
+			  r->in_len - r->in_off);
+
+	if (n > 0)
+		r->in_off += (size_t)n;
+	else if (n < 0 && errno != EINTR && errno != EAGAIN)
+		r->in_off = r->in_len;
+	if (r->in_off == r->in_len)
+		r->in_len = r->in_off = 0;
+}
+
+/* SIGWINCH: root's terminal changed size, and so does the pty. */
+static void resized(struct relay *r, const struct cmd_pty *p)
+{
+	struct signalfd_siginfo si;
+	struct winsize ws;
+
+	while (read(r->sig, &si, sizeof(si)) == sizeof(si))
+		;
+	if (!ioctl(p->term, TIOCGWINSZ, &ws))
+		ioctl(r->master, TIOCSWINSZ, &ws);
+}
+
+/* Every fd but 0-2, a and b (the relay holds nothing else of the drainer). */
+static void close_others(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		close_range(3, (unsigned int)lo - 1, 0);
+	if (hi > lo + 1)
+		close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0);
+	close_range((unsigned int)hi + 1, ~0U, 0);
+}
+
+/*
+ * The relay, forked by the drainer: root, in root's session and process
+ * group.  SIGINT, SIGTERM and SIGHUP stay blocked as the drainer left
+ * them: it ends when the drainer closes done (or dies), so that root's
+ * terminal is restored on every way out of the drainer.
+ */
+static _Noreturn void relay_main(struct cmd_pty *p, int done)
+{
+	struct relay r = {
+		.master = p->master, .done = done, .in = -1, .out = -1,
+	};
+	struct pollfd pfd[4];
+	size_t copied = 0;
+	sigset_t mask;
+
+	prctl(PR_SET_NAME, "fxtrace-relay");
+	close_others(p->master, done);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGWINCH);
+	r.sig = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	/*
+	 * Its own terminal settings are restored even if it was put in the
+	 * background meanwhile: no stop on SIGTTOU for that.
+	 */
+	sigaddset(&mask, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if (fcntl(r.master, F_SETFL, O_NONBLOCK))
+		r.master = -1;
+	if (p->raw) {
+		make_raw(p);
+		r.in = STDIN_FILENO;
+	}
+	/* With stdout and stderr elsewhere, the pty's echo of the typing. */
+	r.out = p->on_tty[STDOUT_FILENO] ? STDOUT_FILENO :
+		p->on_tty[STDERR_FILENO] ? STDERR_FILENO :
+		p->on_tty[STDIN_FILENO] &&
+		(fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE) == O_RDWR ?
+		STDIN_FILENO : -1;
+
+	for (;;) {
+		pfd[0] = (struct pollfd){ .fd = r.done, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = r.sig, .events = POLLIN };
+		pfd[2] = (struct pollfd){
+			.fd = r.master,
+			.events = POLLIN | (r.in_len ? POLLOUT : 0),
+		};
+		/* One buffer of typing at a time: the command may not read. */
+		pfd[3] = (struct pollfd){
+			.fd = r.in_len ? -1 : r.in, .events = POLLIN,
+		};
+		if (poll(pfd, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[1].revents)
+			resized(&r, p);
+		if (pfd[3].revents)
+			from_terminal(&r);
+		if (r.master >= 0 && (pfd[2].revents & POLLOUT))
+			to_master(&r);
+		if (r.master >= 0 &&
+		    (pfd[2].revents & (POLLIN | POLLHUP | POLLERR)))
+			from_master(&r);
+		if (pfd[0].revents)
+			break;
+	}
+	/*
+	 * The command has exited (or the drainer is gone): what it wrote is
+	 * in the master (a read runs the pty's pending work first).
+	 */
+	while (r.master >= 0 && copied < FINAL_OUTPUT_MAX && from_master(&r))
+		copied += 4096;
+	restore(p);
+	_exit(0);
+}
+
+int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
+{
+	struct termios t;
+	struct winsize ws;
+	const char *what;
+	int fd, done[2];
+
+	for (fd = 0; fd < 3; fd++) {
+		p->on_tty[fd] = isatty(fd);
+		if (p->on_tty[fd] && p->term < 0)
+			p->term = fd;
+	}
+	if (p->term < 0)
+		return 0;
+	what = "cannot read the terminal's settings";
+	if (tcgetattr(p->term, &p->saved) || ioctl(p->term, TIOCGWINSZ, &ws))
+		goto fail;
+	/*
+	 * Typing is relayed only from the foreground: a background drainer
+	 * must not take the terminal's input or settings from the shell's
+	 * foreground job.
+	 */
+	p->raw = p->on_tty[STDIN_FILENO] && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	what = "cannot open a pseudo-terminal";
+	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (p->master < 0 || grantpt(p->master) || unlockpt(p->master))
+		goto fail;
+	p->slave = open_slave(p->master);
+	if (p->slave < 0)
+		goto fail;
+	/*
+	 * Root's settings and size, as sudo does, but for Ctrl-Z: nothing
+	 * in the pty's session would continue a command stopped by it (a
+	 * shell run as the command sets its own).
+	 */
+	what = "cannot set up the pseudo-terminal";
+	t = p->saved;
+	t.c_cc[VSUSP] = _POSIX_VDISABLE;
+	if (tcsetattr(p->slave, TCSANOW, &t) || ioctl(p->slave, TIOCSWINSZ, &ws))
+		goto fail;
+	/*
+	 * USER's, as login and sudo make a user's terminal (owner USER,
+	 * group tty writable), so that programs that reopen their terminal
+	 * by name (ttyname(), /dev/stdin) work.  fchown() of the open slave,
+	 * not chown() or open() of a name as root: nothing can be swapped in
+	 * between.  It gives USER nothing of root's: the pty carries only
+	 * the command's input and output, and goes with the master when the
+	 * relay exits.
+	 */
+	what = "cannot give the pseudo-terminal to the user";
+	if (fchown(p->slave, uid, (gid_t)-1) ||
+	    fchmod(p->slave, S_IRUSR | S_IWUSR | S_IWGRP))
+		goto fail;
+	what = "cannot start the terminal relay";
+	if (pipe2(done, O_CLOEXEC))
+		goto fail;
+	p->relay = fork();
+	if (p->relay < 0) {
+		p->relay = 0;
+		close(done[0]);
+		close(done[1]);
+		goto fail;
+	}
+	if (!p->relay)
+		relay_main(p, done[0]);
+	close(done[0]);
+	p->done = done[1];
+	/* The relay's alone: the pty hangs up as soon as the relay exits. */
+	close_fd(&p->master);
+	return 0;
+fail:
+	fprintf(stderr, "fxtrace-drain: -u %s: %s: %s\n", user, what,
+		strerror(errno));
+	close_fd(&p->slave);
+	close_fd(&p->master);
+	return -1;
+}
+
+int pty_attach(const struct cmd_pty *p)
+{
+	int fd;
+
+	if (p->slave < 0)
+		return 0;
+	/* The relay's end: the command must not hold it up. */
+	if (p->done >= 0)
+		close(p->done);
+	if (ioctl(p->slave, TIOCSCTTY, 0))
+		return -1;
+	for (fd = 0; fd < 3; fd++)
+		if (p->on_tty[fd] && dup2(p->slave, fd) < 0)
+			return -1;
+	if (p->slave > 2)
+		close(p->slave);
+	return 0;
+}
+
+void pty_forked(struct cmd_pty *p)
+{
+	/* Only the command holds the slave: its last close is its end. */
+	close_fd(&p->slave);
+}
+
+void pty_command_done(struct cmd_pty *p)
+{
+	close_fd(&p->done);
+}
+
+void pty_end(struct cmd_pty *p)
+{
+	int status = 0;
+
+	pty_command_done(p);
+	close_fd(&p->slave);
+	if (p->relay > 0) {
+		while (waitpid(p->relay, &status, 0) < 0 && errno == EINTR)
+			;
+		/* A relay that was killed left the terminal raw. */
+		if (!WIFEXITED(status))
+			restore(p);
+		p->relay = 0;
+	}
+	close_fd(&p->master);
+}

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: `fxtrace record -u nobody` run from a terminal gives the
+# command a pseudo-terminal of its own (sudo's use_pty), so that a process
+# it leaves behind cannot read what root types after record returns nor
+# write to root's terminal.  pty_harness.py is root's terminal; the command
+# (pty_command.py) leaves a process behind that, once record has exited,
+# reports its fds 0-2, writes to fd 1 and reads fd 0 while the harness
+# types a "password".  Checked: the command's fds 0-2 are one /dev/pts/N
+# other than root's; what it prints shows on root's terminal and what is
+# typed there reaches it; it gets the terminal's size and its changes; the
+# leftover holds no fd on root's terminal, reads nothing of what is typed
+# after and shows nothing there; root's terminal settings are back as they
+# were; a stdin from /dev/null stays /dev/null; Ctrl-C typed reaches the
+# command (exit 130); without -u the command keeps root's terminal.  In
+# the guest with fxtrace.ko loaded.  Prints TAP.
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
+. "$here/tap.sh"
+
+if ! command -v python3 >/dev/null; then
+	echo "# SKIP: no python3 for the terminal harness"
+	exit 77
+fi
+# What nobody runs and writes, wherever the tree is checked out.
+userdir=$(mktemp -d /tmp/pty-test.XXXXXX)
+trap 'rm -rf "$userdir"' EXIT
+chmod 755 "$userdir"
+cp "$here/pty_command.py" "$userdir/"
+
+# harness NAME HARNESS-OPTIONS... -- COMMAND...: COMMAND on a new terminal
+# (its files in $userdir/NAME, writable by nobody).
+harness() {
+	local dir=$userdir/$1
+	shift
+	mkdir -p "$dir" && chown nobody "$dir"
+	python3 "$here/pty_harness.py" "$dir" "$@"
+	echo "# $(basename "$dir"): rc $(cat "$dir/rc"), terminal $(cat "$dir/tty")"
+	# awk ends the last line too: TAP lines start lines.
+	tr -d '\r' <"$dir/screen" | awk '{ print "#   screen: " $0 }'
+	tr -d '\r' <"$dir/after" | awk '{ print "#   after:  " $0 }'
+	[[ -e $dir/leftover ]] && sed 's/^/#   leftover /' "$dir/leftover"
+}
+
+# fds NAME: the "fds:" line the command printed.
+fds() { tr -d '\r' <"$userdir/$1/screen" | sed -n 's/^fds: //p' | head -n 1; }
+
+# ---- -u from a terminal: a pty of its own ------------------------------------
+d=$userdir/user
+harness user --type 'ready>=typed-line\r' --resize 'resize>=41x97' \
+	--after 'SECRET-PASSWORD\r' --wait "$d/leftover" -- \
+	"$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	python3 "$userdir/pty_command.py" "$d"
+tty=$(cat "$d/tty")
+[[ $(cat "$d/rc") == 3 ]]
+result $? "record -u from a terminal: exit 3, the command's"
+read -r a b c <<<"$(fds user)"
+[[ $a =~ ^/dev/pts/[0-9]+$ && $a != "$tty" && $b == "$a" && $c == "$a" ]]
+result $? "the command's fds 0-2 are a pty of its own ($a $b $c), not root's terminal ($tty)"
+grep -q 'got: typed-line' "$d/screen"
+result $? "what it prints shows on root's terminal, what is typed there reaches it"
+grep -q 'size: 37 101' "$d/screen" && grep -q 'size2: 41 97' "$d/screen"
+result $? "its terminal has root's size, and follows it (SIGWINCH)"
+[[ -e $d/leftover ]]
+result $? "the process it left behind reported"
+# fdN: its link, one a line (a pty hung up is "/dev/pts/N (deleted)").
+mapfile -t left <<<"$(sed -n 's/^fd[012]: //p' "$d/leftover" 2>/dev/null)"
+[[ ${#left[@]} == 3 && ${left[0]} != "$tty" && ${left[1]} != "$tty" &&
+	${left[2]} != "$tty" ]]
+result $? "the leftover's fds 0-2 are not root's terminal (${left[*]})"
+! grep -q SECRET "$d/leftover" 2>/dev/null && [[ -e $d/leftover ]]
+result $? "the leftover reads nothing of what root types after record returns"
+! grep -q LEFTOVER-WROTE "$d/after"
+result $? "what the leftover writes does not show on root's terminal"
+[[ $(cat "$d/during" 2>/dev/null) == raw && $(cat "$d/termios") == same ]]
+result $? "root's terminal was raw while relaying, its settings are back as they were"
+sed 's/^/# /' "$d/termios"
+
+# ---- a stdin from /dev/null stays -------------------------------------------
+d=$userdir/null
+harness null --stdin-null -- \
+	"$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	python3 "$userdir/pty_command.py" "$d"
+tty=$(cat "$d/tty")
+read -r a b c <<<"$(fds null)"
+[[ $(cat "$d/rc") == 3 && $a == /dev/null && $b =~ ^/dev/pts/[0-9]+$ &&
+	$b != "$tty" && $c == "$b" ]]
+result $? "stdin from /dev/null: it keeps /dev/null, its stdout and stderr are a pty of its own ($a $b $c)"
+[[ $(cat "$d/termios") == same ]]
+result $? "stdin from /dev/null: root's terminal settings unchanged"
+
+# ---- Ctrl-C reaches the command through its pty ---------------------------
+d=$userdir/intr
+harness intr --type 'ready>=\x03' --timeout 20 -- \
+	"$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'echo "ready>"; exec sleep 30'
+[[ $(cat "$d/rc") == 130 ]]
+result $? "Ctrl-C typed on root's terminal ends the command (exit 130)"
+[[ $(cat "$d/termios") == same ]]
+result $? "after Ctrl-C: root's terminal settings are back as they were"
+
+# ---- the drainer stopped by SIGTERM, or killed -------------------------------
+for sig in TERM KILL; do
+	d=$userdir/sig$sig
+	harness "sig$sig" --signal "ready>=$sig" --timeout 20 -- \
+		"$bin/fxtrace-drain" -q -u nobody -o "$out/pty.fxt" -- \
+		sh -c 'echo "ready>"; exec sleep 30'
+	[[ $(cat "$d/rc") != 137 || $sig == KILL ]] && [[ $(cat "$d/termios") == same ]]
+	result $? "SIG$sig to the drainer: root's terminal settings are back as they were"
+done
+# The killed drainer's session.
+"$bin/fxtrace" stop >/dev/null 2>&1
+
+# ---- the drainer's progress line and summary on the same terminal ---------
+d=$userdir/progress
+harness progress -- "$bin/fxtrace" record -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'sleep 2.5; echo "done"'
+python3 - "$d/screen" <<'PY'
+import sys
+s = open(sys.argv[1], 'rb').read()
+# Raw mode keeps output processing: every newline still returns the carriage.
+sys.exit(not (b'\r[ fxtrace-drain: ' in s and b'done' in s and
+              b'fxtrace-drain: streaming session' in s and
+              s.count(b'\n') == s.count(b'\r\n')))
+PY
+result $? "with -u, the drainer's progress line and summary show whole (every newline a CR LF)"
+
+# ---- without -u: root's terminal, as before ---------------------------------
+d=$userdir/root
+# shellcheck disable=SC2016 # expanded by the command's shell
+harness root -- "$bin/fxtrace" record -q -e task -o "$out/pty.fxt" -- \
+	sh -c 'echo "fds: $(readlink /proc/$$/fd/0) $(readlink /proc/$$/fd/1)"'
+tty=$(cat "$d/tty")
+[[ $(fds root) == "$tty $tty" ]]
+result $? "without -u the command keeps root's terminal ($tty)"
+
+echo "1..$n"
+exit $failed
