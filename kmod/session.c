@@ -995,6 +995,11 @@ static void fxt_session_orphan(struct fxt_session *s)
 	if (s->state == FXTRACE_STATE_STARTED)
 		fxt_session_stop(s);
 	WRITE_ONCE(s->controller, NULL);
+	/*
+	 * A thread of the process waiting in read() (its file outlives the
+	 * close) leaves with EPERM: the packets are the next controller's.
+	 */
+	wake_up_interruptible(&s->wq);
 }
 
 /*
