@@ -12,6 +12,7 @@
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/uio.h>
 
 #include "fxtrace.h"
@@ -80,13 +81,37 @@ static bool fxt_packets_pending(struct fxt_session *s)
 	return READ_ONCE(s->pkt_count) || READ_ONCE(s->terminated);
 }
 
-/* Copy up to max queued packets without removing them. */
-static u32 fxt_packets_peek(struct fxt_session *s, struct fxtrace_packet *dst,
-			    u32 max)
+/*
+ * Whether file may read the session's packets and acknowledge its save
+ * requests now: it controls the session, or controlled it until it
+ * terminated it (then it reads what was left).  A file that lost the role
+ * (orphaned by a close in another thread, then adopted by another file)
+ * must not take the new controller's packets or apply acknowledgments to
+ * its session, whatever call it was in when the role went.
+ */
+static bool fxt_packet_reader(struct fxt_session *s, struct file *file)
+{
+	return fxt_is_controller(s, file) ||
+	       /* [terminated] (session.c) */
+	       (smp_load_acquire(&s->terminated) &&
+		READ_ONCE(s->last_controller) == file &&
+		fxt_in_controlling_image(s));
+}
+
+/*
+ * Copy up to max queued packets without removing them; -EPERM when file
+ * is no longer the reader.
+ */
+static int fxt_packets_peek(struct fxt_session *s, struct file *file,
+			    struct fxtrace_packet *dst, u32 max)
 {
 	u32 i, n;
 
 	raw_spin_lock_irq(&s->pkt_lock);
+	if (!fxt_packet_reader(s, file)) {
+		raw_spin_unlock_irq(&s->pkt_lock);
+		return -EPERM;
+	}
 	n = min(max, s->pkt_count);
 	for (i = 0; i < n; i++)
 		dst[i] = s->pkts[(s->pkt_head + i) % s->pkt_cap];
@@ -94,16 +119,25 @@ static u32 fxt_packets_peek(struct fxt_session *s, struct fxtrace_packet *dst,
 	return n;
 }
 
-/* Remove n packets peeked; none if the ring went meanwhile (Terminate). */
-static void fxt_packets_consume(struct fxt_session *s, u32 n)
+/*
+ * Remove n packets peeked, if file is still the reader (-EPERM: they stay
+ * for the file that has the role now); none if the ring went meanwhile.
+ */
+static int fxt_packets_consume(struct fxt_session *s, struct file *file,
+			       u32 n)
 {
+	int ret = 0;
+
 	raw_spin_lock_irq(&s->pkt_lock);
-	if (s->pkt_cap) {
+	if (!fxt_packet_reader(s, file)) {
+		ret = -EPERM;
+	} else if (s->pkt_cap) {
 		n = min(n, s->pkt_count);
 		s->pkt_head = (s->pkt_head + n) % s->pkt_cap;
 		s->pkt_count -= n;
 	}
 	raw_spin_unlock_irq(&s->pkt_lock);
+	return ret;
 }
 
 /*
@@ -117,11 +151,7 @@ static struct fxt_session *fxt_controller_get(struct file *file)
 {
 	struct fxt_session *s = READ_ONCE(file->private_data);
 
-	if (!s || !(fxt_is_controller(s, file) ||
-		    /* [terminated] (session.c) */
-		    (smp_load_acquire(&s->terminated) &&
-		     READ_ONCE(s->last_controller) == file &&
-		     fxt_in_controlling_image(s))))
+	if (!s || !fxt_packet_reader(s, file))
 		return NULL;
 	kref_get(&s->ref);
 	return s;
@@ -133,10 +163,12 @@ ssize_t fxt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	struct file *file = iocb->ki_filp;
 	bool nowait = (iocb->ki_flags & IOCB_NOWAIT) ||
 		      (file->f_flags & O_NONBLOCK);
-	size_t want = iov_iter_count(to) / sizeof(pkts[0]);
+	size_t want = min_t(size_t, iov_iter_count(to) / sizeof(pkts[0]),
+			    FXT_PACKET_BATCH);
+	size_t bytes, copied;
 	struct fxt_session *s;
 	ssize_t ret;
-	u32 n;
+	int n;
 
 	if (!want)
 		return -EINVAL;
@@ -144,6 +176,7 @@ ssize_t fxt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (!s)
 		return -EPERM;
 
+again:
 	if (nowait) {
 		if (!mutex_trylock(&s->read_lock)) {
 			ret = -EAGAIN;
@@ -154,26 +187,54 @@ ssize_t fxt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		goto out_put;
 	}
 	for (;;) {
-		n = fxt_packets_peek(s, pkts, min_t(size_t, want,
-						    FXT_PACKET_BATCH));
+		n = fxt_packets_peek(s, file, pkts, want);
+		if (n < 0) {
+			ret = n;
+			goto out_unlock;
+		}
 		if (n || READ_ONCE(s->terminated))
 			break;
 		if (nowait) {
 			ret = -EAGAIN;
 			goto out_unlock;
 		}
-		if (wait_event_interruptible(s->wq, fxt_packets_pending(s))) {
+		/* Also woken when the file loses the role (orphaned). */
+		if (wait_event_interruptible(s->wq, fxt_packets_pending(s) ||
+					     !fxt_packet_reader(s, file))) {
 			ret = -ERESTARTSYS;
 			goto out_unlock;
 		}
 	}
-	/* Packets leave the queue only once they reached the caller. */
-	ret = copy_to_iter(pkts, n * sizeof(pkts[0]), to);
-	if (ret != n * sizeof(pkts[0])) {
-		ret = -EFAULT;
-		goto out_unlock;
+	/*
+	 * No page fault under read_lock: one that the caller makes last (a
+	 * userfaultfd or FUSE mapping) would keep the packets from the file
+	 * that controls the session then.  The destination is faulted in
+	 * without the lock, and the packets that fit in what could be are
+	 * read then.
+	 */
+	pagefault_disable();
+	copied = copy_to_iter(pkts, n * sizeof(pkts[0]), to);
+	pagefault_enable();
+	if (copied != n * sizeof(pkts[0])) {
+		iov_iter_revert(to, copied);
+		mutex_unlock(&s->read_lock);
+		bytes = n * sizeof(pkts[0]);
+		bytes -= fault_in_iov_iter_writeable(to, bytes);
+		if (bytes < sizeof(pkts[0])) {
+			ret = -EFAULT;
+			goto out_put;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_put;
+		}
+		want = bytes / sizeof(pkts[0]);
+		goto again;
 	}
-	fxt_packets_consume(s, n);
+	/* Packets leave the queue only once they reached the caller. */
+	ret = fxt_packets_consume(s, file, n);
+	if (!ret)
+		ret = copied;
 out_unlock:
 	mutex_unlock(&s->read_lock);
 out_put:
@@ -188,7 +249,7 @@ out_put:
  * hold.  saved_wraps is the controller's own record and moves after
  * retirement too: readers tell saved halves from those left by it.
  */
-static int fxt_packet_ack(struct fxt_session *s,
+static int fxt_packet_ack(struct fxt_session *s, struct file *file,
 			  const struct fxtrace_packet *pkt)
 {
 	struct fxtrace_buffer_header *hdr;
@@ -206,9 +267,15 @@ static int fxt_packet_ack(struct fxt_session *s,
 	}
 	hdr = buf->hdr;
 	raw_spin_lock(&s->tasks_lock);
-	if (pkt->data16 != (wrap & 1) ||
-	    READ_ONCE(hdr->requested_wraps) != wrap + 1 ||
-	    READ_ONCE(hdr->saved_wraps) != wrap)
+	/*
+	 * Control may have gone while the packets were copied in (a fault
+	 * the caller makes last): no acknowledgment for whoever has it now.
+	 */
+	if (!fxt_is_controller(s, file))
+		ret = -EPERM;
+	else if (pkt->data16 != (wrap & 1) ||
+		 READ_ONCE(hdr->requested_wraps) != wrap + 1 ||
+		 READ_ONCE(hdr->saved_wraps) != wrap)
 		ret = -EINVAL;
 	else
 		/*
@@ -245,8 +312,12 @@ ssize_t fxt_write_iter(struct kiocb *iocb, struct iov_iter *from)
 			break;
 		}
 		for (i = 0; i < n && !ret; i++) {
-			ret = READ_ONCE(s->terminated) ? -EINVAL :
-							 fxt_packet_ack(s, &pkts[i]);
+			if (READ_ONCE(s->terminated))
+				ret = -EINVAL;
+			else if (!fxt_is_controller(s, file))
+				ret = -EPERM;
+			else
+				ret = fxt_packet_ack(s, file, &pkts[i]);
 			if (!ret)
 				done += sizeof(pkts[0]);
 		}

@@ -545,6 +545,7 @@ static void fxt_session_stop(struct fxt_session *s)
 /* End the session for everybody; memory goes when the last mapping does. */
 static void fxt_session_teardown(struct fxt_session *s)
 {
+	u32 categories_size = fxt_page->categories_size;
 	struct fxt_buffer *buf, *tmp;
 	int cpu;
 
@@ -558,6 +559,12 @@ static void fxt_session_teardown(struct fxt_session *s)
 	WRITE_ONCE(fxt_page->categories_count, 0);
 	WRITE_ONCE(fxt_page->categories_size, 0);
 	fxt_page_publish();
+	/*
+	 * The list goes with the session: the world-readable page must not
+	 * show an ended session's categories, under a shorter list of the
+	 * next one either.
+	 */
+	memset(fxt_page_area + FXT_CATEGORIES_OFFSET, 0, categories_size);
 
 	fxt_events_unregister(s);
 	fxt_task_probe_unregister(s);
@@ -995,6 +1002,11 @@ static void fxt_session_orphan(struct fxt_session *s)
 	if (s->state == FXTRACE_STATE_STARTED)
 		fxt_session_stop(s);
 	WRITE_ONCE(s->controller, NULL);
+	/*
+	 * A thread of the process waiting in read() (its file outlives the
+	 * close) leaves with EPERM: the packets are the next controller's.
+	 */
+	wake_up_interruptible(&s->wq);
 }
 
 /*

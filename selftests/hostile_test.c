@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <linux/userfaultfd.h>
+
 #include "hostile.h"
 #include "fxtrace_selftest.h"
 
@@ -1537,6 +1539,213 @@ TEST_F_TIMEOUT(hs, hostile_control_page, 120)
 	((volatile __u64 *)o.m)[0] = 0;
 	TH_LOG("%ld header samples, %ld BUFFER_FULL (%ld taken), %ld saves acked of %ld",
 	       samples, s.fulls, s.full_ok, acks, saves);
+}
+
+/* ---- a former controller's calls in flight --------------------------------- */
+
+/*
+ * A page (userfaultfd) whose first touch, by the kernel's copies too,
+ * waits until stall_release() fills it: a call of another thread is held
+ * mid-copy for as long as the test wants.
+ */
+struct stall {
+	int uffd;
+	void *page;
+};
+
+static int stall_make(struct stall *st)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	/* Non-blocking: poll() of a blocking one always says POLLERR. */
+	st->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (st->uffd < 0 || ioctl(st->uffd, UFFDIO_API, &api))
+		return -1;
+	st->page = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st->page == MAP_FAILED)
+		return -1;
+	reg.range.start = (uintptr_t)st->page;
+	reg.range.len = PG;
+	return ioctl(st->uffd, UFFDIO_REGISTER, &reg);
+}
+
+/* Waits until something touched the page and waits on it. */
+static int stall_wait(struct stall *st, int ms)
+{
+	struct pollfd pfd = { .fd = st->uffd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1 && pfd.revents == POLLIN ? 0 : -1;
+}
+
+/* Fills the page with len bytes of src, zeros after: the touch goes on. */
+static int stall_release(struct stall *st, const void *src, size_t len)
+{
+	static char fill[4096] __attribute__((aligned(4096)));
+	struct uffdio_copy copy = {
+		.dst = (uintptr_t)st->page, .src = (uintptr_t)fill, .len = PG,
+	};
+
+	memset(fill, 0, sizeof(fill));
+	memcpy(fill, src, len);
+	return ioctl(st->uffd, UFFDIO_COPY, &copy);
+}
+
+/* A read() or write() in a thread of its own. */
+struct stale_io {
+	int fd;
+	int write;
+	void *buf;
+	size_t len;
+	volatile int done;
+	ssize_t ret;
+	int err;
+};
+
+static void *stale_io_fn(void *arg)
+{
+	struct stale_io *io = arg;
+
+	io->ret = io->write ? write(io->fd, io->buf, io->len) :
+			      read(io->fd, io->buf, io->len);
+	io->err = errno;
+	__atomic_store_n(&io->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Joins the thread if it returns within ms; -1 if not. */
+static int stale_io_join(struct stale_io *io, pthread_t t, int ms)
+{
+	int i;
+
+	for (i = 0; i < ms / 10 && !__atomic_load_n(&io->done, __ATOMIC_ACQUIRE); i++)
+		usleep(10000);
+	if (!__atomic_load_n(&io->done, __ATOMIC_ACQUIRE))
+		return -1;
+	return pthread_join(t, NULL);
+}
+
+/*
+ * A thread of the controller waits in read() while another closes the
+ * last descriptor: the read keeps the file, but the session is orphaned
+ * and its packets are the next controller's.  The read leaves with EPERM
+ * as the role goes, and the adopter's Start packets are all the
+ * adopter's.
+ */
+TEST_F(hs, stale_reader_leaves_packets_to_adopter)
+{
+	struct fxtrace_packet p[8], q[8];
+	struct stale_io io = { .buf = p, .len = sizeof(p) };
+	pthread_t t;
+	int fd1;
+
+	fd1 = dev_open(0);
+	ASSERT_LE(0, fd1);
+	ASSERT_EQ(0, init_session(fd1, &self->cfg));
+	drain_all(fd1);
+	io.fd = fd1;
+	ASSERT_EQ(0, pthread_create(&t, NULL, stale_io_fn, &io));
+	usleep(200000);
+	ASSERT_EQ(0, io.done) TH_LOG("read did not block");
+	ASSERT_EQ(0, close(fd1));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT)) TH_LOG("ADOPT: %s", strerror(errno));
+	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
+	ASSERT_EQ(0, stale_io_join(&io, t, 5000)) TH_LOG("the old file's read never returned");
+	EXPECT_EQ(-1, io.ret) TH_LOG("the old file's read took %zd bytes of the adopter's packets",
+				     io.ret);
+	EXPECT_EQ(EPERM, io.err);
+	/* BUFFER_ADDED of the Start's KERNEL buffer, then STARTED. */
+	ASSERT_EQ(2, drain(self->fd, q, 8));
+	ASSERT_ADDED(q[0], FXTRACE_BUFFER_KERNEL, self->ncpus + 1);
+	ASSERT_PKT(q[1], FXTRACE_PKT_STARTED, 0, FXTRACE_PACKET_VERSION, 1);
+}
+
+/*
+ * The same read held on a page fault of its buffer (userfaultfd here, a
+ * FUSE mapping would do): it must not hold the packets' read lock while
+ * it waits, or the adopter could read nothing for as long as the old
+ * process likes; and once the page comes, it reads nothing.
+ */
+TEST_F(hs, stale_reader_fault_holds_no_lock)
+{
+	struct fxtrace_packet q[64];
+	struct stale_io io = { .len = sizeof(struct fxtrace_packet) };
+	struct stall st;
+	pthread_t t;
+	ssize_t n;
+	int fd1;
+
+	if (stall_make(&st))
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	fd1 = dev_open(0);
+	ASSERT_LE(0, fd1);
+	ASSERT_EQ(0, init_session(fd1, &self->cfg));	/* BUFFER_ADDED per CPU */
+	io.fd = fd1;
+	io.buf = st.page;
+	ASSERT_EQ(0, pthread_create(&t, NULL, stale_io_fn, &io));
+	ASSERT_EQ(0, stall_wait(&st, 5000)) TH_LOG("read did not touch its buffer");
+	ASSERT_EQ(0, close(fd1));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT)) TH_LOG("ADOPT: %s", strerror(errno));
+	n = read(self->fd, q, sizeof(q));
+	EXPECT_EQ(16 * self->ncpus, n) TH_LOG("the adopter's read: %s", strerror(errno));
+	ASSERT_EQ(0, stall_release(&st, q, 0));
+	ASSERT_EQ(0, stale_io_join(&io, t, 5000)) TH_LOG("the old file's read never returned");
+	EXPECT_EQ(-1, io.ret) TH_LOG("the old file's read took %zd bytes", io.ret);
+	EXPECT_EQ(EPERM, io.err);
+	munmap(st.page, PG);
+	close(st.uffd);
+}
+
+/*
+ * A write() of BUFFER_SAVED held on a page fault while the session is
+ * orphaned and adopted applies nothing to the adopter's session: the
+ * producer's half stays requested, not saved, until the adopter acks it.
+ */
+TEST_F(hs, stale_writer_acks_nothing)
+{
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_packet ack;
+	struct stale_io io = { .write = 1, .len = sizeof(ack) };
+	struct fxtrace_attach a;
+	struct stall st;
+	pthread_t t;
+	int fd1;
+
+	if (stall_make(&st))
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	self->cfg.mode = FXTRACE_MODE_STREAMING;
+	fd1 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd1);
+	ASSERT_EQ(0, init_session(fd1, &self->cfg));
+	ASSERT_EQ(0, start_session(fd1, FXTRACE_START_CLEAR_ALL));
+	ASSERT_EQ(0, attach(self->fd, &a)) TH_LOG("ATTACH: %s", strerror(errno));
+	ASSERT_EQ(0, buffer_full(self->fd, a.buffer_id, 0));
+	h = map_header(self->fd, a.buffer_id);
+	ASSERT_NE(NULL, h);
+	ASSERT_EQ(1, h->requested_wraps);
+	ASSERT_EQ(0, h->saved_wraps);
+	io.fd = fd1;
+	io.buf = st.page;
+	ASSERT_EQ(0, pthread_create(&t, NULL, stale_io_fn, &io));
+	ASSERT_EQ(0, stall_wait(&st, 5000)) TH_LOG("write did not touch its buffer");
+	ASSERT_EQ(0, close(fd1));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT)) TH_LOG("ADOPT: %s", strerror(errno));
+	memset(&ack, 0, sizeof(ack));
+	ack.request = FXTRACE_PKT_BUFFER_SAVED;
+	ack.data32 = a.buffer_id;
+	ASSERT_EQ(0, stall_release(&st, &ack, sizeof(ack)));
+	ASSERT_EQ(0, stale_io_join(&io, t, 5000)) TH_LOG("the old file's write never returned");
+	EXPECT_EQ(-1, io.ret) TH_LOG("the old file's write applied %zd bytes", io.ret);
+	EXPECT_EQ(EPERM, io.err);
+	EXPECT_EQ(0, h->saved_wraps) TH_LOG("a save the adopter never made was acknowledged");
+	/* The adopter's own acknowledgement is the one that counts. */
+	drain_all(self->fd);
+	EXPECT_EQ(sizeof(ack), write(self->fd, &ack, sizeof(ack))) TH_LOG("write: %s", strerror(errno));
+	EXPECT_EQ(1, h->saved_wraps);
+	munmap((void *)h, PG);
+	munmap(st.page, PG);
+	close(st.uffd);
 }
 
 TEST_HARNESS_MAIN

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Selftests of the controller's packets: INIT/Start/Stop packets, read()
- * and poll() and their errors, a blocking read woken, a full packet queue,
- * reads through io_uring.
+ * and poll() and their errors, a partly writable destination, a blocking
+ * read woken, a full packet queue, reads through io_uring.
  *
  * The contract is uapi/linux/fxtrace.h and Documentation/uapi.rst; every
  * test checks exact errnos and values.  Run as root in the guest with
@@ -93,6 +93,32 @@ TEST_F(sess, read_errors)
 	drain(self->fd, p, 4);
 	ASSERT_ERRNO(EAGAIN, read(self->fd, buf, 16));
 	ASSERT_ERRNO(EINVAL, read(self->fd, buf, 15));
+}
+
+/*
+ * A destination that is only partly writable: the packets that fit in the
+ * writable part are read, the others stay; none writable is EFAULT, and
+ * nothing leaves the queue.
+ */
+TEST_F(sess, read_partly_writable)
+{
+	struct fxtrace_packet p[4];
+	char *m;
+
+	ASSERT_LE(2, self->ncpus);
+	m = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_EQ(0, mprotect(m + PG, PG, PROT_NONE));
+	ASSERT_ERRNO(EFAULT, read(self->fd, m + PG, 16));
+	ASSERT_ERRNO(EFAULT, read(self->fd, m + PG - 8, 32));
+	/* Two queued, room for one: the first is read, the second stays. */
+	ASSERT_EQ(16, read(self->fd, m + PG - 16, 32));
+	memcpy(p, m + PG - 16, 16);
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_CPU, 1);
+	ASSERT_EQ(16, read(self->fd, p, 16));
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_CPU, 2);
+	munmap(m, 2 * PG);
 }
 
 TEST_F(sess, poll_events)

@@ -149,6 +149,41 @@ TEST_F(nosess, session_page_lifecycle)
 	ASSERT_EQ(0, sp->categories_size);
 }
 
+/*
+ * The category list leaves the world-readable page with its session: no
+ * byte of it is left after Terminate, nor past a shorter list of the
+ * next session.
+ */
+TEST_F(nosess, session_page_forgets_categories)
+{
+	static const char cats[] = "kreview.secret\0other.*";
+	const struct fxtrace_session_page *sp = map_session(self->fd);
+	const char *list;
+	struct fxtrace_config c;
+	size_t i;
+
+	ASSERT_NE(NULL, sp);
+	list = (const char *)sp + sp->categories_offset;
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	c.categories = (uintptr_t)cats;
+	c.categories_size = sizeof(cats);
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, memcmp(list, cats, sizeof(cats)));
+	ASSERT_EQ(0, terminate_reopen(&self->fd));
+	ASSERT_EQ(0, sp->categories_size);
+	for (i = 0; i < sizeof(cats) && !list[i]; i++)
+		;
+	ASSERT_EQ(sizeof(cats), i) TH_LOG("the ended session's list is left from byte %zu", i);
+
+	c.categories = (uintptr_t)"b";
+	c.categories_size = 2;
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, memcmp(list, "b", 2));
+	for (i = 2; i < sizeof(cats) && !list[i]; i++)
+		;
+	ASSERT_EQ(sizeof(cats), i) TH_LOG("an old list is left past the new one from byte %zu", i);
+}
+
 TEST_F(nosess, category_slots)
 {
 	const struct fxtrace_session_page *sp = map_session(self->fd);
