@@ -19,6 +19,12 @@ void file_add(struct file *f, const struct chunk *c)
 		       (unsigned long long)c->offset, f->len);
 		exit(1);
 	}
+	/* Written past its allocation: the heap around it is corrupt. */
+	if (c->len > c->cap) {
+		printf("# chunk of %zu bytes in an allocation of %zu\n",
+		       c->len, c->cap);
+		exit(1);
+	}
 	if (f->len + c->len > f->cap) {
 		f->cap = 2 * (f->len + c->len);
 		f->bytes = realloc(f->bytes, f->cap);

@@ -52,7 +52,10 @@ void fake_announce(struct fake *f, const char *name, uint64_t tps);
 void put_durable(struct fake *f, const void *bytes, size_t len);
 void put_words(struct fake *f, const __u64 *w, size_t n);
 
-/* Chunk c into f, at the file's end: a chunk placed elsewhere exits. */
+/*
+ * Chunk c into f, at the file's end: a chunk placed elsewhere, or longer
+ * than its allocation, exits.
+ */
 void file_add(struct file *f, const struct chunk *c);
 
 /*

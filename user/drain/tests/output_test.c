@@ -1079,9 +1079,14 @@ static int test_flows(void)
 			   0);
 		put_words(&fb, w, n);
 		b = drain_rest(&fb);
-		/* Refused: no buffer but a task's follows a thread's slices. */
+		/*
+		 * Refused, begin, step and end: no buffer but a task's
+		 * follows a thread's slices.
+		 */
 		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 30, 400, 401, "k", 0);
 		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 31, 400, 401, "k", 5);
+		n += event(w + n, FXT_EVENT_FLOW_STEP, t + 31, 400, 401, "k", 5);
+		n += event(w + n, FXT_EVENT_FLOW_END, t + 31, 400, 401, "k", 5);
 		n += event(w + n, FXT_EVENT_DURATION_END, t + 32, 400, 401, "k",
 			   0);
 		put_words(&fc, w, n);
@@ -1093,8 +1098,8 @@ static int test_flows(void)
 		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
 		ASSERT_EQ(1, b->invalid);
 		ASSERT_EQ(2, cpu->records);
-		ASSERT_EQ(1, cpu->refused[REFUSED_KIND]);
-		ASSERT_EQ(1, cpu->invalid);
+		ASSERT_EQ(3, cpu->refused[REFUSED_KIND]);
+		ASSERT_EQ(3, cpu->invalid);
 		/* Id 1 stays open: its end outside a slice was refused. */
 		ASSERT_EQ(1, out.flows.count);
 		ASSERT_EQ(0, check_file(&walk));
@@ -1515,6 +1520,662 @@ static int test_unframed(void)
 }
 
 /*
+ * The session window [START - 1 s, now + 1 s] holds its bounds, an
+ * earlier clock reading does not shrink it, and a clock near the end of
+ * the ticks ends it there instead of wrapping it; through the fast pass
+ * and the full decoder alike.
+ */
+static int test_window_bounds(void)
+{
+	const __u64 lo = START - SECOND, hi = START + 11 * SECOND;
+	struct drain_buffer *db;
+	struct walk walk;
+	unsigned int full;
+	struct fake f;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		output_set_now(&out, START);
+		fake_new(&f, 5, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0,
+			 NULL);
+		n = event(w, FXT_EVENT_INSTANT, lo, PID, TID, "lo", 0);
+		n += event(w + n, FXT_EVENT_INSTANT, hi, PID, TID, "hi", 0);
+		n += event(w + n, FXT_EVENT_DURATION_COMPLETE, lo, PID, TID,
+			   "all", hi);
+		/* Refused: a tick past either bound. */
+		n += event(w + n, FXT_EVENT_INSTANT, lo - 1, PID, TID, "early",
+			   0);
+		n += event(w + n, FXT_EVENT_INSTANT, hi + 1, PID, TID, "late",
+			   0);
+		n += event(w + n, FXT_EVENT_DURATION_COMPLETE, lo, PID, TID,
+			   "long", hi + 1);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(3, db->records);
+		ASSERT_EQ(3, db->refused[REFUSED_TIME]);
+		ASSERT_EQ(3, db->invalid);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(3, walk.events);
+		fake_free(&f);
+	}
+	/* now + 1 s past UINT64_MAX: the window ends at UINT64_MAX. */
+	start();
+	output_set_now(&out, UINT64_MAX - 1);
+	fake_new(&f, 5, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	n = event(w, FXT_EVENT_INSTANT, START + 100 * SECOND, PID, TID, "x",
+		  0);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(0, db->invalid);
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * A task's announcement lies in memory its producer writes: only the
+ * kernel's own (a valid provider info of this buffer, then its init
+ * record) is skipped, and anything else there is judged as the
+ * producer's records.  A CPU buffer takes its name from its announcement
+ * only when that is valid UTF-8.
+ */
+static int test_announcement_rewritten(void)
+{
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	__u64 w[16];
+	__u32 n;
+
+	start();
+	/* Another buffer's provider info, then an init record. */
+	fake_new(&f, 5, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	n = fxt_write_provider_info(w, 6, "honest 42", 9);
+	n += fxt_write_init(w + n, SECOND);
+	memcpy(f.data, w, 8 * n);
+	db = drain_rest(&f);
+	ASSERT_EQ(0, db->records);
+	ASSERT_EQ(2, db->refused[REFUSED_KIND]);
+	ASSERT_EQ(2, db->invalid);
+	fake_free(&f);
+	/* This buffer's, with a reserved bit set: invalid. */
+	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	fxt_write_provider_info(w, 6, "honest 42", 9);
+	w[0] |= 1ULL << 60;
+	memcpy(f.data, w, 8);
+	db = drain_rest(&f);
+	ASSERT_EQ(0, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(1, db->refused[REFUSED_KIND]);
+	ASSERT_EQ(2, db->invalid);
+	fake_free(&f);
+	/* This buffer's, its init record rewritten as two strings: kept. */
+	fake_new(&f, 7, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	n = fxt_write_string(w, 1, "", 0);
+	n += fxt_write_string(w + n, 2, "", 0);
+	memcpy(f.data + f.hdr->durable_reserved - 8 * n, w, 8 * n);
+	db = drain_rest(&f);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(0, db->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	/* A CPU buffer announced with a name that is not UTF-8. */
+	fake_new(&f, 8, FXTRACE_BUFFER_CPU, 0, 0, 1 << 16, 0, NULL);
+	f.hdr->cpu = 3;
+	fake_announce(&f, "cpu\xff", SECOND);
+	db = drain_rest(&f);
+	ASSERT_STR("cpu3", db->name);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * A comm at the bounds of what task_name() reads and shows: the last C0
+ * and C1 controls become ?, a space and U+00A0 stay; 16 bytes without a
+ * NUL are 15; a header one byte short of the comm has none.
+ */
+static int test_comm_bounds(void)
+{
+	const size_t comm_at = offsetof(struct fxtrace_buffer_header, flags) +
+			       sizeof(__u32);
+	struct drain_buffer *db;
+	struct fake f;
+
+	start();
+	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0,
+		 "a\x1f" "b\xc2\x9f" "c d\xc2\xa0");
+	db = drain_rest(&f);
+	ASSERT_STR("a?b??c d\xc2\xa0 101 (pid 100)", db->name);
+	fake_free(&f);
+	start();
+	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, "x");
+	memcpy(f.mem + comm_at, "abcdefghijklmnop", 16);
+	db = drain_rest(&f);
+	ASSERT_STR("abcdefghijklmno 101 (pid 100)", db->name);
+	fake_free(&f);
+	start();
+	fake_new(&f, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, "worker");
+	f.hdr->header_size = comm_at + 15;
+	db = drain_rest(&f);
+	ASSERT_STR("task 101 (pid 100)", db->name);
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * A task's kernel objects: its process and its own thread, whose every
+ * "process" argument is a koid of its pid.  An object of another type is
+ * refused whatever its koid.
+ */
+static int test_kobj_attribution(void)
+{
+	const __u16 process_ref = fxt_inline_string_ref(7);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	__u64 w[64];
+	__u32 n, k;
+
+	start();
+	fake_new(&f, 5, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	n = fxt_write_kobj_name(w, FXT_KOBJ_THREAD, TID, "main", 4, PID);
+	/* Type 3 (not a process or thread) with the thread's koid. */
+	n += fxt_write_kobj_name(w + n, FXT_KOBJ_THREAD + 1, TID, "vmo", 3, 0);
+	/* A second "process", uint64: Perfetto's importer wants a koid. */
+	k = n;
+	n += fxt_write_kobj_name(w + n, FXT_KOBJ_THREAD, TID, "main", 4, PID);
+	n += fxt_write_arg64(w + n, FXT_ARG_UINT64, process_ref, "process",
+			     PID);
+	w[k] = fxt_kobj_hdr(n - k, FXT_KOBJ_THREAD, fxt_inline_string_ref(4),
+			    2);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(2, db->refused[REFUSED_FOREIGN]);
+	ASSERT_EQ(2, db->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * A process's async share counts its open ids: a begin of an id already
+ * open takes no more of it, and each end gives its place back.
+ */
+static int test_async_share_count(void)
+{
+	const size_t share = 16384, words = (3 * share + 1) * 5;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	size_t n, i;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&f, 5, FXTRACE_BUFFER_TASK, PID, TID, words * 8 + 4096, 0,
+		 NULL);
+	n = async_begins(w, PID, TID, share, 1);
+	/* The share is full: id 1 begins again, taking no more of it. */
+	n += async_begins(w + n, PID, TID, 1, 1);
+	for (i = 0; i < share; i++)
+		n += event(w + n, FXT_EVENT_ASYNC_END, START + SECOND, PID,
+			   TID, "", 1 + i);
+	/* All ended: a full share again. */
+	n += async_begins(w + n, PID, TID, share, 1 + share);
+	ASSERT_EQ(words, n);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(3 * share + 1, db->records);
+	ASSERT_EQ(0, db->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
+/*
+ * A process whose flows all ended keeps its share while it has buffers:
+ * its async begins and flows after that are judged as before.
+ */
+static int test_flows_ended_share(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct walk walk;
+	unsigned int full;
+	struct fake f;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&f, 5, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, PID, TID, "d", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 1, PID, TID, "f",
+			   1);
+		n += event(w + n, FXT_EVENT_FLOW_END, t + 2, PID, TID, "f", 1);
+		n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 3, PID, TID, "a",
+			   1);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 4, PID, TID, "f",
+			   2);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 5, PID, TID, "d",
+			   0);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(6, db->records);
+		ASSERT_EQ(0, db->invalid);
+		ASSERT_EQ(1, out.flows.count);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&f);
+	}
+	return 0;
+}
+
+/*
+ * The session holds at most FLOW_OPEN_PER_SESSION (16 shares of 16,384)
+ * flows open: 16 processes fill it, a 17th's first begin is refused.
+ */
+static int test_flow_session_bound(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	size_t n, i, begins;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < 17; p++) {
+		pid = 1000 + 2 * p;
+		begins = p < 16 ? share : 1;
+		fake_new(&f, 30 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, pid + 1, "d", 0);
+		for (i = 0; i < begins; i++)
+			n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, pid, pid + 1,
+				   "", 1 + p * share + i);
+		n += event(w + n, FXT_EVENT_DURATION_END, t, pid, pid + 1, "d",
+			   0);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(p < 16 ? share + 2 : 2, db->records);
+		ASSERT_EQ(p < 16 ? 0 : 1, db->refused[REFUSED_FLOW]);
+		ASSERT_EQ(p < 16 ? 0 : 1, db->invalid);
+		fake_free(&f);
+	}
+	ASSERT_EQ(16 * share, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	free(w);
+	return 0;
+}
+
+/*
+ * Only counter 0 of category "fxtrace" is a report of events lost
+ * without a buffer; of two at the same time, the one drained last wins.
+ */
+static int lost_events_which(bool full_decode)
+{
+	struct fake id7, cat, same;
+	struct walk walk;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	out.full_decode = full_decode;
+	fake_new(&id7, 20, FXTRACE_BUFFER_TASK, 500, 501, 1 << 16, 0, NULL);
+	fake_new(&cat, 21, FXTRACE_BUFFER_TASK, 700, 701, 1 << 16, 0, NULL);
+	fake_new(&same, 22, FXTRACE_BUFFER_TASK, 600, 601, 1 << 16, 0, NULL);
+	n = lost_counter(w, START + SECOND, 500, 501, FXT_ARG_UINT64, 3);
+	w[n - 1] = 7;
+	put_words(&id7, w, n);
+	/* The category's first byte, 'f', made 'g': "gxtrace". */
+	n = lost_counter(w, START + SECOND, 700, 701, FXT_ARG_UINT64, 4);
+	w[4] ^= 1;
+	put_words(&cat, w, n);
+	n = lost_counter(w, START + SECOND, 600, 601, FXT_ARG_UINT64, 5);
+	n += lost_counter(w + n, START + SECOND, 600, 601, FXT_ARG_UINT64, 9);
+	put_words(&same, w, n);
+	ASSERT_EQ(1, drain_rest(&id7)->records);
+	ASSERT_EQ(1, drain_rest(&cat)->records);
+	ASSERT_EQ(2, drain_rest(&same)->records);
+	ASSERT_EQ(0, check_file(&walk));
+	f = open_memstream(&text, &text_len);
+	ASSERT_TRUE(f);
+	output_report_lost(&out, f);
+	fclose(f);
+	ASSERT_STR("fxtrace-drain: pid 600: 9 events lost without a buffer (as its producer reports)\n",
+		   text);
+	free(text);
+	fake_free(&id7);
+	fake_free(&cat);
+	fake_free(&same);
+	return 0;
+}
+
+/* The fast pass leaves a task's counters 0 to the full path, not others. */
+static int test_lost_events_which(void)
+{
+	ASSERT_EQ(0, lost_events_which(false));
+	ASSERT_EQ(0, lost_events_which(true));
+	return 0;
+}
+
+/*
+ * The kernel-object names repair_kobj() rewrites are the kernel's forms
+ * only: a process, or a thread with one koid argument "process" of a pid,
+ * named in 64 bytes at most (the longest repaired here).  Other records
+ * with a name that is not UTF-8 are refused as before.
+ */
+static int test_repair_limits(void)
+{
+	static const char name64[] =
+		"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+		"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+		"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+		"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8";
+	const __u16 bad_ref = fxt_inline_string_ref(1);
+	const __u16 process_ref = fxt_inline_string_ref(7);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	__u64 w[64];
+	__u32 n, k;
+
+	start();
+	fake_new(&f, 2, FXTRACE_BUFFER_KERNEL, 0, 0, 1 << 16, 0, NULL);
+	n = fxt_write_kobj_name(w, FXT_KOBJ_THREAD, 4242, name64, 64, 4240);
+	/* A second argument. */
+	k = n;
+	n += fxt_write_kobj_name(w + n, FXT_KOBJ_THREAD, 4243, "\xff", 1,
+				 4240);
+	n += fxt_write_arg32(w + n, FXT_ARG_INT32, fxt_inline_string_ref(1),
+			     "x", 1);
+	w[k] = fxt_kobj_hdr(n - k, FXT_KOBJ_THREAD, bad_ref, 2);
+	/* "process" as a uint64. */
+	k = n;
+	n += fxt_write_kobj_name(w + n, FXT_KOBJ_THREAD, 4244, "\xff", 1, 0);
+	n += fxt_write_arg64(w + n, FXT_ARG_UINT64, process_ref, "process",
+			     4240);
+	w[k] = fxt_kobj_hdr(n - k, FXT_KOBJ_THREAD, bad_ref, 1);
+	/* A process with a "process" koid 0. */
+	k = n;
+	n += fxt_write_kobj_name(w + n, FXT_KOBJ_PROCESS, 4240, "\xff", 1, 0);
+	n += fxt_write_arg64(w + n, FXT_ARG_KOID, process_ref, "process", 0);
+	w[k] = fxt_kobj_hdr(n - k, FXT_KOBJ_PROCESS, bad_ref, 1);
+	ASSERT_CMP(n, <=, N_WORDS(w));
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(1, db->repaired);
+	ASSERT_EQ(3, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * A large record of 4,097 words (its size past bits [4..15]) in a half
+ * is framed by its whole size: refused (rule large-perfetto), and the
+ * record after it judged.
+ */
+static int test_large_framed(void)
+{
+	const size_t large_words = 4097;
+	__u64 *w = calloc(large_words + 16, 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	size_t n;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 1 << 16,
+		 NULL);
+	w[0] = fxt_field(FXT_REC_LARGE, 0, 3) |
+	       fxt_field(large_words, 4, 35) |
+	       fxt_field(FXT_LARGE_BLOB_ATTACHMENT, 40, 43);
+	w[1] = 0;		/* format header: empty category and name */
+	w[2] = 8 * (large_words - 3);	/* the payload fills the record */
+	n = large_words;
+	n += event(w + n, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "after",
+		   0);
+	drain_half(&f, 0, w, n);
+	db = output_find(&out, 12);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(1, db->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(1, walk.events);
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
+/*
+ * A durable part that cannot be framed (a size-0 record) is refused once
+ * and read no further, whatever is committed after; a durable part whose
+ * committed offset its producer moves back is not read again.
+ */
+static int test_durable_moves(void)
+{
+	struct drain_buffer *db;
+	struct walk walk;
+	struct chunk c;
+	struct fake f;
+	__u64 w[64];
+	__u32 n, i;
+
+	start();
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096, NULL);
+	n = event(w, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "a", 0);
+	w[n++] = fxt_field(FXT_REC_EVENT, 0, 3);
+	put_words(&f, w, n);
+	drain_half(&f, 0, w, 0);
+	n = event(w, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "b", 0);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(1, db->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	start();
+	fake_new(&f, 13, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096, NULL);
+	for (n = 0, i = 0; i < 12; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + SECOND, PID, TID,
+			   "", 0);
+	put_words(&f, w, n);
+	drain_half(&f, 0, w, 0);
+	f.ctl->durable_committed = 0;
+	ASSERT_EQ(0, output_rest(&out, &f.b, &c));
+	file_add(&file, &c);
+	chunk_free(&c);
+	db = output_find(&out, 13);
+	ASSERT_EQ(12, db->records);
+	ASSERT_EQ(0, db->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * Drop counts: the kernel's are its own, never bounded as a producer's
+ * are; the drop counter is written for a buffer with records refused and
+ * none dropped, and for no buffer without either.
+ */
+static int test_drops_when(void)
+{
+	struct drain_buffer *db;
+	struct chunk c;
+	struct fake f;
+	__u64 w[16];
+	__u32 n;
+
+	start();
+	fake_new(&f, 11, FXTRACE_BUFFER_CPU, 0, 0, 1 << 16, 0, NULL);
+	f.hdr->dropped_records = PRODUCER_DROPS_MAX + 7;
+	db = drain_rest(&f);
+	ASSERT_EQ(PRODUCER_DROPS_MAX + 7, db->dropped);
+	fake_free(&f);
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	n = event(w, FXT_EVENT_INSTANT, START + SECOND, PID, 555, "x", 0);
+	put_words(&f, w, n);
+	ASSERT_EQ(0, output_rest(&out, &f.b, &c));
+	chunk_free(&c);
+	db = output_find(&out, 12);
+	ASSERT_EQ(0, db->dropped);
+	ASSERT_EQ(1, db->invalid);
+	ASSERT_EQ(0, output_drops(&out, db, &c));
+	ASSERT_CMP(c.len, >, 0);
+	chunk_free(&c);
+	fake_free(&f);
+	fake_new(&f, 13, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 0, NULL);
+	ASSERT_EQ(0, output_rest(&out, &f.b, &c));
+	chunk_free(&c);
+	ASSERT_EQ(0, output_drops(&out, output_find(&out, 13), &c));
+	ASSERT_EQ(0, c.len);
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * Header bits the decoder reserves, refused by the fast pass as by the
+ * full path: a null argument's bits [32..63], a context switch's bits
+ * [40..59].
+ */
+static int test_reserved_bits(void)
+{
+	static const __u64 set[3] = { 0, 1ULL << 40, 1ULL << 59 };
+	const __u64 t = START + SECOND;
+	struct drain_buffer *task, *cpu;
+	struct fake ft, fc;
+	unsigned int full, i;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n, k;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&ft, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0, NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 0, NULL);
+		/* An instant with a null argument, bit 32 set. */
+		w[0] = fxt_event_hdr(5, FXT_EVENT_INSTANT, 1,
+				     FXT_THREAD_REF_INLINE, 0, 0);
+		w[1] = t;
+		w[2] = 200;
+		w[3] = 201;
+		n = 4 + fxt_write_arg_null(w + 4, 0, NULL);
+		w[4] |= 1ULL << 32;
+		put_words(&ft, w, n);
+		task = drain_rest(&ft);
+		n = fxt_write_string(w, 1, "incoming_weight", 15);
+		n += fxt_write_string(w + n, 2, "outgoing_weight", 15);
+		/* Clean, then with bit 40, then with bit 59 set. */
+		for (i = 0; i < 3; i++) {
+			k = n;
+			n += fxt_write_context_switch(w + n,
+						      fxt_context_switch_words(2),
+						      2, 0, FXT_THREAD_STATE_BLOCKED,
+						      t + i, 201, 0);
+			n += fxt_write_arg32(w + n, FXT_ARG_INT32, 1, NULL, 1024);
+			n += fxt_write_arg32(w + n, FXT_ARG_INT32, 2, NULL, 1024);
+			w[k] |= set[i];
+		}
+		put_words(&fc, w, n);
+		cpu = drain_rest(&fc);
+		ASSERT_EQ(0, task->records);
+		ASSERT_EQ(1, task->refused[REFUSED_INVALID]);
+		ASSERT_EQ(3, cpu->records);
+		ASSERT_EQ(2, cpu->refused[REFUSED_INVALID]);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&ft);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
+ * Names a repair makes longer take the room of the records after them:
+ * what the fast pass then accepts stays within the chunk (file_add()
+ * checks), and every record is written.
+ */
+static int test_repairs_then_fast(void)
+{
+	static const char name64[] =
+		"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+		"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+		"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"
+		"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8";
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	__u64 w[512];
+	__u32 n = 0, i;
+
+	start();
+	fake_new(&f, 2, FXTRACE_BUFFER_KERNEL, 0, 0, 4096, 4096, NULL);
+	for (i = 0; i < 3; i++)
+		n += fxt_write_kobj_name(w + n, FXT_KOBJ_THREAD, 4242 + i,
+					 name64, 64, 4240);
+	for (i = 0; i < 40; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + SECOND, 4240, 4242,
+			   "", 0);
+	drain_half(&f, 0, w, n);
+	db = output_find(&out, 2);
+	ASSERT_EQ(43, db->records);
+	ASSERT_EQ(3, db->repaired);
+	ASSERT_EQ(0, db->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(40, walk.events);
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * Halves saved out of order (wrap 1, then wrap 0): the rest at Stop
+ * starts after the newest saved, and drains neither again.
+ */
+static int test_halves_out_of_order(void)
+{
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	__u64 w[16];
+	__u32 n;
+
+	start();
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 4096, 4096, NULL);
+	n = event(w, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "one", 0);
+	drain_half(&f, 1, w, n);
+	f.ctl->rolling_committed[1] = 8 * n;
+	n = event(w, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "zero", 0);
+	drain_half(&f, 0, w, n);
+	f.ctl->rolling_committed[0] = 8 * n;
+	f.ctl->wrap_count = 1;
+	db = drain_rest(&f);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(0, db->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(2, walk.events);
+	fake_free(&f);
+	return 0;
+}
+
+/*
  * Issue 15: retired buffers' state, string tables included, used to stay
  * (~4.6 KB each).  100,000 thread lifetimes with strings, then the heap in
  * use must be back within 256 KiB of where it was after the first 1,000.
@@ -1729,6 +2390,21 @@ static const struct tap_test tests[] = {
 	{ "events lost without a buffer: the newest count per process", test_lost_events },
 	{ "size-0 and overlong records never reach the file", test_unframed },
 	{ "retired buffers are freed", test_retired_memory },
+	{ "the session window holds its bounds, grows only, ends at UINT64_MAX", test_window_bounds },
+	{ "a task's announcement rewritten is judged as its records", test_announcement_rewritten },
+	{ "comm names at the bounds of their length and controls", test_comm_bounds },
+	{ "a task's kernel objects: its own process and thread only", test_kobj_attribution },
+	{ "an async begin of an open id takes no more share, an end frees it", test_async_share_count },
+	{ "a process whose flows ended keeps its share", test_flows_ended_share },
+	{ "the session's bound of open flows", test_flow_session_bound },
+	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
+	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
+	{ "a large record past 4095 words is framed by its whole size", test_large_framed },
+	{ "an unframed durable part is refused once; a committed offset moved back", test_durable_moves },
+	{ "kernel drop counts unbounded; the drop counter when records were refused", test_drops_when },
+	{ "reserved header bits refused by the fast pass as by the full path", test_reserved_bits },
+	{ "fast records after repairs stay within the chunk", test_repairs_then_fast },
+	{ "halves saved out of order are not drained again", test_halves_out_of_order },
 	{ "fast pass = full decoder: the decoder's vectors, the Perfetto corpus", test_fast_corpora },
 	{ "fast pass = full decoder: generated and mutated halves", test_fast_generated },
 	{ "fast pass = full decoder: random words", test_fast_garbage },

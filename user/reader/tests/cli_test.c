@@ -718,6 +718,19 @@ static int test_check_window(void)
 	ASSERT_STR("0x0000b8: error: timestamp-window: event record's timestamp at 4600000000000000000 ns is outside the session's window [1000, 2000] ns\n"
 		   "0x0000d8: error: timestamp-window: event record's end timestamp at 2001 ns is outside the session's window [1000, 2000] ns\n"
 		   "window.fxt: 7 records, 2 errors, 0 warnings, 0 notes\n", r.out);
+	/* A record not framed (its argument runs past it): that alone. */
+	b.n = 0;
+	put(&b, fxt_event_hdr(5, FXT_EVENT_INSTANT, 1, FXT_THREAD_REF_INLINE,
+			      0, 0));
+	put(&b, 500);
+	put(&b, 7);
+	put(&b, 8);
+	put(&b, fxt_arg_hdr(FXT_ARG_INT64, 2, 0, 0));
+	ASSERT_EQ(0, write_drained("window-cut.fxt", 0, 1000, 2000, &b, 0));
+	RUN("check", "--strict", "window-cut.fxt");
+	ASSERT_EQ(1, r.status);
+	ASSERT_STR("0x000098: error: arg-overflow: argument 1 of 1 (2 words) runs past the end of the event record (1 word left)\n"
+		   "window-cut.fxt: 4 records, 1 error, 0 warnings, 0 notes\n", r.out);
 	return 0;
 }
 

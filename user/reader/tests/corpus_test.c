@@ -475,6 +475,97 @@ static const struct corpus_case cases[] = {
 		0x00000000007a7978,
 	  }, 7, 2,
 	  "0x000028: note: perfetto-unsupported: Perfetto ignores blob arguments (noted once)\n" },
+	/* the lowest reserved bit of each header, argument and format header the other inputs leave clear */
+	{ "reserved-bits-lowest", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x1010000000110020, 0x0000000000000070,
+		0x0010000000120010, 0x0000800100010022, 0x0000000000000061,
+		0x0000000000200064, 0x0000000000000001, 0x0000000000000001,
+		0x0000000000000002, 0x0001000000000016, 0x0000000300000019,
+		0x10000100000200a8, 0x0000000000000001, 0x0000000000000002,
+		0x0000000000000003, 0x00000001800f0031, 0x676e696d6f636e69,
+		0x007468676965775f, 0x00000002800f0031, 0x676e696f6774756f,
+		0x007468676965775f, 0x2000001000000038, 0x0000000000000001,
+		0x0000000000000003, 0x0000010000010059, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x000000000000006d,
+		0x000000000000006f, 0x0000100000000000, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000000,
+		0x000001000000003f, 0x0000000100000000, 0x0000000000000000,
+	  }, 39, 10,
+	  "0x000008: error: reserved-bits: metadata record header: bits [60..63] must be 0, are 0x1\n"
+	  "0x000018: error: reserved-bits: metadata record header: bits [52..63] must be 0, are 0x1\n"
+	  "0x000020: error: reserved-bits: string record header: bits [47..63] must be 0, are 0x1\n"
+	  "0x000050: error: reserved-bits: argument 1 (string): bits [48..63] must be 0, are 0x1\n"
+	  "0x000058: error: reserved-bits: argument 2 (bool): bits [33..63] must be 0, are 0x1\n"
+	  "0x000060: error: reserved-bits: scheduling record header: bits [40..59] must be 0, are 0x1\n"
+	  "0x0000b0: error: reserved-bits: scheduling record header: bits [36..59] must be 0, are 0x1\n"
+	  "0x0000c8: error: reserved-bits: log record header: bits [40..63] must be 0, are 0x1\n"
+	  "0x0000c8: note: perfetto-unsupported: Perfetto ignores log records (noted once)\n"
+	  "0x0000f8: error: reserved-bits: large record format header: bits [44..63] must be 0, are 0x1\n"
+	  "0x0000f0: note: perfetto-unsupported: Perfetto ignores large records (noted once)\n"
+	  "0x000128: error: reserved-bits: large record format header: bits [32..63] must be 0, are 0x1\n" },
+	/* at the bounds of checks: blob type 0, a context switch with outgoing_weight only, two scheduling records at one time, koids of 2^32-1, a name whose 8th byte is not UTF-8 */
+	{ "checks-at-bounds", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000000015, 0x1000000000110078,
+		0x0000000000000002, 0x0000000000000003, 0x0000000000000004,
+		0x00000001800f0031, 0x676e696f6774756f, 0x007468676965775f,
+		0x2000000000100038, 0x0000000000000002, 0x0000000000000003,
+		0x0000000000000044, 0x0000000000000003, 0x00000000ffffffff,
+		0x00000000ffffffff, 0x8008000000000054, 0x0000000000000003,
+		0x0000000000000001, 0x0000000000000002, 0xff67666564636261,
+	  }, 21, 6,
+	  "0x000008: error: blob-type: blob type 0 is not defined (1 data, 2 last branch, 3 Perfetto)\n"
+	  "0x000008: note: perfetto-unsupported: Perfetto ignores blob records other than type 3 (Perfetto protobuf) (noted once)\n"
+	  "0x000010: warning: sched-weight: context switch without int32 argument incoming_weight; Perfetto cannot tell idle threads\n"
+	  "0x0000a0: warning: utf8: the name is not valid UTF-8\n" },
+	/* a userspace object of two words of process, no name and no arguments: one word would leave a word after its content */
+	{ "userobj-layout-short", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000000046, 0x000000000000feed,
+		0x000000000000000a, 0x000000000000000b,
+	  }, 5, 2,
+	  "0x000008: note: userobj-layout: the inline process takes two words (process and thread koid), as Fuchsia's writer emits; the spec says one\n"
+	  "0x000008: note: perfetto-unsupported: Perfetto ignores userspace object records (noted once)\n" },
+	/* a userspace object of two words of process: read with one, the thread koid would be a null argument with a reserved bit set */
+	{ "userobj-layout-error", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000010000000056, 0x000000000000feed,
+		0x000000000000000a, 0x0000000100000020, 0x0000000700000011,
+	  }, 6, 2,
+	  "0x000008: note: userobj-layout: the inline process takes two words (process and thread koid), as Fuchsia's writer emits; the spec says one\n"
+	  "0x000020: warning: koid-truncated: thread koid 0x100000020 does not fit 32 bits; Perfetto truncates it\n"
+	  "0x000008: note: perfetto-unsupported: Perfetto ignores userspace object records (noted once)\n" },
+	/* a duration end at a complete event's end pops it: the flow begin at that time has no slice */
+	{ "flow-scoped-end", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000020044, 0x000000000000000a,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000040054,
+		0x000000000000000a, 0x0000000000000001, 0x0000000000000002,
+		0x0000000000000014, 0x0000000000030044, 0x0000000000000014,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000080054,
+		0x0000000000000014, 0x0000000000000001, 0x0000000000000002,
+		0x0000000000000001,
+	  }, 19, 5,
+	  "0x000070: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/* an instant older than a popped complete event's end: a later end pops the instant, the flow begin after it has no slice */
+	{ "flow-scoped-older", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000040054, 0x0000000000000064,
+		0x0000000000000001, 0x0000000000000002, 0x00000000000003e8,
+		0x0000000000020044, 0x00000000000007d0, 0x0000000000000001,
+		0x0000000000000002, 0x0000000000030044, 0x00000000000007d1,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000044,
+		0x00000000000001f4, 0x0000000000000001, 0x0000000000000002,
+		0x0000000000030044, 0x00000000000002bc, 0x0000000000000001,
+		0x0000000000000002, 0x0000000000080054, 0x00000000000002bc,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000001,
+	  }, 27, 7,
+	  "0x000090: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
+	  "0x0000b0: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/* an async end named with DEL, a C1 control, U+00A0 and a space: the message shows the controls as ? */
+	{ "async-name-controls", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 0x0000000000000001,
+		0x0000000000000001, 0x0000000000000002, 0x0000000000000061,
+		0x0000000000000009, 0x8007000000070064, 0x0000000000000002,
+		0x0000000000000001, 0x0000000000000002, 0x007820a0c29fc27f,
+		0x0000000000000009,
+	  }, 13, 3,
+	  "0x000038: warning: async-name: async end \"???\xc2\xa0 x\" (process 1, id 0x9) is not named like its begin at offset 0x8; Perfetto puts them on different tracks\n" },
 };
 
 #define CASES N_WORDS(cases)

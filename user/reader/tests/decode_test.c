@@ -917,6 +917,12 @@ static int test_tables_string_budget(void)
 	ASSERT_EQ(5, s.len);
 	ASSERT_EQ(0, fxt_tables_string(t, 1, &s));
 	ASSERT_FXT_STR("app", s);
+	/* 1 more byte makes the budget exactly: kept. */
+	w[0] = 0x0000000100030022;
+	w[1] = 0x0000000000000078;
+	ASSERT_EQ(0, define(t, w, 2));
+	ASSERT_EQ(0, fxt_tables_string(t, 3, &s));
+	ASSERT_FXT_STR("x", s);
 	fxt_tables_free(t);
 	return 0;
 }
@@ -1320,6 +1326,89 @@ static int test_ns_ticks_bounds(void)
 	return 0;
 }
 
+/*
+ * Sequences at the bounds of UTF-8: the first and last code points of
+ * each length and around the surrogates are valid; overlong forms, the
+ * surrogates, past U+10FFFF, and a sequence cut by the end of the string
+ * (even when the bytes past the end would complete it) are not.
+ */
+static int test_utf8_bounds(void)
+{
+	static const char *const valid[] = {
+		"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf",
+		"\xee\x80\x80", "\xef\xbf\xbf", "\xf0\x90\x80\x80",
+		"\xf4\x8f\xbf\xbf", "ab\xc3\xa9", "ab\xe2\x82\xac",
+		"ab\xf0\x9f\x98\x80",
+	};
+	static const char *const invalid[] = {
+		"\xc1\xbf", "\xe0\x9f\xbf", "\xf0\x8f\xbf\xbf",
+		"\xed\xa0\x80", "\xed\xbf\xbf", "\xf4\x90\x80\x80",
+		"\xf5\x80\x80\x80", "\xf7\xbf\xbf\xbf",
+	};
+	const unsigned char *s;
+	size_t i, len, cut;
+
+	for (i = 0; i < N_WORDS(valid); i++) {
+		s = (const unsigned char *)valid[i];
+		len = strlen(valid[i]);
+		if (!fxt_utf8_valid(s, len))
+			FAIL("valid sequence %zu is not", i);
+		for (cut = len - 1; cut > 0 && s[cut - 1] >= 0x80; cut--)
+			if (fxt_utf8_valid(s, cut))
+				FAIL("valid sequence %zu cut to %zu bytes is valid",
+				     i, cut);
+	}
+	for (i = 0; i < N_WORDS(invalid); i++)
+		if (fxt_utf8_valid((const unsigned char *)invalid[i],
+				   strlen(invalid[i])))
+			FAIL("invalid sequence %zu is valid", i);
+	return 0;
+}
+
+/* A tick count that converts to INT64_MAX ns exactly fits; one more does not. */
+static int test_ticks_to_ns_bound(void)
+{
+	int64_t ns = 0;
+
+	/* (2^64 - 1) / 2 = INT64_MAX at 2e9 ticks/s. */
+	ASSERT_TRUE(fxt_ticks_to_ns(UINT64_MAX, 2000000000, &ns));
+	ASSERT_EQ(INT64_MAX, ns);
+	/* 2^62 ticks at 5e8 ticks/s are 2^63 ns. */
+	ASSERT_TRUE(fxt_ticks_to_ns((1ULL << 62) - 1, 500000000, &ns));
+	ASSERT_EQ(INT64_MAX - 1, ns);
+	ASSERT_TRUE(!fxt_ticks_to_ns(1ULL << 62, 500000000, &ns));
+	ASSERT_TRUE(!fxt_ticks_to_ns(1, 0, &ns));
+	return 0;
+}
+
+/* String and thread index 0 are never defined, even when applied. */
+static int test_tables_index_zero(void)
+{
+	static const uint64_t string_0[2] = {
+		0x0000000300000022, 0x0000000000707061,	/* "app" */
+	};
+	static const uint64_t thread_0[3] = {
+		0x0000000000000033, 0x000000000000000a, 0x000000000000000b,
+	};
+	struct fxt_tables *t = fxt_tables_new(0, 0);
+	struct fxt_sink sink = { 0 };
+	struct fxt_record rec;
+	struct fxt_thread th;
+	struct fxt_string s;
+
+	ASSERT_TRUE(t);
+	ASSERT_EQ(16, decode(t, string_0, 2, &rec));
+	ASSERT_STR("0x000000: error: string-index-zero: string record for index 0, which is never defined\n",
+		   diags.text);
+	ASSERT_EQ(0, fxt_tables_apply(t, &rec, &sink));
+	ASSERT_EQ(-ENOENT, fxt_tables_string(t, 0, &s));
+	ASSERT_EQ(24, decode(t, thread_0, 3, &rec));
+	ASSERT_EQ(0, fxt_tables_apply(t, &rec, &sink));
+	ASSERT_EQ(-ENOENT, fxt_tables_thread(t, 0, &th));
+	fxt_tables_free(t);
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "spec 18(a) magic number record", test_spec_magic },
 	{ "spec 18(b) string record", test_spec_string },
@@ -1351,6 +1440,9 @@ static const struct tap_test tests[] = {
 	{ "map: insert, delete, iterate", test_map },
 	{ "utf8: 8-byte ASCII steps agree with byte-wise", test_utf8_word_steps },
 	{ "timestamps: ns ticks at the int64 bound", test_ns_ticks_bounds },
+	{ "utf8: sequences at the bounds, and cut by the end", test_utf8_bounds },
+	{ "timestamps: ticks converted at the int64 bound", test_ticks_to_ns_bound },
+	{ "tables: index 0 is never defined", test_tables_index_zero },
 };
 
 int main(void)
