@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: install what is missing, build with gcc and clang, run the unit
-# tests, the fuzz smoke, checkpatch and sparse, build the module for 6.1 and
-# 6.12 and for their PREEMPT_RT flavours, then run the guest tests on 6.1
-# (clocks auto and tsc) and 6.12 (auto).  Every step is counted; the last
+# tests, the sanitized tests, the fuzz smoke, checkpatch and sparse, build
+# the module for 6.1 and 6.12 and for their PREEMPT_RT flavours, then run
+# the guest tests on 6.1 (clocks auto and tsc) and 6.12 (auto).  Every step is counted; the last
 # line is "N passed, N failed, N skipped".  Logs: build/check/.
 #
 # Environment: FUZZ_SECONDS (default 60), CHECK_SKIP_GUEST=1 to stop before
@@ -105,6 +105,25 @@ for t in $(make -s print-UNIT_TESTS); do
 	fi
 done
 echo "  unit tests done $((SECONDS - start))s" >&2
+
+# The tests of the code that reads untrusted bytes (the drainer's output
+# path, the decoder, the fxtrace command on trace files) again under
+# AddressSanitizer and UndefinedBehaviorSanitizer: a read or write past a
+# bound that changes no verdict shows only there (Documentation/testing.rst,
+# "The sanitizer run").
+sanitized_tests=(test/drain/output_test test/reader/decode_test
+	test/reader/corpus_test test/reader/map_test test/reader/cli_test
+	test/fxtrace/print_test test/fxt_encode_test)
+sanitizers() {
+	local t
+	make -j2 B=build/asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		build/asan/bin/fxtrace "${sanitized_tests[@]/#/build/asan/}" || return 1
+	for t in "${sanitized_tests[@]}"; do
+		echo "== $t"
+		"build/asan/$t" || return 1
+	done
+}
+step sanitizers sanitizers
 
 if [[ -x user/reader/fuzz/run.sh ]]; then
 	step fuzz-smoke user/reader/fuzz/run.sh "${FUZZ_SECONDS:-60}"

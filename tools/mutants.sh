@@ -17,7 +17,9 @@
 # One line per mutant: ID, FILE:LINE, SED, then the tests that failed with
 # their exit status, or "survived"; then the counts per file.  A line that
 # does not name one line of FILE, or a SED that changes nothing, fails the
-# run at its end.
+# run at its end.  MUTANTS_SANITIZE=1 builds the tests with
+# -fsanitize=address,undefined, as make check's sanitizer step does: a read
+# or write past a bound then kills a mutant too.
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,9 +36,12 @@ tar -C "$root" --exclude=./build --exclude=./.git -cf - . |
 	tar -C "$scratch" -xf -
 cd "$scratch" || exit 1
 
+cflags=-Wno-error
+[[ ${MUTANTS_SANITIZE:-} == 1 ]] &&
+	cflags+=" -fsanitize=address,undefined -fno-sanitize-recover=all"
 build() {
 	# shellcheck disable=SC2086 # $tests is a list of words
-	make -s -j"$(nproc)" EXTRA_CFLAGS=-Wno-error $tests build/bin/fxtrace \
+	make -s -j"$(nproc)" EXTRA_CFLAGS="$cflags" $tests build/bin/fxtrace \
 		>build.log 2>&1
 }
 

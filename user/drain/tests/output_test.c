@@ -2109,6 +2109,54 @@ static int test_reserved_bits(void)
 }
 
 /*
+ * Records longer than the fast pass's layout (FAST_LAYOUT_WORDS): an
+ * argument header at the layout's last word and past it, judged and
+ * written as the full path does.  Under the sanitizers (make check's
+ * sanitizer step) a mark past the layout's words is a stack overflow.
+ */
+static int test_long_records(void)
+{
+	const __u64 t = START + SECOND;
+	static const unsigned int nargs[2] = { 7, 15 };
+	struct drain_buffer *task;
+	unsigned int full, r, i;
+	struct walk walk;
+	struct fake f;
+	__u64 w[128];
+	__u32 n, k;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&f, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0, NULL);
+		n = 0;
+		for (r = 0; r < 2; r++) {
+			/* 4 words, then 2 per argument: headers at 4, 6, .. */
+			k = n;
+			w[n++] = 0;
+			w[n++] = t + r;
+			w[n++] = 200;
+			w[n++] = 201;
+			for (i = 0; i < nargs[r]; i++)
+				n += fxt_write_arg32(w + n, FXT_ARG_INT32,
+						     fxt_inline_string_ref(1),
+						     "a", i);
+			w[k] = fxt_event_hdr(n - k, FXT_EVENT_INSTANT, nargs[r],
+					     FXT_THREAD_REF_INLINE, 0, 0);
+		}
+		ASSERT_EQ(18 + 34, n);
+		put_words(&f, w, n);
+		task = drain_rest(&f);
+		ASSERT_EQ(2, task->records);
+		ASSERT_EQ(0, task->invalid);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(2, walk.events);
+		fake_free(&f);
+	}
+	return 0;
+}
+
+/*
  * Names a repair makes longer take the room of the records after them:
  * what the fast pass then accepts stays within the chunk (file_add()
  * checks), and every record is written.
@@ -2403,6 +2451,7 @@ static const struct tap_test tests[] = {
 	{ "an unframed durable part is refused once; a committed offset moved back", test_durable_moves },
 	{ "kernel drop counts unbounded; the drop counter when records were refused", test_drops_when },
 	{ "reserved header bits refused by the fast pass as by the full path", test_reserved_bits },
+	{ "records longer than the fast pass's layout", test_long_records },
 	{ "fast records after repairs stay within the chunk", test_repairs_then_fast },
 	{ "halves saved out of order are not drained again", test_halves_out_of_order },
 	{ "fast pass = full decoder: the decoder's vectors, the Perfetto corpus", test_fast_corpora },
