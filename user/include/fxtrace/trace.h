@@ -196,9 +196,10 @@ fxt_arg_value_words_(const struct fxtrace_arg *a)
 /*
  * Write one event into the thread's buffer, inline.  Returns false, having
  * written nothing, for anything but the common case (first event, full
- * half, strings to define, session change, non-ASCII or long strings, a
- * nested signal): the caller then calls fxt_emit().  args never escapes, so
- * the compiler keeps the arguments in registers.
+ * half, strings to define, session change, non-ASCII or long strings,
+ * strings too long together for one record, a nested signal): the caller
+ * then calls fxt_emit().  args never escapes, so the compiler keeps the
+ * arguments in registers.
  */
 static inline __attribute__((always_inline)) bool
 fxt_write_fast_(struct fxtrace_site *site, unsigned int type, uint64_t trailing,
@@ -217,7 +218,13 @@ fxt_write_fast_(struct fxtrace_site *site, unsigned int type, uint64_t trailing,
 		words += 1 + w;
 		if (args[i].kind == FXT_KIND_STRING) {
 			extra += w;
-			if (args[i].len > FXT_STRING_MAX_)
+			/*
+			 * Past 4,000 words of strings the record may not fit
+			 * its size field (4,095 words): fxt_emit() sizes it
+			 * exactly, and drops it when it does not fit.
+			 */
+			if (args[i].len > FXT_STRING_MAX_ ||
+			    extra > FXT_STRING_MAX_ / 8)
 				return false;
 		}
 	}

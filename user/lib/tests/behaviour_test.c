@@ -21,7 +21,10 @@
  * - utf8: strings that are not UTF-8, and the 32,000-byte cut, come out
  *   valid;
  * - attach: a thread that cannot get a buffer is counted, warned about
- *   once, and traced after its retry.
+ *   once, and traced after its retry;
+ * - bigrecord: string arguments too long together for one record (each
+ *   within 32,000 bytes) drop the event, inline or not, and never write a
+ *   record whose size field overflowed.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -403,6 +406,33 @@ static int mode_retry(void)
 		TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
 	printf("tid %ld\nlost %llu\n", gettid_(),
 	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/*
+ * Two 20,000-byte ASCII strings: 5,000 words, more than a record's 4,095.
+ * The loop's later runs take the inline path; two 15,000-byte strings fit,
+ * and two of 16,100 (4,025 words: written out of line) too.
+ */
+static int mode_bigrecord(void)
+{
+	static char a[20001], b[20001];
+	int i;
+
+	memset(a, 'a', sizeof(a) - 1);
+	memset(b, 'b', sizeof(b) - 1);
+	TRACE_INSTANT("app", "before", FXT_SCOPE_THREAD);
+	for (i = 0; i < 3; i++)
+		TRACE_INSTANT("app", "two", FXT_SCOPE_THREAD, FXT_ARG("a", a),
+			      FXT_ARG("b", b));
+	for (i = 0; i < 3; i++)
+		TRACE_INSTANT("app", "fits", FXT_SCOPE_THREAD,
+			      FXT_STRN("a", a, 15000), FXT_STRN("b", b, 15000));
+	for (i = 0; i < 3; i++)
+		TRACE_INSTANT("app", "fits out of line", FXT_SCOPE_THREAD,
+			      FXT_STRN("a", a, 16100), FXT_STRN("b", b, 16100));
+	TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
+	printf("dropped %llu\n", (unsigned long long)fxt_thread_dropped());
 	return 0;
 }
 
@@ -978,6 +1008,42 @@ static void test_attach(void)
 	clean_dir();
 }
 
+static void test_bigrecord(void)
+{
+	char out[4400];
+	const struct ev *e;
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "bigrecord.fxt");
+	r = run_mode("bigrecord", out, NULL, 30);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_TRUE(tr.ok);
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(0, tr.warnings);
+	tap_result("bigrecord: the trace decodes (%llu errors, %llu warnings)",
+		   (unsigned long long)tr.errors, (unsigned long long)tr.warnings);
+	EXPECT_EQ(0, trace_count(&tr, 0, "two"));
+	EXPECT_EQ(3, value(&r, "dropped"));
+	tap_result("bigrecord: 3 events of 40,000 bytes of strings dropped and "
+		   "counted (%ld)", value(&r, "dropped"));
+	EXPECT_EQ(3, trace_count(&tr, 0, "fits"));
+	e = find(&tr, "fits");
+	if (EXPECT_TRUE(e)) {
+		EXPECT_EQ(15000, e->arg_len[1]);
+		EXPECT_EQ(15000, e->arg_len[2]);
+	}
+	EXPECT_EQ(3, trace_count(&tr, 0, "fits out of line"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "before"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "after"));
+	tap_result("bigrecord: the events around them, 2 x 15,000 and 2 x 16,100 "
+		   "bytes kept (%d, %d)", trace_count(&tr, 0, "fits"),
+		   trace_count(&tr, 0, "fits out of line"));
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -988,6 +1054,7 @@ int main(int argc, char **argv)
 		{ "flush", mode_flush },
 		{ "categories", mode_categories }, { "utf8", mode_utf8 },
 		{ "attach", mode_attach }, { "retry", mode_retry },
+		{ "bigrecord", mode_bigrecord },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1014,6 +1081,7 @@ int main(int argc, char **argv)
 	test_categories();
 	test_utf8();
 	test_attach();
+	test_bigrecord();
 	rmdir(dir);
 	return tap_plan();
 }
