@@ -760,23 +760,37 @@ static inline struct fxt_scope fxt_scope_of(struct fxtrace_site *site,
 
 #else /* NTRACE */
 
+/*
+ * No code, and the arguments are not evaluated; they are still compiled,
+ * as the operand of sizeof, so that a variable only an event uses is not
+ * reported unused (and an argument that does not compile still fails).
+ */
+static inline int fxt_ntrace_(const char *cat, ...)
+{
+	(void)cat;
+	return 0;
+}
+#define FXT_NTRACE_(...) do {						\
+	(void)sizeof(fxt_ntrace_(__VA_ARGS__));				\
+} while (0)
+
 #ifdef __cplusplus
 #define TRACE_ENABLED(...)		false
 #else
 #define TRACE_ENABLED(cat)		0
 #endif
-#define TRACE_INSTANT(...)		do { } while (0)
-#define TRACE_COUNTER(...)		do { } while (0)
-#define TRACE_DURATION_BEGIN(...)	do { } while (0)
-#define TRACE_DURATION_END(...)		do { } while (0)
-#define TRACE_COMPLETE(...)		do { } while (0)
-#define TRACE_ASYNC_BEGIN(...)		do { } while (0)
-#define TRACE_ASYNC_INSTANT(...)	do { } while (0)
-#define TRACE_ASYNC_END(...)		do { } while (0)
-#define TRACE_FLOW_BEGIN(...)		do { } while (0)
-#define TRACE_FLOW_STEP(...)		do { } while (0)
-#define TRACE_FLOW_END(...)		do { } while (0)
-#define TRACE_DURATION(...)		do { } while (0)
+#define TRACE_INSTANT(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_COUNTER(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_DURATION_BEGIN(...)	FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_DURATION_END(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_COMPLETE(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_ASYNC_BEGIN(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_ASYNC_INSTANT(...)	FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_ASYNC_END(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_FLOW_BEGIN(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_FLOW_STEP(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_FLOW_END(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_DURATION(...)		FXT_NTRACE_(__VA_ARGS__)
 
 #endif /* NTRACE */
 
