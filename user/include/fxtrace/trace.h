@@ -636,9 +636,10 @@ private:
 		::fxtrace_detail::fn(&fxt_site_, (type), __VA_ARGS__);	\
 } while (0)
 
+/* Its own name: an event's argument may hold it (-Wshadow). */
 #define TRACE_ENABLED(cat) ([]() -> bool {				\
-	static fxtrace_site fxt_site_ = FXT_SITE_INIT(cat, "");	\
-	return fxt_site_check(&fxt_site_);				\
+	static fxtrace_site fxt_esite_ = FXT_SITE_INIT(cat, "");	\
+	return fxt_site_check(&fxt_esite_);				\
 }())
 
 #define TRACE_INSTANT(...)						\
@@ -693,10 +694,13 @@ private:
 		FXT_WRITE_(&fxt_site_, type, trailing, end, ##__VA_ARGS__);	\
 } while (0)
 
-/* True when events of category cat are recorded now: one load, as events. */
+/*
+ * True when events of category cat are recorded now: one load, as events.
+ * Its own name: an event's argument may hold it (-Wshadow).
+ */
 #define TRACE_ENABLED(cat) __extension__ ({				\
-	static struct fxtrace_site fxt_site_ = FXT_SITE_INIT(cat, "");	\
-	fxt_site_check(&fxt_site_);					\
+	static struct fxtrace_site fxt_esite_ = FXT_SITE_INIT(cat, "");	\
+	fxt_site_check(&fxt_esite_);					\
 })
 
 #define TRACE_INSTANT(cat, name, scope, ...)				\

@@ -5,7 +5,8 @@
 # with g++ and clang++ under -Wall -Wextra -Werror -pedantic (cxx_events.cc
 # uses every macro and argument type), and with NTRACE the C++ object of
 # ntrace_sample.c has no call and no fxtrace symbol and evaluates no
-# argument.  Prints TAP.
+# argument; hygiene_sample.c, the macros where users put them, compiles
+# as C and C++ under -Wshadow.  Prints TAP.
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +42,26 @@ for cxx in g++ clang++; do
 	rc=0
 	"$tmp/sample" || rc=$?
 	result "$rc" "$cxx NTRACE: arguments are not evaluated"
+done
+# The macros where users put them (hygiene_sample.c), -Wshadow included.
+hflags=(-O2 -Wall -Wextra -Wshadow -Werror -I"$root/uapi" -I"$root/user/include")
+for cc in gcc clang; do
+	for std in c11 gnu11; do
+		rc=0
+		"$cc" -std=$std "${hflags[@]}" -c -o "$tmp/hygiene.o" \
+			"$here/hygiene_sample.c" 2>"$tmp/err" || rc=$?
+		result "$rc" "$cc -std=$std -Wshadow: hygiene_sample.c compiles cleanly$(
+			[[ $rc == 0 ]] || echo "; $(head -3 "$tmp/err" | tr '\n' ' ')")"
+	done
+done
+for cxx in g++ clang++; do
+	for std in c++11 c++20; do
+		rc=0
+		"$cxx" -std=$std -pedantic "${hflags[@]}" -x c++ -c -o "$tmp/hygiene.o" \
+			"$here/hygiene_sample.c" 2>"$tmp/err" || rc=$?
+		result "$rc" "$cxx -std=$std -Wshadow: hygiene_sample.c compiles cleanly$(
+			[[ $rc == 0 ]] || echo "; $(head -3 "$tmp/err" | tr '\n' ' ')")"
+	done
 done
 echo "1..$n"
 exit $failed
