@@ -626,7 +626,13 @@ private:
  * C++: every macro takes (...) so that ISO C++11 accepts calls without
  * arguments; the first two are the category and the name.
  */
-#define FXT_HEAD2_(cat, name, ...)	cat, name
+/*
+ * The category and the name must be string literals: a site keeps its
+ * first values, so a runtime string would name every later event after
+ * the first (C refuses one in the static initializer; C++ would accept
+ * it).  Pasting "" before each makes anything else a compile error.
+ */
+#define FXT_HEAD2_(cat, name, ...)	"" cat, "" name
 #define FXT_SITE_(...)							\
 	{ FXT_HEAD2_(__VA_ARGS__, 0), &fxt_unresolved, 0xffffffffu, 0,	\
 	  0, 0, { 0 } }
@@ -638,7 +644,7 @@ private:
 
 /* Its own name: an event's argument may hold it (-Wshadow). */
 #define TRACE_ENABLED(cat) ([]() -> bool {				\
-	static fxtrace_site fxt_esite_ = FXT_SITE_INIT(cat, "");	\
+	static fxtrace_site fxt_esite_ = FXT_SITE_INIT("" cat, "");	\
 	return fxt_site_check(&fxt_esite_);				\
 }())
 

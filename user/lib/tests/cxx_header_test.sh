@@ -6,7 +6,8 @@
 # uses every macro and argument type), and with NTRACE the C++ object of
 # ntrace_sample.c has no call and no fxtrace symbol and evaluates no
 # argument; hygiene_sample.c, the macros where users put them, compiles
-# as C and C++ under -Wshadow.  Prints TAP.
+# as C and C++ under -Wshadow; a runtime event name does not compile.
+# Prints TAP.
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -62,6 +63,27 @@ for cxx in g++ clang++; do
 		result "$rc" "$cxx -std=$std -Wshadow: hygiene_sample.c compiles cleanly$(
 			[[ $rc == 0 ]] || echo "; $(head -3 "$tmp/err" | tr '\n' ' ')")"
 	done
+done
+# A runtime category or name would name every event of the site after
+# its first call (the site keeps its first values): it must not compile,
+# in C++ as in C.
+cat >"$tmp/runtime_name.c" <<'EOF'
+#include <fxtrace/trace.h>
+
+void step(const char *name);
+void step(const char *name)
+{
+	TRACE_INSTANT("app", name, FXT_SCOPE_THREAD);
+}
+EOF
+for cc in gcc clang g++ clang++; do
+	lang=c
+	[[ $cc == *++ ]] && lang=c++
+	rc=0
+	"$cc" -x $lang "${hflags[@]}" -c -o "$tmp/runtime_name.o" "$tmp/runtime_name.c" \
+		2>/dev/null || rc=$?
+	result "$([[ $rc != 0 ]] && echo 0 || echo 1)" \
+		"$cc: an event name that is not a literal does not compile"
 done
 echo "1..$n"
 exit $failed
