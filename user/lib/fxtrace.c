@@ -194,11 +194,12 @@ static void leave(void)
 }
 
 /*
- * The length of s[0..len) as valid UTF-8 of at most FXT_STRING_LEN_MAX
- * bytes: each byte that does not start a well-formed character becomes
- * U+FFFD, and the cut never splits a character.  With out, writes it.
+ * The length of s[0..len) as valid UTF-8 of at most max bytes: each byte
+ * that does not start a well-formed character becomes U+FFFD (three
+ * bytes: the result may be longer than s), and the cut never splits a
+ * character.  With out (max bytes), writes it.
  */
-static __u32 utf8_fix(const char *s, size_t len, char *out)
+static __u32 utf8_fix_max(const char *s, size_t len, char *out, __u32 max)
 {
 	static const char fffd[] = "\xef\xbf\xbd";
 	const unsigned char *u = (const unsigned char *)s;
@@ -226,7 +227,7 @@ static __u32 utf8_fix(const char *s, size_t len, char *out)
 				if ((u[i + j] & 0xc0) != 0x80)
 					k = 0;
 		}
-		if (n + (k ? k : 3) > FXT_STRING_LEN_MAX)
+		if (n + (k ? k : 3) > max)
 			break;
 		if (out)
 			memcpy(out + n, k ? s + i : fffd, k ? k : 3);
@@ -234,6 +235,12 @@ static __u32 utf8_fix(const char *s, size_t len, char *out)
 		i += k ? k : 1;
 	}
 	return n;
+}
+
+/* At most FXT_STRING_LEN_MAX bytes, FXT's limit. */
+static __u32 utf8_fix(const char *s, size_t len, char *out)
+{
+	return utf8_fix_max(s, len, out, FXT_STRING_LEN_MAX);
 }
 
 /* Write s as a zero-padded stream, made valid; returns the words. */
@@ -768,9 +775,11 @@ static void read_thread_name(struct tbuf *t)
 	}
 	if (n <= 0)
 		n = snprintf(buf, sizeof(buf), "%d", t->tid);
-	/* comm is any bytes (prctl): the trace shows them as UTF-8. */
-	t->name[utf8_fix(buf, (size_t)n < sizeof(t->name) / 4 * 3 ?
-				(size_t)n : sizeof(t->name) / 4 * 3 - 1, t->name)] = 0;
+	/*
+	 * comm is any bytes (prctl), a name set here up to 63: the trace
+	 * shows them as UTF-8, each bad byte three bytes, cut to fit.
+	 */
+	t->name[utf8_fix_max(buf, (size_t)n, t->name, sizeof(t->name) - 1)] = 0;
 }
 
 /* A kernel-object record naming the thread, in its durable part. */
@@ -1570,8 +1579,8 @@ static int write_thread(int fd, const struct tbuf *t, bool name_process,
 		}
 		if (len > 0 && comm[len - 1] == '\n')
 			len--;
-		len = len < 0 ? 0 : (ssize_t)utf8_fix(comm, (size_t)len > 40 ?
-						      40 : (size_t)len, fixed);
+		len = len < 0 ? 0 : (ssize_t)utf8_fix_max(comm, (size_t)len,
+							  fixed, 40);
 		n = fxt_write_kobj_name(words, FXT_KOBJ_PROCESS, (__u64)t->pid,
 					fixed, (__u32)len, 0);
 		ret = write_words(fd, words, n);

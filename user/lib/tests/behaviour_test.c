@@ -19,7 +19,7 @@
  * - categories: FXTRACE_CATEGORIES entries are trimmed, empty and unused
  *   entries reported once;
  * - utf8: strings that are not UTF-8, and the 32,000-byte cut, come out
- *   valid;
+ *   valid, thread names too (each bad byte three bytes, cut to fit);
  * - attach: a thread that cannot get a buffer is counted, warned about
  *   once, and traced after its retry;
  * - bigrecord: string arguments too long together for one record (each
@@ -318,6 +318,24 @@ static void *renamed_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A name of 60 bytes that are not UTF-8, set before and after the thread's
+ * first event: each byte becomes three, cut to the 63 the name holds.
+ */
+static void *bad_name_thread(void *arg)
+{
+	char name[61];
+
+	(void)arg;
+	memset(name, 0xff, 60);
+	name[60] = 0;
+	fxt_set_thread_name(name);
+	TRACE_INSTANT("app", "badly named", FXT_SCOPE_THREAD);
+	fxt_set_thread_name(name);
+	TRACE_INSTANT("app", "badly named", FXT_SCOPE_THREAD);
+	return NULL;
+}
+
 static int mode_utf8(void)
 {
 	static char big[32001];
@@ -331,6 +349,8 @@ static int mode_utf8(void)
 	TRACE_INSTANT("app", "name\xff", FXT_SCOPE_THREAD);
 	TRACE_INSTANT("app", "good", FXT_SCOPE_THREAD, FXT_ARG("s", "caf\xc3\xa9"));
 	pthread_create(&th, NULL, renamed_thread, NULL);
+	pthread_join(th, NULL);
+	pthread_create(&th, NULL, bad_name_thread, NULL);
 	pthread_join(th, NULL);
 	return 0;
 }
@@ -924,8 +944,8 @@ static void test_utf8(void)
 	EXPECT_TRUE(tr.ok);
 	EXPECT_EQ(0, tr.errors);
 	EXPECT_EQ(0, tr.warnings);
-	EXPECT_EQ(5, tr.n);
-	tap_result("utf8: 5 events, no error or warning (%d, %llu, %llu)", tr.n,
+	EXPECT_EQ(7, tr.n);
+	tap_result("utf8: 7 events, no error or warning (%d, %llu, %llu)", tr.n,
 		   (unsigned long long)tr.errors, (unsigned long long)tr.warnings);
 	e = find(&tr, "bad");
 	if (EXPECT_TRUE(e)) {
@@ -950,6 +970,11 @@ static void test_utf8(void)
 	}
 	tap_result("utf8: a thread with a non-UTF-8 comm is named (%d names)",
 		   tr.thread_names);
+	EXPECT_EQ(2, trace_count(&tr, 0, "badly named"));
+	EXPECT_CMP(tr.thread_names, >=, 4);
+	tap_result("utf8: a 60-byte non-UTF-8 fxt_set_thread_name() name, set "
+		   "before and after the first event (%d events, %d names)",
+		   trace_count(&tr, 0, "badly named"), tr.thread_names);
 	trace_free(&tr);
 	clean_dir();
 }
