@@ -268,8 +268,17 @@ static __u64 clock_ns(clockid_t clock)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+static void initialize_once(void);
+
+/*
+ * Before the first event the clock is not chosen yet: a start time taken
+ * then (TRACE_COMPLETE) must be on the clock the event is written with.
+ */
 uint64_t fxt_now(void)
 {
+	if (__builtin_expect(!__atomic_load_n(&rt.initialized, __ATOMIC_ACQUIRE),
+			     0))
+		initialize_once();
 	if (fxt_clock_tsc)
 		return __rdtsc();
 	return clock_ns(CLOCK_MONOTONIC) - (__u64)rt.monotonic_offset;
@@ -386,6 +395,8 @@ static bool open_module(void)
 	rt.fd = fd;
 	rt.page = page;
 	rt.enable_table = (const unsigned char *)page + page->enabled_offset;
+	/* The current session's clock, for fxt_now() before any event. */
+	fxt_clock_tsc = page->clock == FXTRACE_CLOCK_TSC;
 	return true;
 }
 
@@ -415,15 +426,14 @@ __attribute__((constructor)) static void load(void)
 	}
 }
 
-/* Called once, under rt.lock. */
-static void initialize(void)
+/* Once, under rt.lock: initialize() marks it done when it is. */
+static void configure(void)
 {
 	const char *out = secure_getenv("FXTRACE_OUTPUT");
 	const char *cats = secure_getenv("FXTRACE_CATEGORIES");
 	const char *mode = secure_getenv("FXTRACE_MODE");
 	const char *size = secure_getenv("FXTRACE_BUFFER_SIZE");
 
-	rt.initialized = true;
 	if (!out && getenv("FXTRACE_OUTPUT"))
 		warn("FXTRACE_OUTPUT is ignored in a setuid, setgid or "
 		     "file-capability program");
@@ -467,6 +477,28 @@ static void initialize(void)
 	parse_categories(cats && *cats ? cats : "*");
 	fxt_clock_tsc = rt.tsc;
 	rt.on = true;
+}
+
+/*
+ * Called once, under rt.lock.  initialized is stored last (release):
+ * fxt_now() reads it without the lock, and then the clock.
+ */
+static void initialize(void)
+{
+	configure();
+	__atomic_store_n(&rt.initialized, true, __ATOMIC_RELEASE);
+}
+
+/* fxt_now()'s: not from a handler that interrupted the library. */
+static void initialize_once(void)
+{
+	if (!enter())
+		return;
+	lock();
+	if (!rt.initialized)
+		initialize();
+	unlock();
+	leave();
 }
 
 /*

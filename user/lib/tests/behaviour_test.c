@@ -24,7 +24,9 @@
  *   once, and traced after its retry;
  * - bigrecord: string arguments too long together for one record (each
  *   within 32,000 bytes) drop the event, inline or not, and never write a
- *   record whose size field overflowed.
+ *   record whose size field overflowed;
+ * - complete: a TRACE_COMPLETE start taken with fxt_now() before the
+ *   process's first event is on the clock the event is written with.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -453,6 +455,22 @@ static int mode_bigrecord(void)
 			      FXT_STRN("a", a, 16100), FXT_STRN("b", b, 16100));
 	TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
 	printf("dropped %llu\n", (unsigned long long)fxt_thread_dropped());
+	return 0;
+}
+
+/*
+ * fxt_now() before the process's first event, for TRACE_COMPLETE: the
+ * start must be on the clock the event is written with (50 ms apart).
+ */
+static int mode_complete(void)
+{
+	uint64_t start = fxt_now();
+
+	usleep(50000);
+	TRACE_COMPLETE("app", "first", start);
+	start = fxt_now();
+	usleep(50000);
+	TRACE_COMPLETE("app", "second", start);
 	return 0;
 }
 
@@ -1069,6 +1087,37 @@ static void test_bigrecord(void)
 	clean_dir();
 }
 
+static void test_complete(void)
+{
+	const struct ev *first, *second;
+	char out[4400];
+	struct trace tr;
+	struct run r;
+	int64_t d1 = -1, d2 = -1;
+
+	path_in(out, sizeof(out), "complete.fxt");
+	r = run_mode("complete", out, NULL, 30);
+	tr = trace_read(out);
+	first = find(&tr, "first");
+	second = find(&tr, "second");
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	if (EXPECT_TRUE(first && second)) {
+		d1 = first->end_ns - first->ts_ns;
+		d2 = second->end_ns - second->ts_ns;
+		/* 50 ms slept; the first also waits for the clock's calibration */
+		EXPECT_CMP(d1, >=, 50000000);
+		EXPECT_CMP(d1, <, 2000000000);
+		EXPECT_CMP(d2, >=, 50000000);
+		EXPECT_CMP(d2, <, 2000000000);
+	}
+	tap_result("complete: a start from fxt_now() before the first event is "
+		   "on the events' clock (%lld and %lld ns for 50 ms)",
+		   (long long)d1, (long long)d2);
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1079,7 +1128,7 @@ int main(int argc, char **argv)
 		{ "flush", mode_flush },
 		{ "categories", mode_categories }, { "utf8", mode_utf8 },
 		{ "attach", mode_attach }, { "retry", mode_retry },
-		{ "bigrecord", mode_bigrecord },
+		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1107,6 +1156,7 @@ int main(int argc, char **argv)
 	test_utf8();
 	test_attach();
 	test_bigrecord();
+	test_complete();
 	rmdir(dir);
 	return tap_plan();
 }

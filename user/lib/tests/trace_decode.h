@@ -22,6 +22,7 @@ struct ev {
 	uint64_t arg_u64[4];
 	char arg_str[4][64];
 	uint32_t arg_len[4];
+	int64_t ts_ns, end_ns;		/* end_ns: duration complete */
 };
 
 struct trace {
@@ -56,6 +57,8 @@ static inline int trace_collect(void *ctx, const struct fxt_record *rec)
 	e->pid = rec->thread.pid;
 	e->tid = rec->thread.tid;
 	e->id = rec->id;
+	e->ts_ns = rec->has_ts && rec->ts_ns_valid ? rec->ts_ns : -1;
+	e->end_ns = rec->end_ts_ns_valid ? rec->end_ts_ns : -1;
 	copy_str(e->cat, sizeof(e->cat), &rec->category);
 	copy_str(e->name, sizeof(e->name), &rec->name);
 	e->nargs = rec->nargs;
