@@ -682,22 +682,104 @@ private:
 #else /* C */
 
 /*
- * The number of arguments (0..15), for fxt_wN.  FXT_COUNT_ has a named
- * parameter: with only "...", -std=c99/c11/c17 keep the comma before
- * ##__VA_ARGS__ when it is empty (GNU modes drop it), and count 1.
+ * Every macro takes only "..." (the category and the name first), as in
+ * C++: ISO C before C23 wants at least one argument for a "...", and
+ * ##__VA_ARGS__ is a GNU extension that clang -pedantic refuses, so the
+ * header uses neither.  The macros count everything they are given and
+ * call the function for that count, whose first parameters take the
+ * category, the name and the third argument their kind has:
+ * - fxt_pN (category, name, arguments): durations' begin and end;
+ * - fxt_iN (..., a 64-bit id or start time): counters, async, flow and
+ *   complete events, whose type says which it is;
+ * - fxt_sN (..., the scope): instants, the scope their first argument.
+ * N counts the macro's arguments, up to 18.
  */
-#define FXT_COUNT_(z, ...) FXT_COUNT2_(z, ##__VA_ARGS__, 15, 14, 13, 12, 11, \
-				       10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define FXT_COUNT2_(z, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, N, ...) N
-#define FXT_WRITE_(site, type, trailing, end, ...)			\
-	FXT_CAT(fxt_w, FXT_COUNT_(0, ##__VA_ARGS__))((site), (type),	\
-						     (trailing), (end),	\
-						     ##__VA_ARGS__)
+#define FXT_NARGS_(...) FXT_NARGS2_(__VA_ARGS__, 18, 17, 16, 15, 14, 13, \
+				    12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define FXT_NARGS2_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, \
+		    N, ...) N
+#define FXT_HEADC_(cat, name, ...)	cat, name
+#define FXT_SITE_C_(...)						\
+	{ FXT_HEADC_(__VA_ARGS__, 0), &fxt_unresolved, 0xffffffffu, 0,	\
+	  0, 0, { 0 } }
+#define FXT_CALL_(fam, site, type, ...)					\
+	FXT_CAT(fam, FXT_NARGS_(__VA_ARGS__))((site), (type), __VA_ARGS__)
 
-#define FXT_EVENT_(cat, name, type, trailing, end, ...) do {		\
-	static struct fxtrace_site fxt_site_ = FXT_SITE_INIT(cat, name);	\
+#define FXT_NP_ struct fxtrace_site *site, unsigned int type,		\
+		const char *cat_, const char *name_
+#define FXT_ID_(...) __VA_ARGS__
+/* The site keeps the category and the name: these are not used. */
+#define FXT_IGNORE_NAMES_ (void)cat_; (void)name_
+/* M arguments: P their parameters, A their names, in parentheses. */
+#define FXT_PI_(M, M2, M3, P, A)					\
+FXT_INL_ fxt_p##M2(FXT_NP_, FXT_ID_ P)					\
+{									\
+	FXT_IGNORE_NAMES_;						\
+	return fxt_w##M(site, type, 0, 0, FXT_ID_ A);			\
+}									\
+FXT_INL_ fxt_i##M3(FXT_NP_, uint64_t x_, FXT_ID_ P)			\
+{									\
+	FXT_IGNORE_NAMES_;						\
+	return fxt_w##M(site, type, type == FXT_TYPE_COMPLETE ? 0 : x_,	\
+			type == FXT_TYPE_COMPLETE ? x_ : 0, FXT_ID_ A);	\
+}
+#define FXT_S_(M, M1, M3, P, A)						\
+FXT_INL_ fxt_s##M3(FXT_NP_, const char *scope_, FXT_ID_ P)		\
+{									\
+	FXT_IGNORE_NAMES_;						\
+	return fxt_w##M1(site, type, 0, 0, fxt_arg_str("scope", scope_),	\
+			 FXT_ID_ A);					\
+}
+FXT_INL_ fxt_p2(FXT_NP_)
+{
+	FXT_IGNORE_NAMES_;
+	return fxt_w0(site, type, 0, 0);
+}
+FXT_INL_ fxt_i3(FXT_NP_, uint64_t x_)
+{
+	FXT_IGNORE_NAMES_;
+	return fxt_w0(site, type, type == FXT_TYPE_COMPLETE ? 0 : x_,
+		      type == FXT_TYPE_COMPLETE ? x_ : 0);
+}
+FXT_INL_ fxt_s3(FXT_NP_, const char *scope_)
+{
+	FXT_IGNORE_NAMES_;
+	return fxt_w1(site, type, 0, 0, fxt_arg_str("scope", scope_));
+}
+FXT_PI_(1, 3, 4, (FXT_A_ a), (a))
+FXT_S_(1, 2, 4, (FXT_A_ a), (a))
+FXT_PI_(2, 4, 5, (FXT_A_ a, FXT_A_ b), (a, b))
+FXT_S_(2, 3, 5, (FXT_A_ a, FXT_A_ b), (a, b))
+FXT_PI_(3, 5, 6, (FXT_A_ a, FXT_A_ b, FXT_A_ c), (a, b, c))
+FXT_S_(3, 4, 6, (FXT_A_ a, FXT_A_ b, FXT_A_ c), (a, b, c))
+FXT_PI_(4, 6, 7, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d), (a, b, c, d))
+FXT_S_(4, 5, 7, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d), (a, b, c, d))
+FXT_PI_(5, 7, 8, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e), (a, b, c, d, e))
+FXT_S_(5, 6, 8, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e), (a, b, c, d, e))
+FXT_PI_(6, 8, 9, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f), (a, b, c, d, e, f))
+FXT_S_(6, 7, 9, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f), (a, b, c, d, e, f))
+FXT_PI_(7, 9, 10, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g), (a, b, c, d, e, f, g))
+FXT_S_(7, 8, 10, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g), (a, b, c, d, e, f, g))
+FXT_PI_(8, 10, 11, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h), (a, b, c, d, e, f, g, h))
+FXT_S_(8, 9, 11, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h), (a, b, c, d, e, f, g, h))
+FXT_PI_(9, 11, 12, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i), (a, b, c, d, e, f, g, h, i))
+FXT_S_(9, 10, 12, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i), (a, b, c, d, e, f, g, h, i))
+FXT_PI_(10, 12, 13, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j), (a, b, c, d, e, f, g, h, i, j))
+FXT_S_(10, 11, 13, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j), (a, b, c, d, e, f, g, h, i, j))
+FXT_PI_(11, 13, 14, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k), (a, b, c, d, e, f, g, h, i, j, k))
+FXT_S_(11, 12, 14, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k), (a, b, c, d, e, f, g, h, i, j, k))
+FXT_PI_(12, 14, 15, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l), (a, b, c, d, e, f, g, h, i, j, k, l))
+FXT_S_(12, 13, 15, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l), (a, b, c, d, e, f, g, h, i, j, k, l))
+FXT_PI_(13, 15, 16, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m), (a, b, c, d, e, f, g, h, i, j, k, l, m))
+FXT_S_(13, 14, 16, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m), (a, b, c, d, e, f, g, h, i, j, k, l, m))
+FXT_PI_(14, 16, 17, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m, FXT_A_ n), (a, b, c, d, e, f, g, h, i, j, k, l, m, n))
+FXT_S_(14, 15, 17, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m, FXT_A_ n), (a, b, c, d, e, f, g, h, i, j, k, l, m, n))
+FXT_PI_(15, 17, 18, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m, FXT_A_ n, FXT_A_ o), (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o))
+
+#define FXT_EVENT_(fam, type, ...) do {					\
+	static struct fxtrace_site fxt_site_ = FXT_SITE_C_(__VA_ARGS__);	\
 	if (fxt_event_check_(&fxt_site_))				\
-		FXT_WRITE_(&fxt_site_, type, trailing, end, ##__VA_ARGS__);	\
+		FXT_CALL_(fam, &fxt_site_, type, __VA_ARGS__);		\
 } while (0)
 
 /*
@@ -709,30 +791,38 @@ private:
 	fxt_site_check(&fxt_esite_);					\
 })
 
-#define TRACE_INSTANT(cat, name, scope, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_INSTANT, 0, 0,			\
-		   fxt_arg_str("scope", scope), ##__VA_ARGS__)
-#define TRACE_COUNTER(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_COUNTER, (id), 0, ##__VA_ARGS__)
-#define TRACE_DURATION_BEGIN(cat, name, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_BEGIN, 0, 0, ##__VA_ARGS__)
-#define TRACE_DURATION_END(cat, name, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_END, 0, 0, ##__VA_ARGS__)
-/* A duration that started at start (a value of fxt_now()) and ends now. */
-#define TRACE_COMPLETE(cat, name, start, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_COMPLETE, 0, (start), ##__VA_ARGS__)
-#define TRACE_ASYNC_BEGIN(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_ASYNC_BEGIN, (id), 0, ##__VA_ARGS__)
-#define TRACE_ASYNC_INSTANT(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_ASYNC_INSTANT, (id), 0, ##__VA_ARGS__)
-#define TRACE_ASYNC_END(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_ASYNC_END, (id), 0, ##__VA_ARGS__)
-#define TRACE_FLOW_BEGIN(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_FLOW_BEGIN, (id), 0, ##__VA_ARGS__)
-#define TRACE_FLOW_STEP(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_FLOW_STEP, (id), 0, ##__VA_ARGS__)
-#define TRACE_FLOW_END(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_FLOW_END, (id), 0, ##__VA_ARGS__)
+/* TRACE_INSTANT(cat, name, scope, args...): at most 14 arguments. */
+#define TRACE_INSTANT(...)						\
+	FXT_EVENT_(fxt_s, FXT_TYPE_INSTANT, __VA_ARGS__)
+/* TRACE_COUNTER(cat, name, id, args...) */
+#define TRACE_COUNTER(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_COUNTER, __VA_ARGS__)
+/* TRACE_DURATION_BEGIN(cat, name, args...) */
+#define TRACE_DURATION_BEGIN(...)					\
+	FXT_EVENT_(fxt_p, FXT_TYPE_BEGIN, __VA_ARGS__)
+/* TRACE_DURATION_END(cat, name, args...) */
+#define TRACE_DURATION_END(...)						\
+	FXT_EVENT_(fxt_p, FXT_TYPE_END, __VA_ARGS__)
+/*
+ * TRACE_COMPLETE(cat, name, start, args...): a duration that started at
+ * start (a value of fxt_now()) and ends now.
+ */
+#define TRACE_COMPLETE(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_COMPLETE, __VA_ARGS__)
+/* TRACE_ASYNC_BEGIN/INSTANT/END(cat, name, id, args...) */
+#define TRACE_ASYNC_BEGIN(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_ASYNC_BEGIN, __VA_ARGS__)
+#define TRACE_ASYNC_INSTANT(...)					\
+	FXT_EVENT_(fxt_i, FXT_TYPE_ASYNC_INSTANT, __VA_ARGS__)
+#define TRACE_ASYNC_END(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_ASYNC_END, __VA_ARGS__)
+/* TRACE_FLOW_BEGIN/STEP/END(cat, name, id, args...) */
+#define TRACE_FLOW_BEGIN(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_FLOW_BEGIN, __VA_ARGS__)
+#define TRACE_FLOW_STEP(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_FLOW_STEP, __VA_ARGS__)
+#define TRACE_FLOW_END(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_FLOW_END, __VA_ARGS__)
 
 /* A duration from here to the end of the enclosing scope. */
 struct fxt_scope {
@@ -754,16 +844,16 @@ static inline struct fxt_scope fxt_scope_of(struct fxtrace_site *site,
 	return s;
 }
 
-#define TRACE_DURATION(cat, name, ...)					\
+/* TRACE_DURATION(cat, name, args...) */
+#define TRACE_DURATION(...)						\
 	static struct fxtrace_site FXT_UNIQ(fxt_dsite_) =			\
-		FXT_SITE_INIT(cat, name);				\
+		FXT_SITE_C_(__VA_ARGS__);				\
 	__attribute__((cleanup(fxt_scope_end), unused))			\
 	struct fxt_scope FXT_UNIQ(fxt_scope_) =				\
 		fxt_event_check_(&FXT_UNIQ(fxt_dsite_)) ?		\
 		fxt_scope_of(&FXT_UNIQ(fxt_dsite_),			\
-			     FXT_WRITE_(&FXT_UNIQ(fxt_dsite_),		\
-					FXT_TYPE_BEGIN, 0, 0,		\
-					##__VA_ARGS__)) :		\
+			     FXT_CALL_(fxt_p, &FXT_UNIQ(fxt_dsite_),	\
+				       FXT_TYPE_BEGIN, __VA_ARGS__)) :	\
 		(struct fxt_scope){ NULL, 0 }
 
 #endif /* C */

@@ -6,7 +6,8 @@
 # uses every macro and argument type), and with NTRACE the C++ object of
 # ntrace_sample.c has no call and no fxtrace symbol and evaluates no
 # argument; hygiene_sample.c, the macros where users put them, compiles
-# as C and C++ under -Wshadow; a runtime event name does not compile.
+# as C (C11, gnu11) and C++ under -pedantic -Wshadow; a runtime event name
+# does not compile.
 # Prints TAP.
 
 set -euo pipefail
@@ -49,9 +50,9 @@ hflags=(-O2 -Wall -Wextra -Wshadow -Werror -I"$root/uapi" -I"$root/user/include"
 for cc in gcc clang; do
 	for std in c11 gnu11; do
 		rc=0
-		"$cc" -std=$std "${hflags[@]}" -c -o "$tmp/hygiene.o" \
+		"$cc" -std=$std -pedantic "${hflags[@]}" -c -o "$tmp/hygiene.o" \
 			"$here/hygiene_sample.c" 2>"$tmp/err" || rc=$?
-		result "$rc" "$cc -std=$std -Wshadow: hygiene_sample.c compiles cleanly$(
+		result "$rc" "$cc -std=$std -pedantic -Wshadow: hygiene_sample.c compiles cleanly$(
 			[[ $rc == 0 ]] || echo "; $(head -3 "$tmp/err" | tr '\n' ' ')")"
 	done
 done
@@ -60,7 +61,7 @@ for cxx in g++ clang++; do
 		rc=0
 		"$cxx" -std=$std -pedantic "${hflags[@]}" -x c++ -c -o "$tmp/hygiene.o" \
 			"$here/hygiene_sample.c" 2>"$tmp/err" || rc=$?
-		result "$rc" "$cxx -std=$std -Wshadow: hygiene_sample.c compiles cleanly$(
+		result "$rc" "$cxx -std=$std -pedantic -Wshadow: hygiene_sample.c compiles cleanly$(
 			[[ $rc == 0 ]] || echo "; $(head -3 "$tmp/err" | tr '\n' ' ')")"
 	done
 done

@@ -2,7 +2,8 @@
 /*
  * The macros where a user puts them, compiled by cxx_header_test.sh as C
  * (gcc and clang, -std=c11 and gnu11) and as C++ (g++ and clang++, C++11
- * to C++20) under -Wall -Wextra -Wshadow -Werror: without braces in if and
+ * to C++20) under -Wall -Wextra -pedantic -Wshadow -Werror: with no
+ * argument after the name (or the scope, or the id), without braces in if and
  * else, two on one line, TRACE_ENABLED inside an event's argument, in a
  * loop body, in a function that two inline copies share; in C++ also in a
  * lambda and a template.  Compiling is the test.
@@ -41,6 +42,10 @@ int sample(int n, const char *who)
 		TRACE_DURATION_BEGIN("hyg", "loop", FXT_ARG("i", i));
 	for (i = 0; i < n; i++)
 		TRACE_DURATION_END("hyg", "loop");
+	TRACE_ASYNC_BEGIN("hyg", "op", 1);
+	TRACE_ASYNC_END("hyg", "op", 1);
+	TRACE_COMPLETE("hyg", "done", 0);
+	TRACE_DURATION("hyg", "plain");
 	{
 		TRACE_DURATION("hyg", "outer", FXT_ARG("n", n));
 		{
