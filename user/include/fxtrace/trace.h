@@ -33,6 +33,21 @@
 #ifndef FXTRACE_TRACE_H
 #define FXTRACE_TRACE_H
 
+/*
+ * The inline code below is shared by C and C++: C casts and 0 for null
+ * pointers.  A C++ program built with warnings that only C++ style
+ * passes would see them from here: they are off until the end of the
+ * header (the pragmas pop), and on again for the program's own code.
+ */
+#ifdef __cplusplus
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#endif
+#endif
+
 #ifdef __cplusplus
 #include <cstddef>
 #include <cstdint>
@@ -274,7 +289,7 @@ fxt_write_fast_(struct fxtrace_site *site, unsigned int type, uint64_t trailing,
 			break;
 		}
 	}
-	if (__builtin_expect(ascii & FXT_NON_ASCII_, 0))
+	if (__builtin_expect((ascii & FXT_NON_ASCII_) != 0, 0))
 		goto slow_busy;		/* not published: fxt_emit rewrites it */
 	if (type != 0 && type != 2 && type != 3)
 		p[n++] = type == 4 ? now : trailing;
@@ -920,6 +935,10 @@ uint64_t fxt_process_lost(void);
 
 #ifdef __cplusplus
 }
+#endif
+
+#ifdef __cplusplus
+#pragma GCC diagnostic pop
 #endif
 
 #endif /* FXTRACE_TRACE_H */

@@ -6,8 +6,8 @@
 # uses every macro and argument type), and with NTRACE the C++ object of
 # ntrace_sample.c has no call and no fxtrace symbol and evaluates no
 # argument; hygiene_sample.c, the macros where users put them, compiles
-# as C (C11, gnu11) and C++ under -pedantic -Wshadow; a runtime event name
-# does not compile.
+# as C (C11, gnu11) and C++ under -pedantic -Wshadow -Wconversion (and
+# the C++-style warnings in C++); a runtime event name does not compile.
 # Prints TAP.
 
 set -euo pipefail
@@ -45,23 +45,28 @@ for cxx in g++ clang++; do
 	"$tmp/sample" || rc=$?
 	result "$rc" "$cxx NTRACE: arguments are not evaluated"
 done
-# The macros where users put them (hygiene_sample.c), -Wshadow included.
-hflags=(-O2 -Wall -Wextra -Wshadow -Werror -I"$root/uapi" -I"$root/user/include")
+# The macros where users put them (hygiene_sample.c), -Wshadow and the
+# conversion warnings included; in C++ also the C++-style ones, which the
+# header's shared inline C code turns off for itself.
+hflags=(-O2 -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Werror
+	-I"$root/uapi" -I"$root/user/include")
 for cc in gcc clang; do
 	for std in c11 gnu11; do
 		rc=0
 		"$cc" -std=$std -pedantic "${hflags[@]}" -c -o "$tmp/hygiene.o" \
 			"$here/hygiene_sample.c" 2>"$tmp/err" || rc=$?
-		result "$rc" "$cc -std=$std -pedantic -Wshadow: hygiene_sample.c compiles cleanly$(
+		result "$rc" "$cc -std=$std -pedantic -Wshadow -Wconversion: hygiene_sample.c compiles cleanly$(
 			[[ $rc == 0 ]] || echo "; $(head -3 "$tmp/err" | tr '\n' ' ')")"
 	done
 done
 for cxx in g++ clang++; do
 	for std in c++11 c++20; do
 		rc=0
-		"$cxx" -std=$std -pedantic "${hflags[@]}" -x c++ -c -o "$tmp/hygiene.o" \
+		extra=(-Wold-style-cast -Wzero-as-null-pointer-constant)
+		[[ $cxx == g++ ]] && extra+=(-Wuseless-cast)
+		"$cxx" -std=$std -pedantic "${hflags[@]}" "${extra[@]}" -x c++ -c -o "$tmp/hygiene.o" \
 			"$here/hygiene_sample.c" 2>"$tmp/err" || rc=$?
-		result "$rc" "$cxx -std=$std -pedantic -Wshadow: hygiene_sample.c compiles cleanly$(
+		result "$rc" "$cxx -std=$std -pedantic -Wshadow -Wold-style-cast ...: hygiene_sample.c compiles cleanly$(
 			[[ $rc == 0 ]] || echo "; $(head -3 "$tmp/err" | tr '\n' ' ')")"
 	done
 done

@@ -36,7 +36,7 @@ int sample(int n, const char *who)
 		TRACE_COUNTER("hyg", "small", 0, FXT_ARG("n", n));
 	TRACE_INSTANT("hyg", "a", FXT_SCOPE_THREAD); TRACE_INSTANT("hyg", "b", FXT_SCOPE_THREAD);
 	TRACE_INSTANT("hyg", "nested", FXT_SCOPE_THREAD,
-		      FXT_ARG("on", (bool)TRACE_ENABLED("hyg")),
+		      FXT_ARG("on", !!TRACE_ENABLED("hyg")),
 		      FXT_ARG("who", who));
 	for (i = 0; i < n; i++)
 		TRACE_DURATION_BEGIN("hyg", "loop", FXT_ARG("i", i));
@@ -58,7 +58,7 @@ int sample(int n, const char *who)
 		TRACE_DURATION("hyg", "lambda", FXT_ARG("k", k));
 		return k + total;
 	};
-	total += lambda(n) + twice(n) + (int)twice(1.5);
+	total += lambda(n) + twice(n) + static_cast<int>(twice(1.5));
 #endif
 	return total + (TRACE_ENABLED("hyg") ? 1 : 0);
 }
