@@ -584,11 +584,15 @@ private:
 };
 } /* namespace fxtrace_detail */
 
-#define FXT_ARG(name, v)	::fxtrace_detail::arg((name), (v))
+/* "" name: a literal only (a site keeps its arguments' first names). */
+#define FXT_ARG(name, v)	::fxtrace_detail::arg("" name, (v))
 
 #else /* C */
 
-/* An argument whose FXT type follows from the C type of v. */
+/*
+ * An argument whose FXT type follows from the C type of v.  name must be a
+ * string literal ("" name): a site keeps its arguments' first names.
+ */
 #define FXT_ARG(name, v) _Generic((v),					\
 	_Bool: fxt_arg_bool,						\
 	char: fxt_arg_i32, signed char: fxt_arg_i32, short: fxt_arg_i32,	\
@@ -599,15 +603,15 @@ private:
 	unsigned long: fxt_arg_u64, unsigned long long: fxt_arg_u64,	\
 	float: fxt_arg_f64, double: fxt_arg_f64,			\
 	char *: fxt_arg_str, const char *: fxt_arg_str,			\
-	default: fxt_arg_ptr)((name), (v))
+	default: fxt_arg_ptr)("" name, (v))
 
 #endif /* C */
 
-/* Types the type of the value cannot tell. */
-#define FXT_KOID(name, v)	fxt_arg_koid((name), (v))
-#define FXT_POINTER(name, v)	fxt_arg_ptr((name), (v))
-#define FXT_STRN(name, s, len)	fxt_arg_strn((name), (s), (len))
-#define FXT_NULL(name)		fxt_arg_null(name)
+/* Types the type of the value cannot tell (name: a string literal). */
+#define FXT_KOID(name, v)	fxt_arg_koid("" name, (v))
+#define FXT_POINTER(name, v)	fxt_arg_ptr("" name, (v))
+#define FXT_STRN(name, s, len)	fxt_arg_strn("" name, (s), (len))
+#define FXT_NULL(name)		fxt_arg_null("" name)
 
 /* Instant scopes (the scope is recorded as a "scope" argument). */
 #define FXT_SCOPE_THREAD	"thread"
