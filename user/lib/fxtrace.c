@@ -402,7 +402,10 @@ static bool open_module(void)
 
 /*
  * Load time: what may allocate or is not async-signal-safe happens here, so
- * that an event (possibly from a signal handler) never does it.  A process
+ * that an event (possibly from a signal handler) never does it.  Priority
+ * 101, the first: linked statically, the program's own constructors (C++
+ * static objects) would otherwise run first, and their events found no
+ * exit key, no TSC and no calibration.  A process
  * that finds FXTRACE_OUTPUT set and no ROOT_ENV is the root of a traced
  * tree: it marks the environment so that programs it runs know they are not.
  *
@@ -410,7 +413,7 @@ static bool open_module(void)
  * file-capability program (AT_SECURE) must not write where its caller says.
  * ROOT_ENV stays on getenv(): it only ever demotes OUTPUT to OUTPUT.PID.
  */
-__attribute__((constructor)) static void load(void)
+__attribute__((constructor(101))) static void load(void)
 {
 	char pid[16];
 

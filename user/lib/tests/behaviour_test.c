@@ -26,7 +26,9 @@
  *   within 32,000 bytes) drop the event, inline or not, and never write a
  *   record whose size field overflowed;
  * - complete: a TRACE_COMPLETE start taken with fxt_now() before the
- *   process's first event is on the clock the event is written with.
+ *   process's first event is on the clock the event is written with;
+ * - ctor: an event from the program's own constructor finds the library
+ *   set up (static link: its constructor runs first).
  * Prints TAP.
  */
 #include <dirent.h>
@@ -471,6 +473,23 @@ static int mode_complete(void)
 	start = fxt_now();
 	usleep(50000);
 	TRACE_COMPLETE("app", "second", start);
+	return 0;
+}
+
+/*
+ * A constructor of the program's own (as a C++ static object's is), run
+ * before main, emitting when BEHAVIOUR_CTOR_EVENT is set: libfxtrace.a's
+ * set-up must have run already (its clock is the same as without it).
+ */
+__attribute__((constructor)) static void program_constructor(void)
+{
+	if (getenv("BEHAVIOUR_CTOR_EVENT"))
+		TRACE_INSTANT("app", "constructor", FXT_SCOPE_THREAD);
+}
+
+static int mode_ctor(void)
+{
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
 	return 0;
 }
 
@@ -1118,6 +1137,37 @@ static void test_complete(void)
 	clean_dir();
 }
 
+static void test_ctor(void)
+{
+	static const char *const env[] = { "BEHAVIOUR_CTOR_EVENT=1", NULL };
+	uint64_t plain_tps, ctor_tps;
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "plain.fxt");
+	r = run_mode("ctor", out, NULL, 30);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	plain_tps = tr.ticks_per_second;
+	trace_free(&tr);
+	path_in(out, sizeof(out), "ctor.fxt");
+	r = run_mode("ctor", out, env, 30);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(1, trace_count(&tr, 0, "constructor"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "main"));
+	ctor_tps = tr.ticks_per_second;
+	/* The TSC (calibrated) or CLOCK_MONOTONIC (10^9) in both runs. */
+	EXPECT_EQ(plain_tps == 1000000000ULL, ctor_tps == 1000000000ULL);
+	tap_result("ctor: an event from a program constructor before main, "
+		   "after the library's set-up (%llu and %llu ticks/s)",
+		   (unsigned long long)plain_tps, (unsigned long long)ctor_tps);
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1129,6 +1179,7 @@ int main(int argc, char **argv)
 		{ "categories", mode_categories }, { "utf8", mode_utf8 },
 		{ "attach", mode_attach }, { "retry", mode_retry },
 		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
+		{ "ctor", mode_ctor },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1157,6 +1208,7 @@ int main(int argc, char **argv)
 	test_attach();
 	test_bigrecord();
 	test_complete();
+	test_ctor();
 	rmdir(dir);
 	return tap_plan();
 }

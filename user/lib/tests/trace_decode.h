@@ -33,6 +33,7 @@ struct trace {
 	char *bytes;			/* the file (strings point into it) */
 	size_t len;
 	int ok;				/* the file could be read */
+	uint64_t ticks_per_second;	/* of the last event's provider */
 };
 
 static inline void copy_str(char *dst, size_t cap, const struct fxt_string *s)
@@ -51,6 +52,7 @@ static inline int trace_collect(void *ctx, const struct fxt_record *rec)
 	if (rec->type != FXT_REC_EVENT)
 		return 0;
 	tr->ev = realloc(tr->ev, sizeof(*tr->ev) * (size_t)(tr->n + 1));
+	tr->ticks_per_second = rec->ticks_per_second;
 	e = &tr->ev[tr->n++];
 	memset(e, 0, sizeof(*e));
 	e->type = rec->subtype;
