@@ -413,6 +413,25 @@ static bool open_module(void)
  * file-capability program (AT_SECURE) must not write where its caller says.
  * ROOT_ENV stays on getenv(): it only ever demotes OUTPUT to OUTPUT.PID.
  */
+/*
+ * A relative FXTRACE_OUTPUT names a file in the directory the process
+ * starts in: made absolute here, in the environment, so that a process
+ * that changes directory (a daemon's chdir("/")) writes its spool and its
+ * trace there still, and so do the programs it runs.
+ */
+static void absolute_output(void)
+{
+	const char *out = secure_getenv("FXTRACE_OUTPUT");
+	char cwd[4096], path[sizeof(rt.output_base)];
+	int n;
+
+	if (!out || !*out || *out == '/' || !getcwd(cwd, sizeof(cwd)))
+		return;
+	n = snprintf(path, sizeof(path), "%s/%s", cwd, out);
+	if (n > 0 && (size_t)n < sizeof(path))
+		setenv("FXTRACE_OUTPUT", path, 1);
+}
+
 __attribute__((constructor(101))) static void load(void)
 {
 	char pid[16];
@@ -422,6 +441,7 @@ __attribute__((constructor(101))) static void load(void)
 	rt.tsc = tsc_invariant();
 	rt.calib_ns = clock_ns(CLOCK_MONOTONIC_RAW);
 	rt.calib_tsc = __rdtsc();
+	absolute_output();
 	if (secure_getenv("FXTRACE_OUTPUT") && !getenv(ROOT_ENV)) {
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
 		setenv(ROOT_ENV, pid, 1);

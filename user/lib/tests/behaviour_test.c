@@ -28,7 +28,9 @@
  * - complete: a TRACE_COMPLETE start taken with fxt_now() before the
  *   process's first event is on the clock the event is written with;
  * - ctor: an event from the program's own constructor finds the library
- *   set up (static link: its constructor runs first).
+ *   set up (static link: its constructor runs first);
+ * - chdir: a relative FXTRACE_OUTPUT is where the process started, after
+ *   it changed directory, and for the programs it runs.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -41,6 +43,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -490,6 +493,31 @@ __attribute__((constructor)) static void program_constructor(void)
 static int mode_ctor(void)
 {
 	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	return 0;
+}
+
+/*
+ * Started with a relative FXTRACE_OUTPUT, the process moves to a
+ * subdirectory after its first event and runs a traced program there:
+ * the spool, the trace and the program's trace stay where it started.
+ */
+static int mode_chdir(void)
+{
+	int status;
+	pid_t leaf;
+
+	TRACE_INSTANT("app", "before", FXT_SCOPE_THREAD);
+	if (chdir("sub"))
+		return 1;
+	TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
+	fflush(stdout);
+	leaf = fork();
+	if (!leaf) {
+		execl(self_path, self_path, "leaf", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(leaf, &status, 0);
+	printf("leaf %d\n", (int)leaf);
 	return 0;
 }
 
@@ -1168,6 +1196,65 @@ static void test_ctor(void)
 	clean_dir();
 }
 
+static void test_chdir(void)
+{
+	char sub[4400], cwd[4096], out[4400], leaf_out[4400];
+	struct trace tr;
+	struct run r;
+	int in_sub = -1;
+	DIR *d;
+
+	path_in(sub, sizeof(sub), "sub");
+	mkdir(sub, 0700);
+	if (!getcwd(cwd, sizeof(cwd)) || chdir(dir)) {
+		tap_result("chdir: cannot enter %s", dir);
+		return;
+	}
+	r = run_mode("chdir", "chdir.fxt", NULL, 30);
+	if (chdir(cwd))
+		return;
+	path_in(out, sizeof(out), "chdir.fxt");
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(1, trace_count(&tr, 0, "before"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "after"));
+	EXPECT_EQ(0, spool_files());
+	trace_free(&tr);
+	snprintf(leaf_out, sizeof(leaf_out), "%s/chdir.fxt.%ld", dir,
+		 value(&r, "leaf"));
+	tr = trace_read(leaf_out);
+	EXPECT_EQ(100, trace_count(&tr, 0, "leaf"));
+	trace_free(&tr);
+	d = opendir(sub);
+	if (d) {
+		struct dirent *e;
+
+		in_sub = 0;
+		while ((e = readdir(d)))
+			in_sub += e->d_name[0] != '.';
+		closedir(d);
+	}
+	EXPECT_EQ(0, in_sub);
+	tap_result("chdir: a relative FXTRACE_OUTPUT stays where the process "
+		   "started (trace, no spool left, the exec'd program's trace; "
+		   "%d files in the new directory)", in_sub);
+	/* clean_dir() removes files only */
+	d = opendir(sub);
+	if (d) {
+		struct dirent *e;
+		char p[8900];
+
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				snprintf(p, sizeof(p), "%s/%s", sub, e->d_name);
+				unlink(p);
+			}
+		closedir(d);
+	}
+	rmdir(sub);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1179,7 +1266,7 @@ int main(int argc, char **argv)
 		{ "categories", mode_categories }, { "utf8", mode_utf8 },
 		{ "attach", mode_attach }, { "retry", mode_retry },
 		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
-		{ "ctor", mode_ctor },
+		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1209,6 +1296,7 @@ int main(int argc, char **argv)
 	test_bigrecord();
 	test_complete();
 	test_ctor();
+	test_chdir();
 	rmdir(dir);
 	return tap_plan();
 }
