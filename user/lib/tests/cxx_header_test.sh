@@ -94,7 +94,7 @@ for cc in gcc clang g++ clang++; do
 	[[ $cc == *++ ]] && lang=c++
 	for what in event FXT_ARG FXT_KOID FXT_NULL; do
 		def=()
-		[[ $what == event ]] || def=(-DARG_NAME=$what)
+		[[ $what == event ]] || def=("-DARG_NAME=$what")
 		[[ $what == FXT_NULL ]] && def=("-DARG_NAME(n,v)=FXT_NULL(n)")
 		rc=0
 		"$cc" -x $lang "${hflags[@]}" "${def[@]}" -c -o "$tmp/runtime_name.o" \

@@ -147,7 +147,7 @@ rc=0
 out=$(LD_LIBRARY_PATH=$lib FXTRACE_OUTPUT=$tmp/l.fxt "$tmp/loader" "$tmp/plugin.so" 2>&1) ||
 	rc=$?
 result "$rc" "a program loads and unloads an instrumented plugin twice${out:+: $out}"
-files=$(cd "$tmp" && ls l.fxt* 2>/dev/null | tr '\n' ' ')
+files=$(cd "$tmp" && find . -maxdepth 1 -name 'l.fxt*' -printf '%f\n' | sort | tr '\n' ' ')
 works=$("$root/${B:-build}/bin/fxtrace" dump "$tmp/l.fxt" 2>/dev/null |
 	grep -c 'plugin:work plugin arg=')
 result "$([[ $files == "l.fxt " && $works == 4 ]] && echo 0 || echo 1)" \
