@@ -122,6 +122,15 @@ static struct {
 	int fd;				/* /dev/fxtrace */
 	int spool_fd;			/* user-only: OUTPUT.spool, lazily */
 	off_t spool_size;
+	/*
+	 * Address space reserved for the spool's regions, each mapped at its
+	 * file offset in it, so that the kernel merges them into one mapping
+	 * (one per thread would reach vm.max_map_count, 65,530, at about
+	 * 32,000 threads over the process's life).  NULL: not reserved yet,
+	 * or not possible (32-bit, RLIMIT_AS): one mapping per region.
+	 */
+	char *spool_base;
+	bool spool_base_failed;
 	__u32 next_provider;
 	const struct fxtrace_session_page *page;
 	const volatile unsigned char *enable_table;
@@ -909,6 +918,28 @@ static void map_parts(struct tbuf *t, void *map)
 	t->half[1] = t->half[0] + t->half_cap;
 }
 
+#define SPOOL_RESERVE	((size_t)1 << (sizeof(size_t) > 4 ? 40 : 0))	/* 1 TiB */
+
+/* The spool's bytes [off, off + size) mapped; under rt.lock. */
+static void *map_spool(off_t off, size_t size)
+{
+	void *m;
+
+	if (sizeof(size_t) > 4 && !rt.spool_base && !rt.spool_base_failed) {
+		m = mmap(NULL, SPOOL_RESERVE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			rt.spool_base_failed = true;
+		else
+			rt.spool_base = m;
+	}
+	if (rt.spool_base && (size_t)off + size <= SPOOL_RESERVE)
+		return mmap(rt.spool_base + off, size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, rt.spool_fd, off);
+	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    rt.spool_fd, off);
+}
+
 /*
  * A region of the spool with the layout of a module per-task buffer; its
  * durable part starts as the module's do, with the provider's
@@ -943,8 +974,7 @@ static struct tbuf *attach_user(void)
 	finish_calibration();
 	off = rt.spool_size;
 	map = ftruncate(rt.spool_fd, off + (off_t)size) ? MAP_FAILED :
-	      mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   rt.spool_fd, off);
+	      map_spool(off, size);
 	if (map == MAP_FAILED) {
 		err = errno;
 		unlock();
@@ -1179,10 +1209,18 @@ static void child_after_fork(void)
 	pthread_mutex_init(&rt.lock, NULL);
 	for (t = rt.threads; t; t = next) {
 		next = t->next;
-		munmap(t->map, t->map_size);
+		if (!rt.spool_base || (char *)t->map < rt.spool_base ||
+		    (char *)t->map >= rt.spool_base + SPOOL_RESERVE)
+			munmap(t->map, t->map_size);
 		free_tbuf(t);
 	}
 	rt.threads = NULL;
+	if (rt.spool_base) {
+		/* The parent's regions and the rest of the reservation. */
+		munmap(rt.spool_base, SPOOL_RESERVE);
+		rt.spool_base = NULL;
+	}
+	rt.spool_base_failed = false;
 	if (rt.module) {
 		/* The module did not copy our mappings into the child. */
 		pthread_setspecific(rt.exit_key, NULL);

@@ -30,7 +30,8 @@
  * - ctor: an event from the program's own constructor finds the library
  *   set up (static link: its constructor runs first);
  * - chdir: a relative FXTRACE_OUTPUT is where the process started, after
- *   it changed directory, and for the programs it runs.
+ *   it changed directory, and for the programs it runs;
+ * - mappings: threads' buffers do not cost a mapping each.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -518,6 +519,45 @@ static int mode_chdir(void)
 	}
 	waitpid(leaf, &status, 0);
 	printf("leaf %d\n", (int)leaf);
+	return 0;
+}
+
+static int count_mappings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void *one_event(void *arg)
+{
+	TRACE_INSTANT("app", "short-lived", FXT_SCOPE_THREAD);
+	return arg;
+}
+
+/*
+ * 300 short-lived threads, each with a buffer (kept until exit): their
+ * regions of the spool must not cost a mapping each, or a process reaches
+ * vm.max_map_count (65,530) after about 32,000 threads in its life.
+ */
+static int mode_mappings(void)
+{
+	int i, before;
+	pthread_t th;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	before = count_mappings();
+	for (i = 0; i < 300; i++) {
+		pthread_create(&th, NULL, one_event, NULL);
+		pthread_join(th, NULL);
+	}
+	printf("mappings %d\nlost %llu\n", count_mappings() - before,
+	       (unsigned long long)fxt_process_lost());
 	return 0;
 }
 
@@ -1255,6 +1295,27 @@ static void test_chdir(void)
 	clean_dir();
 }
 
+static void test_mappings(void)
+{
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "mappings.fxt");
+	r = run_mode("mappings", out, NULL, 60);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(300, trace_count(&tr, 0, "short-lived"));
+	EXPECT_EQ(0, value(&r, "lost"));
+	EXPECT_CMP(value(&r, "mappings"), <, 30);
+	tap_result("mappings: 300 threads' buffers add %ld mappings, not one "
+		   "or two each (%d events)", value(&r, "mappings"),
+		   trace_count(&tr, 0, "short-lived"));
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1267,6 +1328,7 @@ int main(int argc, char **argv)
 		{ "attach", mode_attach }, { "retry", mode_retry },
 		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
 		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
+		{ "mappings", mode_mappings },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1297,6 +1359,7 @@ int main(int argc, char **argv)
 	test_complete();
 	test_ctor();
 	test_chdir();
+	test_mappings();
 	rmdir(dir);
 	return tap_plan();
 }
