@@ -646,24 +646,27 @@ private:
  * arguments; the first two are the category and the name.
  */
 /*
- * The category and the name must be string literals: a site keeps its
- * first values, so a runtime string would name every later event after
- * the first (C refuses one in the static initializer; C++ would accept
- * it).  Pasting "" before each makes anything else a compile error.
+ * The category and the name must be constants (string literals, or
+ * __func__): a site keeps its first values, so a runtime string would
+ * name every later event after the first.  C refuses one in the site's
+ * static initializer; C++ would accept it there, so they go through a
+ * constexpr array first, which refuses it.
  */
-#define FXT_HEAD2_(cat, name, ...)	"" cat, "" name
-#define FXT_SITE_(...)							\
-	{ FXT_HEAD2_(__VA_ARGS__, 0), &fxt_unresolved, 0xffffffffu, 0,	\
-	  0, 0, { 0 } }
+#define FXT_HEAD2_(cat, name, ...)	cat, name
+#define FXT_SITE_(names)						\
+	{ names[0], names[1], &fxt_unresolved, 0xffffffffu, 0, 0, 0, { 0 } }
 #define FXT_CXX_EVENT_(fn, type, ...) do {				\
-	static fxtrace_site fxt_site_ = FXT_SITE_(__VA_ARGS__);	\
+	static constexpr const char *fxt_names_[] =			\
+		{ FXT_HEAD2_(__VA_ARGS__, 0) };				\
+	static fxtrace_site fxt_site_ = FXT_SITE_(fxt_names_);		\
 	if (fxt_event_check_(&fxt_site_))				\
 		::fxtrace_detail::fn(&fxt_site_, (type), __VA_ARGS__);	\
 } while (0)
 
-/* Its own name: an event's argument may hold it (-Wshadow). */
+/* Its own names: an event's argument may hold it (-Wshadow). */
 #define TRACE_ENABLED(cat) ([]() -> bool {				\
-	static fxtrace_site fxt_esite_ = FXT_SITE_INIT("" cat, "");	\
+	static constexpr const char *fxt_enames_[] = { cat, "" };	\
+	static fxtrace_site fxt_esite_ = FXT_SITE_(fxt_enames_);	\
 	return fxt_site_check(&fxt_esite_);				\
 }())
 
@@ -692,7 +695,10 @@ private:
 
 /* A duration from here to the end of the enclosing scope (RAII). */
 #define TRACE_DURATION(...)						\
-	static fxtrace_site FXT_UNIQ(fxt_dsite_) = FXT_SITE_(__VA_ARGS__); \
+	static constexpr const char *FXT_UNIQ(fxt_dnames_)[] =		\
+		{ FXT_HEAD2_(__VA_ARGS__, 0) };				\
+	static fxtrace_site FXT_UNIQ(fxt_dsite_) =			\
+		FXT_SITE_(FXT_UNIQ(fxt_dnames_));			\
 	const ::fxtrace_detail::scope FXT_UNIQ(fxt_scope_)(		\
 		&FXT_UNIQ(fxt_dsite_),					\
 		fxt_event_check_(&FXT_UNIQ(fxt_dsite_)) &&		\

@@ -3,10 +3,11 @@
  * The macros where a user puts them, compiled by cxx_header_test.sh as C
  * (gcc and clang, -std=c11 and gnu11) and as C++ (g++ and clang++, C++11
  * to C++20) under -Wall -Wextra -pedantic -Wshadow -Werror: with no
- * argument after the name (or the scope, or the id), without braces in if and
- * else, two on one line, TRACE_ENABLED inside an event's argument, in a
- * loop body, in a function that two inline copies share; in C++ also in a
- * lambda and a template.  Compiling is the test.
+ * argument after the name (or the scope, or the id), without braces in if
+ * and else, two on one line, TRACE_ENABLED inside an event's argument,
+ * __func__ as the event name, in a loop body, in a function that two
+ * inline copies share; in C++ also in a lambda and a template.  Compiling
+ * is the test.
  */
 #include <fxtrace/trace.h>
 
@@ -16,6 +17,13 @@ static inline int shared_helper(int n)
 {
 	TRACE_DURATION("hyg", "helper", FXT_ARG("n", n));
 	return n + 1;
+}
+
+/* __func__ is a constant too: the function's name, as event name. */
+static void named_after_function(void)
+{
+	TRACE_DURATION("hyg", __func__);
+	TRACE_INSTANT("hyg", __func__, FXT_SCOPE_THREAD);
 }
 
 #ifdef __cplusplus
@@ -60,5 +68,6 @@ int sample(int n, const char *who)
 	};
 	total += lambda(n) + twice(n) + static_cast<int>(twice(1.5));
 #endif
+	named_after_function();
 	return total + (TRACE_ENABLED("hyg") ? 1 : 0);
 }
