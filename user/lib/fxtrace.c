@@ -1701,8 +1701,10 @@ static int flush_locked(void)
 	for (t = rt.threads; t; t = t->next)
 		if (t->half_cap * 2 > cap)
 			cap = t->half_cap * 2;
-	copy = malloc(cap * 8 + 8);
-	if (!copy)
+	/* mmap, not malloc: fxt_flush() may run in a signal handler. */
+	copy = mmap(NULL, cap * 8 + 8, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED)
 		return -ENOMEM;
 	fd = fxtctl_create_output(rt.output, 0);
 	ret = fd < 0 ? fd : write_words(fd, &magic, 1);
@@ -1710,7 +1712,7 @@ static int flush_locked(void)
 		ret = write_thread(fd, t, !t->next, copy);
 	if (fd >= 0 && close(fd) && !ret)
 		ret = -errno;
-	free(copy);
+	munmap(copy, cap * 8 + 8);
 	if (ret)
 		warn("cannot write %s: %s%s", rt.output, strerror(-ret),
 		     fxtctl_output_refusal(ret));

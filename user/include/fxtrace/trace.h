@@ -933,7 +933,8 @@ void fxt_set_thread_name(const char *name);
 
 /*
  * Without the module: write every thread's buffer to this process's output
- * now (it is also written at exit).  Returns 0 or -errno.
+ * now (it is also written at exit).  Returns 0 or -errno (-EDEADLK from a
+ * signal handler that interrupted the library; it may be called from one).
  */
 int fxt_flush(void);
 

@@ -31,7 +31,8 @@
  *   set up (static link: its constructor runs first);
  * - chdir: a relative FXTRACE_OUTPUT is where the process started, after
  *   it changed directory, and for the programs it runs;
- * - mappings: threads' buffers do not cost a mapping each.
+ * - mappings: threads' buffers do not cost a mapping each;
+ * - flushsig: fxt_flush() from a signal handler that interrupted malloc.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -558,6 +559,50 @@ static int mode_mappings(void)
 	}
 	printf("mappings %d\nlost %llu\n", count_mappings() - before,
 	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+static volatile long flushes_ok, flushes_refused;
+
+static void flush_on_signal(int sig)
+{
+	(void)sig;
+	if (fxt_flush())
+		flushes_refused++;
+	else
+		flushes_ok++;
+}
+
+/*
+ * fxt_flush() from a signal handler (flush on SIGTERM, say) while the
+ * thread is in malloc: the flush must not use malloc itself.  A 1 ms
+ * timer for 1 s over a malloc/free loop, with events.
+ */
+static int mode_flushsig(void)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct timespec t0, t1;
+	void *p[16];
+	long ns;
+	int i;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	signal(SIGALRM, flush_on_signal);
+	setitimer(ITIMER_REAL, &it, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (i = 0; i < 16; i++)
+			p[i] = malloc(100 + (size_t)i * 1000);
+		for (i = 0; i < 16; i++)
+			free(p[i]);
+		TRACE_INSTANT("app", "loop", FXT_SCOPE_THREAD);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = (t1.tv_sec - t0.tv_sec) * 1000000000L +
+		     (t1.tv_nsec - t0.tv_nsec);
+	} while (ns < 1000000000L);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("flushes %ld\nrefused %ld\n", flushes_ok, flushes_refused);
 	return 0;
 }
 
@@ -1316,6 +1361,27 @@ static void test_mappings(void)
 	clean_dir();
 }
 
+static void test_flushsig(void)
+{
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "flushsig.fxt");
+	r = run_mode("flushsig", out, NULL, 60);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_CMP(value(&r, "flushes"), >, 0);
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_CMP(trace_count(&tr, 0, "loop"), >, 0);
+	tap_result("flushsig: fxt_flush() in a signal handler that interrupts "
+		   "malloc (status %d, %ld flushes, %ld refused inside the "
+		   "library)", r.status, value(&r, "flushes"),
+		   value(&r, "refused"));
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1328,7 +1394,7 @@ int main(int argc, char **argv)
 		{ "attach", mode_attach }, { "retry", mode_retry },
 		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
 		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
-		{ "mappings", mode_mappings },
+		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1360,6 +1426,7 @@ int main(int argc, char **argv)
 	test_ctor();
 	test_chdir();
 	test_mappings();
+	test_flushsig();
 	rmdir(dir);
 	return tap_plan();
 }
