@@ -63,6 +63,8 @@ $(B)/test/lib/threads_test: $(B)/obj/user/lib/tests/threads_test.o \
 	$(link)
 
 UNIT_TESTS += $(B)/test/lib/behaviour_test
+# A spool whose file system fills up (a tmpfs in a mount namespace).
+UNIT_TESTS += user/lib/tests/diskfull_test.sh
 $(B)/test/lib/behaviour_test: $(B)/obj/user/lib/tests/behaviour_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
 	$(link)

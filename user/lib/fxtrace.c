@@ -87,6 +87,14 @@ struct tbuf {
 	__u32 durable_reserved;		/* the module's records come first */
 	__u64 *half[2];
 	__u32 half_cap;
+	/*
+	 * Words of each half backed by disk blocks (user-only: the spool is
+	 * sparse, and a store into a hole of a full file system is SIGBUS).
+	 * The inline writer's limit stops there; the slow path backs more.
+	 */
+	__u32 backed[2];
+	__u64 *end;			/* the end of the half being written */
+	off_t spool_off;		/* user-only: the region's offset */
 	unsigned int cur;		/* the half being written */
 	__u64 wraps;
 	__u64 lost_written;		/* rt.lost last recorded here */
@@ -131,6 +139,7 @@ static struct {
 	 */
 	char *spool_base;
 	bool spool_base_failed;
+	bool spool_sparse;		/* no fallocate() there: holes stay */
 	__u32 next_provider;
 	const struct fxtrace_session_page *page;
 	const volatile unsigned char *enable_table;
@@ -808,7 +817,8 @@ static void use_half(struct tbuf *t, unsigned int h, __u32 len)
 	t->cur = h;
 	fxt_tls.base = (uint64_t *)t->half[h];
 	fxt_tls.next = fxt_tls.base + len;
-	fxt_tls.limit = fxt_tls.base + t->half_cap;
+	fxt_tls.limit = fxt_tls.base + t->backed[h];
+	t->end = t->half[h] + t->half_cap;
 	fxt_tls.committed = (uint64_t *)&t->ctl->rolling_committed[h];
 }
 
@@ -941,6 +951,55 @@ static void *map_spool(off_t off, size_t size)
 }
 
 /*
+ * Disk blocks for the spool's bytes [off, off + len): a store into a hole
+ * that the file system cannot fill is SIGBUS, which would kill the traced
+ * program when its disk fills up.  A file system without fallocate()
+ * (EOPNOTSUPP) leaves the spool sparse, as it was.  errno on failure.
+ */
+static int allocate(off_t off, off_t len)
+{
+	int err;
+
+	if (rt.spool_sparse)
+		return 0;
+	err = fallocate(rt.spool_fd, 0, off, len) ? errno : 0;
+	if (err == EOPNOTSUPP) {
+		rt.spool_sparse = true;
+		return 0;
+	}
+	errno = err;
+	return err ? -1 : 0;
+}
+
+#define BACK_CHUNK	((256 << 10) / 8)	/* words backed at a time */
+
+/* Half h of t backed for at least words; false when the disk is full. */
+static bool back(struct tbuf *t, unsigned int h, __u32 words)
+{
+	__u32 want = t->backed[h] + BACK_CHUNK;
+	off_t off;
+
+	if (words <= t->backed[h])
+		return true;
+	if (words > t->half_cap)
+		return false;
+	if (want < words)
+		want = words;
+	if (want > t->half_cap)
+		want = t->half_cap;
+	off = t->spool_off + ((char *)(t->half[h] + t->backed[h]) -
+			      (char *)t->map);
+	/* A chunk, or when the disk has less, what this record needs. */
+	if (allocate(off, (off_t)(want - t->backed[h]) * 8)) {
+		want = words;
+		if (allocate(off, (off_t)(want - t->backed[h]) * 8))
+			return false;
+	}
+	t->backed[h] = rt.spool_sparse ? t->half_cap : want;
+	return true;
+}
+
+/*
  * A region of the spool with the layout of a module per-task buffer; its
  * durable part starts as the module's do, with the provider's
  * announcement, so a spool is read like a set of buffers.  errno on failure.
@@ -973,10 +1032,15 @@ static struct tbuf *attach_user(void)
 	}
 	finish_calibration();
 	off = rt.spool_size;
-	map = ftruncate(rt.spool_fd, off + (off_t)size) ? MAP_FAILED :
+	/* Blocks for the pages written now: header, control, durable part. */
+	map = ftruncate(rt.spool_fd, off + (off_t)size) ||
+	      allocate(off, 2 * FXTRACE_BUFFER_PAGE_SIZE +
+			    fxtrace_durable_size(rt.buffer_size)) ? MAP_FAILED :
 	      map_spool(off, size);
 	if (map == MAP_FAILED) {
 		err = errno;
+		if (ftruncate(rt.spool_fd, off))
+			errno = 0;	/* the region stays, unused */
 		unlock();
 		free_tbuf(t);
 		errno = err;
@@ -998,6 +1062,8 @@ static struct tbuf *attach_user(void)
 	map_parts(t, map);
 	t->map = map;
 	t->map_size = size;
+	t->spool_off = off;
+	t->backed[0] = t->backed[1] = rt.spool_sparse ? t->half_cap : 0;
 
 	snprintf(name, sizeof(name), "%s %d", t->name, t->tid);
 	n = fxt_write_provider_info(t->durable, hdr->id, name,
@@ -1062,6 +1128,7 @@ static struct tbuf *attach_module(void)
 	t->half_cap = (__u32)(hdr->rolling_size / 8);
 	t->half[0] = t->durable + t->durable_cap;
 	t->half[1] = t->half[0] + t->half_cap;
+	t->backed[0] = t->backed[1] = t->half_cap;	/* kernel memory */
 	t->durable_reserved = (__u32)(t->ctl->durable_committed / 8);
 	t->durable_len = t->durable_reserved;
 	t->pid = (pid_t)at.pid;
@@ -1254,7 +1321,7 @@ static void request_save(struct tbuf *t, __u64 wrap)
 /* words fit in the half being written, or in the other one now. */
 static bool has_room(const struct tbuf *t, __u32 words)
 {
-	if ((__u64)(fxt_tls.limit - fxt_tls.next) >= words)
+	if ((__u64)(t->end - (__u64 *)fxt_tls.next) >= words)
 		return true;
 	if (words > t->half_cap)
 		return false;
@@ -1277,9 +1344,18 @@ static __u64 *reserve(struct tbuf *t, __u32 words)
 {
 	unsigned int other = t->cur ^ 1;
 
+	__u32 used = (__u32)(fxt_tls.next - fxt_tls.base);
+
 	if ((__u64)(fxt_tls.limit - fxt_tls.next) >= words)
 		return (__u64 *)fxt_tls.next;
-	if (!has_room(t, words))
+	/* Room in this half, not backed yet: back more of it. */
+	if ((__u64)used + words <= t->half_cap) {
+		if (!back(t, t->cur, used + words))
+			return NULL;
+		fxt_tls.limit = fxt_tls.base + t->backed[t->cur];
+		return (__u64 *)fxt_tls.next;
+	}
+	if (!has_room(t, words) || !back(t, other, words))
 		return NULL;
 	/*
 	 * Circular overwrites the other half; streaming has it saved.  The
