@@ -93,6 +93,7 @@ struct tbuf {
 	 * The inline writer's limit stops there; the slow path backs more.
 	 */
 	__u32 backed[2];
+	__u32 durable_backed;		/* words of the durable part, too */
 	__u64 *end;			/* the end of the half being written */
 	off_t spool_off;		/* user-only: the region's offset */
 	unsigned int cur;		/* the half being written */
@@ -856,13 +857,46 @@ static void read_thread_name(struct tbuf *t)
 	t->name[utf8_fix_max(buf, (size_t)n, t->name, sizeof(t->name) - 1)] = 0;
 }
 
+static int allocate(off_t off, off_t len);
+
+#define DURABLE_CHUNK	((16 << 10) / 8)	/* words backed at a time */
+
+/*
+ * words more fit in t's durable part, its disk blocks allocated (see
+ * back()): a chunk at a time, or what they need when the disk has less.
+ */
+static bool durable_room(struct tbuf *t, __u32 words)
+{
+	__u32 need = t->durable_len + words, want;
+	off_t off;
+
+	if (need > t->durable_cap)
+		return false;
+	if (need <= t->durable_backed)
+		return true;
+	want = t->durable_backed + DURABLE_CHUNK;
+	if (want < need)
+		want = need;
+	if (want > t->durable_cap)
+		want = t->durable_cap;
+	off = t->spool_off + ((char *)(t->durable + t->durable_backed) -
+			      (char *)t->map);
+	if (allocate(off, (off_t)(want - t->durable_backed) * 8)) {
+		want = need;
+		if (allocate(off, (off_t)(want - t->durable_backed) * 8))
+			return false;
+	}
+	t->durable_backed = rt.spool_sparse ? t->durable_cap : want;
+	return true;
+}
+
 /* A kernel-object record naming the thread, in its durable part. */
 static void write_thread_name(struct tbuf *t)
 {
 	__u32 len = (__u32)strlen(t->name);
 	__u32 words = fxt_kobj_name_words(len, (__u64)t->pid);
 
-	if (t->durable_len + words > t->durable_cap)
+	if (!durable_room(t, words))
 		return;
 	t->durable_len += fxt_write_kobj_name(t->durable + t->durable_len,
 					      FXT_KOBJ_THREAD, (__u64)t->tid,
@@ -873,7 +907,7 @@ static void write_thread_name(struct tbuf *t)
 /* The thread record every event refers to, and the thread's name. */
 static void write_thread_records(struct tbuf *t)
 {
-	if (t->durable_len + 3 > t->durable_cap)
+	if (!durable_room(t, 3))
 		return;
 	t->durable_len += fxt_write_thread(t->durable + t->durable_len,
 					   THREAD_INDEX, (__u64)t->pid,
@@ -890,7 +924,7 @@ static void define_strings(struct tbuf *t)
 
 	for (i = fxt_tls.ndefined + 1; i <= n; i++) {
 		words = 1 + fxt_stream_words(rt.string_len[i]);
-		if (t->durable_len + words > t->durable_cap)
+		if (!durable_room(t, words))
 			break;	/* durable part full: later strings inline */
 		t->durable_len += fxt_write_string(t->durable + t->durable_len,
 						   (__u16)i, rt.strings[i],
@@ -971,7 +1005,7 @@ static int allocate(off_t off, off_t len)
 	return err ? -1 : 0;
 }
 
-#define BACK_CHUNK	((256 << 10) / 8)	/* words backed at a time */
+#define BACK_CHUNK	((64 << 10) / 8)	/* words backed at a time */
 
 /* Half h of t backed for at least words; false when the disk is full. */
 static bool back(struct tbuf *t, unsigned int h, __u32 words)
@@ -1032,10 +1066,13 @@ static struct tbuf *attach_user(void)
 	}
 	finish_calibration();
 	off = rt.spool_size;
-	/* Blocks for the pages written now: header, control, durable part. */
+	/*
+	 * Blocks for the pages written now: header, control, the durable
+	 * part's first chunk (16 KiB: at least the provider's records).
+	 */
 	map = ftruncate(rt.spool_fd, off + (off_t)size) ||
 	      allocate(off, 2 * FXTRACE_BUFFER_PAGE_SIZE +
-			    fxtrace_durable_size(rt.buffer_size)) ? MAP_FAILED :
+			    (off_t)DURABLE_CHUNK * 8) ? MAP_FAILED :
 	      map_spool(off, size);
 	if (map == MAP_FAILED) {
 		err = errno;
@@ -1064,6 +1101,9 @@ static struct tbuf *attach_user(void)
 	t->map_size = size;
 	t->spool_off = off;
 	t->backed[0] = t->backed[1] = rt.spool_sparse ? t->half_cap : 0;
+	t->durable_backed = rt.spool_sparse ? t->durable_cap :
+			    DURABLE_CHUNK < t->durable_cap ? DURABLE_CHUNK :
+			    t->durable_cap;
 
 	snprintf(name, sizeof(name), "%s %d", t->name, t->tid);
 	n = fxt_write_provider_info(t->durable, hdr->id, name,
@@ -1129,6 +1169,7 @@ static struct tbuf *attach_module(void)
 	t->half[0] = t->durable + t->durable_cap;
 	t->half[1] = t->half[0] + t->half_cap;
 	t->backed[0] = t->backed[1] = t->half_cap;	/* kernel memory */
+	t->durable_backed = t->durable_cap;
 	t->durable_reserved = (__u32)(t->ctl->durable_committed / 8);
 	t->durable_len = t->durable_reserved;
 	t->pid = (pid_t)at.pid;
