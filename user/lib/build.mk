@@ -21,6 +21,9 @@ $(B)/lib/libfxtrace.a: $(LIBFXTRACE_OBJS)
 # The shared library exports exactly the functions and the object
 # <fxtrace/trace.h> declares (libfxtrace.map, checked by shared_test.sh);
 # programs record its soname, libfxtrace.so.0, which links to the file.
+# -z nodelete: loaded with a plugin, it stays when the plugin is
+# dlclose()d (its thread-exit key destructor, fork handler, buffers and
+# exit-time flush belong to the process; shared_test.sh).
 LIBFXTRACE_SONAME := libfxtrace.so.0
 LIBFXTRACE_SO := $(B)/lib/libfxtrace.so.$(FXTRACE_VERSION)
 
@@ -29,7 +32,7 @@ $(LIBFXTRACE_SO): $(LIBFXTRACE_OBJS) user/lib/libfxtrace.map
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,--version-script=user/lib/libfxtrace.map \
 		-Wl,-soname,$(LIBFXTRACE_SONAME) -Wl,--no-undefined -Wl,-z,relro \
-		-Wl,-z,now -o $@ $(LIBFXTRACE_OBJS) -lpthread
+		-Wl,-z,now -Wl,-z,nodelete -o $@ $(LIBFXTRACE_OBJS) -lpthread
 
 $(B)/lib/$(LIBFXTRACE_SONAME): $(LIBFXTRACE_SO)
 	$(Q)ln -sf $(notdir $<) $@
@@ -60,6 +63,8 @@ $(B)/test/lib/threads_test: $(B)/obj/user/lib/tests/threads_test.o \
 	$(link)
 
 UNIT_TESTS += $(B)/test/lib/behaviour_test
+# A spool whose file system fills up (a tmpfs in a mount namespace).
+UNIT_TESTS += user/lib/tests/diskfull_test.sh
 $(B)/test/lib/behaviour_test: $(B)/obj/user/lib/tests/behaviour_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
 	$(link)

@@ -87,6 +87,15 @@ struct tbuf {
 	__u32 durable_reserved;		/* the module's records come first */
 	__u64 *half[2];
 	__u32 half_cap;
+	/*
+	 * Words of each half backed by disk blocks (user-only: the spool is
+	 * sparse, and a store into a hole of a full file system is SIGBUS).
+	 * The inline writer's limit stops there; the slow path backs more.
+	 */
+	__u32 backed[2];
+	__u32 durable_backed;		/* words of the durable part, too */
+	__u64 *end;			/* the end of the half being written */
+	off_t spool_off;		/* user-only: the region's offset */
 	unsigned int cur;		/* the half being written */
 	__u64 wraps;
 	__u64 lost_written;		/* rt.lost last recorded here */
@@ -122,6 +131,16 @@ static struct {
 	int fd;				/* /dev/fxtrace */
 	int spool_fd;			/* user-only: OUTPUT.spool, lazily */
 	off_t spool_size;
+	/*
+	 * Address space reserved for the spool's regions, each mapped at its
+	 * file offset in it, so that the kernel merges them into one mapping
+	 * (one per thread would reach vm.max_map_count, 65,530, at about
+	 * 32,000 threads over the process's life).  NULL: not reserved yet,
+	 * or not possible (32-bit, RLIMIT_AS): one mapping per region.
+	 */
+	char *spool_base;
+	bool spool_base_failed;
+	bool spool_sparse;		/* no fallocate() there: holes stay */
 	__u32 next_provider;
 	const struct fxtrace_session_page *page;
 	const volatile unsigned char *enable_table;
@@ -194,11 +213,12 @@ static void leave(void)
 }
 
 /*
- * The length of s[0..len) as valid UTF-8 of at most FXT_STRING_LEN_MAX
- * bytes: each byte that does not start a well-formed character becomes
- * U+FFFD, and the cut never splits a character.  With out, writes it.
+ * The length of s[0..len) as valid UTF-8 of at most max bytes: each byte
+ * that does not start a well-formed character becomes U+FFFD (three
+ * bytes: the result may be longer than s), and the cut never splits a
+ * character.  With out (max bytes), writes it.
  */
-static __u32 utf8_fix(const char *s, size_t len, char *out)
+static __u32 utf8_fix_max(const char *s, size_t len, char *out, __u32 max)
 {
 	static const char fffd[] = "\xef\xbf\xbd";
 	const unsigned char *u = (const unsigned char *)s;
@@ -226,7 +246,7 @@ static __u32 utf8_fix(const char *s, size_t len, char *out)
 				if ((u[i + j] & 0xc0) != 0x80)
 					k = 0;
 		}
-		if (n + (k ? k : 3) > FXT_STRING_LEN_MAX)
+		if (n + (k ? k : 3) > max)
 			break;
 		if (out)
 			memcpy(out + n, k ? s + i : fffd, k ? k : 3);
@@ -234,6 +254,12 @@ static __u32 utf8_fix(const char *s, size_t len, char *out)
 		i += k ? k : 1;
 	}
 	return n;
+}
+
+/* At most FXT_STRING_LEN_MAX bytes, FXT's limit. */
+static __u32 utf8_fix(const char *s, size_t len, char *out)
+{
+	return utf8_fix_max(s, len, out, FXT_STRING_LEN_MAX);
 }
 
 /* Write s as a zero-padded stream, made valid; returns the words. */
@@ -261,8 +287,17 @@ static __u64 clock_ns(clockid_t clock)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+static void initialize_once(void);
+
+/*
+ * Before the first event the clock is not chosen yet: a start time taken
+ * then (TRACE_COMPLETE) must be on the clock the event is written with.
+ */
 uint64_t fxt_now(void)
 {
+	if (__builtin_expect(!__atomic_load_n(&rt.initialized, __ATOMIC_ACQUIRE),
+			     0))
+		initialize_once();
 	if (fxt_clock_tsc)
 		return __rdtsc();
 	return clock_ns(CLOCK_MONOTONIC) - (__u64)rt.monotonic_offset;
@@ -379,12 +414,17 @@ static bool open_module(void)
 	rt.fd = fd;
 	rt.page = page;
 	rt.enable_table = (const unsigned char *)page + page->enabled_offset;
+	/* The current session's clock, for fxt_now() before any event. */
+	fxt_clock_tsc = page->clock == FXTRACE_CLOCK_TSC;
 	return true;
 }
 
 /*
  * Load time: what may allocate or is not async-signal-safe happens here, so
- * that an event (possibly from a signal handler) never does it.  A process
+ * that an event (possibly from a signal handler) never does it.  Priority
+ * 101, the first: linked statically, the program's own constructors (C++
+ * static objects) would otherwise run first, and their events found no
+ * exit key, no TSC and no calibration.  A process
  * that finds FXTRACE_OUTPUT set and no ROOT_ENV is the root of a traced
  * tree: it marks the environment so that programs it runs know they are not.
  *
@@ -392,7 +432,26 @@ static bool open_module(void)
  * file-capability program (AT_SECURE) must not write where its caller says.
  * ROOT_ENV stays on getenv(): it only ever demotes OUTPUT to OUTPUT.PID.
  */
-__attribute__((constructor)) static void load(void)
+/*
+ * A relative FXTRACE_OUTPUT names a file in the directory the process
+ * starts in: made absolute here, in the environment, so that a process
+ * that changes directory (a daemon's chdir("/")) writes its spool and its
+ * trace there still, and so do the programs it runs.
+ */
+static void absolute_output(void)
+{
+	const char *out = secure_getenv("FXTRACE_OUTPUT");
+	char cwd[4096], path[sizeof(rt.output_base)];
+	int n;
+
+	if (!out || !*out || *out == '/' || !getcwd(cwd, sizeof(cwd)))
+		return;
+	n = snprintf(path, sizeof(path), "%s/%s", cwd, out);
+	if (n > 0 && (size_t)n < sizeof(path))
+		setenv("FXTRACE_OUTPUT", path, 1);
+}
+
+__attribute__((constructor(101))) static void load(void)
 {
 	char pid[16];
 
@@ -401,6 +460,7 @@ __attribute__((constructor)) static void load(void)
 	rt.tsc = tsc_invariant();
 	rt.calib_ns = clock_ns(CLOCK_MONOTONIC_RAW);
 	rt.calib_tsc = __rdtsc();
+	absolute_output();
 	if (secure_getenv("FXTRACE_OUTPUT") && !getenv(ROOT_ENV)) {
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
 		setenv(ROOT_ENV, pid, 1);
@@ -408,15 +468,14 @@ __attribute__((constructor)) static void load(void)
 	}
 }
 
-/* Called once, under rt.lock. */
-static void initialize(void)
+/* Once, under rt.lock: initialize() marks it done when it is. */
+static void configure(void)
 {
 	const char *out = secure_getenv("FXTRACE_OUTPUT");
 	const char *cats = secure_getenv("FXTRACE_CATEGORIES");
 	const char *mode = secure_getenv("FXTRACE_MODE");
 	const char *size = secure_getenv("FXTRACE_BUFFER_SIZE");
 
-	rt.initialized = true;
 	if (!out && getenv("FXTRACE_OUTPUT"))
 		warn("FXTRACE_OUTPUT is ignored in a setuid, setgid or "
 		     "file-capability program");
@@ -460,6 +519,28 @@ static void initialize(void)
 	parse_categories(cats && *cats ? cats : "*");
 	fxt_clock_tsc = rt.tsc;
 	rt.on = true;
+}
+
+/*
+ * Called once, under rt.lock.  initialized is stored last (release):
+ * fxt_now() reads it without the lock, and then the clock.
+ */
+static void initialize(void)
+{
+	configure();
+	__atomic_store_n(&rt.initialized, true, __ATOMIC_RELEASE);
+}
+
+/* fxt_now()'s: not from a handler that interrupted the library. */
+static void initialize_once(void)
+{
+	if (!enter())
+		return;
+	lock();
+	if (!rt.initialized)
+		initialize();
+	unlock();
+	leave();
 }
 
 /*
@@ -737,7 +818,8 @@ static void use_half(struct tbuf *t, unsigned int h, __u32 len)
 	t->cur = h;
 	fxt_tls.base = (uint64_t *)t->half[h];
 	fxt_tls.next = fxt_tls.base + len;
-	fxt_tls.limit = fxt_tls.base + t->half_cap;
+	fxt_tls.limit = fxt_tls.base + t->backed[h];
+	t->end = t->half[h] + t->half_cap;
 	fxt_tls.committed = (uint64_t *)&t->ctl->rolling_committed[h];
 }
 
@@ -768,9 +850,44 @@ static void read_thread_name(struct tbuf *t)
 	}
 	if (n <= 0)
 		n = snprintf(buf, sizeof(buf), "%d", t->tid);
-	/* comm is any bytes (prctl): the trace shows them as UTF-8. */
-	t->name[utf8_fix(buf, (size_t)n < sizeof(t->name) / 4 * 3 ?
-				(size_t)n : sizeof(t->name) / 4 * 3 - 1, t->name)] = 0;
+	/*
+	 * comm is any bytes (prctl), a name set here up to 63: the trace
+	 * shows them as UTF-8, each bad byte three bytes, cut to fit.
+	 */
+	t->name[utf8_fix_max(buf, (size_t)n, t->name, sizeof(t->name) - 1)] = 0;
+}
+
+static int allocate(off_t off, off_t len);
+
+#define DURABLE_CHUNK	((16 << 10) / 8)	/* words backed at a time */
+
+/*
+ * words more fit in t's durable part, its disk blocks allocated (see
+ * back()): a chunk at a time, or what they need when the disk has less.
+ */
+static bool durable_room(struct tbuf *t, __u32 words)
+{
+	__u32 need = t->durable_len + words, want;
+	off_t off;
+
+	if (need > t->durable_cap)
+		return false;
+	if (need <= t->durable_backed)
+		return true;
+	want = t->durable_backed + DURABLE_CHUNK;
+	if (want < need)
+		want = need;
+	if (want > t->durable_cap)
+		want = t->durable_cap;
+	off = t->spool_off + ((char *)(t->durable + t->durable_backed) -
+			      (char *)t->map);
+	if (allocate(off, (off_t)(want - t->durable_backed) * 8)) {
+		want = need;
+		if (allocate(off, (off_t)(want - t->durable_backed) * 8))
+			return false;
+	}
+	t->durable_backed = rt.spool_sparse ? t->durable_cap : want;
+	return true;
 }
 
 /* A kernel-object record naming the thread, in its durable part. */
@@ -779,7 +896,7 @@ static void write_thread_name(struct tbuf *t)
 	__u32 len = (__u32)strlen(t->name);
 	__u32 words = fxt_kobj_name_words(len, (__u64)t->pid);
 
-	if (t->durable_len + words > t->durable_cap)
+	if (!durable_room(t, words))
 		return;
 	t->durable_len += fxt_write_kobj_name(t->durable + t->durable_len,
 					      FXT_KOBJ_THREAD, (__u64)t->tid,
@@ -790,7 +907,7 @@ static void write_thread_name(struct tbuf *t)
 /* The thread record every event refers to, and the thread's name. */
 static void write_thread_records(struct tbuf *t)
 {
-	if (t->durable_len + 3 > t->durable_cap)
+	if (!durable_room(t, 3))
 		return;
 	t->durable_len += fxt_write_thread(t->durable + t->durable_len,
 					   THREAD_INDEX, (__u64)t->pid,
@@ -807,7 +924,7 @@ static void define_strings(struct tbuf *t)
 
 	for (i = fxt_tls.ndefined + 1; i <= n; i++) {
 		words = 1 + fxt_stream_words(rt.string_len[i]);
-		if (t->durable_len + words > t->durable_cap)
+		if (!durable_room(t, words))
 			break;	/* durable part full: later strings inline */
 		t->durable_len += fxt_write_string(t->durable + t->durable_len,
 						   (__u16)i, rt.strings[i],
@@ -845,6 +962,77 @@ static void map_parts(struct tbuf *t, void *map)
 	t->half[1] = t->half[0] + t->half_cap;
 }
 
+#define SPOOL_RESERVE	((size_t)1 << (sizeof(size_t) > 4 ? 40 : 0))	/* 1 TiB */
+
+/* The spool's bytes [off, off + size) mapped; under rt.lock. */
+static void *map_spool(off_t off, size_t size)
+{
+	void *m;
+
+	if (sizeof(size_t) > 4 && !rt.spool_base && !rt.spool_base_failed) {
+		m = mmap(NULL, SPOOL_RESERVE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			rt.spool_base_failed = true;
+		else
+			rt.spool_base = m;
+	}
+	if (rt.spool_base && (size_t)off + size <= SPOOL_RESERVE)
+		return mmap(rt.spool_base + off, size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, rt.spool_fd, off);
+	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    rt.spool_fd, off);
+}
+
+/*
+ * Disk blocks for the spool's bytes [off, off + len): a store into a hole
+ * that the file system cannot fill is SIGBUS, which would kill the traced
+ * program when its disk fills up.  A file system without fallocate()
+ * (EOPNOTSUPP) leaves the spool sparse, as it was.  errno on failure.
+ */
+static int allocate(off_t off, off_t len)
+{
+	int err;
+
+	if (rt.spool_sparse)
+		return 0;
+	err = fallocate(rt.spool_fd, 0, off, len) ? errno : 0;
+	if (err == EOPNOTSUPP) {
+		rt.spool_sparse = true;
+		return 0;
+	}
+	errno = err;
+	return err ? -1 : 0;
+}
+
+#define BACK_CHUNK	((64 << 10) / 8)	/* words backed at a time */
+
+/* Half h of t backed for at least words; false when the disk is full. */
+static bool back(struct tbuf *t, unsigned int h, __u32 words)
+{
+	__u32 want = t->backed[h] + BACK_CHUNK;
+	off_t off;
+
+	if (words <= t->backed[h])
+		return true;
+	if (words > t->half_cap)
+		return false;
+	if (want < words)
+		want = words;
+	if (want > t->half_cap)
+		want = t->half_cap;
+	off = t->spool_off + ((char *)(t->half[h] + t->backed[h]) -
+			      (char *)t->map);
+	/* A chunk, or when the disk has less, what this record needs. */
+	if (allocate(off, (off_t)(want - t->backed[h]) * 8)) {
+		want = words;
+		if (allocate(off, (off_t)(want - t->backed[h]) * 8))
+			return false;
+	}
+	t->backed[h] = rt.spool_sparse ? t->half_cap : want;
+	return true;
+}
+
 /*
  * A region of the spool with the layout of a module per-task buffer; its
  * durable part starts as the module's do, with the provider's
@@ -878,11 +1066,18 @@ static struct tbuf *attach_user(void)
 	}
 	finish_calibration();
 	off = rt.spool_size;
-	map = ftruncate(rt.spool_fd, off + (off_t)size) ? MAP_FAILED :
-	      mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   rt.spool_fd, off);
+	/*
+	 * Blocks for the pages written now: header, control, the durable
+	 * part's first chunk (16 KiB: at least the provider's records).
+	 */
+	map = ftruncate(rt.spool_fd, off + (off_t)size) ||
+	      allocate(off, 2 * FXTRACE_BUFFER_PAGE_SIZE +
+			    (off_t)DURABLE_CHUNK * 8) ? MAP_FAILED :
+	      map_spool(off, size);
 	if (map == MAP_FAILED) {
 		err = errno;
+		if (ftruncate(rt.spool_fd, off))
+			errno = 0;	/* the region stays, unused */
 		unlock();
 		free_tbuf(t);
 		errno = err;
@@ -904,6 +1099,11 @@ static struct tbuf *attach_user(void)
 	map_parts(t, map);
 	t->map = map;
 	t->map_size = size;
+	t->spool_off = off;
+	t->backed[0] = t->backed[1] = rt.spool_sparse ? t->half_cap : 0;
+	t->durable_backed = rt.spool_sparse ? t->durable_cap :
+			    DURABLE_CHUNK < t->durable_cap ? DURABLE_CHUNK :
+			    t->durable_cap;
 
 	snprintf(name, sizeof(name), "%s %d", t->name, t->tid);
 	n = fxt_write_provider_info(t->durable, hdr->id, name,
@@ -968,6 +1168,8 @@ static struct tbuf *attach_module(void)
 	t->half_cap = (__u32)(hdr->rolling_size / 8);
 	t->half[0] = t->durable + t->durable_cap;
 	t->half[1] = t->half[0] + t->half_cap;
+	t->backed[0] = t->backed[1] = t->half_cap;	/* kernel memory */
+	t->durable_backed = t->durable_cap;
 	t->durable_reserved = (__u32)(t->ctl->durable_committed / 8);
 	t->durable_len = t->durable_reserved;
 	t->pid = (pid_t)at.pid;
@@ -1115,10 +1317,18 @@ static void child_after_fork(void)
 	pthread_mutex_init(&rt.lock, NULL);
 	for (t = rt.threads; t; t = next) {
 		next = t->next;
-		munmap(t->map, t->map_size);
+		if (!rt.spool_base || (char *)t->map < rt.spool_base ||
+		    (char *)t->map >= rt.spool_base + SPOOL_RESERVE)
+			munmap(t->map, t->map_size);
 		free_tbuf(t);
 	}
 	rt.threads = NULL;
+	if (rt.spool_base) {
+		/* The parent's regions and the rest of the reservation. */
+		munmap(rt.spool_base, SPOOL_RESERVE);
+		rt.spool_base = NULL;
+	}
+	rt.spool_base_failed = false;
 	if (rt.module) {
 		/* The module did not copy our mappings into the child. */
 		pthread_setspecific(rt.exit_key, NULL);
@@ -1152,7 +1362,7 @@ static void request_save(struct tbuf *t, __u64 wrap)
 /* words fit in the half being written, or in the other one now. */
 static bool has_room(const struct tbuf *t, __u32 words)
 {
-	if ((__u64)(fxt_tls.limit - fxt_tls.next) >= words)
+	if ((__u64)(t->end - (__u64 *)fxt_tls.next) >= words)
 		return true;
 	if (words > t->half_cap)
 		return false;
@@ -1175,9 +1385,18 @@ static __u64 *reserve(struct tbuf *t, __u32 words)
 {
 	unsigned int other = t->cur ^ 1;
 
+	__u32 used = (__u32)(fxt_tls.next - fxt_tls.base);
+
 	if ((__u64)(fxt_tls.limit - fxt_tls.next) >= words)
 		return (__u64 *)fxt_tls.next;
-	if (!has_room(t, words))
+	/* Room in this half, not backed yet: back more of it. */
+	if ((__u64)used + words <= t->half_cap) {
+		if (!back(t, t->cur, used + words))
+			return NULL;
+		fxt_tls.limit = fxt_tls.base + t->backed[t->cur];
+		return (__u64 *)fxt_tls.next;
+	}
+	if (!has_room(t, words) || !back(t, other, words))
 		return NULL;
 	/*
 	 * Circular overwrites the other half; streaming has it saved.  The
@@ -1570,8 +1789,8 @@ static int write_thread(int fd, const struct tbuf *t, bool name_process,
 		}
 		if (len > 0 && comm[len - 1] == '\n')
 			len--;
-		len = len < 0 ? 0 : (ssize_t)utf8_fix(comm, (size_t)len > 40 ?
-						      40 : (size_t)len, fixed);
+		len = len < 0 ? 0 : (ssize_t)utf8_fix_max(comm, (size_t)len,
+							  fixed, 40);
 		n = fxt_write_kobj_name(words, FXT_KOBJ_PROCESS, (__u64)t->pid,
 					fixed, (__u32)len, 0);
 		ret = write_words(fd, words, n);
@@ -1599,8 +1818,10 @@ static int flush_locked(void)
 	for (t = rt.threads; t; t = t->next)
 		if (t->half_cap * 2 > cap)
 			cap = t->half_cap * 2;
-	copy = malloc(cap * 8 + 8);
-	if (!copy)
+	/* mmap, not malloc: fxt_flush() may run in a signal handler. */
+	copy = mmap(NULL, cap * 8 + 8, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED)
 		return -ENOMEM;
 	fd = fxtctl_create_output(rt.output, 0);
 	ret = fd < 0 ? fd : write_words(fd, &magic, 1);
@@ -1608,7 +1829,7 @@ static int flush_locked(void)
 		ret = write_thread(fd, t, !t->next, copy);
 	if (fd >= 0 && close(fd) && !ret)
 		ret = -errno;
-	free(copy);
+	munmap(copy, cap * 8 + 8);
 	if (ret)
 		warn("cannot write %s: %s%s", rt.output, strerror(-ret),
 		     fxtctl_output_refusal(ret));

@@ -33,6 +33,21 @@
 #ifndef FXTRACE_TRACE_H
 #define FXTRACE_TRACE_H
 
+/*
+ * The inline code below is shared by C and C++: C casts and 0 for null
+ * pointers.  A C++ program built with warnings that only C++ style
+ * passes would see them from here: they are off until the end of the
+ * header (the pragmas pop), and on again for the program's own code.
+ */
+#ifdef __cplusplus
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#endif
+#endif
+
 #ifdef __cplusplus
 #include <cstddef>
 #include <cstdint>
@@ -196,9 +211,10 @@ fxt_arg_value_words_(const struct fxtrace_arg *a)
 /*
  * Write one event into the thread's buffer, inline.  Returns false, having
  * written nothing, for anything but the common case (first event, full
- * half, strings to define, session change, non-ASCII or long strings, a
- * nested signal): the caller then calls fxt_emit().  args never escapes, so
- * the compiler keeps the arguments in registers.
+ * half, strings to define, session change, non-ASCII or long strings,
+ * strings too long together for one record, a nested signal): the caller
+ * then calls fxt_emit().  args never escapes, so the compiler keeps the
+ * arguments in registers.
  */
 static inline __attribute__((always_inline)) bool
 fxt_write_fast_(struct fxtrace_site *site, unsigned int type, uint64_t trailing,
@@ -217,7 +233,13 @@ fxt_write_fast_(struct fxtrace_site *site, unsigned int type, uint64_t trailing,
 		words += 1 + w;
 		if (args[i].kind == FXT_KIND_STRING) {
 			extra += w;
-			if (args[i].len > FXT_STRING_MAX_)
+			/*
+			 * Past 4,000 words of strings the record may not fit
+			 * its size field (4,095 words): fxt_emit() sizes it
+			 * exactly, and drops it when it does not fit.
+			 */
+			if (args[i].len > FXT_STRING_MAX_ ||
+			    extra > FXT_STRING_MAX_ / 8)
 				return false;
 		}
 	}
@@ -267,7 +289,7 @@ fxt_write_fast_(struct fxtrace_site *site, unsigned int type, uint64_t trailing,
 			break;
 		}
 	}
-	if (__builtin_expect(ascii & FXT_NON_ASCII_, 0))
+	if (__builtin_expect((ascii & FXT_NON_ASCII_) != 0, 0))
 		goto slow_busy;		/* not published: fxt_emit rewrites it */
 	if (type != 0 && type != 2 && type != 3)
 		p[n++] = type == 4 ? now : trailing;
@@ -562,11 +584,15 @@ private:
 };
 } /* namespace fxtrace_detail */
 
-#define FXT_ARG(name, v)	::fxtrace_detail::arg((name), (v))
+/* "" name: a literal only (a site keeps its arguments' first names). */
+#define FXT_ARG(name, v)	::fxtrace_detail::arg("" name, (v))
 
 #else /* C */
 
-/* An argument whose FXT type follows from the C type of v. */
+/*
+ * An argument whose FXT type follows from the C type of v.  name must be a
+ * string literal ("" name): a site keeps its arguments' first names.
+ */
 #define FXT_ARG(name, v) _Generic((v),					\
 	_Bool: fxt_arg_bool,						\
 	char: fxt_arg_i32, signed char: fxt_arg_i32, short: fxt_arg_i32,	\
@@ -577,15 +603,15 @@ private:
 	unsigned long: fxt_arg_u64, unsigned long long: fxt_arg_u64,	\
 	float: fxt_arg_f64, double: fxt_arg_f64,			\
 	char *: fxt_arg_str, const char *: fxt_arg_str,			\
-	default: fxt_arg_ptr)((name), (v))
+	default: fxt_arg_ptr)("" name, (v))
 
 #endif /* C */
 
-/* Types the type of the value cannot tell. */
-#define FXT_KOID(name, v)	fxt_arg_koid((name), (v))
-#define FXT_POINTER(name, v)	fxt_arg_ptr((name), (v))
-#define FXT_STRN(name, s, len)	fxt_arg_strn((name), (s), (len))
-#define FXT_NULL(name)		fxt_arg_null(name)
+/* Types the type of the value cannot tell (name: a string literal). */
+#define FXT_KOID(name, v)	fxt_arg_koid("" name, (v))
+#define FXT_POINTER(name, v)	fxt_arg_ptr("" name, (v))
+#define FXT_STRN(name, s, len)	fxt_arg_strn("" name, (s), (len))
+#define FXT_NULL(name)		fxt_arg_null("" name)
 
 /* Instant scopes (the scope is recorded as a "scope" argument). */
 #define FXT_SCOPE_THREAD	"thread"
@@ -619,19 +645,29 @@ private:
  * C++: every macro takes (...) so that ISO C++11 accepts calls without
  * arguments; the first two are the category and the name.
  */
+/*
+ * The category and the name must be constants (string literals, or
+ * __func__): a site keeps its first values, so a runtime string would
+ * name every later event after the first.  C refuses one in the site's
+ * static initializer; C++ would accept it there, so they go through a
+ * constexpr array first, which refuses it.
+ */
 #define FXT_HEAD2_(cat, name, ...)	cat, name
-#define FXT_SITE_(...)							\
-	{ FXT_HEAD2_(__VA_ARGS__, 0), &fxt_unresolved, 0xffffffffu, 0,	\
-	  0, 0, { 0 } }
+#define FXT_SITE_(names)						\
+	{ names[0], names[1], &fxt_unresolved, 0xffffffffu, 0, 0, 0, { 0 } }
 #define FXT_CXX_EVENT_(fn, type, ...) do {				\
-	static fxtrace_site fxt_site_ = FXT_SITE_(__VA_ARGS__);	\
+	static constexpr const char *fxt_names_[] =			\
+		{ FXT_HEAD2_(__VA_ARGS__, 0) };				\
+	static fxtrace_site fxt_site_ = FXT_SITE_(fxt_names_);		\
 	if (fxt_event_check_(&fxt_site_))				\
 		::fxtrace_detail::fn(&fxt_site_, (type), __VA_ARGS__);	\
 } while (0)
 
+/* Its own names: an event's argument may hold it (-Wshadow). */
 #define TRACE_ENABLED(cat) ([]() -> bool {				\
-	static fxtrace_site fxt_site_ = FXT_SITE_INIT(cat, "");	\
-	return fxt_site_check(&fxt_site_);				\
+	static constexpr const char *fxt_enames_[] = { cat, "" };	\
+	static fxtrace_site fxt_esite_ = FXT_SITE_(fxt_enames_);	\
+	return fxt_site_check(&fxt_esite_);				\
 }())
 
 #define TRACE_INSTANT(...)						\
@@ -659,7 +695,10 @@ private:
 
 /* A duration from here to the end of the enclosing scope (RAII). */
 #define TRACE_DURATION(...)						\
-	static fxtrace_site FXT_UNIQ(fxt_dsite_) = FXT_SITE_(__VA_ARGS__); \
+	static constexpr const char *FXT_UNIQ(fxt_dnames_)[] =		\
+		{ FXT_HEAD2_(__VA_ARGS__, 0) };				\
+	static fxtrace_site FXT_UNIQ(fxt_dsite_) =			\
+		FXT_SITE_(FXT_UNIQ(fxt_dnames_));			\
 	const ::fxtrace_detail::scope FXT_UNIQ(fxt_scope_)(		\
 		&FXT_UNIQ(fxt_dsite_),					\
 		fxt_event_check_(&FXT_UNIQ(fxt_dsite_)) &&		\
@@ -668,54 +707,147 @@ private:
 #else /* C */
 
 /*
- * The number of arguments (0..15), for fxt_wN.  FXT_COUNT_ has a named
- * parameter: with only "...", -std=c99/c11/c17 keep the comma before
- * ##__VA_ARGS__ when it is empty (GNU modes drop it), and count 1.
+ * Every macro takes only "..." (the category and the name first), as in
+ * C++: ISO C before C23 wants at least one argument for a "...", and
+ * ##__VA_ARGS__ is a GNU extension that clang -pedantic refuses, so the
+ * header uses neither.  The macros count everything they are given and
+ * call the function for that count, whose first parameters take the
+ * category, the name and the third argument their kind has:
+ * - fxt_pN (category, name, arguments): durations' begin and end;
+ * - fxt_iN (..., a 64-bit id or start time): counters, async, flow and
+ *   complete events, whose type says which it is;
+ * - fxt_sN (..., the scope): instants, the scope their first argument.
+ * N counts the macro's arguments, up to 18.
  */
-#define FXT_COUNT_(z, ...) FXT_COUNT2_(z, ##__VA_ARGS__, 15, 14, 13, 12, 11, \
-				       10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define FXT_COUNT2_(z, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, N, ...) N
-#define FXT_WRITE_(site, type, trailing, end, ...)			\
-	FXT_CAT(fxt_w, FXT_COUNT_(0, ##__VA_ARGS__))((site), (type),	\
-						     (trailing), (end),	\
-						     ##__VA_ARGS__)
+#define FXT_NARGS_(...) FXT_NARGS2_(__VA_ARGS__, 18, 17, 16, 15, 14, 13, \
+				    12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define FXT_NARGS2_(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, \
+		    N, ...) N
+#define FXT_HEADC_(cat, name, ...)	cat, name
+#define FXT_SITE_C_(...)						\
+	{ FXT_HEADC_(__VA_ARGS__, 0), &fxt_unresolved, 0xffffffffu, 0,	\
+	  0, 0, { 0 } }
+#define FXT_CALL_(fam, site, type, ...)					\
+	FXT_CAT(fam, FXT_NARGS_(__VA_ARGS__))((site), (type), __VA_ARGS__)
 
-#define FXT_EVENT_(cat, name, type, trailing, end, ...) do {		\
-	static struct fxtrace_site fxt_site_ = FXT_SITE_INIT(cat, name);	\
+#define FXT_NP_ struct fxtrace_site *site, unsigned int type,		\
+		const char *cat_, const char *name_
+#define FXT_ID_(...) __VA_ARGS__
+/* The site keeps the category and the name: these are not used. */
+#define FXT_IGNORE_NAMES_ (void)cat_; (void)name_
+/* M arguments: P their parameters, A their names, in parentheses. */
+#define FXT_PI_(M, M2, M3, P, A)					\
+FXT_INL_ fxt_p##M2(FXT_NP_, FXT_ID_ P)					\
+{									\
+	FXT_IGNORE_NAMES_;						\
+	return fxt_w##M(site, type, 0, 0, FXT_ID_ A);			\
+}									\
+FXT_INL_ fxt_i##M3(FXT_NP_, uint64_t x_, FXT_ID_ P)			\
+{									\
+	FXT_IGNORE_NAMES_;						\
+	return fxt_w##M(site, type, type == FXT_TYPE_COMPLETE ? 0 : x_,	\
+			type == FXT_TYPE_COMPLETE ? x_ : 0, FXT_ID_ A);	\
+}
+#define FXT_S_(M, M1, M3, P, A)						\
+FXT_INL_ fxt_s##M3(FXT_NP_, const char *scope_, FXT_ID_ P)		\
+{									\
+	FXT_IGNORE_NAMES_;						\
+	return fxt_w##M1(site, type, 0, 0, fxt_arg_str("scope", scope_),	\
+			 FXT_ID_ A);					\
+}
+FXT_INL_ fxt_p2(FXT_NP_)
+{
+	FXT_IGNORE_NAMES_;
+	return fxt_w0(site, type, 0, 0);
+}
+FXT_INL_ fxt_i3(FXT_NP_, uint64_t x_)
+{
+	FXT_IGNORE_NAMES_;
+	return fxt_w0(site, type, type == FXT_TYPE_COMPLETE ? 0 : x_,
+		      type == FXT_TYPE_COMPLETE ? x_ : 0);
+}
+FXT_INL_ fxt_s3(FXT_NP_, const char *scope_)
+{
+	FXT_IGNORE_NAMES_;
+	return fxt_w1(site, type, 0, 0, fxt_arg_str("scope", scope_));
+}
+FXT_PI_(1, 3, 4, (FXT_A_ a), (a))
+FXT_S_(1, 2, 4, (FXT_A_ a), (a))
+FXT_PI_(2, 4, 5, (FXT_A_ a, FXT_A_ b), (a, b))
+FXT_S_(2, 3, 5, (FXT_A_ a, FXT_A_ b), (a, b))
+FXT_PI_(3, 5, 6, (FXT_A_ a, FXT_A_ b, FXT_A_ c), (a, b, c))
+FXT_S_(3, 4, 6, (FXT_A_ a, FXT_A_ b, FXT_A_ c), (a, b, c))
+FXT_PI_(4, 6, 7, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d), (a, b, c, d))
+FXT_S_(4, 5, 7, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d), (a, b, c, d))
+FXT_PI_(5, 7, 8, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e), (a, b, c, d, e))
+FXT_S_(5, 6, 8, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e), (a, b, c, d, e))
+FXT_PI_(6, 8, 9, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f), (a, b, c, d, e, f))
+FXT_S_(6, 7, 9, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f), (a, b, c, d, e, f))
+FXT_PI_(7, 9, 10, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g), (a, b, c, d, e, f, g))
+FXT_S_(7, 8, 10, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g), (a, b, c, d, e, f, g))
+FXT_PI_(8, 10, 11, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h), (a, b, c, d, e, f, g, h))
+FXT_S_(8, 9, 11, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h), (a, b, c, d, e, f, g, h))
+FXT_PI_(9, 11, 12, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i), (a, b, c, d, e, f, g, h, i))
+FXT_S_(9, 10, 12, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i), (a, b, c, d, e, f, g, h, i))
+FXT_PI_(10, 12, 13, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j), (a, b, c, d, e, f, g, h, i, j))
+FXT_S_(10, 11, 13, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j), (a, b, c, d, e, f, g, h, i, j))
+FXT_PI_(11, 13, 14, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k), (a, b, c, d, e, f, g, h, i, j, k))
+FXT_S_(11, 12, 14, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k), (a, b, c, d, e, f, g, h, i, j, k))
+FXT_PI_(12, 14, 15, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l), (a, b, c, d, e, f, g, h, i, j, k, l))
+FXT_S_(12, 13, 15, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l), (a, b, c, d, e, f, g, h, i, j, k, l))
+FXT_PI_(13, 15, 16, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m), (a, b, c, d, e, f, g, h, i, j, k, l, m))
+FXT_S_(13, 14, 16, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m), (a, b, c, d, e, f, g, h, i, j, k, l, m))
+FXT_PI_(14, 16, 17, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m, FXT_A_ n), (a, b, c, d, e, f, g, h, i, j, k, l, m, n))
+FXT_S_(14, 15, 17, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m, FXT_A_ n), (a, b, c, d, e, f, g, h, i, j, k, l, m, n))
+FXT_PI_(15, 17, 18, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f, FXT_A_ g, FXT_A_ h, FXT_A_ i, FXT_A_ j, FXT_A_ k, FXT_A_ l, FXT_A_ m, FXT_A_ n, FXT_A_ o), (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o))
+
+#define FXT_EVENT_(fam, type, ...) do {					\
+	static struct fxtrace_site fxt_site_ = FXT_SITE_C_(__VA_ARGS__);	\
 	if (fxt_event_check_(&fxt_site_))				\
-		FXT_WRITE_(&fxt_site_, type, trailing, end, ##__VA_ARGS__);	\
+		FXT_CALL_(fam, &fxt_site_, type, __VA_ARGS__);		\
 } while (0)
 
-/* True when events of category cat are recorded now: one load, as events. */
+/*
+ * True when events of category cat are recorded now: one load, as events.
+ * Its own name: an event's argument may hold it (-Wshadow).
+ */
 #define TRACE_ENABLED(cat) __extension__ ({				\
-	static struct fxtrace_site fxt_site_ = FXT_SITE_INIT(cat, "");	\
-	fxt_site_check(&fxt_site_);					\
+	static struct fxtrace_site fxt_esite_ = FXT_SITE_INIT(cat, "");	\
+	fxt_site_check(&fxt_esite_);					\
 })
 
-#define TRACE_INSTANT(cat, name, scope, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_INSTANT, 0, 0,			\
-		   fxt_arg_str("scope", scope), ##__VA_ARGS__)
-#define TRACE_COUNTER(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_COUNTER, (id), 0, ##__VA_ARGS__)
-#define TRACE_DURATION_BEGIN(cat, name, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_BEGIN, 0, 0, ##__VA_ARGS__)
-#define TRACE_DURATION_END(cat, name, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_END, 0, 0, ##__VA_ARGS__)
-/* A duration that started at start (a value of fxt_now()) and ends now. */
-#define TRACE_COMPLETE(cat, name, start, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_COMPLETE, 0, (start), ##__VA_ARGS__)
-#define TRACE_ASYNC_BEGIN(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_ASYNC_BEGIN, (id), 0, ##__VA_ARGS__)
-#define TRACE_ASYNC_INSTANT(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_ASYNC_INSTANT, (id), 0, ##__VA_ARGS__)
-#define TRACE_ASYNC_END(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_ASYNC_END, (id), 0, ##__VA_ARGS__)
-#define TRACE_FLOW_BEGIN(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_FLOW_BEGIN, (id), 0, ##__VA_ARGS__)
-#define TRACE_FLOW_STEP(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_FLOW_STEP, (id), 0, ##__VA_ARGS__)
-#define TRACE_FLOW_END(cat, name, id, ...)				\
-	FXT_EVENT_(cat, name, FXT_TYPE_FLOW_END, (id), 0, ##__VA_ARGS__)
+/* TRACE_INSTANT(cat, name, scope, args...): at most 14 arguments. */
+#define TRACE_INSTANT(...)						\
+	FXT_EVENT_(fxt_s, FXT_TYPE_INSTANT, __VA_ARGS__)
+/* TRACE_COUNTER(cat, name, id, args...) */
+#define TRACE_COUNTER(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_COUNTER, __VA_ARGS__)
+/* TRACE_DURATION_BEGIN(cat, name, args...) */
+#define TRACE_DURATION_BEGIN(...)					\
+	FXT_EVENT_(fxt_p, FXT_TYPE_BEGIN, __VA_ARGS__)
+/* TRACE_DURATION_END(cat, name, args...) */
+#define TRACE_DURATION_END(...)						\
+	FXT_EVENT_(fxt_p, FXT_TYPE_END, __VA_ARGS__)
+/*
+ * TRACE_COMPLETE(cat, name, start, args...): a duration that started at
+ * start (a value of fxt_now()) and ends now.
+ */
+#define TRACE_COMPLETE(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_COMPLETE, __VA_ARGS__)
+/* TRACE_ASYNC_BEGIN/INSTANT/END(cat, name, id, args...) */
+#define TRACE_ASYNC_BEGIN(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_ASYNC_BEGIN, __VA_ARGS__)
+#define TRACE_ASYNC_INSTANT(...)					\
+	FXT_EVENT_(fxt_i, FXT_TYPE_ASYNC_INSTANT, __VA_ARGS__)
+#define TRACE_ASYNC_END(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_ASYNC_END, __VA_ARGS__)
+/* TRACE_FLOW_BEGIN/STEP/END(cat, name, id, args...) */
+#define TRACE_FLOW_BEGIN(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_FLOW_BEGIN, __VA_ARGS__)
+#define TRACE_FLOW_STEP(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_FLOW_STEP, __VA_ARGS__)
+#define TRACE_FLOW_END(...)						\
+	FXT_EVENT_(fxt_i, FXT_TYPE_FLOW_END, __VA_ARGS__)
 
 /* A duration from here to the end of the enclosing scope. */
 struct fxt_scope {
@@ -737,39 +869,53 @@ static inline struct fxt_scope fxt_scope_of(struct fxtrace_site *site,
 	return s;
 }
 
-#define TRACE_DURATION(cat, name, ...)					\
+/* TRACE_DURATION(cat, name, args...) */
+#define TRACE_DURATION(...)						\
 	static struct fxtrace_site FXT_UNIQ(fxt_dsite_) =			\
-		FXT_SITE_INIT(cat, name);				\
+		FXT_SITE_C_(__VA_ARGS__);				\
 	__attribute__((cleanup(fxt_scope_end), unused))			\
 	struct fxt_scope FXT_UNIQ(fxt_scope_) =				\
 		fxt_event_check_(&FXT_UNIQ(fxt_dsite_)) ?		\
 		fxt_scope_of(&FXT_UNIQ(fxt_dsite_),			\
-			     FXT_WRITE_(&FXT_UNIQ(fxt_dsite_),		\
-					FXT_TYPE_BEGIN, 0, 0,		\
-					##__VA_ARGS__)) :		\
+			     FXT_CALL_(fxt_p, &FXT_UNIQ(fxt_dsite_),	\
+				       FXT_TYPE_BEGIN, __VA_ARGS__)) :	\
 		(struct fxt_scope){ NULL, 0 }
 
 #endif /* C */
 
 #else /* NTRACE */
 
+/*
+ * No code, and the arguments are not evaluated; they are still compiled,
+ * as the operand of sizeof, so that a variable only an event uses is not
+ * reported unused (and an argument that does not compile still fails).
+ */
+static inline int fxt_ntrace_(const char *cat, ...)
+{
+	(void)cat;
+	return 0;
+}
+#define FXT_NTRACE_(...) do {						\
+	(void)sizeof(fxt_ntrace_(__VA_ARGS__));				\
+} while (0)
+
 #ifdef __cplusplus
 #define TRACE_ENABLED(...)		false
 #else
 #define TRACE_ENABLED(cat)		0
 #endif
-#define TRACE_INSTANT(...)		do { } while (0)
-#define TRACE_COUNTER(...)		do { } while (0)
-#define TRACE_DURATION_BEGIN(...)	do { } while (0)
-#define TRACE_DURATION_END(...)		do { } while (0)
-#define TRACE_COMPLETE(...)		do { } while (0)
-#define TRACE_ASYNC_BEGIN(...)		do { } while (0)
-#define TRACE_ASYNC_INSTANT(...)	do { } while (0)
-#define TRACE_ASYNC_END(...)		do { } while (0)
-#define TRACE_FLOW_BEGIN(...)		do { } while (0)
-#define TRACE_FLOW_STEP(...)		do { } while (0)
-#define TRACE_FLOW_END(...)		do { } while (0)
-#define TRACE_DURATION(...)		do { } while (0)
+#define TRACE_INSTANT(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_COUNTER(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_DURATION_BEGIN(...)	FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_DURATION_END(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_COMPLETE(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_ASYNC_BEGIN(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_ASYNC_INSTANT(...)	FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_ASYNC_END(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_FLOW_BEGIN(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_FLOW_STEP(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_FLOW_END(...)		FXT_NTRACE_(__VA_ARGS__)
+#define TRACE_DURATION(...)		FXT_NTRACE_(__VA_ARGS__)
 
 #endif /* NTRACE */
 
@@ -787,7 +933,8 @@ void fxt_set_thread_name(const char *name);
 
 /*
  * Without the module: write every thread's buffer to this process's output
- * now (it is also written at exit).  Returns 0 or -errno.
+ * now (it is also written at exit).  Returns 0 or -errno (-EDEADLK from a
+ * signal handler that interrupted the library; it may be called from one).
  */
 int fxt_flush(void);
 
@@ -799,6 +946,10 @@ uint64_t fxt_process_lost(void);
 
 #ifdef __cplusplus
 }
+#endif
+
+#ifdef __cplusplus
+#pragma GCC diagnostic pop
 #endif
 
 #endif /* FXTRACE_TRACE_H */

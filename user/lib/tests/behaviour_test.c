@@ -19,9 +19,20 @@
  * - categories: FXTRACE_CATEGORIES entries are trimmed, empty and unused
  *   entries reported once;
  * - utf8: strings that are not UTF-8, and the 32,000-byte cut, come out
- *   valid;
+ *   valid, thread names too (each bad byte three bytes, cut to fit);
  * - attach: a thread that cannot get a buffer is counted, warned about
- *   once, and traced after its retry.
+ *   once, and traced after its retry;
+ * - bigrecord: string arguments too long together for one record (each
+ *   within 32,000 bytes) drop the event, inline or not, and never write a
+ *   record whose size field overflowed;
+ * - complete: a TRACE_COMPLETE start taken with fxt_now() before the
+ *   process's first event is on the clock the event is written with;
+ * - ctor: an event from the program's own constructor finds the library
+ *   set up (static link: its constructor runs first);
+ * - chdir: a relative FXTRACE_OUTPUT is where the process started, after
+ *   it changed directory, and for the programs it runs;
+ * - mappings: threads' buffers do not cost a mapping each;
+ * - flushsig: fxt_flush() from a signal handler that interrupted malloc.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -34,6 +45,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -315,6 +327,24 @@ static void *renamed_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A name of 60 bytes that are not UTF-8, set before and after the thread's
+ * first event: each byte becomes three, cut to the 63 the name holds.
+ */
+static void *bad_name_thread(void *arg)
+{
+	char name[61];
+
+	(void)arg;
+	memset(name, 0xff, 60);
+	name[60] = 0;
+	fxt_set_thread_name(name);
+	TRACE_INSTANT("app", "badly named", FXT_SCOPE_THREAD);
+	fxt_set_thread_name(name);
+	TRACE_INSTANT("app", "badly named", FXT_SCOPE_THREAD);
+	return NULL;
+}
+
 static int mode_utf8(void)
 {
 	static char big[32001];
@@ -328,6 +358,8 @@ static int mode_utf8(void)
 	TRACE_INSTANT("app", "name\xff", FXT_SCOPE_THREAD);
 	TRACE_INSTANT("app", "good", FXT_SCOPE_THREAD, FXT_ARG("s", "caf\xc3\xa9"));
 	pthread_create(&th, NULL, renamed_thread, NULL);
+	pthread_join(th, NULL);
+	pthread_create(&th, NULL, bad_name_thread, NULL);
 	pthread_join(th, NULL);
 	return 0;
 }
@@ -403,6 +435,181 @@ static int mode_retry(void)
 		TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
 	printf("tid %ld\nlost %llu\n", gettid_(),
 	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/*
+ * Two 20,000-byte ASCII strings: 5,000 words, more than a record's 4,095.
+ * The loop's later runs take the inline path; two 15,000-byte strings fit,
+ * and two of 16,100 (4,025 words: written out of line) too.
+ */
+static int mode_bigrecord(void)
+{
+	static char a[20001], b[20001];
+	int i;
+
+	memset(a, 'a', sizeof(a) - 1);
+	memset(b, 'b', sizeof(b) - 1);
+	TRACE_INSTANT("app", "before", FXT_SCOPE_THREAD);
+	for (i = 0; i < 3; i++)
+		TRACE_INSTANT("app", "two", FXT_SCOPE_THREAD, FXT_ARG("a", a),
+			      FXT_ARG("b", b));
+	for (i = 0; i < 3; i++)
+		TRACE_INSTANT("app", "fits", FXT_SCOPE_THREAD,
+			      FXT_STRN("a", a, 15000), FXT_STRN("b", b, 15000));
+	for (i = 0; i < 3; i++)
+		TRACE_INSTANT("app", "fits out of line", FXT_SCOPE_THREAD,
+			      FXT_STRN("a", a, 16100), FXT_STRN("b", b, 16100));
+	TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
+	printf("dropped %llu\n", (unsigned long long)fxt_thread_dropped());
+	return 0;
+}
+
+/*
+ * fxt_now() before the process's first event, for TRACE_COMPLETE: the
+ * start must be on the clock the event is written with (50 ms apart).
+ */
+static int mode_complete(void)
+{
+	uint64_t start = fxt_now();
+
+	usleep(50000);
+	TRACE_COMPLETE("app", "first", start);
+	start = fxt_now();
+	usleep(50000);
+	TRACE_COMPLETE("app", "second", start);
+	return 0;
+}
+
+/*
+ * A constructor of the program's own (as a C++ static object's is), run
+ * before main, emitting when BEHAVIOUR_CTOR_EVENT is set: libfxtrace.a's
+ * set-up must have run already (its clock is the same as without it).
+ */
+__attribute__((constructor)) static void program_constructor(void)
+{
+	if (getenv("BEHAVIOUR_CTOR_EVENT"))
+		TRACE_INSTANT("app", "constructor", FXT_SCOPE_THREAD);
+}
+
+static int mode_ctor(void)
+{
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	return 0;
+}
+
+/*
+ * Started with a relative FXTRACE_OUTPUT, the process moves to a
+ * subdirectory after its first event and runs a traced program there:
+ * the spool, the trace and the program's trace stay where it started.
+ */
+static int mode_chdir(void)
+{
+	int status;
+	pid_t leaf;
+
+	TRACE_INSTANT("app", "before", FXT_SCOPE_THREAD);
+	if (chdir("sub"))
+		return 1;
+	TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
+	fflush(stdout);
+	leaf = fork();
+	if (!leaf) {
+		execl(self_path, self_path, "leaf", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(leaf, &status, 0);
+	printf("leaf %d\n", (int)leaf);
+	return 0;
+}
+
+static int count_mappings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void *one_event(void *arg)
+{
+	TRACE_INSTANT("app", "short-lived", FXT_SCOPE_THREAD);
+	return arg;
+}
+
+/*
+ * 300 short-lived threads, each with a buffer (kept until exit): their
+ * regions of the spool must not cost a mapping each, or a process reaches
+ * vm.max_map_count (65,530) after about 32,000 threads in its life.
+ */
+static int mode_mappings(void)
+{
+	int i, before;
+	pthread_t th;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	before = count_mappings();
+	for (i = 0; i < 300; i++) {
+		pthread_create(&th, NULL, one_event, NULL);
+		pthread_join(th, NULL);
+	}
+	printf("mappings %d\nlost %llu\n", count_mappings() - before,
+	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+static volatile long flushes_ok, flushes_refused;
+static volatile int flushsig_stop;
+
+/* Re-armed after each flush: the loop always gets 1 ms to run. */
+static void flush_on_signal(int sig)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 1000 } };
+
+	(void)sig;
+	if (fxt_flush())
+		flushes_refused++;
+	else
+		flushes_ok++;
+	if (!flushsig_stop)
+		setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/*
+ * fxt_flush() from a signal handler (flush on SIGTERM, say) while the
+ * thread is in malloc: the flush must not use malloc itself.  A timer
+ * 1 ms after each flush, for 1 s of a malloc/free loop with events.
+ */
+static int mode_flushsig(void)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 1000 } };
+	struct timespec t0, t1;
+	void *p[16];
+	long ns;
+	int i;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	signal(SIGALRM, flush_on_signal);
+	setitimer(ITIMER_REAL, &it, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (i = 0; i < 16; i++)
+			p[i] = malloc(100 + (size_t)i * 1000);
+		for (i = 0; i < 16; i++)
+			free(p[i]);
+		TRACE_INSTANT("app", "loop", FXT_SCOPE_THREAD);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = (t1.tv_sec - t0.tv_sec) * 1000000000L +
+		     (t1.tv_nsec - t0.tv_nsec);
+	} while (ns < 1000000000L);
+	flushsig_stop = 1;
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("flushes %ld\nrefused %ld\n", flushes_ok, flushes_refused);
 	return 0;
 }
 
@@ -894,8 +1101,8 @@ static void test_utf8(void)
 	EXPECT_TRUE(tr.ok);
 	EXPECT_EQ(0, tr.errors);
 	EXPECT_EQ(0, tr.warnings);
-	EXPECT_EQ(5, tr.n);
-	tap_result("utf8: 5 events, no error or warning (%d, %llu, %llu)", tr.n,
+	EXPECT_EQ(7, tr.n);
+	tap_result("utf8: 7 events, no error or warning (%d, %llu, %llu)", tr.n,
 		   (unsigned long long)tr.errors, (unsigned long long)tr.warnings);
 	e = find(&tr, "bad");
 	if (EXPECT_TRUE(e)) {
@@ -920,6 +1127,11 @@ static void test_utf8(void)
 	}
 	tap_result("utf8: a thread with a non-UTF-8 comm is named (%d names)",
 		   tr.thread_names);
+	EXPECT_EQ(2, trace_count(&tr, 0, "badly named"));
+	EXPECT_CMP(tr.thread_names, >=, 4);
+	tap_result("utf8: a 60-byte non-UTF-8 fxt_set_thread_name() name, set "
+		   "before and after the first event (%d events, %d names)",
+		   trace_count(&tr, 0, "badly named"), tr.thread_names);
 	trace_free(&tr);
 	clean_dir();
 }
@@ -978,6 +1190,205 @@ static void test_attach(void)
 	clean_dir();
 }
 
+static void test_bigrecord(void)
+{
+	char out[4400];
+	const struct ev *e;
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "bigrecord.fxt");
+	r = run_mode("bigrecord", out, NULL, 30);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_TRUE(tr.ok);
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(0, tr.warnings);
+	tap_result("bigrecord: the trace decodes (%llu errors, %llu warnings)",
+		   (unsigned long long)tr.errors, (unsigned long long)tr.warnings);
+	EXPECT_EQ(0, trace_count(&tr, 0, "two"));
+	EXPECT_EQ(3, value(&r, "dropped"));
+	tap_result("bigrecord: 3 events of 40,000 bytes of strings dropped and "
+		   "counted (%ld)", value(&r, "dropped"));
+	EXPECT_EQ(3, trace_count(&tr, 0, "fits"));
+	e = find(&tr, "fits");
+	if (EXPECT_TRUE(e)) {
+		EXPECT_EQ(15000, e->arg_len[1]);
+		EXPECT_EQ(15000, e->arg_len[2]);
+	}
+	EXPECT_EQ(3, trace_count(&tr, 0, "fits out of line"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "before"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "after"));
+	tap_result("bigrecord: the events around them, 2 x 15,000 and 2 x 16,100 "
+		   "bytes kept (%d, %d)", trace_count(&tr, 0, "fits"),
+		   trace_count(&tr, 0, "fits out of line"));
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_complete(void)
+{
+	const struct ev *first, *second;
+	char out[4400];
+	struct trace tr;
+	struct run r;
+	int64_t d1 = -1, d2 = -1;
+
+	path_in(out, sizeof(out), "complete.fxt");
+	r = run_mode("complete", out, NULL, 30);
+	tr = trace_read(out);
+	first = find(&tr, "first");
+	second = find(&tr, "second");
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	if (EXPECT_TRUE(first && second)) {
+		d1 = first->end_ns - first->ts_ns;
+		d2 = second->end_ns - second->ts_ns;
+		/* 50 ms slept; the first also waits for the clock's calibration */
+		EXPECT_CMP(d1, >=, 50000000);
+		EXPECT_CMP(d1, <, 2000000000);
+		EXPECT_CMP(d2, >=, 50000000);
+		EXPECT_CMP(d2, <, 2000000000);
+	}
+	tap_result("complete: a start from fxt_now() before the first event is "
+		   "on the events' clock (%lld and %lld ns for 50 ms)",
+		   (long long)d1, (long long)d2);
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_ctor(void)
+{
+	static const char *const env[] = { "BEHAVIOUR_CTOR_EVENT=1", NULL };
+	uint64_t plain_tps, ctor_tps;
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "plain.fxt");
+	r = run_mode("ctor", out, NULL, 30);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	plain_tps = tr.ticks_per_second;
+	trace_free(&tr);
+	path_in(out, sizeof(out), "ctor.fxt");
+	r = run_mode("ctor", out, env, 30);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(1, trace_count(&tr, 0, "constructor"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "main"));
+	ctor_tps = tr.ticks_per_second;
+	/* The TSC (calibrated) or CLOCK_MONOTONIC (10^9) in both runs. */
+	EXPECT_EQ(plain_tps == 1000000000ULL, ctor_tps == 1000000000ULL);
+	tap_result("ctor: an event from a program constructor before main, "
+		   "after the library's set-up (%llu and %llu ticks/s)",
+		   (unsigned long long)plain_tps, (unsigned long long)ctor_tps);
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_chdir(void)
+{
+	char sub[4400], cwd[4096], out[4400], leaf_out[4400];
+	struct trace tr;
+	struct run r;
+	int in_sub = -1;
+	DIR *d;
+
+	path_in(sub, sizeof(sub), "sub");
+	mkdir(sub, 0700);
+	if (!getcwd(cwd, sizeof(cwd)) || chdir(dir)) {
+		tap_result("chdir: cannot enter %s", dir);
+		return;
+	}
+	r = run_mode("chdir", "chdir.fxt", NULL, 30);
+	if (chdir(cwd))
+		return;
+	path_in(out, sizeof(out), "chdir.fxt");
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(1, trace_count(&tr, 0, "before"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "after"));
+	EXPECT_EQ(0, spool_files());
+	trace_free(&tr);
+	snprintf(leaf_out, sizeof(leaf_out), "%s/chdir.fxt.%ld", dir,
+		 value(&r, "leaf"));
+	tr = trace_read(leaf_out);
+	EXPECT_EQ(100, trace_count(&tr, 0, "leaf"));
+	trace_free(&tr);
+	d = opendir(sub);
+	if (d) {
+		struct dirent *e;
+
+		in_sub = 0;
+		while ((e = readdir(d)))
+			in_sub += e->d_name[0] != '.';
+		closedir(d);
+	}
+	EXPECT_EQ(0, in_sub);
+	tap_result("chdir: a relative FXTRACE_OUTPUT stays where the process "
+		   "started (trace, no spool left, the exec'd program's trace; "
+		   "%d files in the new directory)", in_sub);
+	/* clean_dir() removes files only */
+	d = opendir(sub);
+	if (d) {
+		struct dirent *e;
+		char p[8900];
+
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				snprintf(p, sizeof(p), "%s/%s", sub, e->d_name);
+				unlink(p);
+			}
+		closedir(d);
+	}
+	rmdir(sub);
+	clean_dir();
+}
+
+static void test_mappings(void)
+{
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "mappings.fxt");
+	r = run_mode("mappings", out, NULL, 60);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(300, trace_count(&tr, 0, "short-lived"));
+	EXPECT_EQ(0, value(&r, "lost"));
+	EXPECT_CMP(value(&r, "mappings"), <, 30);
+	tap_result("mappings: 300 threads' buffers add %ld mappings, not one "
+		   "or two each (%d events)", value(&r, "mappings"),
+		   trace_count(&tr, 0, "short-lived"));
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_flushsig(void)
+{
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "flushsig.fxt");
+	r = run_mode("flushsig", out, NULL, 60);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_CMP(value(&r, "flushes"), >, 0);
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_CMP(trace_count(&tr, 0, "loop"), >, 0);
+	tap_result("flushsig: fxt_flush() in a signal handler that interrupts "
+		   "malloc (status %d, %ld flushes, %ld refused inside the "
+		   "library)", r.status, value(&r, "flushes"),
+		   value(&r, "refused"));
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -988,6 +1399,9 @@ int main(int argc, char **argv)
 		{ "flush", mode_flush },
 		{ "categories", mode_categories }, { "utf8", mode_utf8 },
 		{ "attach", mode_attach }, { "retry", mode_retry },
+		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
+		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
+		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1014,6 +1428,12 @@ int main(int argc, char **argv)
 	test_categories();
 	test_utf8();
 	test_attach();
+	test_bigrecord();
+	test_complete();
+	test_ctor();
+	test_chdir();
+	test_mappings();
+	test_flushsig();
 	rmdir(dir);
 	return tap_plan();
 }

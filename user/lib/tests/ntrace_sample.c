@@ -2,7 +2,9 @@
 /*
  * Every libfxtrace macro, compiled with NTRACE by ntrace_test.sh: the object
  * must hold no call and no reference to an fxtrace symbol, and arguments
- * with side effects must not be evaluated.
+ * with side effects must not be evaluated.  The tests compile it with
+ * -Wall -Wextra -Werror: variables that only events use must not be
+ * reported unused or set but not used.
  */
 #define NTRACE
 #include <fxtrace/trace.h>
@@ -30,6 +32,22 @@ int instrumented(int n)
 	TRACE_FLOW_END("app", "flow", side_effect());
 	if (TRACE_ENABLED("app"))
 		n += side_effect();
+	return n;
+}
+
+/* Locals only the events use: no -Wunused-(but-set-)variable. */
+int only_in_events(int n)
+{
+	int depth = n * 2;
+	const char *label = "label";
+	unsigned long long start;
+	double ratio;
+
+	start = (unsigned long long)n;
+	ratio = n / 3.0;
+	TRACE_DURATION("app", "scoped", FXT_ARG("depth", depth));
+	TRACE_INSTANT("app", "instant", FXT_SCOPE_THREAD, FXT_ARG("label", label));
+	TRACE_COMPLETE("app", "complete", start, FXT_ARG("ratio", ratio));
 	return n;
 }
 

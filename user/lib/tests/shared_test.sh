@@ -7,7 +7,7 @@
 # from it and write a well-formed trace; the library must export exactly the
 # functions and objects <fxtrace/trace.h> declares, all in the version node
 # of libfxtrace.map, each named fxt_*; an instrumented plugin may be
-# dlclose()d.  Prints TAP.  B (default build) is the build directory.
+# dlclose()d, and libfxtrace, loaded with it, stays.  Prints TAP.  B (default build) is the build directory.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -104,6 +104,54 @@ got=$(grep -oE 'plugin:work plugin arg=7|app:(after dlclose|new thread)' <<<"$ou
 	tr '\n' ',')
 result "$([[ $rc == 0 && $got == "plugin:work plugin arg=7,app:after dlclose,app:new thread," ]] &&
 	echo 0 || echo 1)" "its trace has the plugin's begin and both later instants (got: $got)"
+
+# A program that does not link libfxtrace loads it with a plugin, twice
+# (dlopen, events from two threads, dlclose): the library must stay
+# loaded (its thread-exit key destructor would otherwise point into an
+# unmapped library with the module), so the process writes one trace,
+# OUTPUT itself, with both rounds, and removes its spool.
+cat >"$tmp/loader.c" <<'EOF'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+
+static void (*work)(int);
+
+static void *thread(void *arg)
+{
+	work(100);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	void *h;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		h = argc > 1 ? dlopen(argv[1], RTLD_NOW) : NULL;
+		if (!h)
+			return 2;
+		*(void **)&work = dlsym(h, "plugin_work");
+		work(i);
+		if (pthread_create(&t, NULL, thread, NULL) || pthread_join(t, NULL))
+			return 3;
+		dlclose(h);
+	}
+	return 0;
+}
+EOF
+gcc -std=gnu11 -Wall -Wextra -Werror -o "$tmp/loader" "$tmp/loader.c" -ldl -lpthread
+rc=0
+out=$(LD_LIBRARY_PATH=$lib FXTRACE_OUTPUT=$tmp/l.fxt "$tmp/loader" "$tmp/plugin.so" 2>&1) ||
+	rc=$?
+result "$rc" "a program loads and unloads an instrumented plugin twice${out:+: $out}"
+files=$(cd "$tmp" && find . -maxdepth 1 -name 'l.fxt*' -printf '%f\n' | sort | tr '\n' ' ')
+works=$("$root/${B:-build}/bin/fxtrace" dump "$tmp/l.fxt" 2>/dev/null |
+	grep -c 'plugin:work plugin arg=')
+result "$([[ $files == "l.fxt " && $works == 4 ]] && echo 0 || echo 1)" \
+	"libfxtrace stays loaded: one trace with the 4 begins of both rounds (files: $files; begins: $works)"
 
 # The header's declarations: file-scope functions and extern objects, not
 # the static inline helpers.

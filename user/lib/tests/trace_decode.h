@@ -22,6 +22,7 @@ struct ev {
 	uint64_t arg_u64[4];
 	char arg_str[4][64];
 	uint32_t arg_len[4];
+	int64_t ts_ns, end_ns;		/* end_ns: duration complete */
 };
 
 struct trace {
@@ -32,6 +33,7 @@ struct trace {
 	char *bytes;			/* the file (strings point into it) */
 	size_t len;
 	int ok;				/* the file could be read */
+	uint64_t ticks_per_second;	/* of the last event's provider */
 };
 
 static inline void copy_str(char *dst, size_t cap, const struct fxt_string *s)
@@ -50,12 +52,15 @@ static inline int trace_collect(void *ctx, const struct fxt_record *rec)
 	if (rec->type != FXT_REC_EVENT)
 		return 0;
 	tr->ev = realloc(tr->ev, sizeof(*tr->ev) * (size_t)(tr->n + 1));
+	tr->ticks_per_second = rec->ticks_per_second;
 	e = &tr->ev[tr->n++];
 	memset(e, 0, sizeof(*e));
 	e->type = rec->subtype;
 	e->pid = rec->thread.pid;
 	e->tid = rec->thread.tid;
 	e->id = rec->id;
+	e->ts_ns = rec->has_ts && rec->ts_ns_valid ? rec->ts_ns : -1;
+	e->end_ns = rec->end_ts_ns_valid ? rec->end_ts_ns : -1;
 	copy_str(e->cat, sizeof(e->cat), &rec->category);
 	copy_str(e->name, sizeof(e->name), &rec->name);
 	e->nargs = rec->nargs;
