@@ -196,7 +196,7 @@ if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
 		kselftest_guest.sh)
 			tsc_tests+=("$test events_test fxtrace_test modes_test streaming_test") ;;
 		soak_test.sh | unwind_test.sh | list_test.sh | module_scopes_test.sh) ;;
-		pty_test.sh) ;;
+		pty_test.sh | robust_test.sh) ;;
 		*) tsc_tests+=("$test") ;;
 		esac
 	done

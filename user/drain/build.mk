@@ -59,6 +59,8 @@ GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \
 	user/drain/tests/soak_test.sh user/drain/tests/unwind_test.sh
 # -u from a terminal: the command's own pty (pty_harness.py plays root's).
 GUEST_TESTS += user/drain/tests/pty_test.sh
+# The output failing mid-session (ENOSPC, EFBIG, EPIPE), a FIFO read slowly.
+GUEST_TESTS += user/drain/tests/robust_test.sh
 
 # Preloaded by drain_test.sh: allocations fail once the session exists.
 $(B)/test/drain/fail_alloc.so: user/drain/tests/fail_alloc.c

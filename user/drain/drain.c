@@ -517,9 +517,15 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1);
-	/* A child that dies before its release must not kill us with SIGPIPE. */
+	/*
+	 * A child that dies before its release must not kill us with SIGPIPE,
+	 * nor an output that ends (a FIFO's reader gone, RLIMIT_FSIZE:
+	 * SIGXFSZ) leave the session orphaned: the write fails instead
+	 * (EPIPE, EFBIG), and the session ends with the file cut whole.
+	 */
 	blocked = mask;
 	sigaddset(&blocked, SIGPIPE);
+	sigaddset(&blocked, SIGXFSZ);
 	if (sigprocmask(SIG_BLOCK, &blocked, oldmask))
 		return -errno;
 	/* Non-blocking: io_uring then polls it instead of using io-wq. */
@@ -536,8 +542,10 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 			return -EIO;
 		d->child = spawn_held(&d->opt, &d->pty, oldmask, release);
 		if (d->child < 0) {
+			/* Its gate (a pipe: RLIMIT_NOFILE) or the fork. */
 			ret = -errno;
-			fprintf(stderr, "fxtrace-drain: fork: %s\n", strerror(-ret));
+			fprintf(stderr, "fxtrace-drain: cannot run %s: %s\n",
+				d->opt.command[0], strerror(-ret));
 			return ret;
 		}
 	}
@@ -574,12 +582,93 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	return init_session(d);
 }
 
+/*
+ * Tracing failed (the output is full, say) while the command runs: wait for
+ * it, as for a trace that worked, so that `fxtrace record -- make` returns
+ * when make has finished, and says how it ended.  SIGINT, SIGTERM and
+ * SIGHUP are passed on to a -u command, as while tracing; without -u they
+ * end the wait and leave the command running (a terminal's Ctrl-C reaches
+ * it directly).
+ */
+static void wait_command(struct drain *d)
+{
+	struct timespec second = { .tv_sec = 1 };
+	sigset_t mask;
+	siginfo_t si;
+	int status;
+	pid_t w;
+
+	fprintf(stderr, "fxtrace-drain: not tracing any more; waiting for %s (pid %d) to exit\n",
+		d->opt.command[0], (int)d->child);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	for (;;) {
+		w = waitpid(d->child, &status, WNOHANG);
+		if (w == d->child) {
+			d->child = 0;
+			d->child_status = status;
+			pty_command_done(&d->pty);
+			return;
+		}
+		if (w < 0 && errno != EINTR)
+			return;
+		/* A second at most: a SIGCHLD read by the loop is gone. */
+		if (sigtimedwait(&mask, &si, &second) < 0 ||
+		    si.si_signo == SIGCHLD)
+			continue;
+		if (d->opt.user_name) {
+			kill(d->child, si.si_signo);
+			continue;
+		}
+		fprintf(stderr, "fxtrace-drain: %s: left running (pid %d)\n",
+			strsignal(si.si_signo), (int)d->child);
+		return;
+	}
+}
+
 /* A command's wait status as a shell reports it. */
 static int exit_status(int status)
 {
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+/*
+ * A write of the output failed (a full disk, the file size limit, a pipe
+ * whose reader left): say so, naming the file, and leave a trace that is
+ * whole.  Nothing after the published flush mark was acknowledged, and a
+ * regular file is cut there, as `fxtrace recover` would: what remains
+ * passes `fxtrace check --strict` (shrinking a file needs no space).
+ */
+static void output_lost(struct drain *d)
+{
+	int err = -d->out_error;
+
+	fprintf(stderr, "fxtrace-drain: %s: cannot write at 0x%llx: %s%s; tracing stopped\n",
+		d->opt.out, (unsigned long long)d->out_error_offset,
+		strerror(err), err == EPIPE ? " (its reader is gone)" :
+			       err == EFBIG ? " (the file size limit, ulimit -f)" : "");
+	if (!d->write_inline)
+		return;
+	/* Its pages allocated ahead go too (tmpfs). */
+	d->reserve = false;
+	d->reserved = 0;
+	if (ftruncate(d->out_fd, (off_t)d->published)) {
+		fprintf(stderr, "fxtrace-drain: %s: cannot cut it at its flush mark 0x%llx: %s; 'fxtrace recover %s' does\n",
+			d->opt.out, (unsigned long long)d->published,
+			strerror(errno), d->opt.out);
+		return;
+	}
+	if (d->published)
+		fprintf(stderr, "fxtrace-drain: %s: cut at its flush mark, 0x%llx bytes: a whole trace of the saves written until then, without the rest of the session\n",
+			d->opt.out, (unsigned long long)d->published);
+	else
+		fprintf(stderr, "fxtrace-drain: %s: nothing of the trace could be written\n",
+			d->opt.out);
 }
 
 /*
@@ -600,7 +689,8 @@ static int trace(struct drain *d, int *release)
 	/* The window opens before the probes and Start: nothing is older. */
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
 	d->out.verbose = d->opt.verbose;
-	ret = output_magic(&d->out, &magic);
+	ret = d->write_inline ? output_magic(&d->out, &magic) :
+				output_magic_unmarked(&d->out, &magic);
 	if (!ret) {
 		queue_chunk(d, &magic, NULL, 0);
 		ret = d->error;
@@ -610,7 +700,10 @@ static int trace(struct drain *d, int *release)
 	if (!ret)
 		ret = d->error;
 	if (ret) {
-		fprintf(stderr, "fxtrace-drain: %s\n", strerror(-ret));
+		if (d->out_error)
+			output_lost(d);
+		else
+			fprintf(stderr, "fxtrace-drain: %s\n", strerror(-ret));
 		return ret;
 	}
 	submit_packet_read(d);
@@ -635,10 +728,12 @@ static int trace(struct drain *d, int *release)
 		*release = -1;
 	}
 	ret = run_loop(d);
+	if (d->out_error)
+		output_lost(d);
 	released = release_reserved(d);
 	if (!ret)
 		ret = released;
-	if (ret)
+	if (ret && !d->out_error)
 		fprintf(stderr, "fxtrace-drain: %s\n", strerror(-ret));
 	return ret;
 }
@@ -661,7 +756,6 @@ int main(int argc, char **argv)
 	d->packets_op.kind = OP_PACKETS;
 	d->signal_op.kind = OP_SIGNAL;
 	d->tick_op.kind = OP_TICK;
-	d->mark_op.kind = OP_FLUSH_MARK;
 	d->probes_op.kind = OP_PROBES;
 	d->tick.tv_sec = 1;
 	ret = setup(d, &oldmask, &release);
@@ -684,6 +778,8 @@ int main(int argc, char **argv)
 		/* A command never released exits 127 (spawn_held). */
 		close(release);
 		waitpid(d->child, NULL, 0);
+	} else if (ret && d->child > 0) {
+		wait_command(d);
 	}
 	/* Root's terminal back as it was, before the summary goes there. */
 	pty_end(&d->pty);

@@ -149,6 +149,11 @@ void output_window_ns(const struct output *o, uint64_t *lo_ns,
 
 /* The magic, flush mark and window records (flush_mark.h), the first chunk. */
 int output_magic(struct output *o, struct chunk *c);
+/*
+ * The magic alone, the first chunk of a stream: it cannot be rewritten, so
+ * it carries no mark (a trace written whole, as a snapshot is).
+ */
+int output_magic_unmarked(struct output *o, struct chunk *c);
 
 /* The state of buffer b (mapped), created on first use; NULL on ENOMEM. */
 struct drain_buffer *output_buffer(struct output *o,

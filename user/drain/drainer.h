@@ -22,7 +22,7 @@
 #define PACKETS_PER_READ 64
 
 enum op_kind {
-	OP_PACKETS, OP_SIGNAL, OP_WRITE, OP_ACK, OP_FLUSH_MARK, OP_TICK,
+	OP_PACKETS, OP_SIGNAL, OP_WRITE, OP_ACK, OP_TICK,
 	OP_PROBES,
 };
 
@@ -109,6 +109,12 @@ struct drain {
 	struct cmd_pty pty;		/* a -u command's terminal, if it has one */
 	enum drain_state state;
 	int error;			/* first fatal error, -errno */
+	/*
+	 * The first failed write of the output (ENOSPC, EFBIG, EPIPE, EIO):
+	 * -errno, and the offset it was to go to.  Also in error.
+	 */
+	int out_error;
+	uint64_t out_error_offset;
 	unsigned int inflight;		/* write, ack and mark SQEs not completed */
 	unsigned int live_ops;		/* write ops not freed */
 	bool progress;			/* live progress line on stderr */
@@ -117,8 +123,7 @@ struct drain {
 	struct op_queue acks;		/* below it, waiting for it to be published */
 	uint64_t flushed;		/* every byte below is written */
 	uint64_t published;		/* what the flush mark in the file says */
-	uint64_t publishing;		/* the flush mark being written */
-	bool mark_inflight;
+	bool stream_busy;		/* a write into the stream is on its way */
 	/* The flush mark and the session window after it, one write. */
 	__u64 mark[FLUSH_MARK_WORDS + WINDOW_MARK_WORDS];
 
@@ -145,7 +150,7 @@ struct drain {
 		uint64_t fill_ns_min;	/* between two requests; 0: none */
 	} timing[KIND_COUNT];
 
-	struct op packets_op, signal_op, tick_op, mark_op, probes_op;
+	struct op packets_op, signal_op, tick_op, probes_op;
 	struct fxtrace_packet packets[PACKETS_PER_READ];
 	struct signalfd_siginfo siginfo;
 	struct __kernel_timespec tick;
@@ -188,6 +193,8 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 		 const struct fxtrace_packet *save, uint64_t records);
 /* Until everything is written and acked, or a fatal error: d->error. */
 int run_loop(struct drain *d);
+/* A write of the output at offset failed with err (-errno): tracing ends. */
+void output_failed(struct drain *d, int err, uint64_t offset);
 /* Give back the pages allocated ahead and not written: 0, or -errno. */
 int release_reserved(struct drain *d);
 /* Write ops an error left behind. */

@@ -4,16 +4,18 @@
  * reads from the controller fd (the module completes them without an io-wq
  * thread), signalfd reads, BUFFER_SAVED acks, the probes' poll and the
  * progress tick.  A regular output file is written here with pwrite()
- * (write_all()); any other output through the ring, with the flush mark.
+ * (write_all()); any other output (a pipe, a FIFO, a device) through the
+ * ring, one write at a time, in order: a stream has no offsets, and a
+ * write cut short by a full pipe must be finished before the next begins.
  *
- * Ring writes complete out of order, so the drainer keeps the flush
- * watermark: the largest offset below which every write has completed.  It
- * publishes it in the file (flush_mark.h) and acknowledges a save only once
- * a published watermark covers the save's bytes (the ack linked,
- * IOSQE_IO_LINK, after the ring's write of that mark; submitted after
- * pwrite() returned for a regular file): a producer reuses a half only
- * when its records are in the file and would survive a kill of the drainer
- * (`fxtrace recover` cuts the file at the watermark).
+ * The drainer keeps the flush watermark: the largest offset below which
+ * every write has completed.  In a regular file it publishes it
+ * (flush_mark.h) and acknowledges a save only once a published watermark
+ * covers the save's bytes: a producer reuses a half only when its records
+ * are in the file and would survive a kill of the drainer (`fxtrace
+ * recover` cuts the file at the watermark).  A stream cannot be rewritten:
+ * it carries no mark, and a save is acknowledged once its bytes are
+ * written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,14 +81,6 @@ static void queue_push(struct op_queue *q, struct write_op *w)
 	q->tail = &w->next;
 }
 
-static void queue_push_front(struct op_queue *q, struct write_op *w)
-{
-	w->next = q->head;
-	if (!q->head)
-		q->tail = &w->next;
-	q->head = w;
-}
-
 static struct write_op *queue_pop(struct op_queue *q)
 {
 	struct write_op *w = q->head;
@@ -104,7 +98,7 @@ static void free_write_op(struct drain *d, struct write_op *w)
 	d->live_ops--;
 }
 
-/* The rest of w's chunk. */
+/* The rest of w's chunk, into the stream. */
 static void submit_write(struct drain *d, struct write_op *w)
 {
 	struct io_uring_sqe *sqe = get_sqe(d);
@@ -114,6 +108,21 @@ static void submit_write(struct drain *d, struct write_op *w)
 			    w->chunk.offset + w->done);
 	io_uring_sqe_set_data(sqe, &w->write);
 	d->inflight++;
+	d->stream_busy = true;
+}
+
+/*
+ * The next chunk into the stream, when none is on its way: two writes in
+ * flight to a full pipe would interleave (one cut short, the other
+ * written, then the first one's rest).  The first write op not written is
+ * the next in the stream: advance() pops those written.
+ */
+static void submit_next_write(struct drain *d)
+{
+	struct write_op *w = d->writes.head;
+
+	if (!d->stream_busy && !d->error && w && !w->written)
+		submit_write(d, w);
 }
 
 /*
@@ -139,6 +148,16 @@ static int write_all(struct drain *d, const void *data, size_t len,
 		offset += (uint64_t)n;
 	}
 	return 0;
+}
+
+void output_failed(struct drain *d, int err, uint64_t offset)
+{
+	if (!d->out_error) {
+		d->out_error = err;
+		d->out_error_offset = offset;
+	}
+	if (!d->error)
+		d->error = err;
 }
 
 uint64_t monotonic_ns(void)
@@ -178,63 +197,40 @@ static struct io_uring_sqe *submit_ack(struct drain *d, struct write_op *w)
 }
 
 /*
- * Publish the watermark if it has grown, with the acknowledgements of the
- * saves it covers linked after the mark's write: an ack runs only once a
- * mark covering its bytes is in the file.  A short or failed mark write
- * cancels them (they go with the next mark); between acks the links are
- * hard, so that an ack refused (its buffer released meanwhile) does not
- * cancel the others.  One mark write at a time, so that the mark in the
- * file never goes back.
+ * Publish the watermark if it has grown, then acknowledge the saves it
+ * covers: an ack goes out only once a mark covering its bytes is in the
+ * file.  A stream carries no mark: what is written is in it, in order.
  */
 static void publish(struct drain *d)
 {
-	unsigned int space, link = IOSQE_IO_LINK;
-	struct io_uring_sqe *sqe;
 	uint64_t lo_ns, hi_ns;
 	int ret;
 
-	/* Acks a published mark covers already: one cancelled with its mark. */
-	while (d->acks.head && d->acks.head->end <= d->published)
-		submit_ack(d, queue_pop(&d->acks));
-	if (d->mark_inflight || d->flushed <= d->published || d->error)
-		return;
-	flush_mark_write(d->mark, d->flushed);
-	output_window_ns(&d->out, &lo_ns, &hi_ns);
-	window_mark_write(d->mark + FLUSH_MARK_WORDS, lo_ns, hi_ns);
-	if (d->write_inline) {
-		/* The mark is in the file: its acks need no link. */
-		ret = write_all(d, d->mark, sizeof(d->mark), FLUSH_MARK_OFFSET);
-		if (ret) {
-			d->error = ret;
-			return;
+	if (d->flushed > d->published && !d->error) {
+		if (d->write_inline) {
+			flush_mark_write(d->mark, d->flushed);
+			output_window_ns(&d->out, &lo_ns, &hi_ns);
+			window_mark_write(d->mark + FLUSH_MARK_WORDS, lo_ns, hi_ns);
+			ret = write_all(d, d->mark, sizeof(d->mark),
+					FLUSH_MARK_OFFSET);
+			if (ret) {
+				output_failed(d, ret, FLUSH_MARK_OFFSET);
+				return;
+			}
 		}
 		d->published = d->flushed;
-		while (d->acks.head && d->acks.head->end <= d->published)
-			submit_ack(d, queue_pop(&d->acks));
-		/*
-		 * Now, not after the other saves of this batch: the producer
-		 * waits for it, and the other thread's save (filled at the
-		 * same rate) often came in the same read.
-		 */
-		io_uring_submit(&d->ring);
+	}
+	/* Acks a published mark covers (a save's empty chunk: already). */
+	if (!d->acks.head || d->acks.head->end > d->published)
 		return;
-	}
-	d->publishing = d->flushed;
-	d->mark_inflight = true;
-	/* A chain ends with its submission: link only what fits in this one. */
-	if (io_uring_sq_space_left(&d->ring) < 2)
-		io_uring_submit(&d->ring);
-	space = io_uring_sq_space_left(&d->ring);
-	sqe = get_sqe(d);
-	io_uring_prep_write(sqe, d->out_fd, d->mark, sizeof(d->mark),
-			    FLUSH_MARK_OFFSET);
-	io_uring_sqe_set_data(sqe, &d->mark_op);
-	d->inflight++;
-	while (--space && d->acks.head && d->acks.head->end <= d->publishing) {
-		sqe->flags |= link;
-		link = IOSQE_IO_HARDLINK;
-		sqe = submit_ack(d, queue_pop(&d->acks));
-	}
+	while (d->acks.head && d->acks.head->end <= d->published)
+		submit_ack(d, queue_pop(&d->acks));
+	/*
+	 * Now, not after the other saves of this batch: the producer
+	 * waits for it, and the other thread's save (filled at the
+	 * same rate) often came in the same read.
+	 */
+	io_uring_submit(&d->ring);
 }
 
 /* Move the watermark past the writes done, in file order. */
@@ -297,23 +293,24 @@ void queue_chunk(struct drain *d, struct chunk *chunk,
 	} else if (d->write_inline) {
 		ret = write_all(d, w->chunk.data, w->chunk.len, w->chunk.offset);
 		/* Failed: the watermark stays below it, and the loop ends. */
-		if (ret && !d->error)
-			d->error = ret;
+		if (ret)
+			output_failed(d, ret, w->chunk.offset);
 		w->written = !ret;
 		w->times.written = monotonic_ns();
-	} else {
-		submit_write(d, w);
 	}
 	advance(d);
+	if (!d->write_inline)
+		submit_next_write(d);
 }
 
 static void on_write(struct drain *d, struct write_op *w, int res)
 {
 	d->inflight--;
+	d->stream_busy = false;
 	if (res > 0)
 		w->done += (size_t)res;
-	else if (res != -EAGAIN && res != -EINTR && !d->error)
-		d->error = res ? res : -EIO;
+	else if (res != -EAGAIN && res != -EINTR)
+		output_failed(d, res ? res : -EIO, w->chunk.offset + w->done);
 	if (w->done < w->chunk.len) {
 		/* Short write: the rest again.  After an error it never is. */
 		if (!d->error)
@@ -323,18 +320,7 @@ static void on_write(struct drain *d, struct write_op *w, int res)
 	w->written = true;
 	w->times.written = monotonic_ns();
 	advance(d);
-}
-
-static void on_mark(struct drain *d, int res)
-{
-	d->inflight--;
-	d->mark_inflight = false;
-	if (res == (int)sizeof(d->mark))
-		d->published = d->publishing;
-	else if (res < 0 && res != -EAGAIN && res != -EINTR && !d->error)
-		d->error = res;
-	/* A short write is written again by publish(). */
-	publish(d);
+	submit_next_write(d);
 }
 
 static void on_ack(struct drain *d, struct write_op *w, int res)
@@ -342,12 +328,6 @@ static void on_ack(struct drain *d, struct write_op *w, int res)
 	struct drain_buffer *db;
 
 	d->inflight--;
-	if (res == -ECANCELED) {
-		/* Its mark's write was short or failed: the next mark takes it. */
-		queue_push_front(&d->acks, w);
-		publish(d);
-		return;
-	}
 	if (res < 0) {
 		db = output_find(&d->out, w->pkt.data32);
 		/* A buffer released meanwhile (and forgotten) needs no ack. */
@@ -403,9 +383,6 @@ static void on_cqe(struct drain *d, struct io_uring_cqe *cqe)
 		on_ack(d, (struct write_op *)((char *)op -
 					      offsetof(struct write_op, ack)),
 		       res);
-		return;
-	case OP_FLUSH_MARK:
-		on_mark(d, res);
 		return;
 	case OP_TICK:
 		if (d->progress)

@@ -241,6 +241,19 @@ int output_magic(struct output *o, struct chunk *c)
 	return 0;
 }
 
+int output_magic_unmarked(struct output *o, struct chunk *c)
+{
+	__u64 magic;
+	int ret = chunk_alloc(c, sizeof(magic));
+
+	if (ret)
+		return ret;
+	fxt_write_magic(&magic);
+	chunk_put(c, &magic, sizeof(magic));
+	output_place(o, c, 0);
+	return 0;
+}
+
 struct drain_buffer *output_find(struct output *o, uint32_t id)
 {
 	struct drain_buffer **p = fxt_map_get(&o->bufs, id, 0);

@@ -156,6 +156,7 @@ void summary(const struct drain *d)
 	struct kind_totals t;
 	struct timespec now;
 	double seconds, cpu;
+	uint64_t written;
 	size_t pos = 0;
 	unsigned int k;
 
@@ -168,13 +169,19 @@ void summary(const struct drain *d)
 	seconds = (double)(now.tv_sec - d->started.tv_sec) +
 		  (double)(now.tv_nsec - d->started.tv_nsec) / 1e9;
 	cpu = cpu_seconds() - d->cpu_at_start;
+	/*
+	 * After a failed write, what the file holds: a regular file is cut
+	 * at its flush mark, a stream got what was written in order.
+	 */
+	written = !d->out_error ? d->out.offset :
+		  d->write_inline ? d->published : d->flushed;
 	fprintf(stderr, "fxtrace-drain: %s session, %.3f s, %llu bytes written to %s\n",
 		mode_names[d->opt.mode], seconds,
-		(unsigned long long)d->out.offset, d->opt.out);
+		(unsigned long long)written, d->opt.out);
 	/* CPU use since Start: the cost of draining, not of loading probes. */
 	fprintf(stderr, "fxtrace-drain: %.3f s CPU (%.1f%% of one CPU), %.1f MB/s written\n",
 		cpu, seconds > 0 ? 100 * cpu / seconds : 0,
-		seconds > 0 ? (double)d->out.offset / seconds / 1e6 : 0);
+		seconds > 0 ? (double)written / seconds / 1e6 : 0);
 	for (k = 1; k < KIND_COUNT; k++) {
 		output_totals(&d->out, k, &t);
 		/* A producer's drop count is its own word: never the kernel's. */

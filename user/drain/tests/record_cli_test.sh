@@ -140,6 +140,14 @@ if [[ ! -e /dev/fxtrace ]]; then
 	result $? "stop without the module: exit 1 ($rc), says how to load it as record does"
 fi
 
+# ---- the command cannot be started ----------------------------------------------
+# Four fds: the signalfd takes the last, and the command's gate (a pipe)
+# fails; the message used to blame fork().
+got=$(ulimit -n 4 && exec "$bin/fxtrace-drain" -o /dev/null -- true 2>&1)
+rc=$?
+[[ $rc == 1 && $got == "fxtrace-drain: cannot run true: Too many open files" ]]
+result $? "fxtrace-drain with RLIMIT_NOFILE 4: exit 1 ($rc), names the command: $got"
+
 # ---- --version and --help -------------------------------------------------------
 abi=$(sed -n 's/^#define FXTRACE_ABI_MAJOR[[:space:]]*\([0-9]*\)$/\1/p' "$root/uapi/linux/fxtrace.h").$(sed -n 's/^#define FXTRACE_ABI_MINOR[[:space:]]*\([0-9]*\)$/\1/p' "$root/uapi/linux/fxtrace.h")
 [[ $("$bin/fxtrace" --version) == "fxtrace ABI $abi" ]]
