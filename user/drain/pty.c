@@ -9,6 +9,7 @@
  * nobody reads or writes any more: it cannot read what root types next
  * (passwords) nor write to root's terminal.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -261,6 +263,7 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 
 int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 {
+	struct stat st;
 	struct termios t;
 	struct winsize ws;
 	const char *what;
@@ -274,8 +277,10 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 	if (p->term < 0)
 		return 0;
 	what = "cannot read the terminal's settings";
-	if (tcgetattr(p->term, &p->saved) || ioctl(p->term, TIOCGWINSZ, &ws))
+	if (tcgetattr(p->term, &p->saved) || ioctl(p->term, TIOCGWINSZ, &ws) ||
+	    fstat(p->term, &st))
 		goto fail;
+	p->term_rdev = st.st_rdev;
 	/*
 	 * Typing is relayed only from the foreground: a background drainer
 	 * must not take the terminal's input or settings from the shell's
@@ -337,6 +342,53 @@ fail:
 	return -1;
 }
 
+/*
+ * Whether fd, in the command's child, is root's terminal: the same
+ * device, or /dev/tty opened by the drainer (bound to root's terminal
+ * when it was opened, whatever the controlling terminal is now).
+ */
+static bool roots_terminal(const struct cmd_pty *p, int fd)
+{
+	struct stat st;
+
+	if (fd == p->slave || !isatty(fd) || fstat(fd, &st) ||
+	    !S_ISCHR(st.st_mode))
+		return false;
+	return st.st_rdev == p->term_rdev || st.st_rdev == makedev(5, 0);
+}
+
+/*
+ * Root's terminal on another fd of the drainer's, not close-on-exec (a
+ * shell's exec 3<>/dev/tty, a launcher's leak): the pty there too, or a
+ * leftover would keep it.  0, or -1 with errno.
+ */
+static int attach_others(const struct cmd_pty *p)
+{
+	struct dirent *e;
+	DIR *dir = opendir("/proc/self/fd");
+	long fd, max;
+	int ret = 0;
+
+	if (!dir) {
+		/* No /proc: every fd that can be open. */
+		max = sysconf(_SC_OPEN_MAX);
+		for (fd = 3; fd < max && fd < (1L << 20); fd++)
+			if (roots_terminal(p, (int)fd) &&
+			    dup2(p->slave, (int)fd) < 0)
+				return -1;
+		return 0;
+	}
+	while (!ret && (e = readdir(dir))) {
+		fd = strtol(e->d_name, NULL, 10);
+		if (fd < 3 || fd == dirfd(dir) || !roots_terminal(p, (int)fd))
+			continue;
+		if (dup2(p->slave, (int)fd) < 0)
+			ret = -1;
+	}
+	closedir(dir);
+	return ret;
+}
+
 int pty_attach(const struct cmd_pty *p)
 {
 	int fd;
@@ -351,6 +403,8 @@ int pty_attach(const struct cmd_pty *p)
 	for (fd = 0; fd < 3; fd++)
 		if (p->on_tty[fd] && dup2(p->slave, fd) < 0)
 			return -1;
+	if (attach_others(p))
+		return -1;
 	if (p->slave > 2)
 		close(p->slave);
 	return 0;
