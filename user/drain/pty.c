@@ -129,7 +129,7 @@ static bool from_master(struct relay *r)
 		to_terminal(r, buf, (size_t)n);
 		return true;
 	}
-	/* EIO: no slave is open any more. */
+	/* EIO: no slave is open (the relay holds one: an error). */
 	if (n == 0 || (errno != EINTR && errno != EAGAIN))
 		r->master = -1;
 	return false;
@@ -172,16 +172,26 @@ static void resized(struct relay *r, const struct cmd_pty *p)
 		ioctl(r->master, TIOCSWINSZ, &ws);
 }
 
-/* Every fd but 0-2, a and b (the relay holds nothing else of the drainer). */
-static void close_others(int a, int b)
+/* Every fd but 0-2 and keep[0..n) (the relay holds nothing else of the drainer). */
+static void close_others(int *keep, int n)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	unsigned int from = 3;
+	int i, j, t;
 
-	if (lo > 3)
-		close_range(3, (unsigned int)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0);
-	close_range((unsigned int)hi + 1, ~0U, 0);
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned int)keep[i] > from)
+			close_range(from, (unsigned int)keep[i] - 1, 0);
+		from = (unsigned int)keep[i] + 1;
+	}
+	close_range(from, ~0U, 0);
 }
 
 /*
@@ -195,12 +205,19 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 	struct relay r = {
 		.master = p->master, .done = done, .in = -1, .out = -1,
 	};
+	/*
+	 * The slave too, while it relays: a command that closes its fds on
+	 * the pty (exec </dev/null with its output in a file) would hang the
+	 * master up (EIO), and what it then writes to /dev/tty (a password
+	 * prompt), or what root types (Ctrl-C), would not be relayed any more.
+	 */
+	int keep[3] = { p->master, done, p->slave };
 	struct pollfd pfd[4];
 	size_t copied = 0;
 	sigset_t mask;
 
 	prctl(PR_SET_NAME, "fxtrace-relay");
-	close_others(p->master, done);
+	close_others(keep, 3);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGWINCH);
 	r.sig = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -412,7 +429,7 @@ int pty_attach(const struct cmd_pty *p)
 
 void pty_forked(struct cmd_pty *p)
 {
-	/* Only the command holds the slave: its last close is its end. */
+	/* The command and the relay hold the slave: the relay's exit is its end. */
 	close_fd(&p->slave);
 }
 

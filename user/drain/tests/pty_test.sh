@@ -101,6 +101,24 @@ result $? "Ctrl-C typed on root's terminal ends the command (exit 130)"
 [[ $(cat "$d/termios") == same ]]
 result $? "after Ctrl-C: root's terminal settings are back as they were"
 
+# ---- a command that closes its fds on the pty, then opens /dev/tty ---------
+# record's output in a file, its stdin the terminal: the command's fd 0 is
+# its only fd on the pty; once it is closed the master was hung up (EIO)
+# and the relay stopped: a prompt on /dev/tty never showed, the answer and
+# Ctrl-C typed went nowhere.
+d=$userdir/closed
+# shellcheck disable=SC2016 # expanded by the inner shells
+harness closed --type 'prompt>=answer\r' --type 'got answer=\x03' --timeout 30 -- \
+	bash -c 'exec "$@" >"$0" 2>&1' "$userdir/closed.out" \
+	"$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'exec </dev/null >/dev/null 2>&1; sleep 1; echo "prompt>" >/dev/tty
+	read -r x </dev/tty; echo "got $x" >/dev/tty; exec sleep 30'
+sed 's/^/#   record: /' "$userdir/closed.out"
+grep -q 'got answer' "$d/screen"
+result $? "fds on the pty closed: a prompt on /dev/tty shows, the answer typed reaches it"
+[[ $(cat "$d/rc") == 130 && $(cat "$d/termios") == same ]]
+result $? "fds on the pty closed: Ctrl-C still ends the command (exit 130), settings back"
+
 # ---- the drainer stopped by SIGTERM, or killed -------------------------------
 for sig in TERM KILL; do
 	d=$userdir/sig$sig
