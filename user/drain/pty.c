@@ -105,10 +105,22 @@ static void to_terminal(struct relay *r, const char *buf, size_t len)
 {
 	ssize_t n;
 
+	struct pollfd pfd;
+
 	while (len && r->out >= 0) {
 		n = write(r->out, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
+		/*
+		 * Root's terminal non-blocking (a program before left it so:
+		 * the flag is the shell's too) and full: wait, as a blocking
+		 * write would, rather than drop the rest of the output.
+		 */
+		if (n < 0 && errno == EAGAIN) {
+			pfd = (struct pollfd){ .fd = r->out, .events = POLLOUT };
+			poll(&pfd, 1, -1);
+			continue;
+		}
 		/* Hung up: the rest is dropped, the command is not held. */
 		if (n <= 0) {
 			r->out = -1;

@@ -39,7 +39,7 @@ harness() {
 	python3 "$here/pty_harness.py" "$dir" "$@"
 	echo "# $(basename "$dir"): rc $(cat "$dir/rc"), terminal $(cat "$dir/tty")"
 	# awk ends the last line too: TAP lines start lines.
-	tr -d '\r' <"$dir/screen" | awk '{ print "#   screen: " $0 }'
+	tr -d '\r' <"$dir/screen" | head -n 40 | awk '{ print "#   screen: " $0 }'
 	tr -d '\r' <"$dir/after" | awk '{ print "#   after:  " $0 }'
 	[[ -e $dir/leftover ]] && sed 's/^/#   leftover /' "$dir/leftover"
 }
@@ -118,6 +118,21 @@ grep -q 'got answer' "$d/screen"
 result $? "fds on the pty closed: a prompt on /dev/tty shows, the answer typed reaches it"
 [[ $(cat "$d/rc") == 130 && $(cat "$d/termios") == same ]]
 result $? "fds on the pty closed: Ctrl-C still ends the command (exit 130), settings back"
+
+# ---- root's terminal non-blocking, a lot of output --------------------------
+# O_NONBLOCK on root's terminal (a program before left it set; the shell
+# shares it): the relay's write to a full terminal failed with EAGAIN and
+# the rest of the command's output was dropped.
+d=$userdir/nonblock
+harness nonblock --timeout 60 -- \
+	python3 -c 'import fcntl, os, sys
+fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK)
+os.execv(sys.argv[1], sys.argv[1:])' \
+	"$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'seq 200000; echo END-OF-OUTPUT'
+lines=$(tr -d '\r' <"$d/screen" | grep -c '^[0-9][0-9]*$')
+grep -q END-OF-OUTPUT "$d/screen" && ((lines == 200000))
+result $? "root's terminal non-blocking: all of a large output shows ($lines of 200000 lines)"
 
 # ---- the drainer stopped by SIGTERM, or killed -------------------------------
 for sig in TERM KILL; do
