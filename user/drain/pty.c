@@ -9,6 +9,7 @@
  * nobody reads or writes any more: it cannot read what root types next
  * (passwords) nor write to root's terminal.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -103,10 +105,22 @@ static void to_terminal(struct relay *r, const char *buf, size_t len)
 {
 	ssize_t n;
 
+	struct pollfd pfd;
+
 	while (len && r->out >= 0) {
 		n = write(r->out, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
+		/*
+		 * Root's terminal non-blocking (a program before left it so:
+		 * the flag is the shell's too) and full: wait, as a blocking
+		 * write would, rather than drop the rest of the output.
+		 */
+		if (n < 0 && errno == EAGAIN) {
+			pfd = (struct pollfd){ .fd = r->out, .events = POLLOUT };
+			poll(&pfd, 1, -1);
+			continue;
+		}
 		/* Hung up: the rest is dropped, the command is not held. */
 		if (n <= 0) {
 			r->out = -1;
@@ -127,7 +141,7 @@ static bool from_master(struct relay *r)
 		to_terminal(r, buf, (size_t)n);
 		return true;
 	}
-	/* EIO: no slave is open any more. */
+	/* EIO: no slave is open (the relay holds one: an error). */
 	if (n == 0 || (errno != EINTR && errno != EAGAIN))
 		r->master = -1;
 	return false;
@@ -170,16 +184,26 @@ static void resized(struct relay *r, const struct cmd_pty *p)
 		ioctl(r->master, TIOCSWINSZ, &ws);
 }
 
-/* Every fd but 0-2, a and b (the relay holds nothing else of the drainer). */
-static void close_others(int a, int b)
+/* Every fd but 0-2 and keep[0..n) (the relay holds nothing else of the drainer). */
+static void close_others(int *keep, int n)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	unsigned int from = 3;
+	int i, j, t;
 
-	if (lo > 3)
-		close_range(3, (unsigned int)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0);
-	close_range((unsigned int)hi + 1, ~0U, 0);
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned int)keep[i] > from)
+			close_range(from, (unsigned int)keep[i] - 1, 0);
+		from = (unsigned int)keep[i] + 1;
+	}
+	close_range(from, ~0U, 0);
 }
 
 /*
@@ -193,12 +217,19 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 	struct relay r = {
 		.master = p->master, .done = done, .in = -1, .out = -1,
 	};
+	/*
+	 * The slave too, while it relays: a command that closes its fds on
+	 * the pty (exec </dev/null with its output in a file) would hang the
+	 * master up (EIO), and what it then writes to /dev/tty (a password
+	 * prompt), or what root types (Ctrl-C), would not be relayed any more.
+	 */
+	int keep[3] = { p->master, done, p->slave };
 	struct pollfd pfd[4];
 	size_t copied = 0;
 	sigset_t mask;
 
 	prctl(PR_SET_NAME, "fxtrace-relay");
-	close_others(p->master, done);
+	close_others(keep, 3);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGWINCH);
 	r.sig = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -261,6 +292,7 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 
 int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 {
+	struct stat st;
 	struct termios t;
 	struct winsize ws;
 	const char *what;
@@ -274,8 +306,10 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 	if (p->term < 0)
 		return 0;
 	what = "cannot read the terminal's settings";
-	if (tcgetattr(p->term, &p->saved) || ioctl(p->term, TIOCGWINSZ, &ws))
+	if (tcgetattr(p->term, &p->saved) || ioctl(p->term, TIOCGWINSZ, &ws) ||
+	    fstat(p->term, &st))
 		goto fail;
+	p->term_rdev = st.st_rdev;
 	/*
 	 * Typing is relayed only from the foreground: a background drainer
 	 * must not take the terminal's input or settings from the shell's
@@ -337,6 +371,53 @@ fail:
 	return -1;
 }
 
+/*
+ * Whether fd, in the command's child, is root's terminal: the same
+ * device, or /dev/tty opened by the drainer (bound to root's terminal
+ * when it was opened, whatever the controlling terminal is now).
+ */
+static bool roots_terminal(const struct cmd_pty *p, int fd)
+{
+	struct stat st;
+
+	if (fd == p->slave || !isatty(fd) || fstat(fd, &st) ||
+	    !S_ISCHR(st.st_mode))
+		return false;
+	return st.st_rdev == p->term_rdev || st.st_rdev == makedev(5, 0);
+}
+
+/*
+ * Root's terminal on another fd of the drainer's, not close-on-exec (a
+ * shell's exec 3<>/dev/tty, a launcher's leak): the pty there too, or a
+ * leftover would keep it.  0, or -1 with errno.
+ */
+static int attach_others(const struct cmd_pty *p)
+{
+	struct dirent *e;
+	DIR *dir = opendir("/proc/self/fd");
+	long fd, max;
+	int ret = 0;
+
+	if (!dir) {
+		/* No /proc: every fd that can be open. */
+		max = sysconf(_SC_OPEN_MAX);
+		for (fd = 3; fd < max && fd < (1L << 20); fd++)
+			if (roots_terminal(p, (int)fd) &&
+			    dup2(p->slave, (int)fd) < 0)
+				return -1;
+		return 0;
+	}
+	while (!ret && (e = readdir(dir))) {
+		fd = strtol(e->d_name, NULL, 10);
+		if (fd < 3 || fd == dirfd(dir) || !roots_terminal(p, (int)fd))
+			continue;
+		if (dup2(p->slave, (int)fd) < 0)
+			ret = -1;
+	}
+	closedir(dir);
+	return ret;
+}
+
 int pty_attach(const struct cmd_pty *p)
 {
 	int fd;
@@ -351,6 +432,8 @@ int pty_attach(const struct cmd_pty *p)
 	for (fd = 0; fd < 3; fd++)
 		if (p->on_tty[fd] && dup2(p->slave, fd) < 0)
 			return -1;
+	if (attach_others(p))
+		return -1;
 	if (p->slave > 2)
 		close(p->slave);
 	return 0;
@@ -358,7 +441,7 @@ int pty_attach(const struct cmd_pty *p)
 
 void pty_forked(struct cmd_pty *p)
 {
-	/* Only the command holds the slave: its last close is its end. */
+	/* The command and the relay hold the slave: the relay's exit is its end. */
 	close_fd(&p->slave);
 }
 

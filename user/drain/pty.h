@@ -18,6 +18,7 @@ struct cmd_pty {
 	pid_t relay;		/* 0: none (or reaped) */
 	bool on_tty[3];		/* fds 0-2 of the drainer that are terminals */
 	int term;		/* the first of them: its settings and size */
+	dev_t term_rdev;	/* its device: on another fd, the pty instead */
 	bool raw;		/* it is made raw, and its typing relayed */
 	struct termios saved;	/* its settings, restored at the end */
 };
@@ -36,7 +37,8 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid);
 /*
  * In the command's child, after setsid(), before it drops root: the pty
  * becomes its controlling terminal and those of fds 0-2 that were
- * terminals.  0, or -1 with errno.
+ * terminals, and any other fd that was root's terminal (or /dev/tty).
+ * 0, or -1 with errno.
  */
 int pty_attach(const struct cmd_pty *p);
 

@@ -39,7 +39,7 @@ harness() {
 	python3 "$here/pty_harness.py" "$dir" "$@"
 	echo "# $(basename "$dir"): rc $(cat "$dir/rc"), terminal $(cat "$dir/tty")"
 	# awk ends the last line too: TAP lines start lines.
-	tr -d '\r' <"$dir/screen" | awk '{ print "#   screen: " $0 }'
+	tr -d '\r' <"$dir/screen" | head -n 40 | awk '{ print "#   screen: " $0 }'
 	tr -d '\r' <"$dir/after" | awk '{ print "#   after:  " $0 }'
 	[[ -e $dir/leftover ]] && sed 's/^/#   leftover /' "$dir/leftover"
 }
@@ -100,6 +100,39 @@ harness intr --type 'ready>=\x03' --timeout 20 -- \
 result $? "Ctrl-C typed on root's terminal ends the command (exit 130)"
 [[ $(cat "$d/termios") == same ]]
 result $? "after Ctrl-C: root's terminal settings are back as they were"
+
+# ---- a command that closes its fds on the pty, then opens /dev/tty ---------
+# record's output in a file, its stdin the terminal: the command's fd 0 is
+# its only fd on the pty; once it is closed the master was hung up (EIO)
+# and the relay stopped: a prompt on /dev/tty never showed, the answer and
+# Ctrl-C typed went nowhere.
+d=$userdir/closed
+# shellcheck disable=SC2016 # expanded by the inner shells
+harness closed --type 'prompt>=answer\r' --type 'got answer=\x03' --timeout 30 -- \
+	bash -c 'exec "$@" >"$0" 2>&1' "$userdir/closed.out" \
+	"$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'exec </dev/null >/dev/null 2>&1; sleep 1; echo "prompt>" >/dev/tty
+	read -r x </dev/tty; echo "got $x" >/dev/tty; exec sleep 30'
+sed 's/^/#   record: /' "$userdir/closed.out"
+grep -q 'got answer' "$d/screen"
+result $? "fds on the pty closed: a prompt on /dev/tty shows, the answer typed reaches it"
+[[ $(cat "$d/rc") == 130 && $(cat "$d/termios") == same ]]
+result $? "fds on the pty closed: Ctrl-C still ends the command (exit 130), settings back"
+
+# ---- root's terminal non-blocking, a lot of output --------------------------
+# O_NONBLOCK on root's terminal (a program before left it set; the shell
+# shares it): the relay's write to a full terminal failed with EAGAIN and
+# the rest of the command's output was dropped.
+d=$userdir/nonblock
+harness nonblock --timeout 60 -- \
+	python3 -c 'import fcntl, os, sys
+fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK)
+os.execv(sys.argv[1], sys.argv[1:])' \
+	"$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'seq 200000; echo END-OF-OUTPUT'
+lines=$(tr -d '\r' <"$d/screen" | grep -c '^[0-9][0-9]*$')
+grep -q END-OF-OUTPUT "$d/screen" && ((lines == 200000))
+result $? "root's terminal non-blocking: all of a large output shows ($lines of 200000 lines)"
 
 # ---- the drainer stopped by SIGTERM, or killed -------------------------------
 for sig in TERM KILL; do

@@ -69,7 +69,10 @@ result $? "no terminal among the drainer's fds: the command keeps them ($links)"
 
 # held NAME HARNESS-OPTIONS...: the drainer -u nobody on a terminal of
 # pty_harness.py's, its files in $out/NAME; the links of the held command's
-# fds 0-2 in $links.
+# fds 0-2 in $links, of its other fds in $others.  With $extra_fds set, the
+# drainer is started with root's terminal on fds 3 (as /dev/tty) and 4 (by
+# its name) too, not close-on-exec.
+extra_fds=
 held() {
 	local dir=$out/$1 child=
 	shift
@@ -77,12 +80,13 @@ held() {
 	# The stand-in /dev keeps /dev/pts (and ptmx) for the command's pty.
 	# shellcheck disable=SC2016 # the inner bash expands them
 	python3 "$here/pty_harness.py" "$dir" "$@" -- \
-		unshare -m bash -c 'mount --bind /dev/pts "$2" &&
+		unshare -m bash -c '[[ -z $3 ]] || exec 3<>/dev/tty 4<>"$(tty)"
+		mount --bind /dev/pts "$2" &&
 		mount -t tmpfs none /dev && mkdir /dev/pts &&
 		mount --move "$2" /dev/pts && ln -s pts/ptmx /dev/ptmx &&
 		touch /dev/fxtrace && mount --bind "$1" /dev/fxtrace &&
-		shift 2 && exec "$@"' \
-		_ "$out/fakedev" "$dir/pts" "$bin/fxtrace-drain" -q -u nobody \
+		shift 3 && exec "$@"' \
+		_ "$out/fakedev" "$dir/pts" "$extra_fds" "$bin/fxtrace-drain" -q -u nobody \
 		-o "$dir/hold.fifo" -- /bin/true &
 	local harness=$!
 	# As nobody, it has its fds (pty_attach() comes before setuid()).
@@ -94,9 +98,12 @@ held() {
 	links=
 	[[ -n $child ]] && links=$(readlink "/proc/$child/fd/0" "/proc/$child/fd/1" \
 		"/proc/$child/fd/2" | paste -sd ' ')
+	others=
+	[[ -n $child ]] && others=$(find "/proc/$child/fd" -mindepth 1 \
+		! -name 0 ! -name 1 ! -name 2 -printf '%l\n' 2>/dev/null | paste -sd ' ')
 	timeout 10 cat "$dir/hold.fifo" >/dev/null
 	wait "$harness"
-	echo "# $(basename "$dir"): terminal $(cat "$dir/tty"), the held command's fds: $links"
+	echo "# $(basename "$dir"): terminal $(cat "$dir/tty"), the held command's fds: $links; others: $others"
 	tr -d '\r' <"$dir/screen" | awk '{ print "#   screen: " $0 }'
 }
 
@@ -117,6 +124,17 @@ result $? "from a terminal: so does what the drainer prints"
 [[ $(cat "$out/tty/termios") == same ]]
 result $? "from a terminal: root's terminal settings are back as they were"
 sed 's/^/# /' "$out/tty/termios"
+
+# Root's terminal on other fds of the drainer (a shell's exec 3<>/dev/tty,
+# a launcher's leak): the command does not get it there either.
+extra_fds=1 held fds
+tty=$(cat "$out/fds/tty")
+read -r a b c <<<"$links"
+[[ $a =~ ^/dev/pts/[0-9]+$ && $a != "$tty" && $b == "$a" ]] &&
+	! grep -qw -e "$tty" -e /dev/tty <<<"$others"
+result $? "root's terminal on fds 3 and 4 of the drainer: no fd of the command is root's terminal ($links; $others)"
+[[ $(cat "$out/fds/termios") == same ]]
+result $? "root's terminal on fds 3 and 4: its settings are back as they were"
 
 held null --stdin-null
 tty=$(cat "$out/null/tty")
