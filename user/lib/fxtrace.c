@@ -988,7 +988,10 @@ static void *map_spool(off_t off, size_t size)
  * Disk blocks for the spool's bytes [off, off + len): a store into a hole
  * that the file system cannot fill is SIGBUS, which would kill the traced
  * program when its disk fills up.  A file system without fallocate()
- * (EOPNOTSUPP) leaves the spool sparse, as it was.  errno on failure.
+ * (EOPNOTSUPP), or a system call filter that refuses it (ENOSYS, EPERM:
+ * our own file, not immutable), leaves the spool sparse, as it was.  A
+ * signal caught during the call (EINTR: tmpfs, FUSE) is not a full disk:
+ * the call is made again.  errno on failure.
  */
 static int allocate(off_t off, off_t len)
 {
@@ -996,8 +999,10 @@ static int allocate(off_t off, off_t len)
 
 	if (rt.spool_sparse)
 		return 0;
-	err = fallocate(rt.spool_fd, 0, off, len) ? errno : 0;
-	if (err == EOPNOTSUPP) {
+	do
+		err = fallocate(rt.spool_fd, 0, off, len) ? errno : 0;
+	while (err == EINTR);
+	if (err == EOPNOTSUPP || err == ENOSYS || err == EPERM) {
 		rt.spool_sparse = true;
 		return 0;
 	}

@@ -613,6 +613,63 @@ static int mode_flushsig(void)
 	return 0;
 }
 
+/*
+ * The program's own fallocate() stands in for libc's (libfxtrace.a is
+ * linked statically): BEHAVIOUR_FALLOCATE=eintr fails every other call
+ * with EINTR, as a tmpfs or FUSE spool does when a signal arrives during
+ * it; =enosys and =eperm fail every call, as a system call filter
+ * (seccomp) that refuses it does.  Unset: the system call.
+ */
+int fallocate(int fd, int mode, off_t off, off_t len)
+{
+	static int calls;
+	const char *how = getenv("BEHAVIOUR_FALLOCATE");
+
+	if (how && !strcmp(how, "eintr") &&
+	    __atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED) % 2 == 0) {
+		errno = EINTR;
+		return -1;
+	}
+	if (how && (!strcmp(how, "enosys") || !strcmp(how, "eperm"))) {
+		errno = how[1] == 'n' ? ENOSYS : EPERM;
+		return -1;
+	}
+	return (int)syscall(SYS_fallocate, fd, mode, off, len);
+}
+
+static void *falloc_thread(void *arg)
+{
+	TRACE_INSTANT("app", "falloc-thread", FXT_SCOPE_THREAD);
+	return arg;
+}
+
+/*
+ * 2,000 events of 500 bytes (1 MiB: 16 of the rolling halves' 64 KiB
+ * allocation steps) and 20 threads' first events, under the fallocate()
+ * above: neither a signal during the call nor a refused call is a full
+ * disk, and no event may be dropped or lost for them.
+ */
+static int mode_fallocate(void)
+{
+	char s[501];
+	pthread_t th;
+	int i;
+
+	memset(s, 'f', sizeof(s) - 1);
+	s[sizeof(s) - 1] = 0;
+	for (i = 0; i < 2000; i++)
+		TRACE_INSTANT("app", "falloc", FXT_SCOPE_THREAD,
+			      FXT_ARG("s", s));
+	for (i = 0; i < 20; i++) {
+		pthread_create(&th, NULL, falloc_thread, NULL);
+		pthread_join(th, NULL);
+	}
+	printf("dropped %llu\nlost %llu\n",
+	       (unsigned long long)fxt_thread_dropped(),
+	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
 /* ---- the driver ------------------------------------------------------------ */
 
 struct run {
@@ -1389,6 +1446,40 @@ static void test_flushsig(void)
 	clean_dir();
 }
 
+static void test_fallocate(void)
+{
+	static const char *const how[] = { "BEHAVIOUR_FALLOCATE=eintr",
+					    "BEHAVIOUR_FALLOCATE=enosys",
+					    "BEHAVIOUR_FALLOCATE=eperm" };
+	static const char *const size = "FXTRACE_BUFFER_SIZE=4M";
+	const char *env[3];
+	char out[4400];
+	struct trace tr;
+	struct run r;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+		env[0] = how[i];
+		env[1] = size;
+		env[2] = NULL;
+		path_in(out, sizeof(out), "falloc.fxt");
+		r = run_mode("fallocate", out, env, 60);
+		tr = trace_read(out);
+		EXPECT_TRUE(exited_ok(&r));
+		EXPECT_EQ(0, tr.errors);
+		EXPECT_EQ(0, value(&r, "dropped"));
+		EXPECT_EQ(0, value(&r, "lost"));
+		EXPECT_EQ(2000, trace_count(&tr, 0, "falloc"));
+		EXPECT_EQ(20, trace_count(&tr, 0, "falloc-thread"));
+		tap_result("fallocate: %s is not a full disk (%d events, "
+			   "%ld dropped, %ld lost)", how[i] + 20,
+			   trace_count(&tr, 0, "falloc"), value(&r, "dropped"),
+			   value(&r, "lost"));
+		trace_free(&tr);
+		clean_dir();
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1402,6 +1493,7 @@ int main(int argc, char **argv)
 		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
 		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
 		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
+		{ "fallocate", mode_fallocate },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1434,6 +1526,7 @@ int main(int argc, char **argv)
 	test_chdir();
 	test_mappings();
 	test_flushsig();
+	test_fallocate();
 	rmdir(dir);
 	return tap_plan();
 }
