@@ -141,6 +141,7 @@ static struct {
 	char *spool_base;
 	bool spool_base_failed;
 	bool spool_sparse;		/* no fallocate() there: holes stay */
+	bool loaded;			/* set_up() done */
 	__u32 next_provider;
 	const struct fxtrace_session_page *page;
 	const volatile unsigned char *enable_table;
@@ -451,10 +452,19 @@ static void absolute_output(void)
 		setenv("FXTRACE_OUTPUT", path, 1);
 }
 
-__attribute__((constructor(101))) static void load(void)
+/*
+ * Once, under rt.lock: from load(), or from configure() when an event
+ * comes first.  Priority 101 is the first a program may use, not one
+ * before it: a constructor of the program's at 101 too (a C++ object's
+ * init_priority(101)), linked before the library, runs before load().
+ */
+static void set_up(void)
 {
 	char pid[16];
 
+	if (rt.loaded)
+		return;
+	rt.loaded = true;
 	pthread_atfork(NULL, NULL, child_after_fork);
 	pthread_key_create(&rt.exit_key, thread_exit);
 	rt.tsc = tsc_invariant();
@@ -468,14 +478,23 @@ __attribute__((constructor(101))) static void load(void)
 	}
 }
 
+__attribute__((constructor(101))) static void load(void)
+{
+	lock();
+	set_up();
+	unlock();
+}
+
 /* Once, under rt.lock: initialize() marks it done when it is. */
 static void configure(void)
 {
-	const char *out = secure_getenv("FXTRACE_OUTPUT");
-	const char *cats = secure_getenv("FXTRACE_CATEGORIES");
-	const char *mode = secure_getenv("FXTRACE_MODE");
-	const char *size = secure_getenv("FXTRACE_BUFFER_SIZE");
+	const char *out, *cats, *mode, *size;
 
+	set_up();	/* an event before load(): FXTRACE_OUTPUT absolute */
+	out = secure_getenv("FXTRACE_OUTPUT");
+	cats = secure_getenv("FXTRACE_CATEGORIES");
+	mode = secure_getenv("FXTRACE_MODE");
+	size = secure_getenv("FXTRACE_BUFFER_SIZE");
 	if (!out && getenv("FXTRACE_OUTPUT"))
 		warn("FXTRACE_OUTPUT is ignored in a setuid, setgid or "
 		     "file-capability program");

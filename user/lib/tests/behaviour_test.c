@@ -492,6 +492,18 @@ __attribute__((constructor)) static void program_constructor(void)
 		TRACE_INSTANT("app", "constructor", FXT_SCOPE_THREAD);
 }
 
+/*
+ * The same at the library's own priority, 101 (a C++ static object with
+ * init_priority(101) is one): linked before libfxtrace.a, it runs before
+ * the library's constructor, and its event must still find the library
+ * set up as it would be (BEHAVIOUR_CTOR101_EVENT).
+ */
+__attribute__((constructor(101))) static void program_constructor_101(void)
+{
+	if (getenv("BEHAVIOUR_CTOR101_EVENT"))
+		TRACE_INSTANT("app", "constructor-101", FXT_SCOPE_THREAD);
+}
+
 static int mode_ctor(void)
 {
 	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
@@ -1345,7 +1357,11 @@ static void test_ctor(void)
 	clean_dir();
 }
 
-static void test_chdir(void)
+/*
+ * env: none, or a constructor's event before the library's (priority
+ * 101, as ours): a relative output is made absolute all the same.
+ */
+static void test_chdir_env(const char *const *env)
 {
 	char sub[4400], cwd[4096], out[4400], leaf_out[4400];
 	struct trace tr;
@@ -1359,7 +1375,7 @@ static void test_chdir(void)
 		tap_result("chdir: cannot enter %s", dir);
 		return;
 	}
-	r = run_mode("chdir", "chdir.fxt", NULL, 30);
+	r = run_mode("chdir", "chdir.fxt", env, 30);
 	if (chdir(cwd))
 		return;
 	path_in(out, sizeof(out), "chdir.fxt");
@@ -1367,6 +1383,7 @@ static void test_chdir(void)
 	EXPECT_TRUE(exited_ok(&r));
 	EXPECT_EQ(1, trace_count(&tr, 0, "before"));
 	EXPECT_EQ(1, trace_count(&tr, 0, "after"));
+	EXPECT_EQ(env ? 1 : 0, trace_count(&tr, 0, "constructor-101"));
 	EXPECT_EQ(0, spool_files());
 	trace_free(&tr);
 	snprintf(leaf_out, sizeof(leaf_out), "%s/chdir.fxt.%ld", dir,
@@ -1386,7 +1403,9 @@ static void test_chdir(void)
 	EXPECT_EQ(0, in_sub);
 	tap_result("chdir: a relative FXTRACE_OUTPUT stays where the process "
 		   "started (trace, no spool left, the exec'd program's trace; "
-		   "%d files in the new directory)", in_sub);
+		   "%d files in the new directory)%s", in_sub,
+		   env ? ", with an event from a constructor that runs "
+			 "before the library's" : "");
 	/* clean_dir() removes files only */
 	d = opendir(sub);
 	if (d) {
@@ -1402,6 +1421,15 @@ static void test_chdir(void)
 	}
 	rmdir(sub);
 	clean_dir();
+}
+
+static void test_chdir(void)
+{
+	static const char *const ctor101[] = { "BEHAVIOUR_CTOR101_EVENT=1",
+					       NULL };
+
+	test_chdir_env(NULL);
+	test_chdir_env(ctor101);
 }
 
 static void test_mappings(void)
