@@ -626,6 +626,33 @@ static int mode_flushsig(void)
 }
 
 /*
+ * A program that limits its own address space after its first event
+ * (setrlimit(RLIMIT_AS), 4 GiB): the spool's reserved address space
+ * counts against the limit, and must leave the program its memory
+ * (a 256 MiB allocation), and still take 40 more threads' buffers.
+ */
+static int mode_rlimit(void)
+{
+	struct rlimit rl = { 4ULL << 30, 4ULL << 30 };
+	pthread_t th;
+	void *p;
+	int i;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	if (setrlimit(RLIMIT_AS, &rl))
+		return 1;
+	p = malloc(256 << 20);
+	printf("malloc %d\n", p != NULL);
+	free(p);
+	for (i = 0; i < 40; i++) {
+		pthread_create(&th, NULL, one_event, NULL);
+		pthread_join(th, NULL);
+	}
+	printf("lost %llu\n", (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/*
  * The program's own fallocate() stands in for libc's (libfxtrace.a is
  * linked statically): BEHAVIOUR_FALLOCATE=eintr fails every other call
  * with EINTR, as a tmpfs or FUSE spool does when a signal arrives during
@@ -1474,6 +1501,27 @@ static void test_flushsig(void)
 	clean_dir();
 }
 
+static void test_rlimit(void)
+{
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "rlimit.fxt");
+	r = run_mode("rlimit", out, NULL, 60);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(1, value(&r, "malloc"));
+	EXPECT_EQ(0, value(&r, "lost"));
+	EXPECT_EQ(40, trace_count(&tr, 0, "short-lived"));
+	tap_result("rlimit: RLIMIT_AS lowered after the first event leaves the "
+		   "program its memory (malloc %ld, %d threads' events)",
+		   value(&r, "malloc"), trace_count(&tr, 0, "short-lived"));
+	trace_free(&tr);
+	clean_dir();
+}
+
 static void test_fallocate(void)
 {
 	static const char *const how[] = { "BEHAVIOUR_FALLOCATE=eintr",
@@ -1521,7 +1569,7 @@ int main(int argc, char **argv)
 		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
 		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
 		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
-		{ "fallocate", mode_fallocate },
+		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1555,6 +1603,7 @@ int main(int argc, char **argv)
 	test_mappings();
 	test_flushsig();
 	test_fallocate();
+	test_rlimit();
 	rmdir(dir);
 	return tap_plan();
 }
