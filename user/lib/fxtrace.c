@@ -133,14 +133,20 @@ static struct {
 	off_t spool_size;
 	/*
 	 * Address space reserved for the spool's regions, each mapped at its
-	 * file offset in it, so that the kernel merges them into one mapping
-	 * (one per thread would reach vm.max_map_count, 65,530, at about
-	 * 32,000 threads over the process's life).  NULL: not reserved yet,
-	 * or not possible (32-bit, RLIMIT_AS): one mapping per region.
+	 * place in it, so that the kernel merges them into one mapping (one
+	 * per thread would reach vm.max_map_count, 65,530, at about 32,000
+	 * threads over the process's life).  Reserved as needed, twice the
+	 * last each time (the last's unused end given back): PROT_NONE
+	 * still counts against RLIMIT_AS, which the program may lower after
+	 * its first event.  NULL: not reserved yet, or not possible (32-bit,
+	 * RLIMIT_AS): one mapping per region.
 	 */
 	char *spool_base;
+	size_t spool_reserve;		/* its bytes */
+	off_t spool_base_off;		/* the spool offset mapped at spool_base */
 	bool spool_base_failed;
 	bool spool_sparse;		/* no fallocate() there: holes stay */
+	bool loaded;			/* set_up() done */
 	__u32 next_provider;
 	const struct fxtrace_session_page *page;
 	const volatile unsigned char *enable_table;
@@ -451,10 +457,19 @@ static void absolute_output(void)
 		setenv("FXTRACE_OUTPUT", path, 1);
 }
 
-__attribute__((constructor(101))) static void load(void)
+/*
+ * Once, under rt.lock: from load(), or from configure() when an event
+ * comes first.  Priority 101 is the first a program may use, not one
+ * before it: a constructor of the program's at 101 too (a C++ object's
+ * init_priority(101)), linked before the library, runs before load().
+ */
+static void set_up(void)
 {
 	char pid[16];
 
+	if (rt.loaded)
+		return;
+	rt.loaded = true;
 	pthread_atfork(NULL, NULL, child_after_fork);
 	pthread_key_create(&rt.exit_key, thread_exit);
 	rt.tsc = tsc_invariant();
@@ -468,14 +483,23 @@ __attribute__((constructor(101))) static void load(void)
 	}
 }
 
+__attribute__((constructor(101))) static void load(void)
+{
+	lock();
+	set_up();
+	unlock();
+}
+
 /* Once, under rt.lock: initialize() marks it done when it is. */
 static void configure(void)
 {
-	const char *out = secure_getenv("FXTRACE_OUTPUT");
-	const char *cats = secure_getenv("FXTRACE_CATEGORIES");
-	const char *mode = secure_getenv("FXTRACE_MODE");
-	const char *size = secure_getenv("FXTRACE_BUFFER_SIZE");
+	const char *out, *cats, *mode, *size;
 
+	set_up();	/* an event before load(): FXTRACE_OUTPUT absolute */
+	out = secure_getenv("FXTRACE_OUTPUT");
+	cats = secure_getenv("FXTRACE_CATEGORIES");
+	mode = secure_getenv("FXTRACE_MODE");
+	size = secure_getenv("FXTRACE_BUFFER_SIZE");
 	if (!out && getenv("FXTRACE_OUTPUT"))
 		warn("FXTRACE_OUTPUT is ignored in a setuid, setgid or "
 		     "file-capability program");
@@ -962,24 +986,42 @@ static void map_parts(struct tbuf *t, void *map)
 	t->half[1] = t->half[0] + t->half_cap;
 }
 
-#define SPOOL_RESERVE	((size_t)1 << (sizeof(size_t) > 4 ? 40 : 0))	/* 1 TiB */
+#define SPOOL_FIRST_REGIONS	16	/* the first reservation's regions */
 
 /* The spool's bytes [off, off + size) mapped; under rt.lock. */
 static void *map_spool(off_t off, size_t size)
 {
+	size_t used, want;
 	void *m;
 
-	if (sizeof(size_t) > 4 && !rt.spool_base && !rt.spool_base_failed) {
-		m = mmap(NULL, SPOOL_RESERVE, PROT_NONE,
+	if (sizeof(size_t) > 4 && !rt.spool_base_failed &&
+	    (!rt.spool_base ||
+	     (size_t)(off - rt.spool_base_off) + size > rt.spool_reserve)) {
+		want = rt.spool_base ? rt.spool_reserve * 2 :
+				       SPOOL_FIRST_REGIONS * size;
+		if (want < size)
+			want = size;
+		m = mmap(NULL, want, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (m == MAP_FAILED)
+		if (m == MAP_FAILED) {
 			rt.spool_base_failed = true;
-		else
+		} else {
+			if (rt.spool_base) {
+				/* Regions up to off: its end is unused. */
+				used = (size_t)(off - rt.spool_base_off);
+				munmap(rt.spool_base + used,
+				       rt.spool_reserve - used);
+			}
 			rt.spool_base = m;
+			rt.spool_reserve = want;
+			rt.spool_base_off = off;
+		}
 	}
-	if (rt.spool_base && (size_t)off + size <= SPOOL_RESERVE)
-		return mmap(rt.spool_base + off, size, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_FIXED, rt.spool_fd, off);
+	if (rt.spool_base &&
+	    (size_t)(off - rt.spool_base_off) + size <= rt.spool_reserve)
+		return mmap(rt.spool_base + (off - rt.spool_base_off), size,
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			    rt.spool_fd, off);
 	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    rt.spool_fd, off);
 }
@@ -988,7 +1030,10 @@ static void *map_spool(off_t off, size_t size)
  * Disk blocks for the spool's bytes [off, off + len): a store into a hole
  * that the file system cannot fill is SIGBUS, which would kill the traced
  * program when its disk fills up.  A file system without fallocate()
- * (EOPNOTSUPP) leaves the spool sparse, as it was.  errno on failure.
+ * (EOPNOTSUPP), or a system call filter that refuses it (ENOSYS, EPERM:
+ * our own file, not immutable), leaves the spool sparse, as it was.  A
+ * signal caught during the call (EINTR: tmpfs, FUSE) is not a full disk:
+ * the call is made again.  errno on failure.
  */
 static int allocate(off_t off, off_t len)
 {
@@ -996,8 +1041,10 @@ static int allocate(off_t off, off_t len)
 
 	if (rt.spool_sparse)
 		return 0;
-	err = fallocate(rt.spool_fd, 0, off, len) ? errno : 0;
-	if (err == EOPNOTSUPP) {
+	do
+		err = fallocate(rt.spool_fd, 0, off, len) ? errno : 0;
+	while (err == EINTR);
+	if (err == EOPNOTSUPP || err == ENOSYS || err == EPERM) {
 		rt.spool_sparse = true;
 		return 0;
 	}
@@ -1318,15 +1365,16 @@ static void child_after_fork(void)
 	for (t = rt.threads; t; t = next) {
 		next = t->next;
 		if (!rt.spool_base || (char *)t->map < rt.spool_base ||
-		    (char *)t->map >= rt.spool_base + SPOOL_RESERVE)
+		    (char *)t->map >= rt.spool_base + rt.spool_reserve)
 			munmap(t->map, t->map_size);
 		free_tbuf(t);
 	}
 	rt.threads = NULL;
 	if (rt.spool_base) {
 		/* The parent's regions and the rest of the reservation. */
-		munmap(rt.spool_base, SPOOL_RESERVE);
+		munmap(rt.spool_base, rt.spool_reserve);
 		rt.spool_base = NULL;
+		rt.spool_reserve = 0;
 	}
 	rt.spool_base_failed = false;
 	if (rt.module) {

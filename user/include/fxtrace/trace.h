@@ -887,8 +887,12 @@ static inline struct fxt_scope fxt_scope_of(struct fxtrace_site *site,
 
 /*
  * No code, and the arguments are not evaluated; they are still compiled,
- * as the operand of sizeof, so that a variable only an event uses is not
+ * in a branch never taken (which the compilers drop even at -O0), so
+ * that a variable or a static function only an event uses is not
  * reported unused (and an argument that does not compile still fails).
+ * Not the operand of sizeof: clang reports a static that only such an
+ * operand uses as "not needed" (-Wunneeded-internal-declaration), and
+ * C++ before C++20 refuses a lambda expression there.
  */
 static inline int fxt_ntrace_(const char *cat, ...)
 {
@@ -896,7 +900,8 @@ static inline int fxt_ntrace_(const char *cat, ...)
 	return 0;
 }
 #define FXT_NTRACE_(...) do {						\
-	(void)sizeof(fxt_ntrace_(__VA_ARGS__));				\
+	if (0)								\
+		(void)fxt_ntrace_(__VA_ARGS__);				\
 } while (0)
 
 #ifdef __cplusplus

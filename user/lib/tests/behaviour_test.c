@@ -492,6 +492,18 @@ __attribute__((constructor)) static void program_constructor(void)
 		TRACE_INSTANT("app", "constructor", FXT_SCOPE_THREAD);
 }
 
+/*
+ * The same at the library's own priority, 101 (a C++ static object with
+ * init_priority(101) is one): linked before libfxtrace.a, it runs before
+ * the library's constructor, and its event must still find the library
+ * set up as it would be (BEHAVIOUR_CTOR101_EVENT).
+ */
+__attribute__((constructor(101))) static void program_constructor_101(void)
+{
+	if (getenv("BEHAVIOUR_CTOR101_EVENT"))
+		TRACE_INSTANT("app", "constructor-101", FXT_SCOPE_THREAD);
+}
+
 static int mode_ctor(void)
 {
 	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
@@ -610,6 +622,90 @@ static int mode_flushsig(void)
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
 	printf("flushes %ld\nrefused %ld\n", flushes_ok, flushes_refused);
+	return 0;
+}
+
+/*
+ * A program that limits its own address space after its first event
+ * (setrlimit(RLIMIT_AS), 4 GiB): the spool's reserved address space
+ * counts against the limit, and must leave the program its memory
+ * (a 256 MiB allocation), and still take 40 more threads' buffers.
+ */
+static int mode_rlimit(void)
+{
+	struct rlimit rl = { 4ULL << 30, 4ULL << 30 };
+	pthread_t th;
+	void *p;
+	int i;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	if (setrlimit(RLIMIT_AS, &rl))
+		return 1;
+	p = malloc(256 << 20);
+	printf("malloc %d\n", p != NULL);
+	free(p);
+	for (i = 0; i < 40; i++) {
+		pthread_create(&th, NULL, one_event, NULL);
+		pthread_join(th, NULL);
+	}
+	printf("lost %llu\n", (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/*
+ * The program's own fallocate() stands in for libc's (libfxtrace.a is
+ * linked statically): BEHAVIOUR_FALLOCATE=eintr fails every other call
+ * with EINTR, as a tmpfs or FUSE spool does when a signal arrives during
+ * it; =enosys and =eperm fail every call, as a system call filter
+ * (seccomp) that refuses it does.  Unset: the system call.
+ */
+int fallocate(int fd, int mode, off_t off, off_t len)
+{
+	static int calls;
+	const char *how = getenv("BEHAVIOUR_FALLOCATE");
+
+	if (how && !strcmp(how, "eintr") &&
+	    __atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED) % 2 == 0) {
+		errno = EINTR;
+		return -1;
+	}
+	if (how && (!strcmp(how, "enosys") || !strcmp(how, "eperm"))) {
+		errno = how[1] == 'n' ? ENOSYS : EPERM;
+		return -1;
+	}
+	return (int)syscall(SYS_fallocate, fd, mode, off, len);
+}
+
+static void *falloc_thread(void *arg)
+{
+	TRACE_INSTANT("app", "falloc-thread", FXT_SCOPE_THREAD);
+	return arg;
+}
+
+/*
+ * 2,000 events of 500 bytes (1 MiB: 16 of the rolling halves' 64 KiB
+ * allocation steps) and 20 threads' first events, under the fallocate()
+ * above: neither a signal during the call nor a refused call is a full
+ * disk, and no event may be dropped or lost for them.
+ */
+static int mode_fallocate(void)
+{
+	char s[501];
+	pthread_t th;
+	int i;
+
+	memset(s, 'f', sizeof(s) - 1);
+	s[sizeof(s) - 1] = 0;
+	for (i = 0; i < 2000; i++)
+		TRACE_INSTANT("app", "falloc", FXT_SCOPE_THREAD,
+			      FXT_ARG("s", s));
+	for (i = 0; i < 20; i++) {
+		pthread_create(&th, NULL, falloc_thread, NULL);
+		pthread_join(th, NULL);
+	}
+	printf("dropped %llu\nlost %llu\n",
+	       (unsigned long long)fxt_thread_dropped(),
+	       (unsigned long long)fxt_process_lost());
 	return 0;
 }
 
@@ -1288,7 +1384,11 @@ static void test_ctor(void)
 	clean_dir();
 }
 
-static void test_chdir(void)
+/*
+ * env: none, or a constructor's event before the library's (priority
+ * 101, as ours): a relative output is made absolute all the same.
+ */
+static void test_chdir_env(const char *const *env)
 {
 	char sub[4400], cwd[4096], out[4400], leaf_out[4400];
 	struct trace tr;
@@ -1302,7 +1402,7 @@ static void test_chdir(void)
 		tap_result("chdir: cannot enter %s", dir);
 		return;
 	}
-	r = run_mode("chdir", "chdir.fxt", NULL, 30);
+	r = run_mode("chdir", "chdir.fxt", env, 30);
 	if (chdir(cwd))
 		return;
 	path_in(out, sizeof(out), "chdir.fxt");
@@ -1310,6 +1410,7 @@ static void test_chdir(void)
 	EXPECT_TRUE(exited_ok(&r));
 	EXPECT_EQ(1, trace_count(&tr, 0, "before"));
 	EXPECT_EQ(1, trace_count(&tr, 0, "after"));
+	EXPECT_EQ(env ? 1 : 0, trace_count(&tr, 0, "constructor-101"));
 	EXPECT_EQ(0, spool_files());
 	trace_free(&tr);
 	snprintf(leaf_out, sizeof(leaf_out), "%s/chdir.fxt.%ld", dir,
@@ -1329,7 +1430,9 @@ static void test_chdir(void)
 	EXPECT_EQ(0, in_sub);
 	tap_result("chdir: a relative FXTRACE_OUTPUT stays where the process "
 		   "started (trace, no spool left, the exec'd program's trace; "
-		   "%d files in the new directory)", in_sub);
+		   "%d files in the new directory)%s", in_sub,
+		   env ? ", with an event from a constructor that runs "
+			 "before the library's" : "");
 	/* clean_dir() removes files only */
 	d = opendir(sub);
 	if (d) {
@@ -1345,6 +1448,15 @@ static void test_chdir(void)
 	}
 	rmdir(sub);
 	clean_dir();
+}
+
+static void test_chdir(void)
+{
+	static const char *const ctor101[] = { "BEHAVIOUR_CTOR101_EVENT=1",
+					       NULL };
+
+	test_chdir_env(NULL);
+	test_chdir_env(ctor101);
 }
 
 static void test_mappings(void)
@@ -1389,6 +1501,61 @@ static void test_flushsig(void)
 	clean_dir();
 }
 
+static void test_rlimit(void)
+{
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "rlimit.fxt");
+	r = run_mode("rlimit", out, NULL, 60);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(1, value(&r, "malloc"));
+	EXPECT_EQ(0, value(&r, "lost"));
+	EXPECT_EQ(40, trace_count(&tr, 0, "short-lived"));
+	tap_result("rlimit: RLIMIT_AS lowered after the first event leaves the "
+		   "program its memory (malloc %ld, %d threads' events)",
+		   value(&r, "malloc"), trace_count(&tr, 0, "short-lived"));
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_fallocate(void)
+{
+	static const char *const how[] = { "BEHAVIOUR_FALLOCATE=eintr",
+					    "BEHAVIOUR_FALLOCATE=enosys",
+					    "BEHAVIOUR_FALLOCATE=eperm" };
+	static const char *const size = "FXTRACE_BUFFER_SIZE=4M";
+	const char *env[3];
+	char out[4400];
+	struct trace tr;
+	struct run r;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+		env[0] = how[i];
+		env[1] = size;
+		env[2] = NULL;
+		path_in(out, sizeof(out), "falloc.fxt");
+		r = run_mode("fallocate", out, env, 60);
+		tr = trace_read(out);
+		EXPECT_TRUE(exited_ok(&r));
+		EXPECT_EQ(0, tr.errors);
+		EXPECT_EQ(0, value(&r, "dropped"));
+		EXPECT_EQ(0, value(&r, "lost"));
+		EXPECT_EQ(2000, trace_count(&tr, 0, "falloc"));
+		EXPECT_EQ(20, trace_count(&tr, 0, "falloc-thread"));
+		tap_result("fallocate: %s is not a full disk (%d events, "
+			   "%ld dropped, %ld lost)", how[i] + 20,
+			   trace_count(&tr, 0, "falloc"), value(&r, "dropped"),
+			   value(&r, "lost"));
+		trace_free(&tr);
+		clean_dir();
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1402,6 +1569,7 @@ int main(int argc, char **argv)
 		{ "bigrecord", mode_bigrecord }, { "complete", mode_complete },
 		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
 		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
+		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1434,6 +1602,8 @@ int main(int argc, char **argv)
 	test_chdir();
 	test_mappings();
 	test_flushsig();
+	test_fallocate();
+	test_rlimit();
 	rmdir(dir);
 	return tap_plan();
 }

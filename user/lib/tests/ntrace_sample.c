@@ -51,7 +51,33 @@ int only_in_events(int n)
 	return n;
 }
 
+/*
+ * A static variable and a static function only events use: neither
+ * unused nor, with clang, "not needed and will not be emitted"
+ * (-Wunneeded-internal-declaration, which a use as the operand of sizeof
+ * gets).  In C++, a lambda in an argument compiles before C++20 too.
+ */
+static const char *only_events_label = "label";
+
+static int only_events_value(void)
+{
+	return ++evaluated;
+}
+
+int statics_in_events(int n)
+{
+	TRACE_INSTANT("app", "statics", FXT_SCOPE_THREAD,
+		      FXT_ARG("label", only_events_label),
+		      FXT_ARG("value", only_events_value()));
+#ifdef __cplusplus
+	TRACE_INSTANT("app", "lambda", FXT_SCOPE_THREAD,
+		      FXT_ARG("l", [&] { return n + side_effect(); }()));
+#endif
+	return n;
+}
+
 int main(void)
 {
-	return instrumented(1) == 1 && evaluated == 0 ? 0 : 1;
+	return instrumented(1) == 1 && statics_in_events(1) == 1 &&
+	       evaluated == 0 ? 0 : 1;
 }
