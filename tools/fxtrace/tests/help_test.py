@@ -3,9 +3,10 @@
 """help_test: the options each parser accepts, its -h and its reference
 page agree, both ways; a misused long option is named for what it is.
 
-For every fxtrace command and for fxtrace-drain: the long options of the
-parser's getopt table (in the source), the options its -h prints and the
-options the command's section of the .rst names are one set; the short
+For every fxtrace command, for fxtrace-drain and for fxtrace-probe: the
+long options of the parser's getopt table (in the source), the options
+its -h prints and the options the command's section of the .rst names
+are one set; the short
 option of each table entry is in -h and in the .rst.  For fxtrace-drain the
 keys of the config file (config_line) are also the ones -h and drain.rst
 list.  For every fxtrace command, a value given to each long option that
@@ -57,12 +58,14 @@ def parser_table(path, table):
     return re.findall(r'\{ "([a-z-]+)", (\w+), NULL, (\'.\'|\w+) \}', body)
 
 
-def parser_options(path, table):
-    """(long names, short letters) of the struct option table in path."""
+def parser_options(path, table, optstring=None):
+    """(long names, short letters) of the struct option table in path;
+    with optstring, only its letters are short options (a table entry's
+    letter may be a code of a long option alone)."""
     longs, shorts = set(), set()
     for name, _, val in parser_table(path, table):
         longs.add("--" + name)
-        if val.startswith("'"):
+        if val.startswith("'") and (optstring is None or val[1] in optstring):
             shorts.add("-" + val[1])
     return longs, shorts
 
@@ -165,6 +168,25 @@ same("fxtrace-drain", plong, rlong, "the parser", "drain.rst")
 result(pshort <= hshort and pshort <= rshort,
        "fxtrace-drain: every short option in -h and drain.rst (missing: %s)"
        % " ".join(sorted((pshort - hshort) | (pshort - rshort))))
+
+# fxtrace-probe: its parser, its -h and probes.rst's section on it (a
+# build without libbpf has no fxtrace-probe).
+if os.path.exists(B + "/bin/fxtrace-probe"):
+    src = open("user/probe/fxtrace_probe.c").read()
+    optstring = re.search(r'getopt_long\(argc, argv, "([^"]*)"', src).group(1)
+    plong, pshort = parser_options("user/probe/fxtrace_probe.c", "options",
+                                   optstring)
+    _, hlong, hshort = help_options([B + "/bin/fxtrace-probe", "-h"])
+    rlong, rshort = rst_options(rst_section("Documentation/probes.rst",
+                                            "fxtrace-probe"))
+    same("fxtrace-probe", plong, hlong, "the parser", "-h")
+    same("fxtrace-probe", plong, rlong, "the parser", "probes.rst")
+    result(pshort <= hshort and pshort <= rshort,
+           "fxtrace-probe: every short option in -h and probes.rst (missing: %s)"
+           % " ".join(sorted((pshort - hshort) | (pshort - rshort))))
+else:
+    print("ok %d - fxtrace-probe # SKIP not built (PROBES=0)" % (n + 1))
+    n += 1
 
 # The config file's keys: config_line's, -h's list, drain.rst's.
 src = open("user/drain/options.c").read()
