@@ -12,7 +12,8 @@ keys of the config file (config_line) are also the ones -h and drain.rst
 list.  For every fxtrace command, a value given to each long option that
 takes none, and an abbreviation two of its options share, are usage
 errors that say so (getopt_long() reports both as an unknown option).
-Prints TAP; run from the top of the tree after `make`.
+The commands `fxtrace` lists are the ones tested here, fxtrace.rst's
+sections and the ones index.rst names.  Prints TAP; run from the top of the tree after `make`.
 """
 import os
 import re
@@ -142,6 +143,22 @@ COMMANDS = {
     "list": "list.c", "record": "record.c", "recover": "recover.c",
     "stop": "stop.c",
 }
+
+# The commands `fxtrace` lists: each is tested here, has its section in
+# fxtrace.rst and is named in index.rst's entry for that page.
+out = subprocess.run([B + "/bin/fxtrace"], capture_output=True,
+                     text=True).stdout
+listed = set(re.findall(r"^  ([a-z]+) ", out, re.M))
+same("fxtrace", listed, set(COMMANDS), "fxtrace's command list",
+     "help_test")
+sections = set(re.findall(r"^fxtrace ([a-z]+)\n=+$",
+                          open("Documentation/fxtrace.rst").read(), re.M))
+same("fxtrace", listed, sections, "fxtrace's command list",
+     "fxtrace.rst's sections")
+index = open("Documentation/index.rst").read()
+entry = re.search(r"\nfxtrace\n(  .*?)\n\n", index, re.S).group(1)
+same("fxtrace", listed, set(re.findall(r"``([a-z]+)``", entry)) - {"fxtrace"},
+     "fxtrace's command list", "index.rst's fxtrace entry")
 
 for cmd, src in COMMANDS.items():
     plong, pshort = parser_options("tools/fxtrace/" + src, "options")
