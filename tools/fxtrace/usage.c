@@ -281,7 +281,7 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "  -h, --help         this help\n"
 	  "\n"
 	  "Exit status: 0 ended (or no session), 1 the session has a drainer or\n"
-	  "cannot be adopted or saved, 2 usage error.\n" },
+	  "cannot be adopted or saved, or no /dev/fxtrace; 2 usage error.\n" },
 	{ NULL, NULL, NULL },
 };
 
