@@ -6,19 +6,22 @@ page agree, both ways; a misused long option is named for what it is.
 For every fxtrace command, for fxtrace-drain and for fxtrace-probe: the
 long options of the parser's getopt table (in the source), the options
 its -h prints and the options the command's section of the .rst names
-are one set; the short
-option of each table entry is in -h and in the .rst.  For fxtrace-drain the
-keys of the config file (config_line) are also the ones -h and drain.rst
-list.  For every fxtrace command, a value given to each long option that
-takes none, and an abbreviation two of its options share, are usage
-errors that say so (getopt_long() reports both as an unknown option).
-The commands `fxtrace` lists are the ones tested here, fxtrace.rst's
-sections and the ones index.rst names.  Prints TAP; run from the top of the tree after `make`.
+are one set; the short option of each table entry is in -h and in the
+.rst.  For fxtrace-drain the keys of the config file (config_line) are
+also the ones -h and drain.rst list.  For every fxtrace command, a value
+given to each long option that takes none, and an abbreviation two of its
+options share, are usage errors that say so (getopt_long() reports both
+as an unknown option); fxtrace-probe refuses a ring size probes.rst does
+not allow as a usage error, before it creates its output.  The commands
+`fxtrace` lists are the ones tested here, fxtrace.rst's sections and the
+ones index.rst names.  Prints TAP; run from the top of the tree after
+`make`.
 """
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 B = os.environ.get("B", "build")
 n = 0
@@ -201,6 +204,21 @@ if os.path.exists(B + "/bin/fxtrace-probe"):
     result(pshort <= hshort and pshort <= rshort,
            "fxtrace-probe: every short option in -h and probes.rst (missing: %s)"
            % " ".join(sorted((pshort - hshort) | (pshort - rshort))))
+    # A ring size probes.rst refuses is a usage error before the output
+    # is created or COMMAND run.
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.fxt")
+        for size in ("1K", "12K", "0", "4x"):
+            got = usage_error([B + "/bin/fxtrace-probe", "-o", out, "-r",
+                               size, "--", "true"])
+            want = (2, "fxtrace-probe: -r '%s': a ring size is a power of 2 "
+                    "of at least a page (K and M suffixes)" % size)
+            created = os.path.exists(out)
+            result(got == want and not created,
+                   "fxtrace-probe -r %s: %r, %s created (want %r, none)"
+                   % (size, got, out if created else "nothing", want))
+            if created:
+                os.unlink(out)
 else:
     print("ok %d - fxtrace-probe # SKIP not built (PROBES=0)" % (n + 1))
     n += 1
