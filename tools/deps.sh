@@ -17,7 +17,8 @@ packages=(
 	lttng-tools liblttng-ust-dev trace-cmd
 	python3 valgrind shellcheck
 	chromium	# fxtrace report --html is tested in it (tools/fxtrace/tests/html_test.sh)
-	dkms lintian debhelper fakeroot python3-docutils bash-completion pkgconf g++ rsync dh-dkms
+	dkms lintian debhelper fakeroot python3-docutils bash-completion pkgconf rsync dh-dkms
+	systemd	# systemd-analyze judges fxtrace-recorder.service (tools/pkg/recorder_unit_test.sh)
 	bc bison flex libssl-dev
 )
 

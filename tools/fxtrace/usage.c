@@ -252,8 +252,9 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "A file fxtrace-drain writes says, in its second record, the offset\n"
 	  "below which every byte was written (the flush watermark).  When the\n"
 	  "drainer is killed, bytes after it may be holes.  Cut FILE there, in\n"
-	  "place, or copy what is below it to OUT.  dump, stats and export read\n"
-	  "such a file up to the watermark too; check reads it all (exit 3).\n"
+	  "place, or copy what is below it to OUT.  dump, stats, report and\n"
+	  "export read such a file up to the watermark too; check reads it all\n"
+	  "(exit 3).\n"
 	  "\n"
 	  "FILE may also be the spool (TRACE.spool) a program traced without the\n"
 	  "module left when it crashed: its threads' buffers become a trace in\n"
@@ -281,7 +282,7 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "  -h, --help         this help\n"
 	  "\n"
 	  "Exit status: 0 ended (or no session), 1 the session has a drainer or\n"
-	  "cannot be adopted or saved, 2 usage error.\n" },
+	  "cannot be adopted or saved, or no /dev/fxtrace; 2 usage error.\n" },
 	{ NULL, NULL, NULL },
 };
 

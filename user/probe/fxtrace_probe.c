@@ -57,12 +57,17 @@ static const char usage[] =
 
 static int attach_failures;
 
-/* A ring size: BYTES with an optional K or M suffix, not 0. */
+/*
+ * A ring size: BYTES with an optional K or M suffix, a power of 2 of at
+ * least a page, as fxtprobe_open() requires: refused here, before the
+ * output is created and COMMAND started.
+ */
 static int parse_size(const char *s, uint32_t *size)
 {
 	uint64_t n;
 
-	if (fxtctl_parse_size(s, UINT32_MAX, &n) || !n)
+	if (fxtctl_parse_size(s, UINT32_MAX, &n) || n & (n - 1) ||
+	    n < (uint64_t)sysconf(_SC_PAGESIZE))
 		return -EINVAL;
 	*size = (uint32_t)n;
 	return 0;
@@ -245,7 +250,7 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			if (parse_size(optarg, &opts.ring_size)) {
-				fprintf(stderr, "fxtrace-probe: bad ring size '%s'\n",
+				fprintf(stderr, "fxtrace-probe: -r '%s': a ring size is a power of 2 of at least a page (K and M suffixes)\n",
 					optarg);
 				return 2;
 			}

@@ -3,20 +3,25 @@
 """help_test: the options each parser accepts, its -h and its reference
 page agree, both ways; a misused long option is named for what it is.
 
-For every fxtrace command and for fxtrace-drain: the long options of the
-parser's getopt table (in the source), the options its -h prints and the
-options the command's section of the .rst names are one set; the short
-option of each table entry is in -h and in the .rst.  For fxtrace-drain the
-keys of the config file (config_line) are also the ones -h and drain.rst
-list.  For every fxtrace command, a value given to each long option that
-takes none, and an abbreviation two of its options share, are usage
-errors that say so (getopt_long() reports both as an unknown option).
-Prints TAP; run from the top of the tree after `make`.
+For every fxtrace command, for fxtrace-drain and for fxtrace-probe: the
+long options of the parser's getopt table (in the source), the options
+its -h prints and the options the command's section of the .rst names
+are one set; the short option of each table entry is in -h and in the
+.rst.  For fxtrace-drain the keys of the config file (config_line) are
+also the ones -h and drain.rst list.  For every fxtrace command, a value
+given to each long option that takes none, and an abbreviation two of its
+options share, are usage errors that say so (getopt_long() reports both
+as an unknown option); fxtrace-probe refuses a ring size probes.rst does
+not allow as a usage error, before it creates its output.  The commands
+`fxtrace` lists are the ones tested here, fxtrace.rst's sections and the
+ones index.rst names.  Prints TAP; run from the top of the tree after
+`make`.
 """
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 B = os.environ.get("B", "build")
 n = 0
@@ -57,12 +62,14 @@ def parser_table(path, table):
     return re.findall(r'\{ "([a-z-]+)", (\w+), NULL, (\'.\'|\w+) \}', body)
 
 
-def parser_options(path, table):
-    """(long names, short letters) of the struct option table in path."""
+def parser_options(path, table, optstring=None):
+    """(long names, short letters) of the struct option table in path;
+    with optstring, only its letters are short options (a table entry's
+    letter may be a code of a long option alone)."""
     longs, shorts = set(), set()
     for name, _, val in parser_table(path, table):
         longs.add("--" + name)
-        if val.startswith("'"):
+        if val.startswith("'") and (optstring is None or val[1] in optstring):
             shorts.add("-" + val[1])
     return longs, shorts
 
@@ -140,6 +147,22 @@ COMMANDS = {
     "stop": "stop.c",
 }
 
+# The commands `fxtrace` lists: each is tested here, has its section in
+# fxtrace.rst and is named in index.rst's entry for that page.
+out = subprocess.run([B + "/bin/fxtrace"], capture_output=True,
+                     text=True).stdout
+listed = set(re.findall(r"^  ([a-z]+) ", out, re.M))
+same("fxtrace", listed, set(COMMANDS), "fxtrace's command list",
+     "help_test")
+sections = set(re.findall(r"^fxtrace ([a-z]+)\n=+$",
+                          open("Documentation/fxtrace.rst").read(), re.M))
+same("fxtrace", listed, sections, "fxtrace's command list",
+     "fxtrace.rst's sections")
+index = open("Documentation/index.rst").read()
+entry = re.search(r"\nfxtrace\n(  .*?)\n\n", index, re.S).group(1)
+same("fxtrace", listed, set(re.findall(r"``([a-z]+)``", entry)) - {"fxtrace"},
+     "fxtrace's command list", "index.rst's fxtrace entry")
+
 for cmd, src in COMMANDS.items():
     plong, pshort = parser_options("tools/fxtrace/" + src, "options")
     misused_options(cmd, parser_table("tools/fxtrace/" + src, "options"))
@@ -165,6 +188,40 @@ same("fxtrace-drain", plong, rlong, "the parser", "drain.rst")
 result(pshort <= hshort and pshort <= rshort,
        "fxtrace-drain: every short option in -h and drain.rst (missing: %s)"
        % " ".join(sorted((pshort - hshort) | (pshort - rshort))))
+
+# fxtrace-probe: its parser, its -h and probes.rst's section on it (a
+# build without libbpf has no fxtrace-probe).
+if os.path.exists(B + "/bin/fxtrace-probe"):
+    src = open("user/probe/fxtrace_probe.c").read()
+    optstring = re.search(r'getopt_long\(argc, argv, "([^"]*)"', src).group(1)
+    plong, pshort = parser_options("user/probe/fxtrace_probe.c", "options",
+                                   optstring)
+    _, hlong, hshort = help_options([B + "/bin/fxtrace-probe", "-h"])
+    rlong, rshort = rst_options(rst_section("Documentation/probes.rst",
+                                            "fxtrace-probe"))
+    same("fxtrace-probe", plong, hlong, "the parser", "-h")
+    same("fxtrace-probe", plong, rlong, "the parser", "probes.rst")
+    result(pshort <= hshort and pshort <= rshort,
+           "fxtrace-probe: every short option in -h and probes.rst (missing: %s)"
+           % " ".join(sorted((pshort - hshort) | (pshort - rshort))))
+    # A ring size probes.rst refuses is a usage error before the output
+    # is created or COMMAND run.
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.fxt")
+        for size in ("1K", "12K", "0", "4x"):
+            got = usage_error([B + "/bin/fxtrace-probe", "-o", out, "-r",
+                               size, "--", "true"])
+            want = (2, "fxtrace-probe: -r '%s': a ring size is a power of 2 "
+                    "of at least a page (K and M suffixes)" % size)
+            created = os.path.exists(out)
+            result(got == want and not created,
+                   "fxtrace-probe -r %s: %r, %s created (want %r, none)"
+                   % (size, got, out if created else "nothing", want))
+            if created:
+                os.unlink(out)
+else:
+    print("ok %d - fxtrace-probe # SKIP not built (PROBES=0)" % (n + 1))
+    n += 1
 
 # The config file's keys: config_line's, -h's list, drain.rst's.
 src = open("user/drain/options.c").read()
