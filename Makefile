@@ -5,7 +5,7 @@
 #   make              fxtrace.ko (through ./Kbuild) and every user-space program
 #   make modules      only the module;  KDIR=... picks the kernel build tree
 #   make user         only user space;  CC=clang B=build/clang for a clang build
-#   make check        everything tested (tools/check.sh), ends with "N passed, N failed"
+#   make check        everything tested (tools/check.sh), ends with "N passed, N failed, N skipped"
 #   make perfetto-check  the traces of the last check against Perfetto's trace
 #                     processor, and the differential test (Documentation/perfetto.rst)
 #   make check-debug  the guest tests on a lockdep/KASAN kernel built from source (~1 h)

@@ -54,7 +54,7 @@ step() {
 }
 
 if ! step deps tools/deps.sh; then
-	echo "0 passed, 1 failed" && exit 1
+	echo "0 passed, 1 failed, 0 skipped" && exit 1
 fi
 
 kdir61=$(tools/guest/kernel.sh kdir 6.1)
@@ -184,7 +184,7 @@ step deb-build tools/pkg/deb-build.sh
 
 # The guest suite, once per kernel and clock: 6.1 with both clocks (the
 # guest's TSC is not invariant, so "auto" picks CLOCK_MONOTONIC there), 6.12
-# with auto; about 3 minutes each (Documentation/testing.rst).
+# with auto; 3.5 to 6 minutes each (Documentation/testing.rst).
 if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
 	read -ra guest_tests <<<"$(make -s print-GUEST_TESTS)"
 	# The TSC run repeats what reads the module's clock (kernel records,
