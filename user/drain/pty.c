@@ -75,8 +75,17 @@ static int open_slave(int master)
 	return open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 }
 
-/* Root's terminal in raw mode, but for its output processing. */
-static void make_raw(const struct cmd_pty *p)
+/* Whether fd's access mode allows reading (O_RDONLY) or writing (O_WRONLY). */
+static bool open_for(int fd, int mode)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	return flags >= 0 && ((flags & O_ACCMODE) == mode ||
+			      (flags & O_ACCMODE) == O_RDWR);
+}
+
+/* Root's terminal in raw mode, but for its output processing; true if made so. */
+static bool make_raw(const struct cmd_pty *p)
 {
 	struct termios t = p->saved;
 
@@ -92,7 +101,7 @@ static void make_raw(const struct cmd_pty *p)
 	 * terminal too, and their '\n' needs ONLCR.  The pty's output has
 	 * been through the pty's own ONLCR: "\r\r\n" looks the same.
 	 */
-	tcsetattr(p->term, TCSADRAIN, &t);
+	return !tcsetattr(p->term, TCSADRAIN, &t);
 }
 
 static void restore(const struct cmd_pty *p)
@@ -224,9 +233,11 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 	 * prompt), or what root types (Ctrl-C), would not be relayed any more.
 	 */
 	int keep[3] = { p->master, done, p->slave };
+	static const int order[3] = { STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO };
 	struct pollfd pfd[4];
 	size_t copied = 0;
 	sigset_t mask;
+	int fd;
 
 	prctl(PR_SET_NAME, "fxtrace-relay");
 	close_others(keep, 3);
@@ -241,16 +252,20 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if (fcntl(r.master, F_SETFL, O_NONBLOCK))
 		r.master = -1;
-	if (p->raw) {
-		make_raw(p);
+	/*
+	 * A terminal that cannot be made raw is not read (nor by sudo): its
+	 * Ctrl-C stays a signal to the drainer, which passes it on.
+	 */
+	if (p->raw && make_raw(p))
 		r.in = STDIN_FILENO;
-	}
-	/* With stdout and stderr elsewhere, the pty's echo of the typing. */
-	r.out = p->on_tty[STDOUT_FILENO] ? STDOUT_FILENO :
-		p->on_tty[STDERR_FILENO] ? STDERR_FILENO :
-		p->on_tty[STDIN_FILENO] &&
-		(fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE) == O_RDWR ?
-		STDIN_FILENO : -1;
+	/*
+	 * The first of stdout, stderr and stdin that is a terminal open for
+	 * writing (`1</dev/tty` is not): the command's output, or at least
+	 * the pty's echo of the typing.
+	 */
+	for (fd = 0; fd < 3 && r.out < 0; fd++)
+		if (p->on_tty[order[fd]] && open_for(order[fd], O_WRONLY))
+			r.out = order[fd];
 
 	for (;;) {
 		pfd[0] = (struct pollfd){ .fd = r.done, .events = POLLIN };
@@ -311,11 +326,14 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 		goto fail;
 	p->term_rdev = st.st_rdev;
 	/*
-	 * Typing is relayed only from the foreground: a background drainer
-	 * must not take the terminal's input or settings from the shell's
-	 * foreground job.
+	 * Typing is relayed from a stdin that can be read (`0>/dev/tty`
+	 * cannot: the terminal is then left as it is, not made raw with
+	 * nobody reading it), and only from the foreground: a background
+	 * drainer must not take the terminal's input or settings from the
+	 * shell's foreground job.
 	 */
-	p->raw = p->on_tty[STDIN_FILENO] && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	p->raw = p->on_tty[STDIN_FILENO] && open_for(STDIN_FILENO, O_RDONLY) &&
+		 tcgetpgrp(STDIN_FILENO) == getpgrp();
 	what = "cannot open a pseudo-terminal";
 	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (p->master < 0 || grantpt(p->master) || unlockpt(p->master))

@@ -13,8 +13,10 @@
 # leftover holds no fd on root's terminal, reads nothing of what is typed
 # after and shows nothing there; root's terminal settings are back as they
 # were; a stdin from /dev/null stays /dev/null; Ctrl-C typed reaches the
-# command (exit 130); without -u the command keeps root's terminal.  In
-# the guest with fxtrace.ko loaded.  Prints TAP.
+# command (exit 130); a stdin open read-only is read, a stdout open
+# read-only is not written (stderr is), a stdin open write-only is not
+# made raw; without -u the command keeps root's terminal.  In the guest
+# with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -159,6 +161,46 @@ sys.exit(not (b'\r[ fxtrace-drain: ' in s and b'done' in s and
               s.count(b'\n') == s.count(b'\r\n')))
 PY
 result $? "with -u, the drainer's progress line and summary show whole (every newline a CR LF)"
+
+# ---- root's terminal open read-only or write-only ---------------------------
+# reopen FD r|w COMMAND...: COMMAND with fd FD reopened read-only or
+# write-only on the same terminal.
+reopen='import os, sys
+fd = int(sys.argv[1])
+new = os.open(os.ttyname(fd), (os.O_RDONLY if sys.argv[2] == "r" else os.O_WRONLY) | os.O_NOCTTY)
+os.dup2(new, fd)
+os.close(new)
+os.execvp(sys.argv[3], sys.argv[3:])'
+# A stdin read-only (`</dev/tty`): typing is relayed.
+d=$userdir/rdin
+# shellcheck disable=SC2016 # expanded by the command's shell
+harness rdin --type 'ready>=typed-line\r' --timeout 20 -- \
+	python3 -c "$reopen" 0 r "$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'echo "ready>"; read -r x; echo "got $x"'
+grep -q 'got typed-line' "$d/screen" && [[ $(cat "$d/rc") == 0 && $(cat "$d/termios") == same ]]
+result $? "stdin read-only: what is typed reaches the command, exit 0, settings back"
+# A stdout read-only, stderr the terminal: the output used to be written
+# to fd 1 (EBADF) and dropped.
+d=$userdir/rdout
+harness rdout --timeout 20 -- \
+	python3 -c "$reopen" 1 r "$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'echo "shown-on-terminal"'
+grep -q 'shown-on-terminal' "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
+result $? "stdout read-only: the command's output shows through stderr, exit 0"
+# A stdin write-only: nothing can read it, so it is not made raw (it was,
+# and Ctrl-C typed then went nowhere); Ctrl-C interrupts record, which
+# stops and passes it on to the command.  record exits 0, or 5 when the
+# drainer reaped the command before its session had stopped.
+d=$userdir/wrin
+# shellcheck disable=SC2016 # expanded by the command's shell
+harness wrin --type 'ready>=\x03' --timeout 20 -- \
+	python3 -c "$reopen" 0 w "$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'trap "echo interrupted >\"\$0\"; exit 5" INT; echo "ready>"; sleep 30 & wait' "$d/intr"
+[[ $(cat "$d/during") == cooked && $(cat "$d/termios") == same ]]
+result $? "stdin write-only: root's terminal is not made raw"
+for _ in $(seq 20); do [[ -s $d/intr ]] && break; sleep 0.1; done
+[[ $(cat "$d/rc") =~ ^[05]$ && $(cat "$d/intr" 2>/dev/null) == interrupted ]]
+result $? "stdin write-only: Ctrl-C stops record, the command gets SIGINT"
 
 # ---- without -u: root's terminal, as before ---------------------------------
 d=$userdir/root
