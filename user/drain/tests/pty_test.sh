@@ -15,7 +15,8 @@
 # were; a stdin from /dev/null stays /dev/null; Ctrl-C typed reaches the
 # command (exit 130); a stdin open read-only is read, a stdout open
 # read-only is not written (stderr is), a stdin open write-only is not
-# made raw; without -u the command keeps root's terminal.  In the guest
+# made raw; `record ... &` in an interactive bash relays what is typed
+# after fg; without -u the command keeps root's terminal.  In the guest
 # with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -201,6 +202,21 @@ result $? "stdin write-only: root's terminal is not made raw"
 for _ in $(seq 20); do [[ -s $d/intr ]] && break; sleep 0.1; done
 [[ $(cat "$d/rc") =~ ^[05]$ && $(cat "$d/intr" 2>/dev/null) == interrupted ]]
 result $? "stdin write-only: Ctrl-C stops record, the command gets SIGINT"
+
+# ---- record started in the background of a job-control shell ----------------
+# `record ... &` relays the output only; after fg what is typed reaches the
+# command (it used to reach nobody: the relay decided once, at its start).
+printf '#!/bin/sh\nexec "%s" record -q -u nobody -e task -o "%s" -- %s\n' \
+	"$bin/fxtrace" "$out/pty.fxt" \
+	"bash -c 'echo READY; read -r -t 20 x; echo \"got-\$x\"'" >"$userdir/job.sh"
+chmod 755 "$userdir/job.sh"
+d=$userdir/job
+harness job --type "prompt> =$userdir/job.sh &\\r" --type 'READY=fg\r' \
+	--type 'job.sh=hello\r' --type 'got-hello=' --type 'prompt> =exit\r' --timeout 40 -- \
+	env -i PATH="$PATH" HOME=/root TERM=dumb PS1='prompt> ' \
+	bash --norc --noprofile -i
+grep -q 'got-hello' "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
+result $? "record & then fg: what is typed reaches the command"
 
 # ---- without -u: root's terminal, as before ---------------------------------
 d=$userdir/root
