@@ -139,11 +139,12 @@ static void restore(const struct cmd_pty *p)
  * Typing is relayed while the drainer's job is in the foreground only, as
  * sudo does: in the background (`record ... &`) the terminal's input and
  * settings are the shell's.  At the start, on each SIGCONT (a shell's bg,
- * and its fg of a stopped job), and every FOLLOW_JOB_MS while not reading.
- * Unlike sudo's, a relay in the background never reads (SIGTTIN would
- * stop the job): typing meant for the shell does not stop the tracing.
+ * and its fg of a stopped job: resumed), and every FOLLOW_JOB_MS while not
+ * reading.  Unlike sudo's, a relay in the background never reads (SIGTTIN
+ * would stop the job): typing meant for the shell does not stop the
+ * tracing.
  */
-static void follow_job(struct relay *r, struct cmd_pty *p)
+static void follow_job(struct relay *r, struct cmd_pty *p, bool resumed)
 {
 	struct termios t;
 
@@ -153,7 +154,12 @@ static void follow_job(struct relay *r, struct cmd_pty *p)
 		r->raw = false;
 		return;
 	}
-	if (r->in >= 0)
+	/*
+	 * A job stopped in the foreground (kill -TSTP) finds the shell's
+	 * settings at its fg (bash sets its own when a job stops), not raw:
+	 * made raw again, as sudo does on SIGCONT.
+	 */
+	if (r->in >= 0 && !resumed)
 		return;
 	/*
 	 * Started in the background: the pty has the settings of the
@@ -173,8 +179,7 @@ static void follow_job(struct relay *r, struct cmd_pty *p)
 	 * Ctrl-C stays a signal to the drainer, which passes it on.
 	 */
 	r->raw = make_raw(p);
-	if (r->raw)
-		r->in = STDIN_FILENO;
+	r->in = r->raw ? STDIN_FILENO : -1;
 }
 
 static void to_terminal(struct relay *r, const char *buf, size_t len)
@@ -262,7 +267,7 @@ static void on_signals(struct relay *r, struct cmd_pty *p)
 	while (read(r->sig, &si, sizeof(si)) == sizeof(si))
 		resumed |= si.ssi_signo == SIGCONT;
 	if (resumed)
-		follow_job(r, p);
+		follow_job(r, p, true);
 	if (!ioctl(p->term, TIOCGWINSZ, &ws))
 		ioctl(r->master, TIOCSWINSZ, &ws);
 }
@@ -331,7 +336,7 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if (fcntl(r.master, F_SETFL, O_NONBLOCK))
 		r.master = -1;
-	follow_job(&r, p);
+	follow_job(&r, p, false);
 	/*
 	 * The first of stdout, stderr and stdin that is a terminal open for
 	 * writing (`1</dev/tty` is not): the command's output, or at least
@@ -359,7 +364,7 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 			break;
 		}
 		if (!ready)
-			follow_job(&r, p);
+			follow_job(&r, p, false);
 		if (pfd[1].revents)
 			on_signals(&r, p);
 		if (pfd[3].revents)

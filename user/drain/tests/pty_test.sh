@@ -16,8 +16,9 @@
 # command (exit 130); a stdin open read-only is read, a stdout open
 # read-only is not written (stderr is), a stdin open write-only is not
 # made raw; `record ... &` in an interactive bash relays what is typed
-# after fg; without -u the command keeps root's terminal.  In the guest
-# with fxtrace.ko loaded.  Prints TAP.
+# after fg, and a record stopped in the foreground (kill -TSTP) makes the
+# terminal raw again after fg; without -u the command keeps root's
+# terminal.  In the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -217,6 +218,24 @@ harness job --type "prompt> =$userdir/job.sh &\\r" --type 'READY=fg\r' \
 	bash --norc --noprofile -i
 grep -q 'got-hello' "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
 result $? "record & then fg: what is typed reaches the command"
+# Stopped in the foreground (kill -TSTP, as nothing typed can: the
+# terminal is raw), then fg: bash set its own settings when the job
+# stopped, and the relay, reading all along, did not make the terminal raw
+# again: a key typed (no Enter) waited in bash's line discipline and the
+# command's one-character read timed out.
+printf '#!/bin/sh\n(while [ ! -e "%s" ]; do sleep 0.1; done; kill -TSTP -$$) &\nexec "%s" record -q -u nobody -e task -o "%s" -- %s\n' \
+	"$userdir/stop/ready" "$bin/fxtrace" "$out/pty.fxt" \
+	"bash -c 'echo READY; : >$userdir/stop/ready; read -r -n 1 -t 5 x; echo \"got-\$x\"'" \
+	>"$userdir/stop.sh"
+chmod 755 "$userdir/stop.sh"
+d=$userdir/stop
+mkdir -p "$d" && chown nobody "$d"
+harness stop --type "prompt> =$userdir/stop.sh\\r" --type 'Stopped=fg\r' \
+	--type '> fg=' --type 'stop.sh=x' --type 'got-=' --type 'prompt> =exit\r' \
+	--timeout 40 -- env -i PATH="$PATH" HOME=/root TERM=dumb PS1='prompt> ' \
+	bash --norc --noprofile -i
+grep -q 'got-x' "$d/screen" && [[ $(cat "$d/rc") == 0 && $(cat "$d/termios") == same ]]
+result $? "stopped in the foreground, then fg: the terminal is raw again, a key reaches the command"
 
 # ---- without -u: root's terminal, as before ---------------------------------
 d=$userdir/root
