@@ -583,16 +583,26 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 }
 
 /*
+ * A terminal's Ctrl-C reaches both `fxtrace record` and the drainer, and
+ * record passes its own on: a signal this soon after the one passed on to
+ * a -u command is the same.
+ */
+#define SAME_SIGNAL_NS	500000000ULL
+
+/*
  * Tracing failed (the output is full, say) while the command runs: wait for
  * it, as for a trace that worked, so that `fxtrace record -- make` returns
  * when make has finished, and says how it ended.  SIGINT, SIGTERM and
- * SIGHUP are passed on to a -u command, as while tracing; without -u they
- * end the wait and leave the command running (a terminal's Ctrl-C reaches
- * it directly).
+ * SIGHUP end the wait and leave the command running (a terminal's Ctrl-C
+ * reaches it directly); a -u command, in a session of its own, is passed
+ * the first of them, as while tracing, and the wait goes on until it exits
+ * or another one comes: a command that ignores them does not keep the
+ * drainer for ever.
  */
 static void wait_command(struct drain *d)
 {
 	struct timespec second = { .tv_sec = 1 };
+	uint64_t passed = 0;
 	sigset_t mask;
 	siginfo_t si;
 	int status;
@@ -619,8 +629,14 @@ static void wait_command(struct drain *d)
 		if (sigtimedwait(&mask, &si, &second) < 0 ||
 		    si.si_signo == SIGCHLD)
 			continue;
-		if (d->opt.user_name) {
+		if (passed && monotonic_ns() - passed < SAME_SIGNAL_NS)
+			continue;
+		if (d->opt.user_name && !passed) {
 			kill(d->child, si.si_signo);
+			passed = monotonic_ns();
+			fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
+				sigabbrev_np(si.si_signo), d->opt.command[0],
+				(int)d->child);
 			continue;
 		}
 		fprintf(stderr, "fxtrace-drain: %s: left running (pid %d)\n",

@@ -34,9 +34,17 @@
  */
 #define FINAL_OUTPUT_MAX	(1 << 20)
 
+/*
+ * How often a relay that does not read the terminal (its job in the
+ * background) checks whether it is in the foreground now: a shell's fg of
+ * a job that runs sends no SIGCONT.
+ */
+#define FOLLOW_JOB_MS		100
+
 struct relay {
-	int master, done, sig;
-	int in;			/* root's terminal to read; -1: not (any more) */
+	int master, slave, done, sig;
+	int in;			/* root's terminal to read; -1: not (now) */
+	bool raw;		/* root's terminal is made raw by the relay */
 	int out;		/* root's terminal to write; -1: not (any more) */
 	char in_buf[4096];	/* typed, not yet taken by the master */
 	size_t in_len, in_off;
@@ -46,7 +54,7 @@ void pty_init(struct cmd_pty *p)
 {
 	p->master = p->slave = p->done = p->term = -1;
 	p->relay = 0;
-	p->raw = false;
+	p->typed = p->saved_in_fg = false;
 }
 
 static void close_fd(int *fd)
@@ -75,8 +83,35 @@ static int open_slave(int master)
 	return open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 }
 
-/* Root's terminal in raw mode, but for its output processing. */
-static void make_raw(const struct cmd_pty *p)
+/* Whether fd's access mode allows reading (O_RDONLY) or writing (O_WRONLY). */
+static bool open_for(int fd, int mode)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	return flags >= 0 && ((flags & O_ACCMODE) == mode ||
+			      (flags & O_ACCMODE) == O_RDWR);
+}
+
+/* Whether the drainer's job is in the foreground of the terminal typed on. */
+static bool foreground(const struct cmd_pty *p)
+{
+	return p->typed && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+/*
+ * Whether another job is in the foreground of root's terminal: its
+ * settings are the shell's then.  Not when none is (the drainer, a
+ * session leader, was killed).
+ */
+static bool others_foreground(const struct cmd_pty *p)
+{
+	pid_t fg = tcgetpgrp(p->term);
+
+	return fg > 0 && fg != getpgrp();
+}
+
+/* Root's terminal in raw mode, but for its output processing; true if made so. */
+static bool make_raw(const struct cmd_pty *p)
 {
 	struct termios t = p->saved;
 
@@ -92,13 +127,59 @@ static void make_raw(const struct cmd_pty *p)
 	 * terminal too, and their '\n' needs ONLCR.  The pty's output has
 	 * been through the pty's own ONLCR: "\r\r\n" looks the same.
 	 */
-	tcsetattr(p->term, TCSADRAIN, &t);
+	return !tcsetattr(p->term, TCSADRAIN, &t);
 }
 
 static void restore(const struct cmd_pty *p)
 {
-	if (p->raw)
-		tcsetattr(p->term, TCSADRAIN, &p->saved);
+	tcsetattr(p->term, TCSADRAIN, &p->saved);
+}
+
+/*
+ * Typing is relayed while the drainer's job is in the foreground only, as
+ * sudo does: in the background (`record ... &`) the terminal's input and
+ * settings are the shell's.  At the start, on each SIGCONT (a shell's bg,
+ * and its fg of a stopped job: resumed), and every FOLLOW_JOB_MS while not
+ * reading.  Unlike sudo's, a relay in the background never reads (SIGTTIN
+ * would stop the job): typing meant for the shell does not stop the
+ * tracing.
+ */
+static void follow_job(struct relay *r, struct cmd_pty *p, bool resumed)
+{
+	struct termios t;
+
+	if (!foreground(p)) {
+		/* The shell saved the job's settings and set its own. */
+		r->in = -1;
+		r->raw = false;
+		return;
+	}
+	/*
+	 * A job stopped in the foreground (kill -TSTP) finds the shell's
+	 * settings at its fg (bash sets its own when a job stops), not raw:
+	 * made raw again, as sudo does on SIGCONT.
+	 */
+	if (r->in >= 0 && !resumed)
+		return;
+	/*
+	 * Started in the background: the pty has the settings of the
+	 * shell's line editor perhaps.  Those the shell gives the job in
+	 * the foreground are the ones to restore, and the pty's.
+	 */
+	if (!p->saved_in_fg) {
+		if (tcgetattr(p->term, &t))
+			return;
+		p->saved = t;
+		t.c_cc[VSUSP] = _POSIX_VDISABLE;
+		tcsetattr(r->slave, TCSANOW, &t);
+		p->saved_in_fg = true;
+	}
+	/*
+	 * A terminal that cannot be made raw is not read (nor by sudo): its
+	 * Ctrl-C stays a signal to the drainer, which passes it on.
+	 */
+	r->raw = make_raw(p);
+	r->in = r->raw ? STDIN_FILENO : -1;
 }
 
 static void to_terminal(struct relay *r, const char *buf, size_t len)
@@ -155,6 +236,7 @@ static void from_terminal(struct relay *r)
 		r->in_len = (size_t)n;
 		r->in_off = 0;
 	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		/* EIO: in the background (SIGTTIN blocked); follow_job() resumes. */
 		r->in = -1;
 	}
 }
@@ -172,14 +254,20 @@ static void to_master(struct relay *r)
 		r->in_len = r->in_off = 0;
 }
 
-/* SIGWINCH: root's terminal changed size, and so does the pty. */
-static void resized(struct relay *r, const struct cmd_pty *p)
+/*
+ * SIGCONT: the job was moved (fg, bg).  SIGWINCH, or a job resumed: root's
+ * terminal may have changed size, and so does the pty.
+ */
+static void on_signals(struct relay *r, struct cmd_pty *p)
 {
 	struct signalfd_siginfo si;
+	bool resumed = false;
 	struct winsize ws;
 
 	while (read(r->sig, &si, sizeof(si)) == sizeof(si))
-		;
+		resumed |= si.ssi_signo == SIGCONT;
+	if (resumed)
+		follow_job(r, p, true);
 	if (!ioctl(p->term, TIOCGWINSZ, &ws))
 		ioctl(r->master, TIOCSWINSZ, &ws);
 }
@@ -215,7 +303,8 @@ static void close_others(int *keep, int n)
 static _Noreturn void relay_main(struct cmd_pty *p, int done)
 {
 	struct relay r = {
-		.master = p->master, .done = done, .in = -1, .out = -1,
+		.master = p->master, .slave = p->slave, .done = done,
+		.in = -1, .out = -1,
 	};
 	/*
 	 * The slave too, while it relays: a command that closes its fds on
@@ -224,33 +313,38 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 	 * prompt), or what root types (Ctrl-C), would not be relayed any more.
 	 */
 	int keep[3] = { p->master, done, p->slave };
+	static const int order[3] = { STDOUT_FILENO, STDERR_FILENO, STDIN_FILENO };
 	struct pollfd pfd[4];
 	size_t copied = 0;
 	sigset_t mask;
+	int fd, ready;
 
 	prctl(PR_SET_NAME, "fxtrace-relay");
 	close_others(keep, 3);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGWINCH);
+	/* Blocked, it still continues the relay; the signalfd tells of it. */
+	sigaddset(&mask, SIGCONT);
 	r.sig = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	/*
-	 * Its own terminal settings are restored even if it was put in the
-	 * background meanwhile: no stop on SIGTTOU for that.
+	 * No stop of the whole job for a read of the terminal in the
+	 * background (EIO instead), nor for the settings it makes raw just
+	 * as the job is put there.
 	 */
+	sigaddset(&mask, SIGTTIN);
 	sigaddset(&mask, SIGTTOU);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if (fcntl(r.master, F_SETFL, O_NONBLOCK))
 		r.master = -1;
-	if (p->raw) {
-		make_raw(p);
-		r.in = STDIN_FILENO;
-	}
-	/* With stdout and stderr elsewhere, the pty's echo of the typing. */
-	r.out = p->on_tty[STDOUT_FILENO] ? STDOUT_FILENO :
-		p->on_tty[STDERR_FILENO] ? STDERR_FILENO :
-		p->on_tty[STDIN_FILENO] &&
-		(fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE) == O_RDWR ?
-		STDIN_FILENO : -1;
+	follow_job(&r, p, false);
+	/*
+	 * The first of stdout, stderr and stdin that is a terminal open for
+	 * writing (`1</dev/tty` is not): the command's output, or at least
+	 * the pty's echo of the typing.
+	 */
+	for (fd = 0; fd < 3 && r.out < 0; fd++)
+		if (p->on_tty[order[fd]] && open_for(order[fd], O_WRONLY))
+			r.out = order[fd];
 
 	for (;;) {
 		pfd[0] = (struct pollfd){ .fd = r.done, .events = POLLIN };
@@ -263,13 +357,16 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 		pfd[3] = (struct pollfd){
 			.fd = r.in_len ? -1 : r.in, .events = POLLIN,
 		};
-		if (poll(pfd, 4, -1) < 0) {
+		ready = poll(pfd, 4, p->typed && r.in < 0 ? FOLLOW_JOB_MS : -1);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
+		if (!ready)
+			follow_job(&r, p, false);
 		if (pfd[1].revents)
-			resized(&r, p);
+			on_signals(&r, p);
 		if (pfd[3].revents)
 			from_terminal(&r);
 		if (r.master >= 0 && (pfd[2].revents & POLLOUT))
@@ -286,7 +383,9 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 	 */
 	while (r.master >= 0 && copied < FINAL_OUTPUT_MAX && from_master(&r))
 		copied += 4096;
-	restore(p);
+	/* Not over the shell's own settings, if the job is in the background now. */
+	if (r.raw && !others_foreground(p))
+		restore(p);
 	_exit(0);
 }
 
@@ -311,11 +410,12 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 		goto fail;
 	p->term_rdev = st.st_rdev;
 	/*
-	 * Typing is relayed only from the foreground: a background drainer
-	 * must not take the terminal's input or settings from the shell's
-	 * foreground job.
+	 * Typing is relayed from a stdin that can be read (`0>/dev/tty`
+	 * cannot: the terminal is then left as it is, not made raw with
+	 * nobody reading it), and only while in the foreground (follow_job()).
 	 */
-	p->raw = p->on_tty[STDIN_FILENO] && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	p->typed = p->on_tty[STDIN_FILENO] && open_for(STDIN_FILENO, O_RDONLY);
+	p->saved_in_fg = foreground(p);
 	what = "cannot open a pseudo-terminal";
 	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (p->master < 0 || grantpt(p->master) || unlockpt(p->master))
@@ -459,8 +559,11 @@ void pty_end(struct cmd_pty *p)
 	if (p->relay > 0) {
 		while (waitpid(p->relay, &status, 0) < 0 && errno == EINTR)
 			;
-		/* A relay that was killed left the terminal raw. */
-		if (!WIFEXITED(status))
+		/*
+		 * A relay that was killed may have left the terminal raw (the
+		 * job's in the foreground then).
+		 */
+		if (!WIFEXITED(status) && p->typed && !others_foreground(p))
 			restore(p);
 		p->relay = 0;
 	}

@@ -19,7 +19,8 @@ struct cmd_pty {
 	bool on_tty[3];		/* fds 0-2 of the drainer that are terminals */
 	int term;		/* the first of them: its settings and size */
 	dev_t term_rdev;	/* its device: on another fd, the pty instead */
-	bool raw;		/* it is made raw, and its typing relayed */
+	bool typed;		/* fd 0 is a terminal to read: typing is relayed */
+	bool saved_in_fg;	/* saved was read with the job in the foreground */
 	struct termios saved;	/* its settings, restored at the end */
 };
 

@@ -13,8 +13,12 @@
 # leftover holds no fd on root's terminal, reads nothing of what is typed
 # after and shows nothing there; root's terminal settings are back as they
 # were; a stdin from /dev/null stays /dev/null; Ctrl-C typed reaches the
-# command (exit 130); without -u the command keeps root's terminal.  In
-# the guest with fxtrace.ko loaded.  Prints TAP.
+# command (exit 130); a stdin open read-only is read, a stdout open
+# read-only is not written (stderr is), a stdin open write-only is not
+# made raw; `record ... &` in an interactive bash relays what is typed
+# after fg, and a record stopped in the foreground (kill -TSTP) makes the
+# terminal raw again after fg; without -u the command keeps root's
+# terminal.  In the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -159,6 +163,84 @@ sys.exit(not (b'\r[ fxtrace-drain: ' in s and b'done' in s and
               s.count(b'\n') == s.count(b'\r\n')))
 PY
 result $? "with -u, the drainer's progress line and summary show whole (every newline a CR LF)"
+
+# ---- root's terminal open read-only or write-only ---------------------------
+# reopen FD r|w COMMAND...: COMMAND with fd FD reopened read-only or
+# write-only on the same terminal.
+reopen='import os, sys
+fd = int(sys.argv[1])
+new = os.open(os.ttyname(fd), (os.O_RDONLY if sys.argv[2] == "r" else os.O_WRONLY) | os.O_NOCTTY)
+os.dup2(new, fd)
+os.close(new)
+os.execvp(sys.argv[3], sys.argv[3:])'
+# A stdin read-only (`</dev/tty`): typing is relayed.
+d=$userdir/rdin
+# shellcheck disable=SC2016 # expanded by the command's shell
+harness rdin --type 'ready>=typed-line\r' --timeout 20 -- \
+	python3 -c "$reopen" 0 r "$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'echo "ready>"; read -r x; echo "got $x"'
+grep -q 'got typed-line' "$d/screen" && [[ $(cat "$d/rc") == 0 && $(cat "$d/termios") == same ]]
+result $? "stdin read-only: what is typed reaches the command, exit 0, settings back"
+# A stdout read-only, stderr the terminal: the output used to be written
+# to fd 1 (EBADF) and dropped.
+d=$userdir/rdout
+harness rdout --timeout 20 -- \
+	python3 -c "$reopen" 1 r "$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'echo "shown-on-terminal"'
+grep -q 'shown-on-terminal' "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
+result $? "stdout read-only: the command's output shows through stderr, exit 0"
+# A stdin write-only: nothing can read it, so it is not made raw (it was,
+# and Ctrl-C typed then went nowhere); Ctrl-C interrupts record, which
+# stops and passes it on to the command.  The command goes on after it
+# (had it exited, record would exit 0 or its status, whichever came first:
+# the session's stop or its reaping), ignoring the hangup of its pty, and
+# is killed after.
+d=$userdir/wrin
+# shellcheck disable=SC2016 # expanded by the command's shell
+harness wrin --type 'ready>=\x03' --timeout 20 -- \
+	python3 -c "$reopen" 0 w "$bin/fxtrace" record -q -u nobody -e task -o "$out/pty.fxt" -- \
+	sh -c 'echo $$ >"$0.pid"; trap "" HUP
+	trap "echo interrupted >\"\$0\"; kill \$!; exec sleep 30" INT
+	echo "ready>"; sleep 30 & wait' "$d/intr"
+[[ $(cat "$d/during") == cooked && $(cat "$d/termios") == same ]]
+result $? "stdin write-only: root's terminal is not made raw"
+for _ in $(seq 30); do [[ -s $d/intr ]] && break; sleep 0.1; done
+[[ $(cat "$d/rc") == 0 && $(cat "$d/intr" 2>/dev/null) == interrupted ]]
+result $? "stdin write-only: Ctrl-C stops record (exit 0), the command gets SIGINT"
+[[ -s $d/intr.pid ]] && kill -KILL "$(cat "$d/intr.pid")"
+
+# ---- record started in the background of a job-control shell ----------------
+# `record ... &` relays the output only; after fg what is typed reaches the
+# command (it used to reach nobody: the relay decided once, at its start).
+printf '#!/bin/sh\nexec "%s" record -q -u nobody -e task -o "%s" -- %s\n' \
+	"$bin/fxtrace" "$out/pty.fxt" \
+	"bash -c 'echo READY; read -r -t 20 x; echo \"got-\$x\"'" >"$userdir/job.sh"
+chmod 755 "$userdir/job.sh"
+d=$userdir/job
+harness job --type "prompt> =$userdir/job.sh &\\r" --type 'READY=fg\r' \
+	--type 'job.sh=hello\r' --type 'got-hello=' --type 'prompt> =exit\r' --timeout 40 -- \
+	env -i PATH="$PATH" HOME=/root TERM=dumb PS1='prompt> ' \
+	bash --norc --noprofile -i
+grep -q 'got-hello' "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
+result $? "record & then fg: what is typed reaches the command"
+# Stopped in the foreground (kill -TSTP, as nothing typed can: the
+# terminal is raw), then fg: bash set its own settings when the job
+# stopped, and the relay, reading all along, did not make the terminal raw
+# again: a key typed (no Enter) waited in bash's line discipline and the
+# command's one-character read timed out.
+printf '#!/bin/sh\n(while [ ! -e "%s" ]; do sleep 0.1; done; kill -TSTP -$$) &\nexec "%s" record -q -u nobody -e task -o "%s" -- %s\n' \
+	"$userdir/stop/ready" "$bin/fxtrace" "$out/pty.fxt" \
+	"bash -c 'echo READY; : >$userdir/stop/ready; read -r -n 1 -t 5 x; echo \"got-\$x\"'" \
+	>"$userdir/stop.sh"
+chmod 755 "$userdir/stop.sh"
+d=$userdir/stop
+mkdir -p "$d" && chown nobody "$d"
+harness stop --type "prompt> =$userdir/stop.sh\\r" --type 'Stopped=fg\r' \
+	--type '> fg=' --type 'stop.sh=x' --type 'got-=' --type 'prompt> =exit\r' \
+	--timeout 40 -- env -i PATH="$PATH" HOME=/root TERM=dumb PS1='prompt> ' \
+	bash --norc --noprofile -i
+grep -q 'got-x' "$d/screen" && [[ $(cat "$d/rc") == 0 && $(cat "$d/termios") == same ]]
+result $? "stopped in the foreground, then fg: the terminal is raw again, a key reaches the command"
 
 # ---- without -u: root's terminal, as before ---------------------------------
 d=$userdir/root

@@ -12,7 +12,10 @@
 # save the drainer acknowledged is in it.  Then a FIFO read slowly: the
 # stream, captured, is a whole trace that every command reads to its end
 # (writes used to interleave in a full pipe, and the stream carried a
-# flush mark at its start that cut it after 120 bytes).  In the guest with
+# flush mark at its start that cut it after 120 bytes).  A -u command
+# that ignores SIGINT, SIGTERM and SIGHUP: the first signal is passed on
+# and the drainer says so, one right after it is taken for the same, a
+# SIGTERM a second later ends the wait.  In the guest with
 # fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -155,6 +158,54 @@ failed full $? 'No space left on device' /dev/full
 grep -q ', 0 bytes written to /dev/full$' "$out/full.stderr"
 result $? "full: the summary says 0 bytes written"
 no_session full
+
+# ---- -u: a command that ignores SIGINT, SIGTERM and SIGHUP -----------------
+# The first signal is passed on and the wait goes on, saying so; one right
+# after it is taken for the same (a Ctrl-C reaches record and the drainer,
+# and record passes its own on); a SIGTERM later ends the wait, leaving the
+# command running (the wait used to pass every signal on and last for
+# ever).
+"$bin/fxtrace-drain" -q -u nobody -o /dev/full -- \
+	sh -c 'trap "" INT TERM HUP; exec sleep 120' </dev/null >/dev/null 2>"$out/ignore.stderr" &
+drainer=$!
+for _ in $(seq 100); do
+	grep -q 'waiting for sh (pid [0-9]*) to exit$' "$out/ignore.stderr" && break
+	sleep 0.1
+done
+cmd=$(sed -n 's/.*waiting for sh (pid \([0-9]*\)) to exit$/\1/p' "$out/ignore.stderr")
+# Both pending when it resumes, SIGINT is taken first and SIGTERM right
+# after it: the second comes within half a second of the first whatever
+# the machine's speed (it is taken for the same, record's own).
+kill -STOP "$drainer"
+kill -INT "$drainer"
+kill -TERM "$drainer"
+kill -CONT "$drainer"
+sleep 1
+kill -0 "$drainer" 2>/dev/null
+result $? "ignore: the first signal, and another right after it, do not end the wait"
+grep -qx "fxtrace-drain: SIGINT passed on to sh (pid $cmd); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running" \
+	"$out/ignore.stderr" && [[ $(grep -c 'passed on' "$out/ignore.stderr") == 1 ]]
+result $? "ignore: the drainer says it passed SIGINT on to sh (pid $cmd) and what it waits for, once"
+kill -TERM "$drainer"
+for _ in $(seq 50); do
+	kill -0 "$drainer" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$drainer" 2>/dev/null; then
+	kill -KILL "$drainer"
+	rc=killed
+else
+	wait "$drainer"
+	rc=$?
+fi
+sed 's/^/# /' "$out/ignore.stderr"
+[[ $rc == 1 ]]
+result $? "ignore: a SIGTERM a second later ends the wait, exit 1 (exit $rc)"
+grep -qx "fxtrace-drain: Terminated: left running (pid $cmd)" "$out/ignore.stderr" &&
+	[[ -n $cmd ]] && kill -0 "$cmd" 2>/dev/null
+result $? "ignore: the command is left running, and the drainer says so"
+[[ -n $cmd ]] && kill -KILL "$cmd" 2>/dev/null
+no_session ignore
 
 echo "1..$n"
 exit $failed
