@@ -1001,7 +1001,14 @@ static void fxt_session_orphan(struct fxt_session *s)
 {
 	if (s->state == FXTRACE_STATE_STARTED)
 		fxt_session_stop(s);
+	/*
+	 * Under tasks_lock, which fxt_packet_ack() holds from its role check
+	 * to its store: an acknowledgment in flight is applied before the
+	 * session is orphaned, so before anyone can adopt it, or refused.
+	 */
+	raw_spin_lock(&s->tasks_lock);
 	WRITE_ONCE(s->controller, NULL);
+	raw_spin_unlock(&s->tasks_lock);
 	/*
 	 * A thread of the process waiting in read() (its file outlives the
 	 * close) leaves with EPERM: the packets are the next controller's.
