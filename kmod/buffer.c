@@ -55,9 +55,10 @@
  *	state RETIRED reads final offsets.  The drainer learns of it from
  *	the BUFFER_RETIRED packet, ordered as in [snapshot].
  *  [clear]  A Start's disposition resets the header of a CPU buffer
- *	whose writers are idle (fxt_buffer_clear()), then smp_wmb() orders
- *	that before the session page says STARTED and before the STARTED
- *	packet; no kernel writer runs until the probes are registered after.
+ *	whose writers are idle (fxt_buffer_clear(), under tasks_lock against
+ *	an acknowledgment in flight), then smp_wmb() orders that before the
+ *	session page says STARTED and before the STARTED packet; no kernel
+ *	writer runs until the probes are registered after.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -380,7 +381,12 @@ void fxt_buffer_write_prefix(struct fxt_buffer *buf, const char *name)
 		buf->ctl->durable_committed = buf->durable_pos;
 }
 
-/* Apply a Start disposition to a kernel buffer whose writers are idle. */
+/*
+ * Apply a Start disposition to a kernel buffer whose writers are idle.
+ * The controller's acknowledgments are not idle: fxt_packet_ack() checks
+ * and moves saved_wraps under tasks_lock, and one that checked before the
+ * reset and stored after it would let the writer reuse halves nobody saved.
+ */
 void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 {
 	struct fxtrace_buffer_header *hdr = buf->hdr;
@@ -388,6 +394,7 @@ void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 	hdr->start_seq = buf->session->start_seq;
 	if (disposition == FXTRACE_START_RETAIN)
 		return;
+	raw_spin_lock(&buf->session->tasks_lock);
 	buf->rolling_pos = 0;
 	buf->wrap = 0;
 	buf->dropped = 0;
@@ -404,6 +411,7 @@ void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 		hdr->durable_committed = hdr->durable_reserved;
 		hdr->flags &= ~FXTRACE_BUFFER_DURABLE_FULL;
 	}
+	raw_spin_unlock(&buf->session->tasks_lock);
 	smp_wmb(); /* [clear]: before the session page says STARTED */
 }
 
