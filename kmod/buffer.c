@@ -463,12 +463,24 @@ static bool fxt_kbuf_switch(struct fxt_buffer *buf)
 	return true;
 }
 
+/*
+ * Publish a kernel buffer's drops in its header: the writer's and those
+ * counted in NMI, which cannot write the header (the writer they
+ * interrupted may be writing it).  Called by the writer at each drop of
+ * its own, and once its writers are gone (fxt_events_unregister()), so
+ * that NMI drops since the last such drop are not missing at Stop.
+ */
+void fxt_kbuf_sync_dropped(struct fxt_buffer *buf)
+{
+	WRITE_ONCE(buf->hdr->dropped_records,
+		   buf->dropped + atomic64_read(&buf->nmi_dropped));
+}
+
 /* Count a record a kernel buffer did not take (its writer's lock held). */
 void fxt_kbuf_drop(struct fxt_buffer *buf)
 {
 	buf->dropped++;
-	WRITE_ONCE(buf->hdr->dropped_records,
-		   buf->dropped + atomic64_read(&buf->nmi_dropped));
+	fxt_kbuf_sync_dropped(buf);
 }
 
 /*

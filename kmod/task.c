@@ -476,8 +476,11 @@ void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n)
 	kuid_t uid = fxt_current_owner();
 	unsigned long irqflags;
 
-	if (in_nmi())
+	/* names_lock is not NMI-safe: counted, as fxt_kbuf_reserve() does. */
+	if (in_nmi()) {
+		atomic64_inc(&s->names->nmi_dropped);
 		return;
+	}
 	raw_spin_lock_irqsave(&s->names_lock, irqflags);
 	if (fxt_names_charge(s, uid, n * sizeof(u64)))
 		fxt_kbuf_write(s->names, words, n, true);
