@@ -121,6 +121,7 @@ struct fxt_session {
 	bool terminated;
 	struct file *controller;	/* NULL when orphaned */
 	struct file *last_controller;	/* at Terminate: compared, not used */
+	struct file *former_controller;	/* orphaned it, until released */
 	kuid_t owner;
 	u32 mode;
 	u64 cpu_buffer_size;

@@ -926,6 +926,38 @@ long fxt_ioctl_terminate(struct file *file)
 	return ret;
 }
 
+/*
+ * An adopted orphan's buffers take the adopter's data from now on: the
+ * READER mappings of the file that orphaned it (and its children's copies
+ * of them) must not read it.  Only a controller maps READER parts, through
+ * its own file, so they all are in that file's own address_space
+ * (fxt_open()); zapped, they fault (SIGBUS: no ->fault refills them).  So
+ * are HEADER parts of CPU and KERNEL buffers; a task buffer's header
+ * stays, since its producer may map it through the same file.  The file
+ * is alive while a mapping holds it, and fxt_controller_release() forgets
+ * it (fxt_lock held).
+ */
+static void fxt_revoke_former_readers(struct fxt_session *s)
+{
+	struct file *file = s->former_controller;
+	struct fxt_buffer *buf;
+
+	if (!file)
+		return;
+	list_for_each_entry(buf, &s->buffers, node) {
+		unmap_mapping_range(file->f_mapping,
+				    FXTRACE_MMAP_OFFSET(buf->id,
+							FXTRACE_MMAP_READER),
+				    buf->area_size, 1);
+		if (buf->kind != FXTRACE_BUFFER_TASK)
+			unmap_mapping_range(file->f_mapping,
+					    FXTRACE_MMAP_OFFSET(buf->id,
+								FXTRACE_MMAP_HEADER),
+					    FXTRACE_BUFFER_PAGE_SIZE, 1);
+	}
+	s->former_controller = NULL;
+}
+
 long fxt_ioctl_adopt(struct file *file)
 {
 	struct fxt_session *s;
@@ -941,8 +973,10 @@ long fxt_ioctl_adopt(struct file *file)
 		ret = -EBUSY;
 	else if (!uid_eq(current_euid(), s->owner) && !capable(CAP_SYS_ADMIN))
 		ret = -EPERM;
-	else
+	if (!ret) {
+		fxt_revoke_former_readers(s);
 		fxt_become_controller(s, file);
+	}
 	mutex_unlock(&fxt_lock);
 	return ret;
 }
@@ -1006,6 +1040,7 @@ static void fxt_session_orphan(struct fxt_session *s)
 	 * to its store: an acknowledgment in flight is applied before the
 	 * session is orphaned, so before anyone can adopt it, or refused.
 	 */
+	s->former_controller = s->controller;
 	raw_spin_lock(&s->tasks_lock);
 	WRITE_ONCE(s->controller, NULL);
 	raw_spin_unlock(&s->tasks_lock);
@@ -1031,6 +1066,9 @@ void fxt_controller_release(struct file *file)
 			fxt_session_orphan(s);
 		else if (s->terminated && s->last_controller == file)
 			fxt_packets_free(s);
+		/* Released: none of its mappings is left to revoke. */
+		if (s->former_controller == file)
+			s->former_controller = NULL;
 		file->private_data = NULL;
 		fxt_session_put(s);
 	}

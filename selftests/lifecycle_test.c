@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Selftests of a session's life: INIT and its errors, Start/Stop/Terminate
- * errors, orphans and ADOPT.
+ * errors, orphans and ADOPT (which revokes the former controller's
+ * mappings).
  *
  * The contract is uapi/linux/fxtrace.h and Documentation/uapi.rst; every
  * test checks exact errnos and values.  Run as root in the guest with
@@ -467,6 +468,86 @@ TEST_F(nosess, orphan_adopt)
 	ASSERT_EQ(0, start_session(fd3, FXTRACE_START_RETAIN));
 	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
 	ASSERT_EQ(FXTRACE_STATE_NONE, sp->state);
+	close(fd3);
+}
+
+/* Reading a mapped header's magic in a child: 0 read, else the signal. */
+static int read_in_child(const volatile __u32 *magic)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(*magic == FXTRACE_BUFFER_MAGIC ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/*
+ * The former controller's READER mappings, and its HEADER mappings of CPU
+ * buffers, read the orphan until it is adopted, then fault: the buffers
+ * take the adopter's data from then on.  Another file's mapping of an
+ * earlier session's buffer with the same id reads on.
+ */
+TEST_F(nosess, adopt_revokes_former_readers)
+{
+	const struct fxtrace_buffer_header *old, *old_hdr, *h, *kept;
+	struct fxtrace_config c;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_packet p[8];
+	int prev, ctl, fd3;
+
+	/* An earlier session, terminated; its controller keeps buffer 1. */
+	prev = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, prev);
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	ASSERT_EQ(0, ioctl(prev, FXTRACE_IOC_INIT, &c));
+	drain_init(_metadata, prev, self->ncpus);
+	ASSERT_EQ(0, buffer_info(prev, 1, &bi));
+	kept = map_part(prev, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, kept) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(prev, FXTRACE_IOC_TERMINATE));
+
+	ctl = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c));
+	drain_init(_metadata, ctl, self->ncpus);
+	ASSERT_EQ(0, buffer_info(ctl, 1, &bi));
+	old = map_part(ctl, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, old) TH_LOG("READER: %s", strerror(errno));
+	old_hdr = map_part(ctl, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, old_hdr) TH_LOG("HEADER: %s", strerror(errno));
+
+	/* Orphaned (the mappings keep the file open): they still read. */
+	ASSERT_EQ(0, close(ctl));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, old->magic);
+	ASSERT_EQ(0, read_in_child(&old->magic));
+	ASSERT_EQ(0, read_in_child(&old_hdr->magic));
+
+	/* Adopted: the old mappings fault (in a child, which copied them). */
+	fd3 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT));
+	ASSERT_EQ(SIGBUS, read_in_child(&old->magic));
+	ASSERT_EQ(SIGBUS, read_in_child(&old_hdr->magic));
+	ASSERT_EQ(0, read_in_child(&kept->magic));
+
+	/* The adopter's own mapping of the same buffer reads it. */
+	h = map_part(fd3, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(0, start_session(fd3, FXTRACE_START_CLEAR_ALL));
+	ASSERT_EQ(2, drain(fd3, p, 8));
+	ASSERT_EQ(SIGBUS, read_in_child(&old->magic));
+	ASSERT_EQ(1, h->start_seq);
+
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+	munmap((void *)h, bi.reader_size);
+	munmap((void *)old, bi.reader_size);
+	munmap((void *)old_hdr, PG);
+	munmap((void *)kept, bi.reader_size);
+	close(prev);
 	close(fd3);
 }
 
