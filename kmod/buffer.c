@@ -392,8 +392,9 @@ void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 	struct fxtrace_buffer_header *hdr = buf->hdr;
 
 	hdr->start_seq = buf->session->start_seq;
+	/* RETAIN keeps the rest, but start_seq too is ordered by [clear]. */
 	if (disposition == FXTRACE_START_RETAIN)
-		return;
+		goto out;
 	raw_spin_lock(&buf->session->tasks_lock);
 	buf->rolling_pos = 0;
 	buf->wrap = 0;
@@ -412,6 +413,7 @@ void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 		hdr->flags &= ~FXTRACE_BUFFER_DURABLE_FULL;
 	}
 	raw_spin_unlock(&buf->session->tasks_lock);
+out:
 	smp_wmb(); /* [clear]: before the session page says STARTED */
 }
 
