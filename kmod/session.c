@@ -960,11 +960,14 @@ static void fxt_revoke_former_readers(struct fxt_session *s)
 
 long fxt_ioctl_adopt(struct file *file)
 {
+	struct mm_struct *waited = NULL;
 	struct fxt_session *s;
-	int ret = 0;
+	int ret;
 
 	if (!perfmon_capable())
 		return -EPERM;
+again:
+	ret = 0;
 	mutex_lock(&fxt_lock);
 	s = fxt_session;
 	if (!s)
@@ -973,11 +976,35 @@ long fxt_ioctl_adopt(struct file *file)
 		ret = -EBUSY;
 	else if (!uid_eq(current_euid(), s->owner) && !capable(CAP_SYS_ADMIN))
 		ret = -EPERM;
+	/*
+	 * A READER or HEADER mmap() of the former controller that passed its
+	 * check before the orphaning may still be inserting its pages, its
+	 * VMA not yet in the file's address_space, where the revocation looks.
+	 * It holds its mm's mmap_lock (the former controller's, the only one
+	 * the check accepts) until the VMA is linked: wait for that, without
+	 * fxt_lock, which fxt_mmap() takes under mmap_lock.  No later mmap()
+	 * passes the check, since the session has no controller.
+	 */
+	if (!ret && s->former_controller && s->controller_mm != waited) {
+		if (waited)
+			mmdrop(waited);
+		waited = s->controller_mm;
+		mmgrab(waited);
+		mutex_unlock(&fxt_lock);
+		if (mmap_read_lock_killable(waited)) {
+			mmdrop(waited);
+			return -EINTR;
+		}
+		mmap_read_unlock(waited);
+		goto again;
+	}
 	if (!ret) {
 		fxt_revoke_former_readers(s);
 		fxt_become_controller(s, file);
 	}
 	mutex_unlock(&fxt_lock);
+	if (waited)
+		mmdrop(waited);
 	return ret;
 }
 

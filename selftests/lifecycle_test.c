@@ -12,6 +12,9 @@
  * nosess and sess: hostile.h.
  */
 
+#include <stdatomic.h>
+#include <time.h>
+
 #include "hostile.h"
 
 /* ---- 1. INIT ------------------------------------------------------------ */
@@ -549,6 +552,91 @@ TEST_F(nosess, adopt_revokes_former_readers)
 	munmap((void *)kept, bi.reader_size);
 	close(prev);
 	close(fd3);
+}
+
+struct reader_mmap {
+	int fd;
+	size_t len;
+	atomic_int started;
+	const struct fxtrace_buffer_header *map;
+	int err;
+};
+
+static void *reader_mmap_fn(void *arg)
+{
+	struct reader_mmap *r = arg;
+	void *m;
+
+	atomic_store(&r->started, 1);
+	m = map_part(r->fd, 1, FXTRACE_MMAP_READER, r->len, PROT_READ);
+	r->err = m == MAP_FAILED ? errno : 0;
+	r->map = m == MAP_FAILED ? NULL : m;
+	return NULL;
+}
+
+static void spin_us(long us)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000L +
+	       (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
+/*
+ * A READER mmap() under way while its controller's process closes its last
+ * descriptor and another file adopts: the mapping, which passed its check
+ * before the orphaning, is revoked all the same.  The window is the
+ * insertion of a 64 MiB buffer's pages, before the new VMA is where the
+ * revocation looks; the close comes after a delay that grows with each
+ * round, so that some rounds land in it (on the old module, ADOPT did not
+ * wait for it and the mapping read on).  An mmap() that ran after the
+ * orphaning is refused EACCES; each one that succeeded must fault.
+ */
+TEST_F(nosess, adopt_revokes_reader_mapped_meanwhile)
+{
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_config c;
+	struct reader_mmap r;
+	int round, ctl, fd3;
+	pthread_t thread;
+
+	for (round = 0; round < 24; round++) {
+		ctl = dev_open(O_NONBLOCK);
+		ASSERT_LE(0, ctl);
+		config_init(&c, FXTRACE_MODE_ONESHOT);
+		c.cpu_buffer_size = 64UL << 20;
+		ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c))
+			TH_LOG("INIT: %s", strerror(errno));
+		drain_init(_metadata, ctl, self->ncpus);
+		ASSERT_EQ(0, buffer_info(ctl, 1, &bi));
+
+		memset(&r, 0, sizeof(r));
+		r.fd = ctl;
+		r.len = bi.reader_size;
+		ASSERT_EQ(0, pthread_create(&thread, NULL, reader_mmap_fn, &r));
+		while (!atomic_load(&r.started))
+			;
+		spin_us(round * 2000L);
+		ASSERT_EQ(0, close(ctl));
+		fd3 = dev_open(O_NONBLOCK);
+		ASSERT_LE(0, fd3);
+		ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT))
+			TH_LOG("ADOPT: %s", strerror(errno));
+		ASSERT_EQ(0, pthread_join(thread, NULL));
+
+		if (r.map) {
+			EXPECT_EQ(SIGBUS, read_in_child(&r.map->magic))
+				TH_LOG("round %d: the READER mapping reads", round);
+			munmap((void *)r.map, r.len);
+		} else {
+			EXPECT_EQ(EACCES, r.err);
+		}
+		ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+		ASSERT_EQ(0, close(fd3));
+	}
 }
 
 /*
