@@ -750,6 +750,28 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 	return -EINVAL;
 }
 
+/*
+ * A READER mapping's pages as PFN mappings (VM_PFNMAP | VM_IO, special
+ * PTEs): get_user_pages() refuses them, so no pipe (vmsplice()) or other
+ * page reference can outlive their revocation at ADOPT
+ * (fxt_revoke_former_readers()) and show the adopter's data.  The VMA's
+ * buffer reference keeps the pages.  The area is not physically
+ * contiguous: one page at a time.
+ */
+static int fxt_remap_pages(struct vm_area_struct *vma, struct page **pages)
+{
+	unsigned long addr;
+	int ret;
+
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = remap_pfn_range(vma, addr, page_to_pfn(*pages++),
+				      PAGE_SIZE, vma->vm_page_prot);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
@@ -788,7 +810,11 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	 */
 	npages = vma_pages(vma);
 	fxt_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first, &npages);
+	if (part == FXTRACE_MMAP_READER)
+		ret = fxt_remap_pages(vma, buf->pages + first);
+	else
+		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first,
+				      &npages);
 	if (ret) {
 		/* No vm_ops yet: the pages inserted go with the VMA. */
 		if (part == FXTRACE_MMAP_PRODUCER)

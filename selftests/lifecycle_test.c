@@ -13,6 +13,7 @@
  */
 
 #include <stdatomic.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "hostile.h"
@@ -637,6 +638,38 @@ TEST_F(nosess, adopt_revokes_reader_mapped_meanwhile)
 		ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
 		ASSERT_EQ(0, close(fd3));
 	}
+}
+
+/*
+ * A READER mapping's pages take no reference from outside the mapping (a
+ * pipe's, through vmsplice()): one would outlive the revocation at ADOPT
+ * and show the adopter's data.  The mapping reads, and write() copies
+ * from it.
+ */
+TEST_F(sess, reader_pages_not_referenced)
+{
+	const struct fxtrace_buffer_header *m;
+	struct fxtrace_buffer_header copy;
+	struct fxtrace_buffer_info bi;
+	struct iovec iov;
+	int p[2];
+
+	drain_init(_metadata, self->fd, self->ncpus);
+	ASSERT_EQ(0, buffer_info(self->fd, 1, &bi));
+	m = map_part(self->fd, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_EQ(0, pipe(p));
+	iov.iov_base = (void *)m;
+	iov.iov_len = PG;
+	ASSERT_EQ(-1, vmsplice(p[1], &iov, 1, 0));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_EQ((ssize_t)sizeof(copy), write(p[1], m, sizeof(copy)));
+	ASSERT_EQ((ssize_t)sizeof(copy), read(p[0], &copy, sizeof(copy)));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, copy.magic);
+	ASSERT_EQ(1, copy.id);
+	close(p[0]);
+	close(p[1]);
+	munmap((void *)m, bi.reader_size);
 }
 
 /*
