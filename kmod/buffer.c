@@ -55,9 +55,10 @@
  *	state RETIRED reads final offsets.  The drainer learns of it from
  *	the BUFFER_RETIRED packet, ordered as in [snapshot].
  *  [clear]  A Start's disposition resets the header of a CPU buffer
- *	whose writers are idle (fxt_buffer_clear()), then smp_wmb() orders
- *	that before the session page says STARTED and before the STARTED
- *	packet; no kernel writer runs until the probes are registered after.
+ *	whose writers are idle (fxt_buffer_clear(), under tasks_lock against
+ *	an acknowledgment in flight), then smp_wmb() orders that before the
+ *	session page says STARTED and before the STARTED packet; no kernel
+ *	writer runs until the probes are registered after.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -380,14 +381,21 @@ void fxt_buffer_write_prefix(struct fxt_buffer *buf, const char *name)
 		buf->ctl->durable_committed = buf->durable_pos;
 }
 
-/* Apply a Start disposition to a kernel buffer whose writers are idle. */
+/*
+ * Apply a Start disposition to a kernel buffer whose writers are idle.
+ * The controller's acknowledgments are not idle: fxt_packet_ack() checks
+ * and moves saved_wraps under tasks_lock, and one that checked before the
+ * reset and stored after it would let the writer reuse halves nobody saved.
+ */
 void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 {
 	struct fxtrace_buffer_header *hdr = buf->hdr;
 
 	hdr->start_seq = buf->session->start_seq;
+	/* RETAIN keeps the rest, but start_seq too is ordered by [clear]. */
 	if (disposition == FXTRACE_START_RETAIN)
-		return;
+		goto out;
+	raw_spin_lock(&buf->session->tasks_lock);
 	buf->rolling_pos = 0;
 	buf->wrap = 0;
 	buf->dropped = 0;
@@ -404,6 +412,8 @@ void fxt_buffer_clear(struct fxt_buffer *buf, u32 disposition)
 		hdr->durable_committed = hdr->durable_reserved;
 		hdr->flags &= ~FXTRACE_BUFFER_DURABLE_FULL;
 	}
+	raw_spin_unlock(&buf->session->tasks_lock);
+out:
 	smp_wmb(); /* [clear]: before the session page says STARTED */
 }
 
@@ -455,12 +465,24 @@ static bool fxt_kbuf_switch(struct fxt_buffer *buf)
 	return true;
 }
 
+/*
+ * Publish a kernel buffer's drops in its header: the writer's and those
+ * counted in NMI, which cannot write the header (the writer they
+ * interrupted may be writing it).  Called by the writer at each drop of
+ * its own, and once its writers are gone (fxt_events_unregister()), so
+ * that NMI drops since the last such drop are not missing at Stop.
+ */
+void fxt_kbuf_sync_dropped(struct fxt_buffer *buf)
+{
+	WRITE_ONCE(buf->hdr->dropped_records,
+		   buf->dropped + atomic64_read(&buf->nmi_dropped));
+}
+
 /* Count a record a kernel buffer did not take (its writer's lock held). */
 void fxt_kbuf_drop(struct fxt_buffer *buf)
 {
 	buf->dropped++;
-	WRITE_ONCE(buf->hdr->dropped_records,
-		   buf->dropped + atomic64_read(&buf->nmi_dropped));
+	fxt_kbuf_sync_dropped(buf);
 }
 
 /*
@@ -728,6 +750,28 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 	return -EINVAL;
 }
 
+/*
+ * A READER mapping's pages as PFN mappings (VM_PFNMAP | VM_IO, special
+ * PTEs): get_user_pages() refuses them, so no pipe (vmsplice()) or other
+ * page reference can outlive their revocation at ADOPT
+ * (fxt_revoke_former_readers()) and show the adopter's data.  The VMA's
+ * buffer reference keeps the pages.  The area is not physically
+ * contiguous: one page at a time.
+ */
+static int fxt_remap_pages(struct vm_area_struct *vma, struct page **pages)
+{
+	unsigned long addr;
+	int ret;
+
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = remap_pfn_range(vma, addr, page_to_pfn(*pages++),
+				      PAGE_SIZE, vma->vm_page_prot);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
@@ -766,7 +810,11 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	 */
 	npages = vma_pages(vma);
 	fxt_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first, &npages);
+	if (part == FXTRACE_MMAP_READER)
+		ret = fxt_remap_pages(vma, buf->pages + first);
+	else
+		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first,
+				      &npages);
 	if (ret) {
 		/* No vm_ops yet: the pages inserted go with the VMA. */
 		if (part == FXTRACE_MMAP_PRODUCER)

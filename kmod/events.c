@@ -687,11 +687,15 @@ int fxt_events_register(struct fxt_session *s)
 	return 0;
 }
 
-/* Unregister them; no probe runs any more on return (fxt_lock held). */
+/*
+ * Unregister them; no probe runs any more on return, and the kernel
+ * buffers' headers count every drop, NMI's too (fxt_lock held).
+ */
 void fxt_events_unregister(struct fxt_session *s)
 {
 	unsigned int i;
 	bool any = false;
+	int cpu;
 
 	for (i = ARRAY_SIZE(fxt_kprobes); i-- > 0;) {
 		if (!__test_and_clear_bit(i, s->kprobes))
@@ -700,8 +704,16 @@ void fxt_events_unregister(struct fxt_session *s)
 					    fxt_kprobes[i].func, s);
 		any = true;
 	}
-	if (any)
-		tracepoint_synchronize_unregister();
+	if (!any)
+		return;
+	/* Also waits for probes in NMI: NMI handlers are RCU readers. */
+	tracepoint_synchronize_unregister();
+	for_each_possible_cpu(cpu) {
+		if (s->cpu_buffers[cpu])
+			fxt_kbuf_sync_dropped(s->cpu_buffers[cpu]);
+	}
+	if (s->names)
+		fxt_kbuf_sync_dropped(s->names);
 }
 
 /* The kernel's categories take their slots at module load. */

@@ -121,6 +121,7 @@ struct fxt_session {
 	bool terminated;
 	struct file *controller;	/* NULL when orphaned */
 	struct file *last_controller;	/* at Terminate: compared, not used */
+	struct file *former_controller;	/* orphaned it, until released */
 	kuid_t owner;
 	u32 mode;
 	u64 cpu_buffer_size;
@@ -218,6 +219,7 @@ void fxt_kbuf_commit(struct fxt_buffer *buf, bool durable,
 bool fxt_kbuf_write(struct fxt_buffer *buf, const u64 *words, u32 n,
 		    bool durable);
 void fxt_kbuf_drop(struct fxt_buffer *buf);
+void fxt_kbuf_sync_dropped(struct fxt_buffer *buf);
 void fxt_buffer_snapshot(struct fxt_buffer *buf);
 void fxt_buffer_request_save(struct fxt_buffer *buf, u64 wrap);
 void fxt_buffer_retire(struct fxt_buffer *buf);

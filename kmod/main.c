@@ -10,6 +10,8 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
 #include <linux/uaccess.h>
 
 #include "fxtrace.h"
@@ -118,9 +120,38 @@ static long fxt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
+/*
+ * Each open file gets an address_space of its own, an inode of a private
+ * pseudo filesystem (as DRM gives each device one), instead of sharing the
+ * device inode's: unmap_mapping_range() on it then reaches the mappings
+ * made through that file only (fxt_revoke_former_readers(), session.c),
+ * not another file's of a buffer of an earlier session with the same id.
+ */
+#define FXT_FS_MAGIC	0x66787472	/* "fxtr" */
+
+static struct vfsmount *fxt_mnt;
+
+static int fxt_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, FXT_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+/* No .owner: the module's own mount would pin it. */
+static struct file_system_type fxt_fs_type = {
+	.name = "fxtrace",
+	.init_fs_context = fxt_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
 /* Reads honour IOCB_NOWAIT, so io_uring needs no io-wq thread for them. */
 static int fxt_open(struct inode *inode, struct file *file)
 {
+	struct inode *mapping_inode;
+
+	mapping_inode = alloc_anon_inode(fxt_mnt->mnt_sb);
+	if (IS_ERR(mapping_inode))
+		return PTR_ERR(mapping_inode);
+	file->f_mapping = mapping_inode->i_mapping;
 	file->private_data = NULL;
 	file->f_mode |= FMODE_NOWAIT;
 	return stream_open(inode, file);
@@ -132,9 +163,11 @@ static int fxt_flush(struct file *file, fl_owner_t id)
 	return 0;
 }
 
+/* No mapping of the file is left: its address_space goes. */
 static int fxt_release(struct inode *inode, struct file *file)
 {
 	fxt_controller_release(file);
+	iput(file->f_mapping->host);
 	return 0;
 }
 
@@ -167,10 +200,19 @@ static int __init fxt_init(void)
 	if (ret)
 		return ret;
 	ret = fxt_events_init();
-	if (!ret)
-		ret = misc_register(&fxt_miscdev);
 	if (ret)
-		fxt_page_exit();
+		goto out_page;
+	fxt_mnt = kern_mount(&fxt_fs_type);
+	if (IS_ERR(fxt_mnt)) {
+		ret = PTR_ERR(fxt_mnt);
+		goto out_page;
+	}
+	ret = misc_register(&fxt_miscdev);
+	if (!ret)
+		return 0;
+	kern_unmount(fxt_mnt);
+out_page:
+	fxt_page_exit();
 	return ret;
 }
 
@@ -178,6 +220,7 @@ static int __init fxt_init(void)
 static void __exit fxt_exit(void)
 {
 	misc_deregister(&fxt_miscdev);
+	kern_unmount(fxt_mnt);
 	fxt_session_destroy_orphan();
 	fxt_users_free();
 	fxt_page_exit();

@@ -210,7 +210,12 @@ again:
 	 * userfaultfd or FUSE mapping) would keep the packets from the file
 	 * that controls the session then.  The destination is faulted in
 	 * without the lock, and the packets that fit in what could be are
-	 * read then.
+	 * read then.  Faulting in proves nothing lasting (another thread may
+	 * MADV_DONTNEED the buffer again at once), so each retry first ends
+	 * the call for any signal, as the waits above do: nothing has been
+	 * consumed, so -ERESTARTSYS restarts the read under SA_RESTART and
+	 * is EINTR otherwise.  Only user memory can be faulted in: a short
+	 * copy to a kernel iterator (io_uring's registered buffers) is final.
 	 */
 	pagefault_disable();
 	copied = copy_to_iter(pkts, n * sizeof(pkts[0]), to);
@@ -218,14 +223,18 @@ again:
 	if (copied != n * sizeof(pkts[0])) {
 		iov_iter_revert(to, copied);
 		mutex_unlock(&s->read_lock);
+		if (!user_backed_iter(to)) {
+			ret = -EFAULT;
+			goto out_put;
+		}
 		bytes = n * sizeof(pkts[0]);
 		bytes -= fault_in_iov_iter_writeable(to, bytes);
 		if (bytes < sizeof(pkts[0])) {
 			ret = -EFAULT;
 			goto out_put;
 		}
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
 			goto out_put;
 		}
 		want = bytes / sizeof(pkts[0]);

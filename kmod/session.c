@@ -926,13 +926,48 @@ long fxt_ioctl_terminate(struct file *file)
 	return ret;
 }
 
+/*
+ * An adopted orphan's buffers take the adopter's data from now on: the
+ * READER mappings of the file that orphaned it (and its children's copies
+ * of them) must not read it.  Only a controller maps READER parts, through
+ * its own file, so they all are in that file's own address_space
+ * (fxt_open()); zapped, they fault (SIGBUS: no ->fault refills them).  So
+ * are HEADER parts of CPU and KERNEL buffers; a task buffer's header
+ * stays, since its producer may map it through the same file.  The file
+ * is alive while a mapping holds it, and fxt_controller_release() forgets
+ * it (fxt_lock held).
+ */
+static void fxt_revoke_former_readers(struct fxt_session *s)
+{
+	struct file *file = s->former_controller;
+	struct fxt_buffer *buf;
+
+	if (!file)
+		return;
+	list_for_each_entry(buf, &s->buffers, node) {
+		unmap_mapping_range(file->f_mapping,
+				    FXTRACE_MMAP_OFFSET(buf->id,
+							FXTRACE_MMAP_READER),
+				    buf->area_size, 1);
+		if (buf->kind != FXTRACE_BUFFER_TASK)
+			unmap_mapping_range(file->f_mapping,
+					    FXTRACE_MMAP_OFFSET(buf->id,
+								FXTRACE_MMAP_HEADER),
+					    FXTRACE_BUFFER_PAGE_SIZE, 1);
+	}
+	s->former_controller = NULL;
+}
+
 long fxt_ioctl_adopt(struct file *file)
 {
+	struct mm_struct *waited = NULL;
 	struct fxt_session *s;
-	int ret = 0;
+	int ret;
 
 	if (!perfmon_capable())
 		return -EPERM;
+again:
+	ret = 0;
 	mutex_lock(&fxt_lock);
 	s = fxt_session;
 	if (!s)
@@ -941,9 +976,35 @@ long fxt_ioctl_adopt(struct file *file)
 		ret = -EBUSY;
 	else if (!uid_eq(current_euid(), s->owner) && !capable(CAP_SYS_ADMIN))
 		ret = -EPERM;
-	else
+	/*
+	 * A READER or HEADER mmap() of the former controller that passed its
+	 * check before the orphaning may still be inserting its pages, its
+	 * VMA not yet in the file's address_space, where the revocation looks.
+	 * It holds its mm's mmap_lock (the former controller's, the only one
+	 * the check accepts) until the VMA is linked: wait for that, without
+	 * fxt_lock, which fxt_mmap() takes under mmap_lock.  No later mmap()
+	 * passes the check, since the session has no controller.
+	 */
+	if (!ret && s->former_controller && s->controller_mm != waited) {
+		if (waited)
+			mmdrop(waited);
+		waited = s->controller_mm;
+		mmgrab(waited);
+		mutex_unlock(&fxt_lock);
+		if (mmap_read_lock_killable(waited)) {
+			mmdrop(waited);
+			return -EINTR;
+		}
+		mmap_read_unlock(waited);
+		goto again;
+	}
+	if (!ret) {
+		fxt_revoke_former_readers(s);
 		fxt_become_controller(s, file);
+	}
 	mutex_unlock(&fxt_lock);
+	if (waited)
+		mmdrop(waited);
 	return ret;
 }
 
@@ -1001,7 +1062,15 @@ static void fxt_session_orphan(struct fxt_session *s)
 {
 	if (s->state == FXTRACE_STATE_STARTED)
 		fxt_session_stop(s);
+	/*
+	 * Under tasks_lock, which fxt_packet_ack() holds from its role check
+	 * to its store: an acknowledgment in flight is applied before the
+	 * session is orphaned, so before anyone can adopt it, or refused.
+	 */
+	s->former_controller = s->controller;
+	raw_spin_lock(&s->tasks_lock);
 	WRITE_ONCE(s->controller, NULL);
+	raw_spin_unlock(&s->tasks_lock);
 	/*
 	 * A thread of the process waiting in read() (its file outlives the
 	 * close) leaves with EPERM: the packets are the next controller's.
@@ -1024,6 +1093,9 @@ void fxt_controller_release(struct file *file)
 			fxt_session_orphan(s);
 		else if (s->terminated && s->last_controller == file)
 			fxt_packets_free(s);
+		/* Released: none of its mappings is left to revoke. */
+		if (s->former_controller == file)
+			s->former_controller = NULL;
 		file->private_data = NULL;
 		fxt_session_put(s);
 	}

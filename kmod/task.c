@@ -9,6 +9,7 @@
 #include <linux/moduleparam.h>
 #include <linux/nsproxy.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/time_namespace.h>
@@ -340,6 +341,42 @@ static void fxt_write_task_name(struct fxt_buffer *buf, struct task_struct *t,
 }
 
 /*
+ * The task whose pid is the first from *nr on in the initial namespace, and
+ * *nr moved past it; NULL after the last (rcu_read_lock held).  A walk by
+ * number, as /proc's readdir walks tgids, keeps nothing of the task it
+ * stopped at, so it may leave RCU between any two tasks, unlike
+ * for_each_process_thread(), whose cursor is only valid inside one read-side
+ * critical section.
+ */
+static struct task_struct *fxt_next_task(pid_t *nr)
+{
+	struct task_struct *t;
+	struct pid *pid;
+
+	while ((pid = find_ge_pid(*nr, &init_pid_ns))) {
+		*nr = pid_nr(pid) + 1;
+		t = pid_task(pid, PIDTYPE_PID);
+		if (t)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * Between two tasks of a walk: a walk of every task is as long as the
+ * system has threads (pid_max is 4M), which on a kernel without
+ * preemption must not hold the CPU nor an RCU grace period that long.
+ */
+static void fxt_walk_resched(void)
+{
+	if (!need_resched())
+		return;
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+}
+
+/*
  * The KERNEL buffer of a Start: a kernel-object record per process and
  * thread that exists, sized from the task count, then, while the session
  * runs, the names kernel:task gives new and renamed tasks (one buffer, so
@@ -350,13 +387,14 @@ static void fxt_write_task_name(struct fxt_buffer *buf, struct task_struct *t,
 int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 {
 	const u32 slack = 64;
-	struct task_struct *p, *t;
+	struct task_struct *t;
 	struct fxt_buffer *buf;
 	u64 per_task, size;
 	u32 tasks = 0;
+	pid_t nr;
 
 	rcu_read_lock();
-	for_each_process_thread(p, t)
+	for (nr = 1; fxt_next_task(&nr); fxt_walk_resched())
 		tasks++;
 	rcu_read_unlock();
 
@@ -382,11 +420,12 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 			 buf->id, 0, false);
 
 	rcu_read_lock();
-	for_each_process(p) {
-		fxt_write_task_name(buf, p, FXT_KOBJ_PROCESS, task_tgid_nr(p), 0);
-		for_each_thread(p, t)
-			fxt_write_task_name(buf, t, FXT_KOBJ_THREAD,
-					    task_pid_nr(t), task_tgid_nr(p));
+	for (nr = 1; (t = fxt_next_task(&nr)); fxt_walk_resched()) {
+		if (thread_group_leader(t))
+			fxt_write_task_name(buf, t, FXT_KOBJ_PROCESS,
+					    task_tgid_nr(t), 0);
+		fxt_write_task_name(buf, t, FXT_KOBJ_THREAD, task_pid_nr(t),
+				    task_tgid_nr(t));
 	}
 	rcu_read_unlock();
 	memset(s->names_users, 0, sizeof(s->names_users));
@@ -437,8 +476,11 @@ void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n)
 	kuid_t uid = fxt_current_owner();
 	unsigned long irqflags;
 
-	if (in_nmi())
+	/* names_lock is not NMI-safe: counted, as fxt_kbuf_reserve() does. */
+	if (in_nmi()) {
+		atomic64_inc(&s->names->nmi_dropped);
 		return;
+	}
 	raw_spin_lock_irqsave(&s->names_lock, irqflags);
 	if (fxt_names_charge(s, uid, n * sizeof(u64)))
 		fxt_kbuf_write(s->names, words, n, true);

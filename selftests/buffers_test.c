@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Selftests of buffers and their mappings: CPU and KERNEL buffers, ATTACH,
- * the header, producer and reader parts of task buffers, fork.
+ * Selftests of buffers and their mappings: CPU and KERNEL buffers (the
+ * names of thousands of threads at Start), ATTACH, the header, producer
+ * and reader parts of task buffers, fork.
  *
  * The contract is uapi/linux/fxtrace.h and Documentation/uapi.rst; every
  * test checks exact errnos and values.  Run as root in the guest with
@@ -159,6 +160,107 @@ TEST_F(sess, kernel_buffer)
 }
 
 /* ---- 6. ATTACH ---------------------------------------------------------- */
+
+/* A thread that says its tid, then waits for its pipe to close. */
+struct idle_thread {
+	pthread_t thread;
+	pid_t tid;
+	int fd;
+};
+
+static void *wait_for_eof(void *arg)
+{
+	struct idle_thread *it = arg;
+	char c;
+
+	__atomic_store_n(&it->tid, gettid(), __ATOMIC_RELEASE);
+	while (read(it->fd, &c, 1) > 0)
+		;
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Start names every task that exists, also when there are thousands: the
+ * walk may leave RCU between two tasks (to reschedule), and each thread of
+ * this process has exactly one thread record, the process one process
+ * record.  5000 threads: a 1 GiB guest's threads-max is about 7800.
+ */
+TEST_F(sess, kernel_buffer_many_threads)
+{
+	enum { NTHREADS = 5000 };
+	static struct idle_thread threads[NTHREADS];
+	static __u64 want[NTHREADS + 1], got[NTHREADS + 2];
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_packet p[8];
+	size_t i = 0, n, nthreads = 0, nprocs = 0;
+	pthread_attr_t attr;
+	const __u64 *w;
+	int pfd[2], t;
+
+	drain_init(_metadata, self->fd, self->ncpus);
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN));
+	for (t = 0; t < NTHREADS; t++) {
+		threads[t].fd = pfd[0];
+		ASSERT_EQ(0, pthread_create(&threads[t].thread, &attr, wait_for_eof,
+					    &threads[t])) TH_LOG("thread %d", t);
+	}
+	for (t = 0; t < NTHREADS; t++)
+		while (!__atomic_load_n(&threads[t].tid, __ATOMIC_ACQUIRE))
+			usleep(1000);
+
+	ASSERT_EQ(0, start_session(self->fd, FXTRACE_START_CLEAR_ALL));
+	ASSERT_EQ(2, drain(self->fd, p, 8));
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_KERNEL, self->ncpus + 1);
+	ASSERT_EQ(0, buffer_info(self->fd, self->ncpus + 1, &bi));
+	h = map_part(self->fd, bi.id, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_EQ(0, h->dropped_records);
+
+	/* The kobj records of this process's threads and of the process. */
+	w = (const __u64 *)((const char *)h + h->data_offset);
+	n = h->durable_committed / 8;
+	while (i < n) {
+		__u64 size = fxt_bits(w[i], 4, 15);
+		__u64 len = fxt_bits(w[i], 24, 39) & 0x7fff;
+
+		ASSERT_NE(0, size);
+		if (fxt_bits(w[i], 0, 3) == FXT_REC_KOBJ) {
+			if (fxt_bits(w[i], 16, 23) == FXT_KOBJ_PROCESS)
+				nprocs += w[i + 1] == (__u64)getpid();
+			else if (fxt_bits(w[i], 16, 23) == FXT_KOBJ_THREAD &&
+				 w[i + 2 + fxt_stream_words(len) + 2] == (__u64)getpid()) {
+				ASSERT_GT(NTHREADS + 2, nthreads);
+				got[nthreads++] = w[i + 1];
+			}
+		}
+		i += size;
+	}
+	ASSERT_EQ(n, i);
+	ASSERT_EQ(1, nprocs);
+	ASSERT_EQ(NTHREADS + 1, nthreads);
+	for (t = 0; t < NTHREADS; t++)
+		want[t] = threads[t].tid;
+	want[NTHREADS] = getpid();
+	qsort(want, NTHREADS + 1, sizeof(want[0]), cmp_u64);
+	qsort(got, nthreads, sizeof(got[0]), cmp_u64);
+	ASSERT_EQ(0, memcmp(want, got, sizeof(want)));
+
+	munmap((void *)h, bi.reader_size);
+	close(pfd[1]);
+	for (t = 0; t < NTHREADS; t++)
+		pthread_join(threads[t].thread, NULL);
+	close(pfd[0]);
+}
 
 TEST_F(sess, attach_fields)
 {

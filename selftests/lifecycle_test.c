@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Selftests of a session's life: INIT and its errors, Start/Stop/Terminate
- * errors, orphans and ADOPT.
+ * errors, orphans and ADOPT (which revokes the former controller's
+ * mappings).
  *
  * The contract is uapi/linux/fxtrace.h and Documentation/uapi.rst; every
  * test checks exact errnos and values.  Run as root in the guest with
@@ -10,6 +11,10 @@
  * and terminated by the next fixture setup.  Helpers and the fixtures
  * nosess and sess: hostile.h.
  */
+
+#include <stdatomic.h>
+#include <sys/uio.h>
+#include <time.h>
 
 #include "hostile.h"
 
@@ -468,6 +473,203 @@ TEST_F(nosess, orphan_adopt)
 	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
 	ASSERT_EQ(FXTRACE_STATE_NONE, sp->state);
 	close(fd3);
+}
+
+/* Reading a mapped header's magic in a child: 0 read, else the signal. */
+static int read_in_child(const volatile __u32 *magic)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(*magic == FXTRACE_BUFFER_MAGIC ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/*
+ * The former controller's READER mappings, and its HEADER mappings of CPU
+ * buffers, read the orphan until it is adopted, then fault: the buffers
+ * take the adopter's data from then on.  Another file's mapping of an
+ * earlier session's buffer with the same id reads on.
+ */
+TEST_F(nosess, adopt_revokes_former_readers)
+{
+	const struct fxtrace_buffer_header *old, *old_hdr, *h, *kept;
+	struct fxtrace_config c;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_packet p[8];
+	int prev, ctl, fd3;
+
+	/* An earlier session, terminated; its controller keeps buffer 1. */
+	prev = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, prev);
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	ASSERT_EQ(0, ioctl(prev, FXTRACE_IOC_INIT, &c));
+	drain_init(_metadata, prev, self->ncpus);
+	ASSERT_EQ(0, buffer_info(prev, 1, &bi));
+	kept = map_part(prev, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, kept) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(prev, FXTRACE_IOC_TERMINATE));
+
+	ctl = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, ctl);
+	ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c));
+	drain_init(_metadata, ctl, self->ncpus);
+	ASSERT_EQ(0, buffer_info(ctl, 1, &bi));
+	old = map_part(ctl, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, old) TH_LOG("READER: %s", strerror(errno));
+	old_hdr = map_part(ctl, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, old_hdr) TH_LOG("HEADER: %s", strerror(errno));
+
+	/* Orphaned (the mappings keep the file open): they still read. */
+	ASSERT_EQ(0, close(ctl));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, old->magic);
+	ASSERT_EQ(0, read_in_child(&old->magic));
+	ASSERT_EQ(0, read_in_child(&old_hdr->magic));
+
+	/* Adopted: the old mappings fault (in a child, which copied them). */
+	fd3 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT));
+	ASSERT_EQ(SIGBUS, read_in_child(&old->magic));
+	ASSERT_EQ(SIGBUS, read_in_child(&old_hdr->magic));
+	ASSERT_EQ(0, read_in_child(&kept->magic));
+
+	/* The adopter's own mapping of the same buffer reads it. */
+	h = map_part(fd3, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(0, start_session(fd3, FXTRACE_START_CLEAR_ALL));
+	ASSERT_EQ(2, drain(fd3, p, 8));
+	ASSERT_EQ(SIGBUS, read_in_child(&old->magic));
+	ASSERT_EQ(1, h->start_seq);
+
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+	munmap((void *)h, bi.reader_size);
+	munmap((void *)old, bi.reader_size);
+	munmap((void *)old_hdr, PG);
+	munmap((void *)kept, bi.reader_size);
+	close(prev);
+	close(fd3);
+}
+
+struct reader_mmap {
+	int fd;
+	size_t len;
+	atomic_int started;
+	const struct fxtrace_buffer_header *map;
+	int err;
+};
+
+static void *reader_mmap_fn(void *arg)
+{
+	struct reader_mmap *r = arg;
+	void *m;
+
+	atomic_store(&r->started, 1);
+	m = map_part(r->fd, 1, FXTRACE_MMAP_READER, r->len, PROT_READ);
+	r->err = m == MAP_FAILED ? errno : 0;
+	r->map = m == MAP_FAILED ? NULL : m;
+	return NULL;
+}
+
+static void spin_us(long us)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000L +
+	       (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
+/*
+ * A READER mmap() under way while its controller's process closes its last
+ * descriptor and another file adopts: the mapping, which passed its check
+ * before the orphaning, is revoked all the same.  The window is the
+ * insertion of a 64 MiB buffer's pages, before the new VMA is where the
+ * revocation looks; the close comes after a delay that grows with each
+ * round, so that some rounds land in it (on the old module, ADOPT did not
+ * wait for it and the mapping read on).  An mmap() that ran after the
+ * orphaning is refused EACCES; each one that succeeded must fault.
+ */
+TEST_F(nosess, adopt_revokes_reader_mapped_meanwhile)
+{
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_config c;
+	struct reader_mmap r;
+	int round, ctl, fd3;
+	pthread_t thread;
+
+	for (round = 0; round < 24; round++) {
+		ctl = dev_open(O_NONBLOCK);
+		ASSERT_LE(0, ctl);
+		config_init(&c, FXTRACE_MODE_ONESHOT);
+		c.cpu_buffer_size = 64UL << 20;
+		ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c))
+			TH_LOG("INIT: %s", strerror(errno));
+		drain_init(_metadata, ctl, self->ncpus);
+		ASSERT_EQ(0, buffer_info(ctl, 1, &bi));
+
+		memset(&r, 0, sizeof(r));
+		r.fd = ctl;
+		r.len = bi.reader_size;
+		ASSERT_EQ(0, pthread_create(&thread, NULL, reader_mmap_fn, &r));
+		while (!atomic_load(&r.started))
+			;
+		spin_us(round * 2000L);
+		ASSERT_EQ(0, close(ctl));
+		fd3 = dev_open(O_NONBLOCK);
+		ASSERT_LE(0, fd3);
+		ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT))
+			TH_LOG("ADOPT: %s", strerror(errno));
+		ASSERT_EQ(0, pthread_join(thread, NULL));
+
+		if (r.map) {
+			EXPECT_EQ(SIGBUS, read_in_child(&r.map->magic))
+				TH_LOG("round %d: the READER mapping reads", round);
+			munmap((void *)r.map, r.len);
+		} else {
+			EXPECT_EQ(EACCES, r.err);
+		}
+		ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+		ASSERT_EQ(0, close(fd3));
+	}
+}
+
+/*
+ * A READER mapping's pages take no reference from outside the mapping (a
+ * pipe's, through vmsplice()): one would outlive the revocation at ADOPT
+ * and show the adopter's data.  The mapping reads, and write() copies
+ * from it.
+ */
+TEST_F(sess, reader_pages_not_referenced)
+{
+	const struct fxtrace_buffer_header *m;
+	struct fxtrace_buffer_header copy;
+	struct fxtrace_buffer_info bi;
+	struct iovec iov;
+	int p[2];
+
+	drain_init(_metadata, self->fd, self->ncpus);
+	ASSERT_EQ(0, buffer_info(self->fd, 1, &bi));
+	m = map_part(self->fd, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_EQ(0, pipe(p));
+	iov.iov_base = (void *)m;
+	iov.iov_len = PG;
+	ASSERT_EQ(-1, vmsplice(p[1], &iov, 1, 0));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_EQ((ssize_t)sizeof(copy), write(p[1], m, sizeof(copy)));
+	ASSERT_EQ((ssize_t)sizeof(copy), read(p[0], &copy, sizeof(copy)));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, copy.magic);
+	ASSERT_EQ(1, copy.id);
+	close(p[0]);
+	close(p[1]);
+	munmap((void *)m, bi.reader_size);
 }
 
 /*

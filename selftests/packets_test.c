@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Selftests of the controller's packets: INIT/Start/Stop packets, read()
- * and poll() and their errors, a partly writable destination, a blocking
- * read woken, a full packet queue, reads through io_uring.
+ * and poll() and their errors, a partly writable destination, a signal
+ * while the destination is faulted in, a blocking read woken, a full
+ * packet queue, reads through io_uring.
  *
  * The contract is uapi/linux/fxtrace.h and Documentation/uapi.rst; every
  * test checks exact errnos and values.  Run as root in the guest with
@@ -13,7 +14,9 @@
  */
 #include <dirent.h>
 #include <sched.h>
+#include <signal.h>
 #include <linux/io_uring.h>
+#include <linux/userfaultfd.h>
 
 #include "hostile.h"
 
@@ -119,6 +122,87 @@ TEST_F(sess, read_partly_writable)
 	ASSERT_EQ(16, read(self->fd, p, 16));
 	ASSERT_ADDED(p[0], FXTRACE_BUFFER_CPU, 2);
 	munmap(m, 2 * PG);
+}
+
+/*
+ * The destination faults in a userfaultfd range: its handler makes a
+ * signal pending for the reader, then resolves the fault.
+ */
+struct uffd_signaller {
+	int uffd;
+	pthread_t reader;
+	char *page;
+	int err;
+};
+
+static void *uffd_signal_then_copy(void *arg)
+{
+	struct uffd_signaller *u = arg;
+	struct pollfd pfd = { .fd = u->uffd, .events = POLLIN };
+	struct uffdio_copy copy;
+	struct uffd_msg msg;
+	static char src[PG] __attribute__((aligned(PG)));
+
+	if (poll(&pfd, 1, 10000) != 1 || read(u->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT) {
+		u->err = errno ?: EIO;
+		return NULL;
+	}
+	/* Pending before the fault-in returns: the reader is asleep in it. */
+	pthread_kill(u->reader, SIGUSR1);
+	copy = (struct uffdio_copy){
+		.dst = (uintptr_t)u->page, .src = (uintptr_t)src, .len = PG,
+	};
+	if (ioctl(u->uffd, UFFDIO_COPY, &copy))
+		u->err = errno;
+	return NULL;
+}
+
+static void on_sigusr1(int sig)
+{
+}
+
+/*
+ * A blocking read whose copy faults, with a signal pending once the fault
+ * is resolved, ends with EINTR (no SA_RESTART) before it retries, and
+ * consumes nothing: a destination that keeps faulting (MADV_DONTNEED in a
+ * loop by another thread) cannot hold it in the retry loop against
+ * anything but SIGKILL.
+ */
+TEST_F(sess, read_fault_in_signal)
+{
+	struct sigaction sa = { .sa_handler = on_sigusr1 };	/* no SA_RESTART */
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffd_signaller u = { .reader = pthread_self() };
+	struct fxtrace_packet p[64];
+	pthread_t t;
+
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	u.uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (u.uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(u.uffd, UFFDIO_API, &api));
+	u.page = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, u.page);
+	reg = (struct uffdio_register){
+		.range = { .start = (uintptr_t)u.page, .len = PG },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	ASSERT_EQ(0, ioctl(u.uffd, UFFDIO_REGISTER, &reg));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, 0));	/* a blocking fd */
+	ASSERT_EQ(0, pthread_create(&t, NULL, uffd_signal_then_copy, &u));
+
+	ASSERT_ERRNO(EINTR, read(self->fd, u.page, 16));
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, u.err) TH_LOG("uffd handler: %s", strerror(u.err));
+
+	/* Nothing was consumed: INIT's packets are all still queued. */
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(self->ncpus, drain(self->fd, p, 64));
+	ASSERT_ADDED(p[0], FXTRACE_BUFFER_CPU, 1);
+	munmap(u.page, PG);
+	close(u.uffd);
 }
 
 TEST_F(sess, poll_events)
