@@ -192,6 +192,20 @@ __attribute__((format(printf, 1, 2))) static void warn(const char *fmt, ...)
 		return;
 }
 
+/*
+ * err's description for a warning.  Not strerror(): it translates the
+ * text in the caller's locale and may allocate (an unknown errno's text
+ * always does), and a warning may come from a signal handler.
+ * strerrordesc_np() (glibc 2.32) only reads glibc's table: the English
+ * text, as strerror() gives it in the C locale.
+ */
+static const char *error_text(int err)
+{
+	const char *text = strerrordesc_np(err);
+
+	return text ? text : "unknown error";
+}
+
 static void lock(void)
 {
 	pthread_mutex_lock(&rt.lock);
@@ -405,7 +419,7 @@ static bool open_module(void)
 		    FXTRACE_MMAP_SESSION);
 	if (page == MAP_FAILED) {
 		warn("cannot map the session page of %s: %s; not tracing",
-		     FXTRACE_DEVICE, strerror(errno));
+		     FXTRACE_DEVICE, error_text(errno));
 		close(fd);
 		return false;
 	}
@@ -606,7 +620,7 @@ static int open_spool(void)
 	if (rt.spool_fd < 0) {
 		/* Said once: attach reports the threads left without a buffer. */
 		if (!__atomic_exchange_n(&rt.warned_spool, true, __ATOMIC_RELAXED))
-			warn("cannot create %s: %s", path, strerror(err));
+			warn("cannot create %s: %s", path, error_text(err));
 		rt.output[0] = 0;
 		return -err;
 	}
@@ -683,7 +697,7 @@ static const volatile unsigned char *module_enable_byte(const char *category)
 	};
 
 	if (ioctl(rt.fd, FXTRACE_IOC_CATEGORY, &cat)) {
-		warn("category \"%s\": %s; not traced", category, strerror(errno));
+		warn("category \"%s\": %s; not traced", category, error_text(errno));
 		return &category_off;
 	}
 	return &rt.enable_table[cat.index];
@@ -1276,7 +1290,7 @@ static struct tbuf *attach(void)
 		if (!__atomic_exchange_n(&rt.warned_attach, true, __ATOMIC_RELAXED))
 			warn("thread %ld has no trace buffer (%s): its events are "
 			     "lost and counted; retrying", (long)syscall(SYS_gettid),
-			     strerror(err));
+			     error_text(err));
 		return NULL;
 	}
 	retry_at_ns = 0;
@@ -1879,7 +1893,7 @@ static int flush_locked(void)
 		ret = -errno;
 	munmap(copy, cap * 8 + 8);
 	if (ret)
-		warn("cannot write %s: %s%s", rt.output, strerror(-ret),
+		warn("cannot write %s: %s%s", rt.output, error_text(-ret),
 		     fxtctl_output_refusal(ret));
 	return ret;
 }

@@ -32,7 +32,9 @@
  * - chdir: a relative FXTRACE_OUTPUT is where the process started, after
  *   it changed directory, and for the programs it runs;
  * - mappings: threads' buffers do not cost a mapping each;
- * - flushsig: fxt_flush() from a signal handler that interrupted malloc.
+ * - flushsig: fxt_flush() from a signal handler that interrupted malloc;
+ * - warnsig: the warnings of a first event and of a flush in a signal
+ *   handler say the error without strerror(), which is not safe there.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -706,6 +708,35 @@ static int mode_fallocate(void)
 	printf("dropped %llu\nlost %llu\n",
 	       (unsigned long long)fxt_thread_dropped(),
 	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/*
+ * The program's own strerror() stands in for libc's (as fallocate()
+ * above) and counts its calls: the library's warnings may come from a
+ * signal handler, where strerror() may translate and allocate.
+ */
+static volatile int strerror_calls;
+
+char *strerror(int err)
+{
+	strerror_calls++;
+	return (char *)strerrordesc_np(err);
+}
+
+static void warn_on_signal(int sig)
+{
+	(void)sig;
+	TRACE_INSTANT("app", "handler", FXT_SCOPE_THREAD);
+	fxt_flush();
+}
+
+/* The process's first event and a flush, both in a signal handler. */
+static int mode_warnsig(void)
+{
+	signal(SIGUSR1, warn_on_signal);
+	raise(SIGUSR1);
+	printf("tid %ld\nstrerror %d\n", gettid_(), strerror_calls);
 	return 0;
 }
 
@@ -1556,6 +1587,45 @@ static void test_fallocate(void)
 	}
 }
 
+static void test_warnsig(void)
+{
+	char out[4400], want[9200];
+	struct run r;
+
+	/* No directory for the spool: the handler's event has no buffer. */
+	path_in(out, sizeof(out), "none/warnsig.fxt");
+	r = run_mode("warnsig", out, NULL, 30);
+	snprintf(want, sizeof(want),
+		 "libfxtrace: cannot create %s.spool: No such file or directory\n"
+		 "libfxtrace: thread %ld has no trace buffer (No such file or "
+		 "directory): its events are lost and counted; retrying\n",
+		 out, value(&r, "tid"));
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_STR(want, r.err);
+	EXPECT_EQ(0, value(&r, "strerror"));
+	tap_result("warnsig: a first event in a signal handler that cannot "
+		   "attach warns without strerror() (%ld calls)",
+		   value(&r, "strerror"));
+	clean_dir();
+
+	/* A directory where the trace goes: the handler's flush fails. */
+	path_in(out, sizeof(out), "warnsig.fxt");
+	mkdir(out, 0700);
+	r = run_mode("warnsig", out, NULL, 30);
+	/* The same at exit, outside the handler. */
+	snprintf(want, sizeof(want),
+		 "libfxtrace: cannot write %s: Is a directory\n"
+		 "libfxtrace: cannot write %s: Is a directory\n", out, out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_STR(want, r.err);
+	EXPECT_EQ(0, value(&r, "strerror"));
+	tap_result("warnsig: a flush in a signal handler that cannot write "
+		   "warns without strerror() (%ld calls)",
+		   value(&r, "strerror"));
+	rmdir(out);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1570,6 +1640,7 @@ int main(int argc, char **argv)
 		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
 		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
 		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
+		{ "warnsig", mode_warnsig },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1604,6 +1675,7 @@ int main(int argc, char **argv)
 	test_flushsig();
 	test_fallocate();
 	test_rlimit();
+	test_warnsig();
 	rmdir(dir);
 	return tap_plan();
 }
