@@ -44,6 +44,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -407,6 +408,49 @@ static void parse_categories(const char *list)
 static void thread_exit(void *arg);
 static void child_after_fork(void);
 
+/* The initial time namespace's inode (PROC_TIME_INIT_INO, Linux 5.6). */
+#define TIME_NS_INIT_INO	0xeffffffaU
+
+/*
+ * The CLOCK_MONOTONIC offset of this process's time namespace, in ns, as
+ * FXTRACE_IOC_ATTACH reports it, for fxt_now() before the first event's
+ * attach.  timens_offsets shows the namespace of the process's children:
+ * after unshare(CLONE_NEWTIME), and an exec that stayed (unshare(1)
+ * without --fork, Linux 6.1), it is not the process's own.  Only when the
+ * two are one are its offsets ours; the initial namespace has none.  Left
+ * at 0 (no namespace, or a new one not entered) until the attach.
+ */
+static __s64 time_namespace_offset(void)
+{
+	static const char key[] = "monotonic";
+	struct stat own, children;
+	char buf[128], *p, *end;
+	long long sec, nsec;
+	ssize_t n = -1;
+	int fd;
+
+	if (stat("/proc/self/ns/time", &own) ||
+	    own.st_ino == TIME_NS_INIT_INO ||
+	    stat("/proc/self/ns/time_for_children", &children) ||
+	    children.st_ino != own.st_ino || children.st_dev != own.st_dev)
+		return 0;
+	fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strstr(buf, key);
+	if (!p)
+		return 0;
+	/* "monotonic <sec> <nsec>": nsec in [0, 1e9), sec may be negative */
+	sec = strtoll(p + sizeof(key) - 1, &end, 10);
+	nsec = strtoll(end, &end, 10);
+	return sec * 1000000000LL + nsec;
+}
+
 /* Map the module's session page, when /dev/fxtrace is there. */
 static bool open_module(void)
 {
@@ -435,6 +479,7 @@ static bool open_module(void)
 	rt.page = page;
 	rt.enable_table = (const unsigned char *)page + page->enabled_offset;
 	/* The current session's clock, for fxt_now() before any event. */
+	rt.monotonic_offset = time_namespace_offset();
 	fxt_clock_tsc = page->clock == FXTRACE_CLOCK_TSC;
 	return true;
 }
