@@ -1047,11 +1047,21 @@ static void map_parts(struct tbuf *t, void *map)
 
 #define SPOOL_FIRST_REGIONS	16	/* the first reservation's regions */
 
-/* The spool's bytes [off, off + size) mapped; under rt.lock. */
+/*
+ * The spool's bytes [off, off + size) mapped; under rt.lock.  MAP_FIXED
+ * only ever targets the reservation, PROT_NONE of ours: a failed one may
+ * have unmapped its target first (Linux 6.1's mmap_region() does when the
+ * new mapping cannot be set up), and another thread's mmap() may take the
+ * hole.  The reservation then ends before it, so that neither the next
+ * region at that offset nor the next reservation's munmap() lands there;
+ * the hole's own address space is left alone, unmapped or still reserved.
+ */
 static void *map_spool(off_t off, size_t size)
 {
 	size_t used, want;
+	char *at, *end;
 	void *m;
+	int err;
 
 	if (sizeof(size_t) > 4 && !rt.spool_base_failed &&
 	    (!rt.spool_base ||
@@ -1077,10 +1087,26 @@ static void *map_spool(off_t off, size_t size)
 		}
 	}
 	if (rt.spool_base &&
-	    (size_t)(off - rt.spool_base_off) + size <= rt.spool_reserve)
-		return mmap(rt.spool_base + (off - rt.spool_base_off), size,
-			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-			    rt.spool_fd, off);
+	    (size_t)(off - rt.spool_base_off) + size <= rt.spool_reserve) {
+		at = rt.spool_base + (off - rt.spool_base_off);
+		m = mmap(at, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, rt.spool_fd, off);
+		if (m == MAP_FAILED) {
+			err = errno;
+			/*
+			 * Forgotten before the rest is given back: a child
+			 * forked in between unmaps what is recorded
+			 * (child_after_fork()), and another thread's mmap()
+			 * may take the rest at once.
+			 */
+			end = rt.spool_base + rt.spool_reserve;
+			rt.spool_base = NULL;	/* the next region reserves anew */
+			rt.spool_reserve = 0;
+			munmap(at + size, (size_t)(end - (at + size)));
+			errno = err;
+		}
+		return m;
+	}
 	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    rt.spool_fd, off);
 }

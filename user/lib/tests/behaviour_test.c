@@ -34,7 +34,9 @@
  * - mappings: threads' buffers do not cost a mapping each;
  * - flushsig: fxt_flush() from a signal handler that interrupted malloc;
  * - warnsig: the warnings of a first event and of a flush in a signal
- *   handler say the error without strerror(), which is not safe there.
+ *   handler say the error without strerror(), which is not safe there;
+ * - hole: a thread's region whose mapping failed and left a hole in the
+ *   spool's reservation (Linux 6.1): what the program maps there stays.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -45,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -737,6 +740,63 @@ static int mode_warnsig(void)
 	signal(SIGUSR1, warn_on_signal);
 	raise(SIGUSR1);
 	printf("tid %ld\nstrerror %d\n", gettid_(), strerror_calls);
+	return 0;
+}
+
+/*
+ * The program's own mmap() stands in for libc's (as fallocate() above).
+ * BEHAVIOUR_MMAP=hole: the second MAP_FIXED mapping of a file (the first
+ * thread's region, after the main thread's) unmaps its target and fails,
+ * as Linux 6.1's mmap_region() does when the new mapping cannot be set
+ * up once the old one is gone; the hole is kept in mmap_hole.
+ */
+static void *mmap_hole;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static int fixed_files;
+
+	if (getenv("BEHAVIOUR_MMAP") && flags & MAP_FIXED && fd >= 0 &&
+	    ++fixed_files == 2) {
+		munmap(addr, len);
+		mmap_hole = addr;
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+/*
+ * A thread's region fails to map and leaves a hole in the reservation;
+ * the program's memory lands there (here placed with MAP_FIXED_NOREPLACE,
+ * as an mmap() of another thread's may); the next thread's region must
+ * not be mapped over it.
+ */
+static int mode_hole(void)
+{
+	const size_t len = 4096;
+	unsigned char *mine;
+	pthread_t th;
+	size_t i;
+	int intact = 1;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	pthread_create(&th, NULL, one_event, NULL);	/* no buffer: lost */
+	pthread_join(th, NULL);
+	if (!mmap_hole)
+		return 1;
+	mine = mmap(mmap_hole, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (mine != mmap_hole)
+		return 1;
+	memset(mine, 0xa5, len);
+	pthread_create(&th, NULL, one_event, NULL);
+	pthread_join(th, NULL);
+	for (i = 0; i < len; i++)
+		if (mine[i] != 0xa5)
+			intact = 0;
+	printf("intact %d\nlost %llu\n", intact,
+	       (unsigned long long)fxt_process_lost());
 	return 0;
 }
 
@@ -1626,6 +1686,31 @@ static void test_warnsig(void)
 	clean_dir();
 }
 
+static void test_hole(void)
+{
+	static const char *const env[] = { "BEHAVIOUR_MMAP=hole", NULL };
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "hole.fxt");
+	r = run_mode("hole", out, env, 30);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(1, value(&r, "intact"));
+	EXPECT_EQ(1, value(&r, "lost"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "main"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "short-lived"));
+	tap_result("hole: memory mapped into a hole a failed region left in "
+		   "the reservation stays the program's (intact %ld; %d and %d "
+		   "events, %ld lost)", value(&r, "intact"),
+		   trace_count(&tr, 0, "main"),
+		   trace_count(&tr, 0, "short-lived"), value(&r, "lost"));
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1640,7 +1725,7 @@ int main(int argc, char **argv)
 		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
 		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
 		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
-		{ "warnsig", mode_warnsig },
+		{ "warnsig", mode_warnsig }, { "hole", mode_hole },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1676,6 +1761,7 @@ int main(int argc, char **argv)
 	test_fallocate();
 	test_rlimit();
 	test_warnsig();
+	test_hole();
 	rmdir(dir);
 	return tap_plan();
 }
