@@ -115,6 +115,14 @@ static __thread __u64 retry_at_ns __attribute__((tls_model("initial-exec")));
 static __thread __u64 backoff_ns __attribute__((tls_model("initial-exec")));
 /* A name set before the thread's first event (fxt_set_thread_name). */
 static __thread char pending_name[64] __attribute__((tls_model("initial-exec")));
+/*
+ * With the module: the thread's buffer when it could not be mapped, and
+ * its session.  The kernel keeps it attached until its producer part is
+ * unmapped (FXTRACE_IOC_ATTACH says EEXIST meanwhile): a retry maps it.
+ */
+static __thread struct fxtrace_attach unmapped
+	__attribute__((tls_model("initial-exec")));
+static __thread __u64 unmapped_session __attribute__((tls_model("initial-exec")));
 
 static struct {
 	pthread_mutex_t lock;		/* resolution, thread list, flush */
@@ -1267,13 +1275,17 @@ static void detach_module(struct tbuf *t)
 static struct tbuf *attach_module(void)
 {
 	struct fxtrace_attach at = { .size = sizeof(at) };
+	__u64 session = rt.page->session_id;
 	const struct fxtrace_buffer_header *hdr;
 	struct tbuf *t;
 	void *map;
 	int err;
 
-	if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
+	if (unmapped.size && unmapped_session == session)
+		at = unmapped;
+	else if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
 		return NULL;
+	unmapped.size = 0;
 	t = new_tbuf();
 	hdr = mmap(NULL, at.header_size, PROT_READ, MAP_SHARED, rt.fd,
 		   (off_t)at.header_offset);
@@ -1281,8 +1293,13 @@ static struct tbuf *attach_module(void)
 		   rt.fd, (off_t)at.producer_offset);
 	if (!t || hdr == MAP_FAILED || map == MAP_FAILED) {
 		err = errno;
-		if (map != MAP_FAILED)
+		/* Unmapping the producer part retires the buffer. */
+		if (map != MAP_FAILED) {
 			munmap(map, at.producer_size);
+		} else {
+			unmapped = at;
+			unmapped_session = session;
+		}
 		if (hdr != MAP_FAILED)
 			munmap((void *)hdr, at.header_size);
 		if (t)
@@ -1475,6 +1492,7 @@ static void child_after_fork(void)
 	rt.output[0] = 0;
 	rt.lost = 0;
 	retry_at_ns = backoff_ns = 0;
+	unmapped.size = 0;	/* the parent's */
 	forget_buffer();
 }
 

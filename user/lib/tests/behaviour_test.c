@@ -36,7 +36,9 @@
  * - warnsig: the warnings of a first event and of a flush in a signal
  *   handler say the error without strerror(), which is not safe there;
  * - hole: a thread's region whose mapping failed and left a hole in the
- *   spool's reservation (Linux 6.1): what the program maps there stays.
+ *   spool's reservation (Linux 6.1): what the program maps there stays;
+ * - mapfail (with the module, module_attach_test.sh): a thread whose
+ *   buffer was attached and not mapped is traced after its retry.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -749,17 +751,25 @@ static int mode_warnsig(void)
  * thread's region, after the main thread's) unmaps its target and fails,
  * as Linux 6.1's mmap_region() does when the new mapping cannot be set
  * up once the old one is gone; the hole is kept in mmap_hole.
+ * =producer: the first writable shared mapping of a file (with the
+ * module, the first buffer's producer part) fails with ENOMEM.
  */
 static void *mmap_hole;
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	static int fixed_files;
+	static int fixed_files, writable_files;
+	const char *how = getenv("BEHAVIOUR_MMAP");
 
-	if (getenv("BEHAVIOUR_MMAP") && flags & MAP_FIXED && fd >= 0 &&
+	if (how && !strcmp(how, "hole") && flags & MAP_FIXED && fd >= 0 &&
 	    ++fixed_files == 2) {
 		munmap(addr, len);
 		mmap_hole = addr;
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	if (how && !strcmp(how, "producer") && flags & MAP_SHARED &&
+	    prot & PROT_WRITE && fd >= 0 && ++writable_files == 1) {
 		errno = ENOMEM;
 		return MAP_FAILED;
 	}
@@ -797,6 +807,23 @@ static int mode_hole(void)
 			intact = 0;
 	printf("intact %d\nlost %llu\n", intact,
 	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/*
+ * With the module and BEHAVIOUR_MMAP=producer: the first event's buffer
+ * is attached, its mapping fails (the event lost); after the backoff
+ * the thread's events are written.
+ */
+static int mode_mapfail(void)
+{
+	int i;
+
+	TRACE_INSTANT("app", "lost", FXT_SCOPE_THREAD);
+	usleep(20000);		/* past the backoff (1 ms) */
+	for (i = 0; i < 10; i++)
+		TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
+	printf("lost %llu\n", (unsigned long long)fxt_process_lost());
 	return 0;
 }
 
@@ -1726,6 +1753,7 @@ int main(int argc, char **argv)
 		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
 		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
 		{ "warnsig", mode_warnsig }, { "hole", mode_hole },
+		{ "mapfail", mode_mapfail },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
