@@ -145,9 +145,9 @@ static struct {
 	 * place in it, so that the kernel merges them into one mapping (one
 	 * per thread would reach vm.max_map_count, 65,530, at about 32,000
 	 * threads over the process's life).  Reserved as needed, twice the
-	 * last each time (the last's unused end given back): PROT_NONE
-	 * still counts against RLIMIT_AS, which the program may lower after
-	 * its first event.  NULL: not reserved yet, or not possible (32-bit,
+	 * last each time, when the last is full (every region is the same
+	 * size, so none is left unused): PROT_NONE still counts against
+	 * RLIMIT_AS, which the program may lower after its first event.  NULL: not reserved yet, or not possible (32-bit,
 	 * RLIMIT_AS): one mapping per region.
 	 */
 	char *spool_base;
@@ -1060,14 +1060,14 @@ static void map_parts(struct tbuf *t, void *map)
  * only ever targets the reservation, PROT_NONE of ours: a failed one may
  * have unmapped its target first (Linux 6.1's mmap_region() does when the
  * new mapping cannot be set up), and another thread's mmap() may take the
- * hole.  The reservation then ends before it, so that neither the next
- * region at that offset nor the next reservation's munmap() lands there;
- * the hole's own address space is left alone, unmapped or still reserved.
+ * hole.  The reservation then ends before it, so that the next region at
+ * that offset does not land there; the hole's own address space is left
+ * alone, unmapped or still reserved.
  */
 static void *map_spool(off_t off, size_t size)
 {
-	size_t used, want;
 	char *at, *end;
+	size_t want;
 	void *m;
 	int err;
 
@@ -1076,19 +1076,12 @@ static void *map_spool(off_t off, size_t size)
 	     (size_t)(off - rt.spool_base_off) + size > rt.spool_reserve)) {
 		want = rt.spool_base ? rt.spool_reserve * 2 :
 				       SPOOL_FIRST_REGIONS * size;
-		if (want < size)
-			want = size;
 		m = mmap(NULL, want, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (m == MAP_FAILED) {
 			rt.spool_base_failed = true;
 		} else {
-			if (rt.spool_base) {
-				/* Regions up to off: its end is unused. */
-				used = (size_t)(off - rt.spool_base_off);
-				munmap(rt.spool_base + used,
-				       rt.spool_reserve - used);
-			}
+			/* The last one is full: its regions keep it mapped. */
 			rt.spool_base = m;
 			rt.spool_reserve = want;
 			rt.spool_base_off = off;
