@@ -38,7 +38,9 @@
  * - hole: a thread's region whose mapping failed and left a hole in the
  *   spool's reservation (Linux 6.1): what the program maps there stays;
  * - mapfail (with the module, module_attach_test.sh): a thread whose
- *   buffer was attached and not mapped is traced after its retry.
+ *   buffer was attached and not mapped is traced after its retry;
+ * - forklock: fork() while another thread holds the library's lock; the
+ *   child's first event is written, without waiting for it.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -824,6 +826,57 @@ static int mode_mapfail(void)
 	for (i = 0; i < 10; i++)
 		TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
 	printf("lost %llu\n", (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+static volatile int hammer_stop;
+
+/* Takes the library's lock again and again: flushes and a category. */
+static void *hammer(void *arg)
+{
+	while (!hammer_stop) {
+		fxt_flush();
+		fxt_category_enabled("hammer");
+	}
+	return arg;
+}
+
+/*
+ * fork() while another thread holds the library's lock (its flushes):
+ * each child's first event must be written, within 5 s (the first child
+ * that hangs ends the loop).
+ */
+static int mode_forklock(void)
+{
+	int i, j, status, hung = 0, failed = 0;
+	pthread_t th;
+	pid_t pid;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	pthread_create(&th, NULL, hammer, NULL);
+	for (i = 0; i < 200; i++) {
+		pid = fork();
+		if (!pid) {
+			TRACE_INSTANT("app", "child", FXT_SCOPE_THREAD);
+			_exit(fxt_process_lost() ? 2 : 0);
+		}
+		for (j = 0; j < 500; j++) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				break;
+			usleep(10000);
+		}
+		if (j == 500) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			hung++;
+			break;
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			failed++;
+		}
+	}
+	hammer_stop = 1;
+	pthread_join(th, NULL);
+	printf("hung %d\nfailed %d\n", hung, failed);
 	return 0;
 }
 
@@ -1738,6 +1791,24 @@ static void test_hole(void)
 	clean_dir();
 }
 
+static void test_forklock(void)
+{
+	static const char *const env[] = { "FXTRACE_BUFFER_SIZE=16K", NULL };
+	char out[4400];
+	struct run r;
+
+	path_in(out, sizeof(out), "forklock.fxt");
+	r = run_mode("forklock", out, env, 60);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, value(&r, "hung"));
+	EXPECT_EQ(0, value(&r, "failed"));
+	tap_result("forklock: 200 forks while another thread takes the "
+		   "library's lock; each child's first event is written "
+		   "(%ld hung, %ld failed)", value(&r, "hung"),
+		   value(&r, "failed"));
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1753,7 +1824,7 @@ int main(int argc, char **argv)
 		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
 		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
 		{ "warnsig", mode_warnsig }, { "hole", mode_hole },
-		{ "mapfail", mode_mapfail },
+		{ "mapfail", mode_mapfail }, { "forklock", mode_forklock },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1790,6 +1861,7 @@ int main(int argc, char **argv)
 	test_rlimit();
 	test_warnsig();
 	test_hole();
+	test_forklock();
 	rmdir(dir);
 	return tap_plan();
 }
