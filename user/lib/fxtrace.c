@@ -1264,37 +1264,34 @@ static void detach_module(struct tbuf *t)
 	free_tbuf(t);
 }
 
-/* A per-task buffer from the module, or NULL with errno. */
-static struct tbuf *attach_module(void)
+/*
+ * The module's buffer at describes, mapped; NULL with errno.  When its
+ * producer part is not mapped the kernel keeps it attached: it is kept
+ * in unmapped, for the retry.
+ */
+static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 {
-	struct fxtrace_attach at = { .size = sizeof(at) };
-	__u64 session = rt.page->session_id;
 	const struct fxtrace_buffer_header *hdr;
 	struct tbuf *t;
 	void *map;
 	int err;
 
-	if (unmapped.size && unmapped_session == session)
-		at = unmapped;
-	else if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
-		return NULL;
-	unmapped.size = 0;
 	t = new_tbuf();
-	hdr = mmap(NULL, at.header_size, PROT_READ, MAP_SHARED, rt.fd,
-		   (off_t)at.header_offset);
-	map = mmap(NULL, at.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   rt.fd, (off_t)at.producer_offset);
+	hdr = mmap(NULL, at->header_size, PROT_READ, MAP_SHARED, rt.fd,
+		   (off_t)at->header_offset);
+	map = mmap(NULL, at->producer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   rt.fd, (off_t)at->producer_offset);
 	if (!t || hdr == MAP_FAILED || map == MAP_FAILED) {
 		err = errno;
 		/* Unmapping the producer part retires the buffer. */
 		if (map != MAP_FAILED) {
-			munmap(map, at.producer_size);
+			munmap(map, at->producer_size);
 		} else {
-			unmapped = at;
+			unmapped = *at;
 			unmapped_session = session;
 		}
 		if (hdr != MAP_FAILED)
-			munmap((void *)hdr, at.header_size);
+			munmap((void *)hdr, at->header_size);
 		if (t)
 			free_tbuf(t);
 		errno = err;
@@ -1303,7 +1300,7 @@ static struct tbuf *attach_module(void)
 	/* The header and the producer part are two mappings here. */
 	t->hdr = hdr;
 	t->map = map;
-	t->map_size = at.producer_size;
+	t->map_size = at->producer_size;
 	t->ctl = map;
 	t->durable = (__u64 *)((char *)map + FXTRACE_BUFFER_PAGE_SIZE);
 	t->durable_cap = (__u32)(hdr->durable_size / 8);
@@ -1314,12 +1311,12 @@ static struct tbuf *attach_module(void)
 	t->durable_backed = t->durable_cap;
 	t->durable_reserved = (__u32)(t->ctl->durable_committed / 8);
 	t->durable_len = t->durable_reserved;
-	t->pid = (pid_t)at.pid;
-	t->tid = (pid_t)at.tid;
-	t->buffer_id = at.buffer_id;
+	t->pid = (pid_t)at->pid;
+	t->tid = (pid_t)at->tid;
+	t->buffer_id = at->buffer_id;
 	t->session_id = rt.page->session_id;
 	t->start_seq = t->ctl->start_seq;
-	rt.monotonic_offset = at.monotonic_offset;
+	rt.monotonic_offset = at->monotonic_offset;
 	read_thread_name(t);
 	write_thread_records(t);
 	pthread_setspecific(rt.exit_key, t);
@@ -1329,6 +1326,34 @@ static struct tbuf *attach_module(void)
 	fxt_tls.generation = ~__atomic_load_n(&rt.page->generation,
 					      __ATOMIC_ACQUIRE);
 	return t;
+}
+
+/* A per-task buffer from the module, or NULL with errno. */
+static struct tbuf *attach_module(void)
+{
+	struct fxtrace_attach at = { .size = sizeof(at) };
+	__u64 session = rt.page->session_id;
+	struct tbuf *t;
+
+	if (unmapped.size && unmapped_session == session) {
+		at = unmapped;
+		unmapped.size = 0;
+		t = map_module(&at, session);
+		/*
+		 * EACCES: the kernel retired it (ENOENT: and the controller
+		 * released it), and the thread has none: a failed mmap() may
+		 * have closed the producer mapping after the module set it
+		 * up (mmap_region() does when it cannot insert the VMA),
+		 * which retires the buffer.
+		 */
+		if (t || (errno != EACCES && errno != ENOENT))
+			return t;
+		unmapped.size = 0;
+		at = (struct fxtrace_attach){ .size = sizeof(at) };
+	}
+	if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
+		return NULL;
+	return map_module(&at, session);
 }
 
 /* Forget the thread's buffer: the inline writer then calls fxt_emit(). */

@@ -38,7 +38,8 @@
  * - hole: a thread's region whose mapping failed and left a hole in the
  *   spool's reservation (Linux 6.1): what the program maps there stays;
  * - mapfail (with the module, module_attach_test.sh): a thread whose
- *   buffer was attached and not mapped is traced after its retry;
+ *   buffer was attached and not mapped, or retired by the failed mapping,
+ *   is traced after its retry;
  * - forklock: fork() while another thread holds the library's lock; the
  *   child's first event is written, without waiting for it.
  * Prints TAP.
@@ -755,6 +756,9 @@ static int mode_warnsig(void)
  * up once the old one is gone; the hole is kept in mmap_hole.
  * =producer: the first writable shared mapping of a file (with the
  * module, the first buffer's producer part) fails with ENOMEM.
+ * =retired: that mapping is made and unmapped, then fails with ENOMEM,
+ * as mmap_region() (6.1, 6.12) fails when it cannot insert the VMA after
+ * the module's mmap() ran: its close retires the buffer.
  */
 static void *mmap_hole;
 
@@ -770,8 +774,12 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		errno = ENOMEM;
 		return MAP_FAILED;
 	}
-	if (how && !strcmp(how, "producer") && flags & MAP_SHARED &&
-	    prot & PROT_WRITE && fd >= 0 && ++writable_files == 1) {
+	if (how && (!strcmp(how, "producer") || !strcmp(how, "retired")) &&
+	    flags & MAP_SHARED && prot & PROT_WRITE && fd >= 0 &&
+	    ++writable_files == 1) {
+		if (!strcmp(how, "retired"))
+			munmap((void *)syscall(SYS_mmap, addr, len, prot, flags,
+					       fd, off), len);
 		errno = ENOMEM;
 		return MAP_FAILED;
 	}
