@@ -550,11 +550,19 @@ static void set_up(void)
 	}
 }
 
+/*
+ * Inside the library, as every path that takes rt.lock: a signal handler
+ * that interrupts the set-up has its events dropped, not waiting for the
+ * lock its own thread holds.
+ */
 __attribute__((constructor(101))) static void load(void)
 {
+	if (!enter())
+		return;
 	lock();
 	set_up();
 	unlock();
+	leave();
 }
 
 /* Once, under rt.lock: initialize() marks it done when it is. */

@@ -41,7 +41,9 @@
  *   buffer was attached and not mapped, or retired by the failed mapping,
  *   is traced after its retry;
  * - forklock: fork() while another thread holds the library's lock; the
- *   child's first event is written, without waiting for it.
+ *   child's first event is written, without waiting for it;
+ * - setupsig: an event in a signal handler that interrupted the
+ *   library's constructor is dropped, and the program goes on.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -885,6 +887,42 @@ static int mode_forklock(void)
 	hammer_stop = 1;
 	pthread_join(th, NULL);
 	printf("hung %d\nfailed %d\n", hung, failed);
+	return 0;
+}
+
+/*
+ * The program's own pthread_atfork() stands in for glibc's (as mmap()
+ * above), which the library calls from its constructor, holding its lock.
+ * BEHAVIOUR_ATFORK=signal: a signal arrives there, and its handler emits
+ * an event, so that the handler interrupts the library's set-up.
+ */
+int __register_atfork(void (*prepare)(void), void (*parent)(void),
+		      void (*child)(void), void *dso);
+extern void *__dso_handle;
+
+static void event_on_signal(int sig)
+{
+	(void)sig;
+	TRACE_INSTANT("app", "in set-up", FXT_SCOPE_THREAD);
+}
+
+int pthread_atfork(void (*prepare)(void), void (*parent)(void),
+		   void (*child)(void))
+{
+	const char *how = getenv("BEHAVIOUR_ATFORK");
+
+	if (how && !strcmp(how, "signal")) {
+		signal(SIGUSR1, event_on_signal);
+		raise(SIGUSR1);
+	}
+	return __register_atfork(prepare, parent, child, __dso_handle);
+}
+
+/* With BEHAVIOUR_ATFORK=signal: the handler's event, then the program's. */
+static int mode_setupsig(void)
+{
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	printf("lost %llu\n", (unsigned long long)fxt_process_lost());
 	return 0;
 }
 
@@ -1817,6 +1855,29 @@ static void test_forklock(void)
 	clean_dir();
 }
 
+static void test_setupsig(void)
+{
+	static const char *const env[] = { "BEHAVIOUR_ATFORK=signal", NULL };
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "setupsig.fxt");
+	r = run_mode("setupsig", out, env, 10);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(1, value(&r, "lost"));
+	EXPECT_EQ(0, trace_count(&tr, 0, "in set-up"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "main"));
+	tap_result("setupsig: an event in a signal handler that interrupted "
+		   "the library's constructor is counted as lost (status %d, "
+		   "%ld lost, %d events after)", r.status, value(&r, "lost"),
+		   trace_count(&tr, 0, "main"));
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1833,6 +1894,7 @@ int main(int argc, char **argv)
 		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
 		{ "warnsig", mode_warnsig }, { "hole", mode_hole },
 		{ "mapfail", mode_mapfail }, { "forklock", mode_forklock },
+		{ "setupsig", mode_setupsig },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1870,6 +1932,7 @@ int main(int argc, char **argv)
 	test_warnsig();
 	test_hole();
 	test_forklock();
+	test_setupsig();
 	rmdir(dir);
 	return tap_plan();
 }
