@@ -106,6 +106,10 @@ $(B)/test/lib/cxx_same_test: $(B)/obj/user/lib/tests/cxx_same_test.o \
 
 # With the module (guest): the same scopes under `fxtrace record`.
 GUEST_TESTS += user/lib/tests/module_scopes_test.sh
+# fxt_now() in a time namespace, before the first event and after.
+GUEST_TESTS += user/lib/tests/module_timens_test.sh
+# A buffer attached and not mapped: the thread's retry maps it.
+GUEST_TESTS += user/lib/tests/module_attach_test.sh
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a

@@ -44,6 +44,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,6 +115,14 @@ static __thread __u64 retry_at_ns __attribute__((tls_model("initial-exec")));
 static __thread __u64 backoff_ns __attribute__((tls_model("initial-exec")));
 /* A name set before the thread's first event (fxt_set_thread_name). */
 static __thread char pending_name[64] __attribute__((tls_model("initial-exec")));
+/*
+ * With the module: the thread's buffer when it could not be mapped, and
+ * its session.  The kernel keeps it attached until its producer part is
+ * unmapped (FXTRACE_IOC_ATTACH says EEXIST meanwhile): a retry maps it.
+ */
+static __thread struct fxtrace_attach unmapped
+	__attribute__((tls_model("initial-exec")));
+static __thread __u64 unmapped_session __attribute__((tls_model("initial-exec")));
 
 static struct {
 	pthread_mutex_t lock;		/* resolution, thread list, flush */
@@ -136,9 +145,9 @@ static struct {
 	 * place in it, so that the kernel merges them into one mapping (one
 	 * per thread would reach vm.max_map_count, 65,530, at about 32,000
 	 * threads over the process's life).  Reserved as needed, twice the
-	 * last each time (the last's unused end given back): PROT_NONE
-	 * still counts against RLIMIT_AS, which the program may lower after
-	 * its first event.  NULL: not reserved yet, or not possible (32-bit,
+	 * last each time, when the last is full (every region is the same
+	 * size, so none is left unused): PROT_NONE still counts against
+	 * RLIMIT_AS, which the program may lower after its first event.  NULL: not reserved yet, or not possible (32-bit,
 	 * RLIMIT_AS): one mapping per region.
 	 */
 	char *spool_base;
@@ -190,6 +199,20 @@ __attribute__((format(printf, 1, 2))) static void warn(const char *fmt, ...)
 	line[n++] = '\n';
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;
+}
+
+/*
+ * err's description for a warning.  Not strerror(): it translates the
+ * text in the caller's locale and may allocate (an unknown errno's text
+ * always does), and a warning may come from a signal handler.
+ * strerrordesc_np() (glibc 2.32) only reads glibc's table: the English
+ * text, as strerror() gives it in the C locale.
+ */
+static const char *error_text(int err)
+{
+	const char *text = strerrordesc_np(err);
+
+	return text ? text : "unknown error";
 }
 
 static void lock(void)
@@ -393,6 +416,49 @@ static void parse_categories(const char *list)
 static void thread_exit(void *arg);
 static void child_after_fork(void);
 
+/* The initial time namespace's inode (PROC_TIME_INIT_INO, Linux 5.6). */
+#define TIME_NS_INIT_INO	0xeffffffaU
+
+/*
+ * The CLOCK_MONOTONIC offset of this process's time namespace, in ns, as
+ * FXTRACE_IOC_ATTACH reports it, for fxt_now() before the first event's
+ * attach.  timens_offsets shows the namespace of the process's children:
+ * after unshare(CLONE_NEWTIME), and an exec that stayed (unshare(1)
+ * without --fork, Linux 6.1), it is not the process's own.  Only when the
+ * two are one are its offsets ours; the initial namespace has none.  Left
+ * at 0 (no namespace, or a new one not entered) until the attach.
+ */
+static __s64 time_namespace_offset(void)
+{
+	static const char key[] = "monotonic";
+	struct stat own, children;
+	char buf[128], *p, *end;
+	long long sec, nsec;
+	ssize_t n = -1;
+	int fd;
+
+	if (stat("/proc/self/ns/time", &own) ||
+	    own.st_ino == TIME_NS_INIT_INO ||
+	    stat("/proc/self/ns/time_for_children", &children) ||
+	    children.st_ino != own.st_ino || children.st_dev != own.st_dev)
+		return 0;
+	fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strstr(buf, key);
+	if (!p)
+		return 0;
+	/* "monotonic <sec> <nsec>": nsec in [0, 1e9), sec may be negative */
+	sec = strtoll(p + sizeof(key) - 1, &end, 10);
+	nsec = strtoll(end, &end, 10);
+	return sec * 1000000000LL + nsec;
+}
+
 /* Map the module's session page, when /dev/fxtrace is there. */
 static bool open_module(void)
 {
@@ -405,7 +471,7 @@ static bool open_module(void)
 		    FXTRACE_MMAP_SESSION);
 	if (page == MAP_FAILED) {
 		warn("cannot map the session page of %s: %s; not tracing",
-		     FXTRACE_DEVICE, strerror(errno));
+		     FXTRACE_DEVICE, error_text(errno));
 		close(fd);
 		return false;
 	}
@@ -421,6 +487,7 @@ static bool open_module(void)
 	rt.page = page;
 	rt.enable_table = (const unsigned char *)page + page->enabled_offset;
 	/* The current session's clock, for fxt_now() before any event. */
+	rt.monotonic_offset = time_namespace_offset();
 	fxt_clock_tsc = page->clock == FXTRACE_CLOCK_TSC;
 	return true;
 }
@@ -483,11 +550,19 @@ static void set_up(void)
 	}
 }
 
+/*
+ * Inside the library, as every path that takes rt.lock: a signal handler
+ * that interrupts the set-up has its events dropped, not waiting for the
+ * lock its own thread holds.
+ */
 __attribute__((constructor(101))) static void load(void)
 {
+	if (!enter())
+		return;
 	lock();
 	set_up();
 	unlock();
+	leave();
 }
 
 /* Once, under rt.lock: initialize() marks it done when it is. */
@@ -606,7 +681,7 @@ static int open_spool(void)
 	if (rt.spool_fd < 0) {
 		/* Said once: attach reports the threads left without a buffer. */
 		if (!__atomic_exchange_n(&rt.warned_spool, true, __ATOMIC_RELAXED))
-			warn("cannot create %s: %s", path, strerror(err));
+			warn("cannot create %s: %s", path, error_text(err));
 		rt.output[0] = 0;
 		return -err;
 	}
@@ -683,7 +758,7 @@ static const volatile unsigned char *module_enable_byte(const char *category)
 	};
 
 	if (ioctl(rt.fd, FXTRACE_IOC_CATEGORY, &cat)) {
-		warn("category \"%s\": %s; not traced", category, strerror(errno));
+		warn("category \"%s\": %s; not traced", category, error_text(errno));
 		return &category_off;
 	}
 	return &rt.enable_table[cat.index];
@@ -988,40 +1063,59 @@ static void map_parts(struct tbuf *t, void *map)
 
 #define SPOOL_FIRST_REGIONS	16	/* the first reservation's regions */
 
-/* The spool's bytes [off, off + size) mapped; under rt.lock. */
+/*
+ * The spool's bytes [off, off + size) mapped; under rt.lock.  MAP_FIXED
+ * only ever targets the reservation, PROT_NONE of ours: a failed one may
+ * have unmapped its target first (Linux 6.1's mmap_region() does when the
+ * new mapping cannot be set up), and another thread's mmap() may take the
+ * hole.  The reservation then ends before it, so that the next region at
+ * that offset does not land there; the hole's own address space is left
+ * alone, unmapped or still reserved.
+ */
 static void *map_spool(off_t off, size_t size)
 {
-	size_t used, want;
+	char *at, *end;
+	size_t want;
 	void *m;
+	int err;
 
 	if (sizeof(size_t) > 4 && !rt.spool_base_failed &&
 	    (!rt.spool_base ||
 	     (size_t)(off - rt.spool_base_off) + size > rt.spool_reserve)) {
 		want = rt.spool_base ? rt.spool_reserve * 2 :
 				       SPOOL_FIRST_REGIONS * size;
-		if (want < size)
-			want = size;
 		m = mmap(NULL, want, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (m == MAP_FAILED) {
 			rt.spool_base_failed = true;
 		} else {
-			if (rt.spool_base) {
-				/* Regions up to off: its end is unused. */
-				used = (size_t)(off - rt.spool_base_off);
-				munmap(rt.spool_base + used,
-				       rt.spool_reserve - used);
-			}
+			/* The last one is full: its regions keep it mapped. */
 			rt.spool_base = m;
 			rt.spool_reserve = want;
 			rt.spool_base_off = off;
 		}
 	}
 	if (rt.spool_base &&
-	    (size_t)(off - rt.spool_base_off) + size <= rt.spool_reserve)
-		return mmap(rt.spool_base + (off - rt.spool_base_off), size,
-			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-			    rt.spool_fd, off);
+	    (size_t)(off - rt.spool_base_off) + size <= rt.spool_reserve) {
+		at = rt.spool_base + (off - rt.spool_base_off);
+		m = mmap(at, size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, rt.spool_fd, off);
+		if (m == MAP_FAILED) {
+			err = errno;
+			/*
+			 * Forgotten before the rest is given back: a child
+			 * forked in between unmaps what is recorded
+			 * (child_after_fork()), and another thread's mmap()
+			 * may take the rest at once.
+			 */
+			end = rt.spool_base + rt.spool_reserve;
+			rt.spool_base = NULL;	/* the next region reserves anew */
+			rt.spool_reserve = 0;
+			munmap(at + size, (size_t)(end - (at + size)));
+			errno = err;
+		}
+		return m;
+	}
 	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    rt.spool_fd, off);
 }
@@ -1178,28 +1272,34 @@ static void detach_module(struct tbuf *t)
 	free_tbuf(t);
 }
 
-/* A per-task buffer from the module, or NULL with errno. */
-static struct tbuf *attach_module(void)
+/*
+ * The module's buffer at describes, mapped; NULL with errno.  When its
+ * producer part is not mapped the kernel keeps it attached: it is kept
+ * in unmapped, for the retry.
+ */
+static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 {
-	struct fxtrace_attach at = { .size = sizeof(at) };
 	const struct fxtrace_buffer_header *hdr;
 	struct tbuf *t;
 	void *map;
 	int err;
 
-	if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
-		return NULL;
 	t = new_tbuf();
-	hdr = mmap(NULL, at.header_size, PROT_READ, MAP_SHARED, rt.fd,
-		   (off_t)at.header_offset);
-	map = mmap(NULL, at.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   rt.fd, (off_t)at.producer_offset);
+	hdr = mmap(NULL, at->header_size, PROT_READ, MAP_SHARED, rt.fd,
+		   (off_t)at->header_offset);
+	map = mmap(NULL, at->producer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   rt.fd, (off_t)at->producer_offset);
 	if (!t || hdr == MAP_FAILED || map == MAP_FAILED) {
 		err = errno;
-		if (map != MAP_FAILED)
-			munmap(map, at.producer_size);
+		/* Unmapping the producer part retires the buffer. */
+		if (map != MAP_FAILED) {
+			munmap(map, at->producer_size);
+		} else {
+			unmapped = *at;
+			unmapped_session = session;
+		}
 		if (hdr != MAP_FAILED)
-			munmap((void *)hdr, at.header_size);
+			munmap((void *)hdr, at->header_size);
 		if (t)
 			free_tbuf(t);
 		errno = err;
@@ -1208,7 +1308,7 @@ static struct tbuf *attach_module(void)
 	/* The header and the producer part are two mappings here. */
 	t->hdr = hdr;
 	t->map = map;
-	t->map_size = at.producer_size;
+	t->map_size = at->producer_size;
 	t->ctl = map;
 	t->durable = (__u64 *)((char *)map + FXTRACE_BUFFER_PAGE_SIZE);
 	t->durable_cap = (__u32)(hdr->durable_size / 8);
@@ -1219,12 +1319,12 @@ static struct tbuf *attach_module(void)
 	t->durable_backed = t->durable_cap;
 	t->durable_reserved = (__u32)(t->ctl->durable_committed / 8);
 	t->durable_len = t->durable_reserved;
-	t->pid = (pid_t)at.pid;
-	t->tid = (pid_t)at.tid;
-	t->buffer_id = at.buffer_id;
+	t->pid = (pid_t)at->pid;
+	t->tid = (pid_t)at->tid;
+	t->buffer_id = at->buffer_id;
 	t->session_id = rt.page->session_id;
 	t->start_seq = t->ctl->start_seq;
-	rt.monotonic_offset = at.monotonic_offset;
+	rt.monotonic_offset = at->monotonic_offset;
 	read_thread_name(t);
 	write_thread_records(t);
 	pthread_setspecific(rt.exit_key, t);
@@ -1234,6 +1334,34 @@ static struct tbuf *attach_module(void)
 	fxt_tls.generation = ~__atomic_load_n(&rt.page->generation,
 					      __ATOMIC_ACQUIRE);
 	return t;
+}
+
+/* A per-task buffer from the module, or NULL with errno. */
+static struct tbuf *attach_module(void)
+{
+	struct fxtrace_attach at = { .size = sizeof(at) };
+	__u64 session = rt.page->session_id;
+	struct tbuf *t;
+
+	if (unmapped.size && unmapped_session == session) {
+		at = unmapped;
+		unmapped.size = 0;
+		t = map_module(&at, session);
+		/*
+		 * EACCES: the kernel retired it (ENOENT: and the controller
+		 * released it), and the thread has none: a failed mmap() may
+		 * have closed the producer mapping after the module set it
+		 * up (mmap_region() does when it cannot insert the VMA),
+		 * which retires the buffer.
+		 */
+		if (t || (errno != EACCES && errno != ENOENT))
+			return t;
+		unmapped.size = 0;
+		at = (struct fxtrace_attach){ .size = sizeof(at) };
+	}
+	if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
+		return NULL;
+	return map_module(&at, session);
 }
 
 /* Forget the thread's buffer: the inline writer then calls fxt_emit(). */
@@ -1276,7 +1404,7 @@ static struct tbuf *attach(void)
 		if (!__atomic_exchange_n(&rt.warned_attach, true, __ATOMIC_RELAXED))
 			warn("thread %ld has no trace buffer (%s): its events are "
 			     "lost and counted; retrying", (long)syscall(SYS_gettid),
-			     strerror(err));
+			     error_text(err));
 		return NULL;
 	}
 	retry_at_ns = 0;
@@ -1390,6 +1518,7 @@ static void child_after_fork(void)
 	rt.output[0] = 0;
 	rt.lost = 0;
 	retry_at_ns = backoff_ns = 0;
+	unmapped.size = 0;	/* the parent's */
 	forget_buffer();
 }
 
@@ -1879,7 +2008,7 @@ static int flush_locked(void)
 		ret = -errno;
 	munmap(copy, cap * 8 + 8);
 	if (ret)
-		warn("cannot write %s: %s%s", rt.output, strerror(-ret),
+		warn("cannot write %s: %s%s", rt.output, error_text(-ret),
 		     fxtctl_output_refusal(ret));
 	return ret;
 }

@@ -32,7 +32,18 @@
  * - chdir: a relative FXTRACE_OUTPUT is where the process started, after
  *   it changed directory, and for the programs it runs;
  * - mappings: threads' buffers do not cost a mapping each;
- * - flushsig: fxt_flush() from a signal handler that interrupted malloc.
+ * - flushsig: fxt_flush() from a signal handler that interrupted malloc;
+ * - warnsig: the warnings of a first event and of a flush in a signal
+ *   handler say the error without strerror(), which is not safe there;
+ * - hole: a thread's region whose mapping failed and left a hole in the
+ *   spool's reservation (Linux 6.1): what the program maps there stays;
+ * - mapfail (with the module, module_attach_test.sh): a thread whose
+ *   buffer was attached and not mapped, or retired by the failed mapping,
+ *   is traced after its retry;
+ * - forklock: fork() while another thread holds the library's lock; the
+ *   child's first event is written, without waiting for it;
+ * - setupsig: an event in a signal handler that interrupted the
+ *   library's constructor is dropped, and the program goes on.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -43,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -706,6 +718,211 @@ static int mode_fallocate(void)
 	printf("dropped %llu\nlost %llu\n",
 	       (unsigned long long)fxt_thread_dropped(),
 	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/*
+ * The program's own strerror() stands in for libc's (as fallocate()
+ * above) and counts its calls: the library's warnings may come from a
+ * signal handler, where strerror() may translate and allocate.
+ */
+static volatile int strerror_calls;
+
+char *strerror(int err)
+{
+	strerror_calls++;
+	return (char *)strerrordesc_np(err);
+}
+
+static void warn_on_signal(int sig)
+{
+	(void)sig;
+	TRACE_INSTANT("app", "handler", FXT_SCOPE_THREAD);
+	fxt_flush();
+}
+
+/* The process's first event and a flush, both in a signal handler. */
+static int mode_warnsig(void)
+{
+	signal(SIGUSR1, warn_on_signal);
+	raise(SIGUSR1);
+	printf("tid %ld\nstrerror %d\n", gettid_(), strerror_calls);
+	return 0;
+}
+
+/*
+ * The program's own mmap() stands in for libc's (as fallocate() above).
+ * BEHAVIOUR_MMAP=hole: the second MAP_FIXED mapping of a file (the first
+ * thread's region, after the main thread's) unmaps its target and fails,
+ * as Linux 6.1's mmap_region() does when the new mapping cannot be set
+ * up once the old one is gone; the hole is kept in mmap_hole.
+ * =producer: the first writable shared mapping of a file (with the
+ * module, the first buffer's producer part) fails with ENOMEM.
+ * =retired: that mapping is made and unmapped, then fails with ENOMEM,
+ * as mmap_region() (6.1, 6.12) fails when it cannot insert the VMA after
+ * the module's mmap() ran: its close retires the buffer.
+ */
+static void *mmap_hole;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static int fixed_files, writable_files;
+	const char *how = getenv("BEHAVIOUR_MMAP");
+
+	if (how && !strcmp(how, "hole") && flags & MAP_FIXED && fd >= 0 &&
+	    ++fixed_files == 2) {
+		munmap(addr, len);
+		mmap_hole = addr;
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	if (how && (!strcmp(how, "producer") || !strcmp(how, "retired")) &&
+	    flags & MAP_SHARED && prot & PROT_WRITE && fd >= 0 &&
+	    ++writable_files == 1) {
+		if (!strcmp(how, "retired"))
+			munmap((void *)syscall(SYS_mmap, addr, len, prot, flags,
+					       fd, off), len);
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+}
+
+/*
+ * A thread's region fails to map and leaves a hole in the reservation;
+ * the program's memory lands there (here placed with MAP_FIXED_NOREPLACE,
+ * as an mmap() of another thread's may); the next thread's region must
+ * not be mapped over it.
+ */
+static int mode_hole(void)
+{
+	const size_t len = 4096;
+	unsigned char *mine;
+	pthread_t th;
+	size_t i;
+	int intact = 1;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	pthread_create(&th, NULL, one_event, NULL);	/* no buffer: lost */
+	pthread_join(th, NULL);
+	if (!mmap_hole)
+		return 1;
+	mine = mmap(mmap_hole, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (mine != mmap_hole)
+		return 1;
+	memset(mine, 0xa5, len);
+	pthread_create(&th, NULL, one_event, NULL);
+	pthread_join(th, NULL);
+	for (i = 0; i < len; i++)
+		if (mine[i] != 0xa5)
+			intact = 0;
+	printf("intact %d\nlost %llu\n", intact,
+	       (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+/*
+ * With the module and BEHAVIOUR_MMAP=producer: the first event's buffer
+ * is attached, its mapping fails (the event lost); after the backoff
+ * the thread's events are written.
+ */
+static int mode_mapfail(void)
+{
+	int i;
+
+	TRACE_INSTANT("app", "lost", FXT_SCOPE_THREAD);
+	usleep(20000);		/* past the backoff (1 ms) */
+	for (i = 0; i < 10; i++)
+		TRACE_INSTANT("app", "after", FXT_SCOPE_THREAD);
+	printf("lost %llu\n", (unsigned long long)fxt_process_lost());
+	return 0;
+}
+
+static volatile int hammer_stop;
+
+/* Takes the library's lock again and again: flushes and a category. */
+static void *hammer(void *arg)
+{
+	while (!hammer_stop) {
+		fxt_flush();
+		fxt_category_enabled("hammer");
+	}
+	return arg;
+}
+
+/*
+ * fork() while another thread holds the library's lock (its flushes):
+ * each child's first event must be written, within 5 s (the first child
+ * that hangs ends the loop).
+ */
+static int mode_forklock(void)
+{
+	int i, j, status, hung = 0, failed = 0;
+	pthread_t th;
+	pid_t pid;
+
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	pthread_create(&th, NULL, hammer, NULL);
+	for (i = 0; i < 200; i++) {
+		pid = fork();
+		if (!pid) {
+			TRACE_INSTANT("app", "child", FXT_SCOPE_THREAD);
+			_exit(fxt_process_lost() ? 2 : 0);
+		}
+		for (j = 0; j < 500; j++) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				break;
+			usleep(10000);
+		}
+		if (j == 500) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			hung++;
+			break;
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			failed++;
+		}
+	}
+	hammer_stop = 1;
+	pthread_join(th, NULL);
+	printf("hung %d\nfailed %d\n", hung, failed);
+	return 0;
+}
+
+/*
+ * The program's own pthread_atfork() stands in for glibc's (as mmap()
+ * above), which the library calls from its constructor, holding its lock.
+ * BEHAVIOUR_ATFORK=signal: a signal arrives there, and its handler emits
+ * an event, so that the handler interrupts the library's set-up.
+ */
+int __register_atfork(void (*prepare)(void), void (*parent)(void),
+		      void (*child)(void), void *dso);
+extern void *__dso_handle;
+
+static void event_on_signal(int sig)
+{
+	(void)sig;
+	TRACE_INSTANT("app", "in set-up", FXT_SCOPE_THREAD);
+}
+
+int pthread_atfork(void (*prepare)(void), void (*parent)(void),
+		   void (*child)(void))
+{
+	const char *how = getenv("BEHAVIOUR_ATFORK");
+
+	if (how && !strcmp(how, "signal")) {
+		signal(SIGUSR1, event_on_signal);
+		raise(SIGUSR1);
+	}
+	return __register_atfork(prepare, parent, child, __dso_handle);
+}
+
+/* With BEHAVIOUR_ATFORK=signal: the handler's event, then the program's. */
+static int mode_setupsig(void)
+{
+	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
+	printf("lost %llu\n", (unsigned long long)fxt_process_lost());
 	return 0;
 }
 
@@ -1556,6 +1773,111 @@ static void test_fallocate(void)
 	}
 }
 
+static void test_warnsig(void)
+{
+	char out[4400], want[9200];
+	struct run r;
+
+	/* No directory for the spool: the handler's event has no buffer. */
+	path_in(out, sizeof(out), "none/warnsig.fxt");
+	r = run_mode("warnsig", out, NULL, 30);
+	snprintf(want, sizeof(want),
+		 "libfxtrace: cannot create %s.spool: No such file or directory\n"
+		 "libfxtrace: thread %ld has no trace buffer (No such file or "
+		 "directory): its events are lost and counted; retrying\n",
+		 out, value(&r, "tid"));
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_STR(want, r.err);
+	EXPECT_EQ(0, value(&r, "strerror"));
+	tap_result("warnsig: a first event in a signal handler that cannot "
+		   "attach warns without strerror() (%ld calls)",
+		   value(&r, "strerror"));
+	clean_dir();
+
+	/* A directory where the trace goes: the handler's flush fails. */
+	path_in(out, sizeof(out), "warnsig.fxt");
+	mkdir(out, 0700);
+	r = run_mode("warnsig", out, NULL, 30);
+	/* The same at exit, outside the handler. */
+	snprintf(want, sizeof(want),
+		 "libfxtrace: cannot write %s: Is a directory\n"
+		 "libfxtrace: cannot write %s: Is a directory\n", out, out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_STR(want, r.err);
+	EXPECT_EQ(0, value(&r, "strerror"));
+	tap_result("warnsig: a flush in a signal handler that cannot write "
+		   "warns without strerror() (%ld calls)",
+		   value(&r, "strerror"));
+	rmdir(out);
+	clean_dir();
+}
+
+static void test_hole(void)
+{
+	static const char *const env[] = { "BEHAVIOUR_MMAP=hole", NULL };
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "hole.fxt");
+	r = run_mode("hole", out, env, 30);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(1, value(&r, "intact"));
+	EXPECT_EQ(1, value(&r, "lost"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "main"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "short-lived"));
+	tap_result("hole: memory mapped into a hole a failed region left in "
+		   "the reservation stays the program's (intact %ld; %d and %d "
+		   "events, %ld lost)", value(&r, "intact"),
+		   trace_count(&tr, 0, "main"),
+		   trace_count(&tr, 0, "short-lived"), value(&r, "lost"));
+	trace_free(&tr);
+	clean_dir();
+}
+
+static void test_forklock(void)
+{
+	static const char *const env[] = { "FXTRACE_BUFFER_SIZE=16K", NULL };
+	char out[4400];
+	struct run r;
+
+	path_in(out, sizeof(out), "forklock.fxt");
+	r = run_mode("forklock", out, env, 60);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, value(&r, "hung"));
+	EXPECT_EQ(0, value(&r, "failed"));
+	tap_result("forklock: 200 forks while another thread takes the "
+		   "library's lock; each child's first event is written "
+		   "(%ld hung, %ld failed)", value(&r, "hung"),
+		   value(&r, "failed"));
+	clean_dir();
+}
+
+static void test_setupsig(void)
+{
+	static const char *const env[] = { "BEHAVIOUR_ATFORK=signal", NULL };
+	char out[4400];
+	struct trace tr;
+	struct run r;
+
+	path_in(out, sizeof(out), "setupsig.fxt");
+	r = run_mode("setupsig", out, env, 10);
+	tr = trace_read(out);
+	EXPECT_TRUE(exited_ok(&r));
+	EXPECT_EQ(0, tr.errors);
+	EXPECT_EQ(1, value(&r, "lost"));
+	EXPECT_EQ(0, trace_count(&tr, 0, "in set-up"));
+	EXPECT_EQ(1, trace_count(&tr, 0, "main"));
+	tap_result("setupsig: an event in a signal handler that interrupted "
+		   "the library's constructor is counted as lost (status %d, "
+		   "%ld lost, %d events after)", r.status, value(&r, "lost"),
+		   trace_count(&tr, 0, "main"));
+	trace_free(&tr);
+	clean_dir();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } modes[] = {
@@ -1570,6 +1892,9 @@ int main(int argc, char **argv)
 		{ "ctor", mode_ctor }, { "chdir", mode_chdir },
 		{ "mappings", mode_mappings }, { "flushsig", mode_flushsig },
 		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
+		{ "warnsig", mode_warnsig }, { "hole", mode_hole },
+		{ "mapfail", mode_mapfail }, { "forklock", mode_forklock },
+		{ "setupsig", mode_setupsig },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
@@ -1604,6 +1929,10 @@ int main(int argc, char **argv)
 	test_flushsig();
 	test_fallocate();
 	test_rlimit();
+	test_warnsig();
+	test_hole();
+	test_forklock();
+	test_setupsig();
 	rmdir(dir);
 	return tap_plan();
 }

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: with the module, a thread whose buffer the kernel attached
+# but whose producer part could not be mapped (behaviour_test's own mmap()
+# fails it: BEHAVIOUR_MMAP=producer) loses that event only: after the
+# backoff its retry maps the same buffer (a new FXTRACE_IOC_ATTACH would
+# say EEXIST) and its next 10 events are written; when that mapping's
+# failure retired the buffer (BEHAVIOUR_MMAP=retired), the retry attaches
+# another, and the same holds.  In the guest with
+# fxtrace.ko loaded.  Prints TAP.
+
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+bin=$root/build/bin
+out=${FXTRACE_OUT:-$(mktemp -d)}
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+unset FXTRACE_OUTPUT FXTRACE_OUTPUT_ROOT
+# producer: the mapping fails, the buffer stays attached (EEXIST for a
+# new one).  retired: the failed mapping's close retired it (6.1's
+# mmap_region() when it cannot insert the VMA): mapping it says EACCES,
+# and the retry attaches a new one.
+for how in producer retired; do
+	"$bin/fxtrace" record -q -c app -e none -B 64K -o "$out/$how.fxt" -- \
+		env BEHAVIOUR_MMAP=$how "$root/build/test/lib/behaviour_test" mapfail \
+		>"$out/$how.out" 2>"$out/$how.err"
+	result $? "$how: record -- behaviour_test mapfail: exit 0"
+	sed 's/^/# /' "$out/$how.out" "$out/$how.err"
+	grep -qx 'lost 1' "$out/$how.out"
+	result $? "$how: the first event, without a mapped buffer, is the one lost"
+	after=$("$bin/fxtrace" dump "$out/$how.fxt" | grep -c ' instant  *app:after ')
+	echo "# app:after events: $after"
+	((after == 10))
+	result $? "$how: the retry maps a buffer: the 10 later events are written"
+	lines=$(wc -l <"$out/$how.err")
+	grep -q 'has no trace buffer (Cannot allocate memory)' "$out/$how.err" && ((lines == 1))
+	result $? "$how: one warning, with the mapping's error"
+done
+
+echo "1..$n"
+exit $failed
