@@ -751,12 +751,12 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 }
 
 /*
- * A READER mapping's pages as PFN mappings (VM_PFNMAP | VM_IO, special
- * PTEs): get_user_pages() refuses them, so no pipe (vmsplice()) or other
- * page reference can outlive their revocation at ADOPT
- * (fxt_revoke_former_readers()) and show the adopter's data.  The VMA's
- * buffer reference keeps the pages.  The area is not physically
- * contiguous: one page at a time.
+ * A controller's mapping (a READER part, a CPU or KERNEL buffer's header)
+ * as PFN mappings (VM_PFNMAP | VM_IO, special PTEs): get_user_pages()
+ * refuses them, so no pipe (vmsplice()) or other page reference can
+ * outlive their revocation at ADOPT (fxt_revoke_former_readers()) and
+ * show the adopter's data.  The VMA's buffer reference keeps the pages.
+ * The area is not physically contiguous: one page at a time.
  */
 static int fxt_remap_pages(struct vm_area_struct *vma, struct page **pages)
 {
@@ -780,6 +780,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	u32 id = off >> FXTRACE_MMAP_ID_SHIFT;
 	struct fxt_buffer *buf;
 	unsigned long npages;
+	bool controller_only;
 	int first, ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
@@ -810,7 +811,15 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	 */
 	npages = vma_pages(vma);
 	fxt_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	if (part == FXTRACE_MMAP_READER)
+	/*
+	 * What only a controller maps (READER parts, and the headers of CPU
+	 * and KERNEL buffers) ADOPT revokes from a former controller:
+	 * PFN-mapped, so that no page reference outlives the revocation.
+	 */
+	controller_only = part == FXTRACE_MMAP_READER ||
+			  (part == FXTRACE_MMAP_HEADER &&
+			   buf->kind != FXTRACE_BUFFER_TASK);
+	if (controller_only)
 		ret = fxt_remap_pages(vma, buf->pages + first);
 	else
 		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first,
@@ -823,12 +832,14 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 		return ret;
 	}
 	/*
-	 * A header mapping keeps its page only (the PTE's reference: the
-	 * page is its process's, in its RSS), not the buffer: a 4 KiB
-	 * mapping would otherwise keep the whole area alive, out of the
-	 * process's RSS and, after Terminate, of any session's limits.
+	 * A task buffer's header mapping keeps its page only (the PTE's
+	 * reference: the page is its process's, in its RSS), not the buffer:
+	 * a producer's 4 KiB mapping would otherwise keep the whole area
+	 * alive, out of the process's RSS and, after Terminate, of any
+	 * session's limits.  A PFN mapping has no such reference: it keeps
+	 * the buffer, as a READER mapping of it could.
 	 */
-	if (part == FXTRACE_MMAP_HEADER) {
+	if (!controller_only && part == FXTRACE_MMAP_HEADER) {
 		fxt_buffer_put(buf);
 		return 0;
 	}

@@ -641,34 +641,45 @@ TEST_F(nosess, adopt_revokes_reader_mapped_meanwhile)
 }
 
 /*
- * A READER mapping's pages take no reference from outside the mapping (a
- * pipe's, through vmsplice()): one would outlive the revocation at ADOPT
- * and show the adopter's data.  The mapping reads, and write() copies
- * from it.
+ * The pages of a mapping ADOPT revokes (a READER part, a CPU buffer's
+ * HEADER) take no reference from outside the mapping (a pipe's, through
+ * vmsplice()): one would outlive the revocation and show the adopter's
+ * data or counts.  The mapping reads, and write() copies from it.
  */
+static void expect_not_referenced(struct __test_metadata *_metadata,
+				  const struct fxtrace_buffer_header *m,
+				  const char *part)
+{
+	struct fxtrace_buffer_header copy;
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = PG };
+	int p[2];
+
+	ASSERT_EQ(0, pipe(p));
+	EXPECT_EQ(-1, vmsplice(p[1], &iov, 1, 0)) TH_LOG("%s: vmsplice took its page", part);
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ((ssize_t)sizeof(copy), write(p[1], m, sizeof(copy)));
+	ASSERT_EQ((ssize_t)sizeof(copy), read(p[0], &copy, sizeof(copy)));
+	EXPECT_EQ(FXTRACE_BUFFER_MAGIC, copy.magic);
+	EXPECT_EQ(1, copy.id);
+	close(p[0]);
+	close(p[1]);
+}
+
 TEST_F(sess, reader_pages_not_referenced)
 {
-	const struct fxtrace_buffer_header *m;
-	struct fxtrace_buffer_header copy;
+	const struct fxtrace_buffer_header *m, *h;
 	struct fxtrace_buffer_info bi;
-	struct iovec iov;
-	int p[2];
 
 	drain_init(_metadata, self->fd, self->ncpus);
 	ASSERT_EQ(0, buffer_info(self->fd, 1, &bi));
+	ASSERT_EQ(FXTRACE_BUFFER_CPU, bi.kind);
 	m = map_part(self->fd, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
 	ASSERT_NE(MAP_FAILED, m) TH_LOG("READER: %s", strerror(errno));
-	ASSERT_EQ(0, pipe(p));
-	iov.iov_base = (void *)m;
-	iov.iov_len = PG;
-	ASSERT_EQ(-1, vmsplice(p[1], &iov, 1, 0));
-	ASSERT_EQ(EFAULT, errno);
-	ASSERT_EQ((ssize_t)sizeof(copy), write(p[1], m, sizeof(copy)));
-	ASSERT_EQ((ssize_t)sizeof(copy), read(p[0], &copy, sizeof(copy)));
-	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, copy.magic);
-	ASSERT_EQ(1, copy.id);
-	close(p[0]);
-	close(p[1]);
+	h = map_part(self->fd, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("HEADER: %s", strerror(errno));
+	expect_not_referenced(_metadata, m, "READER");
+	expect_not_referenced(_metadata, h, "CPU buffer's HEADER");
+	munmap((void *)h, PG);
 	munmap((void *)m, bi.reader_size);
 }
 
