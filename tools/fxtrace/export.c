@@ -414,7 +414,7 @@ int cmd_export(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (output && strcmp(output, "-")) {
-		out = fxtrace_create_file(&in, output);
+		out = fxtrace_create_file(&in, output, 0);
 		if (!out) {
 			fxtrace_input_close(&in, 0);
 			return 1;

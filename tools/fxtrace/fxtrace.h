@@ -191,10 +191,11 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 
 /*
  * A file the user named for the output of in's command (export -o, report
- * --html), created as trace files are (output_file.h), never in's FILE:
- * NULL after a message.
+ * --html), created as trace files are (output_file.h, with flags such as
+ * FXTCTL_OUTPUT_KEEP), never in's FILE: NULL after a message.
  */
-FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path);
+FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path,
+			  int flags);
 
 /*
  * Take exactly one FILE from argv[optind..argc) and open it, with a reader

@@ -8,7 +8,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "output_file.h"
 #include "report.h"
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -699,6 +702,32 @@ static int parse_sort(struct report_options *o, const char *arg)
 	return ret;
 }
 
+/*
+ * The page is opened before the trace is read, so that a refusal is said
+ * at once, but emptied only when the report is there to write: a report
+ * that fails leaves the page of an earlier run as it was, and removes the
+ * one it created (if still at its name), so no empty page is left.
+ */
+static int page_start(FILE *page)
+{
+	struct stat st;
+
+	if (!fstat(fileno(page), &st) && S_ISREG(st.st_mode) &&
+	    ftruncate(fileno(page), 0))
+		return -errno;
+	return 0;
+}
+
+static void page_remove_created(FILE *page, const char *path)
+{
+	struct stat ours, now;
+
+	if (!fstat(fileno(page), &ours) && S_ISREG(ours.st_mode) &&
+	    !lstat(path, &now) && now.st_dev == ours.st_dev &&
+	    now.st_ino == ours.st_ino)
+		unlink(path);
+}
+
 /* The report of the trace named on the command line. */
 static int report_run(struct report_options *o,
 		      const struct fxtrace_select *select, const char *html,
@@ -707,16 +736,18 @@ static int report_run(struct report_options *o,
 	struct report_rows rows = { 0 };
 	struct fxtrace_input in;
 	struct report rp;
+	bool write_failed, page_existed = false;
 	FILE *page = NULL;
 	int ret, status, html_ret = 0;
-	bool write_failed;
+	struct stat st;
 
 	ret = fxtrace_input_open(&in, "report", path, memory_limit);
 	if (ret)
 		return ret;
 	o->path = in.path;
 	if (html) {
-		page = fxtrace_create_file(&in, html);
+		page_existed = !lstat(html, &st);
+		page = fxtrace_create_file(&in, html, FXTCTL_OUTPUT_KEEP);
 		if (!page) {
 			fxtrace_input_close(&in, 0);
 			return 1;
@@ -735,11 +766,15 @@ static int report_run(struct report_options *o,
 			report_print_text(stdout, &rp, &rows, o);
 		/* The page's failure is not the input's (ret). */
 		if (page)
+			html_ret = page_start(page);
+		if (page && !html_ret)
 			html_ret = report_write_html(page, &rp, &rows, o);
 	}
 	report_rows_free(&rows);
 	report_free(&rp);
 	status = fxtrace_input_close(&in, ret);
+	if (page && ret < 0 && !page_existed)
+		page_remove_created(page, html);
 	if (page) {
 		write_failed = fflush(page) || ferror(page);
 		if (fclose(page))
