@@ -345,8 +345,8 @@ void fxtrace_out_init(struct fxtrace_out *o, FILE *file)
 
 void fxtrace_out_flush(struct fxtrace_out *o)
 {
-	if (o->file && o->len)
-		fwrite(o->buf, 1, o->len, o->file);
+	if (o->file && o->len && fwrite(o->buf, 1, o->len, o->file) != o->len)
+		o->write_failed = true;
 	if (o->file)
 		o->len = 0;
 }

@@ -334,6 +334,8 @@ static int export_record(void *ctx, const struct fxt_record *rec)
 		export_sched(e, rec);
 		break;
 	}
+	if (!e->error && e->out->write_failed)
+		return FXTRACE_WALK_OUTPUT_GONE;
 	return e->error;
 }
 

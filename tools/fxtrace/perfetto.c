@@ -998,6 +998,7 @@ static int compare(struct compare *c, struct model *m, struct fxt_reader *r,
 static int export_json(struct fxtrace_input *in, char *tmp)
 {
 	struct fxt_reader *r;
+	bool write_failed;
 	FILE *out;
 	int fd, ret;
 
@@ -1016,8 +1017,12 @@ static int export_json(struct fxtrace_input *in, char *tmp)
 	ret = r ? fxtrace_export_json(out, r, fxtrace_read_source, &in->src) :
 		  -ENOMEM;
 	fxt_reader_free(r);
-	if (fclose(out) && ret >= 0)
-		ret = -errno;
+	/* A JSON file cut short (ENOSPC) is not one to compare. */
+	write_failed = ret == FXTRACE_WALK_OUTPUT_GONE || ferror(out);
+	if (fclose(out))
+		write_failed = true;
+	if (write_failed && ret >= 0)
+		ret = errno ? -errno : -EIO;
 	if (ret < 0)
 		fprintf(stderr, "fxtrace check: cannot export %s: %s\n",
 			in->path, strerror(-ret));
