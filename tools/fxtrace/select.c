@@ -240,10 +240,13 @@ bool fxtrace_select_thread(const struct fxtrace_select *s, uint64_t pid,
 	return fxtrace_select_pid(s, pid) && fxtrace_select_tid(s, tid);
 }
 
-/* A glob against the string's bytes (cut at the first NUL, like fnmatch). */
+/*
+ * A glob against the string's bytes (cut at the first NUL, like fnmatch),
+ * all of them: an FXT string's length has 15 bits, so any fits.
+ */
 static bool glob_any(char **globs, const struct fxt_string *str)
 {
-	char text[512];
+	static char text[1 << 15];
 	size_t i;
 
 	if (!globs)

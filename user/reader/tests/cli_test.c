@@ -939,6 +939,64 @@ static int test_terminal_escapes(void)
 	return 0;
 }
 
+/*
+ * --name and -c match a glob against the whole name: names were cut to
+ * 511 bytes first, so that an SQL statement or a URL used as an event's
+ * name matched neither itself nor a glob on its end.
+ */
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int test_glob_long_name(void)
+{
+	static char name[1002], glob[1004];
+	static struct words b;
+
+	memset(name, 'x', sizeof(name) - 4);
+	memcpy(name + sizeof(name) - 4, "end", 4);
+	snprintf(glob, sizeof(glob), "*%s", name + 600);
+	b.n = 0;
+	put(&b, FXT_MAGIC_WORD);
+	put(&b, fxt_string_hdr(1, 3));
+	put_stream(&b, "app", 3);
+	put(&b, fxt_string_hdr(2, strlen(name)));
+	put_stream(&b, name, strlen(name));
+	put(&b, fxt_string_hdr(3, 5));
+	put_stream(&b, "short", 5);
+	put(&b, fxt_event_hdr(4, FXT_EVENT_INSTANT, 0, FXT_THREAD_REF_INLINE,
+			      1, 2));
+	put(&b, 1000);
+	put(&b, 7);
+	put(&b, 8);
+	put(&b, fxt_event_hdr(4, FXT_EVENT_INSTANT, 0, FXT_THREAD_REF_INLINE,
+			      1, 3));
+	put(&b, 2000);
+	put(&b, 7);
+	put(&b, 8);
+	ASSERT_EQ(0, write_words("long.fxt", b.w, b.n));
+	/* The whole name, a glob on its end: the long event only. */
+	RUN("dump", "--name", name, "long.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_PREFIX("0x000420      0.000001000  7/8 ", r.out);
+	ASSERT_EQ(1, count_lines(r.out));
+	RUN("dump", "--name", glob, "long.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_PREFIX("0x000420      0.000001000  7/8 ", r.out);
+	ASSERT_EQ(1, count_lines(r.out));
+	/* Its first 511 bytes are not its name. */
+	name[511] = '\0';
+	RUN("dump", "--name", name, "long.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("", r.out);
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "fxtrace, fxtrace -h, unknown command", test_command_list },
 	{ "CMD -h for every command", test_command_help },
@@ -963,6 +1021,7 @@ static const struct tap_test tests[] = {
 	{ "check, dump, stats: a full standard output fails", test_stdout_full },
 	{ "dump of a file cut while mapped: an error, not SIGBUS", test_cut_while_read },
 	{ "check, stats, report, dump: no control byte of a trace's strings printed", test_terminal_escapes },
+	{ "dump --name: a glob against the whole of a long name", test_glob_long_name },
 };
 
 /*
