@@ -42,6 +42,8 @@ UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.s
 UNIT_TESTS += tools/fxtrace/tests/output_file_test.sh
 # dump and export stop reading once their output is gone (SIGPIPE ignored).
 UNIT_TESTS += tools/fxtrace/tests/output_gone_test.sh
+# check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.
+UNIT_TESTS += tools/fxtrace/tests/perfetto_tmp_test.sh
 # Crafted traces against the reader's memory limit (--memory-limit).
 UNIT_TESTS += tools/fxtrace/tests/memory_limit_test.sh
 # Each parser, its -h and its .rst name the same options (and the
