@@ -41,11 +41,19 @@ static int64_t stat_value(const struct report_stat *s, enum report_key key)
 	}
 }
 
+/* As strcmp(), but over len bytes: a name may hold NUL bytes. */
+static int bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
 static int name_cmp(const struct report_name *x, const struct report_name *y)
 {
-	int c = strcmp(x->cat, y->cat);
+	int c = bytes_cmp(x->cat, x->cat_len, y->cat, y->cat_len);
 
-	return c ? c : strcmp(x->name, y->name);
+	return c ? c : bytes_cmp(x->name, x->name_len, y->name, y->name_len);
 }
 
 /* Largest first; by category:name for KEY_NAME and on ties. */
@@ -270,15 +278,12 @@ void report_rows_free(struct report_rows *rows)
 static void print_name(FILE *out, const struct report_name *n, int width)
 {
 	char text[256];
+	size_t len = report_full_name(n, text, sizeof(text));
 
-	if (n->cat_len)
-		snprintf(text, sizeof(text), "%s:%s", n->cat, n->name);
-	else
-		snprintf(text, sizeof(text), "%s", n->name);
 	fxtrace_print_escaped(out, &(struct fxt_string){
-		.ptr = text, .len = (uint32_t)strlen(text) });
-	if ((int)strlen(text) < width)
-		fprintf(out, "%*s", width - (int)strlen(text), "");
+		.ptr = text, .len = (uint32_t)len });
+	if ((int)len < width)
+		fprintf(out, "%*s", width - (int)len, "");
 }
 
 static const char *const key_names[] = {
@@ -485,8 +490,10 @@ static int by_drop(const void *a, const void *b)
 	if (x->id != y->id)
 		return CMP(x->id, y->id);
 	if (x->arg != y->arg)
-		return strcmp(sort_rp->names[x->arg].name,
-			      sort_rp->names[y->arg].name);
+		return bytes_cmp(sort_rp->names[x->arg].name,
+				 sort_rp->names[x->arg].name_len,
+				 sort_rp->names[y->arg].name,
+				 sort_rp->names[y->arg].name_len);
 	if (x->ts != y->ts)
 		return CMP(x->ts, y->ts);
 	return CMP(x->offset, y->offset);
@@ -550,6 +557,12 @@ static void json_str(FILE *out, const char *s)
 	fxtrace_print_json_string(out, s, strlen(s));
 }
 
+/* A category or name: its bytes, NUL bytes too (as dump and export show). */
+static void json_bytes(FILE *out, const char *s, size_t len)
+{
+	fxtrace_print_json_string(out, s, len);
+}
+
 static void json_stats(FILE *out, const struct report *rp,
 		       const uint32_t *names, size_t n)
 {
@@ -560,9 +573,11 @@ static void json_stats(FILE *out, const struct report *rp,
 		const struct report_stat *s = &rp->stats[names[i]];
 
 		fputs(i ? ",\n  {\"category\":" : "\n  {\"category\":", out);
-		json_str(out, rp->names[names[i]].cat);
+		json_bytes(out, rp->names[names[i]].cat,
+			   rp->names[names[i]].cat_len);
 		fputs(",\"name\":", out);
-		json_str(out, rp->names[names[i]].name);
+		json_bytes(out, rp->names[names[i]].name,
+			   rp->names[names[i]].name_len);
 		fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRId64
 			",\"self_ns\":%" PRId64 ",\"mean_ns\":%" PRId64
 			",\"p50_ns\":%" PRId64 ",\"p99_ns\":%" PRId64
@@ -607,9 +622,11 @@ void report_print_json(FILE *out, const struct report *rp,
 		const struct report_slice *s = &rp->slices[rows->longest[i]];
 
 		fputs(i ? ",\n  {\"category\":" : "\n  {\"category\":", out);
-		json_str(out, rp->names[s->name].cat);
+		json_bytes(out, rp->names[s->name].cat,
+			   rp->names[s->name].cat_len);
 		fputs(",\"name\":", out);
-		json_str(out, rp->names[s->name].name);
+		json_bytes(out, rp->names[s->name].name,
+			   rp->names[s->name].name_len);
 		fprintf(out, ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
 			",\"start_ns\":%" PRId64 ",\"dur_ns\":%" PRId64
 			",\"offset\":%" PRIu64 "}", s->pid, s->tid, s->start,
@@ -661,7 +678,8 @@ void report_print_json(FILE *out, const struct report *rp,
 		fprintf(out, "%s\n  {\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
 			",\"buffer\":%" PRIu64 ",\"counter\":", i ? "," : "",
 			d[i]->pid, d[i]->tid, d[i]->id);
-		json_str(out, rp->names[d[i]->arg].name);
+		json_bytes(out, rp->names[d[i]->arg].name,
+			   rp->names[d[i]->arg].name_len);
 		fprintf(out, ",\"value\":%.17g}", d[i]->value);
 	}
 	free(d);

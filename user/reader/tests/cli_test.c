@@ -997,6 +997,51 @@ static int test_glob_long_name(void)
 	return 0;
 }
 
+/*
+ * A name is its bytes, NUL bytes included, in report as in dump and
+ * export: report cut names at their first NUL, so that "a\0x" and
+ * "a\0y" made two rows both named "a" (text, JSON and HTML alike).
+ */
+static int test_report_nul_names(void)
+{
+	static struct words b;
+	static char page[65536];
+
+	b.n = 0;
+	put(&b, FXT_MAGIC_WORD);
+	put(&b, fxt_string_hdr(1, 1));
+	put_stream(&b, "c", 1);
+	put(&b, fxt_string_hdr(2, 3));
+	put_stream(&b, "a\0x", 3);
+	put(&b, fxt_string_hdr(3, 3));
+	put_stream(&b, "a\0y", 3);
+	put(&b, fxt_event_hdr(5, FXT_EVENT_DURATION_COMPLETE, 0,
+			      FXT_THREAD_REF_INLINE, 1, 2));
+	put(&b, 1000);
+	put(&b, 7);
+	put(&b, 8);
+	put(&b, 3000);
+	put(&b, fxt_event_hdr(5, FXT_EVENT_DURATION_COMPLETE, 0,
+			      FXT_THREAD_REF_INLINE, 1, 3));
+	put(&b, 4000);
+	put(&b, 7);
+	put(&b, 8);
+	put(&b, 5000);
+	ASSERT_EQ(0, write_words("nul.fxt", b.w, b.n));
+	RUN("report", "nul.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_SUBSTR("\n  c:a\\x00x  ", r.out);
+	ASSERT_SUBSTR("\n  c:a\\x00y  ", r.out);
+	RUN("report", "--format=json", "--html=nul.html", "nul.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_SUBSTR("{\"category\":\"c\",\"name\":\"a\\u0000x\",\"count\":1,\"total_ns\":2000", r.out);
+	ASSERT_SUBSTR("{\"category\":\"c\",\"name\":\"a\\u0000y\",\"count\":1,\"total_ns\":1000", r.out);
+	slurp("nul.html", page, sizeof(page));
+	ASSERT_SUBSTR("\"c:a\\u0000x\"", page);
+	ASSERT_SUBSTR("\"c:a\\u0000y\"", page);
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "fxtrace, fxtrace -h, unknown command", test_command_list },
 	{ "CMD -h for every command", test_command_help },
@@ -1022,6 +1067,7 @@ static const struct tap_test tests[] = {
 	{ "dump of a file cut while mapped: an error, not SIGBUS", test_cut_while_read },
 	{ "check, stats, report, dump: no control byte of a trace's strings printed", test_terminal_escapes },
 	{ "dump --name: a glob against the whole of a long name", test_glob_long_name },
+	{ "report: names with NUL bytes, in text, JSON and HTML", test_report_nul_names },
 };
 
 /*
