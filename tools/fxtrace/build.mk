@@ -57,4 +57,6 @@ $(B)/test/fxtrace/list_prog: $(B)/obj/tools/fxtrace/tests/list_prog.o \
 	$(link)
 
 GUEST_TESTS += tools/fxtrace/tests/list_test.sh
+# stop -o FILE that cannot be written leaves the orphan to save.
+GUEST_TESTS += tools/fxtrace/tests/stop_test.sh
 user: $(B)/test/fxtrace/list_prog

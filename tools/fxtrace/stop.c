@@ -107,9 +107,14 @@ int cmd_stop(int argc, char **argv)
 			ret == -EPERM ? info.owner_uid : 0,
 			ret == -EPERM ? ", its owner's, or CAP_SYS_ADMIN)" : "");
 		rc = 1;
+	} else if (out && save_buffers(&c, out)) {
+		/*
+		 * Asked to save them: not ended.  Closing the adopting file
+		 * orphans the session again, for another try.
+		 */
+		fprintf(stderr, "fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -o FILE' saves them, 'fxtrace stop' discards them\n");
+		rc = 1;
 	} else {
-		if (out)
-			rc = save_buffers(&c, out);
 		ret = fxtctl_terminate(&c);
 		if (ret) {
 			fprintf(stderr, "fxtrace stop: terminate: %s\n", strerror(-ret));
