@@ -395,6 +395,9 @@ int cmd_export(int argc, char **argv)
 							   optarg);
 			break;
 		case 'o':
+			if (!*optarg)
+				return fxtrace_usage_error("export",
+							   "-o/--output needs a file name, not ''");
 			output = optarg;
 			break;
 		case FXTRACE_OPT_MEMORY_LIMIT:

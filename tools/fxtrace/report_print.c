@@ -859,6 +859,9 @@ int cmd_report(int argc, char **argv)
 			o.json = !strcmp(optarg, "json");
 			break;
 		case 'H':
+			if (!*optarg)
+				ret = fxtrace_usage_error("report",
+					"--html needs a file name, not ''");
 			html = optarg;
 			break;
 		FXTRACE_SELECT_CASES:

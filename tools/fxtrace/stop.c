@@ -76,6 +76,9 @@ int cmd_stop(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
+			if (!*optarg)
+				return fxtrace_usage_error("stop",
+							   "-o/--output needs a file name, not ''");
 			out = optarg;
 			break;
 		case 'h':

@@ -227,6 +227,23 @@ static int test_usage_errors(void)
 	ASSERT_PREFIX("fxtrace export: option '-o' needs a value\n", r.err);
 	RUN("stats", "t.fxt", "t.fxt");
 	ASSERT_EQ(2, r.status);
+	/* An empty output name: the option's value is wrong, not the file. */
+	RUN("export", "-o", "", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace export: -o/--output needs a file name, not ''\n", r.err);
+	RUN("report", "--html=", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace report: --html needs a file name, not ''\n", r.err);
+	ASSERT_STR("", r.out);
+	RUN("recover", "--output=", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace recover: -o/--output needs a file name, not ''\n", r.err);
+	RUN("stop", "-o", "");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace stop: -o/--output needs a file name, not ''\n", r.err);
+	RUN("record", "-o", "", "--", "true");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace record: -o/--output needs a file name, not ''\n", r.err);
 	return 0;
 }
 
