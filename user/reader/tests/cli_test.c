@@ -405,6 +405,15 @@ static int test_dump_filters(void)
 	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
 	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n",
 		   r.out);
+	/* A time too large for int64 ns is said to be one. */
+	RUN("dump", "--since", "9223372037", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace dump: '9223372037': a time up to 9223372036.854775807 s (INT64_MAX ns)\n", r.err);
+	RUN("report", "--time", "1,9223372036854775808ns", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace report: '1,9223372036854775808ns': a time up to 9223372036.854775807 s (INT64_MAX ns)\n", r.err);
+	RUN("dump", "--until", "9223372036.854775807", "t.fxt");
+	ASSERT_EQ(0, r.status);
 	RUN("dump", "--time", "3us,", "t.fxt");
 	ASSERT_EQ(0, r.status);
 	ASSERT_STR(
