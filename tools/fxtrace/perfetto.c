@@ -767,6 +767,71 @@ static const char *find_trace_processor(char *buf, size_t size)
 }
 
 /*
+ * The temporary export, a copy of the whole trace: removed when a signal
+ * ends the check (Ctrl-C while the trace processor imports a large trace),
+ * not left in /tmp.  Set and cleared with the signals blocked.  The trace
+ * processor running on it (tp_child, set by run_query() while it is not
+ * reaped, so the pid is still its own) gets the signal too: a `kill` of
+ * the check alone would leave it importing the file for minutes, its
+ * space held though the name is gone.
+ */
+static char tmp_json[sizeof(TMP_JSON)];
+static volatile sig_atomic_t tp_child;
+static const int tmp_json_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction tmp_json_old[3];
+
+static void tmp_json_signal(int sig)
+{
+	if (tmp_json[0])
+		unlink(tmp_json);
+	if (tp_child > 0)
+		kill(tp_child, sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Block (how SIG_BLOCK) or unblock (SIG_SETMASK) tmp_json_signals. */
+static void tmp_json_mask(int how, sigset_t *old)
+{
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < 3; i++)
+		sigaddset(&set, tmp_json_signals[i]);
+	sigprocmask(how, how == SIG_BLOCK ? &set : old,
+		    how == SIG_BLOCK ? old : NULL);
+}
+
+/* The handlers on, but for a signal ignored (a background job's SIGINT). */
+static void tmp_json_guard(void)
+{
+	struct sigaction sa = { .sa_handler = tmp_json_signal };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		sigaction(tmp_json_signals[i], NULL, &tmp_json_old[i]);
+		if (tmp_json_old[i].sa_handler != SIG_IGN)
+			sigaction(tmp_json_signals[i], &sa, NULL);
+	}
+}
+
+/* Remove the file (if made) and put the handlers back. */
+static void tmp_json_remove(void)
+{
+	sigset_t old;
+	size_t i;
+
+	tmp_json_mask(SIG_BLOCK, &old);
+	if (tmp_json[0])
+		unlink(tmp_json);
+	tmp_json[0] = '\0';
+	for (i = 0; i < 3; i++)
+		sigaction(tmp_json_signals[i], &tmp_json_old[i], NULL);
+	tmp_json_mask(SIG_SETMASK, &old);
+}
+
+/*
  * Run `tp query FILE SQL`; its stdout into *out (NUL-terminated, malloc'd),
  * its stderr into errfd.  Returns its exit status, or -1 after saying why.
  */
@@ -776,6 +841,7 @@ static int run_query(const char *tp, const char *file, const char *sql,
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap), *bigger;
 	int pipefd[2], status;
+	sigset_t old;
 	ssize_t n;
 	pid_t pid;
 
@@ -784,7 +850,12 @@ static int run_query(const char *tp, const char *file, const char *sql,
 		fprintf(stderr, "fxtrace check: %s\n", strerror(errno));
 		return -1;
 	}
+	/* A signal between fork() and tp_child's store is forwarded too. */
+	tmp_json_mask(SIG_BLOCK, &old);
 	pid = fork();
+	if (pid > 0)
+		tp_child = pid;
+	tmp_json_mask(SIG_SETMASK, &old);
 	if (pid == 0) {
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(errfd, STDERR_FILENO);
@@ -812,6 +883,8 @@ static int run_query(const char *tp, const char *file, const char *sql,
 		len += n;
 	}
 	close(pipefd[0]);
+	/* Cleared before the child is reaped and its pid can be reused. */
+	tp_child = 0;
 	buf[len] = '\0';
 	*out = buf;
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
@@ -994,64 +1067,6 @@ static int compare(struct compare *c, struct model *m, struct fxt_reader *r,
 		putchar('\n');
 	}
 	return 0;
-}
-
-/*
- * The temporary export, a copy of the whole trace: removed when a signal
- * ends the check (Ctrl-C while the trace processor imports a large trace),
- * not left in /tmp.  Set and cleared with the signals blocked.
- */
-static char tmp_json[sizeof(TMP_JSON)];
-static const int tmp_json_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction tmp_json_old[3];
-
-static void tmp_json_signal(int sig)
-{
-	if (tmp_json[0])
-		unlink(tmp_json);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* Block (how SIG_BLOCK) or unblock (SIG_SETMASK) tmp_json_signals. */
-static void tmp_json_mask(int how, sigset_t *old)
-{
-	sigset_t set;
-	size_t i;
-
-	sigemptyset(&set);
-	for (i = 0; i < 3; i++)
-		sigaddset(&set, tmp_json_signals[i]);
-	sigprocmask(how, how == SIG_BLOCK ? &set : old,
-		    how == SIG_BLOCK ? old : NULL);
-}
-
-/* The handlers on, but for a signal ignored (a background job's SIGINT). */
-static void tmp_json_guard(void)
-{
-	struct sigaction sa = { .sa_handler = tmp_json_signal };
-	size_t i;
-
-	for (i = 0; i < 3; i++) {
-		sigaction(tmp_json_signals[i], NULL, &tmp_json_old[i]);
-		if (tmp_json_old[i].sa_handler != SIG_IGN)
-			sigaction(tmp_json_signals[i], &sa, NULL);
-	}
-}
-
-/* Remove the file (if made) and put the handlers back. */
-static void tmp_json_remove(void)
-{
-	sigset_t old;
-	size_t i;
-
-	tmp_json_mask(SIG_BLOCK, &old);
-	if (tmp_json[0])
-		unlink(tmp_json);
-	tmp_json[0] = '\0';
-	for (i = 0; i < 3; i++)
-		sigaction(tmp_json_signals[i], &tmp_json_old[i], NULL);
-	tmp_json_mask(SIG_SETMASK, &old);
 }
 
 /* The trace as `fxtrace export` writes it, in tmp_json. */

@@ -5,9 +5,10 @@
 # /tmp/fxtrace-XXXXXX.json for the trace processor to import.  A SIGINT
 # (Ctrl-C while a large trace is imported), SIGTERM or SIGHUP left that
 # copy of the whole trace in /tmp.  Here a stand-in trace processor says
-# which file it was given and waits; the check, sent each signal, must die
-# of it and the file must be gone.  Also: a check that ends normally
-# leaves none.  No real trace processor needed.
+# which file it was given and waits; the check alone, sent each signal,
+# must die of it, the file must be gone, and the stand-in must end too (it
+# was left running on the removed file, holding its space).  Also: a
+# check that ends normally leaves none.  No real trace processor needed.
 # Prints TAP.
 
 set -uo pipefail
@@ -20,9 +21,10 @@ trap 'rm -rf "$tmp"' EXIT
 "$mktrace" "$tmp/t.fxt" 1 || exit 1
 cat >"$tmp/tp" <<'TP'
 #!/bin/bash
-# The stand-in: `tp query FILE SQL`; FILE said in $TP_MARK, then a wait.
-echo "$2" >"$TP_MARK.tmp" && mv "$TP_MARK.tmp" "$TP_MARK"
-[[ $TP_WAIT == 1 ]] && sleep 60
+# The stand-in: `tp query FILE SQL`; FILE and its pid said in $TP_MARK,
+# then a wait in that pid.
+printf '%s\n%s\n' "$2" $$ >"$TP_MARK.tmp" && mv "$TP_MARK.tmp" "$TP_MARK"
+[[ $TP_WAIT == 1 ]] && exec sleep 60
 exit 0
 TP
 chmod +x "$tmp/tp"
@@ -46,8 +48,18 @@ def result(ok, what):
     failed |= not ok
 
 
+def running(pid):
+    """pid is a process that has not ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def check(wait):
-    """The check started in a session of its own, once tp has its file."""
+    """The check started in a session of its own, once tp has its file:
+    the check, the file and the stand-in's pid."""
     if os.path.exists(mark):
         os.unlink(mark)
     env = dict(os.environ, FXTRACE_TRACE_PROCESSOR=os.path.join(tmp, "tp"),
@@ -60,23 +72,31 @@ def check(wait):
         if os.path.exists(mark) or p.poll() is not None:
             break
         time.sleep(0.05)
-    return p, open(mark).read().strip() if os.path.exists(mark) else ""
+    said = open(mark).read().split() if os.path.exists(mark) else []
+    return p, said[0] if said else "", int(said[1]) if len(said) > 1 else 0
 
 
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-    p, json = check(True)
+    p, json, tp = check(True)
     there = json.startswith("/tmp/fxtrace-") and os.path.exists(json)
-    p.send_signal(sig)
+    p.send_signal(sig)  # to the check alone, as `kill PID` does
     rc = p.wait()
-    os.killpg(p.pid, signal.SIGKILL)  # the stand-in, still waiting
+    for _ in range(100):
+        if not tp or not running(tp):
+            break
+        time.sleep(0.05)
+    tp_ended = tp and not running(tp)
+    os.killpg(p.pid, signal.SIGKILL)  # the stand-in, if still waiting
     gone = not os.path.exists(json)
     if not gone:
         os.unlink(json)
     result(there and rc == -sig and gone,
            f"{sig.name} while the trace processor runs: the check dies of it "
            f"(status {rc}), {json or 'no file'} removed")
+    result(tp_ended,
+           f"{sig.name}: the trace processor (pid {tp}) ends with the check")
 
-p, json = check(False)
+p, json, _ = check(False)
 rc = p.wait()
 result(json.startswith("/tmp/fxtrace-") and not os.path.exists(json),
        f"a check that ends (status {rc}) leaves no {json or 'file'}")
