@@ -3,9 +3,9 @@
 #
 # Description: `fxtrace stop -o FILE` saves an orphaned session's buffers
 # before it ends the session; when FILE cannot be written (a directory
-# that does not exist, a planted symbolic link), it used to end the
-# session all the same, and the buffers the user asked to save were gone.
-# Now the session is left orphaned, with a message that says so, and a
+# that does not exist, a device that is full, a planted symbolic link),
+# it used to end the session all the same, and the buffers the user asked
+# to save were gone.  Now the session is left orphaned, with a message that says so, and a
 # second `fxtrace stop -o FILE` saves them.  The orphan is made as
 # user/drain/tests/record_test.sh makes it: the drainer of a `fxtrace
 # record` killed mid-run.  Runs as root in the guest with fxtrace.ko
@@ -38,6 +38,8 @@ stop_refused() {
 }
 
 stop_refused "NODIR/FILE" "$out/nodir/saved.fxt" "No such file or directory"
+# Created, then every write fails: the buffers were read, and are kept.
+stop_refused "/dev/full" /dev/full "/dev/full: No space left on device"
 printf 'scratch\n' >"$out/scratch"
 ln -sf "$out/scratch" "$out/link.fxt"
 stop_refused "SYMLINK" "$out/link.fxt" "symbolic link"
