@@ -965,11 +965,6 @@ static int test_terminal_escapes(void)
 	return 0;
 }
 
-/*
- * --name and -c match a glob against the whole name: names were cut to
- * 511 bytes first, so that an SQL statement or a URL used as an event's
- * name matched neither itself nor a glob on its end.
- */
 static size_t count_lines(const char *s)
 {
 	size_t n = 0;
@@ -979,6 +974,11 @@ static size_t count_lines(const char *s)
 	return n;
 }
 
+/*
+ * --name and -c match a glob against the whole name: names were cut to
+ * 511 bytes first, so that an SQL statement or a URL used as an event's
+ * name matched neither itself nor a glob on its end.
+ */
 static int test_glob_long_name(void)
 {
 	static char name[1002], glob[1004];
