@@ -265,16 +265,17 @@ static int run_drain(char **argv)
 	return w < 0 ? -errno : status;
 }
 
+/* On stderr, as perf record's: stdout is COMMAND's. */
 static void print_result(const char *out)
 {
 	struct stat st;
 
 	if (stat(out, &st))
 		return;
-	printf("[ fxtrace record: wrote %.3f MB to %s ]\n",
-	       (double)st.st_size / 1e6, out);
-	printf("[ fxtrace record: open it at https://ui.perfetto.dev (\"Open trace file\");"
-	       " 'fxtrace stats %s' summarizes it ]\n", out);
+	fprintf(stderr, "[ fxtrace record: wrote %.3f MB to %s ]\n",
+		(double)st.st_size / 1e6, out);
+	fprintf(stderr, "[ fxtrace record: open it at https://ui.perfetto.dev (\"Open trace file\");"
+		" 'fxtrace stats %s' summarizes it ]\n", out);
 }
 
 /*
