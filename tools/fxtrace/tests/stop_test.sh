@@ -12,7 +12,7 @@
 # loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../../../user/drain/tests/tap.sh"
+. "$here/../../../user/drain/tests/tap.sh" || exit 1
 
 "$bin/fxtrace" record -B 64K -o "$out/orphan.fxt" -- "$progs/producer" 2 250000 50 \
 	>/dev/null 2>"$out/orphan.stderr" &

@@ -10,7 +10,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 # ---- what record asks fxtrace-drain for ----------------------------------------
 fake=$out/fake

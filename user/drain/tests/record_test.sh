@@ -10,7 +10,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 # syscall_pids FILE: the distinct pids of the kernel:syscall events.
 syscall_pids() {
