@@ -110,6 +110,12 @@ GUEST_TESTS += user/lib/tests/module_scopes_test.sh
 GUEST_TESTS += user/lib/tests/module_timens_test.sh
 # A buffer attached and not mapped: the thread's retry maps it.
 GUEST_TESTS += user/lib/tests/module_attach_test.sh
+# A session begun while a thread attaches: its events reach that session.
+GUEST_TESTS += $(B)/test/lib/module_attach_race_test
+$(B)/test/lib/module_attach_race_test: \
+		$(B)/obj/user/lib/tests/module_attach_race_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+	$(link)
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a

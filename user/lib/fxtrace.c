@@ -116,13 +116,12 @@ static __thread __u64 backoff_ns __attribute__((tls_model("initial-exec")));
 /* A name set before the thread's first event (fxt_set_thread_name). */
 static __thread char pending_name[64] __attribute__((tls_model("initial-exec")));
 /*
- * With the module: the thread's buffer when it could not be mapped, and
- * its session.  The kernel keeps it attached until its producer part is
- * unmapped (FXTRACE_IOC_ATTACH says EEXIST meanwhile): a retry maps it.
+ * With the module: the thread's buffer when it could not be mapped.  The
+ * kernel keeps it attached until its producer part is unmapped
+ * (FXTRACE_IOC_ATTACH says EEXIST meanwhile): a retry maps it.
  */
 static __thread struct fxtrace_attach unmapped
 	__attribute__((tls_model("initial-exec")));
-static __thread __u64 unmapped_session __attribute__((tls_model("initial-exec")));
 
 static struct {
 	pthread_mutex_t lock;		/* resolution, thread list, flush */
@@ -1273,9 +1272,9 @@ static void detach_module(struct tbuf *t)
 }
 
 /*
- * The module's buffer at describes, mapped; NULL with errno.  When its
- * producer part is not mapped the kernel keeps it attached: it is kept
- * in unmapped, for the retry.
+ * The module's buffer at describes, mapped, as one of session; NULL with
+ * errno.  When its producer part is not mapped the kernel keeps it
+ * attached: it is kept in unmapped, for the retry.
  */
 static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 {
@@ -1292,12 +1291,10 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 	if (!t || hdr == MAP_FAILED || map == MAP_FAILED) {
 		err = errno;
 		/* Unmapping the producer part retires the buffer. */
-		if (map != MAP_FAILED) {
+		if (map != MAP_FAILED)
 			munmap(map, at->producer_size);
-		} else {
+		else
 			unmapped = *at;
-			unmapped_session = session;
-		}
 		if (hdr != MAP_FAILED)
 			munmap((void *)hdr, at->header_size);
 		if (t)
@@ -1322,7 +1319,7 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 	t->pid = (pid_t)at->pid;
 	t->tid = (pid_t)at->tid;
 	t->buffer_id = at->buffer_id;
-	t->session_id = rt.page->session_id;
+	t->session_id = session;
 	t->start_seq = t->ctl->start_seq;
 	rt.monotonic_offset = at->monotonic_offset;
 	read_thread_name(t);
@@ -1336,31 +1333,36 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 	return t;
 }
 
-/* A per-task buffer from the module, or NULL with errno. */
+/*
+ * A per-task buffer from the module, or NULL with errno.  Which session
+ * the kernel attached it in is not said: a session may begin between the
+ * read of its id and the attach, or after.  The id read before is the
+ * one the buffer is marked with: when the buffer is the next session's,
+ * the first event's sync_session() attaches again; marked with a later
+ * id it could be the ended session's, written for the whole new one.
+ * EEXIST: the thread is attached in the current session, and only a
+ * buffer kept in unmapped can be that one (every other attach's buffer
+ * is mapped, or retired by its munmap()): it is mapped now, whatever
+ * session id was read when it was kept.
+ */
 static struct tbuf *attach_module(void)
 {
 	struct fxtrace_attach at = { .size = sizeof(at) };
-	__u64 session = rt.page->session_id;
-	struct tbuf *t;
+	__u64 session = __atomic_load_n(&rt.page->session_id, __ATOMIC_ACQUIRE);
 
-	if (unmapped.size && unmapped_session == session) {
-		at = unmapped;
-		unmapped.size = 0;
-		t = map_module(&at, session);
+	if (!ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at)) {
 		/*
-		 * EACCES: the kernel retired it (ENOENT: and the controller
-		 * released it), and the thread has none: a failed mmap() may
-		 * have closed the producer mapping after the module set it
-		 * up (mmap_region() does when it cannot insert the VMA),
-		 * which retires the buffer.
+		 * A kept buffer is not attached: retired by its failed
+		 * mapping's close (mmap_region() closes the VMA when it
+		 * cannot insert it), or of a session that ended.
 		 */
-		if (t || (errno != EACCES && errno != ENOENT))
-			return t;
 		unmapped.size = 0;
-		at = (struct fxtrace_attach){ .size = sizeof(at) };
+		return map_module(&at, session);
 	}
-	if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
+	if (errno != EEXIST || !unmapped.size)
 		return NULL;
+	at = unmapped;
+	unmapped.size = 0;
 	return map_module(&at, session);
 }
 
