@@ -421,9 +421,10 @@ static void child_after_fork(void);
 /*
  * The CLOCK_MONOTONIC offset of this process's time namespace, in ns, as
  * FXTRACE_IOC_ATTACH reports it, for fxt_now() before the first event's
- * attach.  timens_offsets shows the namespace of the process's children:
- * after unshare(CLONE_NEWTIME), and an exec that stayed (unshare(1)
- * without --fork, Linux 6.1), it is not the process's own.  Only when the
+ * attach, and in a forked child (child_after_fork()).  timens_offsets
+ * shows the namespace of the process's children: after
+ * unshare(CLONE_NEWTIME), and an exec that stayed (unshare(1) without
+ * --fork, Linux 6.1), it is not the process's own.  Only when the
  * two are one are its offsets ours; the initial namespace has none.  Left
  * at 0 (no namespace, or a new one not entered) until the attach.
  */
@@ -1512,6 +1513,12 @@ static void child_after_fork(void)
 		pthread_setspecific(rt.exit_key, NULL);
 		if (self)
 			free_tbuf(self);
+		/*
+		 * A child of a process that unshared the time namespace is
+		 * in the new one (timens_on_fork()): fxt_now() before its
+		 * first event takes the new offset out.
+		 */
+		rt.monotonic_offset = time_namespace_offset();
 	} else if (rt.spool_fd >= 0) {
 		close(rt.spool_fd);
 		rt.spool_fd = -1;

@@ -27,6 +27,8 @@
  *   record whose size field overflowed;
  * - complete: a TRACE_COMPLETE start taken with fxt_now() before the
  *   process's first event is on the clock the event is written with;
+ * - forktimens (with the module, module_timens_test.sh): the same in a
+ *   child forked into the time namespace its parent unshared;
  * - ctor: an event from the program's own constructor finds the library
  *   set up (static link: its constructor runs first);
  * - chdir: a relative FXTRACE_OUTPUT is where the process started, after
@@ -50,6 +52,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -491,6 +494,42 @@ static int mode_complete(void)
 	usleep(50000);
 	TRACE_COMPLETE("app", "second", start);
 	return 0;
+}
+
+/*
+ * With the module (module_timens_test.sh): the clock set up by fxt_now(),
+ * then unshare(CLONE_NEWTIME) with CLOCK_MONOTONIC 100,000 s ahead, which
+ * is the namespace of the process's children only; a child forked then
+ * is in it (timens_on_fork()), and its TRACE_COMPLETE, whose start
+ * fxt_now() took before the child's first event, lasts the 50 ms slept.
+ */
+static int mode_forktimens(void)
+{
+	static const char offsets[] = "monotonic 100000 0\n";
+	int fd, status = -1;
+	ssize_t n = -1;
+	uint64_t start;
+	pid_t pid;
+
+	fxt_now();
+	if (unshare(CLONE_NEWTIME))
+		return 1;
+	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = write(fd, offsets, sizeof(offsets) - 1);
+		close(fd);
+	}
+	if (n != sizeof(offsets) - 1)
+		return 1;
+	pid = fork();
+	if (!pid) {
+		start = fxt_now();
+		usleep(50000);
+		TRACE_COMPLETE("app", "child", start);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	return status;
 }
 
 /*
@@ -1894,7 +1933,7 @@ int main(int argc, char **argv)
 		{ "fallocate", mode_fallocate }, { "rlimit", mode_rlimit },
 		{ "warnsig", mode_warnsig }, { "hole", mode_hole },
 		{ "mapfail", mode_mapfail }, { "forklock", mode_forklock },
-		{ "setupsig", mode_setupsig },
+		{ "setupsig", mode_setupsig }, { "forktimens", mode_forktimens },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
