@@ -2055,12 +2055,19 @@ static void warn_unused_patterns(void)
  * The last destructor (priority 101 runs after the others): linked
  * statically, the program's own destructors would otherwise run after
  * it, and their events were lost.
+ *
+ * libfxtrace.a linked into a shared object runs this at its dlclose()
+ * too, which then unmaps the library: the thread-exit key goes first, so
+ * that a thread exiting later does not call thread_exit() there (its
+ * exit retires its module buffer all the same; the mapping stays).
  */
 __attribute__((destructor(101))) static void flush_at_exit(void)
 {
 	char path[sizeof(rt.output) + 8];
 	int ret;
 
+	if (rt.module)
+		pthread_key_delete(rt.exit_key);
 	if (!rt.on || rt.module || !enter())
 		return;
 	lock();
