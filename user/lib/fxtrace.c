@@ -214,14 +214,28 @@ static const char *error_text(int err)
 	return text ? text : "unknown error";
 }
 
+/*
+ * Cancellation is off while rt.lock is held: open(), fallocate() and
+ * write() under it are cancellation points, and a thread cancelled there
+ * left the lock taken, so every other thread's next event that takes it,
+ * and the flush at exit, waited forever.  Outside the lock a cancelled
+ * thread loses the event it was writing, nothing more.
+ */
+static __thread int cancel_state __attribute__((tls_model("initial-exec")));
+
 static void lock(void)
 {
+	int state;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 	pthread_mutex_lock(&rt.lock);
+	cancel_state = state;
 }
 
 static void unlock(void)
 {
 	pthread_mutex_unlock(&rt.lock);
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
 /* Mark the thread inside the library; false when it already was. */
