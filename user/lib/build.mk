@@ -112,9 +112,12 @@ GUEST_TESTS += user/lib/tests/module_timens_test.sh
 GUEST_TESTS += user/lib/tests/module_attach_test.sh
 # A session begun while a thread attaches: its events reach that session.
 GUEST_TESTS += $(B)/test/lib/module_attach_race_test
+# It loads static_plugin.so, whose mappings go through its mmap().
+LDLIBS_module_attach_race_test := -Wl,--export-dynamic-symbol=mmap
 $(B)/test/lib/module_attach_race_test: \
 		$(B)/obj/user/lib/tests/module_attach_race_test.o \
-		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
+		| $(B)/test/lib/static_plugin.so
 	$(link)
 # libfxtrace.a linked into a plugin, closed while a thread that wrote an
 # event there lives: the thread's exit must not call into the plugin.

@@ -116,12 +116,14 @@ static __thread __u64 backoff_ns __attribute__((tls_model("initial-exec")));
 /* A name set before the thread's first event (fxt_set_thread_name). */
 static __thread char pending_name[64] __attribute__((tls_model("initial-exec")));
 /*
- * With the module: the thread's buffer when it could not be mapped.  The
- * kernel keeps it attached until its producer part is unmapped
+ * With the module: the thread's buffer when it could not be mapped, and
+ * the session id read just after its attach, the last session it can be
+ * of.  The kernel keeps it attached until its producer part is unmapped
  * (FXTRACE_IOC_ATTACH says EEXIST meanwhile): a retry maps it.
  */
 static __thread struct fxtrace_attach unmapped
 	__attribute__((tls_model("initial-exec")));
+static __thread __u64 unmapped_session __attribute__((tls_model("initial-exec")));
 
 static struct {
 	pthread_mutex_t lock;		/* resolution, thread list, flush */
@@ -1355,10 +1357,13 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
  * one the buffer is marked with: when the buffer is the next session's,
  * the first event's sync_session() attaches again; marked with a later
  * id it could be the ended session's, written for the whole new one.
- * EEXIST: the thread is attached in the current session, and only a
- * buffer kept in unmapped can be that one (every other attach's buffer
- * is mapped, or retired by its munmap()): it is mapped now, whatever
- * session id was read when it was kept.
+ * EEXIST: the thread is attached in the current session.  This copy of
+ * the library's every other attach is mapped, or retired by its
+ * munmap(), so that is the kept buffer when it can be of the current
+ * session (kept in it, or in the one before while it began).  Kept in
+ * an ended session, it is not: the thread's buffer is another copy's
+ * (libfxtrace.a in a plugin, libfxtrace.so in the program), and the
+ * kept id, counted again from 1 in each session, may be that one's.
  */
 static struct tbuf *attach_module(void)
 {
@@ -1372,9 +1377,11 @@ static struct tbuf *attach_module(void)
 		 * cannot insert it), or of a session that ended.
 		 */
 		unmapped.size = 0;
+		unmapped_session = __atomic_load_n(&rt.page->session_id,
+						   __ATOMIC_ACQUIRE);
 		return map_module(&at, session);
 	}
-	if (errno != EEXIST || !unmapped.size)
+	if (errno != EEXIST || !unmapped.size || unmapped_session != session)
 		return NULL;
 	at = unmapped;
 	unmapped.size = 0;
