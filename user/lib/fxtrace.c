@@ -1414,13 +1414,22 @@ static struct tbuf *attach(void)
 {
 	__u64 now = clock_ns(CLOCK_MONOTONIC);
 	struct tbuf *t;
-	int err;
+	int err, cancel;
 
 	if (retry_at_ns && now < retry_at_ns)
 		return NULL;
+	/*
+	 * Cancellation is off for the whole attach, not only under rt.lock:
+	 * the open() and read() of the thread's comm are cancellation
+	 * points, and a thread cancelled there, its module buffer mapped and
+	 * not yet known to thread_exit(), left both mappings (and its fd,
+	 * and its struct tbuf) to the process until it exited.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	t = rt.module ? attach_module() : attach_user();
+	err = errno;
+	pthread_setcancelstate(cancel, NULL);
 	if (!t) {
-		err = errno;
 		backoff_ns = backoff_ns ? backoff_ns * 2 : BACKOFF_MIN_NS;
 		if (backoff_ns > BACKOFF_MAX_NS)
 			backoff_ns = BACKOFF_MAX_NS;

@@ -47,7 +47,10 @@
  * - setupsig: an event in a signal handler that interrupted the
  *   library's constructor is dropped, and the program goes on;
  * - cancel: a thread cancelled inside the library, at a cancellation
- *   point under its lock, does not leave the lock taken.
+ *   point under its lock, does not leave the lock taken;
+ * - cancelattach (with the module, module_attach_test.sh): a thread with
+ *   a cancellation pending makes its first event, then is cancelled;
+ *   its buffer's mappings go with it.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -992,6 +995,41 @@ static int mode_cancel(void)
 	pthread_join(th, &ret);
 	TRACE_INSTANT("app", "main", FXT_SCOPE_THREAD);
 	printf("cancelled %d\n", ret == PTHREAD_CANCELED);
+	return 0;
+}
+
+/*
+ * No name set: its first event's attach reads the thread's comm, whose
+ * open() and read() are cancellation points.  The event is written, and
+ * the thread is cancelled at pthread_testcancel().
+ */
+static void *cancelled_attach_thread(void *arg)
+{
+	pthread_cancel(pthread_self());
+	TRACE_INSTANT("app", "cancelled", FXT_SCOPE_THREAD);
+	pthread_testcancel();
+	return arg;
+}
+
+/* The mappings of /dev/fxtrace once the thread is gone: the session page. */
+static int mode_cancelattach(void)
+{
+	char line[512];
+	void *ret = NULL;
+	int maps = 0;
+	pthread_t th;
+	FILE *f;
+
+	pthread_create(&th, NULL, cancelled_attach_thread, NULL);
+	pthread_join(th, &ret);
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		maps += strstr(line, " /dev/fxtrace") != NULL;
+	fclose(f);
+	printf("cancelled %d\nmaps %d\nlost %llu\n", ret == PTHREAD_CANCELED,
+	       maps, (unsigned long long)fxt_process_lost());
 	return 0;
 }
 
@@ -1990,7 +2028,7 @@ int main(int argc, char **argv)
 		{ "warnsig", mode_warnsig }, { "hole", mode_hole },
 		{ "mapfail", mode_mapfail }, { "forklock", mode_forklock },
 		{ "setupsig", mode_setupsig }, { "forktimens", mode_forktimens },
-		{ "cancel", mode_cancel },
+		{ "cancel", mode_cancel }, { "cancelattach", mode_cancelattach },
 	};
 	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
 	unsigned int i;
