@@ -110,6 +110,27 @@ GUEST_TESTS += user/lib/tests/module_scopes_test.sh
 GUEST_TESTS += user/lib/tests/module_timens_test.sh
 # A buffer attached and not mapped: the thread's retry maps it.
 GUEST_TESTS += user/lib/tests/module_attach_test.sh
+# A session begun while a thread attaches: its events reach that session.
+GUEST_TESTS += $(B)/test/lib/module_attach_race_test
+# It loads static_plugin.so, whose mappings go through its mmap().
+LDLIBS_module_attach_race_test := -Wl,--export-dynamic-symbol=mmap
+$(B)/test/lib/module_attach_race_test: \
+		$(B)/obj/user/lib/tests/module_attach_race_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
+		| $(B)/test/lib/static_plugin.so
+	$(link)
+# libfxtrace.a linked into a plugin, closed while a thread that wrote an
+# event there lives: the thread's exit must not call into the plugin.
+GUEST_TESTS += user/lib/tests/module_dlclose_test.sh
+$(B)/obj/user/lib/tests/static_plugin.o: CFLAGS_USER += -fPIC
+$(B)/test/lib/static_plugin.so: $(B)/obj/user/lib/tests/static_plugin.o \
+		$(B)/lib/libfxtrace.a
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_USER) -shared -o $@ $^ $(LDLIBS_USER)
+$(B)/test/lib/plugin_host: $(B)/obj/user/lib/tests/plugin_host.o
+	$(link)
+user: $(B)/test/lib/static_plugin.so $(B)/test/lib/plugin_host
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a

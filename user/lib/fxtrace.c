@@ -117,8 +117,9 @@ static __thread __u64 backoff_ns __attribute__((tls_model("initial-exec")));
 static __thread char pending_name[64] __attribute__((tls_model("initial-exec")));
 /*
  * With the module: the thread's buffer when it could not be mapped, and
- * its session.  The kernel keeps it attached until its producer part is
- * unmapped (FXTRACE_IOC_ATTACH says EEXIST meanwhile): a retry maps it.
+ * the session id read just after its attach, the last session it can be
+ * of.  The kernel keeps it attached until its producer part is unmapped
+ * (FXTRACE_IOC_ATTACH says EEXIST meanwhile): a retry maps it.
  */
 static __thread struct fxtrace_attach unmapped
 	__attribute__((tls_model("initial-exec")));
@@ -215,14 +216,28 @@ static const char *error_text(int err)
 	return text ? text : "unknown error";
 }
 
+/*
+ * Cancellation is off while rt.lock is held: open(), fallocate() and
+ * write() under it are cancellation points, and a thread cancelled there
+ * left the lock taken, so every other thread's next event that takes it,
+ * and the flush at exit, waited forever.  Outside the lock a cancelled
+ * thread loses the event it was writing, nothing more.
+ */
+static __thread int cancel_state __attribute__((tls_model("initial-exec")));
+
 static void lock(void)
 {
+	int state;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 	pthread_mutex_lock(&rt.lock);
+	cancel_state = state;
 }
 
 static void unlock(void)
 {
 	pthread_mutex_unlock(&rt.lock);
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
 /* Mark the thread inside the library; false when it already was. */
@@ -422,9 +437,10 @@ static void child_after_fork(void);
 /*
  * The CLOCK_MONOTONIC offset of this process's time namespace, in ns, as
  * FXTRACE_IOC_ATTACH reports it, for fxt_now() before the first event's
- * attach.  timens_offsets shows the namespace of the process's children:
- * after unshare(CLONE_NEWTIME), and an exec that stayed (unshare(1)
- * without --fork, Linux 6.1), it is not the process's own.  Only when the
+ * attach, and in a forked child (child_after_fork()).  timens_offsets
+ * shows the namespace of the process's children: after
+ * unshare(CLONE_NEWTIME), and an exec that stayed (unshare(1) without
+ * --fork, Linux 6.1), it is not the process's own.  Only when the
  * two are one are its offsets ours; the initial namespace has none.  Left
  * at 0 (no namespace, or a new one not entered) until the attach.
  */
@@ -1273,9 +1289,9 @@ static void detach_module(struct tbuf *t)
 }
 
 /*
- * The module's buffer at describes, mapped; NULL with errno.  When its
- * producer part is not mapped the kernel keeps it attached: it is kept
- * in unmapped, for the retry.
+ * The module's buffer at describes, mapped, as one of session; NULL with
+ * errno.  When its producer part is not mapped the kernel keeps it
+ * attached: it is kept in unmapped, for the retry.
  */
 static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 {
@@ -1292,12 +1308,10 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 	if (!t || hdr == MAP_FAILED || map == MAP_FAILED) {
 		err = errno;
 		/* Unmapping the producer part retires the buffer. */
-		if (map != MAP_FAILED) {
+		if (map != MAP_FAILED)
 			munmap(map, at->producer_size);
-		} else {
+		else
 			unmapped = *at;
-			unmapped_session = session;
-		}
 		if (hdr != MAP_FAILED)
 			munmap((void *)hdr, at->header_size);
 		if (t)
@@ -1322,7 +1336,7 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 	t->pid = (pid_t)at->pid;
 	t->tid = (pid_t)at->tid;
 	t->buffer_id = at->buffer_id;
-	t->session_id = rt.page->session_id;
+	t->session_id = session;
 	t->start_seq = t->ctl->start_seq;
 	rt.monotonic_offset = at->monotonic_offset;
 	read_thread_name(t);
@@ -1336,31 +1350,41 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 	return t;
 }
 
-/* A per-task buffer from the module, or NULL with errno. */
+/*
+ * A per-task buffer from the module, or NULL with errno.  Which session
+ * the kernel attached it in is not said: a session may begin between the
+ * read of its id and the attach, or after.  The id read before is the
+ * one the buffer is marked with: when the buffer is the next session's,
+ * the first event's sync_session() attaches again; marked with a later
+ * id it could be the ended session's, written for the whole new one.
+ * EEXIST: the thread is attached in the current session.  This copy of
+ * the library's every other attach is mapped, or retired by its
+ * munmap(), so that is the kept buffer when it can be of the current
+ * session (kept in it, or in the one before while it began).  Kept in
+ * an ended session, it is not: the thread's buffer is another copy's
+ * (libfxtrace.a in a plugin, libfxtrace.so in the program), and the
+ * kept id, counted again from 1 in each session, may be that one's.
+ */
 static struct tbuf *attach_module(void)
 {
 	struct fxtrace_attach at = { .size = sizeof(at) };
-	__u64 session = rt.page->session_id;
-	struct tbuf *t;
+	__u64 session = __atomic_load_n(&rt.page->session_id, __ATOMIC_ACQUIRE);
 
-	if (unmapped.size && unmapped_session == session) {
-		at = unmapped;
-		unmapped.size = 0;
-		t = map_module(&at, session);
+	if (!ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at)) {
 		/*
-		 * EACCES: the kernel retired it (ENOENT: and the controller
-		 * released it), and the thread has none: a failed mmap() may
-		 * have closed the producer mapping after the module set it
-		 * up (mmap_region() does when it cannot insert the VMA),
-		 * which retires the buffer.
+		 * A kept buffer is not attached: retired by its failed
+		 * mapping's close (mmap_region() closes the VMA when it
+		 * cannot insert it), or of a session that ended.
 		 */
-		if (t || (errno != EACCES && errno != ENOENT))
-			return t;
 		unmapped.size = 0;
-		at = (struct fxtrace_attach){ .size = sizeof(at) };
+		unmapped_session = __atomic_load_n(&rt.page->session_id,
+						   __ATOMIC_ACQUIRE);
+		return map_module(&at, session);
 	}
-	if (ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at))
+	if (errno != EEXIST || !unmapped.size || unmapped_session != session)
 		return NULL;
+	at = unmapped;
+	unmapped.size = 0;
 	return map_module(&at, session);
 }
 
@@ -1390,13 +1414,22 @@ static struct tbuf *attach(void)
 {
 	__u64 now = clock_ns(CLOCK_MONOTONIC);
 	struct tbuf *t;
-	int err;
+	int err, cancel;
 
 	if (retry_at_ns && now < retry_at_ns)
 		return NULL;
+	/*
+	 * Cancellation is off for the whole attach, not only under rt.lock:
+	 * the open() and read() of the thread's comm are cancellation
+	 * points, and a thread cancelled there, its module buffer mapped and
+	 * not yet known to thread_exit(), left both mappings (and its fd,
+	 * and its struct tbuf) to the process until it exited.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	t = rt.module ? attach_module() : attach_user();
+	err = errno;
+	pthread_setcancelstate(cancel, NULL);
 	if (!t) {
-		err = errno;
 		backoff_ns = backoff_ns ? backoff_ns * 2 : BACKOFF_MIN_NS;
 		if (backoff_ns > BACKOFF_MAX_NS)
 			backoff_ns = BACKOFF_MAX_NS;
@@ -1510,6 +1543,12 @@ static void child_after_fork(void)
 		pthread_setspecific(rt.exit_key, NULL);
 		if (self)
 			free_tbuf(self);
+		/*
+		 * A child of a process that unshared the time namespace is
+		 * in the new one (timens_on_fork()): fxt_now() before its
+		 * first event takes the new offset out.
+		 */
+		rt.monotonic_offset = time_namespace_offset();
 	} else if (rt.spool_fd >= 0) {
 		close(rt.spool_fd);
 		rt.spool_fd = -1;
@@ -2046,12 +2085,19 @@ static void warn_unused_patterns(void)
  * The last destructor (priority 101 runs after the others): linked
  * statically, the program's own destructors would otherwise run after
  * it, and their events were lost.
+ *
+ * libfxtrace.a linked into a shared object runs this at its dlclose()
+ * too, which then unmaps the library: the thread-exit key goes first, so
+ * that a thread exiting later does not call thread_exit() there (its
+ * exit retires its module buffer all the same; the mapping stays).
  */
 __attribute__((destructor(101))) static void flush_at_exit(void)
 {
 	char path[sizeof(rt.output) + 8];
 	int ret;
 
+	if (rt.module)
+		pthread_key_delete(rt.exit_key);
 	if (!rt.on || rt.module || !enter())
 		return;
 	lock();

@@ -7,8 +7,11 @@
 # backoff its retry maps the same buffer (a new FXTRACE_IOC_ATTACH would
 # say EEXIST) and its next 10 events are written; when that mapping's
 # failure retired the buffer (BEHAVIOUR_MMAP=retired), the retry attaches
-# another, and the same holds.  In the guest with
-# fxtrace.ko loaded.  Prints TAP.
+# another, and the same holds.  Then behaviour_test's "cancelattach": a
+# thread with a cancellation pending makes its first event (its attach
+# reads its comm: cancellation points), then is cancelled; the event is
+# written and the thread's mappings go with it, the session page alone
+# left.  In the guest with fxtrace.ko loaded.  Prints TAP.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +46,20 @@ for how in producer retired; do
 	grep -q 'has no trace buffer (Cannot allocate memory)' "$out/$how.err" && ((lines == 1))
 	result $? "$how: one warning, with the mapping's error"
 done
+
+"$bin/fxtrace" record -q -c app -e none -B 64K -o "$out/cancel.fxt" -- \
+	"$root/build/test/lib/behaviour_test" cancelattach \
+	>"$out/cancel.out" 2>"$out/cancel.err"
+result $? "cancel: record -- behaviour_test cancelattach: exit 0"
+sed 's/^/# /' "$out/cancel.out" "$out/cancel.err"
+grep -qx 'cancelled 1' "$out/cancel.out"
+result $? "cancel: the thread was cancelled"
+grep -qx 'maps 1' "$out/cancel.out"
+result $? "cancel: its buffer's mappings went with it (the session page is left)"
+cancelled=$("$bin/fxtrace" dump "$out/cancel.fxt" | grep -c ' instant  *app:cancelled ')
+echo "# app:cancelled events: $cancelled"
+((cancelled == 1)) && grep -qx 'lost 0' "$out/cancel.out"
+result $? "cancel: its first event is written, none lost"
 
 echo "1..$n"
 exit $failed

@@ -9,7 +9,10 @@
 # old namespace, the new one its children's only, whose offsets are not
 # the process's (6.12 moves the exec into it).  The offset applies to the monotonic
 # clock (the 6.1 guest's "auto"); on the TSC (clock=tsc) there is none
-# to apply.  In the guest with fxtrace.ko loaded.  Prints TAP.
+# to apply.  Then behaviour_test's "forktimens" case: the process's clock
+# set up before it unshares the namespace, a child forked into it takes
+# fxt_now() before its first event; its TRACE_COMPLETE lasts the 50 ms
+# slept too.  In the guest with fxtrace.ko loaded.  Prints TAP.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,6 +57,16 @@ for how in --fork ""; do
 		result $? "unshare --time${how:+ $how}: \"$name\" lasts the 50 ms slept"
 	done
 done
+
+trace=$out/forktimens.fxt
+"$bin/fxtrace" record -q -c app -e none -B 64K -o "$trace" -- \
+	"$root/build/test/lib/behaviour_test" forktimens 2>"$trace.err"
+result $? "record -- behaviour_test forktimens: exit 0"
+sed 's/^/# /' "$trace.err"
+d=$(duration "$trace" child)
+echo "# child: ${d:-no event} ns"
+[[ -n $d ]] && ((d >= 50000000 && d < 2000000000))
+result $? "a child forked into the namespace its parent unshared: \"child\" lasts the 50 ms slept"
 
 echo "1..$n"
 exit $failed
