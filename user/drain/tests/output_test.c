@@ -1702,6 +1702,93 @@ static int test_kobj_attribution(void)
 	return 0;
 }
 
+/* ---- a buffer with the probes' provider id ----------------------------- */
+
+#define PROBE_PROVIDER	0xb9f0000U	/* FXTPROBE_PROVIDER_ID_DEFAULT */
+#define PROBE_TID	7
+
+/*
+ * A chunk of the probes' provider as probes.c writes it: its preamble
+ * (provider info, init, string 1 = "probe-name") when first, else a
+ * provider section; then an instant of tid PROBE_TID named by string 1.
+ */
+static void probe_chunk(bool first)
+{
+	const __u32 words = fxt_event_words(FXT_EVENT_INSTANT,
+					    FXT_THREAD_REF_INLINE, 0, 1, 0);
+	struct chunk c = { 0 };
+	__u64 w[32];
+	__u32 n = 0;
+
+	if (first) {
+		n += fxt_write_provider_info(w, PROBE_PROVIDER, "bpf", 3);
+		n += fxt_write_init(w + n, SECOND);
+		n += fxt_write_string(w + n, 1, "probe-name", 10);
+	} else {
+		w[n++] = fxt_provider_section_hdr(PROBE_PROVIDER);
+	}
+	w[n++] = fxt_event_hdr(words, FXT_EVENT_INSTANT, 0,
+			       FXT_THREAD_REF_INLINE, 0, 1);
+	w[n++] = START + SECOND;
+	w[n++] = 0;
+	w[n++] = PROBE_TID;
+	if (chunk_append(&c, w, 8 * n))
+		exit(1);
+	output_place(&out, &c, PROBE_PROVIDER);
+	file_add(&file, &c);
+	chunk_free(&c);
+}
+
+struct probe_names {
+	unsigned int events, named;	/* of tid PROBE_TID; "probe-name" */
+};
+
+static int probe_name(void *ctx, const struct fxt_record *rec)
+{
+	struct probe_names *p = ctx;
+
+	if (rec->type != FXT_REC_EVENT || rec->thread.tid != PROBE_TID)
+		return 0;
+	p->events++;
+	p->named += fxt_string_is(&rec->name, "probe-name");
+	return 0;
+}
+
+/*
+ * Buffer ids count up, so a producer that attaches often enough gets the
+ * probes' provider id.  Its records would re-announce that provider
+ * (reader's tables cleared) and its string 1 would name the probes' next
+ * events: refused instead, and no drop counter either.
+ */
+static int test_probe_provider(void)
+{
+	struct probe_names names = { 0 };
+	struct drain_buffer *db;
+	struct fake f;
+	__u64 w[32];
+	__u32 n;
+
+	start();
+	out.probe_provider = PROBE_PROVIDER;
+	probe_chunk(true);
+	fake_new(&f, PROBE_PROVIDER, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16,
+		 0, NULL);
+	n = fxt_write_string(w, 1, "forged", 6);
+	n += event(w + n, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "own", 0);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	probe_chunk(false);
+	ASSERT_EQ(0, db->records);
+	ASSERT_EQ(2, db->refused[REFUSED_PROVIDER]);
+	ASSERT_EQ(2, db->invalid);
+	ASSERT_EQ(0, check_output_but(&out, &file, FXT_RULE_COUNT, probe_name,
+				      &names));
+	ASSERT_EQ(2, names.events);
+	ASSERT_EQ(2, names.named);
+	fake_free(&f);
+	return 0;
+}
+
 /*
  * A process's async share counts its open ids: a begin of an id already
  * open takes no more of it, and each end gives its place back.
@@ -2442,6 +2529,7 @@ static const struct tap_test tests[] = {
 	{ "a task's announcement rewritten is judged as its records", test_announcement_rewritten },
 	{ "comm names at the bounds of their length and controls", test_comm_bounds },
 	{ "a task's kernel objects: its own process and thread only", test_kobj_attribution },
+	{ "a buffer with the probes' provider id writes nothing", test_probe_provider },
 	{ "an async begin of an open id takes no more share, an end frees it", test_async_share_count },
 	{ "a process whose flows ended keeps its share", test_flows_ended_share },
 	{ "the session's bound of open flows", test_flow_session_bound },
