@@ -1748,4 +1748,71 @@ TEST_F(hs, stale_writer_acks_nothing)
 	close(st.uffd);
 }
 
+/* Reads a mapped header's magic in a child: 0 if it read, else the signal. */
+static int magic_in_child(const volatile __u32 *magic)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(*magic == FXTRACE_BUFFER_MAGIC ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/*
+ * A mapping ADOPT revoked stays a mapping: its VMA keeps its buffer and
+ * its flags, only its PTEs are gone.  What the mapping refused before the
+ * zap it refuses after, a fork copies it empty (the copy faults too), a
+ * change of protection brings nothing back, and unmapping it lets the
+ * buffer go.  The one-page CPU HEADER mapping is the one a whole-VMA
+ * remap_pfn_range() has x86 PAT track through its page table: the guest
+ * run fails on any kernel warning from untracking it after the zap.
+ */
+TEST_F(hs, revoked_mappings_stay_sound)
+{
+	const struct fxtrace_buffer_header *old, *old_hdr;
+	struct fxtrace_buffer_info bi;
+	int fd1;
+	char *dst;
+
+	fd1 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd1);
+	ASSERT_EQ(0, init_session(fd1, &self->cfg));
+	drain_all(fd1);
+	ASSERT_EQ(0, buffer_info(fd1, 1, &bi));
+	ASSERT_EQ(FXTRACE_BUFFER_CPU, bi.kind);
+	old = map_part(fd1, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, old) TH_LOG("READER: %s", strerror(errno));
+	old_hdr = map_part(fd1, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, old_hdr) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_EQ(0, close(fd1));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT)) TH_LOG("ADOPT: %s", strerror(errno));
+	ASSERT_EQ(SIGBUS, magic_in_child(&old_hdr->magic));
+	ASSERT_EQ(SIGBUS, magic_in_child(&old->magic));
+
+	/* Refused as before the zap: no move, no split, no user zap. */
+	dst = mmap(NULL, bi.reader_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, dst);
+	ASSERT_MMAP_ERRNO(EINVAL, mremap((void *)old_hdr, PG, PG,
+					 MREMAP_MAYMOVE | MREMAP_FIXED, dst));
+	ASSERT_MMAP_ERRNO(EINVAL, mremap((void *)old, bi.reader_size, bi.reader_size,
+					 MREMAP_MAYMOVE | MREMAP_FIXED, dst));
+	ASSERT_ERRNO(EINVAL, munmap((char *)old + PG, PG));
+	ASSERT_ERRNO(EINVAL, madvise((void *)old, bi.reader_size, MADV_DONTNEED));
+	ASSERT_ERRNO(EINVAL, madvise((void *)old_hdr, PG, MADV_DONTNEED));
+	ASSERT_ERRNO(EACCES, mprotect((void *)old_hdr, PG, PROT_READ | PROT_WRITE));
+
+	/* A change of protection brings nothing back. */
+	ASSERT_EQ(0, mprotect((void *)old_hdr, PG, PROT_NONE));
+	ASSERT_EQ(0, mprotect((void *)old_hdr, PG, PROT_READ));
+	ASSERT_EQ(SIGBUS, magic_in_child(&old_hdr->magic));
+
+	ASSERT_EQ(0, munmap((void *)old_hdr, PG));
+	ASSERT_EQ(0, munmap((void *)old, bi.reader_size));
+	ASSERT_EQ(0, munmap(dst, bi.reader_size));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+}
+
 TEST_HARNESS_MAIN

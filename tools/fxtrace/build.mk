@@ -40,6 +40,10 @@ UNIT_TESTS += $(B)/test/fxtrace/print_test
 UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.sh
 # Outputs private, never through a planted symlink or hard link.
 UNIT_TESTS += tools/fxtrace/tests/output_file_test.sh
+# dump and export stop reading once their output is gone (SIGPIPE ignored).
+UNIT_TESTS += tools/fxtrace/tests/output_gone_test.sh
+# check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.
+UNIT_TESTS += tools/fxtrace/tests/perfetto_tmp_test.sh
 # Crafted traces against the reader's memory limit (--memory-limit).
 UNIT_TESTS += tools/fxtrace/tests/memory_limit_test.sh
 # Each parser, its -h and its .rst name the same options (and the
@@ -53,4 +57,6 @@ $(B)/test/fxtrace/list_prog: $(B)/obj/tools/fxtrace/tests/list_prog.o \
 	$(link)
 
 GUEST_TESTS += tools/fxtrace/tests/list_test.sh
+# stop -o FILE that cannot be written leaves the orphan to save.
+GUEST_TESTS += tools/fxtrace/tests/stop_test.sh
 user: $(B)/test/fxtrace/list_prog

@@ -226,7 +226,8 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 	return true;
 }
 
-FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path)
+FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path,
+			  int flags)
 {
 	const char *cmd = in->cmd;
 	int fd;
@@ -236,7 +237,7 @@ FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path)
 	if (fxtrace_output_is_input(cmd, path, in->src.fd, in->path))
 		return NULL;
 	/* Named by the user: a FIFO or a device will do. */
-	fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM);
+	fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM | flags);
 	if (fd < 0) {
 		fprintf(stderr, "fxtrace %s: cannot create %s: %s%s\n", cmd,
 			path, strerror(-fd), fxtctl_output_refusal(fd));
@@ -344,8 +345,8 @@ void fxtrace_out_init(struct fxtrace_out *o, FILE *file)
 
 void fxtrace_out_flush(struct fxtrace_out *o)
 {
-	if (o->file && o->len)
-		fwrite(o->buf, 1, o->len, o->file);
+	if (o->file && o->len && fwrite(o->buf, 1, o->len, o->file) != o->len)
+		o->write_failed = true;
 	if (o->file)
 		o->len = 0;
 }

@@ -527,7 +527,7 @@ static int dump_record(void *ctx, const struct fxt_record *rec)
 	if (d->opts->hex)
 		print_words(out, rec);
 	if (d->streaming)
-		return 0;
+		return out->write_failed ? FXTRACE_WALK_OUTPUT_GONE : 0;
 	if (out->failed)
 		return -ENOMEM;
 	d->lines[d->nlines].len = out->len - d->lines[d->nlines].text;
@@ -604,7 +604,7 @@ int fxtrace_dump(FILE *file, struct fxt_reader *r, fxt_read_fn *read,
 		ret = -ENOMEM;
 	if (!opts->file_order && d.nlines)
 		qsort(d.lines, d.nlines, sizeof(*d.lines), by_time);
-	for (i = 0; ret >= 0 && i < d.nlines; i++)
+	for (i = 0; ret >= 0 && !out.write_failed && i < d.nlines; i++)
 		if (!fxtrace_select_by_thread(d.select) ||
 		    threads_selected(&d, &d.lines[i]))
 			fxtrace_out_bytes(&out, text.buf + d.lines[i].text,

@@ -334,6 +334,8 @@ static int export_record(void *ctx, const struct fxt_record *rec)
 		export_sched(e, rec);
 		break;
 	}
+	if (!e->error && e->out->write_failed)
+		return FXTRACE_WALK_OUTPUT_GONE;
 	return e->error;
 }
 
@@ -393,6 +395,9 @@ int cmd_export(int argc, char **argv)
 							   optarg);
 			break;
 		case 'o':
+			if (!*optarg)
+				return fxtrace_usage_error("export",
+							   "-o/--output needs a file name, not ''");
 			output = optarg;
 			break;
 		case FXTRACE_OPT_MEMORY_LIMIT:
@@ -414,7 +419,7 @@ int cmd_export(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (output && strcmp(output, "-")) {
-		out = fxtrace_create_file(&in, output);
+		out = fxtrace_create_file(&in, output, 0);
 		if (!out) {
 			fxtrace_input_close(&in, 0);
 			return 1;

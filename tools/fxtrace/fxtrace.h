@@ -191,10 +191,11 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 
 /*
  * A file the user named for the output of in's command (export -o, report
- * --html), created as trace files are (output_file.h), never in's FILE:
- * NULL after a message.
+ * --html), created as trace files are (output_file.h, with flags such as
+ * FXTCTL_OUTPUT_KEEP), never in's FILE: NULL after a message.
  */
-FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path);
+FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path,
+			  int flags);
 
 /*
  * Take exactly one FILE from argv[optind..argc) and open it, with a reader
@@ -244,7 +245,10 @@ int fxtrace_output_status(const char *cmd, int status);
  * decoding.  A struct fxtrace_out is a buffer that either grows in memory
  * (file NULL: dump's lines waiting to be sorted) or is written to file
  * whenever it holds FXTRACE_OUT_FLUSH bytes.  Out of memory sets `failed`
- * and drops what follows; write errors stay on file (ferror()).
+ * and drops what follows; a write that fails sets `write_failed` (and
+ * stays on file: ferror()), so that a walk stops reading a trace whose
+ * output is gone (`| head` with SIGPIPE ignored) and the caller reports
+ * the write's error.
  */
 #define FXTRACE_OUT_FLUSH (256u << 10)
 
@@ -253,7 +257,15 @@ struct fxtrace_out {
 	char *buf;
 	size_t len, cap;
 	bool failed;
+	bool write_failed;
 };
+
+/*
+ * What a walk's callback returns to stop it when its output cannot be
+ * written: not a read error, so fxtrace_input_close() says nothing and the
+ * write's error is the caller's to report.
+ */
+#define FXTRACE_WALK_OUTPUT_GONE 1
 
 void fxtrace_out_init(struct fxtrace_out *o, FILE *file);
 /* Write what is buffered to o->file (nothing in memory mode). */
@@ -418,13 +430,17 @@ struct dump_options {
 	const struct fxtrace_select *select;	/* NULL: every record */
 };
 
-/* Walk the trace read by read(ctx) and print it; returns fxt_reader_read(). */
+/*
+ * Walk the trace read by read(ctx) and print it; returns fxt_reader_read(),
+ * or FXTRACE_WALK_OUTPUT_GONE when out could not be written.
+ */
 int fxtrace_dump(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 		 void *read_ctx, const struct dump_options *opts);
 
 int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 		  void *read_ctx, const char *name);
 
+/* Returns as fxtrace_dump() does. */
 int fxtrace_export_json(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 			void *read_ctx);
 

@@ -265,16 +265,17 @@ static int run_drain(char **argv)
 	return w < 0 ? -errno : status;
 }
 
+/* On stderr, as perf record's: stdout is COMMAND's. */
 static void print_result(const char *out)
 {
 	struct stat st;
 
 	if (stat(out, &st))
 		return;
-	printf("[ fxtrace record: wrote %.3f MB to %s ]\n",
-	       (double)st.st_size / 1e6, out);
-	printf("[ fxtrace record: open it at https://ui.perfetto.dev (\"Open trace file\");"
-	       " 'fxtrace stats %s' summarizes it ]\n", out);
+	fprintf(stderr, "[ fxtrace record: wrote %.3f MB to %s ]\n",
+		(double)st.st_size / 1e6, out);
+	fprintf(stderr, "[ fxtrace record: open it at https://ui.perfetto.dev (\"Open trace file\");"
+		" 'fxtrace stats %s' summarizes it ]\n", out);
 }
 
 /*
@@ -431,6 +432,8 @@ int cmd_record(int argc, char **argv)
 		rc = fxtrace_usage_error("record", "-u runs COMMAND as USER: no command given");
 	else if (pid && (!*pid || strspn(pid, "0123456789") != strlen(pid)))
 		rc = fxtrace_usage_error("record", "-p needs a process id, not '%s'", pid);
+	else if (!*out)
+		rc = fxtrace_usage_error("record", "-o/--output needs a file name, not ''");
 	if (rc)
 		goto out;
 	rc = 1;

@@ -135,6 +135,9 @@ int cmd_recover(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
+			if (!*optarg)
+				return fxtrace_usage_error("recover",
+							   "-o/--output needs a file name, not ''");
 			output = optarg;
 			break;
 		case 'h':

@@ -88,6 +88,24 @@ static int intern(struct report *rp, const struct fxt_string *cat,
 	return 0;
 }
 
+size_t report_full_name(const struct report_name *n, char *buf, size_t size)
+{
+	size_t len = 0, part;
+
+	if (n->cat_len) {
+		part = n->cat_len < size - 1 ? n->cat_len : size - 1;
+		memcpy(buf, n->cat, part);
+		len = part;
+		if (len < size - 1)
+			buf[len++] = ':';
+	}
+	part = n->name_len < size - 1 - len ? n->name_len : size - 1 - len;
+	memcpy(buf + len, n->name, part);
+	len += part;
+	buf[len] = '\0';
+	return len;
+}
+
 /* Append one element to a growing array. */
 static void *grow(void **array, size_t *n, size_t *cap, size_t size)
 {

@@ -12,10 +12,16 @@
 
 /* An interned category:name (also argument names, with an empty category). */
 struct report_name {
-	char *cat, *name;	/* NUL-terminated copies */
-	size_t cat_len, name_len;
+	char *cat, *name;	/* copies, NUL-terminated after their len */
+	size_t cat_len, name_len;	/* NUL bytes within count too */
 	bool syscall;		/* category kernel:syscall */
 };
+
+/*
+ * "cat:name", or "name" without a category, into buf, cut to size - 1
+ * bytes (size > 0); returns its length.  NUL bytes of the name are kept.
+ */
+size_t report_full_name(const struct report_name *n, char *buf, size_t size);
 
 /* A duration begin, end or complete event. */
 struct report_event {

@@ -58,17 +58,14 @@ static void html_cstring(FILE *out, const char *s)
 
 static void html_name(FILE *out, const struct report_name *n)
 {
-	char *full = malloc(n->cat_len + n->name_len + 2);
+	size_t size = n->cat_len + n->name_len + 2;
+	char *full = malloc(size);
 
 	if (!full) {
-		html_cstring(out, n->name);
+		html_json_string(out, n->name, n->name_len);
 		return;
 	}
-	if (n->cat_len)
-		sprintf(full, "%s:%s", n->cat, n->name);
-	else
-		strcpy(full, n->name);
-	html_cstring(out, full);
+	html_json_string(out, full, report_full_name(n, full, size));
 	free(full);
 }
 

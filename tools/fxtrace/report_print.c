@@ -8,7 +8,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "output_file.h"
 #include "report.h"
 
 #define CMP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -38,11 +41,19 @@ static int64_t stat_value(const struct report_stat *s, enum report_key key)
 	}
 }
 
+/* As strcmp(), but over len bytes: a name may hold NUL bytes. */
+static int bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
 static int name_cmp(const struct report_name *x, const struct report_name *y)
 {
-	int c = strcmp(x->cat, y->cat);
+	int c = bytes_cmp(x->cat, x->cat_len, y->cat, y->cat_len);
 
-	return c ? c : strcmp(x->name, y->name);
+	return c ? c : bytes_cmp(x->name, x->name_len, y->name, y->name_len);
 }
 
 /* Largest first; by category:name for KEY_NAME and on ties. */
@@ -267,15 +278,12 @@ void report_rows_free(struct report_rows *rows)
 static void print_name(FILE *out, const struct report_name *n, int width)
 {
 	char text[256];
+	size_t len = report_full_name(n, text, sizeof(text));
 
-	if (n->cat_len)
-		snprintf(text, sizeof(text), "%s:%s", n->cat, n->name);
-	else
-		snprintf(text, sizeof(text), "%s", n->name);
 	fxtrace_print_escaped(out, &(struct fxt_string){
-		.ptr = text, .len = (uint32_t)strlen(text) });
-	if ((int)strlen(text) < width)
-		fprintf(out, "%*s", width - (int)strlen(text), "");
+		.ptr = text, .len = (uint32_t)len });
+	if ((int)len < width)
+		fprintf(out, "%*s", width - (int)len, "");
 }
 
 static const char *const key_names[] = {
@@ -482,8 +490,10 @@ static int by_drop(const void *a, const void *b)
 	if (x->id != y->id)
 		return CMP(x->id, y->id);
 	if (x->arg != y->arg)
-		return strcmp(sort_rp->names[x->arg].name,
-			      sort_rp->names[y->arg].name);
+		return bytes_cmp(sort_rp->names[x->arg].name,
+				 sort_rp->names[x->arg].name_len,
+				 sort_rp->names[y->arg].name,
+				 sort_rp->names[y->arg].name_len);
 	if (x->ts != y->ts)
 		return CMP(x->ts, y->ts);
 	return CMP(x->offset, y->offset);
@@ -547,6 +557,12 @@ static void json_str(FILE *out, const char *s)
 	fxtrace_print_json_string(out, s, strlen(s));
 }
 
+/* A category or name: its bytes, NUL bytes too (as dump and export show). */
+static void json_bytes(FILE *out, const char *s, size_t len)
+{
+	fxtrace_print_json_string(out, s, len);
+}
+
 static void json_stats(FILE *out, const struct report *rp,
 		       const uint32_t *names, size_t n)
 {
@@ -557,9 +573,11 @@ static void json_stats(FILE *out, const struct report *rp,
 		const struct report_stat *s = &rp->stats[names[i]];
 
 		fputs(i ? ",\n  {\"category\":" : "\n  {\"category\":", out);
-		json_str(out, rp->names[names[i]].cat);
+		json_bytes(out, rp->names[names[i]].cat,
+			   rp->names[names[i]].cat_len);
 		fputs(",\"name\":", out);
-		json_str(out, rp->names[names[i]].name);
+		json_bytes(out, rp->names[names[i]].name,
+			   rp->names[names[i]].name_len);
 		fprintf(out, ",\"count\":%" PRIu64 ",\"total_ns\":%" PRId64
 			",\"self_ns\":%" PRId64 ",\"mean_ns\":%" PRId64
 			",\"p50_ns\":%" PRId64 ",\"p99_ns\":%" PRId64
@@ -604,9 +622,11 @@ void report_print_json(FILE *out, const struct report *rp,
 		const struct report_slice *s = &rp->slices[rows->longest[i]];
 
 		fputs(i ? ",\n  {\"category\":" : "\n  {\"category\":", out);
-		json_str(out, rp->names[s->name].cat);
+		json_bytes(out, rp->names[s->name].cat,
+			   rp->names[s->name].cat_len);
 		fputs(",\"name\":", out);
-		json_str(out, rp->names[s->name].name);
+		json_bytes(out, rp->names[s->name].name,
+			   rp->names[s->name].name_len);
 		fprintf(out, ",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
 			",\"start_ns\":%" PRId64 ",\"dur_ns\":%" PRId64
 			",\"offset\":%" PRIu64 "}", s->pid, s->tid, s->start,
@@ -658,7 +678,8 @@ void report_print_json(FILE *out, const struct report *rp,
 		fprintf(out, "%s\n  {\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
 			",\"buffer\":%" PRIu64 ",\"counter\":", i ? "," : "",
 			d[i]->pid, d[i]->tid, d[i]->id);
-		json_str(out, rp->names[d[i]->arg].name);
+		json_bytes(out, rp->names[d[i]->arg].name,
+			   rp->names[d[i]->arg].name_len);
 		fprintf(out, ",\"value\":%.17g}", d[i]->value);
 	}
 	free(d);
@@ -699,6 +720,32 @@ static int parse_sort(struct report_options *o, const char *arg)
 	return ret;
 }
 
+/*
+ * The page is opened before the trace is read, so that a refusal is said
+ * at once, but emptied only when the report is there to write: a report
+ * that fails leaves the page of an earlier run as it was, and removes the
+ * one it created (if still at its name), so no empty page is left.
+ */
+static int page_start(FILE *page)
+{
+	struct stat st;
+
+	if (!fstat(fileno(page), &st) && S_ISREG(st.st_mode) &&
+	    ftruncate(fileno(page), 0))
+		return -errno;
+	return 0;
+}
+
+static void page_remove_created(FILE *page, const char *path)
+{
+	struct stat ours, now;
+
+	if (!fstat(fileno(page), &ours) && S_ISREG(ours.st_mode) &&
+	    !lstat(path, &now) && now.st_dev == ours.st_dev &&
+	    now.st_ino == ours.st_ino)
+		unlink(path);
+}
+
 /* The report of the trace named on the command line. */
 static int report_run(struct report_options *o,
 		      const struct fxtrace_select *select, const char *html,
@@ -707,16 +754,18 @@ static int report_run(struct report_options *o,
 	struct report_rows rows = { 0 };
 	struct fxtrace_input in;
 	struct report rp;
+	bool write_failed, page_existed = false;
 	FILE *page = NULL;
 	int ret, status, html_ret = 0;
-	bool write_failed;
+	struct stat st;
 
 	ret = fxtrace_input_open(&in, "report", path, memory_limit);
 	if (ret)
 		return ret;
 	o->path = in.path;
 	if (html) {
-		page = fxtrace_create_file(&in, html);
+		page_existed = !lstat(html, &st);
+		page = fxtrace_create_file(&in, html, FXTCTL_OUTPUT_KEEP);
 		if (!page) {
 			fxtrace_input_close(&in, 0);
 			return 1;
@@ -735,11 +784,15 @@ static int report_run(struct report_options *o,
 			report_print_text(stdout, &rp, &rows, o);
 		/* The page's failure is not the input's (ret). */
 		if (page)
+			html_ret = page_start(page);
+		if (page && !html_ret)
 			html_ret = report_write_html(page, &rp, &rows, o);
 	}
 	report_rows_free(&rows);
 	report_free(&rp);
 	status = fxtrace_input_close(&in, ret);
+	if (page && ret < 0 && !page_existed)
+		page_remove_created(page, html);
 	if (page) {
 		write_failed = fflush(page) || ferror(page);
 		if (fclose(page))
@@ -806,6 +859,9 @@ int cmd_report(int argc, char **argv)
 			o.json = !strcmp(optarg, "json");
 			break;
 		case 'H':
+			if (!*optarg)
+				ret = fxtrace_usage_error("report",
+					"--html needs a file name, not ''");
 			html = optarg;
 			break;
 		FXTRACE_SELECT_CASES:

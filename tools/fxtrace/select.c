@@ -78,7 +78,7 @@ int fxtrace_parse_time(const char *arg, int64_t *ns)
 	if (*p < '0' || *p > '9')
 		return -EINVAL;
 	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > (INT64_MAX - 9) / 10)
+		if (whole > (INT64_MAX - (*p - '0')) / 10)
 			return -ERANGE;
 		whole = whole * 10 + (*p - '0');
 	}
@@ -98,7 +98,8 @@ int fxtrace_parse_time(const char *arg, int64_t *ns)
 	/* No unit, or a fraction of a nanosecond. */
 	if (!unit || (frac * unit) % tenths)
 		return -EINVAL;
-	if (whole > (INT64_MAX - unit) / unit)
+	/* Up to INT64_MAX ns exactly. */
+	if (whole > (INT64_MAX - frac * unit / tenths) / unit)
 		return -ERANGE;
 	*ns = whole * unit + frac * unit / tenths;
 	return 0;
@@ -174,6 +175,10 @@ int fxtrace_select_option(struct fxtrace_select *s, const char *cmd, int opt,
 		fprintf(stderr, "fxtrace %s: out of memory\n", cmd);
 		return 1;
 	}
+	/* A time, but past what a trace's times can be (int64 ns). */
+	if (ret == -ERANGE)
+		return fxtrace_usage_error(cmd, "'%s': a time up to 9223372036.854775807 s (INT64_MAX ns)",
+					   arg);
 	if (ret)
 		return fxtrace_usage_error(cmd, "'%s': %s", arg, what);
 	if (s->since_set && s->until_set && s->since_ns > s->until_ns)
@@ -240,10 +245,13 @@ bool fxtrace_select_thread(const struct fxtrace_select *s, uint64_t pid,
 	return fxtrace_select_pid(s, pid) && fxtrace_select_tid(s, tid);
 }
 
-/* A glob against the string's bytes (cut at the first NUL, like fnmatch). */
+/*
+ * A glob against the string's bytes (cut at the first NUL, like fnmatch),
+ * all of them: an FXT string's length has 15 bits, so any fits.
+ */
 static bool glob_any(char **globs, const struct fxt_string *str)
 {
-	char text[512];
+	static char text[1 << 15];
 	size_t i;
 
 	if (!globs)

@@ -76,6 +76,9 @@ int cmd_stop(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
+			if (!*optarg)
+				return fxtrace_usage_error("stop",
+							   "-o/--output needs a file name, not ''");
 			out = optarg;
 			break;
 		case 'h':
@@ -107,9 +110,14 @@ int cmd_stop(int argc, char **argv)
 			ret == -EPERM ? info.owner_uid : 0,
 			ret == -EPERM ? ", its owner's, or CAP_SYS_ADMIN)" : "");
 		rc = 1;
+	} else if (out && save_buffers(&c, out)) {
+		/*
+		 * Asked to save them: not ended.  Closing the adopting file
+		 * orphans the session again, for another try.
+		 */
+		fprintf(stderr, "fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -o FILE' saves them, 'fxtrace stop' discards them\n");
+		rc = 1;
 	} else {
-		if (out)
-			rc = save_buffers(&c, out);
 		ret = fxtctl_terminate(&c);
 		if (ret) {
 			fprintf(stderr, "fxtrace stop: terminate: %s\n", strerror(-ret));

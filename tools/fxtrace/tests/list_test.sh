@@ -8,7 +8,7 @@
 # fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../../../user/drain/tests/tap.sh"
+. "$here/../../../user/drain/tests/tap.sh" || exit 1
 prog=$root/build/test/fxtrace/list_prog
 
 # slot NAME FILE: the slot `fxtrace list` shows for NAME in FILE.

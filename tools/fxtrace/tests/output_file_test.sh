@@ -163,6 +163,24 @@ result $? "export -o NEW: mode 0600 under umask 022"
 	[[ $(stat -c %a "$tmp/new.html" 2>/dev/null) == 600 ]]
 result $? "report --html=NEW: mode 0600 under umask 022"
 
+# A report that fails (here the memory limit stops the read) writes no
+# page: one of an earlier run is left as it was, a new one is not left
+# empty.
+printf '<html>an earlier report</html>\n' >"$tmp/old.html"
+cp "$tmp/old.html" "$tmp/old.html.orig"
+rm -f "$tmp/failed.html"
+for page in old.html failed.html; do
+	"$fxtrace" report --memory-limit=1 --html="$tmp/$page" "$trace" >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+	rc=$?
+	sed 's/^/# /' "$tmp/cmd.err"
+	((rc == 1)) && [[ ! -s $tmp/cmd.out ]] && grep -q "past its memory limit of 1 bytes" "$tmp/cmd.err"
+	result $? "report --html=$page, the report failing: exit 1 (exit $rc), the reason said"
+done
+cmp -s "$tmp/old.html" "$tmp/old.html.orig"
+result $? "report --html=OLD, the report failing: OLD unchanged"
+[[ ! -e $tmp/failed.html ]]
+result $? "report --html=NEW, the report failing: no NEW left"
+
 # OUT the input itself (or standard input's file): refused before it is
 # created, which would truncate the input; the input is left whole.
 for what in "export -o" "export - -o" "report --html=" "recover -o"; do

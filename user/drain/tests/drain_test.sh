@@ -9,7 +9,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 # run NAME DRAIN-OPTIONS... -- COMMAND...: fxtrace-drain with its stderr kept.
 run() {

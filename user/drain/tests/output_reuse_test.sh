@@ -14,7 +14,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 trap 'rm -rf "$out"' EXIT
 umask 022
 

@@ -22,7 +22,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 if ! command -v python3 >/dev/null; then
 	echo "# SKIP: no python3 for the terminal harness"

@@ -21,7 +21,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 cd "$out" || exit 1
 ln -sfn "$root/build" build

@@ -10,7 +10,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 # ---- what record asks fxtrace-drain for ----------------------------------------
 fake=$out/fake
@@ -87,6 +87,11 @@ result $? "record: so is one written over an older file of that name"
 got=$("$fake/fxtrace" record -o "$out/new.fxt" -- prog 2>&1)
 [[ $got != *"fxtrace record: wrote"* && $got != *"open it at"* ]]
 result $? "record: an older file the drainer did not write is not announced"
+# Standard output is the command's: the announcement goes to stderr.
+rm -f "$out/new.fxt"
+got=$(FAKE_WRITE="now" "$fake/fxtrace" record -o "$out/new.fxt" -- prog 2>/dev/null)
+[[ -z $got ]]
+result $? "record: nothing of its own on the command's standard output${got:+ (got: ${got//$'\n'/ | })}"
 
 # ---- usage errors -----------------------------------------------------------------
 usage_error() {

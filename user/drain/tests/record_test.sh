@@ -10,7 +10,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 # syscall_pids FILE: the distinct pids of the kernel:syscall events.
 syscall_pids() {
@@ -22,9 +22,8 @@ syscall_pids() {
 	"$progs/producer" 2 5000 100 >"$out/cmd.producer" 2>"$out/cmd.stderr"
 result $? "record COMMAND: exit 0"
 sed 's/^/# /' "$out/cmd.stderr"
-grep -q '^\[ fxtrace record: open it at https://ui.perfetto.dev ("Open trace file")' "$out/cmd.producer"
+grep -q '^\[ fxtrace record: open it at https://ui.perfetto.dev ("Open trace file")' "$out/cmd.stderr"
 result $? "record COMMAND: says how to open the trace"
-sed -i '/^\[ fxtrace record/d' "$out/cmd.producer"
 check_strict "$out/cmd.fxt" cmd
 exact cmd 2 5000
 pid=$("$bin/fxtrace" dump "$out/cmd.fxt" | awk '/ app:tick / { split($3, a, "/"); print a[1]; exit }')

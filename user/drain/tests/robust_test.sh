@@ -20,7 +20,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 # no_session NAME: the drainer's session is gone, not left orphaned.
 no_session() {

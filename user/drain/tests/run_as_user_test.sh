@@ -19,7 +19,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 trap 'rm -rf "$out"' EXIT
 
 if ! unshare -m true 2>/dev/null || ! command -v setpriv >/dev/null ||

@@ -10,7 +10,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 seconds=${1:-${FXTRACE_SOAK_SECONDS:-10}}
 
 # run NAME SECONDS RATE: soak through the drainer into /dev/null.

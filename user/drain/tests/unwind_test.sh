@@ -8,7 +8,7 @@
 # orphan left behind).  The same after SIGHUP.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/tap.sh"
+. "$here/tap.sh" || exit 1
 
 for nth in 1 2 3 4 5 6 8 12 16 24 32; do
 	FAIL_ALLOC_AFTER_INIT=$nth LD_PRELOAD=$progs/fail_alloc.so \

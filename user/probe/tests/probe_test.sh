@@ -14,7 +14,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 # Paths, result() and check_strict(), shared with the drainer's tests.
 # shellcheck source=../../drain/tests/tap.sh
-. "$here/../../drain/tests/tap.sh"
+. "$here/../../drain/tests/tap.sh" || exit 1
 target=$root/build/test/probe/target
 
 # traced NAME: after a run of target that wrote $out/NAME.{fxt,stdout,stderr}:

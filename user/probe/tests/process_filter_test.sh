@@ -11,7 +11,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../drain/tests/tap.sh
-. "$here/../../drain/tests/tap.sh"
+. "$here/../../drain/tests/tap.sh" || exit 1
 target=$root/build/test/probe/target
 probe=$bin/fxtrace-probe
 spec="uprobe:$target:fxtprobe_target_work i=arg0:s64"

@@ -9,7 +9,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../drain/tests/tap.sh
-. "$here/../../drain/tests/tap.sh"
+. "$here/../../drain/tests/tap.sh" || exit 1
 target=$root/build/test/probe/target
 K=1000
 GETPPID_NR=110	# x86-64

@@ -227,6 +227,23 @@ static int test_usage_errors(void)
 	ASSERT_PREFIX("fxtrace export: option '-o' needs a value\n", r.err);
 	RUN("stats", "t.fxt", "t.fxt");
 	ASSERT_EQ(2, r.status);
+	/* An empty output name: the option's value is wrong, not the file. */
+	RUN("export", "-o", "", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace export: -o/--output needs a file name, not ''\n", r.err);
+	RUN("report", "--html=", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace report: --html needs a file name, not ''\n", r.err);
+	ASSERT_STR("", r.out);
+	RUN("recover", "--output=", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace recover: -o/--output needs a file name, not ''\n", r.err);
+	RUN("stop", "-o", "");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace stop: -o/--output needs a file name, not ''\n", r.err);
+	RUN("record", "-o", "", "--", "true");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace record: -o/--output needs a file name, not ''\n", r.err);
 	return 0;
 }
 
@@ -388,6 +405,15 @@ static int test_dump_filters(void)
 	"0x000188      0.000002700  4660/22136 main          async end         app:req id=0x42\n"
 	"0x0001c8      0.000002800  4660/22136 main          flow end          app:flow id=0x7\n",
 		   r.out);
+	/* A time too large for int64 ns is said to be one. */
+	RUN("dump", "--since", "9223372037", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace dump: '9223372037': a time up to 9223372036.854775807 s (INT64_MAX ns)\n", r.err);
+	RUN("report", "--time", "1,9223372036854775808ns", "t.fxt");
+	ASSERT_EQ(2, r.status);
+	ASSERT_PREFIX("fxtrace report: '1,9223372036854775808ns': a time up to 9223372036.854775807 s (INT64_MAX ns)\n", r.err);
+	RUN("dump", "--until", "9223372036.854775807", "t.fxt");
+	ASSERT_EQ(0, r.status);
 	RUN("dump", "--time", "3us,", "t.fxt");
 	ASSERT_EQ(0, r.status);
 	ASSERT_STR(
@@ -939,6 +965,109 @@ static int test_terminal_escapes(void)
 	return 0;
 }
 
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/*
+ * --name and -c match a glob against the whole name: names were cut to
+ * 511 bytes first, so that an SQL statement or a URL used as an event's
+ * name matched neither itself nor a glob on its end.
+ */
+static int test_glob_long_name(void)
+{
+	static char name[1002], glob[1004];
+	static struct words b;
+
+	memset(name, 'x', sizeof(name) - 4);
+	memcpy(name + sizeof(name) - 4, "end", 4);
+	snprintf(glob, sizeof(glob), "*%s", name + 600);
+	b.n = 0;
+	put(&b, FXT_MAGIC_WORD);
+	put(&b, fxt_string_hdr(1, 3));
+	put_stream(&b, "app", 3);
+	put(&b, fxt_string_hdr(2, strlen(name)));
+	put_stream(&b, name, strlen(name));
+	put(&b, fxt_string_hdr(3, 5));
+	put_stream(&b, "short", 5);
+	put(&b, fxt_event_hdr(4, FXT_EVENT_INSTANT, 0, FXT_THREAD_REF_INLINE,
+			      1, 2));
+	put(&b, 1000);
+	put(&b, 7);
+	put(&b, 8);
+	put(&b, fxt_event_hdr(4, FXT_EVENT_INSTANT, 0, FXT_THREAD_REF_INLINE,
+			      1, 3));
+	put(&b, 2000);
+	put(&b, 7);
+	put(&b, 8);
+	ASSERT_EQ(0, write_words("long.fxt", b.w, b.n));
+	/* The whole name, a glob on its end: the long event only. */
+	RUN("dump", "--name", name, "long.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_PREFIX("0x000420      0.000001000  7/8 ", r.out);
+	ASSERT_EQ(1, count_lines(r.out));
+	RUN("dump", "--name", glob, "long.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_PREFIX("0x000420      0.000001000  7/8 ", r.out);
+	ASSERT_EQ(1, count_lines(r.out));
+	/* Its first 511 bytes are not its name. */
+	name[511] = '\0';
+	RUN("dump", "--name", name, "long.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_STR("", r.out);
+	return 0;
+}
+
+/*
+ * A name is its bytes, NUL bytes included, in report as in dump and
+ * export: report cut names at their first NUL, so that "a\0x" and
+ * "a\0y" made two rows both named "a" (text, JSON and HTML alike).
+ */
+static int test_report_nul_names(void)
+{
+	static struct words b;
+	static char page[65536];
+
+	b.n = 0;
+	put(&b, FXT_MAGIC_WORD);
+	put(&b, fxt_string_hdr(1, 1));
+	put_stream(&b, "c", 1);
+	put(&b, fxt_string_hdr(2, 3));
+	put_stream(&b, "a\0x", 3);
+	put(&b, fxt_string_hdr(3, 3));
+	put_stream(&b, "a\0y", 3);
+	put(&b, fxt_event_hdr(5, FXT_EVENT_DURATION_COMPLETE, 0,
+			      FXT_THREAD_REF_INLINE, 1, 2));
+	put(&b, 1000);
+	put(&b, 7);
+	put(&b, 8);
+	put(&b, 3000);
+	put(&b, fxt_event_hdr(5, FXT_EVENT_DURATION_COMPLETE, 0,
+			      FXT_THREAD_REF_INLINE, 1, 3));
+	put(&b, 4000);
+	put(&b, 7);
+	put(&b, 8);
+	put(&b, 5000);
+	ASSERT_EQ(0, write_words("nul.fxt", b.w, b.n));
+	RUN("report", "nul.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_SUBSTR("\n  c:a\\x00x  ", r.out);
+	ASSERT_SUBSTR("\n  c:a\\x00y  ", r.out);
+	RUN("report", "--format=json", "--html=nul.html", "nul.fxt");
+	ASSERT_EQ(0, r.status);
+	ASSERT_SUBSTR("{\"category\":\"c\",\"name\":\"a\\u0000x\",\"count\":1,\"total_ns\":2000", r.out);
+	ASSERT_SUBSTR("{\"category\":\"c\",\"name\":\"a\\u0000y\",\"count\":1,\"total_ns\":1000", r.out);
+	slurp("nul.html", page, sizeof(page));
+	ASSERT_SUBSTR("\"c:a\\u0000x\"", page);
+	ASSERT_SUBSTR("\"c:a\\u0000y\"", page);
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "fxtrace, fxtrace -h, unknown command", test_command_list },
 	{ "CMD -h for every command", test_command_help },
@@ -963,6 +1092,8 @@ static const struct tap_test tests[] = {
 	{ "check, dump, stats: a full standard output fails", test_stdout_full },
 	{ "dump of a file cut while mapped: an error, not SIGBUS", test_cut_while_read },
 	{ "check, stats, report, dump: no control byte of a trace's strings printed", test_terminal_escapes },
+	{ "dump --name: a glob against the whole of a long name", test_glob_long_name },
+	{ "report: names with NUL bytes, in text, JSON and HTML", test_report_nul_names },
 };
 
 /*

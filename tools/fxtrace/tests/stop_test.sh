@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: `fxtrace stop -o FILE` saves an orphaned session's buffers
+# before it ends the session; when FILE cannot be written (a directory
+# that does not exist, a device that is full, a planted symbolic link),
+# it used to end the session all the same, and the buffers the user asked
+# to save were gone.  Now the session is left orphaned, with a message that says so, and a
+# second `fxtrace stop -o FILE` saves them.  The orphan is made as
+# user/drain/tests/record_test.sh makes it: the drainer of a `fxtrace
+# record` killed mid-run.  Runs as root in the guest with fxtrace.ko
+# loaded.  Prints TAP.
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../../user/drain/tests/tap.sh" || exit 1
+
+"$bin/fxtrace" record -B 64K -o "$out/orphan.fxt" -- "$progs/producer" 2 250000 50 \
+	>/dev/null 2>"$out/orphan.stderr" &
+rec=$!
+sleep 2
+drain=$(pgrep -P $rec)
+producer=$(pgrep -P "$drain")
+kill -KILL "$drain"
+wait $rec
+while kill -0 "$producer" 2>/dev/null; do sleep 0.1; done
+
+# stop_refused WHAT OUT REASON: stop -o OUT fails with REASON, leaves the
+# session orphaned, and writes nothing through OUT.
+stop_refused() {
+	local what=$1 target=$2 reason=$3 rc
+	"$bin/fxtrace" stop -o "$target" >"$out/stop.out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$out/stop.out"
+	((rc == 1)) && grep -q "$reason" "$out/stop.out" &&
+		grep -qxF "fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -o FILE' saves them, 'fxtrace stop' discards them" "$out/stop.out" &&
+		! grep -q "is ended" "$out/stop.out"
+	result $? "stop -o $what: refused (exit $rc), the session not ended"
+}
+
+stop_refused "NODIR/FILE" "$out/nodir/saved.fxt" "No such file or directory"
+# Created, then every write fails: the buffers were read, and are kept.
+stop_refused "/dev/full" /dev/full "/dev/full: No space left on device"
+printf 'scratch\n' >"$out/scratch"
+ln -sf "$out/scratch" "$out/link.fxt"
+stop_refused "SYMLINK" "$out/link.fxt" "symbolic link"
+[[ $(cat "$out/scratch") == scratch ]]
+result $? "stop -o SYMLINK: its target unchanged"
+
+# The buffers are still there to save, and then the session ends.
+"$bin/fxtrace" stop -o "$out/saved.fxt" >"$out/stop.out" 2>&1
+rc=$?
+sed 's/^/# /' "$out/stop.out"
+((rc == 0)) && grep -q '^\[ fxtrace stop: [1-9][0-9]* buffers written to ' "$out/stop.out" &&
+	grep -q '^\[ fxtrace stop: the orphaned session (uid 0, [0-9]* buffers) is ended \]$' "$out/stop.out"
+result $? "stop -o FILE after the refusals: the buffers saved, the session ended (exit $rc)"
+check_strict "$out/saved.fxt" saved
+"$bin/fxtrace" stop >"$out/stop.out" 2>&1
+[[ $? == 0 && $(cat "$out/stop.out") == "[ fxtrace stop: no session ]" ]]
+result $? "stop: nothing left to stop"
+
+echo "1..$n"
+exit $failed
