@@ -95,13 +95,15 @@ result $? "record: nothing of its own on the command's standard output${got:+ (g
 
 # ---- usage errors -----------------------------------------------------------------
 usage_error() {
-	local want=$1 got
+	local want=$1 got ok
 	shift
 	got=$("$@" 2>&1 >/dev/null | head -n 1)
 	"$@" >/dev/null 2>&1
 	rc=$?
-	[[ $rc == 2 && $got == "$want" ]] || echo "# got ($rc): $got"
-	result $? "$(basename "$1") ${*:2}: exit 2, '$want'"
+	# The check's status, not the echo's: it used to pass every case.
+	[[ $rc == 2 && $got == "$want" ]] && ok=0 || ok=1
+	((ok == 0)) || echo "# got ($rc): $got"
+	result $ok "$(basename "$1") ${*:2}: exit 2, '$want'"
 }
 names="the kernel categories are sched, task, irq and syscall (or all, none); a tracepoint is SUBSYSTEM:EVENT ('fxtrace list' shows both)"
 usage_error "fxtrace record: unknown kernel event 'bogus': $names" "$fake/fxtrace" record -e bogus,schde -- true
