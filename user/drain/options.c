@@ -205,6 +205,8 @@ static int config_line(struct options *opt, char *key, char *value)
 		opt->categories = keep_string(opt, 0, value);
 		ret = opt->categories ? 0 : -ENOMEM;
 	} else if (!strcmp(key, "output")) {
+		if (!*value)
+			return -EINVAL;
 		opt->out = keep_string(opt, 1, value);
 		ret = opt->out ? 0 : -ENOMEM;
 	} else if (!strcmp(key, "pid")) {
@@ -322,6 +324,11 @@ int parse_options(struct options *opt, int argc, char **argv)
 				return -EINVAL;
 			break;
 		case 'o':
+			/* As `fxtrace record -o ''`: the value is wrong, not a file. */
+			if (!*optarg) {
+				fprintf(stderr, "fxtrace-drain: -o/--output needs a file name, not ''\n");
+				return -EINVAL;
+			}
 			opt->out = optarg;
 			break;
 		case 'u':

@@ -114,6 +114,11 @@ limits="a buffer size is a multiple of 4K from 16K to 256M (K and M suffixes)"
 usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -b 12K -- true
 usage_error "fxtrace-drain: -B '18K': $limits" "$bin/fxtrace-drain" -B 18K -- true
 usage_error "fxtrace-drain: -b '512M': $limits" "$bin/fxtrace-drain" -b 512M -- true
+usage_error "fxtrace-drain: -o/--output needs a file name, not ''" "$bin/fxtrace-drain" -o '' -- true
+usage_error "fxtrace-drain: -o/--output needs a file name, not ''" "$bin/fxtrace-drain" --output= -- true
+printf 'mode = oneshot\noutput =\n' >"$out/empty-output.conf"
+usage_error "fxtrace-drain: $out/empty-output.conf:2: expected 'key = value' with a valid value" \
+	"$bin/fxtrace-drain" -C "$out/empty-output.conf" -- true
 usage_error "fxtrace record: -u runs COMMAND as USER: no command given" "$fake/fxtrace" record -u nobody -a
 if ((EUID == 0)); then
 	usage_error "fxtrace-drain: unknown user 'fxtrace-no-such-user'" "$bin/fxtrace-drain" -u fxtrace-no-such-user -- true
