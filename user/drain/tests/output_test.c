@@ -579,6 +579,7 @@ static void gen_config(unsigned char *b)
 	b[0] = (unsigned char)pick(128);
 	b[1] = (unsigned char)pick(4);
 	b[2] = (unsigned char)pick(4);
+	b[3] = !pick(8);
 	if (!pick(4))
 		put_le(b + 4, 4, rnd());
 	if (!pick(3))
@@ -1704,41 +1705,6 @@ static int test_kobj_attribution(void)
 
 /* ---- a buffer with the probes' provider id ----------------------------- */
 
-#define PROBE_PROVIDER	0xb9f0000U	/* FXTPROBE_PROVIDER_ID_DEFAULT */
-#define PROBE_TID	7
-
-/*
- * A chunk of the probes' provider as probes.c writes it: its preamble
- * (provider info, init, string 1 = "probe-name") when first, else a
- * provider section; then an instant of tid PROBE_TID named by string 1.
- */
-static void probe_chunk(bool first)
-{
-	const __u32 words = fxt_event_words(FXT_EVENT_INSTANT,
-					    FXT_THREAD_REF_INLINE, 0, 1, 0);
-	struct chunk c = { 0 };
-	__u64 w[32];
-	__u32 n = 0;
-
-	if (first) {
-		n += fxt_write_provider_info(w, PROBE_PROVIDER, "bpf", 3);
-		n += fxt_write_init(w + n, SECOND);
-		n += fxt_write_string(w + n, 1, "probe-name", 10);
-	} else {
-		w[n++] = fxt_provider_section_hdr(PROBE_PROVIDER);
-	}
-	w[n++] = fxt_event_hdr(words, FXT_EVENT_INSTANT, 0,
-			       FXT_THREAD_REF_INLINE, 0, 1);
-	w[n++] = START + SECOND;
-	w[n++] = 0;
-	w[n++] = PROBE_TID;
-	if (chunk_append(&c, w, 8 * n))
-		exit(1);
-	output_place(&out, &c, PROBE_PROVIDER);
-	file_add(&file, &c);
-	chunk_free(&c);
-}
-
 struct probe_names {
 	unsigned int events, named;	/* of tid PROBE_TID; "probe-name" */
 };
@@ -1770,14 +1736,14 @@ static int test_probe_provider(void)
 
 	start();
 	out.probe_provider = PROBE_PROVIDER;
-	probe_chunk(true);
+	probe_chunk(&out, &file, true, START + SECOND);
 	fake_new(&f, PROBE_PROVIDER, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16,
 		 0, NULL);
 	n = fxt_write_string(w, 1, "forged", 6);
 	n += event(w + n, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "own", 0);
 	put_words(&f, w, n);
 	db = drain_rest(&f);
-	probe_chunk(false);
+	probe_chunk(&out, &file, false, START + SECOND);
 	ASSERT_EQ(0, db->records);
 	ASSERT_EQ(2, db->refused[REFUSED_PROVIDER]);
 	ASSERT_EQ(2, db->invalid);
