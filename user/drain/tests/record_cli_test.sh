@@ -41,11 +41,13 @@ drain_args() {
 }
 
 expect_args() {
-	local want=$1 got
+	local want=$1 got ok
 	shift
 	got=$(drain_args "$@")
-	[[ $got == "$want" ]] || echo "# got: $got"
-	result $? "record $*: drainer gets $want"
+	# The check's status, not the echo's (as in usage_error()).
+	[[ $got == "$want" ]] && ok=0 || ok=1
+	((ok == 0)) || echo "# got: $got"
+	result $ok "record $*: drainer gets $want"
 }
 
 expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -- prog
