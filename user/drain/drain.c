@@ -466,6 +466,7 @@ fail:
 static pid_t spawn_held(const struct options *opt, struct cmd_pty *pty,
 			const sigset_t *oldmask, int *release)
 {
+	struct sigaction ignored = { .sa_handler = SIG_IGN }, ttou;
 	char **argv = opt->command;
 	const char *base;
 	int gate[2];
@@ -487,6 +488,12 @@ static pid_t spawn_held(const struct options *opt, struct cmd_pty *pty,
 		return pid;
 	}
 	close(gate[1]);
+	/*
+	 * Until it leaves the drainer's job (setsid()), a SIGTTOU the relay
+	 * makes the kernel send that job (pty.c, set_in_foreground()) must
+	 * not stop it: ignored, which drops one pending too, then restored.
+	 */
+	sigaction(SIGTTOU, &ignored, &ttou);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	/*
 	 * The name exec will give it, now: Start records the names of every
@@ -498,6 +505,7 @@ static pid_t spawn_held(const struct options *opt, struct cmd_pty *pty,
 		_exit(127);
 	if (read(gate[0], &go, 1) != 1)
 		_exit(127);
+	sigaction(SIGTTOU, &ttou, NULL);
 	execvp(argv[0], argv);
 	fprintf(stderr, "fxtrace-drain: %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
@@ -526,6 +534,15 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	blocked = mask;
 	sigaddset(&blocked, SIGPIPE);
 	sigaddset(&blocked, SIGXFSZ);
+	/*
+	 * Nor does a message to a terminal whose job is in the background
+	 * with `stty tostop` stop the drainer (SIGTTOU, blocked: the write
+	 * goes through): a -u command runs in a session of its own and goes
+	 * on, and its records would be dropped until `fg`.  As the relay
+	 * writes its output (pty.c).  A command without -u shares the job,
+	 * and its own writes stop it as they would.
+	 */
+	sigaddset(&blocked, SIGTTOU);
 	if (sigprocmask(SIG_BLOCK, &blocked, oldmask))
 		return -errno;
 	/* Non-blocking: io_uring then polls it instead of using io-wq. */

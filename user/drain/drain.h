@@ -43,6 +43,7 @@ enum refusal {
 	REFUSED_STRINGS,	/* its string budget is full */
 	REFUSED_FLOW,		/* a flow outside its thread's slices, a
 				 * begin of an open id, or past a share */
+	REFUSED_PROVIDER,	/* its buffer id is the probes' provider id */
 	REFUSED_COUNT
 };
 
@@ -130,6 +131,14 @@ struct output {
 	 */
 	struct fast_pass *fast;
 	bool full_decode;
+	/*
+	 * The provider id of the records the drainer writes itself (the
+	 * probes'), 0 while there are none.  Buffer ids count up to 2^32 - 1,
+	 * so a buffer can get it; that buffer's provider info would replace
+	 * the probes' provider in a reader, string table and all, and its
+	 * string records would name their events: its records are refused.
+	 */
+	uint32_t probe_provider;
 };
 
 /* The slack around the session window: Start - 1 s to now + 1 s. */

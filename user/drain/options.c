@@ -205,6 +205,8 @@ static int config_line(struct options *opt, char *key, char *value)
 		opt->categories = keep_string(opt, 0, value);
 		ret = opt->categories ? 0 : -ENOMEM;
 	} else if (!strcmp(key, "output")) {
+		if (!*value)
+			return -EINVAL;
 		opt->out = keep_string(opt, 1, value);
 		ret = opt->out ? 0 : -ENOMEM;
 	} else if (!strcmp(key, "pid")) {
@@ -217,20 +219,52 @@ static int config_line(struct options *opt, char *key, char *value)
 	return ret;
 }
 
+/*
+ * The longest config line and the largest config file read: a probe spec
+ * (FXTPROBE_SPEC_MAX) and its key fit a line; a file that has no line end
+ * (-C /dev/zero) or no end must not take the drainer's memory.
+ */
+#define CONFIG_LINE_MAX		(FXTPROBE_SPEC_MAX + 64U)
+#define CONFIG_SIZE_MAX		(1U << 20)
+
+/*
+ * The next line of f into line (CONFIG_LINE_MAX + 1 bytes, NUL-terminated,
+ * without its '\n'), *size counting the bytes read: 1, 0 at the end of the
+ * file, or -EFBIG (line too long or file too large) or -errno.
+ */
+static int config_getline(FILE *f, char *line, size_t *size)
+{
+	size_t len = 0;
+	int ch;
+
+	while ((ch = getc(f)) != EOF && ch != '\n') {
+		if (len == CONFIG_LINE_MAX || ++*size > CONFIG_SIZE_MAX)
+			return -EFBIG;
+		line[len++] = (char)ch;
+	}
+	line[len] = '\0';
+	if (ferror(f))
+		return errno ? -errno : -EIO;
+	if (ch == '\n' && ++*size > CONFIG_SIZE_MAX)
+		return -EFBIG;
+	return ch != EOF || len;
+}
+
 /* Lines "key = value"; blank lines and lines starting with '#' skipped. */
 static int read_config(struct options *opt, const char *path)
 {
 	FILE *f = fopen(path, "re");
-	char *line = NULL, *key, *value, *eq;
-	size_t cap = 0;
+	char line[CONFIG_LINE_MAX + 1], *key = line, *value, *eq;
 	unsigned int lineno = 0;
-	int ret = 0;
+	size_t size = 0;
+	int ret;
 
 	if (!f) {
 		fprintf(stderr, "fxtrace-drain: %s: %s\n", path, strerror(errno));
 		return -errno;
 	}
-	while (!ret && getline(&line, &cap, f) >= 0) {
+	errno = 0;
+	while ((ret = config_getline(f, line, &size)) > 0) {
 		lineno++;
 		key = trim(line);
 		if (!*key || *key == '#')
@@ -244,14 +278,24 @@ static int read_config(struct options *opt, const char *path)
 		key = trim(key);
 		value = trim(eq + 1);
 		ret = config_line(opt, key, value);
+		if (ret)
+			break;
 	}
-	if (ret == -ENOENT)
+	if (ret == -EFBIG && size > CONFIG_SIZE_MAX)
+		fprintf(stderr, "fxtrace-drain: %s: larger than %u bytes: not a config file\n",
+			path, CONFIG_SIZE_MAX);
+	else if (ret == -EFBIG)
+		fprintf(stderr, "fxtrace-drain: %s:%u: a line longer than %u bytes\n",
+			path, lineno + 1, CONFIG_LINE_MAX);
+	else if (ret == -ENOENT)
 		fprintf(stderr, "fxtrace-drain: %s:%u: unknown key '%s'\n", path,
 			lineno, key);
-	else if (ret)
+	else if (ret == -EINVAL || ret == -ENOMEM)
 		fprintf(stderr, "fxtrace-drain: %s:%u: expected 'key = value' with a valid value\n",
 			path, lineno);
-	free(line);
+	else if (ret)
+		fprintf(stderr, "fxtrace-drain: %s: cannot read it: %s\n", path,
+			strerror(-ret));
 	fclose(f);
 	return ret ? -EINVAL : 0;
 }
@@ -322,6 +366,11 @@ int parse_options(struct options *opt, int argc, char **argv)
 				return -EINVAL;
 			break;
 		case 'o':
+			/* As `fxtrace record -o ''`: the value is wrong, not a file. */
+			if (!*optarg) {
+				fprintf(stderr, "fxtrace-drain: -o/--output needs a file name, not ''\n");
+				return -EINVAL;
+			}
 			opt->out = optarg;
 			break;
 		case 'u':

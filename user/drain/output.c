@@ -82,6 +82,7 @@ const char *const refusal_names[REFUSED_COUNT] = {
 	[REFUSED_ASYNC] = "async share full or misnamed",
 	[REFUSED_STRINGS] = "string budget full",
 	[REFUSED_FLOW] = "flow outside a slice, of an open id or share full",
+	[REFUSED_PROVIDER] = "buffer id is the probes' provider id",
 };
 
 /* Kernel names repaired up to this length (a comm is 15 bytes). */
@@ -591,6 +592,13 @@ static void chunk_end(struct output *o, struct drain_buffer *db,
 	db->bytes += c->len;
 }
 
+/* db's provider is one the drainer writes records of (output.probe_provider). */
+static bool provider_taken(const struct output *o,
+			   const struct drain_buffer *db)
+{
+	return o->probe_provider && db->id == o->probe_provider;
+}
+
 /* Record kinds any buffer may hold after its announcement. */
 static bool kind_allowed(const struct drain_buffer *db,
 			 const struct fxt_record *rec)
@@ -890,6 +898,8 @@ void output_report_lost(const struct output *o, FILE *f)
 static enum refusal refusal(struct output *o, const struct drain_buffer *db,
 			    const struct fxt_record *rec)
 {
+	if (provider_taken(o, db))
+		return REFUSED_PROVIDER;
 	if (!kind_allowed(db, rec))
 		return REFUSED_KIND;
 	if (db->kind == FXTRACE_BUFFER_TASK && !attributable(db, rec))
@@ -1054,7 +1064,8 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 static struct fast_pass *fast_for(struct output *o,
 				  const struct drain_buffer *db)
 {
-	if (o->full_decode)
+	/* The fast pass accepts records: none of this buffer's may be. */
+	if (o->full_decode || provider_taken(o, db))
 		return NULL;
 	if (!o->fast)
 		o->fast = calloc(1, sizeof(*o->fast));
@@ -1335,7 +1346,7 @@ int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c)
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	if (!db->dropped && !db->invalid)
+	if ((!db->dropped && !db->invalid) || provider_taken(o, db))
 		return 0;
 	ret = chunk_begin(o, db, c, sizeof(w));
 	if (ret)

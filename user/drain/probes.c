@@ -62,6 +62,7 @@ int open_probes(struct drain *d)
 		return 0;
 	}
 	d->probes = set;
+	d->out.probe_provider = FXTPROBE_PROVIDER_ID_DEFAULT;
 	probes_clock(d);
 	size = fxtprobe_preamble_size(set);
 	chunk.data = malloc(size);

@@ -98,6 +98,11 @@ static bool foreground(const struct cmd_pty *p)
 	return p->typed && tcgetpgrp(STDIN_FILENO) == getpgrp();
 }
 
+static void sigttou_caught(int sig)
+{
+	(void)sig;
+}
+
 /*
  * Whether another job is in the foreground of root's terminal: its
  * settings are the shell's then.  Not when none is (the drainer, a
@@ -108,6 +113,34 @@ static bool others_foreground(const struct cmd_pty *p)
 	pid_t fg = tcgetpgrp(p->term);
 
 	return fg > 0 && fg != getpgrp();
+}
+
+/*
+ * Root's terminal set to t only while the drainer's job is in its
+ * foreground (or none is); in the background its settings are the
+ * shell's.  Callers look first (no signal then), but a job stopped after
+ * that and resumed with bg would set the shell's terminal (raw): the
+ * kernel checks again at the call.  SIGTTOU, blocked in the drainer and
+ * the relay so that their writes go through, is caught around it, so that
+ * in the background the call sends it to the job (stopping a `fxtrace
+ * record` that waits for the drainer, as any background tcsetattr()
+ * would) and fails (EINTR) instead of applying t.
+ */
+static bool set_in_foreground(const struct cmd_pty *p, const struct termios *t)
+{
+	struct sigaction caught = { .sa_handler = sigttou_caught }, old;
+	sigset_t ttou, mask;
+	int ret;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	/* No SA_RESTART: a restart would send it again, and again. */
+	sigaction(SIGTTOU, &caught, &old);
+	sigprocmask(SIG_UNBLOCK, &ttou, &mask);
+	ret = tcsetattr(p->term, TCSADRAIN, t);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	sigaction(SIGTTOU, &old, NULL);
+	return !ret;
 }
 
 /* Root's terminal in raw mode, but for its output processing; true if made so. */
@@ -127,12 +160,12 @@ static bool make_raw(const struct cmd_pty *p)
 	 * terminal too, and their '\n' needs ONLCR.  The pty's output has
 	 * been through the pty's own ONLCR: "\r\r\n" looks the same.
 	 */
-	return !tcsetattr(p->term, TCSADRAIN, &t);
+	return set_in_foreground(p, &t);
 }
 
 static void restore(const struct cmd_pty *p)
 {
-	tcsetattr(p->term, TCSADRAIN, &p->saved);
+	set_in_foreground(p, &p->saved);
 }
 
 /*
@@ -164,22 +197,24 @@ static void follow_job(struct relay *r, struct cmd_pty *p, bool resumed)
 	/*
 	 * Started in the background: the pty has the settings of the
 	 * shell's line editor perhaps.  Those the shell gives the job in
-	 * the foreground are the ones to restore, and the pty's.
+	 * the foreground are the ones to restore, and the pty's: kept once
+	 * the terminal was made raw in the foreground (read again if the job
+	 * went to the background meanwhile, when they may be the shell's).
 	 */
-	if (!p->saved_in_fg) {
-		if (tcgetattr(p->term, &t))
-			return;
-		p->saved = t;
-		t.c_cc[VSUSP] = _POSIX_VDISABLE;
-		tcsetattr(r->slave, TCSANOW, &t);
-		p->saved_in_fg = true;
-	}
+	if (!p->saved_in_fg && tcgetattr(p->term, &p->saved))
+		return;
 	/*
 	 * A terminal that cannot be made raw is not read (nor by sudo): its
 	 * Ctrl-C stays a signal to the drainer, which passes it on.
 	 */
 	r->raw = make_raw(p);
 	r->in = r->raw ? STDIN_FILENO : -1;
+	if (r->raw && !p->saved_in_fg) {
+		t = p->saved;
+		t.c_cc[VSUSP] = _POSIX_VDISABLE;
+		tcsetattr(r->slave, TCSANOW, &t);
+		p->saved_in_fg = true;
+	}
 }
 
 static void to_terminal(struct relay *r, const char *buf, size_t len)

@@ -33,6 +33,11 @@
  *           0.4 (comm, no save_requested_ns), 0.2 (no comm), 0.5 and later
  *           (sizeof), or a later one's (a page).
  *   2  u8   the CPU buffer's cpu.
+ *   3  u8   bit 0: probes are attached (output.probe_provider, their
+ *           preamble before any buffer's records and an event of theirs
+ *           last, as probes.c writes them) and the main buffer (task, CPU
+ *           or kernel) has their provider id: buffer ids count up to
+ *           2^32 - 1, so one can get it.
  *   4  u32  the session's tick rate: 0 CLOCK_MONOTONIC (1e9 per second),
  *           else a TSC of 1000 * (100000 + v % 9900001) (100 MHz to 10 GHz).
  *   8  u64  the session clock at Start: 1000 s plus v ticks, modulo 2^64,
@@ -83,7 +88,11 @@
  *   3. the fast pass and the full decoder writing different files or
  *      counts, retired buffers' included;
  *   4. the kernel's announcement judged as a buffer's records when the
- *      producer left it as it was.
+ *      producer left it as it was;
+ *   5. with byte 3's bit 0, a record of the buffer with the probes' id
+ *      written, or the probes' events other than their two, each named
+ *      by their own string (a provider info of that buffer's would make a
+ *      reader drop the probes' strings, its strings name their events).
  *
  * Leaks fail the run too (LeakSanitizer).
  */

@@ -93,6 +93,33 @@ void fake_free(struct fake *f)
 	free(f->mem);
 }
 
+void probe_chunk(struct output *o, struct file *f, bool first, uint64_t ts)
+{
+	const __u32 words = fxt_event_words(FXT_EVENT_INSTANT,
+					    FXT_THREAD_REF_INLINE, 0, 1, 0);
+	struct chunk c = { 0 };
+	__u64 w[32];
+	__u32 n = 0;
+
+	if (first) {
+		n += fxt_write_provider_info(w, PROBE_PROVIDER, "bpf", 3);
+		n += fxt_write_init(w + n, o->ticks_per_second);
+		n += fxt_write_string(w + n, 1, "probe-name", 10);
+	} else {
+		w[n++] = fxt_provider_section_hdr(PROBE_PROVIDER);
+	}
+	w[n++] = fxt_event_hdr(words, FXT_EVENT_INSTANT, 0,
+			       FXT_THREAD_REF_INLINE, 0, 1);
+	w[n++] = ts;
+	w[n++] = 0;
+	w[n++] = PROBE_TID;
+	if (chunk_append(&c, w, 8 * n))
+		exit(1);
+	output_place(o, &c, PROBE_PROVIDER);
+	file_add(f, &c);
+	chunk_free(&c);
+}
+
 /* ---- the strict check ----------------------------------------------------- */
 
 /* Errors and warnings of a file but those of some rules. */
@@ -189,6 +216,11 @@ static void side_start(struct side *sd, const struct diff_config *cfg,
 	if (output_magic(&sd->o, &c))
 		exit(1);
 	side_add(sd, &c);
+	/* As open_probes(): before any buffer's records. */
+	if (cfg->probe_id) {
+		sd->o.probe_provider = PROBE_PROVIDER;
+		probe_chunk(&sd->o, &sd->f, true, sd->now);
+	}
 }
 
 /* The window mark as the drainer rewrites it with its last flush mark. */
@@ -351,6 +383,8 @@ static int sides_same(struct diff_run *run, const char *what)
 struct attribution {
 	const struct diff_run *run;
 	uint64_t foreign;
+	/* cfg->probe_id: the probes' events, and those named "probe-name" */
+	uint64_t probe_events, probe_named;
 };
 
 static bool names_producer(const struct fxt_record *rec, uint64_t pid,
@@ -389,6 +423,16 @@ static int check_attribution(void *ctx, const struct fxt_record *rec)
 	const struct diff_buf *b;
 	unsigned int i;
 
+	/* The main buffer has the probes' id: no record of its may be here. */
+	if (a->run->cfg->probe_id && rec->provider_id == PROBE_PROVIDER) {
+		if (rec->type == FXT_REC_EVENT) {
+			a->probe_events++;
+			a->probe_named += rec->thread.tid == PROBE_TID &&
+					  fxt_string_is(&rec->name,
+							"probe-name");
+		}
+		return 0;
+	}
 	for (i = 0; i < DIFF_BUFS; i++) {
 		b = &a->run->b[i];
 		if (!b->attached[0] || b->id != rec->provider_id ||
@@ -643,6 +687,9 @@ static int run_side(struct diff_run *run, unsigned int s)
 	for (i = 0; i < DIFF_BUFS; i++)
 		if (run->b[i].attached[s] && !run->b[i].retired[s])
 			drops(s, &run->b[i]);
+	/* The probes' last event: named by their string 1 still. */
+	if (cfg->probe_id)
+		probe_chunk(&sd->o, &sd->f, false, sd->now);
 	side_mark_window(sd);
 	return 0;
 }
@@ -716,8 +763,10 @@ int diff_config_input(const struct diff_config *cfg, const void *half0,
 		run.durable_size = 8 * DIFF_PRELUDE_WORDS +
 				   round_up8(durable_len) + 4096;
 		run.rolling_size = rolling ? rolling : 8;
-		run.b[0] = (struct diff_buf){ .id = 7, .kind = kinds[k],
-					      .pid = PID, .tid = TID };
+		run.b[0] = (struct diff_buf){
+			.id = cfg->probe_id ? PROBE_PROVIDER : 7,
+			.kind = kinds[k], .pid = PID, .tid = TID,
+		};
 		/*
 		 * Beside a CPU or kernel buffer, a task buffer of TID with
 		 * the same bytes, drained in turn with it: their slice
@@ -760,6 +809,21 @@ int diff_config_input(const struct diff_config *cfg, const void *half0,
 			run_free(&run);
 			FAIL("%s: %llu records of a task buffer name another process or thread",
 			     label, (unsigned long long)attribution.foreign);
+		}
+		/*
+		 * The probes' two events, named by their own string: none of
+		 * the buffer with their id (output.probe_provider), which
+		 * would announce their provider again and name their events.
+		 */
+		if (cfg->probe_id && (attribution.probe_events != 2 ||
+				      attribution.probe_named != 2 ||
+				      diff_state(&run.b[0], 0)->records)) {
+			run_free(&run);
+			FAIL("%s: %llu events of the probes' provider, %llu named by the probes, %llu records of the buffer with their id",
+			     label,
+			     (unsigned long long)attribution.probe_events,
+			     (unsigned long long)attribution.probe_named,
+			     (unsigned long long)diff_state(&run.b[0], 0)->records);
 		}
 		main_state = diff_state(&run.b[0], 0);
 		diff_totals.records += main_state->records;
@@ -808,6 +872,7 @@ void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len)
 	cfg->kernel_retires = b[0] >> 6 & 1;
 	cfg->header_size = header_sizes[b[1] & 3];
 	cfg->cpu = b[2];
+	cfg->probe_id = b[3] & 1;
 	tsc_khz = read_le(b + 4, 4);
 	cfg->ticks_per_second = tsc_khz ?
 				1000 * (100000 + tsc_khz % 9900001) : SECOND;

@@ -77,6 +77,21 @@ int check_output_tolerating(const struct output *o, const struct file *f,
 #define DIFF_STRINGS	11
 extern const char *const diff_strings[DIFF_STRINGS];
 
+/*
+ * The probes' records as probes.c writes them: provider
+ * FXTPROBE_PROVIDER_ID_DEFAULT (user/probe/fxtprobe.h), output.probe_provider.
+ */
+#define PROBE_PROVIDER	0xb9f0000U
+#define PROBE_TID	7
+
+/*
+ * A chunk of the probes' provider into f, placed by o: its preamble
+ * (provider info, init at o's tick rate, string 1 = "probe-name") when
+ * first, else a provider section; then an instant at ts of tid PROBE_TID
+ * named by string 1.
+ */
+void probe_chunk(struct output *o, struct file *f, bool first, uint64_t ts);
+
 /* What the differential runs judged since the counts were cleared. */
 struct diff_totals {
 	uint64_t inputs, records, refused, flows_refused, retired;
@@ -110,6 +125,7 @@ struct diff_config {
 	bool overlap;		/* the successor attaches before retirement */
 	bool prefix_overwritten;	/* the producer's over the kernel's */
 	bool kernel_retires;	/* the kernel buffer, after its rest */
+	bool probe_id;		/* probes attached, the main buffer their id */
 	uint32_t header_size;	/* a module's fxtrace_buffer_header */
 	uint32_t cpu;		/* the CPU buffer's */
 	char comm[16];		/* NUL-terminated, zero-padded */

@@ -579,6 +579,7 @@ static void gen_config(unsigned char *b)
 	b[0] = (unsigned char)pick(128);
 	b[1] = (unsigned char)pick(4);
 	b[2] = (unsigned char)pick(4);
+	b[3] = !pick(8);
 	if (!pick(4))
 		put_le(b + 4, 4, rnd());
 	if (!pick(3))
@@ -1702,6 +1703,58 @@ static int test_kobj_attribution(void)
 	return 0;
 }
 
+/* ---- a buffer with the probes' provider id ----------------------------- */
+
+struct probe_names {
+	unsigned int events, named;	/* of tid PROBE_TID; "probe-name" */
+};
+
+static int probe_name(void *ctx, const struct fxt_record *rec)
+{
+	struct probe_names *p = ctx;
+
+	if (rec->type != FXT_REC_EVENT || rec->thread.tid != PROBE_TID)
+		return 0;
+	p->events++;
+	p->named += fxt_string_is(&rec->name, "probe-name");
+	return 0;
+}
+
+/*
+ * Buffer ids count up, so a producer that attaches often enough gets the
+ * probes' provider id.  Its records would re-announce that provider
+ * (reader's tables cleared) and its string 1 would name the probes' next
+ * events: refused instead, and no drop counter either.
+ */
+static int test_probe_provider(void)
+{
+	struct probe_names names = { 0 };
+	struct drain_buffer *db;
+	struct fake f;
+	__u64 w[32];
+	__u32 n;
+
+	start();
+	out.probe_provider = PROBE_PROVIDER;
+	probe_chunk(&out, &file, true, START + SECOND);
+	fake_new(&f, PROBE_PROVIDER, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16,
+		 0, NULL);
+	n = fxt_write_string(w, 1, "forged", 6);
+	n += event(w + n, FXT_EVENT_INSTANT, START + SECOND, PID, TID, "own", 0);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	probe_chunk(&out, &file, false, START + SECOND);
+	ASSERT_EQ(0, db->records);
+	ASSERT_EQ(2, db->refused[REFUSED_PROVIDER]);
+	ASSERT_EQ(2, db->invalid);
+	ASSERT_EQ(0, check_output_but(&out, &file, FXT_RULE_COUNT, probe_name,
+				      &names));
+	ASSERT_EQ(2, names.events);
+	ASSERT_EQ(2, names.named);
+	fake_free(&f);
+	return 0;
+}
+
 /*
  * A process's async share counts its open ids: a begin of an id already
  * open takes no more of it, and each end gives its place back.
@@ -2442,6 +2495,7 @@ static const struct tap_test tests[] = {
 	{ "a task's announcement rewritten is judged as its records", test_announcement_rewritten },
 	{ "comm names at the bounds of their length and controls", test_comm_bounds },
 	{ "a task's kernel objects: its own process and thread only", test_kobj_attribution },
+	{ "a buffer with the probes' provider id writes nothing", test_probe_provider },
 	{ "an async begin of an open id takes no more share, an end frees it", test_async_share_count },
 	{ "a process whose flows ended keeps its share", test_flows_ended_share },
 	{ "the session's bound of open flows", test_flow_session_bound },

@@ -242,6 +242,44 @@ harness stop --type "prompt> =$userdir/stop.sh\\r" --type 'Stopped=fg\r' \
 grep -q 'got-x' "$d/screen" && [[ $(cat "$d/rc") == 0 && $(cat "$d/termios") == same ]]
 result $? "stopped in the foreground, then fg: the terminal is raw again, a key reaches the command"
 
+# ---- `stty tostop`: the drainer's messages from the background -------------
+# With tostop a background job that writes to the terminal gets SIGTTOU.
+# The drainer's progress line stopped it (the relay blocks SIGTTOU, so the
+# command's output still showed) while the command, in a session of its
+# own, ran on untraced: bash reported the job stopped, and its summary
+# showed only once the harness had killed bash.  (record's own last lines,
+# written once the trace is in, stop it as they would any job: the drainer
+# is run directly.)
+d=$userdir/tostop
+# shellcheck disable=SC2016 # expanded by the harness's bash
+harness tostop --type "prompt> =stty tostop; $bin/fxtrace-drain -u nobody -o $out/pty.fxt -- sh -c 'sleep 3; echo cmd-\$((40 + 2))' &\\r" \
+	--type 'cmd-42=wait; echo "status $?"\r' --type 'status 0=exit\r' \
+	--timeout 40 -- \
+	env -i PATH="$PATH" HOME=/root TERM=dumb PS1='prompt> ' \
+	bash --norc --noprofile --noediting -i
+grep -q 'fxtrace-drain: streaming session' "$d/screen" &&
+	! grep -q Stopped "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
+result $? "stty tostop, the drainer in the background: never stopped, its summary shows, bash exits 0"
+# The stopped drainer's session, if it outlived the harness.
+"$bin/fxtrace" stop >/dev/null 2>&1
+
+# ---- stopped between its check of the foreground and making it raw ----------
+# stop_before_raw.so stops the job just before the relay makes root's
+# terminal raw; bash takes the terminal back and bg continues the job: the
+# relay made the shell's terminal raw from the background (Enter was no
+# newline any more and bash read no command after).
+d=$userdir/stopraw
+# shellcheck disable=SC2016 # expanded by the harness's bash
+harness stopraw --type "prompt> =LD_PRELOAD=$progs/stop_before_raw.so $bin/fxtrace-drain -q -u nobody -o $out/pty.fxt -- sh -c 'sleep 4; echo cmd-done'\\r" \
+	--type 'Stopped=bg\r' --type '&=echo "after-bg $((6 * 7))"\r' \
+	--type 'after-bg 42=wait; exit\r' --timeout 40 -- \
+	env -i PATH="$PATH" HOME=/root TERM=dumb PS1='prompt> ' \
+	bash --norc --noprofile --noediting -i
+grep -q 'after-bg 42' "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
+result $? "stopped before the relay makes the terminal raw, then bg: the shell's terminal stays cooked"
+# The killed drainer's session, if it outlived the harness.
+"$bin/fxtrace" stop >/dev/null 2>&1
+
 # ---- without -u: root's terminal, as before ---------------------------------
 d=$userdir/root
 # shellcheck disable=SC2016 # expanded by the command's shell

@@ -41,11 +41,13 @@ drain_args() {
 }
 
 expect_args() {
-	local want=$1 got
+	local want=$1 got ok
 	shift
 	got=$(drain_args "$@")
-	[[ $got == "$want" ]] || echo "# got: $got"
-	result $? "record $*: drainer gets $want"
+	# The check's status, not the echo's (as in usage_error()).
+	[[ $got == "$want" ]] && ok=0 || ok=1
+	((ok == 0)) || echo "# got: $got"
+	result $ok "record $*: drainer gets $want"
 }
 
 expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -- prog
@@ -95,13 +97,15 @@ result $? "record: nothing of its own on the command's standard output${got:+ (g
 
 # ---- usage errors -----------------------------------------------------------------
 usage_error() {
-	local want=$1 got
+	local want=$1 got ok
 	shift
 	got=$("$@" 2>&1 >/dev/null | head -n 1)
 	"$@" >/dev/null 2>&1
 	rc=$?
-	[[ $rc == 2 && $got == "$want" ]] || echo "# got ($rc): $got"
-	result $? "$(basename "$1") ${*:2}: exit 2, '$want'"
+	# The check's status, not the echo's: it used to pass every case.
+	[[ $rc == 2 && $got == "$want" ]] && ok=0 || ok=1
+	((ok == 0)) || echo "# got ($rc): $got"
+	result $ok "$(basename "$1") ${*:2}: exit 2, '$want'"
 }
 names="the kernel categories are sched, task, irq and syscall (or all, none); a tracepoint is SUBSYSTEM:EVENT ('fxtrace list' shows both)"
 usage_error "fxtrace record: unknown kernel event 'bogus': $names" "$fake/fxtrace" record -e bogus,schde -- true
@@ -112,6 +116,30 @@ limits="a buffer size is a multiple of 4K from 16K to 256M (K and M suffixes)"
 usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -b 12K -- true
 usage_error "fxtrace-drain: -B '18K': $limits" "$bin/fxtrace-drain" -B 18K -- true
 usage_error "fxtrace-drain: -b '512M': $limits" "$bin/fxtrace-drain" -b 512M -- true
+usage_error "fxtrace-drain: -o/--output needs a file name, not ''" "$bin/fxtrace-drain" -o '' -- true
+usage_error "fxtrace-drain: -o/--output needs a file name, not ''" "$bin/fxtrace-drain" --output= -- true
+# The config file (-C): errors name it, exit 2, before /dev/fxtrace is opened.
+printf 'mode = oneshot\noutput =\n' >"$out/empty-output.conf"
+usage_error "fxtrace-drain: $out/empty-output.conf:2: expected 'key = value' with a valid value" \
+	"$bin/fxtrace-drain" -C "$out/empty-output.conf" -- true
+# A directory's read fails (EISDIR): it used to be read as an empty file.
+usage_error "fxtrace-drain: /: cannot read it: Is a directory" "$bin/fxtrace-drain" -C / -- true
+# A line without an end grew the drainer's memory without bound (under
+# this limit: getline() failed, taken for the end of the file).
+# shellcheck disable=SC2317 # called through usage_error
+bounded() { (ulimit -v 1048576 && exec timeout 30 "$@"); }
+usage_error "fxtrace-drain: /dev/zero:1: a line longer than 4160 bytes" bounded "$bin/fxtrace-drain" -C /dev/zero -- true
+{ printf 'mode = oneshot\n' && head -c 4160 /dev/zero | tr '\0' '#' && echo; } >"$out/longest.conf"
+printf 'mode = oneshot\n#%4160s\n' '' >"$out/long.conf"
+usage_error "fxtrace-drain: $out/long.conf:2: a line longer than 4160 bytes" "$bin/fxtrace-drain" -C "$out/long.conf" -- true
+# 1 MiB of comment lines at most.
+{ printf 'mode = oneshot\n' && yes '#' | head -c $((1048576 - 15)); } >"$out/largest.conf"
+{ cat "$out/largest.conf" && echo; } >"$out/large.conf"
+usage_error "fxtrace-drain: $out/large.conf: larger than 1048576 bytes: not a config file" "$bin/fxtrace-drain" -C "$out/large.conf" -- true
+# The longest line and the largest file are read whole: the error is -b's.
+for conf in longest largest; do
+	usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -C "$out/$conf.conf" -b 12K -- true
+done
 usage_error "fxtrace record: -u runs COMMAND as USER: no command given" "$fake/fxtrace" record -u nobody -a
 if ((EUID == 0)); then
 	usage_error "fxtrace-drain: unknown user 'fxtrace-no-such-user'" "$bin/fxtrace-drain" -u fxtrace-no-such-user -- true
