@@ -164,11 +164,14 @@ static int select_categories(struct selection *sel, const char *globs)
 
 /*
  * --filter EXPR: conditions of the last -e tracepoint, "FIELD OP VALUE"
- * joined by "&&", added to its spec as words without blanks.
+ * joined by "&&", added to its spec as words without blanks.  "||" and a
+ * lone '&' or '|' are refused here: split as words they would reach the
+ * probes as a number that is not one.
  */
 static int add_filter(struct selection *sel, const char *expr)
 {
-	char *spec, *words, *w, *cond, *save = NULL;
+	char *spec, *words;
+	const char *c;
 	size_t len = 0;
 	int ret = 0;
 
@@ -177,21 +180,27 @@ static int add_filter(struct selection *sel, const char *expr)
 				    expr);
 		return -EINVAL;
 	}
-	words = malloc(2 * strlen(expr) + 2);
-	cond = strdup(expr);
-	if (!words || !cond) {
-		free(words);
-		free(cond);
+	words = malloc(strlen(expr) + 2);
+	if (!words)
 		return -ENOMEM;
+	words[len++] = ' ';
+	for (c = expr; *c; c++) {
+		if (*c == '|' || (*c == '&' && c[1] != '&')) {
+			fxtrace_usage_error("record", "--filter '%s': conditions are joined by && only",
+					    expr);
+			free(words);
+			return -EINVAL;
+		}
+		if (*c == '&') {
+			c++;
+			if (words[len - 1] != ' ')
+				words[len++] = ' ';
+		} else if (*c != ' ' && *c != '\t') {
+			words[len++] = *c;
+		}
 	}
-	for (w = strtok_r(cond, "&", &save); w; w = strtok_r(NULL, "&", &save)) {
-		words[len++] = ' ';
-		for (; *w; w++)
-			if (*w != ' ' && *w != '\t')
-				words[len++] = *w;
-		if (words[len - 1] == ' ')
-			len--;
-	}
+	if (words[len - 1] == ' ')
+		len--;
 	words[len] = '\0';
 	spec = sel->probes[sel->last_tracepoint];
 	if (asprintf(&sel->probes[sel->last_tracepoint], "%s%s", spec,
@@ -202,7 +211,6 @@ static int add_filter(struct selection *sel, const char *expr)
 		free(spec);
 	}
 	free(words);
-	free(cond);
 	return ret;
 }
 

@@ -112,6 +112,8 @@ usage_error "fxtrace record: unknown kernel event 'bogus': $names" "$fake/fxtrac
 usage_error "fxtrace record: unknown kernel event 'kernel:bogus': $names" "$fake/fxtrace" record -c kernel:bogus -- true
 usage_error "fxtrace record: unknown kernel event '': $names" "$fake/fxtrace" record -e '' -- true
 usage_error "fxtrace record: --filter 'x == 1' follows no -e SUBSYSTEM:EVENT" "$fake/fxtrace" record --filter 'x == 1' -- true
+usage_error "fxtrace record: --filter 'prev_pid == 1 || next_pid == 2': conditions are joined by && only" "$fake/fxtrace" record -e sched:sched_switch --filter 'prev_pid == 1 || next_pid == 2' -- true
+usage_error "fxtrace record: --filter 'prev_pid == 1 & next_pid == 2': conditions are joined by && only" "$fake/fxtrace" record -e sched:sched_switch --filter 'prev_pid == 1 & next_pid == 2' -- true
 limits="a buffer size is a multiple of 4K from 16K to 256M (K and M suffixes)"
 usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -b 12K -- true
 usage_error "fxtrace-drain: -B '18K': $limits" "$bin/fxtrace-drain" -B 18K -- true
