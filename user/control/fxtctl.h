@@ -145,7 +145,11 @@ struct fxtctl_spool {
 	size_t region_size;
 };
 
-/* 0, or -errno (-EINVAL: path is not a regular file). */
+/*
+ * 0, or -errno: -EINVAL when path is not a regular file, which is then
+ * not opened at all (a device's open may act); -ENOENT without /proc,
+ * through which the file looked at is reopened.
+ */
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path);
 void fxtctl_spool_close(struct fxtctl_spool *sp);
 /*

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,20 +25,35 @@
 
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
 {
+	char fd_path[32];
 	struct stat st;
-	int err;
+	int at, err;
 
 	memset(sp, 0, sizeof(*sp));
-	/* O_NONBLOCK: a FIFO at the name must not hang the reader. */
-	sp->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (sp->fd < 0)
+	sp->fd = -1;
+	/*
+	 * Only a regular file is opened, and the file looked at is the one
+	 * opened: the spool's owner may put a device at the name, whose open
+	 * alone acts when root opens it (a watchdog starts, a tape rewinds,
+	 * a FIFO's writer goes on).  O_PATH opens nothing; /proc/self/fd
+	 * reopens that very file, whatever is at the name by then.
+	 */
+	at = open(path, O_PATH | O_CLOEXEC);
+	if (at < 0)
 		return -errno;
-	err = fstat(sp->fd, &st) ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
-	if (err) {
-		close(sp->fd);
-		sp->fd = -1;
-		return err;
+	if (fstat(at, &st)) {
+		err = -errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+	} else {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", at);
+		/* O_NONBLOCK: the owner's lease fails the open, not stalls it. */
+		sp->fd = open(fd_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		err = sp->fd < 0 ? -errno : 0;
 	}
+	close(at);
+	if (err)
+		return err;
 	sp->size = (size_t)st.st_size;
 	return 0;
 }
