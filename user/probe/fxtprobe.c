@@ -1580,6 +1580,34 @@ int fxtprobe_consume(struct fxtprobe *set, fxtprobe_write_fn write, void *ctx)
 
 /* ---- drops and accessors ------------------------------------------------ */
 
+/*
+ * The hits for which trace_call_bpf() ran none of our programs because a
+ * BPF program was running on that CPU already (bpf_prog_active): the
+ * tracepoint program copies its entry with copy_from_kernel_nofault(),
+ * which a kprobe of the set may probe.  The kernel counts them in the
+ * programs' recursion_misses from 6.7 on.
+ */
+static __u64 recursion_misses(const struct fxtprobe *set)
+{
+	const struct bpf_program *progs[] = {
+		set->skel->progs.fxtprobe_regs,
+		set->skel->progs.fxtprobe_usdt,
+		set->skel->progs.fxtprobe_tracepoint,
+	};
+	__u64 misses = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info,
+					    &len))
+			misses += info.recursion_misses;
+	}
+	return misses;
+}
+
 void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops)
 {
 	int cpus = libbpf_num_possible_cpus();
@@ -1589,8 +1617,10 @@ void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops)
 
 	drops->ring_full = 0;
 	drops->invalid = set->invalid;
+	drops->missed = 0;
 	if (!set->skel || cpus <= 0)
 		return;
+	drops->missed = recursion_misses(set);
 	per_cpu = calloc(cpus, sizeof(*per_cpu));
 	if (!per_cpu)
 		return;
@@ -1611,7 +1641,7 @@ int fxtprobe_write_drops(struct fxtprobe *set, fxtprobe_write_fn write,
 	int ret;
 
 	fxtprobe_drops(set, &drops);
-	if (!drops.ring_full && !drops.invalid)
+	if (!drops.ring_full && !drops.invalid && !drops.missed)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	n = fxtprobe_drops_record(words, set->provider_id,
