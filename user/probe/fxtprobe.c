@@ -599,6 +599,23 @@ static const struct {
 	{ "<", FXTPROBE_OP_LT }, { ">", FXTPROBE_OP_GT },
 };
 
+/*
+ * Whether value (sign-extended for a signed field) is one the field can
+ * hold: the BPF side compares the field's value, and a number out of its
+ * range would make the condition always or never hold.
+ */
+static bool fits_field(__u64 value, const struct tp_field *f)
+{
+	unsigned int bits = 8 * f->size;
+
+	if (bits >= 64)
+		return true;
+	if (f->kind == FIELD_SIGNED)
+		return (__s64)value >= -(1LL << (bits - 1)) &&
+		       (__s64)value < 1LL << (bits - 1);
+	return value < 1ULL << bits;
+}
+
 /* "FIELD OP NUMBER" without blanks into the probe's filter. */
 static int parse_filter(struct probe *p, const char *word,
 			const struct tp_field *fields, unsigned int count,
@@ -648,6 +665,14 @@ static int parse_filter(struct probe *p, const char *word,
 		set_error(err, err_size, "%s: '%s': '%s' is not a%s number",
 			  p->spec, word, number,
 			  f->kind == FIELD_SIGNED ? "" : "n unsigned");
+		return -EINVAL;
+	}
+	if (!fits_field(flt->value, f)) {
+		set_error(err, err_size,
+			  "%s: '%s': %s does not fit in %.*s, a%s field of %u bytes",
+			  p->spec, word, number, (int)(op - word), word,
+			  f->kind == FIELD_SIGNED ? " signed" : "n unsigned",
+			  f->size);
 		return -EINVAL;
 	}
 	flt->offset = f->offset;
