@@ -139,6 +139,7 @@ struct probe {
 	struct probe_arg args[FXTPROBE_ARGS_MAX];
 	struct bpf_link *link;
 	unsigned int event_type;	/* FXT_EVENT_INSTANT or a duration end */
+	unsigned int usdt_args;		/* USDT: the fewest its sites have */
 	/* Tracepoints: the fields recorded, in order, and the filter. */
 	struct tp_field fields[TP_FIELDS_MAX];
 	unsigned int nfields;
@@ -882,6 +883,75 @@ static int libbpf_print_nothing(enum libbpf_print_level level,
 	return 0;
 }
 
+/* The highest argN of p's arguments (0 without any). */
+static unsigned int max_source(const struct probe *p)
+{
+	unsigned int a, max = 0;
+
+	for (a = 0; a < p->nargs; a++)
+		if (p->args[a].source > max)
+			max = p->args[a].source;
+	return max;
+}
+
+/*
+ * Where member name of the struct type id is, in bytes, or -1: libbpf's
+ * USDT spec, whose layout is libbpf's and may change, as our BTF has it.
+ */
+static long member_offset(const struct btf *btf, __u32 id, const char *name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+	unsigned int i;
+
+	if (!t || !btf_is_struct(t))
+		return -1;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
+			return btf_member_bit_offset(t, i) / 8;
+	return -1;
+}
+
+/*
+ * The fewest arguments the sites of USDT probe i have, from libbpf's
+ * spec map (usdt.bpf.h's __bpf_usdt_specs, one entry per distinct site
+ * spec; probe i's have the cookie i + 1), or -errno.  bpf_usdt_arg() of
+ * an argument a site does not have fails, and the value read would be 0.
+ */
+static int usdt_arg_count(const struct fxtprobe *set, size_t i)
+{
+	const struct bpf_map *specs = set->skel->maps.__bpf_usdt_specs;
+	const struct btf *btf = bpf_object__btf(set->skel->obj);
+	__u32 id = bpf_map__btf_value_type_id(specs);
+	__u32 value_size = bpf_map__value_size(specs), key;
+	long cookie_at = member_offset(btf, id, "usdt_cookie");
+	long count_at = member_offset(btf, id, "arg_cnt");
+	int fewest = -ENOENT;
+	unsigned char *value;
+	__u64 cookie;
+	short count;
+
+	if (cookie_at < 0 || count_at < 0 ||
+	    (size_t)cookie_at + sizeof(cookie) > value_size ||
+	    (size_t)count_at + sizeof(count) > value_size)
+		return -EINVAL;
+	value = malloc(value_size);
+	if (!value)
+		return -ENOMEM;
+	for (key = 0; key < bpf_map__max_entries(specs); key++) {
+		if (bpf_map__lookup_elem(specs, &key, sizeof(key), value,
+					 value_size, 0))
+			continue;
+		memcpy(&cookie, value + cookie_at, sizeof(cookie));
+		memcpy(&count, value + count_at, sizeof(count));
+		if (cookie == i + 1 && (fewest < 0 || count < fewest))
+			fewest = count;
+	}
+	free(value);
+	return fewest;
+}
+
 /* Why attaching p failed with err (negative errno), as a sentence. */
 static void attach_reason(const struct probe *p, int err, char *buf,
 			  size_t size)
@@ -915,6 +985,12 @@ static void attach_reason(const struct probe *p, int err, char *buf,
 		snprintf(buf, size, "this kernel does not support %s probes",
 			 kind_names[p->kind]);
 		break;
+	case ERANGE:
+		snprintf(buf, size,
+			 "USDT probe %s:%s in %s has %u arguments, not arg%u",
+			 p->provider, p->function, p->path, p->usdt_args,
+			 max_source(p));
+		break;
 	default:
 		snprintf(buf, size, "%s", strerror(-err));
 	}
@@ -939,11 +1015,26 @@ static int attach(struct fxtprobe *set, size_t i)
 			set->skel->progs.fxtprobe_tracepoint, p->provider,
 			p->function, &opts);
 	} else if (p->kind == FXTPROBE_USDT) {
-		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = i);
+		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = i + 1);
+		int count;
 
 		p->link = bpf_program__attach_usdt(set->skel->progs.fxtprobe_usdt,
 						   -1, path, p->provider,
 						   p->function, &opts);
+		if (!p->link || !p->nargs)
+			return p->link ? 0 : -errno;
+		/*
+		 * A missing argument would read as 0: refused, as bpftrace
+		 * does.  Where libbpf's map does not say (its layout changed),
+		 * the probe stays, as before this check.
+		 */
+		count = usdt_arg_count(set, i);
+		if (count < 0 || max_source(p) < (unsigned int)count)
+			return 0;
+		bpf_link__destroy(p->link);
+		p->link = NULL;
+		p->usdt_args = count;
+		return -ERANGE;
 	} else if (is_user(p->kind)) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i,
 			    .retprobe = is_return(p->kind),

@@ -156,6 +156,18 @@ got=$(count unattachable " $who +instant +probe:kprobe:__x64_sys_getppid$")
 [[ $got == 100 ]]
 result $? "unattachable: the probe that attached has exactly 100 events ($got)"
 
+# ---- a USDT argument its probe does not have --------------------------------
+# fxtprobe_test:tick has 2 arguments: arg2 would read as 0 at every hit.
+probe usdt-args 10 "usdt:$target:fxtprobe_test:tick i=arg0:s64 x=arg2:u64"
+[[ $rc == 3 ]]
+result $? "usdt arg2 of 2: exit 3 ($rc)"
+expected="fxtrace-probe: usdt:$target:fxtprobe_test:tick i=arg0:s64 x=arg2:u64: cannot attach: USDT probe fxtprobe_test:tick in $target has 2 arguments, not arg2"
+[[ $(grep 'cannot attach' "$out/usdt-args.stderr") == "$expected" ]]
+result $? "usdt arg2 of 2: the message says how many it has"
+got=$(count usdt-args "probe:usdt:")
+[[ $got == 0 ]]
+result $? "usdt arg2 of 2: no event ($got)"
+
 # ---- a full ring: every hit is an event or a drop -----------------------------
 # A one-page ring holds 12 events; the tool drains it every 100 ms at best.
 "$bin/fxtrace-probe" -o "$out/full.fxt" -r 4096 -P kprobe:__x64_sys_getppid -- \
