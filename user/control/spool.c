@@ -23,38 +23,55 @@
 
 #define PAGE	FXTRACE_BUFFER_PAGE_SIZE
 
-int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
+int fxtctl_open_regular(const char *path, int flags, struct stat *st)
 {
 	char fd_path[32];
-	struct stat st;
-	int at, err;
+	int at, fd;
 
-	memset(sp, 0, sizeof(*sp));
-	sp->fd = -1;
 	/*
 	 * Only a regular file is opened, and the file looked at is the one
-	 * opened: the spool's owner may put a device at the name, whose open
+	 * opened: a spool's owner may put a device at the name, whose open
 	 * alone acts when root opens it (a watchdog starts, a tape rewinds,
 	 * a FIFO's writer goes on).  O_PATH opens nothing; /proc/self/fd
 	 * reopens that very file, whatever is at the name by then.
 	 */
-	at = open(path, O_PATH | O_CLOEXEC);
+	at = open(path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW));
 	if (at < 0)
 		return -errno;
-	if (fstat(at, &st)) {
-		err = -errno;
-	} else if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
+	if (fstat(at, st)) {
+		fd = -errno;
+	} else if (S_ISLNK(st->st_mode)) {
+		fd = -ELOOP;
+	} else if (!S_ISREG(st->st_mode)) {
+		fd = -EINVAL;
 	} else {
 		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", at);
 		/* O_NONBLOCK: the owner's lease fails the open, not stalls it. */
-		sp->fd = open(fd_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		err = sp->fd < 0 ? -errno : 0;
+		fd = open(fd_path, (flags & O_ACCMODE) | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			fd = -errno;
 	}
 	close(at);
-	if (err)
-		return err;
-	sp->size = (size_t)st.st_size;
+	return fd;
+}
+
+void fxtctl_spool_init(struct fxtctl_spool *sp, int fd, size_t size)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->fd = fd;
+	sp->size = size;
+}
+
+int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
+{
+	struct stat st;
+	int fd = fxtctl_open_regular(path, O_RDONLY, &st);
+
+	if (fd < 0) {
+		fxtctl_spool_init(sp, -1, 0);
+		return fd;
+	}
+	fxtctl_spool_init(sp, fd, (size_t)st.st_size);
 	return 0;
 }
 
