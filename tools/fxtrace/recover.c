@@ -55,26 +55,21 @@ static int copy_prefix(int fd, uint64_t len, const char *path)
  * A spool's regions, each one thread's buffer, written one after the other
  * behind a magic record; a region whose records do not decode cleanly (the
  * program may have scribbled over it before dying) is left out.  flags: of
- * fxtctl_create_output() for output.
+ * fxtctl_create_output() for output.  Closes sp.
  */
-static int recover_spool(const char *path, const char *output, int flags)
+static int recover_spool(struct fxtctl_spool *sp, const char *path,
+			 const char *output, int flags)
 {
 	const __u64 magic = FXT_MAGIC_WORD;
-	struct fxtctl_spool sp;
 	struct fxtctl_buffer b;
 	int out, k, ret, kept = 0, left_out = 0;
 	size_t offset = 0;
 
-	ret = fxtctl_spool_open(&sp, path);
-	if (ret) {
-		fprintf(stderr, "fxtrace recover: %s: %s\n", path, strerror(-ret));
-		return 1;
-	}
 	out = fxtctl_create_output(output, flags);
 	ret = out < 0 ? out : 0;
 	if (!ret && write(out, &magic, sizeof(magic)) != sizeof(magic))
 		ret = -EIO;
-	while (!ret && (k = fxtctl_spool_next(&sp, &offset, &b)) == 1) {
+	while (!ret && (k = fxtctl_spool_next(sp, &offset, &b)) == 1) {
 		uint64_t errors;
 
 		ret = fxtctl_write_buffer(out, &b, &errors);
@@ -98,7 +93,7 @@ static int recover_spool(const char *path, const char *output, int flags)
 			offset);
 	if (out >= 0 && close(out) && !ret)
 		ret = -errno;
-	fxtctl_spool_close(&sp);
+	fxtctl_spool_close(sp);
 	if (ret) {
 		fprintf(stderr, "fxtrace recover: %s: %s%s\n", output,
 			strerror(-ret), fxtctl_output_refusal(ret));
@@ -150,69 +145,81 @@ int cmd_recover(int argc, char **argv)
 		return fxtrace_usage_error("recover", argc == optind ?
 					   "no FILE given" : "one FILE only");
 	path = argv[optind];
-	/* O_NONBLOCK: a FIFO at the name (its owner's) must not hang us. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+	/*
+	 * Opened once, and only a regular file (a spool's owner may put a
+	 * device or FIFO at its name, whose open alone may act): what is
+	 * read below is the file checked here.
+	 */
+	fd = fxtctl_open_regular(path, O_RDONLY, &st);
+	if (fd == -EINVAL) {
 		fprintf(stderr, "fxtrace recover: %s: not a regular file\n", path);
-		close(fd);
+		return 1;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "fxtrace recover: cannot open %s: %s\n", path,
+			strerror(-fd));
 		return 1;
 	}
 	/* Cut FILE in place is what leaving -o out is for. */
-	if (fd >= 0 && output &&
-	    fxtrace_output_is_input("recover", output, fd, path)) {
+	if (output && fxtrace_output_is_input("recover", output, fd, path)) {
 		close(fd);
 		return 1;
 	}
-	if (fd >= 0 && is_spool(fd)) {
+	if (is_spool(fd)) {
 		char spool_output[4096];
 		size_t n = strlen(path);
 		/* -o names a file; a derived name must be a regular file. */
 		int flags = output ? FXTCTL_OUTPUT_STREAM : 0;
+		struct fxtctl_spool sp;
 
-		close(fd);
 		if (!output) {
 			if (n < 7 || strcmp(path + n - 6, ".spool") ||
-			    n - 6 >= sizeof(spool_output))
+			    n - 6 >= sizeof(spool_output)) {
+				close(fd);
 				return fxtrace_usage_error("recover",
 							   "a spool not named TRACE.spool needs -o OUT");
+			}
 			memcpy(spool_output, path, n - 6);
 			spool_output[n - 6] = '\0';
 			output = spool_output;
 		}
-		return recover_spool(path, output, flags);
+		fxtctl_spool_init(&sp, fd, (size_t)st.st_size);
+		return recover_spool(&sp, path, output, flags);
 	}
 	/*
 	 * Cut in place: the file looked at above, not written through a
 	 * symbolic link or with other hard links (as no output is) nor
 	 * another file put at the name since.
 	 */
-	if (fd >= 0 && !output) {
-		int rw = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (!output) {
 		struct stat now;
+		int rw = fxtctl_open_regular(path, O_RDWR | O_NOFOLLOW, &now);
 
-		if (rw >= 0 && !fstat(rw, &now) && now.st_nlink > 1) {
+		if (rw == -ELOOP || (rw < 0 && rw != -EINVAL)) {
+			fprintf(stderr, "fxtrace recover: cannot open %s: %s%s\n",
+				path, strerror(-rw),
+				rw == -ELOOP ? fxtctl_output_refusal(rw) : "");
+			close(fd);
+			return 1;
+		}
+		if (rw >= 0 && now.st_nlink > 1) {
 			fprintf(stderr, "fxtrace recover: %s: %s%s\n", path,
 				strerror(EMLINK), fxtctl_output_refusal(-EMLINK));
 			close(rw);
 			close(fd);
 			return 1;
 		}
-		if (rw >= 0 && (fstat(rw, &now) || now.st_dev != st.st_dev ||
-				now.st_ino != st.st_ino)) {
+		if (rw < 0 || now.st_dev != st.st_dev ||
+		    now.st_ino != st.st_ino) {
 			fprintf(stderr, "fxtrace recover: %s was replaced while it was opened; not cut\n",
 				path);
-			close(rw);
+			if (rw >= 0)
+				close(rw);
 			close(fd);
 			return 1;
 		}
 		close(fd);
 		fd = rw;
-	}
-	if (fd < 0) {
-		fprintf(stderr, "fxtrace recover: cannot open %s: %s%s\n", path,
-			strerror(errno),
-			errno == ELOOP ? fxtctl_output_refusal(-ELOOP) : "");
-		return 1;
 	}
 	ret = fxtrace_flush_read(fd, &f);
 	if (ret) {

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <linux/fxtrace.h>
@@ -145,7 +146,18 @@ struct fxtctl_spool {
 	size_t region_size;
 };
 
-/* 0, or -errno (-EINVAL: path is not a regular file). */
+/*
+ * path opened O_RDONLY or O_RDWR (flags' access mode) if it is a regular
+ * file, and then the very file looked at (*st): a file descriptor, or
+ * -errno.  -EINVAL when path is not a regular file, which is then not
+ * opened at all (a device's open may act); -ELOOP when it is a symbolic
+ * link and flags has O_NOFOLLOW; -ENOENT without /proc, through which the
+ * file looked at is reopened.
+ */
+int fxtctl_open_regular(const char *path, int flags, struct stat *st);
+/* sp reading fd, a regular file of size bytes, which sp now owns. */
+void fxtctl_spool_init(struct fxtctl_spool *sp, int fd, size_t size);
+/* 0, or fxtctl_open_regular()'s -errno. */
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path);
 void fxtctl_spool_close(struct fxtctl_spool *sp);
 /*

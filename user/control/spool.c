@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,23 +23,55 @@
 
 #define PAGE	FXTRACE_BUFFER_PAGE_SIZE
 
+int fxtctl_open_regular(const char *path, int flags, struct stat *st)
+{
+	char fd_path[32];
+	int at, fd;
+
+	/*
+	 * Only a regular file is opened, and the file looked at is the one
+	 * opened: a spool's owner may put a device at the name, whose open
+	 * alone acts when root opens it (a watchdog starts, a tape rewinds,
+	 * a FIFO's writer goes on).  O_PATH opens nothing; /proc/self/fd
+	 * reopens that very file, whatever is at the name by then.
+	 */
+	at = open(path, O_PATH | O_CLOEXEC | (flags & O_NOFOLLOW));
+	if (at < 0)
+		return -errno;
+	if (fstat(at, st)) {
+		fd = -errno;
+	} else if (S_ISLNK(st->st_mode)) {
+		fd = -ELOOP;
+	} else if (!S_ISREG(st->st_mode)) {
+		fd = -EINVAL;
+	} else {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", at);
+		/* O_NONBLOCK: the owner's lease fails the open, not stalls it. */
+		fd = open(fd_path, (flags & O_ACCMODE) | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			fd = -errno;
+	}
+	close(at);
+	return fd;
+}
+
+void fxtctl_spool_init(struct fxtctl_spool *sp, int fd, size_t size)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->fd = fd;
+	sp->size = size;
+}
+
 int fxtctl_spool_open(struct fxtctl_spool *sp, const char *path)
 {
 	struct stat st;
-	int err;
+	int fd = fxtctl_open_regular(path, O_RDONLY, &st);
 
-	memset(sp, 0, sizeof(*sp));
-	/* O_NONBLOCK: a FIFO at the name must not hang the reader. */
-	sp->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (sp->fd < 0)
-		return -errno;
-	err = fstat(sp->fd, &st) ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
-	if (err) {
-		close(sp->fd);
-		sp->fd = -1;
-		return err;
+	if (fd < 0) {
+		fxtctl_spool_init(sp, -1, 0);
+		return fd;
 	}
-	sp->size = (size_t)st.st_size;
+	fxtctl_spool_init(sp, fd, (size_t)st.st_size);
 	return 0;
 }
 

@@ -27,7 +27,7 @@ __u32 fxtprobe_drops_record(__u64 *dst, __u32 provider_id, __u64 ticks,
 	n += fxt_write_event(dst + n, words, FXT_EVENT_COUNTER, 2, ticks, pid,
 			     tid, category_ref, category, name_ref, name);
 	n += fxt_write_arg64(dst + n, FXT_ARG_INT64, records_ref, records,
-			     drops->ring_full);
+			     drops->ring_full + drops->missed);
 	n += fxt_write_arg64(dst + n, FXT_ARG_INT64, invalid_ref, invalid,
 			     drops->invalid);
 	/* The trailing counter id: one track for the provider. */

@@ -243,8 +243,9 @@ int fxtprobe_regs(struct pt_regs *regs)
 	return record(regs, bpf_get_attach_cookie(regs), false);
 }
 
+/* The cookie is the index + 1: libbpf's unused USDT specs have cookie 0. */
 SEC("usdt")
 int fxtprobe_usdt(struct pt_regs *regs)
 {
-	return record(regs, bpf_usdt_cookie(regs), true);
+	return record(regs, bpf_usdt_cookie(regs) - 1, true);
 }

@@ -139,6 +139,7 @@ struct probe {
 	struct probe_arg args[FXTPROBE_ARGS_MAX];
 	struct bpf_link *link;
 	unsigned int event_type;	/* FXT_EVENT_INSTANT or a duration end */
+	unsigned int usdt_args;		/* USDT: the fewest its sites have */
 	/* Tracepoints: the fields recorded, in order, and the filter. */
 	struct tp_field fields[TP_FIELDS_MAX];
 	unsigned int nfields;
@@ -599,6 +600,23 @@ static const struct {
 	{ "<", FXTPROBE_OP_LT }, { ">", FXTPROBE_OP_GT },
 };
 
+/*
+ * Whether value (sign-extended for a signed field) is one the field can
+ * hold: the BPF side compares the field's value, and a number out of its
+ * range would make the condition always or never hold.
+ */
+static bool fits_field(__u64 value, const struct tp_field *f)
+{
+	unsigned int bits = 8 * f->size;
+
+	if (bits >= 64)
+		return true;
+	if (f->kind == FIELD_SIGNED)
+		return (__s64)value >= -(1LL << (bits - 1)) &&
+		       (__s64)value < 1LL << (bits - 1);
+	return value < 1ULL << bits;
+}
+
 /* "FIELD OP NUMBER" without blanks into the probe's filter. */
 static int parse_filter(struct probe *p, const char *word,
 			const struct tp_field *fields, unsigned int count,
@@ -648,6 +666,14 @@ static int parse_filter(struct probe *p, const char *word,
 		set_error(err, err_size, "%s: '%s': '%s' is not a%s number",
 			  p->spec, word, number,
 			  f->kind == FIELD_SIGNED ? "" : "n unsigned");
+		return -EINVAL;
+	}
+	if (!fits_field(flt->value, f)) {
+		set_error(err, err_size,
+			  "%s: '%s': %s does not fit in %.*s, a%s field of %u bytes",
+			  p->spec, word, number, (int)(op - word), word,
+			  f->kind == FIELD_SIGNED ? " signed" : "n unsigned",
+			  f->size);
 		return -EINVAL;
 	}
 	flt->offset = f->offset;
@@ -857,6 +883,75 @@ static int libbpf_print_nothing(enum libbpf_print_level level,
 	return 0;
 }
 
+/* The highest argN of p's arguments (0 without any). */
+static unsigned int max_source(const struct probe *p)
+{
+	unsigned int a, max = 0;
+
+	for (a = 0; a < p->nargs; a++)
+		if (p->args[a].source > max)
+			max = p->args[a].source;
+	return max;
+}
+
+/*
+ * Where member name of the struct type id is, in bytes, or -1: libbpf's
+ * USDT spec, whose layout is libbpf's and may change, as our BTF has it.
+ */
+static long member_offset(const struct btf *btf, __u32 id, const char *name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+	unsigned int i;
+
+	if (!t || !btf_is_struct(t))
+		return -1;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
+			return btf_member_bit_offset(t, i) / 8;
+	return -1;
+}
+
+/*
+ * The fewest arguments the sites of USDT probe i have, from libbpf's
+ * spec map (usdt.bpf.h's __bpf_usdt_specs, one entry per distinct site
+ * spec; probe i's have the cookie i + 1), or -errno.  bpf_usdt_arg() of
+ * an argument a site does not have fails, and the value read would be 0.
+ */
+static int usdt_arg_count(const struct fxtprobe *set, size_t i)
+{
+	const struct bpf_map *specs = set->skel->maps.__bpf_usdt_specs;
+	const struct btf *btf = bpf_object__btf(set->skel->obj);
+	__u32 id = bpf_map__btf_value_type_id(specs);
+	__u32 value_size = bpf_map__value_size(specs), key;
+	long cookie_at = member_offset(btf, id, "usdt_cookie");
+	long count_at = member_offset(btf, id, "arg_cnt");
+	int fewest = -ENOENT;
+	unsigned char *value;
+	__u64 cookie;
+	short count;
+
+	if (cookie_at < 0 || count_at < 0 ||
+	    (size_t)cookie_at + sizeof(cookie) > value_size ||
+	    (size_t)count_at + sizeof(count) > value_size)
+		return -EINVAL;
+	value = malloc(value_size);
+	if (!value)
+		return -ENOMEM;
+	for (key = 0; key < bpf_map__max_entries(specs); key++) {
+		if (bpf_map__lookup_elem(specs, &key, sizeof(key), value,
+					 value_size, 0))
+			continue;
+		memcpy(&cookie, value + cookie_at, sizeof(cookie));
+		memcpy(&count, value + count_at, sizeof(count));
+		if (cookie == i + 1 && (fewest < 0 || count < fewest))
+			fewest = count;
+	}
+	free(value);
+	return fewest;
+}
+
 /* Why attaching p failed with err (negative errno), as a sentence. */
 static void attach_reason(const struct probe *p, int err, char *buf,
 			  size_t size)
@@ -890,6 +985,12 @@ static void attach_reason(const struct probe *p, int err, char *buf,
 		snprintf(buf, size, "this kernel does not support %s probes",
 			 kind_names[p->kind]);
 		break;
+	case ERANGE:
+		snprintf(buf, size,
+			 "USDT probe %s:%s in %s has %u arguments, not arg%u",
+			 p->provider, p->function, p->path, p->usdt_args,
+			 max_source(p));
+		break;
 	default:
 		snprintf(buf, size, "%s", strerror(-err));
 	}
@@ -914,11 +1015,26 @@ static int attach(struct fxtprobe *set, size_t i)
 			set->skel->progs.fxtprobe_tracepoint, p->provider,
 			p->function, &opts);
 	} else if (p->kind == FXTPROBE_USDT) {
-		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = i);
+		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = i + 1);
+		int count;
 
 		p->link = bpf_program__attach_usdt(set->skel->progs.fxtprobe_usdt,
 						   -1, path, p->provider,
 						   p->function, &opts);
+		if (!p->link || !p->nargs)
+			return p->link ? 0 : -errno;
+		/*
+		 * A missing argument would read as 0: refused, as bpftrace
+		 * does.  Where libbpf's map does not say (its layout changed),
+		 * the probe stays, as before this check.
+		 */
+		count = usdt_arg_count(set, i);
+		if (count < 0 || max_source(p) < (unsigned int)count)
+			return 0;
+		bpf_link__destroy(p->link);
+		p->link = NULL;
+		p->usdt_args = count;
+		return -ERANGE;
 	} else if (is_user(p->kind)) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i,
 			    .retprobe = is_return(p->kind),
@@ -1580,6 +1696,34 @@ int fxtprobe_consume(struct fxtprobe *set, fxtprobe_write_fn write, void *ctx)
 
 /* ---- drops and accessors ------------------------------------------------ */
 
+/*
+ * The hits for which trace_call_bpf() ran none of our programs because a
+ * BPF program was running on that CPU already (bpf_prog_active): the
+ * tracepoint program copies its entry with copy_from_kernel_nofault(),
+ * which a kprobe of the set may probe.  The kernel counts them in the
+ * programs' recursion_misses from 6.7 on.
+ */
+static __u64 recursion_misses(const struct fxtprobe *set)
+{
+	const struct bpf_program *progs[] = {
+		set->skel->progs.fxtprobe_regs,
+		set->skel->progs.fxtprobe_usdt,
+		set->skel->progs.fxtprobe_tracepoint,
+	};
+	__u64 misses = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(progs); i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info,
+					    &len))
+			misses += info.recursion_misses;
+	}
+	return misses;
+}
+
 void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops)
 {
 	int cpus = libbpf_num_possible_cpus();
@@ -1589,8 +1733,10 @@ void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops)
 
 	drops->ring_full = 0;
 	drops->invalid = set->invalid;
+	drops->missed = 0;
 	if (!set->skel || cpus <= 0)
 		return;
+	drops->missed = recursion_misses(set);
 	per_cpu = calloc(cpus, sizeof(*per_cpu));
 	if (!per_cpu)
 		return;
@@ -1611,7 +1757,7 @@ int fxtprobe_write_drops(struct fxtprobe *set, fxtprobe_write_fn write,
 	int ret;
 
 	fxtprobe_drops(set, &drops);
-	if (!drops.ring_full && !drops.invalid)
+	if (!drops.ring_full && !drops.invalid && !drops.missed)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	n = fxtprobe_drops_record(words, set->provider_id,

@@ -73,6 +73,11 @@ struct fxtprobe_clock {
 struct fxtprobe_drops {
 	uint64_t ring_full;	/* hits the ring buffer had no room for */
 	uint64_t invalid;	/* events that did not decode (never expected) */
+	/*
+	 * Hits the kernel ran no program for, as a BPF program was already
+	 * running on that CPU: counted by kernels from 6.7, 0 before.
+	 */
+	uint64_t missed;
 };
 
 struct fxtprobe;
@@ -149,7 +154,8 @@ int fxtprobe_consume(struct fxtprobe *set, fxtprobe_write_fn write, void *ctx);
 void fxtprobe_drops(const struct fxtprobe *set, struct fxtprobe_drops *drops);
 /*
  * If anything dropped, write a section record and an "fxtrace:dropped"
- * counter (arguments "records" and "invalid", counter id = provider id) on
+ * counter (arguments "records", the hits ring_full and missed lost, and
+ * "invalid"; counter id = provider id) on
  * the caller's thread at the current time, as fxtrace-drain does for its
  * buffers.  0 or a negative errno.
  */

@@ -331,9 +331,10 @@ int main(int argc, char **argv)
 	fxtprobe_drops(set, &drops);
 	fprintf(stderr,
 		"fxtrace-probe: %d events from %d of %zu probes, %" PRIu64
-		" dropped (ring full), %" PRIu64 " invalid\n",
+		" dropped (ring full), %" PRIu64 " missed (nested), %" PRIu64
+		" invalid\n",
 		events, attached, fxtprobe_count(set), drops.ring_full,
-		drops.invalid);
+		drops.missed, drops.invalid);
 	fxtprobe_close(set);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

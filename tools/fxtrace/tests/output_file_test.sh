@@ -108,6 +108,23 @@ sed 's/^/# /' "$tmp/cmd.out"
 ((rc == 1)) && grep -q "in.spool: not a regular file" "$tmp/cmd.out"
 result $? "recover FIFO: refused at once (exit $rc)"
 
+# Nor is a FIFO opened before it is refused, behind a symbolic link (as to
+# a device, whose open alone may act): a writer blocked opening it would
+# go on.  Root recovering the user's spool opens only a regular file.
+rm -f "$tmp/in.spool"
+ln -s "$tmp/writer.fifo" "$tmp/in.spool"
+mkfifo "$tmp/writer.fifo"
+(: >"$tmp/writer.fifo" && touch "$tmp/writer.done") &
+writer=$!
+timeout 10 "$fxtrace" recover "$tmp/in.spool" >"$tmp/cmd.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/cmd.out"
+sleep 0.2
+((rc == 1)) && [[ $(<"$tmp/cmd.out") == "fxtrace recover: $tmp/in.spool: not a regular file" && ! -e $tmp/writer.done ]]
+result $? "recover SYMLINK to a FIFO: refused (exit $rc), the FIFO not opened"
+kill $writer 2>/dev/null
+wait $writer 2>/dev/null
+
 # recover FILE cuts FILE in place: not through a symbolic link or with
 # other hard links either.  A
 # drainer's file is mimicked: magic, a flush mark at 0x38, 64 bytes after.

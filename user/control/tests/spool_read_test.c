@@ -8,7 +8,8 @@
  * the memory of its one region, and a region larger than libfxtrace
  * writes, or whose sizes wrap around, is not read.  fxtctl_write_buffer() writes a region
  * only when its check finished: not when the check runs out of memory,
- * nor when it would take more than its memory budget.  Prints TAP.
+ * nor when it would take more than its memory budget.  Only a regular
+ * file is opened: not a FIFO (nor a device) at the name.  Prints TAP.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -198,7 +200,9 @@ int main(void)
 	struct fxtctl_buffer b;
 	size_t offset = 0, size;
 	char memfd_path[64];
-	int fd, out, memfd, ret;
+	char event[4096] __attribute__((aligned(8)));
+	int fd, out, memfd, ret, watch;
+	ssize_t events;
 
 	fd = mkstemp(path);
 	if (fd < 0) {
@@ -326,6 +330,27 @@ int main(void)
 	result(ret == -EINVAL && sp.fd == -1, "open: -EINVAL, not a wait (%d)",
 	       ret);
 	unlink(path);
+
+	/*
+	 * A symbolic link to a FIFO at the name, as to a device its owner
+	 * cannot make: refused, and the FIFO not opened (no IN_OPEN; an
+	 * O_PATH open makes none).  Before, it was opened and then refused:
+	 * a device's open alone may act (a watchdog starts, a tape rewinds).
+	 */
+	result(!mkfifo(out_path, 0600) && !symlink(out_path, path),
+	       "a symbolic link to a FIFO at the name");
+	watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	result(watch >= 0 && inotify_add_watch(watch, out_path, IN_OPEN) >= 0,
+	       "the FIFO's opens watched");
+	ret = fxtctl_spool_open(&sp, path);
+	result(ret == -EINVAL && sp.fd == -1, "open: -EINVAL (%d)", ret);
+	events = read(watch, event, sizeof(event));
+	result(events < 0 && errno == EAGAIN,
+	       "and the FIFO was not opened (%zd bytes of inotify events)",
+	       events);
+	close(watch);
+	unlink(path);
+	unlink(out_path);
 	printf("1..%d\n", tests);
 	return failed;
 }

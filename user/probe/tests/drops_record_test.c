@@ -3,7 +3,8 @@
  * drops_record_test: the probes' drop counter (fxtprobe_drops_record(),
  * built with the FXT encoder's fxt_write_event()) is, word for word, the
  * record fxtprobe_write_drops() built by hand before: the golden words
- * below are that code's output for the same inputs.
+ * below are that code's output for the same inputs.  Its "records" are
+ * the hits lost: ring_full + missed.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@ static const __u64 golden[] = {
 
 int main(void)
 {
-	const struct fxtprobe_drops drops = { .ring_full = 5, .invalid = 7 };
+	struct fxtprobe_drops drops = { .ring_full = 5, .invalid = 7 };
 	__u64 words[FXTPROBE_DROPS_WORDS + 1];
 	__u32 n, i;
 
@@ -42,5 +43,14 @@ int main(void)
 		EXPECT_EQ(golden[i], words[i]);
 		tap_result("word %u", i);
 	}
+
+	/* Hits the kernel missed are lost records too: 5 + 3. */
+	drops.missed = 3;
+	n = fxtprobe_drops_record(words, 0x7ffffffe, 123456789012ULL, 4242,
+				  4243, &drops);
+	EXPECT_EQ(sizeof(golden) / sizeof(golden[0]), n);
+	EXPECT_EQ(8, words[9]);
+	tap_result("with 3 missed: records=8 (%llu)",
+		   (unsigned long long)words[9]);
 	return tap_plan();
 }

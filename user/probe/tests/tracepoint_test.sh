@@ -4,7 +4,8 @@
 # Description: kernel tracepoints through `fxtrace record -e SUBSYSTEM:EVENT`
 # (libfxtprobe's tracepoint programs): exactly one event per hit on the
 # thread that hit it, with the tracepoint's fields as typed arguments and
-# the CPU; --filter conditions in BPF; unknown tracepoints rejected; what
+# the CPU; --filter conditions in BPF, numbers the field cannot hold
+# refused; unknown tracepoints rejected; what
 # `fxtrace list` shows.  Runs as root with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +104,18 @@ got=$("$bin/fxtrace" record -q -o "$out/bad.fxt" -e syscalls:sys_enter_getppid -
 rc=$?
 [[ $rc == 2 && $got == *"nosuch is not an integer field of syscalls:sys_enter_getppid" ]]
 result $? "unknown filter field: exit 2 ($rc)"
+# A number the field cannot hold would make the condition always or never
+# hold: the largest int is taken, one past it refused.
+rec filter-max -q -e syscalls:sys_enter_getppid --filter "__syscall_nr <= 2147483647" -- "$target" 100
+got=$(count filter-max "probe:tracepoint:")
+[[ $rc == 0 && $got == 100 ]]
+result $? "filter <= INT_MAX on an int: exactly 100 events ($got)"
+for number in 2147483648 4294967406 -2147483649; do
+	got=$("$bin/fxtrace" record -q -o "$out/bad.fxt" -e syscalls:sys_enter_getppid --filter "__syscall_nr == $number" -- "$target" 1 2>&1)
+	rc=$?
+	[[ $rc == 2 && $got == *": '__syscall_nr==$number': $number does not fit in __syscall_nr, a signed field of 4 bytes" ]]
+	result $? "filter == $number on an int: exit 2 ($rc) and why: ${got##*: }"
+done
 
 # ---- fxtrace list --------------------------------------------------------------
 "$bin/fxtrace" list >"$out/list.txt"
