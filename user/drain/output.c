@@ -333,6 +333,8 @@ void output_retire(struct output *o, struct drain_buffer *db)
 	if (db->kind < KIND_COUNT)
 		totals_add(&o->retired[db->kind], db);
 	o->task_strings -= db->strings_shared;
+	if (db->strings_own)
+		o->task_string_owners--;
 	fxt_map_del(&o->bufs, db->id, 0);
 	buffer_free(db);
 }
@@ -526,6 +528,10 @@ struct drain_buffer *output_buffer(struct output *o,
 	if (share) {
 		share->buffers++;
 		thread->buffers++;
+		if (o->task_string_owners < TASK_STRINGS_OWNERS) {
+			db->strings_own = TASK_STRINGS_OWN;
+			o->task_string_owners++;
+		}
 	}
 	switch (b->kind) {
 	case FXTRACE_BUFFER_CPU:
@@ -894,9 +900,9 @@ void output_report_lost(const struct output *o, FILE *f)
 /* Of a task buffer's string bytes, those the session's bound counts. */
 static size_t strings_shared(const struct drain_buffer *db, size_t bytes)
 {
-	if (db->kind != FXTRACE_BUFFER_TASK || bytes <= TASK_STRINGS_OWN)
+	if (db->kind != FXTRACE_BUFFER_TASK || bytes <= db->strings_own)
 		return 0;
-	return bytes - TASK_STRINGS_OWN;
+	return bytes - db->strings_own;
 }
 
 /*

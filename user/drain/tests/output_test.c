@@ -979,11 +979,13 @@ static int test_string_budget(void)
 }
 
 /*
- * 39 strings of 30,000 bytes (indices 1-39, one block) in a saved half of
- * a task buffer (its durable part 64 KiB: a budget of 1,179,648 bytes, which
- * they fit) or a CPU buffer of its own; the buffer stays, its fake freed.
+ * count (up to 39) strings of 30,000 bytes (indices from 1, one block) in a
+ * saved half of a task buffer (its durable part 64 KiB: a budget of
+ * 1,179,648 bytes, which 39 fit) or a CPU buffer of its own; the buffer
+ * stays, its fake freed.
  */
-static struct drain_buffer *define_strings(__u32 id, __u32 kind, __u64 *w)
+static struct drain_buffer *define_strings(__u32 id, __u32 kind, __u16 count,
+					   __u64 *w)
 {
 	static char text[30000];
 	struct fake f;
@@ -991,7 +993,7 @@ static struct drain_buffer *define_strings(__u32 id, __u32 kind, __u64 *w)
 	__u16 i;
 
 	memset(text, 'x', sizeof(text));
-	for (i = 1; i <= 39; i++) {
+	for (i = 1; i <= count; i++) {
 		text[0] = (char)('0' + i % 10);
 		n += fxt_write_string(w + n, i, text, sizeof(text));
 	}
@@ -1024,7 +1026,7 @@ static int test_task_strings_shared(void)
 	ASSERT_TRUE(w);
 	start();
 	for (i = 0; i < 70; i++) {
-		db[i] = define_strings(20 + i, FXTRACE_BUFFER_TASK, w);
+		db[i] = define_strings(20 + i, FXTRACE_BUFFER_TASK, 39, w);
 		ASSERT_TRUE(db[i]);
 	}
 	for (i = 0; i < 60; i++) {
@@ -1039,14 +1041,60 @@ static int test_task_strings_shared(void)
 		ASSERT_EQ(37, db[i]->invalid);
 	}
 	/* The kernel's strings are not the producers': its budget only. */
-	db[70] = define_strings(90, FXTRACE_BUFFER_CPU, w);
+	db[70] = define_strings(90, FXTRACE_BUFFER_CPU, 39, w);
 	ASSERT_EQ(39, db[70]->records);
 	ASSERT_EQ(0, db[70]->invalid);
 	/* A retired buffer's strings leave room for another's. */
 	output_retire(&out, db[0]);
-	db[71] = define_strings(91, FXTRACE_BUFFER_TASK, w);
+	db[71] = define_strings(91, FXTRACE_BUFFER_TASK, 39, w);
 	ASSERT_EQ(39, db[71]->records);
 	ASSERT_EQ(0, db[71]->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	free(w);
+	return 0;
+}
+
+/*
+ * fxtrace stop -o drains a session of up to 65,536 task buffers at once:
+ * with 64 KiB of strings each by itself, they held 4 GiB.  Only the first
+ * TASK_STRINGS_OWNERS (1,024) at once keep their own.  60 buffers of 39
+ * strings leave 472,384 bytes of the shared 64 MiB
+ * (test_task_strings_shared), 964 of one string (36,144 bytes) keep it by
+ * themselves; the 1,025th then has no own part: it keeps 15 strings (6,144
+ * + 15 * 30,000 bytes, all shared), not 17.  One of the 964 retired, the
+ * next buffer has 64 KiB of its own again: it keeps 2 strings (608 bytes
+ * past its own) of the 16,240 left.
+ */
+static int test_task_strings_owners(void)
+{
+	__u64 *w = malloc(39 * 3751 * 8);
+	struct drain_buffer *db, *small = NULL;
+	struct walk walk;
+	__u32 i;
+
+	ASSERT_TRUE(w);
+	start();
+	for (i = 0; i < 60; i++) {
+		db = define_strings(100 + i, FXTRACE_BUFFER_TASK, 39, w);
+		ASSERT_TRUE(db);
+		ASSERT_EQ(39, db->records);
+	}
+	for (i = 60; i < TASK_STRINGS_OWNERS; i++) {
+		small = define_strings(100 + i, FXTRACE_BUFFER_TASK, 1, w);
+		ASSERT_TRUE(small);
+		ASSERT_EQ(1, small->records);
+		ASSERT_EQ(0, small->invalid);
+	}
+	db = define_strings(2000, FXTRACE_BUFFER_TASK, 39, w);
+	ASSERT_TRUE(db);
+	ASSERT_EQ(15, db->records);
+	ASSERT_EQ(24, db->refused[REFUSED_STRINGS]);
+	ASSERT_EQ(24, db->invalid);
+	output_retire(&out, small);
+	db = define_strings(2001, FXTRACE_BUFFER_TASK, 39, w);
+	ASSERT_TRUE(db);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(37, db->refused[REFUSED_STRINGS]);
 	ASSERT_EQ(0, check_file(&walk));
 	free(w);
 	return 0;
@@ -2555,6 +2603,7 @@ static const struct tap_test tests[] = {
 	{ "a comm that is not UTF-8 costs no record", test_comm_not_utf8 },
 	{ "strings past the budget are refused, not kept empty", test_string_budget },
 	{ "task buffers share a bound on their strings' memory", test_task_strings_shared },
+	{ "past 1,024 task buffers at once none keeps strings by itself", test_task_strings_owners },
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "flows outside a slice or of an open id are refused", test_flows },
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
