@@ -581,6 +581,13 @@ int pty_attach(const struct cmd_pty *p)
 	/* The relay's end: the command must not hold it up. */
 	if (p->done >= 0)
 		close(p->done);
+	/*
+	 * Nor the state the relay shares with the drainer: as USER until
+	 * exec, another process of USER's could write it (ptrace, with
+	 * fs.suid_dumpable=1), and root's terminal would get its settings.
+	 */
+	if (p->state && munmap(p->state, sizeof(*p->state)))
+		return -1;
 	if (ioctl(p->slave, TIOCSCTTY, 0))
 		return -1;
 	for (fd = 0; fd < 3; fd++)

@@ -14,9 +14,9 @@
 
 /*
  * Root's terminal as the relay knows it, in memory the drainer shares with
- * it (MAP_SHARED, mapped before the fork): a relay killed leaves the
- * drainer the settings it last knew to restore, not those the drainer
- * read before the relay ran.
+ * it (MAP_SHARED, mapped before the fork; the command's child unmaps it):
+ * a relay killed leaves the drainer the settings it last knew to restore,
+ * not those the drainer read before the relay ran.
  */
 struct term_state {
 	/*
@@ -57,8 +57,8 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid);
 /*
  * In the command's child, after setsid(), before it drops root: the pty
  * becomes its controlling terminal and those of fds 0-2 that were
- * terminals, and any other fd that was root's terminal (or /dev/tty).
- * 0, or -1 with errno.
+ * terminals, and any other fd that was root's terminal (or /dev/tty); the
+ * relay's end and state are let go.  0, or -1 with errno.
  */
 int pty_attach(const struct cmd_pty *p);
 

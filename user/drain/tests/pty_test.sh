@@ -18,8 +18,8 @@
 # made raw; `record ... &` in an interactive bash relays what is typed
 # after fg, and a record stopped in the foreground (kill -TSTP) makes the
 # terminal raw again after fg, and a relay killed there leaves the
-# drainer to restore the settings it took there; without -u the command
-# keeps root's terminal.  In the guest with fxtrace.ko loaded.  Prints TAP.
+# drainer to restore the settings it took there, which the command's
+# child does not hold; without -u the command keeps root's terminal.  In the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -279,6 +279,18 @@ killed=$(sed -n 's/^relay //p' "$d/killed")
 tr -d '\r' <"$d/screen" | sed -n '/^got-hello$/,/^prompt> /p' | grep -q 'swtch = ^B;' &&
 	[[ -n $killed && $(cat "$d/rc") == 0 ]]
 result $? "the relay killed in the foreground: the drainer restores the settings it took there"
+
+# The command's child, as USER until its exec, held the page the drainer
+# shares with the relay (MAP_SHARED): another process of USER's could
+# write there (ptrace, with fs.suid_dumpable=1) the settings root's
+# terminal gets back.  exec_maps.so copies the child's map at its exec.
+d=$userdir/maps
+harness maps -- env LD_PRELOAD="$progs/exec_maps.so" EXEC_MAPS="$d/maps" \
+	"$bin/fxtrace-drain" -q -u nobody -o "$out/pty.fxt" -- true
+grep -E ' rw-s .*/dev/zero \(deleted\)$' "$d/maps" | sed 's/^/# shared: /'
+[[ -s $d/maps && $(cat "$d/rc") == 0 ]] &&
+	! grep -qE ' rw-s .*/dev/zero \(deleted\)$' "$d/maps"
+result $? "the command's child holds no memory shared with the relay at its exec"
 
 # ---- `stty tostop`: the drainer's messages from the background -------------
 # With tostop a background job that writes to the terminal gets SIGTTOU.
