@@ -61,6 +61,8 @@ GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \
 GUEST_TESTS += user/drain/tests/pty_test.sh
 # The output failing mid-session (ENOSPC, EFBIG, EPIPE), a FIFO read slowly.
 GUEST_TESTS += user/drain/tests/robust_test.sh
+# The probes' drops in the summary as fxtrace-probe gives them.
+GUEST_TESTS += user/drain/tests/probe_summary_test.sh
 
 # Preloaded by drain_test.sh: allocations fail once the session exists.
 $(B)/test/drain/fail_alloc.so: user/drain/tests/fail_alloc.c
@@ -69,6 +71,14 @@ $(B)/test/drain/fail_alloc.so: user/drain/tests/fail_alloc.c
 	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
 
 PROGS += $(B)/test/drain/fail_alloc.so
+
+# Preloaded by pty_test.sh: the command's child's memory map as it execs.
+$(B)/test/drain/exec_maps.so: user/drain/tests/exec_maps.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/drain/exec_maps.so
 
 # Preloaded by pty_test.sh: the relay stops its job before it makes the
 # terminal raw.

@@ -72,6 +72,10 @@ struct drain_buffer {
 	uint64_t invalid;		/* records refused, all reasons */
 	uint64_t refused[REFUSED_COUNT];
 	uint64_t repaired;		/* kernel names made valid UTF-8 */
+	/* Its string bytes kept by itself (TASK_STRINGS_OWN or 0). */
+	size_t strings_own;
+	/* Of its string tables' bytes, those in output.task_strings. */
+	size_t strings_shared;
 	/*
 	 * Records its writer dropped: the kernel's count (CPU and kernel
 	 * buffers), the producer's own (task buffers, PRODUCER_DROPS_MAX at
@@ -102,6 +106,24 @@ struct kind_totals {
 
 #define KIND_COUNT (FXTRACE_BUFFER_KERNEL + 1)
 
+/*
+ * The string tables of the task buffers share a bound besides their own
+ * (twice the durable part plus 1 MiB): each of the first
+ * TASK_STRINGS_OWNERS task buffers at once keeps up to TASK_STRINGS_OWN
+ * bytes by itself, the durable part of a default 1 MiB buffer, and what
+ * they hold past that, with all that the others hold, is at most
+ * TASK_STRINGS_SHARED, the durable parts of 64 buffers of the largest
+ * (1 MiB) filled with strings.  TASK_STRINGS_OWNERS is the controller's
+ * default max_task_buffers, so that every buffer of the drainer's session
+ * keeps its own part; a session made with more (up to 65,536: fxtrace stop
+ * -o adopts any) gives the rest none, or its strings could take 4 GiB.
+ * All of them hold at most 128 MiB (Documentation/drain.rst, "string
+ * budget full").
+ */
+#define TASK_STRINGS_OWN	(64 << 10)
+#define TASK_STRINGS_OWNERS	1024
+#define TASK_STRINGS_SHARED	(64 << 20)
+
 struct output {
 	uint64_t offset;		/* of the next chunk */
 	uint32_t current;		/* provider of the file's last record */
@@ -114,6 +136,8 @@ struct output {
 	struct fxt_map bufs;		/* (id, 0) -> struct drain_buffer * */
 	struct fxt_map pids;		/* (pid, 0) -> struct pid_share */
 	struct kind_totals retired[KIND_COUNT];	/* buffers freed */
+	size_t task_strings;		/* past their own, all task buffers */
+	unsigned int task_string_owners;	/* with strings_own, live */
 	unsigned char *scratch;		/* producer bytes copied out */
 	size_t scratch_cap;
 	struct fxt_map asyncs;		/* (pid, id) -> name hash of its begin */

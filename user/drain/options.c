@@ -230,7 +230,8 @@ static int config_line(struct options *opt, char *key, char *value)
 /*
  * The next line of f into line (CONFIG_LINE_MAX + 1 bytes, NUL-terminated,
  * without its '\n'), *size counting the bytes read: 1, 0 at the end of the
- * file, or -EFBIG (line too long or file too large) or -errno.
+ * file, or -EFBIG (line too long or file too large), -EILSEQ (a NUL byte:
+ * the string would end there, its value cut) or -errno.
  */
 static int config_getline(FILE *f, char *line, size_t *size)
 {
@@ -240,6 +241,8 @@ static int config_getline(FILE *f, char *line, size_t *size)
 	while ((ch = getc(f)) != EOF && ch != '\n') {
 		if (len == CONFIG_LINE_MAX || ++*size > CONFIG_SIZE_MAX)
 			return -EFBIG;
+		if (!ch)
+			return -EILSEQ;
 		line[len++] = (char)ch;
 	}
 	line[len] = '\0';
@@ -287,6 +290,9 @@ static int read_config(struct options *opt, const char *path)
 	else if (ret == -EFBIG)
 		fprintf(stderr, "fxtrace-drain: %s:%u: a line longer than %u bytes\n",
 			path, lineno + 1, CONFIG_LINE_MAX);
+	else if (ret == -EILSEQ)
+		fprintf(stderr, "fxtrace-drain: %s:%u: a NUL byte in the line\n",
+			path, lineno + 1);
 	else if (ret == -ENOENT)
 		fprintf(stderr, "fxtrace-drain: %s:%u: unknown key '%s'\n", path,
 			lineno, key);

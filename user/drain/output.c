@@ -332,6 +332,9 @@ void output_retire(struct output *o, struct drain_buffer *db)
 	}
 	if (db->kind < KIND_COUNT)
 		totals_add(&o->retired[db->kind], db);
+	o->task_strings -= db->strings_shared;
+	if (db->strings_own)
+		o->task_string_owners--;
 	fxt_map_del(&o->bufs, db->id, 0);
 	buffer_free(db);
 }
@@ -525,6 +528,10 @@ struct drain_buffer *output_buffer(struct output *o,
 	if (share) {
 		share->buffers++;
 		thread->buffers++;
+		if (o->task_string_owners < TASK_STRINGS_OWNERS) {
+			db->strings_own = TASK_STRINGS_OWN;
+			o->task_string_owners++;
+		}
 	}
 	switch (b->kind) {
 	case FXTRACE_BUFFER_CPU:
@@ -890,6 +897,42 @@ void output_report_lost(const struct output *o, FILE *f)
 	free(rows);
 }
 
+/* Of a task buffer's string bytes, those the session's bound counts. */
+static size_t strings_shared(const struct drain_buffer *db, size_t bytes)
+{
+	if (db->kind != FXTRACE_BUFFER_TASK || bytes <= db->strings_own)
+		return 0;
+	return bytes - db->strings_own;
+}
+
+/*
+ * Whether db's tables can keep string record rec: within their own budget,
+ * and for a task buffer within the one task buffers share.
+ */
+static bool string_fits(const struct output *o, const struct drain_buffer *db,
+			const struct fxt_record *rec)
+{
+	size_t with = fxt_tables_string_bytes_with(db->tables,
+						   (uint16_t)rec->id,
+						   rec->name.len);
+
+	if (!fxt_tables_string_fits(db->tables, (uint16_t)rec->id,
+				    rec->name.len))
+		return false;
+	return o->task_strings - db->strings_shared +
+	       strings_shared(db, with) <= TASK_STRINGS_SHARED;
+}
+
+/* After db's tables took a string: its share of the session's bound. */
+static void strings_charge(struct output *o, struct drain_buffer *db)
+{
+	size_t shared = strings_shared(db,
+				       fxt_tables_string_bytes(db->tables));
+
+	o->task_strings = o->task_strings - db->strings_shared + shared;
+	db->strings_shared = shared;
+}
+
 /*
  * Why a record that decoded cleanly is still not written, or
  * REFUSED_COUNT when it may be.  Kernel buffers are trusted for whom their
@@ -911,9 +954,7 @@ static enum refusal refusal(struct output *o, const struct drain_buffer *db,
 	if (!flow_allowed(o, db, rec))
 		return REFUSED_FLOW;
 	/* A definition the tables cannot keep would leave refs without bytes. */
-	if (rec->type == FXT_REC_STRING &&
-	    !fxt_tables_string_fits(db->tables, (uint16_t)rec->id,
-				    rec->name.len))
+	if (rec->type == FXT_REC_STRING && !string_fits(o, db, rec))
 		return REFUSED_STRINGS;
 	return REFUSED_COUNT;
 }
@@ -1003,6 +1044,7 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	struct fxt_sink sink = { 0 };
 	const unsigned char *bytes = p;
 	enum refusal why;
+	int err;
 	uint64_t need;
 	size_t size;
 	ssize_t n;
@@ -1035,8 +1077,10 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 		return n;
 	}
 	/* Nothing else can refuse it: its definitions may enter the tables. */
-	if (fxt_tables_apply(db->tables, rec, &sink) ||
-	    sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
+	err = fxt_tables_apply(db->tables, rec, &sink);
+	if (rec->type == FXT_REC_STRING)
+		strings_charge(o, db);
+	if (err || sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
 	    async_written(o, db, rec) || lost_written(o, db, rec) ||
 	    flow_written(o, db, rec)) {
 		o->diags += describe;

@@ -119,8 +119,10 @@ void probes_summary(const struct fxtprobe *set, uint64_t events)
 	for (i = 0; i < fxtprobe_count(set); i++)
 		attached += fxtprobe_attached(set, i);
 	fxtprobe_drops(set, &drops);
-	fprintf(stderr, "fxtrace-drain: probes %zu of %zu attached, %llu events, %llu dropped (ring full), %llu invalid\n",
+	/* The drops as fxtrace-probe's summary gives them. */
+	fprintf(stderr, "fxtrace-drain: probes %zu of %zu attached, %llu events, %llu dropped (ring full), %llu missed (nested), %llu invalid\n",
 		attached, fxtprobe_count(set), (unsigned long long)events,
 		(unsigned long long)drops.ring_full,
+		(unsigned long long)drops.missed,
 		(unsigned long long)drops.invalid);
 }

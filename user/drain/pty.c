@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -44,17 +45,24 @@
 struct relay {
 	int master, slave, done, sig;
 	int in;			/* root's terminal to read; -1: not (now) */
-	bool raw;		/* root's terminal is made raw by the relay */
 	int out;		/* root's terminal to write; -1: not (any more) */
 	char in_buf[4096];	/* typed, not yet taken by the master */
 	size_t in_len, in_off;
 };
 
+static void unmap_state(struct cmd_pty *p)
+{
+	if (p->state)
+		munmap(p->state, sizeof(*p->state));
+	p->state = NULL;
+}
+
 void pty_init(struct cmd_pty *p)
 {
 	p->master = p->slave = p->done = p->term = -1;
 	p->relay = 0;
-	p->typed = p->saved_in_fg = false;
+	p->typed = false;
+	p->state = NULL;
 }
 
 static void close_fd(int *fd)
@@ -146,7 +154,7 @@ static bool set_in_foreground(const struct cmd_pty *p, const struct termios *t)
 /* Root's terminal in raw mode, but for its output processing; true if made so. */
 static bool make_raw(const struct cmd_pty *p)
 {
-	struct termios t = p->saved;
+	struct termios t = p->state->saved;
 
 	t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR |
 				 IGNCR | ICRNL | IXON | IXOFF);
@@ -165,7 +173,7 @@ static bool make_raw(const struct cmd_pty *p)
 
 static void restore(const struct cmd_pty *p)
 {
-	set_in_foreground(p, &p->saved);
+	set_in_foreground(p, &p->state->saved);
 }
 
 /*
@@ -184,7 +192,7 @@ static void follow_job(struct relay *r, struct cmd_pty *p, bool resumed)
 	if (!foreground(p)) {
 		/* The shell saved the job's settings and set its own. */
 		r->in = -1;
-		r->raw = false;
+		p->state->raw = false;
 		return;
 	}
 	/*
@@ -201,19 +209,21 @@ static void follow_job(struct relay *r, struct cmd_pty *p, bool resumed)
 	 * the terminal was made raw in the foreground (read again if the job
 	 * went to the background meanwhile, when they may be the shell's).
 	 */
-	if (!p->saved_in_fg && tcgetattr(p->term, &p->saved))
+	if (!p->state->saved_in_fg && tcgetattr(p->term, &p->state->saved))
 		return;
 	/*
 	 * A terminal that cannot be made raw is not read (nor by sudo): its
-	 * Ctrl-C stays a signal to the drainer, which passes it on.
+	 * Ctrl-C stays a signal to the drainer, which passes it on.  raw is
+	 * set first: a relay killed inside make_raw() may leave it raw.
 	 */
-	r->raw = make_raw(p);
-	r->in = r->raw ? STDIN_FILENO : -1;
-	if (r->raw && !p->saved_in_fg) {
-		t = p->saved;
+	p->state->raw = true;
+	p->state->raw = make_raw(p);
+	r->in = p->state->raw ? STDIN_FILENO : -1;
+	if (p->state->raw && !p->state->saved_in_fg) {
+		t = p->state->saved;
 		t.c_cc[VSUSP] = _POSIX_VDISABLE;
 		tcsetattr(r->slave, TCSANOW, &t);
-		p->saved_in_fg = true;
+		p->state->saved_in_fg = true;
 	}
 }
 
@@ -419,7 +429,7 @@ static _Noreturn void relay_main(struct cmd_pty *p, int done)
 	while (r.master >= 0 && copied < FINAL_OUTPUT_MAX && from_master(&r))
 		copied += 4096;
 	/* Not over the shell's own settings, if the job is in the background now. */
-	if (r.raw && !others_foreground(p))
+	if (p->state->raw && !others_foreground(p))
 		restore(p);
 	_exit(0);
 }
@@ -439,8 +449,16 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 	}
 	if (p->term < 0)
 		return 0;
+	what = "cannot share the terminal's state with its relay";
+	p->state = mmap(NULL, sizeof(*p->state), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p->state == MAP_FAILED) {
+		p->state = NULL;
+		goto fail;
+	}
 	what = "cannot read the terminal's settings";
-	if (tcgetattr(p->term, &p->saved) || ioctl(p->term, TIOCGWINSZ, &ws) ||
+	if (tcgetattr(p->term, &p->state->saved) ||
+	    ioctl(p->term, TIOCGWINSZ, &ws) ||
 	    fstat(p->term, &st))
 		goto fail;
 	p->term_rdev = st.st_rdev;
@@ -450,7 +468,7 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 	 * nobody reading it), and only while in the foreground (follow_job()).
 	 */
 	p->typed = p->on_tty[STDIN_FILENO] && open_for(STDIN_FILENO, O_RDONLY);
-	p->saved_in_fg = foreground(p);
+	p->state->saved_in_fg = foreground(p);
 	what = "cannot open a pseudo-terminal";
 	p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (p->master < 0 || grantpt(p->master) || unlockpt(p->master))
@@ -464,7 +482,7 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid)
 	 * shell run as the command sets its own).
 	 */
 	what = "cannot set up the pseudo-terminal";
-	t = p->saved;
+	t = p->state->saved;
 	t.c_cc[VSUSP] = _POSIX_VDISABLE;
 	if (tcsetattr(p->slave, TCSANOW, &t) || ioctl(p->slave, TIOCSWINSZ, &ws))
 		goto fail;
@@ -503,6 +521,7 @@ fail:
 		strerror(errno));
 	close_fd(&p->slave);
 	close_fd(&p->master);
+	unmap_state(p);
 	return -1;
 }
 
@@ -562,6 +581,13 @@ int pty_attach(const struct cmd_pty *p)
 	/* The relay's end: the command must not hold it up. */
 	if (p->done >= 0)
 		close(p->done);
+	/*
+	 * Nor the state the relay shares with the drainer: as USER until
+	 * exec, another process of USER's could write it (ptrace, with
+	 * fs.suid_dumpable=1), and root's terminal would get its settings.
+	 */
+	if (p->state && munmap(p->state, sizeof(*p->state)))
+		return -1;
 	if (ioctl(p->slave, TIOCSCTTY, 0))
 		return -1;
 	for (fd = 0; fd < 3; fd++)
@@ -596,11 +622,14 @@ void pty_end(struct cmd_pty *p)
 			;
 		/*
 		 * A relay that was killed may have left the terminal raw (the
-		 * job's in the foreground then).
+		 * job's in the foreground then): the settings it took there
+		 * go back, not those read before it ran.
 		 */
-		if (!WIFEXITED(status) && p->typed && !others_foreground(p))
+		if (!WIFEXITED(status) && p->state->raw &&
+		    !others_foreground(p))
 			restore(p);
 		p->relay = 0;
 	}
 	close_fd(&p->master);
+	unmap_state(p);
 }

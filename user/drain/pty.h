@@ -12,6 +12,26 @@
 #include <sys/types.h>
 #include <termios.h>
 
+/*
+ * Root's terminal as the relay knows it, in memory the drainer shares with
+ * it (MAP_SHARED, mapped before the fork; the command's child unmaps it):
+ * a relay killed leaves the drainer the settings it last knew to restore,
+ * not those the drainer read before the relay ran.
+ */
+struct term_state {
+	/*
+	 * saved holds the job's settings in the foreground, and the pty has
+	 * them: read at the start with the job in the foreground of a
+	 * terminal it reads (typed), or by the relay when it first made the
+	 * terminal raw there.  Until then the relay reads them again each
+	 * time it takes the terminal: a job started in the background may
+	 * have read the shell's line editor's.
+	 */
+	bool saved_in_fg;
+	bool raw;		/* the relay's raw settings may be on the terminal */
+	struct termios saved;	/* restored at the end */
+};
+
 struct cmd_pty {
 	int master, slave;	/* -1: the command has no pty */
 	int done;		/* closing it ends the relay; -1: closed */
@@ -20,8 +40,7 @@ struct cmd_pty {
 	int term;		/* the first of them: its settings and size */
 	dev_t term_rdev;	/* its device: on another fd, the pty instead */
 	bool typed;		/* fd 0 is a terminal to read: typing is relayed */
-	bool saved_in_fg;	/* saved was read with the job in the foreground */
-	struct termios saved;	/* its settings, restored at the end */
+	struct term_state *state;	/* shared with the relay; NULL: none */
 };
 
 /* No pty, nothing to undo. */
@@ -38,8 +57,8 @@ int pty_setup(struct cmd_pty *p, const char *user, uid_t uid);
 /*
  * In the command's child, after setsid(), before it drops root: the pty
  * becomes its controlling terminal and those of fds 0-2 that were
- * terminals, and any other fd that was root's terminal (or /dev/tty).
- * 0, or -1 with errno.
+ * terminals, and any other fd that was root's terminal (or /dev/tty); the
+ * relay's end and state are let go.  0, or -1 with errno.
  */
 int pty_attach(const struct cmd_pty *p);
 

@@ -524,15 +524,28 @@ int fxt_tables_thread(const struct fxt_tables *t, uint8_t index,
 	return table_thread(t, index, out);
 }
 
-bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
-			    uint32_t len)
+size_t fxt_tables_string_bytes(const struct fxt_tables *t)
+{
+	return t->string_bytes;
+}
+
+size_t fxt_tables_string_bytes_with(const struct fxt_tables *t,
+				    uint16_t index, uint32_t len)
 {
 	const struct table_string *s = string_entry(t, index);
 	size_t bytes = t->string_bytes - (s && s->str.ptr ? s->str.len : 0);
 
 	if (!t->strings[index / STRING_BLOCK])
 		bytes += STRING_BLOCK_BYTES;
-	return !t->max_string_bytes || bytes + len <= t->max_string_bytes;
+	return bytes + len;
+}
+
+bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
+			    uint32_t len)
+{
+	return !t->max_string_bytes ||
+	       fxt_tables_string_bytes_with(t, index, len) <=
+	       t->max_string_bytes;
 }
 
 static int define_string(struct fxt_tables *t, const struct fxt_record *rec,

@@ -286,6 +286,15 @@ bool fxt_tables_string_fits(const struct fxt_tables *t, uint16_t index,
 			    uint32_t len);
 
 /*
+ * The string memory t holds now (bytes kept and blocks, as max_string_bytes
+ * counts them), and what it would hold with a string record of len bytes
+ * for index applied: for a bound shared by several tables.
+ */
+size_t fxt_tables_string_bytes(const struct fxt_tables *t);
+size_t fxt_tables_string_bytes_with(const struct fxt_tables *t,
+				    uint16_t index, uint32_t len);
+
+/*
  * Decode the record at buf, avail bytes long, found at stream offset
  * `offset`, against tables t.  Problems are reported to sink (severity
  * counts always, messages when sink->fn is set).  Returns:

@@ -978,6 +978,128 @@ static int test_string_budget(void)
 	return 0;
 }
 
+/*
+ * count (up to 39) strings of 30,000 bytes (indices from 1, one block) in a
+ * saved half of a task buffer (its durable part 64 KiB: a budget of
+ * 1,179,648 bytes, which 39 fit) or a CPU buffer of its own; the buffer
+ * stays, its fake freed.
+ */
+static struct drain_buffer *define_strings(__u32 id, __u32 kind, __u16 count,
+					   __u64 *w)
+{
+	static char text[30000];
+	struct fake f;
+	size_t n = 0;
+	__u16 i;
+
+	memset(text, 'x', sizeof(text));
+	for (i = 1; i <= count; i++) {
+		text[0] = (char)('0' + i % 10);
+		n += fxt_write_string(w + n, i, text, sizeof(text));
+	}
+	if (kind == FXTRACE_BUFFER_TASK)
+		fake_new(&f, id, kind, 1000 + id, 1000 + id, 1 << 16, 2 << 20,
+			 NULL);
+	else
+		fake_new(&f, id, kind, 0, 0, 1 << 16, 2 << 20, NULL);
+	drain_half(&f, 0, w, n);
+	fake_free(&f);
+	return output_find(&out, id);
+}
+
+/*
+ * Each buffer's string budget bounded its own tables only: 1,024 task
+ * buffers (max_task_buffers) at twice a 1 MiB durable part plus 1 MiB
+ * each held 3 GiB.  Task buffers keep 64 KiB each by themselves, and
+ * share 64 MiB past that: a buffer of 39 strings holds 6,144 bytes of
+ * block and 1,170,000 of strings, 1,110,608 past its 64 KiB, so 60 of
+ * them fill 66,636,480 bytes of the 67,108,864; the 61st keeps 17 strings
+ * (450,608 past its own), each later one 2 (608 past).
+ */
+static int test_task_strings_shared(void)
+{
+	__u64 *w = malloc(39 * 3751 * 8);
+	struct drain_buffer *db[72];
+	struct walk walk;
+	__u32 i;
+
+	ASSERT_TRUE(w);
+	start();
+	for (i = 0; i < 70; i++) {
+		db[i] = define_strings(20 + i, FXTRACE_BUFFER_TASK, 39, w);
+		ASSERT_TRUE(db[i]);
+	}
+	for (i = 0; i < 60; i++) {
+		ASSERT_EQ(39, db[i]->records);
+		ASSERT_EQ(0, db[i]->refused[REFUSED_STRINGS]);
+	}
+	ASSERT_EQ(17, db[60]->records);
+	ASSERT_EQ(22, db[60]->refused[REFUSED_STRINGS]);
+	for (i = 61; i < 70; i++) {
+		ASSERT_EQ(2, db[i]->records);
+		ASSERT_EQ(37, db[i]->refused[REFUSED_STRINGS]);
+		ASSERT_EQ(37, db[i]->invalid);
+	}
+	/* The kernel's strings are not the producers': its budget only. */
+	db[70] = define_strings(90, FXTRACE_BUFFER_CPU, 39, w);
+	ASSERT_EQ(39, db[70]->records);
+	ASSERT_EQ(0, db[70]->invalid);
+	/* A retired buffer's strings leave room for another's. */
+	output_retire(&out, db[0]);
+	db[71] = define_strings(91, FXTRACE_BUFFER_TASK, 39, w);
+	ASSERT_EQ(39, db[71]->records);
+	ASSERT_EQ(0, db[71]->invalid);
+	ASSERT_EQ(0, check_file(&walk));
+	free(w);
+	return 0;
+}
+
+/*
+ * fxtrace stop -o drains a session of up to 65,536 task buffers at once:
+ * with 64 KiB of strings each by itself, they held 4 GiB.  Only the first
+ * TASK_STRINGS_OWNERS (1,024) at once keep their own.  60 buffers of 39
+ * strings leave 472,384 bytes of the shared 64 MiB
+ * (test_task_strings_shared), 964 of one string (36,144 bytes) keep it by
+ * themselves; the 1,025th then has no own part: it keeps 15 strings (6,144
+ * + 15 * 30,000 bytes, all shared), not 17.  One of the 964 retired, the
+ * next buffer has 64 KiB of its own again: it keeps 2 strings (608 bytes
+ * past its own) of the 16,240 left.
+ */
+static int test_task_strings_owners(void)
+{
+	__u64 *w = malloc(39 * 3751 * 8);
+	struct drain_buffer *db, *small = NULL;
+	struct walk walk;
+	__u32 i;
+
+	ASSERT_TRUE(w);
+	start();
+	for (i = 0; i < 60; i++) {
+		db = define_strings(100 + i, FXTRACE_BUFFER_TASK, 39, w);
+		ASSERT_TRUE(db);
+		ASSERT_EQ(39, db->records);
+	}
+	for (i = 60; i < TASK_STRINGS_OWNERS; i++) {
+		small = define_strings(100 + i, FXTRACE_BUFFER_TASK, 1, w);
+		ASSERT_TRUE(small);
+		ASSERT_EQ(1, small->records);
+		ASSERT_EQ(0, small->invalid);
+	}
+	db = define_strings(2000, FXTRACE_BUFFER_TASK, 39, w);
+	ASSERT_TRUE(db);
+	ASSERT_EQ(15, db->records);
+	ASSERT_EQ(24, db->refused[REFUSED_STRINGS]);
+	ASSERT_EQ(24, db->invalid);
+	output_retire(&out, small);
+	db = define_strings(2001, FXTRACE_BUFFER_TASK, 39, w);
+	ASSERT_TRUE(db);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(37, db->refused[REFUSED_STRINGS]);
+	ASSERT_EQ(0, check_file(&walk));
+	free(w);
+	return 0;
+}
+
 /* Async begins of one process: 5 words, no name. */
 static size_t async_begins(__u64 *w, __u32 pid, __u32 tid, size_t count,
 			   __u64 first_id)
@@ -2480,6 +2602,8 @@ static const struct tap_test tests[] = {
 	{ "task buffers named from the kernel's header, without control bytes", test_comm_name },
 	{ "a comm that is not UTF-8 costs no record", test_comm_not_utf8 },
 	{ "strings past the budget are refused, not kept empty", test_string_budget },
+	{ "task buffers share a bound on their strings' memory", test_task_strings_shared },
+	{ "past 1,024 task buffers at once none keeps strings by itself", test_task_strings_owners },
 	{ "an async squatter exhausts only its own share", test_async_squatter },
 	{ "flows outside a slice or of an open id are refused", test_flows },
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },

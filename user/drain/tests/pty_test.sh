@@ -17,8 +17,9 @@
 # read-only is not written (stderr is), a stdin open write-only is not
 # made raw; `record ... &` in an interactive bash relays what is typed
 # after fg, and a record stopped in the foreground (kill -TSTP) makes the
-# terminal raw again after fg; without -u the command keeps root's
-# terminal.  In the guest with fxtrace.ko loaded.  Prints TAP.
+# terminal raw again after fg, and a relay killed there leaves the
+# drainer to restore the settings it took there, which the command's
+# child does not hold; without -u the command keeps root's terminal.  In the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -241,6 +242,55 @@ harness stop --type "prompt> =$userdir/stop.sh\\r" --type 'Stopped=fg\r' \
 	bash --norc --noprofile -i
 grep -q 'got-x' "$d/screen" && [[ $(cat "$d/rc") == 0 && $(cat "$d/termios") == same ]]
 result $? "stopped in the foreground, then fg: the terminal is raw again, a key reaches the command"
+
+# Started in the background, the settings changed at bash's prompt (stty
+# swtch ^B), then fg: the relay takes the job's settings in the foreground,
+# those, and makes the terminal raw.  The relay killed there, the drainer
+# restored those it had read at its start: the rest of the job (stty -a
+# after record) ran with the stty undone.  Now the relay's, which it shares
+# with the drainer, go back.
+printf '#!/bin/sh\necho $$ >"%s"\n"%s" record -q -u nobody -e task -o "%s" -- %s\nstty -a\n' \
+	"$userdir/relaykill/job.pid" "$bin/fxtrace" "$out/pty.fxt" \
+	"bash -c 'echo READY; read -r -t 20 x; echo \"got-\$x\"; : >$userdir/relaykill/kill; sleep 2'" \
+	>"$userdir/relaykill.sh"
+chmod 755 "$userdir/relaykill.sh"
+d=$userdir/relaykill
+mkdir -p "$d" && chown nobody "$d"
+(
+	for _ in $(seq 300); do [[ -e $d/kill ]] && break; sleep 0.1; done
+	# The drainer's relay, of the job's processes.
+	relay=$(ps -eo pid=,ppid=,comm= | awk -v top="$(cat "$d/job.pid")" '
+		{ parent[$1] = $2; comm[$1] = $3 }
+		END { for (p in comm) if (comm[p] == "fxtrace-relay")
+			for (q = parent[p]; q > 1; q = parent[q])
+				if (q == top) print p }')
+	echo "relay $relay" >"$d/killed"
+	[[ -n $relay ]] && kill -KILL "$relay"
+) &
+killer=$!
+harness relaykill --type "prompt> =$userdir/relaykill.sh &\\r" \
+	--type 'READY=stty swtch ^B; fg\r' --type 'relaykill.sh=hello\r' \
+	--type 'got-hello=' --type 'prompt> =exit\r' --timeout 40 -- \
+	env -i PATH="$PATH" HOME=/root TERM=dumb PS1='prompt> ' \
+	bash --norc --noprofile -i
+wait $killer
+sed 's/^/# /' "$d/killed"
+killed=$(sed -n 's/^relay //p' "$d/killed")
+tr -d '\r' <"$d/screen" | sed -n '/^got-hello$/,/^prompt> /p' | grep -q 'swtch = ^B;' &&
+	[[ -n $killed && $(cat "$d/rc") == 0 ]]
+result $? "the relay killed in the foreground: the drainer restores the settings it took there"
+
+# The command's child, as USER until its exec, held the page the drainer
+# shares with the relay (MAP_SHARED): another process of USER's could
+# write there (ptrace, with fs.suid_dumpable=1) the settings root's
+# terminal gets back.  exec_maps.so copies the child's map at its exec.
+d=$userdir/maps
+harness maps -- env LD_PRELOAD="$progs/exec_maps.so" EXEC_MAPS="$d/maps" \
+	"$bin/fxtrace-drain" -q -u nobody -o "$out/pty.fxt" -- true
+grep -E ' rw-s .*/dev/zero \(deleted\)$' "$d/maps" | sed 's/^/# shared: /'
+[[ -s $d/maps && $(cat "$d/rc") == 0 ]] &&
+	! grep -qE ' rw-s .*/dev/zero \(deleted\)$' "$d/maps"
+result $? "the command's child holds no memory shared with the relay at its exec"
 
 # ---- `stty tostop`: the drainer's messages from the background -------------
 # With tostop a background job that writes to the terminal gets SIGTTOU.

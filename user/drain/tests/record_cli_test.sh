@@ -130,7 +130,17 @@ usage_error "fxtrace-drain: /: cannot read it: Is a directory" "$bin/fxtrace-dra
 # this limit: getline() failed, taken for the end of the file).
 # shellcheck disable=SC2317 # called through usage_error
 bounded() { (ulimit -v 1048576 && exec timeout 30 "$@"); }
-usage_error "fxtrace-drain: /dev/zero:1: a line longer than 4160 bytes" bounded "$bin/fxtrace-drain" -C /dev/zero -- true
+# /dev/zero now stops at its first byte, a NUL byte: the endless line is
+# one of '#' on a pipe.
+# shellcheck disable=SC2317 # called through usage_error
+endless() { tr '\0' '#' </dev/zero | bounded "$@"; }
+usage_error "fxtrace-drain: /dev/stdin:1: a line longer than 4160 bytes" endless "$bin/fxtrace-drain" -C /dev/stdin -- true
+usage_error "fxtrace-drain: /dev/zero:1: a NUL byte in the line" bounded "$bin/fxtrace-drain" -C /dev/zero -- true
+# A NUL byte ended the value there, silently: the drainer wrote to "out".
+printf 'mode = oneshot\noutput = out\0.fxt\n' >"$out/nul.conf"
+usage_error "fxtrace-drain: $out/nul.conf:2: a NUL byte in the line" "$bin/fxtrace-drain" -C "$out/nul.conf" -- true
+printf '# a comment\0\nmode = oneshot\n' >"$out/nul-comment.conf"
+usage_error "fxtrace-drain: $out/nul-comment.conf:1: a NUL byte in the line" "$bin/fxtrace-drain" -C "$out/nul-comment.conf" -- true
 { printf 'mode = oneshot\n' && head -c 4160 /dev/zero | tr '\0' '#' && echo; } >"$out/longest.conf"
 printf 'mode = oneshot\n#%4160s\n' '' >"$out/long.conf"
 usage_error "fxtrace-drain: $out/long.conf:2: a line longer than 4160 bytes" "$bin/fxtrace-drain" -C "$out/long.conf" -- true

@@ -229,7 +229,7 @@ record_probes record $K -c probe_test -P kprobe:__x64_sys_getppid \
 	-P "usdt:$target:fxtprobe_test:tick i=arg0:s64 label=arg1:ustr"
 result $rc "record: exit 0"
 check_strict "$out/record.fxt" record
-grep -q "^fxtrace-drain: probes 4 of 4 attached, $((4 * K)) events, 0 dropped (ring full), 0 invalid$" \
+grep -q "^fxtrace-drain: probes 4 of 4 attached, $((4 * K)) events, 0 dropped (ring full), 0 missed (nested), 0 invalid$" \
 	"$out/record.stderr"
 result $? "record: the drainer's summary counts 4 probes and $((4 * K)) events"
 for what in "instant +probe:kprobe:__x64_sys_getppid$" \
