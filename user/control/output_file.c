@@ -64,13 +64,21 @@ static bool owned_by_caller(const struct stat *st)
  */
 static __thread bool refused_owner;
 
-/* open() with O_CREAT: whether this call made the file, in *created. */
+/*
+ * open() with O_CREAT: whether this call made the file, in *created.  A
+ * name that is there for the exclusive create and gone for the open is
+ * tried again, OUTPUT_OPEN_TRIES times: no file comes and goes that often
+ * by chance, so hitting the bound means someone is racing the name, and
+ * the open fails with EAGAIN instead of spinning for as long as they do.
+ */
+#define OUTPUT_OPEN_TRIES	100
+
 static int open_output(const char *path, int oflags, bool *created)
 {
-	int fd;
+	int fd, tries;
 
 	*created = false;
-	for (;;) {
+	for (tries = 0; tries < OUTPUT_OPEN_TRIES; tries++) {
 		fd = open(path, oflags | O_CREAT | O_EXCL, 0600);
 		if (fd >= 0) {
 			*created = true;
@@ -83,6 +91,8 @@ static int open_output(const char *path, int oflags, bool *created)
 		if (fd >= 0 || errno != ENOENT)
 			return fd;
 	}
+	errno = EAGAIN;
+	return -1;
 }
 
 int fxtctl_create_output(const char *path, int flags)
@@ -155,6 +165,8 @@ const char *fxtctl_output_refusal(int err)
 		return " (the file has other hard links: it is not overwritten)";
 	case -EEXIST:
 		return " (not a regular file)";
+	case -EAGAIN:
+		return " (the name kept being made and removed while it was opened: someone is racing it)";
 	case -EPERM:
 		return refused_owner ?
 		       " (another user's file: it is not overwritten)" : "";

@@ -25,9 +25,10 @@
  * regular file or FIFO owned by anyone but the caller (the effective uid)
  * or, for root, the sudo user (SUDO_UID) (-EPERM), any other file that is
  * not regular (-EEXIST), except a FIFO or character device with
- * FXTCTL_OUTPUT_STREAM.  A regular file is truncated after these checks,
- * and, when root made it for a user through sudo (SUDO_UID, SUDO_GID),
- * given to that user.
+ * FXTCTL_OUTPUT_STREAM; and a name that another process keeps making and
+ * removing between our opens, after 100 tries (-EAGAIN).  A regular file is
+ * truncated after these checks, and, when root made it for a user through
+ * sudo (SUDO_UID, SUDO_GID), given to that user.
  */
 int fxtctl_create_output(const char *path, int flags);
 
