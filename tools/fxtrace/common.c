@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -226,30 +227,173 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 	return true;
 }
 
-FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path,
-			  int flags)
+/*
+ * The new file of the output being written, removed when a signal ends the
+ * command; set and cleared with those signals blocked.
+ */
+static char pending_tmp[sizeof(((struct fxtrace_output *)0)->tmp)];
+static const int pending_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define PENDING_SIGNALS (sizeof(pending_signals) / sizeof(pending_signals[0]))
+static struct sigaction pending_old[PENDING_SIGNALS];
+
+static void pending_signal(int sig)
+{
+	if (pending_tmp[0])
+		unlink(pending_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Block (how SIG_BLOCK) or unblock (SIG_SETMASK) pending_signals. */
+static void pending_mask(int how, sigset_t *old)
+{
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < PENDING_SIGNALS; i++)
+		sigaddset(&set, pending_signals[i]);
+	sigprocmask(how, how == SIG_BLOCK ? &set : old,
+		    how == SIG_BLOCK ? old : NULL);
+}
+
+/*
+ * The new file next to out->path, with the handlers on (but for a signal
+ * ignored: a background job's SIGINT).  old: what is at the name, or NULL.
+ */
+static int pending_create(struct fxtrace_output *out, const struct stat *old)
+{
+	struct sigaction sa = { .sa_handler = pending_signal };
+	sigset_t mask;
+	size_t i;
+	int fd;
+
+	pending_mask(SIG_BLOCK, &mask);
+	fd = fxtctl_create_temp_output(out->path, out->tmp, sizeof(out->tmp));
+	if (fd >= 0) {
+		memcpy(pending_tmp, out->tmp, sizeof(pending_tmp));
+		for (i = 0; i < PENDING_SIGNALS; i++) {
+			sigaction(pending_signals[i], NULL, &pending_old[i]);
+			if (pending_old[i].sa_handler != SIG_IGN)
+				sigaction(pending_signals[i], &sa, NULL);
+		}
+	}
+	pending_mask(SIG_SETMASK, &mask);
+	/* Best effort: an overwritten file used to keep its mode and owner. */
+	if (fd >= 0 && old) {
+		if (fchown(fd, old->st_uid, old->st_gid))
+			errno = 0;
+		if (fchmod(fd, old->st_mode & 07777))
+			errno = 0;
+	}
+	return fd;
+}
+
+/* Rename the new file over out->path (whole) or remove it; the handlers off. */
+static int pending_finish(struct fxtrace_output *out, bool whole)
+{
+	sigset_t mask;
+	size_t i;
+	int ret = 0;
+
+	pending_mask(SIG_BLOCK, &mask);
+	if (whole && rename(out->tmp, out->path))
+		ret = -errno;
+	if (!whole || ret)
+		unlink(out->tmp);
+	pending_tmp[0] = '\0';
+	for (i = 0; i < PENDING_SIGNALS; i++)
+		sigaction(pending_signals[i], &pending_old[i], NULL);
+	pending_mask(SIG_SETMASK, &mask);
+	return ret;
+}
+
+int fxtrace_output_open(struct fxtrace_output *out,
+			const struct fxtrace_input *in, const char *path)
 {
 	const char *cmd = in->cmd;
+	struct stat st;
+	bool exists;
 	int fd;
-	FILE *f;
 
-	/* Creating the output truncates it before the input is read. */
+	out->file = NULL;
+	out->path = path;
+	out->tmp[0] = '\0';
+	/* Written in place, the input would be truncated before it is read. */
 	if (fxtrace_output_is_input(cmd, path, in->src.fd, in->path))
-		return NULL;
-	/* Named by the user: a FIFO or a device will do. */
-	fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM | flags);
-	if (fd < 0) {
-		fprintf(stderr, "fxtrace %s: cannot create %s: %s%s\n", cmd,
-			path, strerror(-fd), fxtctl_output_refusal(fd));
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
-			strerror(errno));
+		return 1;
+	exists = !lstat(path, &st);
+	if (exists) {
+		/*
+		 * What is there is checked as any output's name is, and
+		 * not truncated; a FIFO or device is what is written.
+		 */
+		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM |
+					  FXTCTL_OUTPUT_KEEP);
+		if (fd >= 0 && fstat(fd, &st)) {
+			close(fd);
+			fd = -errno;
+		}
+		if (fd < 0) {
+			fprintf(stderr, "fxtrace %s: cannot create %s: %s%s\n",
+				cmd, path, strerror(-fd),
+				fxtctl_output_refusal(fd));
+			return 1;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			out->file = fdopen(fd, "w");
+			if (!out->file) {
+				fprintf(stderr, "fxtrace %s: %s: %s\n", cmd,
+					path, strerror(errno));
+				close(fd);
+				return 1;
+			}
+			return 0;
+		}
 		close(fd);
 	}
-	return f;
+	fd = pending_create(out, exists ? &st : NULL);
+	if (fd < 0) {
+		fprintf(stderr, "fxtrace %s: cannot create %s: %s\n", cmd,
+			path, strerror(-fd));
+		return 1;
+	}
+	out->file = fdopen(fd, "w");
+	if (!out->file) {
+		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, out->tmp,
+			strerror(errno));
+		close(fd);
+		pending_finish(out, false);
+		return 1;
+	}
+	return 0;
+}
+
+int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
+			 bool whole)
+{
+	bool write_failed = fflush(out->file) || ferror(out->file);
+	int err = errno;
+
+	if (fclose(out->file) && !write_failed) {
+		write_failed = true;
+		err = errno;
+	}
+	if (write_failed)
+		whole = false;
+	if (out->tmp[0]) {
+		int ret = pending_finish(out, whole);
+
+		if (ret && !write_failed) {
+			write_failed = true;
+			err = -ret;
+		}
+	}
+	if (!write_failed)
+		return 0;
+	fprintf(stderr, "fxtrace %s: cannot write %s: %s\n", cmd, out->path,
+		strerror(err ? err : EIO));
+	return 1;
 }
 
 int fxtrace_input_open(struct fxtrace_input *in, const char *cmd,

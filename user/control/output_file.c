@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +155,30 @@ int fxtctl_create_output(const char *path, int flags)
 		close(fd);
 		return err;
 	}
+	return fd;
+}
+
+int fxtctl_create_temp_output(const char *path, char *tmp, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	int dir_len = slash ? (int)(slash + 1 - path) : 0;
+	int n, fd;
+
+	/* The name cut so that its 8 more bytes stay within NAME_MAX. */
+	n = snprintf(tmp, size, "%.*s.%.200s.XXXXXX", dir_len, path,
+		     path + dir_len);
+	if (n < 0 || (size_t)n >= size) {
+		if (size)
+			tmp[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	/* O_CREAT | O_EXCL, mode 0600, a fresh random name on EEXIST. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		tmp[0] = '\0';
+		return -errno;
+	}
+	give_to_sudo_user(fd);
 	return fd;
 }
 
