@@ -308,13 +308,25 @@ static int pending_finish(struct fxtrace_output *out, bool whole)
 	return ret;
 }
 
+/* fd as out->file; 0, or 1 after a message (fd closed). */
+static int output_fdopen(struct fxtrace_output *out, const char *cmd, int fd)
+{
+	out->file = fdopen(fd, "w");
+	if (out->file)
+		return 0;
+	fprintf(stderr, "fxtrace %s: %s: %s\n", cmd,
+		out->tmp[0] ? out->tmp : out->path, strerror(errno));
+	close(fd);
+	return 1;
+}
+
 int fxtrace_output_open(struct fxtrace_output *out,
 			const struct fxtrace_input *in, const char *path)
 {
 	const char *cmd = in->cmd;
 	struct stat st;
+	int fd, tmp_fd;
 	bool exists;
-	int fd;
 
 	out->file = NULL;
 	out->path = path;
@@ -323,6 +335,7 @@ int fxtrace_output_open(struct fxtrace_output *out,
 	if (fxtrace_output_is_input(cmd, path, in->src.fd, in->path))
 		return 1;
 	exists = !lstat(path, &st);
+	fd = -1;
 	if (exists) {
 		/*
 		 * What is there is checked as any output's name is, and
@@ -331,8 +344,10 @@ int fxtrace_output_open(struct fxtrace_output *out,
 		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM |
 					  FXTCTL_OUTPUT_KEEP);
 		if (fd >= 0 && fstat(fd, &st)) {
+			int err = errno;
+
 			close(fd);
-			fd = -errno;
+			fd = -err;
 		}
 		if (fd < 0) {
 			fprintf(stderr, "fxtrace %s: cannot create %s: %s%s\n",
@@ -340,33 +355,32 @@ int fxtrace_output_open(struct fxtrace_output *out,
 				fxtctl_output_refusal(fd));
 			return 1;
 		}
-		if (!S_ISREG(st.st_mode)) {
-			out->file = fdopen(fd, "w");
-			if (!out->file) {
-				fprintf(stderr, "fxtrace %s: %s: %s\n", cmd,
-					path, strerror(errno));
-				close(fd);
-				return 1;
-			}
+		if (!S_ISREG(st.st_mode))
+			return output_fdopen(out, cmd, fd);
+	}
+	tmp_fd = pending_create(out, exists ? &st : NULL);
+	if (tmp_fd >= 0) {
+		if (fd >= 0)
+			close(fd);
+		if (!output_fdopen(out, cmd, tmp_fd))
 			return 0;
-		}
-		close(fd);
-	}
-	fd = pending_create(out, exists ? &st : NULL);
-	if (fd < 0) {
-		fprintf(stderr, "fxtrace %s: cannot create %s: %s\n", cmd,
-			path, strerror(-fd));
-		return 1;
-	}
-	out->file = fdopen(fd, "w");
-	if (!out->file) {
-		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, out->tmp,
-			strerror(errno));
-		close(fd);
 		pending_finish(out, false);
 		return 1;
 	}
-	return 0;
+	/*
+	 * A file we may write in a directory we may not add to: written in
+	 * place, as before, so a failure leaves it cut short.
+	 */
+	if (fd >= 0 && (tmp_fd == -EACCES || tmp_fd == -EPERM)) {
+		if (!ftruncate(fd, 0))
+			return output_fdopen(out, cmd, fd);
+		tmp_fd = -errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	fprintf(stderr, "fxtrace %s: cannot create %s: %s\n", cmd, path,
+		strerror(-tmp_fd));
+	return 1;
 }
 
 int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,

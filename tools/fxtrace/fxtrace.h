@@ -197,8 +197,9 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
  * trace files are (output_file.h) and written as a new file next to it
  * (fxtctl_create_temp_output(), given the old file's mode and owner),
  * removed if a signal (SIGINT, SIGTERM, SIGHUP) ends the command; a FIFO
- * or character device is written directly.  Never in's FILE.  One at a
- * time.
+ * or character device is written directly, and so is a file whose
+ * directory takes no new file from us (EACCES, EPERM).  Never in's FILE.
+ * One at a time.
  */
 struct fxtrace_output {
 	FILE *file;

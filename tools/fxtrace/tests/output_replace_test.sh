@@ -112,5 +112,24 @@ wait
 [[ $rc == 0 && -p $tmp/out/pipe ]] && cmp -s "$tmp/piped" "$tmp/out/export.out"
 result $? "export -o FIFO: exit $rc, the JSON through the FIFO, which stays"
 
+# A file the caller may write in a directory it may not add to: written
+# in place, as before (no new file can be made next to it).
+if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	rm -rf "$tmp/out" && mkdir "$tmp/out"
+	printf '%s\n' "$old" >"$tmp/out/export.out"
+	chown 65534:65534 "$tmp/out/export.out"
+	chmod 0755 "$tmp" "$tmp/out"
+	chmod 0644 "$tmp/t.fxt"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$fxtrace" export -o "$tmp/out/export.out" "$tmp/t.fxt" 2>"$tmp/err"
+	rc=$?
+	sed 's/^/# /' "$tmp/err"
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/out/export.out" &&
+		[[ $rc == 0 ]] && only export.out
+	result $? "export -o OUT, OUT's directory not ours: exit $rc, OUT written in place"
+else
+	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
+fi
+
 echo "1..$n"
 exit $failed
