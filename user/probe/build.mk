@@ -86,7 +86,7 @@ PROGS += $(B)/lib/libfxtprobe.a $(B)/bin/fxtrace-probe \
 	$(B)/test/probe/probe_path_test
 UNIT_TESTS += $(B)/test/probe/kstr_test
 GUEST_TESTS += user/probe/tests/probe_test.sh user/probe/tests/tracepoint_test.sh \
-	user/probe/tests/process_filter_test.sh
+	user/probe/tests/process_filter_test.sh user/probe/tests/output_gone_test.sh
 
 else
 
