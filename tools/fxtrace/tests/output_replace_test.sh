@@ -34,7 +34,7 @@ result() {
 # only FILES...: the directory $tmp/out holds these names and no others.
 only() {
 	local have
-	have=$(cd "$tmp/out" && ls -A | tr '\n' ' ')
+	have=$(find "$tmp/out" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
 	[[ $have == "${*:+$* }" ]] || { echo "# in the directory: $have"; return 1; }
 }
 

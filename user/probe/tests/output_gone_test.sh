@@ -25,7 +25,7 @@ fi
 fifo_dir=$(mktemp -d /tmp/probe-fifo.XXXXXX)
 trap 'rm -rf "$fifo_dir"' EXIT
 mkfifo "$fifo_dir/gone.fifo"
-sleep 1 <"$fifo_dir/gone.fifo" &
+(exec 3<"$fifo_dir/gone.fifo" && sleep 1) &
 start=$SECONDS
 timeout 60 "$bin/fxtrace-probe" -o "$fifo_dir/gone.fifo" \
 	-P "uprobe:$target:fxtprobe_target_work" -- "$target" 100000 1000 \
