@@ -279,11 +279,26 @@ static int pending_create(struct fxtrace_output *out, const struct stat *old)
 		}
 	}
 	pending_mask(SIG_SETMASK, &mask);
-	/* Best effort: an overwritten file used to keep its mode and owner. */
+	/*
+	 * An overwritten file used to keep its mode and owner.  Best effort,
+	 * but a permission goes only to whom it was given: where the owner or
+	 * group cannot be kept (a group the caller is not in), its bits are
+	 * left out, or the caller's group could read what only the old group
+	 * could.
+	 */
 	if (fd >= 0 && old) {
+		mode_t mode = old->st_mode & 07777;
+		struct stat st;
+
 		if (fchown(fd, old->st_uid, old->st_gid))
 			errno = 0;
-		if (fchmod(fd, old->st_mode & 07777))
+		if (fstat(fd, &st))
+			mode = 0600;
+		else if (st.st_uid != old->st_uid)
+			mode &= 0700;
+		else if (st.st_gid != old->st_gid)
+			mode &= ~(mode_t)(S_ISGID | 0070);
+		if (fchmod(fd, mode))
 			errno = 0;
 	}
 	return fd;

@@ -195,7 +195,8 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
  * failed command leaves an earlier output as it was, and no output where
  * there was none.  A regular file, or no file, at path is checked as
  * trace files are (output_file.h) and written as a new file next to it
- * (fxtctl_create_temp_output(), given the old file's mode and owner),
+ * (fxtctl_create_temp_output(), given the old file's owner and mode,
+ * less what its group had when that group cannot be kept),
  * removed if a signal (SIGINT, SIGTERM, SIGHUP) ends the command; a FIFO
  * or character device is written directly, and so is a file whose
  * directory takes no new file from us (EACCES, EPERM).  Never in's FILE.

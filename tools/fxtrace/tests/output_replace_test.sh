@@ -9,7 +9,8 @@
 # output is written to a new file in OUT's directory and renamed over OUT
 # on success; a failure or SIGTERM/SIGHUP leaves OUT as it was (no OUT
 # where there was none) and no file behind.  On success the new OUT keeps
-# the old one's mode; a FIFO named as OUT is still written directly.
+# the old one's mode, but not a group's bits when it cannot keep the
+# group; a FIFO named as OUT is still written directly.
 # Prints TAP.
 
 set -uo pipefail
@@ -127,7 +128,24 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
 	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/out/export.out" &&
 		[[ $rc == 0 ]] && only export.out
 	result $? "export -o OUT, OUT's directory not ours: exit $rc, OUT written in place"
+
+	# OUT 0640 in group 0, which uid 65534 is not in: the new OUT cannot
+	# keep that group, so it does not keep the group's read either (it
+	# used to be 0640 in 65534's own group).
+	rm -rf "$tmp/out" && mkdir "$tmp/out"
+	chown 65534:65534 "$tmp/out"
+	printf '%s\n' "$old" >"$tmp/out/export.out"
+	chown 65534:0 "$tmp/out/export.out"
+	chmod 0640 "$tmp/out/export.out"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$fxtrace" export -o "$tmp/out/export.out" "$tmp/t.fxt" 2>"$tmp/err"
+	rc=$?
+	sed 's/^/# /' "$tmp/err"
+	got=$(stat -c '%u:%g %a' "$tmp/out/export.out")
+	[[ $rc == 0 && $got == "65534:65534 600" ]] && only export.out
+	result $? "export -o OUT of a group not the caller's: exit $rc, the new OUT $got, expected 65534:65534 600"
 else
+	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
 	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
 fi
 
