@@ -25,14 +25,18 @@
  * must be left as it is, after saying why on stderr: a trace fxtrace-drain
  * wrote (it has a flush mark) may be the one the killed drainer was
  * writing, whose records up to its last flush `fxtrace recover` keeps and
- * the buffers no longer hold.  Read through a second descriptor (fd is
- * write-only), which must be the same file.
+ * the buffers no longer hold; a libfxtrace spool (a buffer header at 0)
+ * holds a killed process's records, which `fxtrace recover` saves.  Read
+ * through a second descriptor (fd is write-only), which must be the same
+ * file.
  */
-static bool keep_drainer_trace(int fd, const char *path)
+static bool keep_recoverable(int fd, const char *path)
 {
 	struct stat wr, rd;
 	struct fxtrace_flush f = { 0 };
+	bool spool = false;
 	int ret = 0, rfd;
+	__u32 magic;
 
 	if (fstat(fd, &wr)) {
 		ret = -errno;
@@ -44,10 +48,13 @@ static bool keep_drainer_trace(int fd, const char *path)
 	} else {
 		if (fstat(rfd, &rd))
 			ret = -errno;
-		else if (rd.st_dev == wr.st_dev && rd.st_ino == wr.st_ino)
-			ret = fxtrace_flush_read(rfd, &f);
-		else
+		else if (rd.st_dev != wr.st_dev || rd.st_ino != wr.st_ino)
 			ret = -ESTALE;
+		else if (pread(rfd, &magic, sizeof(magic), 0) == sizeof(magic) &&
+			 magic == FXTRACE_BUFFER_MAGIC)
+			spool = true;
+		else
+			ret = fxtrace_flush_read(rfd, &f);
 		close(rfd);
 	}
 	if (ret == -ESTALE)
@@ -55,10 +62,13 @@ static bool keep_drainer_trace(int fd, const char *path)
 			path);
 	else if (ret)
 		fprintf(stderr, "fxtrace stop: %s: %s\n", path, strerror(-ret));
+	else if (spool)
+		fprintf(stderr, "fxtrace stop: %s is a libfxtrace spool: it is not overwritten ('fxtrace recover %s' saves its records; give -o another FILE)\n",
+			path, path);
 	else if (f.marked)
 		fprintf(stderr, "fxtrace stop: %s is a trace fxtrace-drain wrote, maybe the killed drainer's: it is not overwritten ('fxtrace recover %s' keeps what the drainer flushed to it; give -o another FILE)\n",
 			path, path);
-	return ret || f.marked;
+	return ret || spool || f.marked;
 }
 
 /*
@@ -79,7 +89,7 @@ static int save_buffers(struct fxtctl *c, const char *out)
 
 	/*
 	 * Named by the user: a FIFO or a device will do.  Not truncated
-	 * before it is known not to be a drainer's trace.
+	 * before it is known not to be a drainer's trace or a spool.
 	 */
 	fd = fxtctl_create_output(out, FXTCTL_OUTPUT_STREAM | FXTCTL_OUTPUT_KEEP);
 	if (fd < 0) {
@@ -87,7 +97,7 @@ static int save_buffers(struct fxtctl *c, const char *out)
 			fxtctl_output_refusal(fd));
 		return 1;
 	}
-	if (keep_drainer_trace(fd, out)) {
+	if (keep_recoverable(fd, out)) {
 		close(fd);
 		return 1;
 	}

@@ -10,7 +10,8 @@
 # user/drain/tests/record_test.sh makes it: the drainer of a `fxtrace
 # record` killed mid-run.  FILE may not be a trace fxtrace-drain wrote:
 # `fxtrace stop -o orphan.fxt`, the killed drainer's own file, used to
-# truncate it, and what `fxtrace recover` would have kept of it was gone.
+# truncate it, and what `fxtrace recover` would have kept of it was gone;
+# nor a libfxtrace spool, which recover saves.
 # Runs as root in the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,6 +59,14 @@ result $? "stop -o the orphan's trace: the file unchanged ($(stat -c %s "$out/or
 "$bin/fxtrace" recover -o "$out/recovered.fxt" "$out/orphan.fxt" >"$out/recover.out" 2>&1
 result $? "recover -o OUT the orphan's trace: $(cat "$out/recover.out")"
 stop_refused "a recovered trace" "$out/recovered.fxt" "recovered.fxt is a trace fxtrace-drain wrote"
+# A libfxtrace spool (its buffer header's magic "FXB1" first; the rest
+# need not be one here): what recover would save of it is kept.
+printf 'FXB1, a spool a killed process left\n' >"$out/app.spool"
+cp "$out/app.spool" "$out/app.copy"
+stop_refused "a spool" "$out/app.spool" \
+	"app.spool is a libfxtrace spool: it is not overwritten ('fxtrace recover .*app.spool' saves its records; give -o another FILE)"
+cmp -s "$out/app.spool" "$out/app.copy"
+result $? "stop -o a spool: the file unchanged"
 
 # The buffers are still there to save, and then the session ends.  FILE
 # exists, but is no drainer's trace: it is overwritten.
