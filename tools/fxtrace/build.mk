@@ -40,6 +40,8 @@ UNIT_TESTS += $(B)/test/fxtrace/print_test
 UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.sh
 # Outputs private, never through a planted symlink or hard link.
 UNIT_TESTS += tools/fxtrace/tests/output_file_test.sh
+# export -o and report --html replace OUT only once written whole.
+UNIT_TESTS += tools/fxtrace/tests/output_replace_test.sh
 # dump and export stop reading once their output is gone (SIGPIPE ignored).
 UNIT_TESTS += tools/fxtrace/tests/output_gone_test.sh
 # check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -226,30 +227,202 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 	return true;
 }
 
-FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path,
-			  int flags)
+/*
+ * The new file of the output being written, removed when a signal ends the
+ * command; set and cleared with those signals blocked.
+ */
+static char pending_tmp[sizeof(((struct fxtrace_output *)0)->tmp)];
+static const int pending_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define PENDING_SIGNALS (sizeof(pending_signals) / sizeof(pending_signals[0]))
+static struct sigaction pending_old[PENDING_SIGNALS];
+
+static void pending_signal(int sig)
+{
+	if (pending_tmp[0])
+		unlink(pending_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Block (how SIG_BLOCK) or unblock (SIG_SETMASK) pending_signals. */
+static void pending_mask(int how, sigset_t *old)
+{
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < PENDING_SIGNALS; i++)
+		sigaddset(&set, pending_signals[i]);
+	sigprocmask(how, how == SIG_BLOCK ? &set : old,
+		    how == SIG_BLOCK ? old : NULL);
+}
+
+/*
+ * The new file next to out->path, with the handlers on (but for a signal
+ * ignored: a background job's SIGINT).  old: what is at the name, or NULL.
+ */
+static int pending_create(struct fxtrace_output *out, const struct stat *old)
+{
+	struct sigaction sa = { .sa_handler = pending_signal };
+	sigset_t mask;
+	size_t i;
+	int fd;
+
+	pending_mask(SIG_BLOCK, &mask);
+	fd = fxtctl_create_temp_output(out->path, out->tmp, sizeof(out->tmp));
+	if (fd >= 0) {
+		memcpy(pending_tmp, out->tmp, sizeof(pending_tmp));
+		for (i = 0; i < PENDING_SIGNALS; i++) {
+			sigaction(pending_signals[i], NULL, &pending_old[i]);
+			if (pending_old[i].sa_handler != SIG_IGN)
+				sigaction(pending_signals[i], &sa, NULL);
+		}
+	}
+	pending_mask(SIG_SETMASK, &mask);
+	/*
+	 * An overwritten file used to keep its mode and owner.  Best effort,
+	 * but a permission goes only to whom it was given: where the owner or
+	 * group cannot be kept (a group the caller is not in), its bits are
+	 * left out, or the caller's group could read what only the old group
+	 * could.
+	 */
+	if (fd >= 0 && old) {
+		mode_t mode = old->st_mode & 07777;
+		struct stat st;
+
+		if (fchown(fd, old->st_uid, old->st_gid))
+			errno = 0;
+		if (fstat(fd, &st))
+			mode = 0600;
+		else if (st.st_uid != old->st_uid)
+			mode &= 0700;
+		else if (st.st_gid != old->st_gid)
+			mode &= ~(mode_t)(S_ISGID | 0070);
+		if (fchmod(fd, mode))
+			errno = 0;
+	}
+	return fd;
+}
+
+/* Rename the new file over out->path (whole) or remove it; the handlers off. */
+static int pending_finish(struct fxtrace_output *out, bool whole)
+{
+	sigset_t mask;
+	size_t i;
+	int ret = 0;
+
+	pending_mask(SIG_BLOCK, &mask);
+	if (whole && rename(out->tmp, out->path))
+		ret = -errno;
+	if (!whole || ret)
+		unlink(out->tmp);
+	pending_tmp[0] = '\0';
+	for (i = 0; i < PENDING_SIGNALS; i++)
+		sigaction(pending_signals[i], &pending_old[i], NULL);
+	pending_mask(SIG_SETMASK, &mask);
+	return ret;
+}
+
+/* fd as out->file; 0, or 1 after a message (fd closed). */
+static int output_fdopen(struct fxtrace_output *out, const char *cmd, int fd)
+{
+	out->file = fdopen(fd, "w");
+	if (out->file)
+		return 0;
+	fprintf(stderr, "fxtrace %s: %s: %s\n", cmd,
+		out->tmp[0] ? out->tmp : out->path, strerror(errno));
+	close(fd);
+	return 1;
+}
+
+int fxtrace_output_open(struct fxtrace_output *out,
+			const struct fxtrace_input *in, const char *path)
 {
 	const char *cmd = in->cmd;
-	int fd;
-	FILE *f;
+	struct stat st;
+	int fd, tmp_fd;
+	bool exists;
 
-	/* Creating the output truncates it before the input is read. */
+	out->file = NULL;
+	out->path = path;
+	out->tmp[0] = '\0';
+	/* Written in place, the input would be truncated before it is read. */
 	if (fxtrace_output_is_input(cmd, path, in->src.fd, in->path))
-		return NULL;
-	/* Named by the user: a FIFO or a device will do. */
-	fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM | flags);
-	if (fd < 0) {
-		fprintf(stderr, "fxtrace %s: cannot create %s: %s%s\n", cmd,
-			path, strerror(-fd), fxtctl_output_refusal(fd));
-		return NULL;
+		return 1;
+	exists = !lstat(path, &st);
+	fd = -1;
+	if (exists) {
+		/*
+		 * What is there is checked as any output's name is, and
+		 * not truncated; a FIFO or device is what is written.
+		 */
+		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM |
+					  FXTCTL_OUTPUT_KEEP);
+		if (fd >= 0 && fstat(fd, &st)) {
+			int err = errno;
+
+			close(fd);
+			fd = -err;
+		}
+		if (fd < 0) {
+			fprintf(stderr, "fxtrace %s: cannot create %s: %s%s\n",
+				cmd, path, strerror(-fd),
+				fxtctl_output_refusal(fd));
+			return 1;
+		}
+		if (!S_ISREG(st.st_mode))
+			return output_fdopen(out, cmd, fd);
 	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
-			strerror(errno));
+	tmp_fd = pending_create(out, exists ? &st : NULL);
+	if (tmp_fd >= 0) {
+		if (fd >= 0)
+			close(fd);
+		if (!output_fdopen(out, cmd, tmp_fd))
+			return 0;
+		pending_finish(out, false);
+		return 1;
+	}
+	/*
+	 * A file we may write in a directory we may not add to: written in
+	 * place, as before, so a failure leaves it cut short.
+	 */
+	if (fd >= 0 && (tmp_fd == -EACCES || tmp_fd == -EPERM)) {
+		if (!ftruncate(fd, 0))
+			return output_fdopen(out, cmd, fd);
+		tmp_fd = -errno;
+	}
+	if (fd >= 0)
 		close(fd);
+	fprintf(stderr, "fxtrace %s: cannot create %s: %s\n", cmd, path,
+		strerror(-tmp_fd));
+	return 1;
+}
+
+int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
+			 bool whole)
+{
+	bool write_failed = fflush(out->file) || ferror(out->file);
+	int err = errno;
+
+	if (fclose(out->file) && !write_failed) {
+		write_failed = true;
+		err = errno;
 	}
-	return f;
+	if (write_failed)
+		whole = false;
+	if (out->tmp[0]) {
+		int ret = pending_finish(out, whole);
+
+		if (ret && !write_failed) {
+			write_failed = true;
+			err = -ret;
+		}
+	}
+	if (!write_failed)
+		return 0;
+	fprintf(stderr, "fxtrace %s: cannot write %s: %s\n", cmd, out->path,
+		strerror(err ? err : EIO));
+	return 1;
 }
 
 int fxtrace_input_open(struct fxtrace_input *in, const char *cmd,

@@ -376,10 +376,10 @@ int cmd_export(int argc, char **argv)
 	};
 	uint64_t memory_limit = FXTRACE_MEMORY_LIMIT_AUTO;
 	const char *output = NULL, *input = NULL, *path;
+	struct fxtrace_output out;
 	struct fxtrace_input in;
 	int opt, ret, status;
-	bool write_failed;
-	FILE *out = stdout;
+	FILE *file = stdout;
 
 	optind = 1;
 	opterr = 0;
@@ -419,24 +419,19 @@ int cmd_export(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (output && strcmp(output, "-")) {
-		out = fxtrace_create_file(&in, output, 0);
-		if (!out) {
+		if (fxtrace_output_open(&out, &in, output)) {
 			fxtrace_input_close(&in, 0);
 			return 1;
 		}
+		file = out.file;
 	}
-	ret = fxtrace_export_json(out, in.reader, fxtrace_read_source, &in.src);
+	ret = fxtrace_export_json(file, in.reader, fxtrace_read_source, &in.src);
 	status = fxtrace_input_close(&in, ret);
 	/* The standard output is main()'s to check (fxtrace_output_status()). */
-	if (out == stdout)
+	if (file == stdout)
 		return status;
-	write_failed = fflush(out) || ferror(out);
-	if (fclose(out))
-		write_failed = true;
-	if (write_failed) {
-		fprintf(stderr, "fxtrace export: cannot write %s: %s\n",
-			output, strerror(errno));
+	/* Cut short, the JSON does not replace an earlier export. */
+	if (fxtrace_output_close(&out, "export", ret >= 0))
 		return 1;
-	}
 	return status;
 }

@@ -191,11 +191,34 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 
 /*
  * A file the user named for the output of in's command (export -o, report
- * --html), created as trace files are (output_file.h, with flags such as
- * FXTCTL_OUTPUT_KEEP), never in's FILE: NULL after a message.
+ * --html), which replaces what is at its name only once written whole: a
+ * failed command leaves an earlier output as it was, and no output where
+ * there was none.  A regular file, or no file, at path is checked as
+ * trace files are (output_file.h) and written as a new file next to it
+ * (fxtctl_create_temp_output(), given the old file's owner and mode,
+ * less what its group had when that group cannot be kept),
+ * removed if a signal (SIGINT, SIGTERM, SIGHUP) ends the command; a FIFO
+ * or character device is written directly, and so is a file whose
+ * directory takes no new file from us (EACCES, EPERM).  Never in's FILE.
+ * One at a time.
  */
-FILE *fxtrace_create_file(const struct fxtrace_input *in, const char *path,
-			  int flags);
+struct fxtrace_output {
+	FILE *file;
+	const char *path;
+	char tmp[4096];		/* the new file; "" when path is written */
+};
+
+/* Open out for path: 0, or 1 after a message. */
+int fxtrace_output_open(struct fxtrace_output *out,
+			const struct fxtrace_input *in, const char *path);
+
+/*
+ * Close out: when whole, the new file takes the path's name (renamed over
+ * it); when not, it is removed.  Returns 0, or 1 after saying on stderr
+ * that path cannot be written (a write, the close or the rename failed).
+ */
+int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
+			 bool whole);
 
 /*
  * Take exactly one FILE from argv[optind..argc) and open it, with a reader

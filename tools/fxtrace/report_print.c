@@ -720,56 +720,25 @@ static int parse_sort(struct report_options *o, const char *arg)
 	return ret;
 }
 
-/*
- * The page is opened before the trace is read, so that a refusal is said
- * at once, but emptied only when the report is there to write: a report
- * that fails leaves the page of an earlier run as it was, and removes the
- * one it created (if still at its name), so no empty page is left.
- */
-static int page_start(FILE *page)
-{
-	struct stat st;
-
-	if (!fstat(fileno(page), &st) && S_ISREG(st.st_mode) &&
-	    ftruncate(fileno(page), 0))
-		return -errno;
-	return 0;
-}
-
-static void page_remove_created(FILE *page, const char *path)
-{
-	struct stat ours, now;
-
-	if (!fstat(fileno(page), &ours) && S_ISREG(ours.st_mode) &&
-	    !lstat(path, &now) && now.st_dev == ours.st_dev &&
-	    now.st_ino == ours.st_ino)
-		unlink(path);
-}
-
 /* The report of the trace named on the command line. */
 static int report_run(struct report_options *o,
 		      const struct fxtrace_select *select, const char *html,
 		      uint64_t memory_limit, const char *path)
 {
 	struct report_rows rows = { 0 };
+	struct fxtrace_output page;
 	struct fxtrace_input in;
 	struct report rp;
-	bool write_failed, page_existed = false;
-	FILE *page = NULL;
 	int ret, status, html_ret = 0;
-	struct stat st;
 
 	ret = fxtrace_input_open(&in, "report", path, memory_limit);
 	if (ret)
 		return ret;
 	o->path = in.path;
-	if (html) {
-		page_existed = !lstat(html, &st);
-		page = fxtrace_create_file(&in, html, FXTCTL_OUTPUT_KEEP);
-		if (!page) {
-			fxtrace_input_close(&in, 0);
-			return 1;
-		}
+	/* Opened before the trace is read, so that a refusal is said at once. */
+	if (html && fxtrace_output_open(&page, &in, html)) {
+		fxtrace_input_close(&in, 0);
+		return 1;
 	}
 	report_init(&rp, in.reader, select);
 	ret = report_collect(&rp, fxtrace_read_source, &in.src);
@@ -782,27 +751,23 @@ static int report_run(struct report_options *o,
 			report_print_json(stdout, &rp, &rows, o);
 		else
 			report_print_text(stdout, &rp, &rows, o);
-		/* The page's failure is not the input's (ret). */
-		if (page)
-			html_ret = page_start(page);
-		if (page && !html_ret)
-			html_ret = report_write_html(page, &rp, &rows, o);
+		if (html)
+			html_ret = report_write_html(page.file, &rp, &rows, o);
 	}
 	report_rows_free(&rows);
 	report_free(&rp);
 	status = fxtrace_input_close(&in, ret);
-	if (page && ret < 0 && !page_existed)
-		page_remove_created(page, html);
-	if (page) {
-		write_failed = fflush(page) || ferror(page);
-		if (fclose(page))
-			write_failed = true;
-		if (write_failed || html_ret) {
-			fprintf(stderr, "fxtrace report: cannot write %s: %s\n",
-				html, strerror(write_failed ? errno : -html_ret));
-			status = 1;
-		}
+	/*
+	 * A report that fails leaves the page of an earlier run as it was.
+	 * The page's failure is not the input's (ret).
+	 */
+	if (html_ret && !ferror(page.file)) {
+		fprintf(stderr, "fxtrace report: cannot write %s: %s\n", html,
+			strerror(-html_ret));
+		status = 1;
 	}
+	if (html && fxtrace_output_close(&page, "report", ret >= 0 && !html_ret))
+		status = 1;
 	return status;
 }
 

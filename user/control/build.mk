@@ -14,3 +14,11 @@ $(B)/test/control/spool_read_test: $(B)/obj/user/control/tests/spool_read_test.o
 	$(link)
 
 UNIT_TESTS += $(B)/test/control/spool_read_test
+
+# A name raced between the exclusive create and the open: bounded retries.
+$(B)/test/control/output_race_test: $(B)/obj/user/control/tests/output_race_test.o \
+		$(B)/obj/user/control/output_file.o
+	$(link)
+
+LDLIBS_output_race_test := -Wl,--wrap=open
+UNIT_TESTS += $(B)/test/control/output_race_test

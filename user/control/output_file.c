@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,13 +66,21 @@ static bool owned_by_caller(const struct stat *st)
  */
 static __thread bool refused_owner;
 
-/* open() with O_CREAT: whether this call made the file, in *created. */
+/*
+ * open() with O_CREAT: whether this call made the file, in *created.  A
+ * name that is there for the exclusive create and gone for the open is
+ * tried again, OUTPUT_OPEN_TRIES times: no file comes and goes that often
+ * by chance, so hitting the bound means someone is racing the name, and
+ * the open fails with EAGAIN instead of spinning for as long as they do.
+ */
+#define OUTPUT_OPEN_TRIES	100
+
 static int open_output(const char *path, int oflags, bool *created)
 {
-	int fd;
+	int fd, tries;
 
 	*created = false;
-	for (;;) {
+	for (tries = 0; tries < OUTPUT_OPEN_TRIES; tries++) {
 		fd = open(path, oflags | O_CREAT | O_EXCL, 0600);
 		if (fd >= 0) {
 			*created = true;
@@ -83,6 +93,8 @@ static int open_output(const char *path, int oflags, bool *created)
 		if (fd >= 0 || errno != ENOENT)
 			return fd;
 	}
+	errno = EAGAIN;
+	return -1;
 }
 
 int fxtctl_create_output(const char *path, int flags)
@@ -146,6 +158,30 @@ int fxtctl_create_output(const char *path, int flags)
 	return fd;
 }
 
+int fxtctl_create_temp_output(const char *path, char *tmp, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	int dir_len = slash ? (int)(slash + 1 - path) : 0;
+	int n, fd;
+
+	/* The name cut so that its 8 more bytes stay within NAME_MAX. */
+	n = snprintf(tmp, size, "%.*s.%.200s.XXXXXX", dir_len, path,
+		     path + dir_len);
+	if (n < 0 || (size_t)n >= size) {
+		if (size)
+			tmp[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	/* O_CREAT | O_EXCL, mode 0600, a fresh random name on EEXIST. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		tmp[0] = '\0';
+		return -errno;
+	}
+	give_to_sudo_user(fd);
+	return fd;
+}
+
 const char *fxtctl_output_refusal(int err)
 {
 	switch (err) {
@@ -155,6 +191,8 @@ const char *fxtctl_output_refusal(int err)
 		return " (the file has other hard links: it is not overwritten)";
 	case -EEXIST:
 		return " (not a regular file)";
+	case -EAGAIN:
+		return " (the name kept being made and removed while it was opened: someone is racing it)";
 	case -EPERM:
 		return refused_owner ?
 		       " (another user's file: it is not overwritten)" : "";

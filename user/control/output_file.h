@@ -13,6 +13,8 @@
 #ifndef FXTRACE_OUTPUT_FILE_H
 #define FXTRACE_OUTPUT_FILE_H
 
+#include <stddef.h>
+
 /* Flags of fxtctl_create_output(). */
 #define FXTCTL_OUTPUT_EXCL	0x1	/* a new file only (snapshots) */
 #define FXTCTL_OUTPUT_STREAM	0x2	/* an existing FIFO or character device will do */
@@ -25,11 +27,22 @@
  * regular file or FIFO owned by anyone but the caller (the effective uid)
  * or, for root, the sudo user (SUDO_UID) (-EPERM), any other file that is
  * not regular (-EEXIST), except a FIFO or character device with
- * FXTCTL_OUTPUT_STREAM.  A regular file is truncated after these checks,
- * and, when root made it for a user through sudo (SUDO_UID, SUDO_GID),
- * given to that user.
+ * FXTCTL_OUTPUT_STREAM; and a name that another process keeps making and
+ * removing between our opens, after 100 tries (-EAGAIN).  A regular file is
+ * truncated after these checks, and, when root made it for a user through
+ * sudo (SUDO_UID, SUDO_GID), given to that user.
  */
 int fxtctl_create_output(const char *path, int flags);
+
+/*
+ * A new file next to path, for an output that replaces path only once it
+ * is written whole (rename(tmp, path)): ".NAME.XXXXXX" in path's
+ * directory, made by mkostemp() (O_EXCL, mode 0600, O_CLOEXEC) and, like
+ * a new output, given to the sudo user.  Its name goes to tmp (size
+ * bytes; "" on failure).  Returns the fd or a negative errno
+ * (-ENAMETOOLONG when the name does not fit).
+ */
+int fxtctl_create_temp_output(const char *path, char *tmp, size_t size);
 
 /*
  * For a message after strerror(-err): what a refusal above means, or ""

@@ -81,12 +81,21 @@ $(B)/test/probe/kstr_test: $(B)/obj/user/probe/tests/kstr_test.o $(B)/lib/libfxt
 	$(link)
 LDLIBS_kstr_test := $(PROBE_LDLIBS)
 
+# fxtprobe_open()'s messages when libbpf fails: libbpf's calls wrapped, on
+# the host, no BPF needed.
+$(B)/test/probe/load_message_test: $(B)/obj/user/probe/tests/load_message_test.o \
+		$(B)/lib/libfxtprobe.a $(B)/lib/libfxtread.a
+	$(link)
+LDLIBS_load_message_test := -Wl,--wrap=bpf_object__load_skeleton \
+	-Wl,--wrap=bpf_map__update_elem -Wl,--wrap=bpf_program__attach_kprobe_opts \
+	$(PROBE_LDLIBS)
+
 PROGS += $(B)/lib/libfxtprobe.a $(B)/bin/fxtrace-probe \
 	$(B)/test/probe/target $(B)/test/probe/probe_bench \
 	$(B)/test/probe/probe_path_test
-UNIT_TESTS += $(B)/test/probe/kstr_test
+UNIT_TESTS += $(B)/test/probe/kstr_test $(B)/test/probe/load_message_test
 GUEST_TESTS += user/probe/tests/probe_test.sh user/probe/tests/tracepoint_test.sh \
-	user/probe/tests/process_filter_test.sh
+	user/probe/tests/process_filter_test.sh user/probe/tests/output_gone_test.sh
 
 else
 

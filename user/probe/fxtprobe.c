@@ -140,6 +140,7 @@ struct probe {
 	struct bpf_link *link;
 	unsigned int event_type;	/* FXT_EVENT_INSTANT or a duration end */
 	unsigned int usdt_args;		/* USDT: the fewest its sites have */
+	bool usdt_args_short;		/* attach refused an argument past them */
 	/* Tracepoints: the fields recorded, in order, and the filter. */
 	struct tp_field fields[TP_FIELDS_MAX];
 	unsigned int nfields;
@@ -986,11 +987,16 @@ static void attach_reason(const struct probe *p, int err, char *buf,
 			 kind_names[p->kind]);
 		break;
 	case ERANGE:
-		snprintf(buf, size,
-			 "USDT probe %s:%s in %s has %u arguments, not arg%u",
-			 p->provider, p->function, p->path, p->usdt_args,
-			 max_source(p));
-		break;
+		/* Ours (attach()); libbpf's or the kernel's is said as is. */
+		if (p->usdt_args_short) {
+			snprintf(buf, size,
+				 "USDT probe %s:%s in %s has %u argument%s, not arg%u",
+				 p->provider, p->function, p->path,
+				 p->usdt_args, p->usdt_args == 1 ? "" : "s",
+				 max_source(p));
+			break;
+		}
+		/* fallthrough */
 	default:
 		snprintf(buf, size, "%s", strerror(-err));
 	}
@@ -1034,6 +1040,7 @@ static int attach(struct fxtprobe *set, size_t i)
 		bpf_link__destroy(p->link);
 		p->link = NULL;
 		p->usdt_args = count;
+		p->usdt_args_short = true;
 		return -ERANGE;
 	} else if (is_user(p->kind)) {
 		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = i,
@@ -1191,7 +1198,8 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 		ret = fxtprobe_bpf__load(set->skel);
 	if (ret) {
 		/*
-		 * EACCES is the verifier's refusal: libbpf_warnings shows it.
+		 * EACCES is the verifier's refusal: libbpf_warnings shows its
+		 * log (-v of fxtrace-probe, fxtrace record and fxtrace-drain).
 		 * ESRCH: the CO-RE relocations found no kernel BTF.
 		 */
 		set_error(err, err_size, "cannot load the BPF programs: %s%s",
@@ -1199,7 +1207,10 @@ int fxtprobe_open(struct fxtprobe *set, const struct fxtprobe_options *opts,
 			  " (needs CAP_BPF and CAP_PERFMON, or root)" :
 			  ret == -ESRCH && access("/sys/kernel/btf/vmlinux", R_OK) ?
 			  " (the kernel has no BTF, /sys/kernel/btf/vmlinux: CONFIG_DEBUG_INFO_BTF is needed)" :
-			  "");
+			  ret != -EACCES ? "" :
+			  opts && opts->libbpf_warnings ?
+			  " (the BPF verifier refused them: its log is above)" :
+			  " (the BPF verifier refused them: -v shows its log)");
 		goto fail;
 	}
 	/* Before the first link: no other process's event gets in. */

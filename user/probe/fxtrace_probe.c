@@ -8,7 +8,8 @@
  * The timestamps are on the clock of the /dev/fxtrace session if one
  * exists, else CLOCK_MONOTONIC ns.  Exit status: the command's (128 + the
  * signal that killed it), else 3 if a probe could not attach, 0 otherwise;
- * 2 for a usage error or a bad spec, 1 when nothing could be traced.
+ * 2 for a usage error or a bad spec, 1 when nothing could be traced or the
+ * output could not be written (the command is then ended: stop_command()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,7 +54,8 @@ static const char usage[] =
 	"argN or ret, TYPE u64 s64 u32 s32 ptr ustr kstr; or\n"
 	"tracepoint:SUBSYSTEM:EVENT, then FIELD names to keep [default: all] and\n"
 	"FIELD==N (!= < <= > >=) conditions (Documentation/probes.rst).\n"
-	"Exit status: the command's; 3 if a probe did not attach; 2 usage; 1 error.\n";
+	"Exit status: the command's; 3 if a probe did not attach; 2 usage; 1 error\n"
+	"(FILE cannot be written: the command is then sent SIGTERM).\n";
 
 static int attach_failures;
 
@@ -117,6 +119,14 @@ static void session_clock(struct fxtprobe_clock *clock)
 		close(fd);
 }
 
+/*
+ * SIGPIPE as fxtrace-probe was started with, for the command: ignored here,
+ * so that a FIFO whose reader left fails the write (EPIPE) and ends the
+ * run as any failed write does, instead of killing fxtrace-probe and
+ * leaving the command running unwatched.
+ */
+static struct sigaction caller_sigpipe;
+
 /* Fork the command, stopped on a pipe until the probes are in place. */
 static pid_t start_command(char **argv, int *go)
 {
@@ -130,6 +140,7 @@ static pid_t start_command(char **argv, int *go)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
+		sigaction(SIGPIPE, &caller_sigpipe, NULL);
 		close(fds[1]);
 		if (read(fds[0], &byte, 1) != 1)
 			_exit(127);	/* fxtrace-probe gave up */
@@ -143,13 +154,30 @@ static pid_t start_command(char **argv, int *go)
 	return pid;
 }
 
-/* The held command, when tracing cannot start (pid 0: none). */
+/* How long a command has to end on SIGTERM before SIGKILL, in POLL_MS. */
+#define STOP_GRACE_POLLS	20
+
+/*
+ * The command (pid 0: none), when tracing cannot start or go on: SIGTERM,
+ * as `perf record` ends its workload, then SIGKILL if it is still there
+ * STOP_GRACE_POLLS * POLL_MS later (it may ignore SIGTERM); waited for, so
+ * that it does not outlive the trace unwatched.  One held before its exec
+ * ends on the SIGTERM.
+ */
 static void stop_command(pid_t pid)
 {
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+	int i;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	for (i = 0; i < STOP_GRACE_POLLS; i++) {
+		if (waitpid(pid, NULL, WNOHANG) != 0)
+			return;
+		usleep(POLL_MS * 1000);
 	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 static volatile sig_atomic_t stop_requested;
@@ -212,7 +240,7 @@ int main(int argc, char **argv)
 	__u64 magic;
 	void *preamble;
 	size_t size;
-	int fd, go = -1, c, attached, events, status = 0;
+	int fd, go = -1, c, attached, events, ret, status = 0;
 	pid_t pid;
 
 	set = fxtprobe_new();
@@ -271,6 +299,8 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN },
+		  &caller_sigpipe);
 	/* Named by the user: a FIFO or a device will do. */
 	fd = fxtctl_create_output(output, FXTCTL_OUTPUT_STREAM);
 	if (fd < 0) {
@@ -322,10 +352,19 @@ int main(int argc, char **argv)
 		signal(SIGTERM, request_stop);
 	}
 	events = trace_command(set, pid, &fd, &status);
-	if (events < 0 || fxtprobe_write_drops(set, write_all, &fd) ||
-	    close(fd)) {
+	if (events < 0) {
+		/* The command's exit was not seen: it is still running. */
+		fprintf(stderr, "fxtrace-probe: %s: %s%s\n", output,
+			strerror(-events), pid ? "; the command is ended (SIGTERM)" : "");
+		stop_command(pid);
+		return 1;
+	}
+	ret = fxtprobe_write_drops(set, write_all, &fd);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret) {
 		fprintf(stderr, "fxtrace-probe: %s: %s\n", output,
-			strerror(events < 0 ? -events : errno));
+			strerror(-ret));
 		return 1;
 	}
 	fxtprobe_drops(set, &drops);

@@ -95,8 +95,9 @@ static int check_proto(const struct btf *btf, const struct btf_type *proto,
 	if (source != FXTPROBE_SOURCE_RET) {
 		if (source >= btf_vlen(proto)) {
 			snprintf(err, err_size,
-				 "%s: kstr on arg%u: %s has %u parameters",
-				 spec, source, function, btf_vlen(proto));
+				 "%s: kstr on arg%u: %s has %u parameter%s",
+				 spec, source, function, btf_vlen(proto),
+				 btf_vlen(proto) == 1 ? "" : "s");
 			return -EINVAL;
 		}
 		id = btf_params(proto)[source].type;

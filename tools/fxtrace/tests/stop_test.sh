@@ -8,8 +8,11 @@
 # to save were gone.  Now the session is left orphaned, with a message that says so, and a
 # second `fxtrace stop -o FILE` saves them.  The orphan is made as
 # user/drain/tests/record_test.sh makes it: the drainer of a `fxtrace
-# record` killed mid-run.  Runs as root in the guest with fxtrace.ko
-# loaded.  Prints TAP.
+# record` killed mid-run.  FILE may not be a trace fxtrace-drain wrote:
+# `fxtrace stop -o orphan.fxt`, the killed drainer's own file, used to
+# truncate it, and what `fxtrace recover` would have kept of it was gone;
+# nor a libfxtrace spool, which recover saves.
+# Runs as root in the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../../user/drain/tests/tap.sh" || exit 1
@@ -46,7 +49,28 @@ stop_refused "SYMLINK" "$out/link.fxt" "symbolic link"
 [[ $(cat "$out/scratch") == scratch ]]
 result $? "stop -o SYMLINK: its target unchanged"
 
-# The buffers are still there to save, and then the session ends.
+# The killed drainer's own file, and a finished trace (a flush mark at its
+# end), are left as they were.
+cp "$out/orphan.fxt" "$out/orphan.copy"
+stop_refused "the orphan's trace" "$out/orphan.fxt" \
+	"orphan.fxt is a trace fxtrace-drain wrote, maybe the killed drainer's: it is not overwritten ('fxtrace recover .*orphan.fxt' keeps what the drainer flushed to it; give -o another FILE)"
+cmp -s "$out/orphan.fxt" "$out/orphan.copy"
+result $? "stop -o the orphan's trace: the file unchanged ($(stat -c %s "$out/orphan.fxt") bytes)"
+"$bin/fxtrace" recover -o "$out/recovered.fxt" "$out/orphan.fxt" >"$out/recover.out" 2>&1
+result $? "recover -o OUT the orphan's trace: $(cat "$out/recover.out")"
+stop_refused "a recovered trace" "$out/recovered.fxt" "recovered.fxt is a trace fxtrace-drain wrote"
+# A libfxtrace spool (its buffer header's magic "FXB1" first; the rest
+# need not be one here): what recover would save of it is kept.
+printf 'FXB1, a spool a killed process left\n' >"$out/app.spool"
+cp "$out/app.spool" "$out/app.copy"
+stop_refused "a spool" "$out/app.spool" \
+	"app.spool is a libfxtrace spool: it is not overwritten ('fxtrace recover .*app.spool' saves its records; give -o another FILE)"
+cmp -s "$out/app.spool" "$out/app.copy"
+result $? "stop -o a spool: the file unchanged"
+
+# The buffers are still there to save, and then the session ends.  FILE
+# exists, but is no drainer's trace: it is overwritten.
+printf 'notes, no trace\n' >"$out/saved.fxt"
 "$bin/fxtrace" stop -o "$out/saved.fxt" >"$out/stop.out" 2>&1
 rc=$?
 sed 's/^/# /' "$out/stop.out"

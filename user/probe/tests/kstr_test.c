@@ -160,6 +160,10 @@ int main(void)
 	add("kprobe:kern_path p=arg5:kstr", -EINVAL,
 	    "kprobe:kern_path p=arg5:kstr: kstr on arg5: kern_path has 3 parameters",
 	    NULL);
+	/* One parameter is one, not "1 parameters". */
+	add("kprobe:putname p=arg1:kstr", -EINVAL,
+	    "kprobe:putname p=arg1:kstr: kstr on arg1: putname has 1 parameter",
+	    "has 1 parameter");
 	add("kretprobe:do_sys_openat2 ret:kstr", -EINVAL,
 	    "kretprobe:do_sys_openat2 ret:kstr: kstr needs a kernel char pointer: ret of do_sys_openat2 is '",
 	    "', not a pointer");

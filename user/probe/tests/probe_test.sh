@@ -168,6 +168,12 @@ got=$(count usdt-args "probe:usdt:")
 [[ $got == 0 ]]
 result $? "usdt arg2 of 2: no event ($got)"
 
+# One argument is one: fxtprobe_test:start has only COUNT.
+probe usdt-one 1 "usdt:$target:fxtprobe_test:start n=arg0:s64 x=arg1:u64"
+expected="fxtrace-probe: usdt:$target:fxtprobe_test:start n=arg0:s64 x=arg1:u64: cannot attach: USDT probe fxtprobe_test:start in $target has 1 argument, not arg1"
+[[ $rc == 3 && $(grep 'cannot attach' "$out/usdt-one.stderr") == "$expected" ]]
+result $? "usdt arg1 of 1: exit 3 ($rc), the message says it has 1 argument"
+
 # ---- a full ring: every hit is an event or a drop -----------------------------
 # A one-page ring holds 12 events; the tool drains it every 100 ms at best.
 "$bin/fxtrace-probe" -o "$out/full.fxt" -r 4096 -P kprobe:__x64_sys_getppid -- \

@@ -2,7 +2,8 @@
 /*
  * target.c - the program the probe tests probe: COUNT iterations, each one
  * getppid() system call, one call of fxtprobe_target_work() and one USDT
- * probe fxtprobe_test:tick with the iteration number and a string.
+ * probe fxtprobe_test:tick with the iteration number and a string, after
+ * one USDT probe fxtprobe_test:start with COUNT (a probe of one argument).
  * Prints "pid PID tid TID" first.  With SLEEP_US, each iteration ends
  * with a sleep of that long: a process that lives on, calling slowly (the
  * process filter's tests).
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 	}
 	printf("pid %d tid %d\n", getpid(), gettid());
 	fflush(stdout);
+	DTRACE_PROBE1(fxtprobe_test, start, count);
 	for (i = 0; i < count; i++) {
 		TRACE_DURATION("probe_test", "iteration", FXT_ARG("i", i));
 

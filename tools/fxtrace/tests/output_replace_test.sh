@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: `fxtrace export -o OUT` and `fxtrace report --html=OUT`
+# replace OUT only with an output written whole.  export used to truncate
+# OUT first and leave it cut short, a JSON file no viewer opens, when the
+# trace could not be read to its end (here the reader's memory limit) or
+# a signal ended it: an earlier export was lost for nothing.  Now the
+# output is written to a new file in OUT's directory and renamed over OUT
+# on success; a failure or SIGTERM/SIGHUP leaves OUT as it was (no OUT
+# where there was none) and no file behind.  On success the new OUT keeps
+# the old one's mode, but not a group's bits when it cannot keep the
+# group; a FIFO named as OUT is still written directly.
+# Prints TAP.
+
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+fxtrace=$top/${B:-build}/bin/fxtrace
+mktrace=$top/${B:-build}/test/fxtrace/mktrace
+tmp=$(mktemp -d)
+feeder=
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	[[ -n $feeder ]] && kill "$feeder" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+# only FILES...: the directory $tmp/out holds these names and no others.
+only() {
+	local have
+	have=$(find "$tmp/out" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
+	[[ $have == "${*:+$* }" ]] || { echo "# in the directory: $have"; return 1; }
+}
+
+"$mktrace" "$tmp/t.fxt" 1 3000 || exit 1
+old='{"an earlier export":1}'
+
+# The trace read only to its first record: exit 1, OUT as it was.
+for cmd in "export -o" "report --html="; do
+	name=${cmd%% *} opt=${cmd#* }
+	rm -rf "$tmp/out" && mkdir "$tmp/out"
+	printf '%s\n' "$old" >"$tmp/out/$name.out"
+	# shellcheck disable=SC2086 # $cmd is the command and its option
+	"$fxtrace" ${cmd/=/ } "$tmp/out/$name.out" --memory-limit=1 "$tmp/t.fxt" \
+		>/dev/null 2>"$tmp/err"
+	rc=$?
+	grep -q 'past its memory limit of 1 bytes' "$tmp/err" &&
+		[[ $rc == 1 && $(cat "$tmp/out/$name.out") == "$old" ]] && only "$name.out"
+	result $? "$name ${opt%=} OUT, the trace not read to its end: exit $rc, OUT unchanged, nothing else left"
+	rm -rf "$tmp/out" && mkdir "$tmp/out"
+	# shellcheck disable=SC2086
+	"$fxtrace" ${cmd/=/ } "$tmp/out/$name.new" --memory-limit=1 "$tmp/t.fxt" \
+		>/dev/null 2>"$tmp/err"
+	rc=$?
+	[[ $rc == 1 ]] && only ""
+	result $? "$name ${opt%=} NEW, the trace not read to its end: exit $rc, no NEW, nothing left"
+done
+
+# A signal mid-export: the input is the trace, then a pipe kept open.
+for sig in TERM HUP; do
+	rm -rf "$tmp/out" && mkdir "$tmp/out"
+	printf '%s\n' "$old" >"$tmp/out/export.out"
+	rm -f "$tmp/in"
+	mkfifo "$tmp/in"
+	{ cat "$tmp/t.fxt"; sleep 60; } >"$tmp/in" &
+	feeder=$!
+	"$fxtrace" export -o "$tmp/out/export.out" - <"$tmp/in" 2>"$tmp/err" &
+	pid=$!
+	# Wait for the export to have written past its first flush.
+	for _ in $(seq 100); do
+		sleep 0.1
+		[[ -n $(find "$tmp/out" -name '.export.out.*' -size +256k) ]] && break
+	done
+	kill -"$sig" "$pid"
+	wait "$pid" 2>/dev/null
+	rc=$?
+	kill "$feeder" 2>/dev/null
+	wait "$feeder" 2>/dev/null
+	feeder=
+	[[ $rc == $((128 + $(kill -l "$sig"))) && $(cat "$tmp/out/export.out") == "$old" ]] &&
+		only export.out
+	result $? "export -o OUT ended by SIG$sig: exit $rc, OUT unchanged, nothing else left"
+done
+
+# Written whole: OUT replaced, with the old file's mode.
+rm -rf "$tmp/out" && mkdir "$tmp/out"
+printf '%s\n' "$old" >"$tmp/out/export.out"
+chmod 0640 "$tmp/out/export.out"
+"$fxtrace" export -o "$tmp/out/export.out" "$tmp/t.fxt" 2>"$tmp/err"
+rc=$?
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/out/export.out" &&
+	[[ $rc == 0 && $(stat -c %a "$tmp/out/export.out") == 640 ]] && only export.out
+result $? "export -o OUT: exit $rc, OUT the whole JSON, mode $(stat -c %a "$tmp/out/export.out") kept, nothing else left"
+"$fxtrace" report --html="$tmp/out/page.html" "$tmp/t.fxt" >/dev/null 2>"$tmp/err"
+rc=$?
+[[ $rc == 0 && $(stat -c %a "$tmp/out/page.html") == 600 ]] &&
+	grep -q '</html>' "$tmp/out/page.html" && only export.out page.html
+result $? "report --html=NEW: exit $rc, the page written whole, mode 0600"
+
+# A FIFO is written directly, not replaced.
+mkfifo "$tmp/out/pipe"
+cat "$tmp/out/pipe" >"$tmp/piped" &
+"$fxtrace" export -o "$tmp/out/pipe" "$tmp/t.fxt" 2>"$tmp/err"
+rc=$?
+wait
+[[ $rc == 0 && -p $tmp/out/pipe ]] && cmp -s "$tmp/piped" "$tmp/out/export.out"
+result $? "export -o FIFO: exit $rc, the JSON through the FIFO, which stays"
+
+# A file the caller may write in a directory it may not add to: written
+# in place, as before (no new file can be made next to it).
+if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	rm -rf "$tmp/out" && mkdir "$tmp/out"
+	printf '%s\n' "$old" >"$tmp/out/export.out"
+	chown 65534:65534 "$tmp/out/export.out"
+	chmod 0755 "$tmp" "$tmp/out"
+	chmod 0644 "$tmp/t.fxt"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$fxtrace" export -o "$tmp/out/export.out" "$tmp/t.fxt" 2>"$tmp/err"
+	rc=$?
+	sed 's/^/# /' "$tmp/err"
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/out/export.out" &&
+		[[ $rc == 0 ]] && only export.out
+	result $? "export -o OUT, OUT's directory not ours: exit $rc, OUT written in place"
+
+	# OUT 0640 in group 0, which uid 65534 is not in: the new OUT cannot
+	# keep that group, so it does not keep the group's read either (it
+	# used to be 0640 in 65534's own group).
+	rm -rf "$tmp/out" && mkdir "$tmp/out"
+	chown 65534:65534 "$tmp/out"
+	printf '%s\n' "$old" >"$tmp/out/export.out"
+	chown 65534:0 "$tmp/out/export.out"
+	chmod 0640 "$tmp/out/export.out"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$fxtrace" export -o "$tmp/out/export.out" "$tmp/t.fxt" 2>"$tmp/err"
+	rc=$?
+	sed 's/^/# /' "$tmp/err"
+	got=$(stat -c '%u:%g %a' "$tmp/out/export.out")
+	[[ $rc == 0 && $got == "65534:65534 600" ]] && only export.out
+	result $? "export -o OUT of a group not the caller's: exit $rc, the new OUT $got, expected 65534:65534 600"
+else
+	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
+	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
+fi
+
+echo "1..$n"
+exit $failed
