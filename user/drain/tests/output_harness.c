@@ -190,13 +190,26 @@ static void side_add(struct side *s, struct chunk *c)
 	chunk_free(c);
 }
 
-/* The session clock moves on by ms: it stops at the end, never wraps. */
+/*
+ * The session clock is CLOCK_MONOTONIC's (a ktime_t) or a TSC's count
+ * since reset: its time fits int64 nanoseconds, and this is its last tick.
+ */
+static uint64_t clock_end(uint64_t ticks_per_second)
+{
+	unsigned __int128 t = (unsigned __int128)INT64_MAX * ticks_per_second /
+			      SECOND;
+
+	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+/* The session clock moves on by ms: it stops at its end, never wraps. */
 static void side_advance(struct side *sd, const struct diff_config *cfg,
 			 uint32_t ms)
 {
 	uint64_t ticks = ms * (cfg->ticks_per_second / 1000);
+	uint64_t end = clock_end(cfg->ticks_per_second);
 
-	sd->now = sd->now + ticks < sd->now ? UINT64_MAX : sd->now + ticks;
+	sd->now = end - sd->now < ticks ? end : sd->now + ticks;
 	output_set_now(&sd->o, sd->now);
 }
 
@@ -843,11 +856,6 @@ static uint64_t read_le(const unsigned char *p, unsigned int n)
 	return v;
 }
 
-static unsigned __int128 min_u128(unsigned __int128 a, unsigned __int128 b)
-{
-	return a < b ? a : b;
-}
-
 void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len)
 {
 	/* struct fxtrace_buffer_header of ABI 0.3, 0.2, 0.5 and later */
@@ -876,13 +884,7 @@ void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len)
 	tsc_khz = read_le(b + 4, 4);
 	cfg->ticks_per_second = tsc_khz ?
 				1000 * (100000 + tsc_khz % 9900001) : SECOND;
-	/*
-	 * The session clock is CLOCK_MONOTONIC's (a ktime_t) or a TSC's
-	 * count since reset: its time fits int64 nanoseconds.
-	 */
-	clock_max = (uint64_t)min_u128((unsigned __int128)INT64_MAX *
-				       cfg->ticks_per_second / SECOND,
-				       UINT64_MAX);
+	clock_max = clock_end(cfg->ticks_per_second);
 	cfg->start_ticks = START + read_le(b + 8, 8);
 	if (cfg->start_ticks > clock_max)
 		cfg->start_ticks %= clock_max + 1;

@@ -661,6 +661,34 @@ static int test_fast_configs(void)
 }
 
 /*
+ * The harness's session clock stops at its last tick that fits int64 ns,
+ * as the kernel's does: advanced past it, the probes' last event (written
+ * at the clock's reading) overflowed, and fuzz_output took its own
+ * harness for a drainer writing a timestamp Perfetto drops.
+ */
+static int test_clock_end(void)
+{
+	unsigned char bytes[sizeof(((struct words *)0)->w)];
+	unsigned char config[DIFF_CONFIG_BYTES] = { 0 };
+	const uint64_t start_offset = INT64_MAX - START - 5 * SECOND;
+	struct diff_config cfg;
+	unsigned int i;
+	size_t len;
+
+	config[3] = 1;		/* the probes' events */
+	for (i = 0; i < 8; i++)
+		config[8 + i] = (unsigned char)(start_offset >> 8 * i);
+	/* Each of the 4 later steps of the clock 65,535 ms. */
+	memset(config + 32, 0xff, 8);
+	diff_config_read(&cfg, config, sizeof(config));
+	ASSERT_EQ((uint64_t)INT64_MAX - 5 * SECOND, cfg.start_ticks);
+	len = gen_input(0, bytes);
+	ASSERT_EQ(0, diff_config_input(&cfg, bytes, len, bytes, len, bytes,
+				       len, "a session clock at its end"));
+	return 0;
+}
+
+/*
  * `output_test --write-inputs DIR`: the first generated inputs as files
  * DIR/generated-N, the seeds of fuzz_output (user/reader/fuzz/run.sh):
  * its config (every other one all zero, gen_config()'s otherwise), then
@@ -2636,6 +2664,7 @@ static const struct tap_test tests[] = {
 	{ "fast pass = full decoder: generated and mutated halves", test_fast_generated },
 	{ "fast pass = full decoder: random words", test_fast_garbage },
 	{ "fast pass = full decoder: retirements, header fields, windows", test_fast_configs },
+	{ "a session clock at its end: the probes' last event still fits int64 ns", test_clock_end },
 	{ "a half rewritten while it is judged: judged as written", test_fast_copy_race },
 };
 
