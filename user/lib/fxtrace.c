@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,7 @@ static struct {
 	struct tbuf *threads;
 	__u64 lost;			/* events without a buffer (atomic) */
 	bool warned_attach, warned_spool;
+	sem_t *exiting;			/* exit() posts it: exit_begun() */
 } rt = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .spool_fd = -1 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -435,6 +437,41 @@ static void parse_categories(const char *list)
 static void thread_exit(void *arg);
 static void child_after_fork(void);
 
+/* The C++ ABI's atexit() with an argument and an owner (glibc, musl). */
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
+/*
+ * exit() calls every function registered with __cxa_atexit() before the
+ * first destructor; dlclose() only those of the object it closes, and
+ * rt.exiting's is registered for none (dso NULL): posted, the destructor
+ * runs at exit.  The function is libc's and the semaphore is never
+ * freed, so both outlive this copy of the library after a dlclose().
+ */
+static void register_exit_marker(void)
+{
+	sem_t *sem = malloc(sizeof(*sem));
+
+	if (!sem || sem_init(sem, 0, 0)) {
+		free(sem);
+		return;
+	}
+	/* sem_post() as an exit function: its int result is ignored. */
+	if (__cxa_atexit((void (*)(void *))(void (*)(void))sem_post, sem,
+			 NULL)) {
+		free(sem);
+		return;
+	}
+	rt.exiting = sem;
+}
+
+/* Whether exit() called the destructor running, not dlclose(). */
+static bool exit_begun(void)
+{
+	int posted = 0;
+
+	return rt.exiting && !sem_getvalue(rt.exiting, &posted) && posted;
+}
+
 /* The initial time namespace's inode (PROC_TIME_INIT_INO, Linux 5.6). */
 #define TIME_NS_INIT_INO	0xeffffffaU
 
@@ -559,6 +596,7 @@ static void set_up(void)
 	rt.loaded = true;
 	pthread_atfork(NULL, NULL, child_after_fork);
 	pthread_key_create(&rt.exit_key, thread_exit);
+	register_exit_marker();
 	rt.tsc = tsc_invariant();
 	rt.calib_ns = clock_ns(CLOCK_MONOTONIC_RAW);
 	rt.calib_tsc = __rdtsc();
@@ -2101,15 +2139,16 @@ static void warn_unused_patterns(void)
 }
 
 /*
- * With the module, the last destructor retires every buffer this copy of
- * the library mapped (this copy's file is another's than the other
- * copies' in the process: the kernel keeps a thread's buffer per file):
- * each mapping is replaced, in one mmap(), by anonymous memory of its
- * size, whose MAP_FIXED unmaps the producer part, which retires the
- * buffer (the kernel keeps what was committed) and lets the buffer be
- * freed.  At exit other threads may still be writing there: they write
- * into memory no one reads, and never into a hole.  What stays is that
- * address space, without memory until written.  Under rt.lock.
+ * With the module, the last destructor at a dlclose() retires every
+ * buffer this copy of the library mapped (this copy's file is another's
+ * than the other copies' in the process: the kernel keeps a thread's
+ * buffer per file): each mapping is replaced, in one mmap(), by
+ * anonymous memory of its size, whose MAP_FIXED unmaps the producer part,
+ * which retires the buffer (the kernel keeps what was committed) and lets
+ * the buffer be freed.  A thread that still writes there, past the
+ * dlclose(), writes into memory no one reads, and never into a hole.
+ * What stays is that address space, without memory until written.
+ * Under rt.lock.
  */
 static void retire_module_buffers(void)
 {
@@ -2133,7 +2172,9 @@ static void retire_module_buffers(void)
  * libfxtrace.a linked into a shared object runs this at its dlclose()
  * too, which then unmaps the library: the thread-exit key goes first, so
  * that a thread exiting later does not call thread_exit() there, and the
- * module buffers are retired.
+ * module buffers are retired.  Not at exit: other threads, and later
+ * destructors, may still write until exit_group(), and the kernel
+ * retires each buffer, with all of that, as its thread exits.
  */
 __attribute__((destructor(101))) static void flush_at_exit(void)
 {
@@ -2142,9 +2183,11 @@ __attribute__((destructor(101))) static void flush_at_exit(void)
 
 	if (rt.module) {
 		pthread_key_delete(rt.exit_key);
-		lock();
-		retire_module_buffers();
-		unlock();
+		if (!exit_begun()) {
+			lock();
+			retire_module_buffers();
+			unlock();
+		}
 	}
 	if (!rt.on || rt.module || !enter())
 		return;

@@ -16,12 +16,17 @@
  *   replaced by anonymous memory), so all 12 events are in the session.
  *   Before, its buffer stayed attached after dlclose(): the next copy's
  *   ATTACH said EEXIST, and its events were lost.
+ * - exit: a thread writes one event, then, while the process exits, 5
+ *   more after this program's destructors have run (exit_hook.so's
+ *   destructor lets it), then waits for exit_group(); all 6 are in the
+ *   session, as the kernel retires the buffer at the thread's exit.
  * Each case runs in a child of its own, which is the controller
  * (libfxtctl) and the producer.  In the guest with fxtrace.ko loaded.
  * Prints TAP.
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,6 +45,7 @@
 
 #define RELOADS		12
 #define TASK_BUFFERS	4
+#define LATE_EVENTS	5
 
 static struct fxtctl ctl;
 
@@ -111,7 +117,8 @@ static void *plugin;
 static void (*work)(int);
 static uint64_t (*plugin_lost)(void);
 
-static bool plugin_open(void)
+/* The shared object name, built beside this program. */
+static void *open_beside(const char *name)
 {
 	char path[4096];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -120,8 +127,13 @@ static bool plugin_open(void)
 	path[n > 0 ? n : 0] = 0;
 	slash = strrchr(path, '/');
 	if (slash)
-		strcpy(slash + 1, "static_plugin.so");
-	plugin = dlopen(path, RTLD_NOW);
+		strcpy(slash + 1, name);
+	return dlopen(path, RTLD_NOW);
+}
+
+static bool plugin_open(void)
+{
+	plugin = open_beside("static_plugin.so");
 	if (!plugin)
 		return false;
 	*(void **)&work = dlsym(plugin, "plugin_work");
@@ -197,6 +209,70 @@ static int run_reload(void)
 	return tap_failed;
 }
 
+static sem_t late_go, late_done;
+
+/* exit_hook.so's destructor, after this program's: the writer's turn. */
+static void let_late_writer_run(void)
+{
+	sem_post(&late_go);
+	sem_wait(&late_done);
+}
+
+/* One event, LATE_EVENTS more during exit, then exit_group() kills it. */
+static void *late_writer(void *arg)
+{
+	int i;
+
+	TRACE_INSTANT("app", "late", FXT_SCOPE_THREAD);
+	sem_post(&late_done);
+	sem_wait(&late_go);
+	for (i = 0; i < LATE_EVENTS; i++)
+		TRACE_INSTANT("app", "late", FXT_SCOPE_THREAD);
+	sem_post(&late_done);
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* The producer, a process of its own: it exits while late_writer runs. */
+static void exit_while_writing(void)
+{
+	void *hook_so = open_beside("exit_hook.so");
+	void (**hook)(void) = hook_so ? dlsym(hook_so, "exit_hook") : NULL;
+	pthread_t th;
+
+	if (!hook)
+		_exit(2);
+	*hook = let_late_writer_run;
+	sem_init(&late_go, 0, 0);
+	sem_init(&late_done, 0, 0);
+	pthread_create(&th, NULL, late_writer, NULL);
+	sem_wait(&late_done);
+	exit(0);
+}
+
+static int run_exit(void)
+{
+	int late, status = -1;
+	pid_t pid;
+
+	if (!EXPECT_EQ(0, fxtctl_open(&ctl)) || !EXPECT_EQ(0, new_session(0)))
+		return 1;
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		exit_while_writing();
+	waitpid(pid, &status, 0);
+	EXPECT_EQ(0, status);
+	fxtctl_stop(&ctl);
+	late = events("late", false);
+	printf("# late events %d of %d\n", late, 1 + LATE_EVENTS);
+	EXPECT_EQ(1 + LATE_EVENTS, late);
+	fxtctl_terminate(&ctl);
+	fxtctl_close(&ctl);
+	return tap_failed;
+}
+
 static void run_child(int (*fn)(void), const char *what)
 {
 	int status = -1;
@@ -222,5 +298,7 @@ int main(void)
 		  "two copies in one process: each thread's events through both are recorded");
 	run_child(run_reload,
 		  "a plugin opened and closed 12 times in a session of 4 task buffers: every event recorded");
+	run_child(run_exit,
+		  "a thread writing while its process exits: its events after the program's destructors recorded");
 	return tap_plan();
 }
