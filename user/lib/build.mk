@@ -145,6 +145,13 @@ $(B)/test/lib/module_plugins_test: \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
 		| $(B)/test/lib/static_plugin.so $(B)/test/lib/exit_hook.so
 	$(link)
+# A signal's event while a thread's exit holds the library's lock.
+GUEST_TESTS += $(B)/test/lib/module_exit_lock_test
+LDLIBS_module_exit_lock_test := -ldl
+$(B)/test/lib/module_exit_lock_test: \
+		$(B)/obj/user/lib/tests/module_exit_lock_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a
+	$(link)
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a

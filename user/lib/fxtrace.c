@@ -1455,11 +1455,20 @@ static void forget_buffer(void)
 	fxt_tls.epoch++;	/* ends of begins in the old buffer: not here */
 }
 
+/*
+ * Inside the library, as every path that takes rt.lock (detach_module()
+ * does): a signal handler's event meanwhile is dropped, not waiting for
+ * the lock its own thread holds.
+ */
 static void thread_exit(void *arg)
 {
+	bool entered = enter();
+
 	if (self == arg)
 		forget_buffer();
 	detach_module(arg);
+	if (entered)
+		leave();
 }
 
 /*
