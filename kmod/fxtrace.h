@@ -86,6 +86,7 @@ struct fxt_buffer {
 	struct hlist_node task_node;	/* session->tasks */
 	struct pid *tgid;		/* counted: the owning process */
 	struct mm_struct *mm;		/* mmgrab()bed: its address is unique */
+	u64 file_id;			/* of the file it was attached through */
 	struct fxt_user *user;		/* charged with this buffer */
 	struct vm_area_struct *producer_vma;	/* the one producer mapping */
 };
@@ -236,7 +237,7 @@ void fxt_task_probe_unregister(struct fxt_session *s);
 int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq);
 void fxt_names_retire(struct fxt_session *s);
 void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n);
-long fxt_ioctl_attach(void __user *argp);
+long fxt_ioctl_attach(struct file *file, void __user *argp);
 void fxt_users_free(void);
 long fxt_ioctl_buffer_full(void __user *argp);
 

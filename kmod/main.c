@@ -74,7 +74,7 @@ static long fxt_ioctl_version(void __user *argp)
 		return -EINVAL;
 	v.abi_major = FXTRACE_ABI_MAJOR;
 	v.abi_minor = FXTRACE_ABI_MINOR;
-	v.features = FXTRACE_FEATURE_SESSIONS;
+	v.features = FXTRACE_FEATURE_SESSIONS | FXTRACE_FEATURE_ATTACH_PER_FILE;
 	if (copy_to_user(argp, &v, min_t(size_t, size, sizeof(v))))
 		return -EFAULT;
 	return 0;
@@ -112,7 +112,7 @@ static long fxt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FXTRACE_IOC_CATEGORY_NAME:
 		return fxt_ioctl_category_name(argp);
 	case FXTRACE_IOC_ATTACH:
-		return fxt_ioctl_attach(argp);
+		return fxt_ioctl_attach(file, argp);
 	case FXTRACE_IOC_BUFFER_FULL:
 		return fxt_ioctl_buffer_full(argp);
 	default:

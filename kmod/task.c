@@ -21,33 +21,43 @@
 
 #include "fxtrace.h"
 
-/* The buffer current has attached, if any (tasks_lock held). */
-static struct fxt_buffer *fxt_task_lookup(struct fxt_session *s,
-					  struct task_struct *task)
+/*
+ * The attaching identity of a file: a number given at its first ATTACH,
+ * kept in its own mapping inode (main.c gives every open file one) and
+ * never given again, so that a buffer kept attached after its file is
+ * closed cannot be mistaken for a later file's at the same address
+ * (fxt_lock held).
+ */
+static u64 fxt_file_id(struct file *file)
 {
-	struct fxt_buffer *buf;
+	static u64 fxt_last_file_id;
+	struct inode *inode = file->f_mapping->host;
 
-	hash_for_each_possible(s->tasks, buf, task_node, (unsigned long)task) {
-		if (buf->task == task)
-			return buf;
-	}
-	return NULL;
+	lockdep_assert_held(&fxt_lock);
+	if (!inode->i_private)
+		inode->i_private = (void *)(uintptr_t)(++fxt_last_file_id);
+	return (uintptr_t)inode->i_private;
 }
 
 /*
  * sched_process_exit: the thread writes no more.  Runs in the exiting
- * thread with preemption off and current->mm already gone.  The buffer is
- * retired under tasks_lock, which RELEASE must take before freeing it.
+ * thread with preemption off and current->mm already gone.  The buffers
+ * are retired under tasks_lock, which RELEASE must take before freeing
+ * them.
  */
 static void fxt_probe_process_exit(void *data, struct task_struct *task)
 {
 	struct fxt_session *s = data;
+	struct hlist_node *tmp;
 	struct fxt_buffer *buf;
 
+	/* One buffer per file the thread attached through, in its bucket. */
 	raw_spin_lock(&s->tasks_lock);
-	buf = fxt_task_lookup(s, task);
-	if (buf)
-		fxt_buffer_retire_locked(buf);
+	hash_for_each_possible_safe(s->tasks, buf, tmp, task_node,
+				    (unsigned long)task) {
+		if (buf->task == task)
+			fxt_buffer_retire_locked(buf);
+	}
 	raw_spin_unlock(&s->tasks_lock);
 }
 
@@ -148,36 +158,53 @@ static s64 fxt_monotonic_offset(void)
 #endif
 }
 
-/* Whether the calling thread has its buffer in this process image. */
-static bool fxt_attached(struct fxt_session *s)
+/*
+ * Whether the calling thread may attach through the file whose id is
+ * file_id: 0, -EEXIST when it has its buffer through that file in this
+ * process image, -EMFILE when it has FXTRACE_ATTACH_FILES_MAX through
+ * others (each copy of libfxtrace in a process opens its own file: the
+ * bound keeps one thread from attaching without limit).
+ * With retire, the thread's buffers of an image before an exec are
+ * retired (that image writes no more); without, they are not counted.
+ */
+static int fxt_attach_check(struct fxt_session *s, u64 file_id, bool retire)
 {
-	struct fxt_buffer *old;
-	bool ret;
-
-	raw_spin_lock(&s->tasks_lock);
-	old = fxt_task_lookup(s, current);
-	ret = old && old->mm == current->mm;
-	raw_spin_unlock(&s->tasks_lock);
-	return ret;
-}
-
-/* Give the calling thread buf, new, as its buffer (fxt_lock held). */
-static int fxt_attach(struct fxt_session *s, struct fxt_buffer *buf,
-		      struct fxtrace_attach *at)
-{
-	struct fxt_buffer *old;
-	char name[TASK_COMM_LEN + 16];
-	char comm[TASK_COMM_LEN];
+	struct hlist_node *tmp;
+	struct fxt_buffer *buf;
+	u32 held = 0;
 	int ret = 0;
 
 	raw_spin_lock(&s->tasks_lock);
-	old = fxt_task_lookup(s, current);
-	if (old && old->mm == current->mm)
-		ret = -EEXIST;
-	else if (old)
-		/* Attached before an exec: that image writes no more. */
-		fxt_buffer_retire_locked(old);
+	hash_for_each_possible_safe(s->tasks, buf, tmp, task_node,
+				    (unsigned long)current) {
+		if (buf->task != current)
+			continue;
+		if (buf->mm != current->mm) {
+			if (retire)
+				fxt_buffer_retire_locked(buf);
+			continue;
+		}
+		if (buf->file_id == file_id)
+			ret = -EEXIST;
+		held++;
+	}
 	raw_spin_unlock(&s->tasks_lock);
+	if (!ret && held >= FXTRACE_ATTACH_FILES_MAX)
+		ret = -EMFILE;
+	return ret;
+}
+
+/* Give the calling thread buf, new, as its buffer through file_id. */
+static int fxt_attach(struct fxt_session *s, struct fxt_buffer *buf,
+		      u64 file_id, struct fxtrace_attach *at)
+{
+	char name[TASK_COMM_LEN + 16];
+	char comm[TASK_COMM_LEN];
+	int ret;
+
+	lockdep_assert_held(&fxt_lock);
+	/* fxt_lock: no other attach of this thread can come in between. */
+	ret = fxt_attach_check(s, file_id, true);
 	if (ret)
 		return ret;
 
@@ -196,6 +223,7 @@ static int fxt_attach(struct fxt_session *s, struct fxt_buffer *buf,
 	buf->tgid = get_pid(task_tgid(current));
 	mmgrab(current->mm);
 	buf->mm = current->mm;
+	buf->file_id = file_id;
 	raw_spin_lock(&s->tasks_lock);
 	buf->task = current;
 	hash_add(s->tasks, &buf->task_node, (unsigned long)current);
@@ -215,13 +243,13 @@ static int fxt_attach(struct fxt_session *s, struct fxt_buffer *buf,
 	return 0;
 }
 
-long fxt_ioctl_attach(void __user *argp)
+long fxt_ioctl_attach(struct file *file, void __user *argp)
 {
 	struct fxtrace_attach at;
 	struct fxt_user *user = NULL;
 	struct fxt_session *s;
 	struct fxt_buffer *buf;
-	u64 size = 0;
+	u64 size = 0, file_id = 0;
 	u32 at_size;
 	int ret;
 
@@ -243,9 +271,11 @@ long fxt_ioctl_attach(void __user *argp)
 
 	mutex_lock(&fxt_lock);
 	s = fxt_session;
-	if (s && fxt_attached(s)) {
-		ret = -EEXIST;
-	} else if (s) {
+	if (s) {
+		file_id = fxt_file_id(file);
+		ret = fxt_attach_check(s, file_id, false);
+	}
+	if (s && !ret) {
 		kref_get(&s->ref);
 		size = s->task_buffer_size;
 		user = fxt_user_get(current_uid());
@@ -271,7 +301,7 @@ long fxt_ioctl_attach(void __user *argp)
 	}
 	mutex_lock(&fxt_lock);
 	/* Terminated meanwhile: the reference kept s, not its place. */
-	ret = fxt_session == s ? fxt_attach(s, buf, &at) : -ENOENT;
+	ret = fxt_session == s ? fxt_attach(s, buf, file_id, &at) : -ENOENT;
 	mutex_unlock(&fxt_lock);
 	if (ret)
 		fxt_buffer_discard(buf);

@@ -21,7 +21,7 @@
 
 /* The ABI version; a new major is incompatible, a new minor adds to it. */
 #define FXTRACE_ABI_MAJOR	0
-#define FXTRACE_ABI_MINOR	6
+#define FXTRACE_ABI_MINOR	7
 
 #define FXTRACE_DEVICE		"/dev/fxtrace"
 
@@ -37,6 +37,12 @@ struct fxtrace_version {
 #define FXTRACE_VERSION_SIZE_V0	24	/* first published size */
 
 #define FXTRACE_FEATURE_SESSIONS	_BITULL(0)
+/*
+ * ABI 0.7: a thread's buffers are per file it attaches through (each copy
+ * of a producer library opens its own), up to FXTRACE_ATTACH_FILES_MAX
+ * at once; before, one per thread whatever the file.
+ */
+#define FXTRACE_FEATURE_ATTACH_PER_FILE	_BITULL(1)
 
 /* Buffering modes (Fuchsia tracing system design, Documentation/uapi.rst). */
 enum fxtrace_mode {
@@ -242,6 +248,8 @@ struct fxtrace_attach {
 };
 
 #define FXTRACE_ATTACH_SIZE_V0	56
+/* Buffers one thread may hold at once, each through another file. */
+#define FXTRACE_ATTACH_FILES_MAX	8
 
 /* Input of FXTRACE_IOC_BUFFER_FULL (streaming producers). */
 struct fxtrace_buffer_full {

@@ -131,6 +131,27 @@ $(B)/test/lib/static_plugin.so: $(B)/obj/user/lib/tests/static_plugin.o \
 $(B)/test/lib/plugin_host: $(B)/obj/user/lib/tests/plugin_host.o
 	$(link)
 user: $(B)/test/lib/static_plugin.so $(B)/test/lib/plugin_host
+$(B)/obj/user/lib/tests/exit_hook.o: CFLAGS_USER += -fPIC
+$(B)/test/lib/exit_hook.so: $(B)/obj/user/lib/tests/exit_hook.o
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS_USER) -shared -o $@ $^
+# Two copies of the library in one process; a plugin closed and opened
+# again, past the session's task-buffer limit; a thread writing after the
+# program's destructors at exit.
+GUEST_TESTS += $(B)/test/lib/module_plugins_test
+$(B)/test/lib/module_plugins_test: \
+		$(B)/obj/user/lib/tests/module_plugins_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a \
+		| $(B)/test/lib/static_plugin.so $(B)/test/lib/exit_hook.so
+	$(link)
+# A signal's event while a thread's exit holds the library's lock.
+GUEST_TESTS += $(B)/test/lib/module_exit_lock_test
+LDLIBS_module_exit_lock_test := -ldl
+$(B)/test/lib/module_exit_lock_test: \
+		$(B)/obj/user/lib/tests/module_exit_lock_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a
+	$(link)
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a

@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ static const unsigned char category_off;
 static const __u64 no_generation;
 
 struct tbuf {
-	struct tbuf *next;		/* user-only: every buffer, for flush */
+	struct tbuf *next;		/* rt.threads */
 	pid_t pid, tid;
 	char name[64];
 	__u64 *durable;
@@ -176,9 +177,14 @@ static struct {
 	unsigned char category_enabled[MAX_CATEGORIES];
 	const volatile unsigned char *category_byte[MAX_CATEGORIES];
 	unsigned int ncategories;	/* release-stored after the entry */
+	/*
+	 * Every buffer: user-only, for the flush; with the module, the
+	 * mapped ones, for the last destructor to retire.
+	 */
 	struct tbuf *threads;
 	__u64 lost;			/* events without a buffer (atomic) */
 	bool warned_attach, warned_spool;
+	sem_t *exiting;			/* exit() posts it: exit_begun() */
 } rt = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .spool_fd = -1 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -431,6 +437,41 @@ static void parse_categories(const char *list)
 static void thread_exit(void *arg);
 static void child_after_fork(void);
 
+/* The C++ ABI's atexit() with an argument and an owner (glibc, musl). */
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
+/*
+ * exit() calls every function registered with __cxa_atexit() before the
+ * first destructor; dlclose() only those of the object it closes, and
+ * rt.exiting's is registered for none (dso NULL): posted, the destructor
+ * runs at exit.  The function is libc's and the semaphore is never
+ * freed, so both outlive this copy of the library after a dlclose().
+ */
+static void register_exit_marker(void)
+{
+	sem_t *sem = malloc(sizeof(*sem));
+
+	if (!sem || sem_init(sem, 0, 0)) {
+		free(sem);
+		return;
+	}
+	/* sem_post() as an exit function: its int result is ignored. */
+	if (__cxa_atexit((void (*)(void *))(void (*)(void))sem_post, sem,
+			 NULL)) {
+		free(sem);
+		return;
+	}
+	rt.exiting = sem;
+}
+
+/* Whether exit() called the destructor running, not dlclose(). */
+static bool exit_begun(void)
+{
+	int posted = 0;
+
+	return rt.exiting && !sem_getvalue(rt.exiting, &posted) && posted;
+}
+
 /* The initial time namespace's inode (PROC_TIME_INIT_INO, Linux 5.6). */
 #define TIME_NS_INIT_INO	0xeffffffaU
 
@@ -555,6 +596,7 @@ static void set_up(void)
 	rt.loaded = true;
 	pthread_atfork(NULL, NULL, child_after_fork);
 	pthread_key_create(&rt.exit_key, thread_exit);
+	register_exit_marker();
 	rt.tsc = tsc_invariant();
 	rt.calib_ns = clock_ns(CLOCK_MONOTONIC_RAW);
 	rt.calib_tsc = __rdtsc();
@@ -1282,6 +1324,16 @@ static struct tbuf *attach_user(void)
 
 static void detach_module(struct tbuf *t)
 {
+	struct tbuf **p;
+
+	lock();
+	for (p = &rt.threads; *p; p = &(*p)->next) {
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+	}
+	unlock();
 	/* Unmapping the producer part retires the buffer. */
 	munmap(t->map, t->map_size);
 	munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
@@ -1341,6 +1393,10 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
 	rt.monotonic_offset = at->monotonic_offset;
 	read_thread_name(t);
 	write_thread_records(t);
+	lock();
+	t->next = rt.threads;
+	rt.threads = t;
+	unlock();
 	pthread_setspecific(rt.exit_key, t);
 	fxt_tls.generation_src =
 		(const volatile uint64_t *)&rt.page->generation;
@@ -1362,7 +1418,8 @@ static struct tbuf *map_module(const struct fxtrace_attach *at, __u64 session)
  * munmap(), so that is the kept buffer when it can be of the current
  * session (kept in it, or in the one before while it began).  Kept in
  * an ended session, it is not: the thread's buffer is another copy's
- * (libfxtrace.a in a plugin, libfxtrace.so in the program), and the
+ * (libfxtrace.a in a plugin, libfxtrace.so in the program; a module
+ * before ABI 0.7 keeps one buffer per thread whatever the file), and the
  * kept id, counted again from 1 in each session, may be that one's.
  */
 static struct tbuf *attach_module(void)
@@ -1398,11 +1455,20 @@ static void forget_buffer(void)
 	fxt_tls.epoch++;	/* ends of begins in the old buffer: not here */
 }
 
+/*
+ * Inside the library, as every path that takes rt.lock (detach_module()
+ * does): a signal handler's event meanwhile is dropped, not waiting for
+ * the lock its own thread holds.
+ */
 static void thread_exit(void *arg)
 {
+	bool entered = enter();
+
 	if (self == arg)
 		forget_buffer();
 	detach_module(arg);
+	if (entered)
+		leave();
 }
 
 /*
@@ -1525,8 +1591,11 @@ static void child_after_fork(void)
 	pthread_mutex_init(&rt.lock, NULL);
 	for (t = rt.threads; t; t = next) {
 		next = t->next;
-		if (!rt.spool_base || (char *)t->map < rt.spool_base ||
-		    (char *)t->map >= rt.spool_base + rt.spool_reserve)
+		/* A module producer part is not in the child (VM_DONTCOPY). */
+		if (rt.module)
+			munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
+		else if (!rt.spool_base || (char *)t->map < rt.spool_base ||
+			 (char *)t->map >= rt.spool_base + rt.spool_reserve)
 			munmap(t->map, t->map_size);
 		free_tbuf(t);
 	}
@@ -1541,8 +1610,6 @@ static void child_after_fork(void)
 	if (rt.module) {
 		/* The module did not copy our mappings into the child. */
 		pthread_setspecific(rt.exit_key, NULL);
-		if (self)
-			free_tbuf(self);
 		/*
 		 * A child of a process that unshared the time namespace is
 		 * in the new one (timens_on_fork()): fxt_now() before its
@@ -2081,6 +2148,31 @@ static void warn_unused_patterns(void)
 }
 
 /*
+ * With the module, the last destructor at a dlclose() retires every
+ * buffer this copy of the library mapped (this copy's file is another's
+ * than the other copies' in the process: the kernel keeps a thread's
+ * buffer per file): each mapping is replaced, in one mmap(), by
+ * anonymous memory of its size, whose MAP_FIXED unmaps the producer part,
+ * which retires the buffer (the kernel keeps what was committed) and lets
+ * the buffer be freed.  A thread that still writes there, past the
+ * dlclose(), writes into memory no one reads, and never into a hole.
+ * What stays is that address space, without memory until written.
+ * Under rt.lock.
+ */
+static void retire_module_buffers(void)
+{
+	const int anon = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE;
+	struct tbuf *t;
+
+	for (t = rt.threads; t; t = t->next) {
+		mmap(t->map, t->map_size, PROT_READ | PROT_WRITE, anon, -1, 0);
+		mmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE, PROT_READ, anon,
+		     -1, 0);
+	}
+	rt.threads = NULL;
+}
+
+/*
  * A clean exit writes the trace; the spool is only needed after a crash.
  * The last destructor (priority 101 runs after the others): linked
  * statically, the program's own destructors would otherwise run after
@@ -2088,16 +2180,24 @@ static void warn_unused_patterns(void)
  *
  * libfxtrace.a linked into a shared object runs this at its dlclose()
  * too, which then unmaps the library: the thread-exit key goes first, so
- * that a thread exiting later does not call thread_exit() there (its
- * exit retires its module buffer all the same; the mapping stays).
+ * that a thread exiting later does not call thread_exit() there, and the
+ * module buffers are retired.  Not at exit: other threads, and later
+ * destructors, may still write until exit_group(), and the kernel
+ * retires each buffer, with all of that, as its thread exits.
  */
 __attribute__((destructor(101))) static void flush_at_exit(void)
 {
 	char path[sizeof(rt.output) + 8];
 	int ret;
 
-	if (rt.module)
+	if (rt.module) {
 		pthread_key_delete(rt.exit_key);
+		if (!exit_begun()) {
+			lock();
+			retire_module_buffers();
+			unlock();
+		}
+	}
 	if (!rt.on || rt.module || !enter())
 		return;
 	lock();
