@@ -756,18 +756,23 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
  * refuses them, so no pipe (vmsplice()) or other page reference can
  * outlive their revocation at ADOPT (fxt_revoke_former_readers()) and
  * show the adopter's data.  The VMA's buffer reference keeps the pages.
- * The area is not physically contiguous: one page at a time.
+ *
+ * One vmf_insert_pfn() a page, not remap_pfn_range(): on x86 a remap
+ * covering the whole VMA (a one-page HEADER) marks it VM_PAT, a flag the
+ * revocation's zap clears without this mm's mmap_lock, so a racing
+ * mprotect() can set it again on a VMA left without PTEs, and the later
+ * munmap() warns in the PAT code.  An inserted PFN is never tracked so.
  */
-static int fxt_remap_pages(struct vm_area_struct *vma, struct page **pages)
+static int fxt_insert_pfns(struct vm_area_struct *vma, struct page **pages)
 {
 	unsigned long addr;
-	int ret;
+	vm_fault_t ret;
 
+	fxt_vma_set_flags(vma, VM_PFNMAP | VM_IO);
 	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
-		ret = remap_pfn_range(vma, addr, page_to_pfn(*pages++),
-				      PAGE_SIZE, vma->vm_page_prot);
-		if (ret)
-			return ret;
+		ret = vmf_insert_pfn(vma, addr, page_to_pfn(*pages++));
+		if (ret != VM_FAULT_NOPAGE)
+			return ret == VM_FAULT_OOM ? -ENOMEM : -EFAULT;
 	}
 	return 0;
 }
@@ -820,7 +825,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 			  (part == FXTRACE_MMAP_HEADER &&
 			   buf->kind != FXTRACE_BUFFER_TASK);
 	if (controller_only)
-		ret = fxt_remap_pages(vma, buf->pages + first);
+		ret = fxt_insert_pfns(vma, buf->pages + first);
 	else
 		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first,
 				      &npages);
