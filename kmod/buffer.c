@@ -685,6 +685,37 @@ static const struct vm_operations_struct fxt_buffer_vm_ops = {
 	.mremap = fxt_vm_mremap,
 };
 
+/*
+ * The owner's mapping of its task buffer's header keeps that page (not
+ * the buffer): its process's memory, in its RSS.  ADOPT zaps the headers
+ * mapped through the former controller's file, this one too if the owner
+ * mapped it through that file; the next access maps the page again.
+ */
+static void fxt_header_vm_open(struct vm_area_struct *vma)
+{
+	get_page(vma->vm_private_data);
+}
+
+static void fxt_header_vm_close(struct vm_area_struct *vma)
+{
+	put_page(vma->vm_private_data);
+}
+
+static vm_fault_t fxt_header_vm_fault(struct vm_fault *vmf)
+{
+	struct page *page = vmf->vma->vm_private_data;
+
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct fxt_header_vm_ops = {
+	.open = fxt_header_vm_open,
+	.close = fxt_header_vm_close,
+	.fault = fxt_header_vm_fault,
+};
+
 static int fxt_mmap_readonly(struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & VM_WRITE)
@@ -785,7 +816,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	u32 id = off >> FXTRACE_MMAP_ID_SHIFT;
 	struct fxt_buffer *buf;
 	unsigned long npages;
-	bool controller_only;
+	bool revocable;
 	int first, ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
@@ -817,14 +848,14 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	npages = vma_pages(vma);
 	fxt_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	/*
-	 * What only a controller maps (READER parts, and the headers of CPU
-	 * and KERNEL buffers) ADOPT revokes from a former controller:
-	 * PFN-mapped, so that no page reference outlives the revocation.
+	 * What only a controller maps (READER parts, and the header of a
+	 * buffer its process does not own) ADOPT revokes from a former
+	 * controller: PFN-mapped, so that no page reference outlives the
+	 * revocation.
 	 */
-	controller_only = part == FXTRACE_MMAP_READER ||
-			  (part == FXTRACE_MMAP_HEADER &&
-			   buf->kind != FXTRACE_BUFFER_TASK);
-	if (controller_only)
+	revocable = part == FXTRACE_MMAP_READER ||
+			  (part == FXTRACE_MMAP_HEADER && !fxt_is_owner(buf));
+	if (revocable)
 		ret = fxt_insert_pfns(vma, buf->pages + first);
 	else
 		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first,
@@ -837,14 +868,16 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 		return ret;
 	}
 	/*
-	 * A task buffer's header mapping keeps its page only (the PTE's
-	 * reference: the page is its process's, in its RSS), not the buffer:
-	 * a producer's 4 KiB mapping would otherwise keep the whole area
+	 * The owner's header mapping keeps its page only, not the buffer: a
+	 * producer's 4 KiB mapping would otherwise keep the whole area
 	 * alive, out of the process's RSS and, after Terminate, of any
-	 * session's limits.  A PFN mapping has no such reference: it keeps
-	 * the buffer, as a READER mapping of it could.
+	 * session's limits.  A PFN mapping keeps the buffer, as a READER
+	 * mapping of it could.
 	 */
-	if (!controller_only && part == FXTRACE_MMAP_HEADER) {
+	if (!revocable && part == FXTRACE_MMAP_HEADER) {
+		get_page(buf->pages[first]);
+		vma->vm_private_data = buf->pages[first];
+		vma->vm_ops = &fxt_header_vm_ops;
 		fxt_buffer_put(buf);
 		return 0;
 	}

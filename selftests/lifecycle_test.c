@@ -555,6 +555,90 @@ TEST_F(nosess, adopt_revokes_former_readers)
 	close(fd3);
 }
 
+/*
+ * A task buffer's header, mapped by the former controller, is revoked as
+ * well when its process does not own the buffer (it took the adopter's
+ * offsets and counts).  Its owner's mapping reads on: through the owner's
+ * own file, and through the former controller's file when the owner is
+ * the former controller (zapped with the others, it maps the page again).
+ * The old module revoked no task buffer's header.
+ */
+TEST_F(nosess, adopt_revokes_former_task_headers)
+{
+	const struct fxtrace_buffer_header *other_hdr, *own_hdr;
+	struct fxtrace_attach a, own;
+	struct fxtrace_config c;
+	int go[2], ready[2], status, ctl, fd3;
+	__u32 other_id;
+	pid_t owner;
+
+	ctl = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, ctl);
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c));
+	drain_init(_metadata, ctl, self->ncpus);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+
+	/* Another process's buffer, its header mapped through its own file. */
+	owner = fork();
+	ASSERT_LE(0, owner);
+	if (owner == 0) {
+		const struct fxtrace_buffer_header *h;
+		int fd = dev_open(0);
+		char ch;
+
+		close(ctl);
+		if (fd < 0 || attach(fd, &a))
+			_exit(2);
+		h = map_part(fd, a.buffer_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+		if (h == MAP_FAILED ||
+		    write(ready[1], &a.buffer_id, sizeof(a.buffer_id)) != sizeof(a.buffer_id) ||
+		    read(go[0], &ch, 1) != 1)
+			_exit(3);
+		/* After the adoption. */
+		_exit(h->magic == FXTRACE_BUFFER_MAGIC && h->id == a.buffer_id ? 0 : 4);
+	}
+	ASSERT_EQ((ssize_t)sizeof(other_id), read(ready[0], &other_id, sizeof(other_id)));
+	other_hdr = map_part(ctl, other_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, other_hdr) TH_LOG("HEADER: %s", strerror(errno));
+
+	/* The controller's own buffer, its header mapped through ctl. */
+	ASSERT_EQ(0, attach(ctl, &own));
+	own_hdr = map_part(ctl, own.buffer_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, own_hdr) TH_LOG("HEADER: %s", strerror(errno));
+
+	/* Orphaned: both read. */
+	ASSERT_EQ(0, close(ctl));
+	ASSERT_EQ(0, read_in_child(&other_hdr->magic));
+	ASSERT_EQ(0, read_in_child(&own_hdr->magic));
+
+	/* Adopted: the other's header faults, the own one reads on. */
+	fd3 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT));
+	EXPECT_EQ(SIGBUS, read_in_child(&other_hdr->magic));
+	EXPECT_EQ(0, read_in_child(&own_hdr->magic));
+	EXPECT_EQ(FXTRACE_BUFFER_MAGIC, own_hdr->magic);
+	EXPECT_EQ(own.buffer_id, own_hdr->id);
+
+	/* The other owner's mapping reads on. */
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(owner, waitpid(owner, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+	EXPECT_EQ(FXTRACE_BUFFER_MAGIC, own_hdr->magic);
+	munmap((void *)other_hdr, PG);
+	munmap((void *)own_hdr, PG);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	close(fd3);
+}
+
 struct reader_mmap {
 	int fd;
 	size_t len;
