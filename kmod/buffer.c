@@ -782,11 +782,12 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 }
 
 /*
- * A controller's mapping (a READER part, a CPU or KERNEL buffer's header)
- * as PFN mappings (VM_PFNMAP | VM_IO, special PTEs): get_user_pages()
- * refuses them, so no pipe (vmsplice()) or other page reference can
- * outlive their revocation at ADOPT (fxt_revoke_former_readers()) and
- * show the adopter's data.  The VMA's buffer reference keeps the pages.
+ * A mapping ADOPT revokes (a READER part, the header of a buffer the
+ * mapping process does not own) as PFN mappings (VM_PFNMAP | VM_IO,
+ * special PTEs): get_user_pages() refuses them, so no pipe (vmsplice())
+ * or other page reference can outlive their revocation at ADOPT
+ * (fxt_revoke_former_readers()) and show the adopter's data.  The VMA's
+ * buffer reference keeps the pages.
  *
  * One vmf_insert_pfn() a page, not remap_pfn_range(): on x86 a remap
  * covering the whole VMA (a one-page HEADER) marks it VM_PAT, a flag the
@@ -854,7 +855,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	 * revocation.
 	 */
 	revocable = part == FXTRACE_MMAP_READER ||
-			  (part == FXTRACE_MMAP_HEADER && !fxt_is_owner(buf));
+		    (part == FXTRACE_MMAP_HEADER && !fxt_is_owner(buf));
 	if (revocable)
 		ret = fxt_insert_pfns(vma, buf->pages + first);
 	else

@@ -1766,9 +1766,10 @@ static int magic_in_child(const volatile __u32 *magic)
  * its flags, only its PTEs are gone.  What the mapping refused before the
  * zap it refuses after, a fork copies it empty (the copy faults too), a
  * change of protection brings nothing back, and unmapping it lets the
- * buffer go.  The one-page CPU HEADER mapping is the one a whole-VMA
- * remap_pfn_range() has x86 PAT track through its page table: the guest
- * run fails on any kernel warning from untracking it after the zap.
+ * buffer go.  The one-page CPU HEADER mapping is the one x86 PAT
+ * tracked when it was made by a whole-VMA remap_pfn_range() (now
+ * vmf_insert_pfn(), lifecycle_test revocable_mappings_not_pat_tracked):
+ * the guest run fails on any kernel warning after the zap.
  */
 TEST_F(hs, revoked_mappings_stay_sound)
 {
