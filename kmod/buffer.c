@@ -685,6 +685,37 @@ static const struct vm_operations_struct fxt_buffer_vm_ops = {
 	.mremap = fxt_vm_mremap,
 };
 
+/*
+ * The owner's mapping of its task buffer's header keeps that page (not
+ * the buffer): its process's memory, in its RSS.  ADOPT zaps the headers
+ * mapped through the former controller's file, this one too if the owner
+ * mapped it through that file; the next access maps the page again.
+ */
+static void fxt_header_vm_open(struct vm_area_struct *vma)
+{
+	get_page(vma->vm_private_data);
+}
+
+static void fxt_header_vm_close(struct vm_area_struct *vma)
+{
+	put_page(vma->vm_private_data);
+}
+
+static vm_fault_t fxt_header_vm_fault(struct vm_fault *vmf)
+{
+	struct page *page = vmf->vma->vm_private_data;
+
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct fxt_header_vm_ops = {
+	.open = fxt_header_vm_open,
+	.close = fxt_header_vm_close,
+	.fault = fxt_header_vm_fault,
+};
+
 static int fxt_mmap_readonly(struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & VM_WRITE)
@@ -751,23 +782,29 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 }
 
 /*
- * A controller's mapping (a READER part, a CPU or KERNEL buffer's header)
- * as PFN mappings (VM_PFNMAP | VM_IO, special PTEs): get_user_pages()
- * refuses them, so no pipe (vmsplice()) or other page reference can
- * outlive their revocation at ADOPT (fxt_revoke_former_readers()) and
- * show the adopter's data.  The VMA's buffer reference keeps the pages.
- * The area is not physically contiguous: one page at a time.
+ * A mapping ADOPT revokes (a READER part, the header of a buffer the
+ * mapping process does not own) as PFN mappings (VM_PFNMAP | VM_IO,
+ * special PTEs): get_user_pages() refuses them, so no pipe (vmsplice())
+ * or other page reference can outlive their revocation at ADOPT
+ * (fxt_revoke_former_readers()) and show the adopter's data.  The VMA's
+ * buffer reference keeps the pages.
+ *
+ * One vmf_insert_pfn() a page, not remap_pfn_range(): on x86 a remap
+ * covering the whole VMA (a one-page HEADER) marks it VM_PAT, a flag the
+ * revocation's zap clears without this mm's mmap_lock, so a racing
+ * mprotect() can set it again on a VMA left without PTEs, and the later
+ * munmap() warns in the PAT code.  An inserted PFN is never tracked so.
  */
-static int fxt_remap_pages(struct vm_area_struct *vma, struct page **pages)
+static int fxt_insert_pfns(struct vm_area_struct *vma, struct page **pages)
 {
 	unsigned long addr;
-	int ret;
+	vm_fault_t ret;
 
+	fxt_vma_set_flags(vma, VM_PFNMAP | VM_IO);
 	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
-		ret = remap_pfn_range(vma, addr, page_to_pfn(*pages++),
-				      PAGE_SIZE, vma->vm_page_prot);
-		if (ret)
-			return ret;
+		ret = vmf_insert_pfn(vma, addr, page_to_pfn(*pages++));
+		if (ret != VM_FAULT_NOPAGE)
+			return ret == VM_FAULT_OOM ? -ENOMEM : -EFAULT;
 	}
 	return 0;
 }
@@ -780,7 +817,7 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	u32 id = off >> FXTRACE_MMAP_ID_SHIFT;
 	struct fxt_buffer *buf;
 	unsigned long npages;
-	bool controller_only;
+	bool revocable;
 	int first, ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
@@ -812,15 +849,15 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	npages = vma_pages(vma);
 	fxt_vma_set_flags(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	/*
-	 * What only a controller maps (READER parts, and the headers of CPU
-	 * and KERNEL buffers) ADOPT revokes from a former controller:
-	 * PFN-mapped, so that no page reference outlives the revocation.
+	 * What only a controller maps (READER parts, and the header of a
+	 * buffer its process does not own) ADOPT revokes from a former
+	 * controller: PFN-mapped, so that no page reference outlives the
+	 * revocation.
 	 */
-	controller_only = part == FXTRACE_MMAP_READER ||
-			  (part == FXTRACE_MMAP_HEADER &&
-			   buf->kind != FXTRACE_BUFFER_TASK);
-	if (controller_only)
-		ret = fxt_remap_pages(vma, buf->pages + first);
+	revocable = part == FXTRACE_MMAP_READER ||
+		    (part == FXTRACE_MMAP_HEADER && !fxt_is_owner(buf));
+	if (revocable)
+		ret = fxt_insert_pfns(vma, buf->pages + first);
 	else
 		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first,
 				      &npages);
@@ -832,14 +869,16 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 		return ret;
 	}
 	/*
-	 * A task buffer's header mapping keeps its page only (the PTE's
-	 * reference: the page is its process's, in its RSS), not the buffer:
-	 * a producer's 4 KiB mapping would otherwise keep the whole area
+	 * The owner's header mapping keeps its page only, not the buffer: a
+	 * producer's 4 KiB mapping would otherwise keep the whole area
 	 * alive, out of the process's RSS and, after Terminate, of any
-	 * session's limits.  A PFN mapping has no such reference: it keeps
-	 * the buffer, as a READER mapping of it could.
+	 * session's limits.  A PFN mapping keeps the buffer, as a READER
+	 * mapping of it could.
 	 */
-	if (!controller_only && part == FXTRACE_MMAP_HEADER) {
+	if (!revocable && part == FXTRACE_MMAP_HEADER) {
+		get_page(buf->pages[first]);
+		vma->vm_private_data = buf->pages[first];
+		vma->vm_ops = &fxt_header_vm_ops;
 		fxt_buffer_put(buf);
 		return 0;
 	}

@@ -928,14 +928,15 @@ long fxt_ioctl_terminate(struct file *file)
 
 /*
  * An adopted orphan's buffers take the adopter's data from now on: the
- * READER mappings of the file that orphaned it (and its children's copies
- * of them) must not read it.  Only a controller maps READER parts, through
- * its own file, so they all are in that file's own address_space
- * (fxt_open()); zapped, they fault (SIGBUS: no ->fault refills them).  So
- * are HEADER parts of CPU and KERNEL buffers; a task buffer's header
- * stays, since its producer may map it through the same file.  The file
- * is alive while a mapping holds it, and fxt_controller_release() forgets
- * it (fxt_lock held).
+ * READER and HEADER mappings of the file that orphaned it (and its
+ * children's copies of them) must not read it.  Only a controller maps
+ * READER parts, and the headers of buffers its process does not own,
+ * through its own file, so they all are in that file's own address_space
+ * (fxt_open()); zapped, they fault (SIGBUS: no ->fault refills them).  A
+ * task buffer's owner may have mapped its header through the same file:
+ * zapped too, its mapping maps the page again at the next access
+ * (fxt_header_vm_fault()).  The file is alive while a mapping holds it,
+ * and fxt_controller_release() forgets it (fxt_lock held).
  */
 static void fxt_revoke_former_readers(struct fxt_session *s)
 {
@@ -949,11 +950,10 @@ static void fxt_revoke_former_readers(struct fxt_session *s)
 				    FXTRACE_MMAP_OFFSET(buf->id,
 							FXTRACE_MMAP_READER),
 				    buf->area_size, 1);
-		if (buf->kind != FXTRACE_BUFFER_TASK)
-			unmap_mapping_range(file->f_mapping,
-					    FXTRACE_MMAP_OFFSET(buf->id,
-								FXTRACE_MMAP_HEADER),
-					    FXTRACE_BUFFER_PAGE_SIZE, 1);
+		unmap_mapping_range(file->f_mapping,
+				    FXTRACE_MMAP_OFFSET(buf->id,
+							FXTRACE_MMAP_HEADER),
+				    FXTRACE_BUFFER_PAGE_SIZE, 1);
 	}
 	s->former_controller = NULL;
 }

@@ -413,6 +413,66 @@ TEST_F(hs, header_mapping_keeps_its_page_only)
 	ASSERT_EQ(0, munmap(m.m, PG));
 }
 
+/*
+ * The controller's mapping of another process's task buffer header is a
+ * PFN mapping, revoked at ADOPT (lifecycle_test): it holds the buffer, as
+ * a READER mapping does, not a page, so the buffer stays charged after
+ * RELEASE_BUFFER and goes with the mapping.
+ */
+TEST_F(hs, controller_header_mapping_keeps_its_buffer)
+{
+	__u64 cpu_bytes = (__u64)self->ncpus * AREA_SIZE;
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_session_info si;
+	struct fxtrace_packet p;
+	int ids[2];
+	__u32 id;
+	pid_t pid;
+
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	drain_all(self->fd);
+	ASSERT_EQ(0, pipe(ids));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct fxtrace_attach a;
+		int fd = dev_open(0);
+
+		if (fd < 0 || attach(fd, &a))
+			_exit(2);
+		_exit(write(ids[1], &a.buffer_id, sizeof(a.buffer_id)) ==
+		      sizeof(a.buffer_id) ? 0 : 3);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ((ssize_t)sizeof(id), read(ids[0], &id, sizeof(id)));
+	ASSERT_EQ(0, next_pkt(self->fd, &p, 5000));
+	ASSERT_EQ(FXTRACE_PKT_BUFFER_ADDED, p.request);
+	ASSERT_EQ(0, next_pkt(self->fd, &p, 5000));
+	ASSERT_EQ(FXTRACE_PKT_BUFFER_RETIRED, p.request);
+	ASSERT_EQ(id, p.data32);
+
+	h = map_part(self->fd, id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
+
+	/* Released: still charged, the header still the buffer's. */
+	ASSERT_EQ(0, release_buffer(self->fd, id));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes + AREA_SIZE, si.memory_used);
+	ASSERT_EQ(self->ncpus, si.nr_buffers);
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(id, h->id);
+	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, h->state);
+
+	/* Unmapped: freed. */
+	ASSERT_EQ(0, munmap((void *)h, PG));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	ASSERT_EQ(cpu_bytes, si.memory_used);
+	close(ids[0]);
+	close(ids[1]);
+}
+
 /* Reads a file (cgroup, sysctl) holding one number; -1 on error. */
 static long long read_number(const char *dir, const char *file)
 {
@@ -1766,9 +1826,10 @@ static int magic_in_child(const volatile __u32 *magic)
  * its flags, only its PTEs are gone.  What the mapping refused before the
  * zap it refuses after, a fork copies it empty (the copy faults too), a
  * change of protection brings nothing back, and unmapping it lets the
- * buffer go.  The one-page CPU HEADER mapping is the one a whole-VMA
- * remap_pfn_range() has x86 PAT track through its page table: the guest
- * run fails on any kernel warning from untracking it after the zap.
+ * buffer go.  The one-page CPU HEADER mapping is the one x86 PAT
+ * tracked when it was made by a whole-VMA remap_pfn_range() (now
+ * vmf_insert_pfn(), lifecycle_test revocable_mappings_not_pat_tracked):
+ * the guest run fails on any kernel warning after the zap.
  */
 TEST_F(hs, revoked_mappings_stay_sound)
 {

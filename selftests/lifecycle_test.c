@@ -555,6 +555,90 @@ TEST_F(nosess, adopt_revokes_former_readers)
 	close(fd3);
 }
 
+/*
+ * A task buffer's header, mapped by the former controller, is revoked as
+ * well when its process does not own the buffer (it took the adopter's
+ * offsets and counts).  Its owner's mapping reads on: through the owner's
+ * own file, and through the former controller's file when the owner is
+ * the former controller (zapped with the others, it maps the page again).
+ * The old module revoked no task buffer's header.
+ */
+TEST_F(nosess, adopt_revokes_former_task_headers)
+{
+	const struct fxtrace_buffer_header *other_hdr, *own_hdr;
+	struct fxtrace_attach a, own;
+	struct fxtrace_config c;
+	int go[2], ready[2], status, ctl, fd3;
+	__u32 other_id;
+	pid_t owner;
+
+	ctl = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, ctl);
+	config_init(&c, FXTRACE_MODE_ONESHOT);
+	ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c));
+	drain_init(_metadata, ctl, self->ncpus);
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+
+	/* Another process's buffer, its header mapped through its own file. */
+	owner = fork();
+	ASSERT_LE(0, owner);
+	if (owner == 0) {
+		const struct fxtrace_buffer_header *h;
+		int fd = dev_open(0);
+		char ch;
+
+		close(ctl);
+		if (fd < 0 || attach(fd, &a))
+			_exit(2);
+		h = map_part(fd, a.buffer_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+		if (h == MAP_FAILED ||
+		    write(ready[1], &a.buffer_id, sizeof(a.buffer_id)) != sizeof(a.buffer_id) ||
+		    read(go[0], &ch, 1) != 1)
+			_exit(3);
+		/* After the adoption. */
+		_exit(h->magic == FXTRACE_BUFFER_MAGIC && h->id == a.buffer_id ? 0 : 4);
+	}
+	ASSERT_EQ((ssize_t)sizeof(other_id), read(ready[0], &other_id, sizeof(other_id)));
+	other_hdr = map_part(ctl, other_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, other_hdr) TH_LOG("HEADER: %s", strerror(errno));
+
+	/* The controller's own buffer, its header mapped through ctl. */
+	ASSERT_EQ(0, attach(ctl, &own));
+	own_hdr = map_part(ctl, own.buffer_id, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, own_hdr) TH_LOG("HEADER: %s", strerror(errno));
+
+	/* Orphaned: both read. */
+	ASSERT_EQ(0, close(ctl));
+	ASSERT_EQ(0, read_in_child(&other_hdr->magic));
+	ASSERT_EQ(0, read_in_child(&own_hdr->magic));
+
+	/* Adopted: the other's header faults, the own one reads on. */
+	fd3 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT));
+	EXPECT_EQ(SIGBUS, read_in_child(&other_hdr->magic));
+	EXPECT_EQ(0, read_in_child(&own_hdr->magic));
+	EXPECT_EQ(FXTRACE_BUFFER_MAGIC, own_hdr->magic);
+	EXPECT_EQ(own.buffer_id, own_hdr->id);
+
+	/* The other owner's mapping reads on. */
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(owner, waitpid(owner, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+	EXPECT_EQ(FXTRACE_BUFFER_MAGIC, own_hdr->magic);
+	munmap((void *)other_hdr, PG);
+	munmap((void *)own_hdr, PG);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	close(fd3);
+}
+
 struct reader_mmap {
 	int fd;
 	size_t len;
@@ -681,6 +765,173 @@ TEST_F(sess, reader_pages_not_referenced)
 	expect_not_referenced(_metadata, h, "CPU buffer's HEADER");
 	munmap((void *)h, PG);
 	munmap((void *)m, bi.reader_size);
+}
+
+/*
+ * The VmFlags of this process's mapping at @m (/proc/self/smaps), each
+ * two-letter flag followed by a space, into @flags.
+ */
+static int vma_flags(const void *m, char *flags, size_t size)
+{
+	char line[256], start[32];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	bool found = false;
+
+	if (!f)
+		return -1;
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)m);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, start, strlen(start)))
+			found = true;
+		else if (found && !strncmp(line, "VmFlags:", 8))
+			break;
+	}
+	fclose(f);
+	if (!found || strncmp(line, "VmFlags:", 8))
+		return -1;
+	snprintf(flags, size, "%s", line + 8);
+	return 0;
+}
+
+static bool has_vma_flag(const char *flags, const char *flag)
+{
+	char word[8];
+
+	snprintf(word, sizeof(word), " %s ", flag);
+	return strstr(flags, word) != NULL;
+}
+
+/*
+ * A mapping ADOPT revokes is PFN-mapped (pf, io) without x86 PAT's
+ * whole-VMA tracking ("ar", VM_PAT), which remap_pfn_range() gives a
+ * one-page HEADER: the revocation's zap clears that flag without the
+ * mapping process's mmap_lock, so an mprotect() racing it can set it
+ * again on a VMA left without PTEs, and munmap() then warns (see
+ * adopt_revoke_races_mprotect).  The old module's CPU buffer HEADER
+ * mapping had it.
+ */
+TEST_F(sess, revocable_mappings_not_pat_tracked)
+{
+	const struct fxtrace_buffer_header *m, *h;
+	struct fxtrace_buffer_info bi;
+	char flags[256];
+
+	drain_init(_metadata, self->fd, self->ncpus);
+	ASSERT_EQ(0, buffer_info(self->fd, 1, &bi));
+	m = map_part(self->fd, 1, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("READER: %s", strerror(errno));
+	h = map_part(self->fd, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	ASSERT_EQ(1, h->id);
+
+	ASSERT_EQ(0, vma_flags(h, flags, sizeof(flags)));
+	EXPECT_TRUE(has_vma_flag(flags, "pf")) TH_LOG("HEADER:%s", flags);
+	EXPECT_TRUE(has_vma_flag(flags, "io")) TH_LOG("HEADER:%s", flags);
+	EXPECT_FALSE(has_vma_flag(flags, "ar")) TH_LOG("HEADER:%s", flags);
+	ASSERT_EQ(0, vma_flags(m, flags, sizeof(flags)));
+	EXPECT_TRUE(has_vma_flag(flags, "pf")) TH_LOG("READER:%s", flags);
+	EXPECT_FALSE(has_vma_flag(flags, "ar")) TH_LOG("READER:%s", flags);
+	munmap((void *)h, PG);
+	munmap((void *)m, bi.reader_size);
+}
+
+/* The kernel's "warned" taint (TAINT_WARN, bit 9 of tainted). */
+static int kernel_warned(void)
+{
+	unsigned long tainted;
+	FILE *f = fopen("/proc/sys/kernel/tainted", "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%lu", &tainted);
+	fclose(f);
+	return n == 1 ? !!(tainted & (1UL << 9)) : -1;
+}
+
+/* Mappings of one HEADER a round: each is a chance to race. */
+#define RACE_MAPS 32
+
+struct mprotect_loop {
+	void *maps[RACE_MAPS];
+	atomic_int stop;
+};
+
+static void *mprotect_loop_fn(void *arg)
+{
+	struct mprotect_loop *l = arg;
+	int i;
+
+	while (!atomic_load(&l->stop)) {
+		for (i = 0; i < RACE_MAPS; i++) {
+			mprotect(l->maps[i], PG, PROT_NONE);
+			mprotect(l->maps[i], PG, PROT_READ);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * ADOPT revokes the former controller's CPU buffer HEADER mappings while a
+ * thread of that process mprotect()s them back and forth: on the old
+ * module the revocation could clear VM_PAT under an mprotect(), which
+ * wrote it back on a VMA without PTEs, and munmap() then hit a
+ * WARN_ON_ONCE in the PAT code (get_pat_info()).  A race: each round
+ * tries it once a mapping, and the mappings must come out without the
+ * flag and the kernel unwarned.  A kernel that has warned before cannot
+ * show a new warning: skipped.
+ */
+TEST_F_TIMEOUT(nosess, adopt_revoke_races_mprotect, 120)
+{
+	struct mprotect_loop l;
+	struct fxtrace_config c;
+	struct timespec t0, t;
+	pthread_t thread;
+	int round, i, ctl, fd3;
+	char flags[256];
+
+	if (kernel_warned() != 0)
+		SKIP(return, "the kernel has warned before, or tainted is unreadable");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (round = 0; round < 400; round++) {
+		ctl = dev_open(O_NONBLOCK);
+		ASSERT_LE(0, ctl);
+		config_init(&c, FXTRACE_MODE_ONESHOT);
+		ASSERT_EQ(0, ioctl(ctl, FXTRACE_IOC_INIT, &c))
+			TH_LOG("INIT: %s", strerror(errno));
+		drain_init(_metadata, ctl, self->ncpus);
+		for (i = 0; i < RACE_MAPS; i++) {
+			l.maps[i] = map_part(ctl, 1, FXTRACE_MMAP_HEADER, PG, PROT_READ);
+			ASSERT_NE(MAP_FAILED, l.maps[i]) TH_LOG("HEADER: %s", strerror(errno));
+		}
+		atomic_store(&l.stop, 0);
+		ASSERT_EQ(0, pthread_create(&thread, NULL, mprotect_loop_fn, &l));
+
+		ASSERT_EQ(0, close(ctl));
+		fd3 = dev_open(O_NONBLOCK);
+		ASSERT_LE(0, fd3);
+		ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_ADOPT))
+			TH_LOG("ADOPT: %s", strerror(errno));
+		atomic_store(&l.stop, 1);
+		ASSERT_EQ(0, pthread_join(thread, NULL));
+
+		for (i = 0; i < RACE_MAPS; i++) {
+			ASSERT_EQ(0, vma_flags(l.maps[i], flags, sizeof(flags)));
+			EXPECT_FALSE(has_vma_flag(flags, "ar"))
+				TH_LOG("round %d: a revoked HEADER:%s", round, flags);
+			ASSERT_EQ(0, munmap(l.maps[i], PG));
+		}
+		ASSERT_EQ(0, kernel_warned()) TH_LOG("round %d: the kernel warned", round);
+		ASSERT_EQ(0, ioctl(fd3, FXTRACE_IOC_TERMINATE));
+		ASSERT_EQ(0, close(fd3));
+
+		/* Rounds for 20 s at most: TCG guests are slow. */
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= 20)
+			break;
+	}
+	TH_LOG("%d rounds", round + 1);
 }
 
 /*
