@@ -90,9 +90,16 @@ LDLIBS_load_message_test := -Wl,--wrap=bpf_object__load_skeleton \
 	-Wl,--wrap=bpf_map__update_elem -Wl,--wrap=bpf_program__attach_kprobe_opts \
 	$(PROBE_LDLIBS)
 
+# Preloaded into fxtrace-probe by output_gone_test.sh: the command reaped,
+# then the writes of its last events failing.
+$(B)/test/probe/reaped_then_fail.so: user/probe/tests/reaped_then_fail.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
 PROGS += $(B)/lib/libfxtprobe.a $(B)/bin/fxtrace-probe \
 	$(B)/test/probe/target $(B)/test/probe/probe_bench \
-	$(B)/test/probe/probe_path_test
+	$(B)/test/probe/probe_path_test $(B)/test/probe/reaped_then_fail.so
 UNIT_TESTS += $(B)/test/probe/kstr_test $(B)/test/probe/load_message_test
 GUEST_TESTS += user/probe/tests/probe_test.sh user/probe/tests/tracepoint_test.sh \
 	user/probe/tests/process_filter_test.sh user/probe/tests/output_gone_test.sh

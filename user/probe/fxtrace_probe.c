@@ -189,26 +189,31 @@ static void request_stop(int sig)
 }
 
 /*
- * Poll and convert until the command exits (its wait status in *status),
- * or without a command (pid 0) until SIGINT or SIGTERM.
+ * Poll and convert until the command (*pid) exits (its wait status in
+ * *status), or without a command (0) until SIGINT or SIGTERM.  Once the
+ * command is reaped *pid is 0: its pid may be another process's by the
+ * time a failed write ends the run.
  */
-static int trace_command(struct fxtprobe *set, pid_t pid, int *fd,
+static int trace_command(struct fxtprobe *set, pid_t *pid, int *fd,
 			 int *status)
 {
 	struct pollfd pfd = { .fd = fxtprobe_epoll_fd(set), .events = POLLIN };
+	bool command = *pid;
 	int events = 0, ret;
 
 	for (;;) {
-		pid_t done = pid ? waitpid(pid, status, WNOHANG) : 0;
+		pid_t done = *pid ? waitpid(*pid, status, WNOHANG) : 0;
 
 		if (done < 0 && errno != EINTR)
 			return -errno;
+		if (done > 0)
+			*pid = 0;
 		/* After the exit: every event of the command is in the ring. */
 		ret = fxtprobe_consume(set, write_all, fd);
 		if (ret < 0)
 			return ret;
 		events += ret;
-		if (pid ? done == pid : stop_requested)
+		if (command ? done > 0 : stop_requested)
 			return events;
 		if (poll(&pfd, 1, POLL_MS) < 0 && errno != EINTR)
 			return -errno;
@@ -351,9 +356,9 @@ int main(int argc, char **argv)
 		signal(SIGINT, request_stop);
 		signal(SIGTERM, request_stop);
 	}
-	events = trace_command(set, pid, &fd, &status);
+	events = trace_command(set, &pid, &fd, &status);
 	if (events < 0) {
-		/* The command's exit was not seen: it is still running. */
+		/* pid is 0 when the command's exit was already seen. */
 		fprintf(stderr, "fxtrace-probe: %s: %s%s\n", output,
 			strerror(-events), pid ? "; the command is ended (SIGTERM)" : "");
 		stop_command(pid);

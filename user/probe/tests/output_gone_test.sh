@@ -39,6 +39,19 @@ result $? "the FIFO's reader gone: exit $rc after $((SECONDS - start)) s, the re
 result $? "the command (pid ${pid:-?}) does not outlive fxtrace-probe"
 [[ -n $pid ]] && kill "$pid" 2>/dev/null
 
+# The command's exit seen before the writes of its last events fail
+# (reaped_then_fail.so: the exit seen in the first poll, every write to
+# the output failing after it): the command is not signalled again, its
+# pid no longer its own, and the message does not say it was ended.
+LD_PRELOAD=$root/build/test/probe/reaped_then_fail.so timeout 60 \
+	"$bin/fxtrace-probe" -o "$out/reaped.fxt" \
+	-P "uprobe:$target:fxtprobe_target_work" -- "$target" 100 \
+	>"$out/reaped.stdout" 2>"$out/reaped.stderr"
+rc=$?
+sed 's/^/# /' "$out/reaped.stderr"
+[[ $rc == 1 && $(cat "$out/reaped.stderr") == "fxtrace-probe: $out/reaped.fxt: Input/output error" ]]
+result $? "the command reaped, then a failed write: exit $rc, no signal sent to its pid"
+
 # The command's own SIGPIPE is the default one: `yes` into a closed pipe
 # is killed by it (exit 141, passed on), not told EPIPE (exit 1).
 "$bin/fxtrace-probe" -o "$out/yes.fxt" -P "uprobe:$target:fxtprobe_target_work" \
