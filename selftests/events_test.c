@@ -615,6 +615,30 @@ static long ia32_getpid(void)
 	return ret;
 }
 
+static void exit_on_signal(int sig)
+{
+	_exit(128 + sig);
+}
+
+/*
+ * Whether this kernel takes int $0x80 from 64-bit code: a kernel without
+ * IA32_EMULATION, or booted with ia32_emulation=false, raises a general
+ * protection fault (SIGSEGV) instead.  Probed in a child, whose handler
+ * keeps the kernel from logging the fault as an unhandled one.
+ */
+static bool ia32_syscalls_work(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGSEGV, exit_on_signal);
+		_exit(ia32_getpid() == getpid() ? 0 : 1);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /*
  * A 32-bit syscall's number is not in the 64-bit table the names come
  * from (ia32's 20, getpid, is x86_64's writev): it is named "syscall",
@@ -626,7 +650,8 @@ TEST_F(kev, ia32_syscalls_not_named_as_64_bit)
 	int begins = 0, ends = 0, misnamed = 0, i;
 	size_t k;
 
-	ASSERT_EQ(getpid(), ia32_getpid());
+	if (!ia32_syscalls_work())
+		SKIP(return, "no 32-bit syscalls (IA32_EMULATION off)");
 	ASSERT_EQ(0, start(&self->c, cats, sizeof(cats), getpid()));
 	for (i = 0; i < CALLS; i++)
 		ia32_getpid();
