@@ -770,6 +770,16 @@ static int fxt_mmap_check(struct file *file, struct vm_area_struct *vma,
 			return -EBUSY;
 		/* Not inherited by fork, and VM_IO so MADV_DOFORK cannot undo it. */
 		fxt_vma_set_flags(vma, VM_DONTCOPY | VM_IO);
+		/*
+		 * Parts are 256 MiB apart: the largest buffer's producer part
+		 * (FXTRACE_BUFFER_SIZE_MAX of data) would reach one page into
+		 * the READER part's offsets, and ADOPT's revocation of READER
+		 * mappings (unmap_mapping_range()) would zap its last page.
+		 * Its VMA's offset is that of the area's first page instead,
+		 * as if mapped from the header on: the part ends where the
+		 * READER part starts, and no revocation covers it.
+		 */
+		vma->vm_pgoff--;
 		return 1;
 	case FXTRACE_MMAP_READER:
 		if (!controller)

@@ -490,9 +490,14 @@ static void fxt_probe_vector_exit(void *data, int vector)
 
 /* ---- kernel:syscall ------------------------------------------------------ */
 
+/*
+ * The table holds the 64-bit numbers: a 32-bit syscall (a compat task, or
+ * int $0x80 from 64-bit code) has ia32's, another syscall's there.
+ */
 static struct fxt_kname fxt_syscall_name(long nr)
 {
-	if (nr >= 0 && nr < ARRAY_SIZE(fxt_syscall_names) &&
+	if (!in_ia32_syscall() && nr >= 0 &&
+	    nr < ARRAY_SIZE(fxt_syscall_names) &&
 	    fxt_syscall_names[nr])
 		return fxt_kname_inline(fxt_syscall_names[nr]);
 	return fxt_kname_index(FXT_KSTR_SYSCALL);

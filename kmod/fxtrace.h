@@ -3,14 +3,14 @@
  * fxtrace.ko internals: sessions, buffers and the packet queue.
  *
  * Locking:
- *  - fxt_lock (a mutex) serializes control operations: ioctls but
- *    BUFFER_FULL, mmap.  Every operation under it is O(1), O(log n) or
- *    O(CPUs) but for the controller's own Start/Stop/Terminate.  Nothing
- *    touches user memory while holding it, because mmap() runs with
- *    mmap_lock held and takes fxt_lock inside it.  The controller's packet
- *    path (read, write, poll) never takes it.
- *  - session->bufs (an xarray) maps ids to buffers; its lock guards lookups
- *    outside fxt_lock (acks, BUFFER_FULL) against RELEASE and Terminate.
+ *  - fxt_lock (a mutex) serializes control operations: the ioctls (a
+ *    producer's ATTACH and BUFFER_FULL too) and mmap.  Every operation
+ *    under it is O(1), O(log n) or O(CPUs) but for the controller's own
+ *    Start/Stop/Terminate.  Nothing touches user memory while holding it,
+ *    because mmap() runs with mmap_lock held and takes fxt_lock inside
+ *    it.  The controller's packet path (read, write, poll) never takes it.
+ *  - session->bufs (an xarray) maps ids to buffers; its lock guards the
+ *    lookups of acks, outside fxt_lock, against RELEASE and Terminate.
  *  - session->tasks_lock (raw: the sched_process_exit probe runs with
  *    preemption off, also on PREEMPT_RT) guards the task-to-buffer hash and
  *    every change of a task buffer's header: snapshots, save requests and

@@ -639,6 +639,66 @@ TEST_F(nosess, adopt_revokes_former_task_headers)
 	close(fd3);
 }
 
+/*
+ * The producer part of the largest task buffer (FXTRACE_BUFFER_SIZE_MAX of
+ * data, parts 256 MiB apart) reaches one page past the offset where its
+ * READER part starts: the former controller's own producer mapping made
+ * through its file must keep its last page when an adoption revokes that
+ * file's READER mappings (it was zapped: SIGBUS).
+ */
+TEST_F_TIMEOUT(nosess, adopt_spares_former_controllers_largest_producer, 120)
+{
+	int go[2], ready[2], status, fd2;
+	pid_t former;
+	char ch;
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	former = fork();
+	ASSERT_LE(0, former);
+	if (former == 0) {
+		struct fxtrace_config c;
+		struct fxtrace_attach a;
+		volatile __u64 *last;
+		char *m;
+		int ctl = dev_open(O_NONBLOCK);
+
+		config_init(&c, FXTRACE_MODE_ONESHOT);
+		c.task_buffer_size = FXTRACE_BUFFER_SIZE_MAX;
+		if (ctl < 0 || ioctl(ctl, FXTRACE_IOC_INIT, &c) || attach(ctl, &a))
+			_exit(2);
+		m = map_part(ctl, a.buffer_id, FXTRACE_MMAP_PRODUCER,
+			     a.producer_size, PROT_READ | PROT_WRITE);
+		if (m == MAP_FAILED ||
+		    a.producer_size != PG + FXTRACE_BUFFER_SIZE_MAX)
+			_exit(3);
+		last = (volatile __u64 *)(m + a.producer_size - sizeof(*last));
+		*last = 42;
+		/* Its last descriptor closed: orphaned, the mapping kept. */
+		close(ctl);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &ch, 1) != 1)
+			_exit(4);
+		/* After the adoption. */
+		_exit(*last == 42 ? 0 : 5);
+	}
+	ASSERT_EQ(1, read(ready[0], &ch, 1));
+	fd2 = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ioctl(fd2, FXTRACE_IOC_ADOPT));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(former, waitpid(former, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status))
+		TH_LOG("the former controller died of signal %d",
+		       WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, ioctl(fd2, FXTRACE_IOC_TERMINATE));
+	close(fd2);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+
 struct reader_mmap {
 	int fd;
 	size_t len;

@@ -4,6 +4,8 @@
 # Description: where /dev/fxtrace is absent (the build host), every selftest
 # of selftests/*_test.c reports each of its tests as skipped with the reason,
 # and exits 0, as kselftests do where a feature is missing; none fails.
+# And each honours the harness's filters (fxtrace_selftest.h): -t TEST
+# plans that one test, -T TEST all the others.
 # Exit 77 (skip) on a machine with the device.  Prints TAP.  B (default
 # build) is the build directory.
 
@@ -28,6 +30,12 @@ for src in "$root"/selftests/*_test.c; do
 	result "$([[ $rc == 0 && -n $planned && $planned -gt 0 && $skipped == "$planned" &&
 		$others == "$planned" ]] && echo 0 || echo 1)" \
 		"$(basename "$t"): $skipped of ${planned:-?} tests skipped for the absent device, exit $rc"
+	[[ $src == */fuzz_test.c ]] && continue	# its own main(), no harness
+	first=$("$t" -l 2>/dev/null | sed -n '1s/^[^.]*\.//p')
+	only=$("$t" -t "$first" 2>/dev/null | sed -n 's/^1\.\.\([0-9]*\)$/\1/p')
+	others=$("$t" -T "$first" 2>/dev/null | sed -n 's/^1\.\.\([0-9]*\)$/\1/p')
+	result "$([[ -n $first && $only == 1 && $others == $((planned - 1)) ]] && echo 0 || echo 1)" \
+		"$(basename "$t"): -t ${first:-?} plans ${only:-?} test, -T it ${others:-?} of $planned"
 done
 echo "1..$n"
 exit $failed
