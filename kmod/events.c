@@ -541,10 +541,8 @@ static bool fxt_exit_in_syscall(struct task_struct *p)
 {
 	long nr = syscall_get_nr(p, task_pt_regs(p));
 
-#ifdef CONFIG_IA32_EMULATION
 	if (in_ia32_syscall())
 		return nr == 1 || nr == 252;	/* ia32 exit, exit_group */
-#endif
 	return nr == __NR_exit || nr == __NR_exit_group;
 }
 
