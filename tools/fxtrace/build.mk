@@ -42,6 +42,8 @@ UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.s
 UNIT_TESTS += tools/fxtrace/tests/output_file_test.sh
 # export -o and report --html replace OUT only once written whole.
 UNIT_TESTS += tools/fxtrace/tests/output_replace_test.sh
+# No output overwrites a drainer's trace or a spool recover could save.
+UNIT_TESTS += tools/fxtrace/tests/output_keep_test.sh
 # dump and export stop reading once their output is gone (SIGPIPE ignored).
 UNIT_TESTS += tools/fxtrace/tests/output_gone_test.sh
 # check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.

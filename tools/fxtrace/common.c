@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/fxtrace.h>
+
 #include "flush_mark.h"
 #include "fxt_map.h"
 #include "fxtrace.h"
@@ -227,6 +229,91 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 	return true;
 }
 
+/* The option that names cmd's output, for a message. */
+static const char *output_option(const char *cmd)
+{
+	return strcmp(cmd, "report") ? "-o" : "--html";
+}
+
+bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
+			      enum fxtrace_keep keep)
+{
+	struct stat wr, rd;
+	struct fxtrace_flush f = { 0 };
+	bool spool = false, unfinished;
+	int ret = 0, rfd;
+	__u32 magic;
+
+	/* Without fd, only a regular file is opened: a device's open may act. */
+	if (fd < 0 && lstat(path, &wr))
+		return false;
+	if (fd >= 0 && fstat(fd, &wr)) {
+		ret = -errno;
+	} else if (!S_ISREG(wr.st_mode) || !wr.st_size) {
+		return false;
+	} else if ((rfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			       O_CLOEXEC)) < 0) {
+		/* Not ours to read: what creates it refuses or truncates it. */
+		if (fd < 0)
+			return false;
+		ret = -errno;
+	} else {
+		if (fstat(rfd, &rd))
+			ret = -errno;
+		else if (rd.st_dev != wr.st_dev || rd.st_ino != wr.st_ino)
+			ret = -ESTALE;
+		else if (pread(rfd, &magic, sizeof(magic), 0) == sizeof(magic) &&
+			 magic == FXTRACE_BUFFER_MAGIC)
+			spool = true;
+		else
+			ret = fxtrace_flush_read(rfd, &f);
+		close(rfd);
+	}
+	unfinished = f.marked && f.flushed != f.size;
+	if (ret == -ESTALE)
+		fprintf(stderr, "fxtrace %s: %s was replaced while it was opened; not written\n",
+			cmd, path);
+	else if (ret)
+		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
+			strerror(-ret));
+	else if (spool)
+		fprintf(stderr, "fxtrace %s: %s is a libfxtrace spool: it is not overwritten ('fxtrace recover %s' saves its records; give %s another FILE)\n",
+			cmd, path, path, output_option(cmd));
+	else if (keep == FXTRACE_KEEP_UNFINISHED && unfinished)
+		fprintf(stderr, "fxtrace %s: %s is a trace a killed fxtrace-drain left unfinished: it is not overwritten ('fxtrace recover %s' keeps what the drainer flushed to it; give %s another FILE)\n",
+			cmd, path, path, output_option(cmd));
+	else if (keep == FXTRACE_KEEP_MARKED && f.marked)
+		fprintf(stderr, "fxtrace %s: %s is a trace fxtrace-drain wrote, maybe a killed drainer's: it is not overwritten ('fxtrace recover %s' keeps what the drainer flushed to it; give %s another FILE)\n",
+			cmd, path, path, output_option(cmd));
+	else
+		return false;
+	return true;
+}
+
+int fxtrace_create_output(const char *cmd, const char *path, int flags)
+{
+	struct stat st;
+	int fd;
+
+	fd = fxtctl_create_output(path, flags | FXTCTL_OUTPUT_KEEP);
+	if (fd < 0) {
+		fprintf(stderr, "fxtrace %s: %s: %s%s\n", cmd, path,
+			strerror(-fd), fxtctl_output_refusal(fd));
+		return -1;
+	}
+	if (fxtrace_keep_recoverable(cmd, path, fd, FXTRACE_KEEP_MARKED)) {
+		close(fd);
+		return -1;
+	}
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /*
  * The new file of the output being written, removed when a signal ends the
  * command; set and cleared with those signals blocked.
@@ -372,6 +459,11 @@ int fxtrace_output_open(struct fxtrace_output *out,
 		}
 		if (!S_ISREG(st.st_mode))
 			return output_fdopen(out, cmd, fd);
+		if (fxtrace_keep_recoverable(cmd, path, fd,
+					     FXTRACE_KEEP_MARKED)) {
+			close(fd);
+			return 1;
+		}
 	}
 	tmp_fd = pending_create(out, exists ? &st : NULL);
 	if (tmp_fd >= 0) {

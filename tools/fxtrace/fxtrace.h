@@ -190,6 +190,36 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 			     int input_fd, const char *input);
 
 /*
+ * What fxtrace_keep_recoverable() keeps besides a libfxtrace spool: any
+ * trace fxtrace-drain wrote (it has a flush mark: stop -o, recover -o,
+ * export -o, report --html), or only one a killed drainer left unfinished
+ * (its mark is not at its end: record -o, which replaces a finished trace
+ * as drainers do).
+ */
+enum fxtrace_keep {
+	FXTRACE_KEEP_MARKED,
+	FXTRACE_KEEP_UNFINISHED,
+};
+
+/*
+ * Whether path, which cmd is about to overwrite, must be left as it is,
+ * said on stderr: what `fxtrace recover` would save of a spool (a buffer
+ * header at 0) or of a drainer's trace (up to its flush mark) would be
+ * gone.  fd: path opened for writing and not yet truncated, read through
+ * a second descriptor that must be the same file (an error also keeps
+ * it); or -1: path itself, if a regular file cmd may read.
+ */
+bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
+			      enum fxtrace_keep keep);
+
+/*
+ * Open path for cmd's output as fxtctl_create_output(path, flags), but
+ * truncate a regular file only once fxtrace_keep_recoverable() lets it
+ * (FXTRACE_KEEP_MARKED).  Returns the fd, or -1 after a message.
+ */
+int fxtrace_create_output(const char *cmd, const char *path, int flags);
+
+/*
  * A file the user named for the output of in's command (export -o, report
  * --html), which replaces what is at its name only once written whole: a
  * failed command leaves an earlier output as it was, and no output where

@@ -20,16 +20,13 @@
 #include "fxtrace.h"
 #include "output_file.h"
 
-/* The first len bytes of fd into a new file at path (-o: a stream will do). */
-static int copy_prefix(int fd, uint64_t len, const char *path)
+/* The first len bytes of fd into out, closed. */
+static int copy_prefix(int fd, uint64_t len, int out)
 {
 	char buf[1 << 16];
 	off_t off = 0;
 	ssize_t n, w;
-	int out = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM);
 
-	if (out < 0)
-		return out;
 	while ((uint64_t)off < len) {
 		n = pread(fd, buf, len - (uint64_t)off < sizeof(buf) ?
 				   (size_t)(len - (uint64_t)off) : sizeof(buf), off);
@@ -53,21 +50,19 @@ static int copy_prefix(int fd, uint64_t len, const char *path)
 
 /*
  * A spool's regions, each one thread's buffer, written one after the other
- * behind a magic record; a region whose records do not decode cleanly (the
- * program may have scribbled over it before dying) is left out.  flags: of
- * fxtctl_create_output() for output.  Closes sp.
+ * behind a magic record into out (named output); a region whose records do
+ * not decode cleanly (the program may have scribbled over it before dying)
+ * is left out.  Closes sp and out.
  */
 static int recover_spool(struct fxtctl_spool *sp, const char *path,
-			 const char *output, int flags)
+			 const char *output, int out)
 {
 	const __u64 magic = FXT_MAGIC_WORD;
 	struct fxtctl_buffer b;
-	int out, k, ret, kept = 0, left_out = 0;
+	int k, ret = 0, kept = 0, left_out = 0;
 	size_t offset = 0;
 
-	out = fxtctl_create_output(output, flags);
-	ret = out < 0 ? out : 0;
-	if (!ret && write(out, &magic, sizeof(magic)) != sizeof(magic))
+	if (write(out, &magic, sizeof(magic)) != sizeof(magic))
 		ret = -EIO;
 	while (!ret && (k = fxtctl_spool_next(sp, &offset, &b)) == 1) {
 		uint64_t errors;
@@ -91,12 +86,12 @@ static int recover_spool(struct fxtctl_spool *sp, const char *path,
 		fprintf(stderr, "fxtrace recover: %s: %s at offset %zu; the rest is left out\n",
 			path, k == -EINVAL ? "no buffer" : strerror(-k),
 			offset);
-	if (out >= 0 && close(out) && !ret)
+	if (close(out) && !ret)
 		ret = -errno;
 	fxtctl_spool_close(sp);
 	if (ret) {
-		fprintf(stderr, "fxtrace recover: %s: %s%s\n", output,
-			strerror(-ret), fxtctl_output_refusal(ret));
+		fprintf(stderr, "fxtrace recover: %s: %s\n", output,
+			strerror(-ret));
 		return 1;
 	}
 	printf("%s: %d thread buffers written to %s, %d left out\n", path, kept,
@@ -123,7 +118,7 @@ int cmd_recover(int argc, char **argv)
 	const char *path, *output = NULL;
 	struct fxtrace_flush f;
 	struct stat st;
-	int opt, fd, ret;
+	int opt, fd, out, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -183,8 +178,14 @@ int cmd_recover(int argc, char **argv)
 			spool_output[n - 6] = '\0';
 			output = spool_output;
 		}
+		/* Nor a drainer's trace or another spool, which recover saves. */
+		out = fxtrace_create_output("recover", output, flags);
+		if (out < 0) {
+			close(fd);
+			return 1;
+		}
 		fxtctl_spool_init(&sp, fd, (size_t)st.st_size);
-		return recover_spool(&sp, path, output, flags);
+		return recover_spool(&sp, path, output, out);
 	}
 	/*
 	 * Cut in place: the file looked at above, not written through a
@@ -234,15 +235,18 @@ int cmd_recover(int argc, char **argv)
 			" bytes but the file has 0x%06" PRIx64 ": bytes it wrote are lost\n",
 			path, f.flushed, f.size);
 		ret = -EINVAL;
+	} else if (output && (out = fxtrace_create_output("recover", output,
+							  FXTCTL_OUTPUT_STREAM)) < 0) {
+		/* -o: a stream will do; not a drainer's trace or a spool. */
+		ret = -EEXIST;
 	} else {
 		if (output)
-			ret = copy_prefix(fd, f.flushed, output);
+			ret = copy_prefix(fd, f.flushed, out);
 		else if (f.flushed < f.size && ftruncate(fd, (off_t)f.flushed))
 			ret = -errno;
 		if (ret)
-			fprintf(stderr, "fxtrace recover: %s: %s%s\n",
-				output ? output : path, strerror(-ret),
-				fxtctl_output_refusal(ret));
+			fprintf(stderr, "fxtrace recover: %s: %s\n",
+				output ? output : path, strerror(-ret));
 		else
 			printf("%s: %" PRIu64 " bytes up to the flush watermark kept, %" PRIu64 " after it cut%s%s\n",
 			       path, f.flushed, f.size - f.flushed,
