@@ -42,6 +42,13 @@ UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.s
 UNIT_TESTS += tools/fxtrace/tests/output_file_test.sh
 # export -o and report --html replace OUT only once written whole.
 UNIT_TESTS += tools/fxtrace/tests/output_replace_test.sh
+# Preloaded by output_replace_test.sh: a file system without O_TMPFILE.
+$(B)/test/fxtrace/no_tmpfile.so: tools/fxtrace/tests/no_tmpfile.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/fxtrace/no_tmpfile.so
 # No output overwrites a drainer's trace or a spool recover could save.
 UNIT_TESTS += tools/fxtrace/tests/output_keep_test.sh
 # dump and export stop reading once their output is gone (SIGPIPE ignored).

@@ -315,8 +315,9 @@ int fxtrace_create_output(const char *cmd, const char *path, int flags)
 }
 
 /*
- * The new file of the output being written, removed when a signal ends the
- * command; set and cleared with those signals blocked.
+ * The new file of the output being written, once it has a name, removed
+ * when a signal ends the command; set and cleared with those signals
+ * blocked.
  */
 static char pending_tmp[sizeof(((struct fxtrace_output *)0)->tmp)];
 static const int pending_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -358,6 +359,7 @@ static int pending_create(struct fxtrace_output *out, const struct stat *old)
 	pending_mask(SIG_BLOCK, &mask);
 	fd = fxtctl_create_temp_output(out->path, out->tmp, sizeof(out->tmp));
 	if (fd >= 0) {
+		out->unnamed = !out->tmp[0];
 		memcpy(pending_tmp, out->tmp, sizeof(pending_tmp));
 		for (i = 0; i < PENDING_SIGNALS; i++) {
 			sigaction(pending_signals[i], NULL, &pending_old[i]);
@@ -391,7 +393,25 @@ static int pending_create(struct fxtrace_output *out, const struct stat *old)
 	return fd;
 }
 
-/* Rename the new file over out->path (whole) or remove it; the handlers off. */
+/* A name for the unnamed new file, for pending_finish() to rename. */
+static int pending_name(struct fxtrace_output *out)
+{
+	sigset_t mask;
+	int ret;
+
+	pending_mask(SIG_BLOCK, &mask);
+	ret = fxtctl_name_temp_output(fileno(out->file), out->path, out->tmp,
+				      sizeof(out->tmp));
+	if (!ret)
+		memcpy(pending_tmp, out->tmp, sizeof(pending_tmp));
+	pending_mask(SIG_SETMASK, &mask);
+	return ret;
+}
+
+/*
+ * Rename the new file over out->path (whole: it has a name) or remove it
+ * (an unnamed one is gone once closed); the handlers off.
+ */
 static int pending_finish(struct fxtrace_output *out, bool whole)
 {
 	sigset_t mask;
@@ -401,7 +421,7 @@ static int pending_finish(struct fxtrace_output *out, bool whole)
 	pending_mask(SIG_BLOCK, &mask);
 	if (whole && rename(out->tmp, out->path))
 		ret = -errno;
-	if (!whole || ret)
+	if ((!whole || ret) && out->tmp[0])
 		unlink(out->tmp);
 	pending_tmp[0] = '\0';
 	for (i = 0; i < PENDING_SIGNALS; i++)
@@ -433,6 +453,7 @@ int fxtrace_output_open(struct fxtrace_output *out,
 	out->file = NULL;
 	out->path = path;
 	out->tmp[0] = '\0';
+	out->unnamed = false;
 	/* Written in place, the input would be truncated before it is read. */
 	if (fxtrace_output_is_input(cmd, path, in->src.fd, in->path))
 		return 1;
@@ -496,13 +517,22 @@ int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 	bool write_failed = fflush(out->file) || ferror(out->file);
 	int err = errno;
 
+	/* Named while still open: closed, it would be gone. */
+	if (!write_failed && whole && out->unnamed) {
+		int ret = pending_name(out);
+
+		if (ret) {
+			write_failed = true;
+			err = -ret;
+		}
+	}
 	if (fclose(out->file) && !write_failed) {
 		write_failed = true;
 		err = errno;
 	}
 	if (write_failed)
 		whole = false;
-	if (out->tmp[0]) {
+	if (out->tmp[0] || out->unnamed) {
 		int ret = pending_finish(out, whole);
 
 		if (ret && !write_failed) {

@@ -226,8 +226,10 @@ int fxtrace_create_output(const char *cmd, const char *path, int flags);
  * there was none.  A regular file, or no file, at path is checked as
  * trace files are (output_file.h) and written as a new file next to it
  * (fxtctl_create_temp_output(), given the old file's owner and mode,
- * less what its group had when that group cannot be kept),
- * removed if a signal (SIGINT, SIGTERM, SIGHUP) ends the command; a FIFO
+ * less what its group had when that group cannot be kept): unnamed until
+ * written whole where the file system allows, so that it vanishes however
+ * the command ends, else removed if a signal (SIGINT, SIGTERM, SIGHUP)
+ * ends the command; a FIFO
  * or character device is written directly, and so is a file whose
  * directory takes no new file from us (EACCES, EPERM).  Never in's FILE.
  * One at a time.
@@ -236,6 +238,7 @@ struct fxtrace_output {
 	FILE *file;
 	const char *path;
 	char tmp[4096];		/* the new file; "" when path is written */
+	bool unnamed;		/* the new file has no name yet (O_TMPFILE) */
 };
 
 /* Open out for path: 0, or 1 after a message. */

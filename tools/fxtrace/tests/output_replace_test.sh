@@ -8,7 +8,10 @@
 # a signal ended it: an earlier export was lost for nothing.  Now the
 # output is written to a new file in OUT's directory and renamed over OUT
 # on success; a failure or SIGTERM/SIGHUP leaves OUT as it was (no OUT
-# where there was none) and no file behind.  On success the new OUT keeps
+# where there was none) and no file behind.  A SIGKILL used to leave the
+# new file (".OUT.XXXXXX"); it now has no name until it is written whole
+# (O_TMPFILE), and none is left; where O_TMPFILE is refused it is named
+# as before.  On success the new OUT keeps
 # the old one's mode, but not a group's bits when it cannot keep the
 # group; a FIFO named as OUT is still written directly.
 # Prints TAP.
@@ -32,10 +35,11 @@ result() {
 	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
 }
 
-# only FILES...: the directory $tmp/out holds these names and no others.
+# only FILES...: the directory $dir/out holds these names and no others.
+dir=$tmp
 only() {
 	local have
-	have=$(find "$tmp/out" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
+	have=$(find "$dir/out" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
 	[[ $have == "${*:+$* }" ]] || { echo "# in the directory: $have"; return 1; }
 }
 
@@ -64,31 +68,54 @@ for cmd in "export -o" "report --html="; do
 done
 
 # A signal mid-export: the input is the trace, then a pipe kept open.
-for sig in TERM HUP; do
-	rm -rf "$tmp/out" && mkdir "$tmp/out"
-	printf '%s\n' "$old" >"$tmp/out/export.out"
+# The new file has no name while it is written (O_TMPFILE; here on tmpfs
+# when there is one), so that even SIGKILL leaves nothing behind; where
+# O_TMPFILE is refused (no_tmpfile.so) it is the named ".OUT.XXXXXX",
+# which the handlers of SIGTERM and SIGHUP remove.
+shm=
+[[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] && shm=$(mktemp -d /dev/shm/fxtrace.XXXXXX)
+# shellcheck disable=SC2317 # run by the trap
+cleanup_shm() {
+	cleanup
+	[[ -n $shm ]] && rm -rf "$shm"
+}
+trap cleanup_shm EXIT
+for case in "tmpfile TERM" "tmpfile HUP" "tmpfile KILL" "named TERM" "named HUP"; do
+	read -r how sig <<<"$case"
+	dir=$tmp
+	preload=
+	if [[ $how == named ]]; then
+		preload=$top/${B:-build}/test/fxtrace/no_tmpfile.so
+	elif [[ -n $shm ]]; then
+		dir=$shm
+	fi
+	rm -rf "$dir/out" && mkdir "$dir/out"
+	printf '%s\n' "$old" >"$dir/out/export.out"
 	rm -f "$tmp/in"
 	mkfifo "$tmp/in"
 	{ cat "$tmp/t.fxt"; sleep 60; } >"$tmp/in" &
 	feeder=$!
-	"$fxtrace" export -o "$tmp/out/export.out" - <"$tmp/in" 2>"$tmp/err" &
+	LD_PRELOAD=$preload "$fxtrace" export -o "$dir/out/export.out" - <"$tmp/in" 2>"$tmp/err" &
 	pid=$!
-	# Wait for the export to have written past its first flush.
+	# Wait for the export to have written past its first flush: its
+	# only regular file open is the new file, named or not.
 	for _ in $(seq 100); do
 		sleep 0.1
-		[[ -n $(find "$tmp/out" -name '.export.out.*' -size +256k) ]] && break
+		[[ -n $(find -L "/proc/$pid/fd" -mindepth 1 -type f -size +256k 2>/dev/null) ]] && break
 	done
+	named=$(find "$dir/out" -name '.export.out.*' | wc -l)
 	kill -"$sig" "$pid"
 	wait "$pid" 2>/dev/null
 	rc=$?
 	kill "$feeder" 2>/dev/null
 	wait "$feeder" 2>/dev/null
 	feeder=
-	[[ $rc == $((128 + $(kill -l "$sig"))) && $(cat "$tmp/out/export.out") == "$old" ]] &&
-		only export.out
-	result $? "export -o OUT ended by SIG$sig: exit $rc, OUT unchanged, nothing else left"
+	[[ $named == $([[ $how == named ]] && echo 1 || echo 0) ]] || echo "# $named named new files while it wrote"
+	[[ $rc == $((128 + $(kill -l "$sig"))) && $(cat "$dir/out/export.out") == "$old" &&
+		$named == $([[ $how == named ]] && echo 1 || echo 0) ]] && only export.out
+	result $? "export -o OUT ($how new file, on $(stat -f -c %T "$dir")) ended by SIG$sig: exit $rc, OUT unchanged, nothing else left"
 done
-
+dir=$tmp
 # Written whole: OUT replaced, with the old file's mode.
 rm -rf "$tmp/out" && mkdir "$tmp/out"
 printf '%s\n' "$old" >"$tmp/out/export.out"
