@@ -445,7 +445,15 @@ static int output_fdopen(struct fxtrace_output *out, const char *cmd, int fd)
 int fxtrace_output_open(struct fxtrace_output *out,
 			const struct fxtrace_input *in, const char *path)
 {
-	const char *cmd = in->cmd;
+	/* Written in place, the input would be truncated before it is read. */
+	if (fxtrace_output_is_input(in->cmd, path, in->src.fd, in->path))
+		return 1;
+	return fxtrace_output_create(out, in->cmd, path, FXTCTL_OUTPUT_STREAM);
+}
+
+int fxtrace_output_create(struct fxtrace_output *out, const char *cmd,
+			  const char *path, int flags)
+{
 	struct stat st;
 	int fd, tmp_fd;
 	bool exists;
@@ -454,18 +462,15 @@ int fxtrace_output_open(struct fxtrace_output *out,
 	out->path = path;
 	out->tmp[0] = '\0';
 	out->unnamed = false;
-	/* Written in place, the input would be truncated before it is read. */
-	if (fxtrace_output_is_input(cmd, path, in->src.fd, in->path))
-		return 1;
 	exists = !lstat(path, &st);
+	out->existed = exists;
 	fd = -1;
 	if (exists) {
 		/*
 		 * What is there is checked as any output's name is, and
 		 * not truncated; a FIFO or device is what is written.
 		 */
-		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM |
-					  FXTCTL_OUTPUT_KEEP);
+		fd = fxtctl_create_output(path, flags | FXTCTL_OUTPUT_KEEP);
 		if (fd >= 0 && fstat(fd, &st)) {
 			int err = errno;
 
@@ -511,6 +516,14 @@ int fxtrace_output_open(struct fxtrace_output *out,
 	return 1;
 }
 
+const char *fxtrace_output_kept(const struct fxtrace_output *out)
+{
+	if (!out->tmp[0] && !out->unnamed)
+		return "";
+	return out->existed ? " (the file is left as it was)" :
+	       " (no file is made)";
+}
+
 int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 			 bool whole)
 {
@@ -542,8 +555,8 @@ int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 	}
 	if (!write_failed)
 		return 0;
-	fprintf(stderr, "fxtrace %s: cannot write %s: %s\n", cmd, out->path,
-		strerror(err ? err : EIO));
+	fprintf(stderr, "fxtrace %s: cannot write %s: %s%s\n", cmd, out->path,
+		strerror(err ? err : EIO), fxtrace_output_kept(out));
 	return 1;
 }
 

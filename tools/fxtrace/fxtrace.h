@@ -239,11 +239,27 @@ struct fxtrace_output {
 	const char *path;
 	char tmp[4096];		/* the new file; "" when path is written */
 	bool unnamed;		/* the new file has no name yet (O_TMPFILE) */
+	bool existed;		/* a file was at path */
 };
 
 /* Open out for path: 0, or 1 after a message. */
 int fxtrace_output_open(struct fxtrace_output *out,
 			const struct fxtrace_input *in, const char *path);
+
+/*
+ * The same for cmd's output without an input to compare (its caller's
+ * to do); flags: FXTCTL_OUTPUT_STREAM if an existing FIFO or character
+ * device will do (written directly), or 0.
+ */
+int fxtrace_output_create(struct fxtrace_output *out, const char *cmd,
+			  const char *path, int flags);
+
+/*
+ * For a message after a failed write to out, what became of its path:
+ * " (the file is left as it was)", " (no file is made)", or "" when path
+ * itself was written.
+ */
+const char *fxtrace_output_kept(const struct fxtrace_output *out);
 
 /*
  * Close out: when whole, the new file takes the path's name (renamed over

@@ -25,6 +25,7 @@ feeder=
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	[[ -n $feeder ]] && kill "$feeder" 2>/dev/null
+	mountpoint -q "$tmp/full" && umount "$tmp/full"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -174,6 +175,47 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
 else
 	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
 	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
+fi
+
+# recover -o OUT replaces OUT the same way: a write that fails (a file
+# size limit, EFBIG; as root also a full tmpfs, ENOSPC) leaves OUT as it
+# was, says so, and leaves nothing else.  It used to truncate OUT first.
+# The input mimics a drainer's file: a flush mark at 0x2038, 64 bytes
+# after it; what recover copies, 8 KiB more than a page, does not fit in
+# the page the truncated OUT would give back.
+printf '\x10\x00\x04\x46\x78\x54\x16\x00\x62\x00\xff\x7f\x22\x00\x00\x00%s\0\0\0\0\0\0' \
+	'fxtrace:flushed 0x0000000000002038' >"$tmp/marked.fxt"
+head -c $((0x2000 + 64)) /dev/zero | tr '\0' x >>"$tmp/marked.fxt"
+# recover_fails HOW ERRNO FILES...: recover -o $dir/out/old.out fails with
+# ERRNO; the directory then holds FILES.  stdout and stderr through pipes,
+# which the file size limit does not apply to.
+recover_fails() {
+	local how=$1 err=$2 rc out msg
+	shift 2
+	msg=$( (
+		[[ $how == EFBIG ]] && trap '' XFSZ && ulimit -f 0
+		"$fxtrace" recover -o "$dir/out/old.out" "$tmp/marked.fxt" | cat >"$tmp/cmd.out"
+		exit "${PIPESTATUS[0]}"
+	) 2>&1)
+	rc=$?
+	printf '%s\n' "$msg" | sed 's/^/# /'
+	out=$(cat "$tmp/cmd.out")
+	[[ $rc == 1 && -z $out && $(cat "$dir/out/old.out") == "$old" &&
+		$msg == "fxtrace recover: $dir/out/old.out: $err (the file is left as it was)" ]] &&
+		only "$@"
+	result $? "recover -o OUT, the write failing ($how): exit $rc, OUT unchanged and said so, nothing else left"
+}
+rm -rf "$tmp/out" && mkdir "$tmp/out"
+printf '%s\n' "$old" >"$tmp/out/old.out"
+recover_fails EFBIG "File too large" old.out
+if ((EUID == 0)) && mkdir "$tmp/full" && mount -t tmpfs -o size=64k fxtrace-full "$tmp/full" 2>/dev/null; then
+	dir=$tmp/full
+	mkdir "$dir/out"
+	printf '%s\n' "$old" >"$dir/out/old.out"
+	dd if=/dev/zero of="$dir/out/fill" bs=4k 2>/dev/null
+	recover_fails ENOSPC "No space left on device" fill old.out
+	umount "$tmp/full"
+	dir=$tmp
 fi
 
 echo "1..$n"
