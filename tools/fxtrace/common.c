@@ -315,11 +315,12 @@ int fxtrace_create_output(const char *cmd, const char *path, int flags)
 }
 
 /*
- * The new file of the output being written, once it has a name, removed
- * when a signal ends the command; set and cleared with those signals
- * blocked.
+ * The pending file (fxtrace.h), removed when a signal ends the command,
+ * and the child that gets the signal too; set and cleared with those
+ * signals blocked.
  */
 static char pending_tmp[sizeof(((struct fxtrace_output *)0)->tmp)];
+static volatile sig_atomic_t pending_child;
 static const int pending_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define PENDING_SIGNALS (sizeof(pending_signals) / sizeof(pending_signals[0]))
 static struct sigaction pending_old[PENDING_SIGNALS];
@@ -328,12 +329,13 @@ static void pending_signal(int sig)
 {
 	if (pending_tmp[0])
 		unlink(pending_tmp);
+	if (pending_child > 0)
+		kill(pending_child, sig);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-/* Block (how SIG_BLOCK) or unblock (SIG_SETMASK) pending_signals. */
-static void pending_mask(int how, sigset_t *old)
+void fxtrace_pending_mask(int how, sigset_t *old)
 {
 	sigset_t set;
 	size_t i;
@@ -345,29 +347,74 @@ static void pending_mask(int how, sigset_t *old)
 		    how == SIG_BLOCK ? old : NULL);
 }
 
+void fxtrace_pending_start(const char *name)
+{
+	struct sigaction sa = { .sa_handler = pending_signal };
+	size_t i;
+
+	snprintf(pending_tmp, sizeof(pending_tmp), "%s", name);
+	for (i = 0; i < PENDING_SIGNALS; i++) {
+		sigaction(pending_signals[i], NULL, &pending_old[i]);
+		if (pending_old[i].sa_handler != SIG_IGN)
+			sigaction(pending_signals[i], &sa, NULL);
+	}
+}
+
+/* Forget the pending file (removed first if remove): handlers put back. */
+static void pending_stop(bool remove)
+{
+	size_t i;
+
+	if (remove && pending_tmp[0])
+		unlink(pending_tmp);
+	pending_tmp[0] = '\0';
+	for (i = 0; i < PENDING_SIGNALS; i++)
+		sigaction(pending_signals[i], &pending_old[i], NULL);
+}
+
+void fxtrace_pending_end(void)
+{
+	sigset_t mask;
+
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
+	pending_stop(true);
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
+}
+
+pid_t fxtrace_pending_fork(void)
+{
+	sigset_t mask;
+	pid_t pid;
+
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
+	pid = fork();
+	if (pid > 0)
+		pending_child = pid;
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
+	return pid;
+}
+
+void fxtrace_pending_reaping(void)
+{
+	pending_child = 0;
+}
+
 /*
  * The new file next to out->path, with the handlers on (but for a signal
  * ignored: a background job's SIGINT).  old: what is at the name, or NULL.
  */
 static int pending_create(struct fxtrace_output *out, const struct stat *old)
 {
-	struct sigaction sa = { .sa_handler = pending_signal };
 	sigset_t mask;
-	size_t i;
 	int fd;
 
-	pending_mask(SIG_BLOCK, &mask);
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
 	fd = fxtctl_create_temp_output(out->path, out->tmp, sizeof(out->tmp));
 	if (fd >= 0) {
 		out->unnamed = !out->tmp[0];
-		memcpy(pending_tmp, out->tmp, sizeof(pending_tmp));
-		for (i = 0; i < PENDING_SIGNALS; i++) {
-			sigaction(pending_signals[i], NULL, &pending_old[i]);
-			if (pending_old[i].sa_handler != SIG_IGN)
-				sigaction(pending_signals[i], &sa, NULL);
-		}
+		fxtrace_pending_start(out->tmp);
 	}
-	pending_mask(SIG_SETMASK, &mask);
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
 	/*
 	 * An overwritten file used to keep its mode and owner.  Best effort,
 	 * but a permission goes only to whom it was given: where the owner or
@@ -399,12 +446,12 @@ static int pending_name(struct fxtrace_output *out)
 	sigset_t mask;
 	int ret;
 
-	pending_mask(SIG_BLOCK, &mask);
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
 	ret = fxtctl_name_temp_output(fileno(out->file), out->path, out->tmp,
 				      sizeof(out->tmp));
 	if (!ret)
 		memcpy(pending_tmp, out->tmp, sizeof(pending_tmp));
-	pending_mask(SIG_SETMASK, &mask);
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
 	return ret;
 }
 
@@ -415,18 +462,13 @@ static int pending_name(struct fxtrace_output *out)
 static int pending_finish(struct fxtrace_output *out, bool whole)
 {
 	sigset_t mask;
-	size_t i;
 	int ret = 0;
 
-	pending_mask(SIG_BLOCK, &mask);
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
 	if (whole && rename(out->tmp, out->path))
 		ret = -errno;
-	if ((!whole || ret) && out->tmp[0])
-		unlink(out->tmp);
-	pending_tmp[0] = '\0';
-	for (i = 0; i < PENDING_SIGNALS; i++)
-		sigaction(pending_signals[i], &pending_old[i], NULL);
-	pending_mask(SIG_SETMASK, &mask);
+	pending_stop(!whole || ret);
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
 	return ret;
 }
 

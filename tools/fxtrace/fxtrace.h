@@ -9,6 +9,7 @@
 #ifndef FXTRACE_H
 #define FXTRACE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,6 +189,28 @@ struct fxtrace_input {
  */
 bool fxtrace_output_is_input(const char *cmd, const char *output,
 			     int input_fd, const char *input);
+
+/*
+ * A file the command is making and removes unless it completes (the new
+ * file of an output, check --perfetto=json's export): SIGINT, SIGTERM and
+ * SIGHUP remove it too before they end the command, as they would have,
+ * unless they are ignored (a background job's SIGINT), and give the child
+ * of fxtrace_pending_fork() the same signal (the trace processor working
+ * on the file).  One at a time.
+ *
+ * fxtrace_pending_mask(): block (SIG_BLOCK, *old set) or unblock
+ * (SIG_SETMASK, *old restored) those signals, around the file's creation
+ * and fxtrace_pending_start(name), which installs the handlers (name ""
+ * for a file that has no name yet).  fxtrace_pending_end(): remove the
+ * file, put the handlers back.  fxtrace_pending_fork(): fork(), the child
+ * recorded with the signals blocked; fxtrace_pending_reaping(): forget it
+ * before it is reaped and its pid can be reused.
+ */
+void fxtrace_pending_mask(int how, sigset_t *old);
+void fxtrace_pending_start(const char *name);
+void fxtrace_pending_end(void);
+pid_t fxtrace_pending_fork(void);
+void fxtrace_pending_reaping(void);
 
 /*
  * What fxtrace_keep_recoverable() keeps besides a libfxtrace spool: any
