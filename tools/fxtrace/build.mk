@@ -25,6 +25,12 @@ $(B)/obj/tools/fxtrace/report_html.o: tools/fxtrace/report_template.html
 $(B)/test/fxtrace/mktrace: $(B)/obj/tools/fxtrace/tests/mktrace.o
 	$(link)
 
+# drops_trace: drop series that meet at one key of stats' map.
+$(B)/test/fxtrace/drops_trace: $(B)/obj/tools/fxtrace/tests/drops_trace.o
+	$(link)
+
+UNIT_TESTS += tools/fxtrace/tests/drops_test.sh
+
 $(B)/test/fxtrace/user_prog: $(B)/obj/tools/fxtrace/tests/user_prog.o \
 		$(B)/lib/libfxtrace.a
 	$(link)
@@ -60,7 +66,8 @@ UNIT_TESTS += tools/fxtrace/tests/memory_limit_test.sh
 # Each parser, its -h and its .rst name the same options (and the
 # drainer's config keys).
 UNIT_TESTS += tools/fxtrace/tests/help_test.py
-user: $(B)/test/fxtrace/mktrace $(B)/test/fxtrace/user_prog
+user: $(B)/test/fxtrace/mktrace $(B)/test/fxtrace/user_prog \
+	$(B)/test/fxtrace/drops_trace
 
 # `fxtrace list` in the guest: list_prog registers categories and runs it.
 $(B)/test/fxtrace/list_prog: $(B)/obj/tools/fxtrace/tests/list_prog.o \
