@@ -25,6 +25,12 @@ $(B)/obj/tools/fxtrace/report_html.o: tools/fxtrace/report_template.html
 $(B)/test/fxtrace/mktrace: $(B)/obj/tools/fxtrace/tests/mktrace.o
 	$(link)
 
+# drops_trace: drop series that meet at one key of stats' map.
+$(B)/test/fxtrace/drops_trace: $(B)/obj/tools/fxtrace/tests/drops_trace.o
+	$(link)
+
+UNIT_TESTS += tools/fxtrace/tests/drops_test.sh
+
 $(B)/test/fxtrace/user_prog: $(B)/obj/tools/fxtrace/tests/user_prog.o \
 		$(B)/lib/libfxtrace.a
 	$(link)
@@ -42,6 +48,15 @@ UNIT_TESTS += tools/fxtrace/tests/report_test.sh tools/fxtrace/tests/html_test.s
 UNIT_TESTS += tools/fxtrace/tests/output_file_test.sh
 # export -o and report --html replace OUT only once written whole.
 UNIT_TESTS += tools/fxtrace/tests/output_replace_test.sh
+# Preloaded by output_replace_test.sh: a file system without O_TMPFILE.
+$(B)/test/fxtrace/no_tmpfile.so: tools/fxtrace/tests/no_tmpfile.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/fxtrace/no_tmpfile.so
+# No output overwrites a drainer's trace or a spool recover could save.
+UNIT_TESTS += tools/fxtrace/tests/output_keep_test.sh
 # dump and export stop reading once their output is gone (SIGPIPE ignored).
 UNIT_TESTS += tools/fxtrace/tests/output_gone_test.sh
 # check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.
@@ -51,7 +66,8 @@ UNIT_TESTS += tools/fxtrace/tests/memory_limit_test.sh
 # Each parser, its -h and its .rst name the same options (and the
 # drainer's config keys).
 UNIT_TESTS += tools/fxtrace/tests/help_test.py
-user: $(B)/test/fxtrace/mktrace $(B)/test/fxtrace/user_prog
+user: $(B)/test/fxtrace/mktrace $(B)/test/fxtrace/user_prog \
+	$(B)/test/fxtrace/drops_trace
 
 # `fxtrace list` in the guest: list_prog registers categories and runs it.
 $(B)/test/fxtrace/list_prog: $(B)/obj/tools/fxtrace/tests/list_prog.o \

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/fxtrace.h>
+
 #include "flush_mark.h"
 #include "fxt_map.h"
 #include "fxtrace.h"
@@ -227,11 +229,98 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 	return true;
 }
 
+/* The option that names cmd's output, for a message. */
+static const char *output_option(const char *cmd)
+{
+	return strcmp(cmd, "report") ? "-o" : "--html";
+}
+
+bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
+			      enum fxtrace_keep keep)
+{
+	struct stat wr, rd;
+	struct fxtrace_flush f = { 0 };
+	bool spool = false, unfinished;
+	int ret = 0, rfd;
+	__u32 magic;
+
+	/* Without fd, only a regular file is opened: a device's open may act. */
+	if (fd < 0 && lstat(path, &wr))
+		return false;
+	if (fd >= 0 && fstat(fd, &wr)) {
+		ret = -errno;
+	} else if (!S_ISREG(wr.st_mode) || !wr.st_size) {
+		return false;
+	} else if ((rfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			       O_CLOEXEC)) < 0) {
+		/* Not ours to read: what creates it refuses or truncates it. */
+		if (fd < 0)
+			return false;
+		ret = -errno;
+	} else {
+		if (fstat(rfd, &rd))
+			ret = -errno;
+		else if (rd.st_dev != wr.st_dev || rd.st_ino != wr.st_ino)
+			ret = -ESTALE;
+		else if (pread(rfd, &magic, sizeof(magic), 0) == sizeof(magic) &&
+			 magic == FXTRACE_BUFFER_MAGIC)
+			spool = true;
+		else
+			ret = fxtrace_flush_read(rfd, &f);
+		close(rfd);
+	}
+	unfinished = f.marked && f.flushed != f.size;
+	if (ret == -ESTALE)
+		fprintf(stderr, "fxtrace %s: %s was replaced while it was opened; not written\n",
+			cmd, path);
+	else if (ret)
+		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
+			strerror(-ret));
+	else if (spool)
+		fprintf(stderr, "fxtrace %s: %s is a libfxtrace spool: it is not overwritten ('fxtrace recover %s' saves its records; give %s another FILE)\n",
+			cmd, path, path, output_option(cmd));
+	else if (keep == FXTRACE_KEEP_UNFINISHED && unfinished)
+		fprintf(stderr, "fxtrace %s: %s is a trace a killed fxtrace-drain left unfinished: it is not overwritten ('fxtrace recover %s' keeps what the drainer flushed to it; give %s another FILE)\n",
+			cmd, path, path, output_option(cmd));
+	else if (keep == FXTRACE_KEEP_MARKED && f.marked)
+		fprintf(stderr, "fxtrace %s: %s is a trace fxtrace-drain wrote, maybe a killed drainer's: it is not overwritten ('fxtrace recover %s' keeps what the drainer flushed to it; give %s another FILE)\n",
+			cmd, path, path, output_option(cmd));
+	else
+		return false;
+	return true;
+}
+
+int fxtrace_create_output(const char *cmd, const char *path, int flags)
+{
+	struct stat st;
+	int fd;
+
+	fd = fxtctl_create_output(path, flags | FXTCTL_OUTPUT_KEEP);
+	if (fd < 0) {
+		fprintf(stderr, "fxtrace %s: %s: %s%s\n", cmd, path,
+			strerror(-fd), fxtctl_output_refusal(fd));
+		return -1;
+	}
+	if (fxtrace_keep_recoverable(cmd, path, fd, FXTRACE_KEEP_MARKED)) {
+		close(fd);
+		return -1;
+	}
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /*
- * The new file of the output being written, removed when a signal ends the
- * command; set and cleared with those signals blocked.
+ * The pending file (fxtrace.h), removed when a signal ends the command,
+ * and the child that gets the signal too; set and cleared with those
+ * signals blocked.
  */
 static char pending_tmp[sizeof(((struct fxtrace_output *)0)->tmp)];
+static volatile sig_atomic_t pending_child;
 static const int pending_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define PENDING_SIGNALS (sizeof(pending_signals) / sizeof(pending_signals[0]))
 static struct sigaction pending_old[PENDING_SIGNALS];
@@ -240,12 +329,13 @@ static void pending_signal(int sig)
 {
 	if (pending_tmp[0])
 		unlink(pending_tmp);
+	if (pending_child > 0)
+		kill(pending_child, sig);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-/* Block (how SIG_BLOCK) or unblock (SIG_SETMASK) pending_signals. */
-static void pending_mask(int how, sigset_t *old)
+void fxtrace_pending_mask(int how, sigset_t *old)
 {
 	sigset_t set;
 	size_t i;
@@ -257,28 +347,74 @@ static void pending_mask(int how, sigset_t *old)
 		    how == SIG_BLOCK ? old : NULL);
 }
 
+void fxtrace_pending_start(const char *name)
+{
+	struct sigaction sa = { .sa_handler = pending_signal };
+	size_t i;
+
+	snprintf(pending_tmp, sizeof(pending_tmp), "%s", name);
+	for (i = 0; i < PENDING_SIGNALS; i++) {
+		sigaction(pending_signals[i], NULL, &pending_old[i]);
+		if (pending_old[i].sa_handler != SIG_IGN)
+			sigaction(pending_signals[i], &sa, NULL);
+	}
+}
+
+/* Forget the pending file (removed first if remove): handlers put back. */
+static void pending_stop(bool remove)
+{
+	size_t i;
+
+	if (remove && pending_tmp[0])
+		unlink(pending_tmp);
+	pending_tmp[0] = '\0';
+	for (i = 0; i < PENDING_SIGNALS; i++)
+		sigaction(pending_signals[i], &pending_old[i], NULL);
+}
+
+void fxtrace_pending_end(void)
+{
+	sigset_t mask;
+
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
+	pending_stop(true);
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
+}
+
+pid_t fxtrace_pending_fork(void)
+{
+	sigset_t mask;
+	pid_t pid;
+
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
+	pid = fork();
+	if (pid > 0)
+		pending_child = pid;
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
+	return pid;
+}
+
+void fxtrace_pending_reaping(void)
+{
+	pending_child = 0;
+}
+
 /*
  * The new file next to out->path, with the handlers on (but for a signal
  * ignored: a background job's SIGINT).  old: what is at the name, or NULL.
  */
 static int pending_create(struct fxtrace_output *out, const struct stat *old)
 {
-	struct sigaction sa = { .sa_handler = pending_signal };
 	sigset_t mask;
-	size_t i;
 	int fd;
 
-	pending_mask(SIG_BLOCK, &mask);
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
 	fd = fxtctl_create_temp_output(out->path, out->tmp, sizeof(out->tmp));
 	if (fd >= 0) {
-		memcpy(pending_tmp, out->tmp, sizeof(pending_tmp));
-		for (i = 0; i < PENDING_SIGNALS; i++) {
-			sigaction(pending_signals[i], NULL, &pending_old[i]);
-			if (pending_old[i].sa_handler != SIG_IGN)
-				sigaction(pending_signals[i], &sa, NULL);
-		}
+		out->unnamed = !out->tmp[0];
+		fxtrace_pending_start(out->tmp);
 	}
-	pending_mask(SIG_SETMASK, &mask);
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
 	/*
 	 * An overwritten file used to keep its mode and owner.  Best effort,
 	 * but a permission goes only to whom it was given: where the owner or
@@ -304,22 +440,35 @@ static int pending_create(struct fxtrace_output *out, const struct stat *old)
 	return fd;
 }
 
-/* Rename the new file over out->path (whole) or remove it; the handlers off. */
+/* A name for the unnamed new file, for pending_finish() to rename. */
+static int pending_name(struct fxtrace_output *out)
+{
+	sigset_t mask;
+	int ret;
+
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
+	ret = fxtctl_name_temp_output(fileno(out->file), out->path, out->tmp,
+				      sizeof(out->tmp));
+	if (!ret)
+		memcpy(pending_tmp, out->tmp, sizeof(pending_tmp));
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
+	return ret;
+}
+
+/*
+ * Rename the new file over out->path (whole: it has a name) or remove it
+ * (an unnamed one is gone once closed); the handlers off.
+ */
 static int pending_finish(struct fxtrace_output *out, bool whole)
 {
 	sigset_t mask;
-	size_t i;
 	int ret = 0;
 
-	pending_mask(SIG_BLOCK, &mask);
+	fxtrace_pending_mask(SIG_BLOCK, &mask);
 	if (whole && rename(out->tmp, out->path))
 		ret = -errno;
-	if (!whole || ret)
-		unlink(out->tmp);
-	pending_tmp[0] = '\0';
-	for (i = 0; i < PENDING_SIGNALS; i++)
-		sigaction(pending_signals[i], &pending_old[i], NULL);
-	pending_mask(SIG_SETMASK, &mask);
+	pending_stop(!whole || ret);
+	fxtrace_pending_mask(SIG_SETMASK, &mask);
 	return ret;
 }
 
@@ -338,7 +487,15 @@ static int output_fdopen(struct fxtrace_output *out, const char *cmd, int fd)
 int fxtrace_output_open(struct fxtrace_output *out,
 			const struct fxtrace_input *in, const char *path)
 {
-	const char *cmd = in->cmd;
+	/* Written in place, the input would be truncated before it is read. */
+	if (fxtrace_output_is_input(in->cmd, path, in->src.fd, in->path))
+		return 1;
+	return fxtrace_output_create(out, in->cmd, path, FXTCTL_OUTPUT_STREAM);
+}
+
+int fxtrace_output_create(struct fxtrace_output *out, const char *cmd,
+			  const char *path, int flags)
+{
 	struct stat st;
 	int fd, tmp_fd;
 	bool exists;
@@ -346,18 +503,16 @@ int fxtrace_output_open(struct fxtrace_output *out,
 	out->file = NULL;
 	out->path = path;
 	out->tmp[0] = '\0';
-	/* Written in place, the input would be truncated before it is read. */
-	if (fxtrace_output_is_input(cmd, path, in->src.fd, in->path))
-		return 1;
+	out->unnamed = false;
 	exists = !lstat(path, &st);
+	out->existed = exists;
 	fd = -1;
 	if (exists) {
 		/*
 		 * What is there is checked as any output's name is, and
 		 * not truncated; a FIFO or device is what is written.
 		 */
-		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM |
-					  FXTCTL_OUTPUT_KEEP);
+		fd = fxtctl_create_output(path, flags | FXTCTL_OUTPUT_KEEP);
 		if (fd >= 0 && fstat(fd, &st)) {
 			int err = errno;
 
@@ -372,6 +527,11 @@ int fxtrace_output_open(struct fxtrace_output *out,
 		}
 		if (!S_ISREG(st.st_mode))
 			return output_fdopen(out, cmd, fd);
+		if (fxtrace_keep_recoverable(cmd, path, fd,
+					     FXTRACE_KEEP_MARKED)) {
+			close(fd);
+			return 1;
+		}
 	}
 	tmp_fd = pending_create(out, exists ? &st : NULL);
 	if (tmp_fd >= 0) {
@@ -398,19 +558,36 @@ int fxtrace_output_open(struct fxtrace_output *out,
 	return 1;
 }
 
+const char *fxtrace_output_kept(const struct fxtrace_output *out)
+{
+	if (!out->tmp[0] && !out->unnamed)
+		return "";
+	return out->existed ? " (the file is left as it was)" :
+	       " (no file is made)";
+}
+
 int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 			 bool whole)
 {
 	bool write_failed = fflush(out->file) || ferror(out->file);
 	int err = errno;
 
+	/* Named while still open: closed, it would be gone. */
+	if (!write_failed && whole && out->unnamed) {
+		int ret = pending_name(out);
+
+		if (ret) {
+			write_failed = true;
+			err = -ret;
+		}
+	}
 	if (fclose(out->file) && !write_failed) {
 		write_failed = true;
 		err = errno;
 	}
 	if (write_failed)
 		whole = false;
-	if (out->tmp[0]) {
+	if (out->tmp[0] || out->unnamed) {
 		int ret = pending_finish(out, whole);
 
 		if (ret && !write_failed) {
@@ -420,8 +597,8 @@ int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 	}
 	if (!write_failed)
 		return 0;
-	fprintf(stderr, "fxtrace %s: cannot write %s: %s\n", cmd, out->path,
-		strerror(err ? err : EIO));
+	fprintf(stderr, "fxtrace %s: cannot write %s: %s%s\n", cmd, out->path,
+		strerror(err ? err : EIO), fxtrace_output_kept(out));
 	return 1;
 }
 

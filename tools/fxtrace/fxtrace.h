@@ -9,6 +9,7 @@
 #ifndef FXTRACE_H
 #define FXTRACE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -190,14 +191,68 @@ bool fxtrace_output_is_input(const char *cmd, const char *output,
 			     int input_fd, const char *input);
 
 /*
+ * A file the command is making and removes unless it completes (the new
+ * file of an output, check --perfetto=json's export): SIGINT, SIGTERM and
+ * SIGHUP remove it too before they end the command, as they would have,
+ * unless they are ignored (a background job's SIGINT), and give the child
+ * of fxtrace_pending_fork() the same signal (the trace processor working
+ * on the file).  One at a time.
+ *
+ * fxtrace_pending_mask(): block (SIG_BLOCK, *old set) or unblock
+ * (SIG_SETMASK, *old restored) those signals, around the file's creation
+ * and fxtrace_pending_start(name), which installs the handlers (name ""
+ * for a file that has no name yet).  fxtrace_pending_end(): remove the
+ * file, put the handlers back.  fxtrace_pending_fork(): fork(), the child
+ * recorded with the signals blocked; fxtrace_pending_reaping(): forget it
+ * before it is reaped and its pid can be reused.
+ */
+void fxtrace_pending_mask(int how, sigset_t *old);
+void fxtrace_pending_start(const char *name);
+void fxtrace_pending_end(void);
+pid_t fxtrace_pending_fork(void);
+void fxtrace_pending_reaping(void);
+
+/*
+ * What fxtrace_keep_recoverable() keeps besides a libfxtrace spool: any
+ * trace fxtrace-drain wrote (it has a flush mark: stop -o, recover -o,
+ * export -o, report --html), or only one a killed drainer left unfinished
+ * (its mark is not at its end: record -o, which replaces a finished trace
+ * as drainers do).
+ */
+enum fxtrace_keep {
+	FXTRACE_KEEP_MARKED,
+	FXTRACE_KEEP_UNFINISHED,
+};
+
+/*
+ * Whether path, which cmd is about to overwrite, must be left as it is,
+ * said on stderr: what `fxtrace recover` would save of a spool (a buffer
+ * header at 0) or of a drainer's trace (up to its flush mark) would be
+ * gone.  fd: path opened for writing and not yet truncated, read through
+ * a second descriptor that must be the same file (an error also keeps
+ * it); or -1: path itself, if a regular file cmd may read.
+ */
+bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
+			      enum fxtrace_keep keep);
+
+/*
+ * Open path for cmd's output as fxtctl_create_output(path, flags), but
+ * truncate a regular file only once fxtrace_keep_recoverable() lets it
+ * (FXTRACE_KEEP_MARKED).  Returns the fd, or -1 after a message.
+ */
+int fxtrace_create_output(const char *cmd, const char *path, int flags);
+
+/*
  * A file the user named for the output of in's command (export -o, report
  * --html), which replaces what is at its name only once written whole: a
  * failed command leaves an earlier output as it was, and no output where
  * there was none.  A regular file, or no file, at path is checked as
  * trace files are (output_file.h) and written as a new file next to it
  * (fxtctl_create_temp_output(), given the old file's owner and mode,
- * less what its group had when that group cannot be kept),
- * removed if a signal (SIGINT, SIGTERM, SIGHUP) ends the command; a FIFO
+ * less what its group had when that group cannot be kept): unnamed until
+ * written whole where the file system allows, so that it vanishes however
+ * the command ends, else removed if a signal (SIGINT, SIGTERM, SIGHUP)
+ * ends the command; a FIFO
  * or character device is written directly, and so is a file whose
  * directory takes no new file from us (EACCES, EPERM).  Never in's FILE.
  * One at a time.
@@ -206,11 +261,28 @@ struct fxtrace_output {
 	FILE *file;
 	const char *path;
 	char tmp[4096];		/* the new file; "" when path is written */
+	bool unnamed;		/* the new file has no name yet (O_TMPFILE) */
+	bool existed;		/* a file was at path */
 };
 
 /* Open out for path: 0, or 1 after a message. */
 int fxtrace_output_open(struct fxtrace_output *out,
 			const struct fxtrace_input *in, const char *path);
+
+/*
+ * The same for cmd's output without an input to compare (its caller's
+ * to do); flags: FXTCTL_OUTPUT_STREAM if an existing FIFO or character
+ * device will do (written directly), or 0.
+ */
+int fxtrace_output_create(struct fxtrace_output *out, const char *cmd,
+			  const char *path, int flags);
+
+/*
+ * For a message after a failed write to out, what became of its path:
+ * " (the file is left as it was)", " (no file is made)", or "" when path
+ * itself was written.
+ */
+const char *fxtrace_output_kept(const struct fxtrace_output *out);
 
 /*
  * Close out: when whole, the new file takes the path's name (renamed over

@@ -767,69 +767,14 @@ static const char *find_trace_processor(char *buf, size_t size)
 }
 
 /*
- * The temporary export, a copy of the whole trace: removed when a signal
- * ends the check (Ctrl-C while the trace processor imports a large trace),
- * not left in /tmp.  Set and cleared with the signals blocked.  The trace
- * processor running on it (tp_child, set by run_query() while it is not
- * reaped, so the pid is still its own) gets the signal too: a `kill` of
- * the check alone would leave it importing the file for minutes, its
- * space held though the name is gone.
+ * The temporary export, a copy of the whole trace: a pending file
+ * (fxtrace.h), removed when a signal ends the check (Ctrl-C while the
+ * trace processor imports a large trace), not left in /tmp.  The trace
+ * processor running on it (fxtrace_pending_fork()) gets the signal too: a
+ * `kill` of the check alone would leave it importing the file for
+ * minutes, its space held though the name is gone.
  */
 static char tmp_json[sizeof(TMP_JSON)];
-static volatile sig_atomic_t tp_child;
-static const int tmp_json_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction tmp_json_old[3];
-
-static void tmp_json_signal(int sig)
-{
-	if (tmp_json[0])
-		unlink(tmp_json);
-	if (tp_child > 0)
-		kill(tp_child, sig);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* Block (how SIG_BLOCK) or unblock (SIG_SETMASK) tmp_json_signals. */
-static void tmp_json_mask(int how, sigset_t *old)
-{
-	sigset_t set;
-	size_t i;
-
-	sigemptyset(&set);
-	for (i = 0; i < 3; i++)
-		sigaddset(&set, tmp_json_signals[i]);
-	sigprocmask(how, how == SIG_BLOCK ? &set : old,
-		    how == SIG_BLOCK ? old : NULL);
-}
-
-/* The handlers on, but for a signal ignored (a background job's SIGINT). */
-static void tmp_json_guard(void)
-{
-	struct sigaction sa = { .sa_handler = tmp_json_signal };
-	size_t i;
-
-	for (i = 0; i < 3; i++) {
-		sigaction(tmp_json_signals[i], NULL, &tmp_json_old[i]);
-		if (tmp_json_old[i].sa_handler != SIG_IGN)
-			sigaction(tmp_json_signals[i], &sa, NULL);
-	}
-}
-
-/* Remove the file (if made) and put the handlers back. */
-static void tmp_json_remove(void)
-{
-	sigset_t old;
-	size_t i;
-
-	tmp_json_mask(SIG_BLOCK, &old);
-	if (tmp_json[0])
-		unlink(tmp_json);
-	tmp_json[0] = '\0';
-	for (i = 0; i < 3; i++)
-		sigaction(tmp_json_signals[i], &tmp_json_old[i], NULL);
-	tmp_json_mask(SIG_SETMASK, &old);
-}
 
 /*
  * Run `tp query FILE SQL`; its stdout into *out (NUL-terminated, malloc'd),
@@ -841,7 +786,6 @@ static int run_query(const char *tp, const char *file, const char *sql,
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap), *bigger;
 	int pipefd[2], status;
-	sigset_t old;
 	ssize_t n;
 	pid_t pid;
 
@@ -850,12 +794,7 @@ static int run_query(const char *tp, const char *file, const char *sql,
 		fprintf(stderr, "fxtrace check: %s\n", strerror(errno));
 		return -1;
 	}
-	/* A signal between fork() and tp_child's store is forwarded too. */
-	tmp_json_mask(SIG_BLOCK, &old);
-	pid = fork();
-	if (pid > 0)
-		tp_child = pid;
-	tmp_json_mask(SIG_SETMASK, &old);
+	pid = fxtrace_pending_fork();
 	if (pid == 0) {
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(errfd, STDERR_FILENO);
@@ -883,8 +822,7 @@ static int run_query(const char *tp, const char *file, const char *sql,
 		len += n;
 	}
 	close(pipefd[0]);
-	/* Cleared before the child is reaped and its pid can be reused. */
-	tp_child = 0;
+	fxtrace_pending_reaping();
 	buf[len] = '\0';
 	*out = buf;
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
@@ -1069,7 +1007,10 @@ static int compare(struct compare *c, struct model *m, struct fxt_reader *r,
 	return 0;
 }
 
-/* The trace as `fxtrace export` writes it, in tmp_json. */
+/*
+ * The trace as `fxtrace export` writes it, in tmp_json, pending until
+ * fxtrace_pending_end(); 1 after a message (none left).
+ */
 static int export_json(struct fxtrace_input *in)
 {
 	struct fxt_reader *r;
@@ -1078,17 +1019,23 @@ static int export_json(struct fxtrace_input *in)
 	FILE *out;
 	int fd, ret;
 
-	tmp_json_mask(SIG_BLOCK, &old);
+	fxtrace_pending_mask(SIG_BLOCK, &old);
 	memcpy(tmp_json, TMP_JSON, sizeof(TMP_JSON));
 	fd = mkstemps(tmp_json, 5);
-	if (fd < 0)
-		tmp_json[0] = '\0';
-	tmp_json_mask(SIG_SETMASK, &old);
-	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+	if (fd >= 0)
+		fxtrace_pending_start(tmp_json);
+	fxtrace_pending_mask(SIG_SETMASK, &old);
+	if (fd < 0) {
 		fprintf(stderr, "fxtrace check: %s: %s\n", TMP_JSON,
 			strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		return 1;
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		fprintf(stderr, "fxtrace check: %s: %s\n", tmp_json,
+			strerror(errno));
+		close(fd);
+		fxtrace_pending_end();
 		return 1;
 	}
 	/* A reader of its own: the first walk left in->reader at the end. */
@@ -1105,9 +1052,11 @@ static int export_json(struct fxtrace_input *in)
 		write_failed = true;
 	if (write_failed && ret >= 0)
 		ret = errno ? -errno : -EIO;
-	if (ret < 0)
+	if (ret < 0) {
 		fprintf(stderr, "fxtrace check: cannot export %s: %s\n",
 			in->path, strerror(-ret));
+		fxtrace_pending_end();
+	}
 	return ret < 0 ? 1 : 0;
 }
 
@@ -1166,9 +1115,7 @@ int fxtrace_check_perfetto(const char *path, const char *mode, bool quiet,
 	if (as_json) {
 		/* A second walk, the export's, needs the file from the start. */
 		in.src.left = UINT64_MAX;
-		tmp_json_guard();
 		if (lseek(in.src.fd, 0, SEEK_SET) || export_json(&in)) {
-			tmp_json_remove();
 			fxtrace_input_close(&in, -EIO);
 			model_free(&m);
 			return 1;
@@ -1181,7 +1128,7 @@ int fxtrace_check_perfetto(const char *path, const char *mode, bool quiet,
 	status = errfd < 0 ? -1 : run_query(tp, imported, query_fxt, &out,
 					    errfd);
 	if (as_json)
-		tmp_json_remove();
+		fxtrace_pending_end();
 	if (status != 0) {
 		n = errfd < 0 ? 0 : pread(errfd, errtext, sizeof(errtext) - 1, 0);
 		errtext[n > 0 ? n : 0] = '\0';

@@ -445,6 +445,12 @@ int cmd_record(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = 1;
+	/*
+	 * The drainer replaces OUT, as it should a finished trace; but not
+	 * what `fxtrace recover` would still save of a killed one's.
+	 */
+	if (fxtrace_keep_recoverable("record", out, -1, FXTRACE_KEEP_UNFINISHED))
+		goto out;
 	/* A config file's categories hold unless -c or -e says otherwise. */
 	pass_categories = !config || sel.user || sel.kernel_given;
 	categories = category_list(&sel);

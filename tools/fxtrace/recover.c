@@ -20,54 +20,45 @@
 #include "fxtrace.h"
 #include "output_file.h"
 
-/* The first len bytes of fd into a new file at path (-o: a stream will do). */
-static int copy_prefix(int fd, uint64_t len, const char *path)
+/* The first len bytes of fd into out. */
+static int copy_prefix(int fd, uint64_t len, int out)
 {
 	char buf[1 << 16];
 	off_t off = 0;
 	ssize_t n, w;
-	int out = fxtctl_create_output(path, FXTCTL_OUTPUT_STREAM);
 
-	if (out < 0)
-		return out;
 	while ((uint64_t)off < len) {
 		n = pread(fd, buf, len - (uint64_t)off < sizeof(buf) ?
 				   (size_t)(len - (uint64_t)off) : sizeof(buf), off);
-		if (n <= 0) {
-			close(out);
+		if (n <= 0)
 			return n ? -errno : -EIO;
-		}
 		for (w = 0; w < n;) {
 			ssize_t k = write(out, buf + w, (size_t)(n - w));
 
-			if (k < 0) {
-				close(out);
+			if (k < 0)
 				return -errno;
-			}
 			w += k;
 		}
 		off += n;
 	}
-	return close(out) ? -errno : 0;
+	return 0;
 }
 
 /*
  * A spool's regions, each one thread's buffer, written one after the other
- * behind a magic record; a region whose records do not decode cleanly (the
- * program may have scribbled over it before dying) is left out.  flags: of
- * fxtctl_create_output() for output.  Closes sp.
+ * behind a magic record into o; a region whose records do not decode
+ * cleanly (the program may have scribbled over it before dying) is left
+ * out.  Closes sp and o.
  */
 static int recover_spool(struct fxtctl_spool *sp, const char *path,
-			 const char *output, int flags)
+			 struct fxtrace_output *o)
 {
 	const __u64 magic = FXT_MAGIC_WORD;
 	struct fxtctl_buffer b;
-	int out, k, ret, kept = 0, left_out = 0;
+	int k, ret = 0, kept = 0, left_out = 0, out = fileno(o->file);
 	size_t offset = 0;
 
-	out = fxtctl_create_output(output, flags);
-	ret = out < 0 ? out : 0;
-	if (!ret && write(out, &magic, sizeof(magic)) != sizeof(magic))
+	if (write(out, &magic, sizeof(magic)) != sizeof(magic))
 		ret = -EIO;
 	while (!ret && (k = fxtctl_spool_next(sp, &offset, &b)) == 1) {
 		uint64_t errors;
@@ -91,16 +82,14 @@ static int recover_spool(struct fxtctl_spool *sp, const char *path,
 		fprintf(stderr, "fxtrace recover: %s: %s at offset %zu; the rest is left out\n",
 			path, k == -EINVAL ? "no buffer" : strerror(-k),
 			offset);
-	if (out >= 0 && close(out) && !ret)
-		ret = -errno;
 	fxtctl_spool_close(sp);
-	if (ret) {
-		fprintf(stderr, "fxtrace recover: %s: %s%s\n", output,
-			strerror(-ret), fxtctl_output_refusal(ret));
+	if (ret)
+		fprintf(stderr, "fxtrace recover: %s: %s%s\n", o->path,
+			strerror(-ret), fxtrace_output_kept(o));
+	if (fxtrace_output_close(o, "recover", !ret) || ret)
 		return 1;
-	}
 	printf("%s: %d thread buffers written to %s, %d left out\n", path, kept,
-	       output, left_out);
+	       o->path, left_out);
 	return 0;
 }
 
@@ -122,6 +111,7 @@ int cmd_recover(int argc, char **argv)
 	};
 	const char *path, *output = NULL;
 	struct fxtrace_flush f;
+	struct fxtrace_output o;
 	struct stat st;
 	int opt, fd, ret;
 
@@ -183,8 +173,12 @@ int cmd_recover(int argc, char **argv)
 			spool_output[n - 6] = '\0';
 			output = spool_output;
 		}
+		if (fxtrace_output_create(&o, "recover", output, flags)) {
+			close(fd);
+			return 1;
+		}
 		fxtctl_spool_init(&sp, fd, (size_t)st.st_size);
-		return recover_spool(&sp, path, output, flags);
+		return recover_spool(&sp, path, &o);
 	}
 	/*
 	 * Cut in place: the file looked at above, not written through a
@@ -234,16 +228,22 @@ int cmd_recover(int argc, char **argv)
 			" bytes but the file has 0x%06" PRIx64 ": bytes it wrote are lost\n",
 			path, f.flushed, f.size);
 		ret = -EINVAL;
+	} else if (output && fxtrace_output_create(&o, "recover", output,
+						   FXTCTL_OUTPUT_STREAM)) {
+		/* -o: a stream will do. */
+		ret = -EEXIST;
 	} else {
 		if (output)
-			ret = copy_prefix(fd, f.flushed, output);
+			ret = copy_prefix(fd, f.flushed, fileno(o.file));
 		else if (f.flushed < f.size && ftruncate(fd, (off_t)f.flushed))
 			ret = -errno;
 		if (ret)
 			fprintf(stderr, "fxtrace recover: %s: %s%s\n",
 				output ? output : path, strerror(-ret),
-				fxtctl_output_refusal(ret));
-		else
+				output ? fxtrace_output_kept(&o) : "");
+		if (output && fxtrace_output_close(&o, "recover", !ret) && !ret)
+			ret = -EIO;
+		if (!ret)
 			printf("%s: %" PRIu64 " bytes up to the flush watermark kept, %" PRIu64 " after it cut%s%s\n",
 			       path, f.flushed, f.size - f.flushed,
 			       output ? ", written to " : "",

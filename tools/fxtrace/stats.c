@@ -32,6 +32,8 @@ struct cpu_count {
 struct drop_series {
 	uint64_t pid, counter_id;
 	char name[64];		/* the argument's name, cut */
+	char *key;		/* the name's bytes, which tell series apart */
+	uint32_t key_len;
 	double last;
 	uint64_t events;
 };
@@ -56,7 +58,11 @@ struct stats {
 	 */
 	struct thread_count *thread_last;
 	struct cpu_count *cpu_last;
-	struct fxt_map drops;		/* (pid, id ^ name hash) -> drop_series */
+	/*
+	 * (pid, id ^ name hash, + 1 per other series there) -> drop_series:
+	 * names and ids collide (FNV-1a is not keyed), their series do not.
+	 */
+	struct fxt_map drops;
 	struct fxt_map providers;	/* (id, 0) -> provider_drops */
 	int error;
 };
@@ -81,6 +87,41 @@ static bool is_drop_counter(const struct fxt_record *rec)
 	       STRING_IS(&rec->name, "fxtrace:dropped");
 }
 
+/* The series of the counter rec's argument a; NULL: no memory. */
+static struct drop_series *drop_series(struct stats *s,
+				       const struct fxt_record *rec,
+				       const struct fxt_arg *a)
+{
+	uint32_t len = a->name.ptr ? a->name.len : 0;
+	uint64_t k2 = rec->id ^ fxt_string_hash(&a->name);
+	struct drop_series *d;
+	int created;
+
+	for (;; k2++) {
+		d = fxt_map_put(&s->drops, rec->thread.pid, k2, &created);
+		if (!d || created)
+			break;
+		if (d->counter_id == rec->id && d->key_len == len &&
+		    !memcmp(d->key, a->name.ptr ? a->name.ptr : "", len))
+			return d;
+	}
+	if (!d)
+		return NULL;
+	d->key = malloc(len + 1);
+	if (!d->key)
+		return NULL;
+	memcpy(d->key, a->name.ptr ? a->name.ptr : "", len);
+	d->key_len = len;
+	d->pid = rec->thread.pid;
+	d->counter_id = rec->id;
+	/* Escaped: the trace's bytes, printed on a terminal. */
+	if (a->name.ptr)
+		fxtrace_format_escaped(d->name, sizeof(d->name), &a->name);
+	else
+		d->name[0] = '\0';
+	return d;
+}
+
 /* Out of line, as the lookups below: rare, and calls. */
 static __attribute__((noinline)) void
 count_drops(struct stats *s, const struct fxt_record *rec)
@@ -94,20 +135,11 @@ count_drops(struct stats *s, const struct fxt_record *rec)
 
 		if (!fxt_arg_number(a, &v))
 			continue;
-		d = fxt_map_put(&s->drops, rec->thread.pid,
-				rec->id ^ fxt_string_hash(&a->name), NULL);
+		d = drop_series(s, rec, a);
 		if (!d) {
 			s->error = -ENOMEM;
 			return;
 		}
-		d->pid = rec->thread.pid;
-		d->counter_id = rec->id;
-		/* Escaped: the trace's bytes, printed on a terminal. */
-		if (a->name.ptr)
-			fxtrace_format_escaped(d->name, sizeof(d->name),
-					       &a->name);
-		else
-			d->name[0] = '\0';
 		d->last = v;
 		d->events++;
 	}
@@ -428,6 +460,8 @@ int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 {
 	struct stats s = { .out = out, .r = r, .first_ns = INT64_MAX,
 			   .last_ns = INT64_MIN };
+	struct drop_series *d;
+	size_t pos;
 	int ret;
 
 	fxt_map_init(&s.threads, sizeof(struct thread_count));
@@ -439,6 +473,9 @@ int fxtrace_stats(FILE *out, struct fxt_reader *r, fxt_read_fn *read,
 		print_stats(&s, name);
 	fxt_map_free(&s.threads);
 	fxt_map_free(&s.cpus);
+	pos = 0;
+	while ((d = fxt_map_next(&s.drops, &pos, NULL, NULL)))
+		free(d->key);
 	fxt_map_free(&s.drops);
 	fxt_map_free(&s.providers);
 	return ret;

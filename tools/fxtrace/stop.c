@@ -21,57 +21,6 @@
 #include "output_file.h"
 
 /*
- * Whether the file fd, opened at path to be written and not yet truncated,
- * must be left as it is, after saying why on stderr: a trace fxtrace-drain
- * wrote (it has a flush mark) may be the one the killed drainer was
- * writing, whose records up to its last flush `fxtrace recover` keeps and
- * the buffers no longer hold; a libfxtrace spool (a buffer header at 0)
- * holds a killed process's records, which `fxtrace recover` saves.  Read
- * through a second descriptor (fd is write-only), which must be the same
- * file.
- */
-static bool keep_recoverable(int fd, const char *path)
-{
-	struct stat wr, rd;
-	struct fxtrace_flush f = { 0 };
-	bool spool = false;
-	int ret = 0, rfd;
-	__u32 magic;
-
-	if (fstat(fd, &wr)) {
-		ret = -errno;
-	} else if (!S_ISREG(wr.st_mode) || !wr.st_size) {
-		return false;
-	} else if ((rfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-			       O_CLOEXEC)) < 0) {
-		ret = -errno;
-	} else {
-		if (fstat(rfd, &rd))
-			ret = -errno;
-		else if (rd.st_dev != wr.st_dev || rd.st_ino != wr.st_ino)
-			ret = -ESTALE;
-		else if (pread(rfd, &magic, sizeof(magic), 0) == sizeof(magic) &&
-			 magic == FXTRACE_BUFFER_MAGIC)
-			spool = true;
-		else
-			ret = fxtrace_flush_read(rfd, &f);
-		close(rfd);
-	}
-	if (ret == -ESTALE)
-		fprintf(stderr, "fxtrace stop: %s was replaced while it was opened; not written\n",
-			path);
-	else if (ret)
-		fprintf(stderr, "fxtrace stop: %s: %s\n", path, strerror(-ret));
-	else if (spool)
-		fprintf(stderr, "fxtrace stop: %s is a libfxtrace spool: it is not overwritten ('fxtrace recover %s' saves its records; give -o another FILE)\n",
-			path, path);
-	else if (f.marked)
-		fprintf(stderr, "fxtrace stop: %s is a trace fxtrace-drain wrote, maybe the killed drainer's: it is not overwritten ('fxtrace recover %s' keeps what the drainer flushed to it; give -o another FILE)\n",
-			path, path);
-	return ret || spool || f.marked;
-}
-
-/*
  * Every buffer of the adopted session into out, as a trace of its own:
  * what each still holds (a streaming buffer's halves may repeat records
  * the killed drainer had already written), through the drainer's checks
@@ -83,29 +32,16 @@ static int save_buffers(struct fxtctl *c, const char *out)
 	struct kind_totals t;
 	uint64_t refused = 0;
 	struct output o;
-	struct stat st;
 	unsigned int k;
 	int fd, ret;
 
 	/*
-	 * Named by the user: a FIFO or a device will do.  Not truncated
-	 * before it is known not to be a drainer's trace or a spool.
+	 * Named by the user: a FIFO or a device will do.  Not a drainer's
+	 * trace or a spool, which `fxtrace recover` saves.
 	 */
-	fd = fxtctl_create_output(out, FXTCTL_OUTPUT_STREAM | FXTCTL_OUTPUT_KEEP);
-	if (fd < 0) {
-		fprintf(stderr, "fxtrace stop: %s: %s%s\n", out, strerror(-fd),
-			fxtctl_output_refusal(fd));
+	fd = fxtrace_create_output("stop", out, FXTCTL_OUTPUT_STREAM);
+	if (fd < 0)
 		return 1;
-	}
-	if (keep_recoverable(fd, out)) {
-		close(fd);
-		return 1;
-	}
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
-		fprintf(stderr, "fxtrace stop: %s: %s\n", out, strerror(errno));
-		close(fd);
-		return 1;
-	}
 	output_init(&o, c->page->ticks_per_second, fxtctl_now(c));
 	o.window_lo = 0;
 	ret = output_session(&o, c, fd);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,11 +159,34 @@ int fxtctl_create_output(const char *path, int flags)
 	return fd;
 }
 
-int fxtctl_create_temp_output(const char *path, char *tmp, size_t size)
+/* The directory of path into dir (size bytes), or -ENAMETOOLONG. */
+static int dir_of(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	int n;
+
+	if (!slash)
+		n = snprintf(dir, size, ".");
+	else
+		n = snprintf(dir, size, "%.*s", slash == path ? 1 :
+			     (int)(slash - path), path);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* "/proc/self/fd/FD", which names an open file to linkat(). */
+#define FD_PATH_SIZE	32
+
+static void fd_path(int fd, char *buf)
+{
+	snprintf(buf, FD_PATH_SIZE, "/proc/self/fd/%d", fd);
+}
+
+/* ".NAME.XXXXXX" next to path into tmp, the X's left for the caller. */
+static int temp_name(const char *path, char *tmp, size_t size)
 {
 	const char *slash = strrchr(path, '/');
 	int dir_len = slash ? (int)(slash + 1 - path) : 0;
-	int n, fd;
+	int n;
 
 	/* The name cut so that its 8 more bytes stay within NAME_MAX. */
 	n = snprintf(tmp, size, "%.*s.%.200s.XXXXXX", dir_len, path,
@@ -172,6 +196,40 @@ int fxtctl_create_temp_output(const char *path, char *tmp, size_t size)
 			tmp[0] = '\0';
 		return -ENAMETOOLONG;
 	}
+	return 0;
+}
+
+int fxtctl_create_temp_output(const char *path, char *tmp, size_t size)
+{
+	char dir[4096], proc[FD_PATH_SIZE];
+	int fd, ret;
+
+	ret = temp_name(path, tmp, size);
+	if (ret)
+		return ret;
+	ret = dir_of(path, dir, sizeof(dir));
+	if (ret) {
+		tmp[0] = '\0';
+		return ret;
+	}
+	/*
+	 * Unnamed, it vanishes with the process, SIGKILL included.  Named
+	 * later through /proc/self/fd: without it mounted, named now.
+	 */
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		fd_path(fd, proc);
+		if (!faccessat(AT_FDCWD, proc, F_OK, AT_SYMLINK_NOFOLLOW)) {
+			tmp[0] = '\0';
+			give_to_sudo_user(fd);
+			return fd;
+		}
+		close(fd);
+	} else if (errno != EOPNOTSUPP && errno != EISDIR) {
+		/* EISDIR: a kernel that does not know O_TMPFILE. */
+		tmp[0] = '\0';
+		return -errno;
+	}
 	/* O_CREAT | O_EXCL, mode 0600, a fresh random name on EEXIST. */
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
@@ -180,6 +238,38 @@ int fxtctl_create_temp_output(const char *path, char *tmp, size_t size)
 	}
 	give_to_sudo_user(fd);
 	return fd;
+}
+
+/* Tries of fxtctl_name_temp_output() at names that exist already. */
+#define NAME_TEMP_TRIES	100
+
+int fxtctl_name_temp_output(int fd, const char *path, char *tmp, size_t size)
+{
+	static const char chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	char proc[FD_PATH_SIZE];
+	unsigned char rnd[6];
+	int ret, tries, i;
+	size_t n;
+
+	ret = temp_name(path, tmp, size);
+	if (ret)
+		return ret;
+	n = strlen(tmp);
+	fd_path(fd, proc);
+	for (tries = 0; tries < NAME_TEMP_TRIES; tries++) {
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+			break;
+		for (i = 0; i < 6; i++)
+			tmp[n - 6 + i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW))
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	ret = tries < NAME_TEMP_TRIES ? -errno : -EEXIST;
+	tmp[0] = '\0';
+	return ret;
 }
 
 const char *fxtctl_output_refusal(int err)

@@ -35,14 +35,24 @@
 int fxtctl_create_output(const char *path, int flags);
 
 /*
- * A new file next to path, for an output that replaces path only once it
- * is written whole (rename(tmp, path)): ".NAME.XXXXXX" in path's
- * directory, made by mkostemp() (O_EXCL, mode 0600, O_CLOEXEC) and, like
- * a new output, given to the sudo user.  Its name goes to tmp (size
- * bytes; "" on failure).  Returns the fd or a negative errno
- * (-ENAMETOOLONG when the name does not fit).
+ * A new file for an output that replaces path only once it is written
+ * whole, in path's directory, mode 0600, O_CLOEXEC and, like a new
+ * output, given to the sudo user.  Where the file system takes O_TMPFILE
+ * (and /proc/self/fd names it), a file with no name, which vanishes with
+ * the process however it ends (tmp ""): fxtctl_name_temp_output() names
+ * it once written.  Where it does not (EOPNOTSUPP; EISDIR, a kernel
+ * without O_TMPFILE), ".NAME.XXXXXX" made by mkostemp() (O_EXCL), its
+ * name in tmp (size bytes).  Then rename(tmp, path).  Returns the fd or a
+ * negative errno (tmp ""; -ENAMETOOLONG when the name does not fit).
  */
 int fxtctl_create_temp_output(const char *path, char *tmp, size_t size);
+
+/*
+ * Give fd, an unnamed file of fxtctl_create_temp_output(), a fresh name
+ * ".NAME.XXXXXX" next to path (linkat() through /proc/self/fd), in tmp.
+ * Returns 0 or a negative errno (tmp "").
+ */
+int fxtctl_name_temp_output(int fd, const char *path, char *tmp, size_t size);
 
 /*
  * For a message after strerror(-err): what a refusal above means, or ""

@@ -8,7 +8,10 @@
 # a signal ended it: an earlier export was lost for nothing.  Now the
 # output is written to a new file in OUT's directory and renamed over OUT
 # on success; a failure or SIGTERM/SIGHUP leaves OUT as it was (no OUT
-# where there was none) and no file behind.  On success the new OUT keeps
+# where there was none) and no file behind.  A SIGKILL used to leave the
+# new file (".OUT.XXXXXX"); it now has no name until it is written whole
+# (O_TMPFILE), and none is left; where O_TMPFILE is refused it is named
+# as before.  On success the new OUT keeps
 # the old one's mode, but not a group's bits when it cannot keep the
 # group; a FIFO named as OUT is still written directly.
 # Prints TAP.
@@ -22,6 +25,7 @@ feeder=
 # shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	[[ -n $feeder ]] && kill "$feeder" 2>/dev/null
+	mountpoint -q "$tmp/full" && umount "$tmp/full"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -32,10 +36,11 @@ result() {
 	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
 }
 
-# only FILES...: the directory $tmp/out holds these names and no others.
+# only FILES...: the directory $dir/out holds these names and no others.
+dir=$tmp
 only() {
 	local have
-	have=$(find "$tmp/out" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
+	have=$(find "$dir/out" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')
 	[[ $have == "${*:+$* }" ]] || { echo "# in the directory: $have"; return 1; }
 }
 
@@ -64,31 +69,54 @@ for cmd in "export -o" "report --html="; do
 done
 
 # A signal mid-export: the input is the trace, then a pipe kept open.
-for sig in TERM HUP; do
-	rm -rf "$tmp/out" && mkdir "$tmp/out"
-	printf '%s\n' "$old" >"$tmp/out/export.out"
+# The new file has no name while it is written (O_TMPFILE; here on tmpfs
+# when there is one), so that even SIGKILL leaves nothing behind; where
+# O_TMPFILE is refused (no_tmpfile.so) it is the named ".OUT.XXXXXX",
+# which the handlers of SIGTERM and SIGHUP remove.
+shm=
+[[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] && shm=$(mktemp -d /dev/shm/fxtrace.XXXXXX)
+# shellcheck disable=SC2317 # run by the trap
+cleanup_shm() {
+	cleanup
+	[[ -n $shm ]] && rm -rf "$shm"
+}
+trap cleanup_shm EXIT
+for case in "tmpfile TERM" "tmpfile HUP" "tmpfile KILL" "named TERM" "named HUP"; do
+	read -r how sig <<<"$case"
+	dir=$tmp
+	preload=
+	if [[ $how == named ]]; then
+		preload=$top/${B:-build}/test/fxtrace/no_tmpfile.so
+	elif [[ -n $shm ]]; then
+		dir=$shm
+	fi
+	rm -rf "$dir/out" && mkdir "$dir/out"
+	printf '%s\n' "$old" >"$dir/out/export.out"
 	rm -f "$tmp/in"
 	mkfifo "$tmp/in"
 	{ cat "$tmp/t.fxt"; sleep 60; } >"$tmp/in" &
 	feeder=$!
-	"$fxtrace" export -o "$tmp/out/export.out" - <"$tmp/in" 2>"$tmp/err" &
+	LD_PRELOAD=$preload "$fxtrace" export -o "$dir/out/export.out" - <"$tmp/in" 2>"$tmp/err" &
 	pid=$!
-	# Wait for the export to have written past its first flush.
+	# Wait for the export to have written past its first flush: its
+	# only regular file open is the new file, named or not.
 	for _ in $(seq 100); do
 		sleep 0.1
-		[[ -n $(find "$tmp/out" -name '.export.out.*' -size +256k) ]] && break
+		[[ -n $(find -L "/proc/$pid/fd" -mindepth 1 -type f -size +256k 2>/dev/null) ]] && break
 	done
+	named=$(find "$dir/out" -name '.export.out.*' | wc -l)
 	kill -"$sig" "$pid"
 	wait "$pid" 2>/dev/null
 	rc=$?
 	kill "$feeder" 2>/dev/null
 	wait "$feeder" 2>/dev/null
 	feeder=
-	[[ $rc == $((128 + $(kill -l "$sig"))) && $(cat "$tmp/out/export.out") == "$old" ]] &&
-		only export.out
-	result $? "export -o OUT ended by SIG$sig: exit $rc, OUT unchanged, nothing else left"
+	[[ $named == $([[ $how == named ]] && echo 1 || echo 0) ]] || echo "# $named named new files while it wrote"
+	[[ $rc == $((128 + $(kill -l "$sig"))) && $(cat "$dir/out/export.out") == "$old" &&
+		$named == $([[ $how == named ]] && echo 1 || echo 0) ]] && only export.out
+	result $? "export -o OUT ($how new file, on $(stat -f -c %T "$dir")) ended by SIG$sig: exit $rc, OUT unchanged, nothing else left"
 done
-
+dir=$tmp
 # Written whole: OUT replaced, with the old file's mode.
 rm -rf "$tmp/out" && mkdir "$tmp/out"
 printf '%s\n' "$old" >"$tmp/out/export.out"
@@ -147,6 +175,47 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
 else
 	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
 	echo "ok $((n += 1)) # SKIP no setpriv, or not root: cannot run as another user"
+fi
+
+# recover -o OUT replaces OUT the same way: a write that fails (a file
+# size limit, EFBIG; as root also a full tmpfs, ENOSPC) leaves OUT as it
+# was, says so, and leaves nothing else.  It used to truncate OUT first.
+# The input mimics a drainer's file: a flush mark at 0x2038, 64 bytes
+# after it; what recover copies, 8 KiB more than a page, does not fit in
+# the page the truncated OUT would give back.
+printf '\x10\x00\x04\x46\x78\x54\x16\x00\x62\x00\xff\x7f\x22\x00\x00\x00%s\0\0\0\0\0\0' \
+	'fxtrace:flushed 0x0000000000002038' >"$tmp/marked.fxt"
+head -c $((0x2000 + 64)) /dev/zero | tr '\0' x >>"$tmp/marked.fxt"
+# recover_fails HOW ERRNO FILES...: recover -o $dir/out/old.out fails with
+# ERRNO; the directory then holds FILES.  stdout and stderr through pipes,
+# which the file size limit does not apply to.
+recover_fails() {
+	local how=$1 err=$2 rc out msg
+	shift 2
+	msg=$( (
+		[[ $how == EFBIG ]] && trap '' XFSZ && ulimit -f 0
+		"$fxtrace" recover -o "$dir/out/old.out" "$tmp/marked.fxt" | cat >"$tmp/cmd.out"
+		exit "${PIPESTATUS[0]}"
+	) 2>&1)
+	rc=$?
+	printf '%s\n' "$msg" | sed 's/^/# /'
+	out=$(cat "$tmp/cmd.out")
+	[[ $rc == 1 && -z $out && $(cat "$dir/out/old.out") == "$old" &&
+		$msg == "fxtrace recover: $dir/out/old.out: $err (the file is left as it was)" ]] &&
+		only "$@"
+	result $? "recover -o OUT, the write failing ($how): exit $rc, OUT unchanged and said so, nothing else left"
+}
+rm -rf "$tmp/out" && mkdir "$tmp/out"
+printf '%s\n' "$old" >"$tmp/out/old.out"
+recover_fails EFBIG "File too large" old.out
+if ((EUID == 0)) && mkdir "$tmp/full" && mount -t tmpfs -o size=64k fxtrace-full "$tmp/full" 2>/dev/null; then
+	dir=$tmp/full
+	mkdir "$dir/out"
+	printf '%s\n' "$old" >"$dir/out/old.out"
+	dd if=/dev/zero of="$dir/out/fill" bs=4k 2>/dev/null
+	recover_fails ENOSPC "No space left on device" fill old.out
+	umount "$tmp/full"
+	dir=$tmp
 fi
 
 echo "1..$n"

@@ -53,7 +53,7 @@ result $? "stop -o SYMLINK: its target unchanged"
 # end), are left as they were.
 cp "$out/orphan.fxt" "$out/orphan.copy"
 stop_refused "the orphan's trace" "$out/orphan.fxt" \
-	"orphan.fxt is a trace fxtrace-drain wrote, maybe the killed drainer's: it is not overwritten ('fxtrace recover .*orphan.fxt' keeps what the drainer flushed to it; give -o another FILE)"
+	"orphan.fxt is a trace fxtrace-drain wrote, maybe a killed drainer's: it is not overwritten ('fxtrace recover .*orphan.fxt' keeps what the drainer flushed to it; give -o another FILE)"
 cmp -s "$out/orphan.fxt" "$out/orphan.copy"
 result $? "stop -o the orphan's trace: the file unchanged ($(stat -c %s "$out/orphan.fxt") bytes)"
 "$bin/fxtrace" recover -o "$out/recovered.fxt" "$out/orphan.fxt" >"$out/recover.out" 2>&1
