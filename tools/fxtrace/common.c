@@ -280,7 +280,7 @@ bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
 		fprintf(stderr, "fxtrace %s: %s is a libfxtrace spool: it is not overwritten ('fxtrace recover %s' saves its records; give %s another FILE)\n",
 			cmd, path, path, output_option(cmd));
 	else if (keep == FXTRACE_KEEP_UNFINISHED && unfinished)
-		fprintf(stderr, "fxtrace %s: %s is a trace a killed fxtrace-drain left unfinished: it is not overwritten ('fxtrace recover %s' keeps what the drainer flushed to it; give %s another FILE)\n",
+		fprintf(stderr, "fxtrace %s: %s is a trace fxtrace-drain has not finished (its drainer still writes it, or was killed): it is not overwritten (after a kill, 'fxtrace recover %s' keeps what the drainer flushed to it; give %s another FILE)\n",
 			cmd, path, path, output_option(cmd));
 	else if (keep == FXTRACE_KEEP_MARKED && f.marked)
 		fprintf(stderr, "fxtrace %s: %s is a trace fxtrace-drain wrote, maybe a killed drainer's: it is not overwritten ('fxtrace recover %s' keeps what the drainer flushed to it; give %s another FILE)\n",

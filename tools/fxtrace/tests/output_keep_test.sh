@@ -106,7 +106,7 @@ expect_kept killed "recover OUT.spool" \
 # before the drainer runs; a finished trace is the drainer's to replace.
 make_out killed
 expect_kept killed "record -o OUT" \
-	"fxtrace record: $o is a trace a killed fxtrace-drain left unfinished: it is not overwritten ('fxtrace recover $o' keeps what the drainer flushed to it; give -o another FILE)" \
+	"fxtrace record: $o is a trace fxtrace-drain has not finished (its drainer still writes it, or was killed): it is not overwritten (after a kill, 'fxtrace recover $o' keeps what the drainer flushed to it; give -o another FILE)" \
 	"$fxtrace" record -o "$o" -- true
 make_out spool
 expect_kept spool "record -o OUT" \
