@@ -147,10 +147,14 @@ $(B)/test/lib/module_plugins_test: \
 	$(link)
 # A signal's event while a thread's exit holds the library's lock.
 GUEST_TESTS += $(B)/test/lib/module_exit_lock_test
-LDLIBS_module_exit_lock_test := -ldl
+# The same while a plugin's dlclose() holds its copy's: the plugin calls
+# this program's pthread_mutex_lock().
+LDLIBS_module_exit_lock_test := -ldl \
+	-Wl,--export-dynamic-symbol=pthread_mutex_lock
 $(B)/test/lib/module_exit_lock_test: \
 		$(B)/obj/user/lib/tests/module_exit_lock_test.o \
-		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a \
+		| $(B)/test/lib/static_plugin.so
 	$(link)
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \

@@ -2183,7 +2183,10 @@ static void retire_module_buffers(void)
  * that a thread exiting later does not call thread_exit() there, and the
  * module buffers are retired.  Not at exit: other threads, and later
  * destructors, may still write until exit_group(), and the kernel
- * retires each buffer, with all of that, as its thread exits.
+ * retires each buffer, with all of that, as its thread exits.  Inside
+ * the library, as every path that takes rt.lock: a signal handler's
+ * event meanwhile is dropped, not waiting for the lock its own thread
+ * holds.
  */
 __attribute__((destructor(101))) static void flush_at_exit(void)
 {
@@ -2192,10 +2195,11 @@ __attribute__((destructor(101))) static void flush_at_exit(void)
 
 	if (rt.module) {
 		pthread_key_delete(rt.exit_key);
-		if (!exit_begun()) {
+		if (!exit_begun() && enter()) {
 			lock();
 			retire_module_buffers();
 			unlock();
+			leave();
 		}
 	}
 	if (!rt.on || rt.module || !enter())

@@ -8,6 +8,13 @@
  * exited.  This program's pthread_mutex_lock(), which libfxtrace.a calls,
  * raises the signal once the exiting thread holds the lock; a library
  * whose thread exit takes no lock raises none and loses nothing.
+ * The same at a dlclose(): static_plugin.so's copy of the library takes
+ * its lock in its last destructor to release its buffers, and the handler
+ * writes the first event of another of the plugin's call sites.  Before,
+ * the destructor did not mark the thread inside the library, and the
+ * handler waited for the lock forever (the child's alarm ends it).
+ * This program's pthread_mutex_lock() is exported (build.mk), so that the
+ * plugin's copy calls it too.
  * This process is both the controller (libfxtctl) and the producer
  * (libfxtrace), in a child of its own.  In the guest with fxtrace.ko
  * loaded.  Prints TAP.
@@ -19,6 +26,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,7 +71,7 @@ static void *exiting_thread(void *arg)
 	return arg;
 }
 
-static int run(void)
+static int start_session(struct fxtctl *ctl)
 {
 	static const char cats[] = "app";
 	struct fxtrace_config cfg = {
@@ -74,14 +82,19 @@ static int run(void)
 		.categories = (__u64)(uintptr_t)cats,
 		.categories_size = sizeof(cats),
 	};
+
+	return fxtctl_open(ctl) ?: fxtctl_init(ctl, &cfg) ?:
+	       fxtctl_start(ctl, FXTRACE_START_CLEAR_ALL);
+}
+
+static int run(void)
+{
 	struct timespec deadline;
 	struct fxtctl ctl;
 	pthread_t th;
 	int joined;
 
-	if (!EXPECT_EQ(0, fxtctl_open(&ctl)) ||
-	    !EXPECT_EQ(0, fxtctl_init(&ctl, &cfg)) ||
-	    !EXPECT_EQ(0, fxtctl_start(&ctl, FXTRACE_START_CLEAR_ALL)))
+	if (!EXPECT_EQ(0, start_session(&ctl)))
 		return 1;
 	signal(SIGUSR1, event_on_signal);
 	pthread_create(&th, NULL, exiting_thread, NULL);
@@ -104,22 +117,81 @@ static int run(void)
 	return tap_failed;
 }
 
-int main(void)
+static void (*plugin_event)(int);
+
+static void plugin_event_on_signal(int sig)
+{
+	plugin_event(sig);
+}
+
+/* static_plugin.so, built beside this program. */
+static void *open_plugin(void)
+{
+	char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash;
+
+	path[n > 0 ? n : 0] = 0;
+	slash = strrchr(path, '/');
+	if (slash)
+		strcpy(slash + 1, "static_plugin.so");
+	return dlopen(path, RTLD_NOW);
+}
+
+static int run_dlclose(void)
+{
+	void (*work)(int);
+	struct fxtctl ctl;
+	void *plugin;
+
+	if (!EXPECT_EQ(0, start_session(&ctl)))
+		return 1;
+	plugin = open_plugin();
+	if (!EXPECT_TRUE(plugin))
+		return 1;
+	*(void **)&work = dlsym(plugin, "plugin_work");
+	*(void **)&plugin_event = dlsym(plugin, "plugin_signal_event");
+	if (!EXPECT_TRUE(work && plugin_event))
+		return 1;
+	/* The plugin's buffer, so that its destructor has one to release. */
+	work(0);
+	signal(SIGUSR1, plugin_event_on_signal);
+	/* A hang is the old library's failure: a report, not a stuck run. */
+	alarm(10);
+	raise_at_lock = true;
+	EXPECT_EQ(0, dlclose(plugin));
+	alarm(0);
+	printf("# dlclose done; signals %d\n", (int)raised);
+	EXPECT_EQ(1, raised);
+	fxtctl_terminate(&ctl);
+	fxtctl_close(&ctl);
+	return tap_failed;
+}
+
+static void run_child(int (*fn)(void), const char *what)
 {
 	int status = -1;
 	pid_t pid;
 
-	unsetenv("FXTRACE_OUTPUT");
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		int ret = run();
+		int ret = fn();
 
 		fflush(stdout);
 		_exit(ret);
 	}
 	waitpid(pid, &status, 0);
 	EXPECT_EQ(0, status);
-	tap_result("a signal's event while a thread's exit holds the library's lock: dropped and counted, the thread exits");
+	tap_result("%s", what);
+}
+
+int main(void)
+{
+	unsetenv("FXTRACE_OUTPUT");
+	run_child(run,
+		  "a signal's event while a thread's exit holds the library's lock: dropped and counted, the thread exits");
+	run_child(run_dlclose,
+		  "a signal's event while a plugin's dlclose() holds its copy's lock: dropped, the dlclose() returns");
 	return tap_plan();
 }
