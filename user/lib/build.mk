@@ -128,6 +128,13 @@ $(B)/test/lib/static_plugin.so: $(B)/obj/user/lib/tests/static_plugin.o \
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_USER) -shared -o $@ $^ $(LDLIBS_USER)
+# A plugin with libfxtrace.a opened and closed again and again: each
+# closed copy gives back its descriptors, mappings, memory and key.
+UNIT_TESTS += $(B)/test/lib/plugin_reload_test
+LDLIBS_plugin_reload_test := -ldl
+$(B)/test/lib/plugin_reload_test: $(B)/obj/user/lib/tests/plugin_reload_test.o \
+		$(B)/lib/libfxtread.a | $(B)/test/lib/static_plugin.so
+	$(link)
 $(B)/test/lib/plugin_host: $(B)/obj/user/lib/tests/plugin_host.o
 	$(link)
 user: $(B)/test/lib/static_plugin.so $(B)/test/lib/plugin_host
