@@ -732,6 +732,14 @@ static int open_spool(void)
 			snprintf(rt.output, sizeof(rt.output), "%s.%d.%d",
 				 rt.output_base, (int)getpid(), i);
 		snprintf(path, sizeof(path), "%s.spool", rt.output);
+		/*
+		 * A trace there without a spool is taken too: a closed copy
+		 * of the library in this process (a plugin's) wrote it.
+		 */
+		if (i >= 0 && !access(rt.output, F_OK)) {
+			err = EEXIST;
+			continue;
+		}
 		rt.spool_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 				   0600);
 		if (rt.spool_fd >= 0)

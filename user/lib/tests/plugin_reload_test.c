@@ -9,10 +9,11 @@
  *   (pthread_key_create() then said EAGAIN), and its exit marker's
  *   semaphore and exit-function entry.
  * - user-only (FXTRACE_OUTPUT): 40 reloads with RLIMIT_NOFILE 8 above
- *   the descriptors open before: no closed copy keeps a descriptor or a
- *   mapping.  Before, each kept its spool's descriptor and mappings, and
- *   the copies past the limit could not create a spool: their events
- *   were lost.
+ *   the descriptors open before: each closed copy writes its trace, with
+ *   its one event, and keeps no descriptor or mapping.  Before, each kept
+ *   its spool's descriptor and mappings, and the copies past the limit
+ *   could not create a spool: their events were lost; and each copy but
+ *   the first wrote OUTPUT.PID over the one before.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -119,7 +120,7 @@ static void untraced(void)
 static void user_only(void)
 {
 	char out[sizeof(dir) + 8];
-	int i, fds, maps, failed = 0;
+	int i, fds, maps, events = 0, failed = 0;
 	struct rlimit lim;
 	struct dirent *d;
 	DIR *dp;
@@ -137,17 +138,26 @@ static void user_only(void)
 	EXPECT_EQ(0, failed);
 	EXPECT_EQ(fds, count_entries("/proc/self/fd"));
 	EXPECT_EQ(maps, count_maps());
+	/* One trace per copy, each with its event; no spool left. */
+	EXPECT_EQ(TRACED_RELOADS, count_entries(dir));
 	dp = opendir(dir);
 	while (dp && (d = readdir(dp))) {
 		char path[sizeof(dir) + 300];
+		struct trace tr;
 
+		if (d->d_name[0] == '.')
+			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (d->d_name[0] != '.')
-			unlink(path);
+		tr = trace_read(path);
+		for (i = 0; i < tr.n; i++)
+			events += !strcmp(tr.ev[i].name, "plugin");
+		trace_free(&tr);
+		unlink(path);
 	}
 	if (dp)
 		closedir(dp);
-	tap_result("user-only: %d reloads with RLIMIT_NOFILE %d above: no descriptor or mapping kept",
+	EXPECT_EQ(TRACED_RELOADS, events);
+	tap_result("user-only: %d reloads with RLIMIT_NOFILE %d above: every trace written, no descriptor or mapping kept",
 		   TRACED_RELOADS, SPARE_FDS);
 }
 
