@@ -135,6 +135,11 @@ LDLIBS_plugin_reload_test := -ldl
 $(B)/test/lib/plugin_reload_test: $(B)/obj/user/lib/tests/plugin_reload_test.o \
 		$(B)/lib/libfxtread.a | $(B)/test/lib/static_plugin.so
 	$(link)
+# A signal handler that interrupted an event forks.
+UNIT_TESTS += $(B)/test/lib/fork_handler_test
+$(B)/test/lib/fork_handler_test: $(B)/obj/user/lib/tests/fork_handler_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
+	$(link)
 $(B)/test/lib/plugin_host: $(B)/obj/user/lib/tests/plugin_host.o
 	$(link)
 user: $(B)/test/lib/static_plugin.so $(B)/test/lib/plugin_host

@@ -78,6 +78,9 @@ __thread struct fxt_thread_state fxt_tls
 	__attribute__((tls_model("initial-exec")));
 static const unsigned char category_off;
 static const __u64 no_generation;
+/* fxt_tls.committed in a child forked inside the library: child_after_fork() */
+static __thread uint64_t interrupted_committed
+	__attribute__((tls_model("initial-exec")));
 
 struct tbuf {
 	struct tbuf *next;		/* rt.threads */
@@ -1609,12 +1612,31 @@ static bool in_spool_reserve(const struct tbuf *t)
  */
 static void child_after_fork(void)
 {
+	const int anon = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE;
+	/*
+	 * Forked by a signal handler that interrupted this thread inside the
+	 * library: when the handler returns, the write it interrupted goes on
+	 * with the parent's buffer.  Its parts stay, on anonymous memory of
+	 * the child's (not the parent's spool, not a hole), and so does the
+	 * rest of the parent's spool reservation, which the write may be
+	 * creating a region in: the write is lost, the parent's trace intact.
+	 */
+	bool interrupted = fxt_tls.busy;
 	struct tbuf *t, *next;
 
 	pthread_mutex_init(&rt.lock, NULL);
 	for (t = rt.threads; t; t = next) {
 		next = t->next;
-		/* A module producer part is not in the child (VM_DONTCOPY). */
+		/*
+		 * A module producer part is not in the child (VM_DONTCOPY);
+		 * a spool region is the parent's file.
+		 */
+		if (interrupted) {
+			if (rt.module || !in_spool_reserve(t))
+				mmap(t->map, t->map_size, PROT_READ | PROT_WRITE,
+				     anon, -1, 0);
+			continue;
+		}
 		if (rt.module)
 			munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
 		else if (!in_spool_reserve(t))
@@ -1624,7 +1646,11 @@ static void child_after_fork(void)
 	rt.threads = NULL;
 	if (rt.spool_base) {
 		/* The parent's regions and the rest of the reservation. */
-		munmap(rt.spool_base, rt.spool_reserve);
+		if (interrupted)
+			mmap(rt.spool_base, rt.spool_reserve,
+			     PROT_READ | PROT_WRITE, anon, -1, 0);
+		else
+			munmap(rt.spool_base, rt.spool_reserve);
 		rt.spool_base = NULL;
 		rt.spool_reserve = 0;
 	}
@@ -1648,6 +1674,14 @@ static void child_after_fork(void)
 	retry_at_ns = backoff_ns = 0;
 	unmapped.size = 0;	/* the parent's */
 	forget_buffer();
+	if (interrupted) {
+		/* Where the interrupted write publishes its length. */
+		fxt_tls.committed = &interrupted_committed;
+		/* The next event takes the slow path, whatever next becomes. */
+		fxt_tls.generation_src =
+			(const volatile uint64_t *)&no_generation;
+		fxt_tls.generation = ~no_generation;
+	}
 }
 
 /* ---- the out-of-line writer -------------------------------------------- */
