@@ -2031,14 +2031,19 @@ uint64_t fxt_process_lost(void)
  */
 void fxt_set_thread_name(const char *name)
 {
-	struct tbuf *t = self;
-
 	prctl(PR_SET_NAME, name);
 	snprintf(pending_name, sizeof(pending_name), "%s", name);
-	if (!t || !enter())
-		return;		/* attach takes the whole name from here */
-	read_thread_name(t);
-	write_thread_name(t);
+	if (!enter())
+		return;
+	/*
+	 * The buffer read inside the library: a handler's event before could
+	 * have replaced it (a new session) and unmapped the one before.
+	 */
+	if (self) {
+		read_thread_name(self);
+		write_thread_name(self);
+	}
+	/* Without one, attach takes the whole name from pending_name. */
 	leave();
 }
 

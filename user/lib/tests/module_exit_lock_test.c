@@ -15,6 +15,13 @@
  * handler waited for the lock forever (the child's alarm ends it).
  * This program's pthread_mutex_lock() is exported (build.mk), so that the
  * plugin's copy calls it too.
+ * And a signal whose handler writes an event in fxt_set_thread_name()
+ * (this program's prctl() raises it) after a new session began, of one
+ * task buffer, which another thread holds: the handler's event lets go
+ * of the thread's buffer of the session before and finds none in the
+ * new one (lost and counted), and the rename has no buffer to go to.
+ * Before, fxt_set_thread_name() had read the thread's buffer before the
+ * handler unmapped it, and wrote the name there: SIGSEGV.
  * This process is both the controller (libfxtctl) and the producer
  * (libfxtrace), in a child of its own.  In the guest with fxtrace.ko
  * loaded.  Prints TAP.
@@ -23,10 +30,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +67,29 @@ int pthread_mutex_lock(pthread_mutex_t *mutex)
 	return ret;
 }
 
+static bool raise_at_prctl;
+
+int prctl(int option, ...);
+
+int prctl(int option, ...)
+{
+	unsigned long arg[4];
+	va_list ap;
+	int i, ret;
+
+	va_start(ap, option);
+	for (i = 0; i < 4; i++)
+		arg[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	ret = (int)syscall(SYS_prctl, option, arg[0], arg[1], arg[2], arg[3]);
+	if (raise_at_prctl) {
+		raise_at_prctl = false;
+		raised = 1;
+		raise(SIGUSR1);
+	}
+	return ret;
+}
+
 static void event_on_signal(int sig)
 {
 	TRACE_INSTANT("app", "in handler", FXT_SCOPE_THREAD, FXT_ARG("sig", sig));
@@ -71,7 +103,7 @@ static void *exiting_thread(void *arg)
 	return arg;
 }
 
-static int start_session(struct fxtctl *ctl)
+static int start_session(struct fxtctl *ctl, __u32 max_task_buffers)
 {
 	static const char cats[] = "app";
 	struct fxtrace_config cfg = {
@@ -81,6 +113,7 @@ static int start_session(struct fxtctl *ctl)
 		.task_buffer_size = 64 << 10,
 		.categories = (__u64)(uintptr_t)cats,
 		.categories_size = sizeof(cats),
+		.max_task_buffers = max_task_buffers,
 	};
 
 	return fxtctl_open(ctl) ?: fxtctl_init(ctl, &cfg) ?:
@@ -94,7 +127,7 @@ static int run(void)
 	pthread_t th;
 	int joined;
 
-	if (!EXPECT_EQ(0, start_session(&ctl)))
+	if (!EXPECT_EQ(0, start_session(&ctl, 0)))
 		return 1;
 	signal(SIGUSR1, event_on_signal);
 	pthread_create(&th, NULL, exiting_thread, NULL);
@@ -144,7 +177,7 @@ static int run_dlclose(void)
 	struct fxtctl ctl;
 	void *plugin;
 
-	if (!EXPECT_EQ(0, start_session(&ctl)))
+	if (!EXPECT_EQ(0, start_session(&ctl, 0)))
 		return 1;
 	plugin = open_plugin();
 	if (!EXPECT_TRUE(plugin))
@@ -163,6 +196,38 @@ static int run_dlclose(void)
 	alarm(0);
 	printf("# dlclose done; signals %d\n", (int)raised);
 	EXPECT_EQ(1, raised);
+	fxtctl_terminate(&ctl);
+	fxtctl_close(&ctl);
+	return tap_failed;
+}
+
+static void *take_the_buffer(void *arg)
+{
+	TRACE_INSTANT("app", "other", FXT_SCOPE_THREAD);
+	return arg;
+}
+
+static int run_rename(void)
+{
+	struct fxtctl ctl;
+	pthread_t th;
+
+	if (!EXPECT_EQ(0, start_session(&ctl, 0)))
+		return 1;
+	TRACE_INSTANT("app", "before", FXT_SCOPE_THREAD);
+	fxtctl_terminate(&ctl);
+	fxtctl_close(&ctl);
+	if (!EXPECT_EQ(0, start_session(&ctl, 1)))
+		return 1;
+	pthread_create(&th, NULL, take_the_buffer, NULL);
+	pthread_join(th, NULL);
+	signal(SIGUSR1, event_on_signal);
+	raise_at_prctl = true;
+	fxt_set_thread_name("renamed");
+	printf("# renamed; signals %d, lost %llu\n", (int)raised,
+	       (unsigned long long)fxt_process_lost());
+	EXPECT_EQ(1, raised);
+	EXPECT_EQ(1, fxt_process_lost());
 	fxtctl_terminate(&ctl);
 	fxtctl_close(&ctl);
 	return tap_failed;
@@ -193,5 +258,7 @@ int main(void)
 		  "a signal's event while a thread's exit holds the library's lock: dropped and counted, the thread exits");
 	run_child(run_dlclose,
 		  "a signal's event while a plugin's dlclose() holds its copy's lock: dropped, the dlclose() returns");
+	run_child(run_rename,
+		  "a signal's event in fxt_set_thread_name() after a new session without a buffer for it: lost and counted, the rename does not fault");
 	return tap_plan();
 }
