@@ -159,10 +159,12 @@ $(B)/test/lib/module_plugins_test: \
 	$(link)
 # A signal's event while a thread's exit holds the library's lock.
 GUEST_TESTS += $(B)/test/lib/module_exit_lock_test
-# The same while a plugin's dlclose() holds its copy's: the plugin calls
-# this program's pthread_mutex_lock().
+# The same while a plugin's dlclose() holds its copy's, and a thread's
+# exit during that dlclose(): the plugin calls this program's
+# pthread_mutex_lock() and pthread_mutex_unlock().
 LDLIBS_module_exit_lock_test := -ldl \
-	-Wl,--export-dynamic-symbol=pthread_mutex_lock
+	-Wl,--export-dynamic-symbol=pthread_mutex_lock \
+	-Wl,--export-dynamic-symbol=pthread_mutex_unlock
 $(B)/test/lib/module_exit_lock_test: \
 		$(B)/obj/user/lib/tests/module_exit_lock_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a \

@@ -1341,18 +1341,27 @@ static struct tbuf *attach_user(void)
 	return t;
 }
 
+/*
+ * t is released here only when it is still on rt.threads: a thread whose
+ * exit runs thread_exit() during a dlclose() finds it gone when the
+ * closing copy's release_copy() took the lock first and released it.
+ */
 static void detach_module(struct tbuf *t)
 {
 	struct tbuf **p;
+	bool listed = false;
 
 	lock();
 	for (p = &rt.threads; *p; p = &(*p)->next) {
 		if (*p == t) {
 			*p = t->next;
+			listed = true;
 			break;
 		}
 	}
 	unlock();
+	if (!listed)
+		return;
 	/* Unmapping the producer part retires the buffer. */
 	munmap(t->map, t->map_size);
 	munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
@@ -2215,9 +2224,10 @@ static void warn_unused_patterns(void)
  * plugin again and again runs out of file descriptors
  * (RLIMIT_NOFILE) and mappings (vm.max_map_count).  With the module,
  * unmapping a buffer's producer part retires it (the kernel keeps what
- * was committed) and lets it be freed.  A thread inside this copy meanwhile
- * would fault: it was running code that dlclose() unmaps anyway.  Under
- * rt.lock.
+ * was committed) and lets it be freed.  A thread whose exit is in
+ * thread_exit() meanwhile finds its buffer gone once it has the lock
+ * (detach_module()); one writing an event would fault: it was running
+ * code that dlclose() unmaps anyway.  Under rt.lock.
  */
 static void release_copy(void)
 {

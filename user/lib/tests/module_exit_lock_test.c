@@ -22,6 +22,13 @@
  * new one (lost and counted), and the rename has no buffer to go to.
  * Before, fxt_set_thread_name() had read the thread's buffer before the
  * handler unmapped it, and wrote the name there: SIGSEGV.
+ * And a thread exiting while a plugin is closed: its exit is inside the
+ * plugin's copy (thread_exit()) when the copy's last destructor takes the
+ * lock and releases every buffer, the thread's too; the thread then
+ * takes the lock and finds its buffer gone.  Before, it unmapped it
+ * again, reading the released (unmapped) struct tbuf: SIGSEGV.  This
+ * program's pthread_mutex_lock() and pthread_mutex_unlock() order the
+ * two threads.
  * This process is both the controller (libfxtctl) and the producer
  * (libfxtrace), in a child of its own.  In the guest with fxtrace.ko
  * loaded.  Prints TAP.
@@ -49,7 +56,26 @@
 static __thread bool raise_at_lock;
 static volatile sig_atomic_t raised;
 
+/* run_exit_during_dlclose(): which thread is which, and where each is. */
+static __thread bool exiting_at_lock, closing_at_lock, exiting_at_unlock,
+	closing_at_unlock;
+static int exiting_waits, closing_holds, exiting_unlocked;
+
+/* Whether *flag was set within 5 s. */
+static bool wait_for(const int *flag)
+{
+	int ms;
+
+	for (ms = 0; ms < 5000; ms++) {
+		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 int pthread_mutex_lock(pthread_mutex_t *mutex);
+int pthread_mutex_unlock(pthread_mutex_t *mutex);
 
 int pthread_mutex_lock(pthread_mutex_t *mutex)
 {
@@ -58,11 +84,47 @@ int pthread_mutex_lock(pthread_mutex_t *mutex)
 
 	if (!real_lock)
 		*(void **)&real_lock = dlsym(RTLD_NEXT, "pthread_mutex_lock");
+	if (exiting_at_lock) {
+		/* Inside thread_exit(): the lock only after the destructor's. */
+		exiting_at_lock = false;
+		exiting_at_unlock = true;
+		__atomic_store_n(&exiting_waits, 1, __ATOMIC_RELEASE);
+		wait_for(&closing_holds);
+	}
 	ret = real_lock(mutex);
+	if (closing_at_lock) {
+		closing_at_lock = false;
+		closing_at_unlock = true;
+		__atomic_store_n(&closing_holds, 1, __ATOMIC_RELEASE);
+	}
 	if (raise_at_lock) {
 		raise_at_lock = false;
 		raised = 1;
 		raise(SIGUSR1);
+	}
+	return ret;
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *mutex)
+{
+	static int (*real_unlock)(pthread_mutex_t *);
+	int ret;
+
+	if (!real_unlock)
+		*(void **)&real_unlock = dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+	ret = real_unlock(mutex);
+	if (exiting_at_unlock) {
+		exiting_at_unlock = false;
+		__atomic_store_n(&exiting_unlocked, 1, __ATOMIC_RELEASE);
+	}
+	if (closing_at_unlock) {
+		/*
+		 * The rest of the exiting thread's thread_exit() before
+		 * dlclose() unmaps the plugin's code.
+		 */
+		closing_at_unlock = false;
+		wait_for(&exiting_unlocked);
+		usleep(200000);
 	}
 	return ret;
 }
@@ -201,6 +263,46 @@ static int run_dlclose(void)
 	return tap_failed;
 }
 
+static void (*plugin_work)(int);
+
+/* A plugin event (a buffer of the plugin's copy), then an exit. */
+static void *exit_in_plugin(void *arg)
+{
+	plugin_work(1);
+	exiting_at_lock = true;
+	return arg;
+}
+
+static int run_exit_during_dlclose(void)
+{
+	struct fxtctl ctl;
+	void *plugin;
+	pthread_t th;
+
+	if (!EXPECT_EQ(0, start_session(&ctl, 0)))
+		return 1;
+	plugin = open_plugin();
+	if (!EXPECT_TRUE(plugin))
+		return 1;
+	*(void **)&plugin_work = dlsym(plugin, "plugin_work");
+	if (!EXPECT_TRUE(plugin_work))
+		return 1;
+	alarm(20);
+	pthread_create(&th, NULL, exit_in_plugin, NULL);
+	/* Its thread_exit() runs: the destructor must not delete it first. */
+	if (!EXPECT_TRUE(wait_for(&exiting_waits)))
+		return 1;
+	closing_at_lock = true;
+	EXPECT_EQ(0, dlclose(plugin));
+	EXPECT_EQ(0, pthread_join(th, NULL));
+	alarm(0);
+	EXPECT_EQ(1, __atomic_load_n(&closing_holds, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(1, __atomic_load_n(&exiting_unlocked, __ATOMIC_ACQUIRE));
+	fxtctl_terminate(&ctl);
+	fxtctl_close(&ctl);
+	return tap_failed;
+}
+
 static void *take_the_buffer(void *arg)
 {
 	TRACE_INSTANT("app", "other", FXT_SCOPE_THREAD);
@@ -258,6 +360,8 @@ int main(void)
 		  "a signal's event while a thread's exit holds the library's lock: dropped and counted, the thread exits");
 	run_child(run_dlclose,
 		  "a signal's event while a plugin's dlclose() holds its copy's lock: dropped, the dlclose() returns");
+	run_child(run_exit_during_dlclose,
+		  "a thread exiting while a plugin's dlclose() releases its copy's buffers: the exit leaves the released buffer alone");
 	run_child(run_rename,
 		  "a signal's event in fxt_set_thread_name() after a new session without a buffer for it: lost and counted, the rename does not fault");
 	return tap_plan();
