@@ -128,6 +128,18 @@ $(B)/test/lib/static_plugin.so: $(B)/obj/user/lib/tests/static_plugin.o \
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS_USER) -shared -o $@ $^ $(LDLIBS_USER)
+# A plugin with libfxtrace.a opened and closed again and again: each
+# closed copy gives back its descriptors, mappings, memory and key.
+UNIT_TESTS += $(B)/test/lib/plugin_reload_test
+LDLIBS_plugin_reload_test := -ldl
+$(B)/test/lib/plugin_reload_test: $(B)/obj/user/lib/tests/plugin_reload_test.o \
+		$(B)/lib/libfxtread.a | $(B)/test/lib/static_plugin.so
+	$(link)
+# A signal handler that interrupted an event forks.
+UNIT_TESTS += $(B)/test/lib/fork_handler_test
+$(B)/test/lib/fork_handler_test: $(B)/obj/user/lib/tests/fork_handler_test.o \
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtread.a
+	$(link)
 $(B)/test/lib/plugin_host: $(B)/obj/user/lib/tests/plugin_host.o
 	$(link)
 user: $(B)/test/lib/static_plugin.so $(B)/test/lib/plugin_host
@@ -147,10 +159,16 @@ $(B)/test/lib/module_plugins_test: \
 	$(link)
 # A signal's event while a thread's exit holds the library's lock.
 GUEST_TESTS += $(B)/test/lib/module_exit_lock_test
-LDLIBS_module_exit_lock_test := -ldl
+# The same while a plugin's dlclose() holds its copy's, and a thread's
+# exit during that dlclose(): the plugin calls this program's
+# pthread_mutex_lock() and pthread_mutex_unlock().
+LDLIBS_module_exit_lock_test := -ldl \
+	-Wl,--export-dynamic-symbol=pthread_mutex_lock \
+	-Wl,--export-dynamic-symbol=pthread_mutex_unlock
 $(B)/test/lib/module_exit_lock_test: \
 		$(B)/obj/user/lib/tests/module_exit_lock_test.o \
-		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a
+		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a \
+		| $(B)/test/lib/static_plugin.so
 	$(link)
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \

@@ -37,7 +37,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +78,9 @@ __thread struct fxt_thread_state fxt_tls
 	__attribute__((tls_model("initial-exec")));
 static const unsigned char category_off;
 static const __u64 no_generation;
+/* fxt_tls.committed in a child forked inside the library: child_after_fork() */
+static __thread uint64_t interrupted_committed
+	__attribute__((tls_model("initial-exec")));
 
 struct tbuf {
 	struct tbuf *next;		/* rt.threads */
@@ -171,6 +173,7 @@ static struct {
 	__u16 string_len[FXT_STRING_INDEX_MAX + 1];
 	unsigned int nstrings;		/* release-stored after the entry */
 	char *arena;			/* copies of the strings, in chunks */
+	char *arena_chunk[ARENA_CHUNKS_MAX];	/* every chunk, for dlclose */
 	size_t arena_used;
 	unsigned int arena_chunks;
 	__u16 category_string[MAX_CATEGORIES];
@@ -184,7 +187,8 @@ static struct {
 	struct tbuf *threads;
 	__u64 lost;			/* events without a buffer (atomic) */
 	bool warned_attach, warned_spool;
-	sem_t *exiting;			/* exit() posts it: exit_begun() */
+	bool exit_marker;		/* mark_exit() registered */
+	bool exit_begun;		/* mark_exit() called */
 } rt = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .spool_fd = -1 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -437,39 +441,41 @@ static void parse_categories(const char *list)
 static void thread_exit(void *arg);
 static void child_after_fork(void);
 
-/* The C++ ABI's atexit() with an argument and an owner (glibc, musl). */
+/*
+ * The C++ ABI's exit functions with an owner (glibc, musl): exit() calls
+ * every one, __cxa_finalize(dso) those registered with dso, and frees
+ * their entries.
+ */
 extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+extern void __cxa_finalize(void *dso);
+
+/* The owner of mark_exit()'s registration: this copy's, no object's. */
+static char exit_marker_owner;
+
+/* exit() calls it before the first destructor. */
+static void mark_exit(void *arg)
+{
+	(void)arg;
+	rt.exit_begun = true;
+}
 
 /*
  * exit() calls every function registered with __cxa_atexit() before the
  * first destructor; dlclose() only those of the object it closes, and
- * rt.exiting's is registered for none (dso NULL): posted, the destructor
- * runs at exit.  The function is libc's and the semaphore is never
- * freed, so both outlive this copy of the library after a dlclose().
+ * mark_exit() is registered for exit_marker_owner, no object: set, the
+ * destructor runs at exit.  At a dlclose() the destructor calls the
+ * registration away (forget_exit_marker()), so that exit() does not call
+ * into the closed copy.
  */
 static void register_exit_marker(void)
 {
-	sem_t *sem = malloc(sizeof(*sem));
-
-	if (!sem || sem_init(sem, 0, 0)) {
-		free(sem);
-		return;
-	}
-	/* sem_post() as an exit function: its int result is ignored. */
-	if (__cxa_atexit((void (*)(void *))(void (*)(void))sem_post, sem,
-			 NULL)) {
-		free(sem);
-		return;
-	}
-	rt.exiting = sem;
+	rt.exit_marker = !__cxa_atexit(mark_exit, NULL, &exit_marker_owner);
 }
 
-/* Whether exit() called the destructor running, not dlclose(). */
-static bool exit_begun(void)
+static void forget_exit_marker(void)
 {
-	int posted = 0;
-
-	return rt.exiting && !sem_getvalue(rt.exiting, &posted) && posted;
+	if (rt.exit_marker)
+		__cxa_finalize(&exit_marker_owner);
 }
 
 /* The initial time namespace's inode (PROC_TIME_INIT_INO, Linux 5.6). */
@@ -629,6 +635,11 @@ static void configure(void)
 	const char *out, *cats, *mode, *size;
 
 	set_up();	/* an event before load(): FXTRACE_OUTPUT absolute */
+	if (!rt.exit_marker) {
+		/* Unmapping what threads may still write at exit faults. */
+		warn("cannot register an exit function; not tracing");
+		return;
+	}
 	out = secure_getenv("FXTRACE_OUTPUT");
 	cats = secure_getenv("FXTRACE_CATEGORIES");
 	mode = secure_getenv("FXTRACE_MODE");
@@ -724,6 +735,14 @@ static int open_spool(void)
 			snprintf(rt.output, sizeof(rt.output), "%s.%d.%d",
 				 rt.output_base, (int)getpid(), i);
 		snprintf(path, sizeof(path), "%s.spool", rt.output);
+		/*
+		 * A trace there without a spool is taken too: a closed copy
+		 * of the library in this process (a plugin's) wrote it.
+		 */
+		if (i >= 0 && !access(rt.output, F_OK)) {
+			err = EEXIST;
+			continue;
+		}
 		rt.spool_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
 				   0600);
 		if (rt.spool_fd >= 0)
@@ -782,7 +801,7 @@ static __u16 intern(const char *s)
 			return 0;
 		rt.arena = m;
 		rt.arena_used = 0;
-		rt.arena_chunks++;
+		rt.arena_chunk[rt.arena_chunks++] = m;
 	}
 	keep = rt.arena + rt.arena_used;
 	memcpy(keep, fixed_s, fixed);
@@ -1322,18 +1341,27 @@ static struct tbuf *attach_user(void)
 	return t;
 }
 
+/*
+ * t is released here only when it is still on rt.threads: a thread whose
+ * exit runs thread_exit() during a dlclose() finds it gone when the
+ * closing copy's release_copy() took the lock first and released it.
+ */
 static void detach_module(struct tbuf *t)
 {
 	struct tbuf **p;
+	bool listed = false;
 
 	lock();
 	for (p = &rt.threads; *p; p = &(*p)->next) {
 		if (*p == t) {
 			*p = t->next;
+			listed = true;
 			break;
 		}
 	}
 	unlock();
+	if (!listed)
+		return;
 	/* Unmapping the producer part retires the buffer. */
 	munmap(t->map, t->map_size);
 	munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
@@ -1579,6 +1607,13 @@ static struct tbuf *sync_session(struct tbuf *t)
 	return t;
 }
 
+/* A user-only buffer's region mapped in the spool's reservation. */
+static bool in_spool_reserve(const struct tbuf *t)
+{
+	return rt.spool_base && (char *)t->map >= rt.spool_base &&
+	       (char *)t->map < rt.spool_base + rt.spool_reserve;
+}
+
 /*
  * After fork: the child forgets the parent's buffers (user-only: regions
  * of the parent's spool, still mapped here); its own spool is made at its
@@ -1586,23 +1621,45 @@ static struct tbuf *sync_session(struct tbuf *t)
  */
 static void child_after_fork(void)
 {
+	const int anon = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE;
+	/*
+	 * Forked by a signal handler that interrupted this thread inside the
+	 * library: when the handler returns, the write it interrupted goes on
+	 * with the parent's buffer.  Its parts stay, on anonymous memory of
+	 * the child's (not the parent's spool, not a hole), and so does the
+	 * rest of the parent's spool reservation, which the write may be
+	 * creating a region in: the write is lost, the parent's trace intact.
+	 */
+	bool interrupted = fxt_tls.busy;
 	struct tbuf *t, *next;
 
 	pthread_mutex_init(&rt.lock, NULL);
 	for (t = rt.threads; t; t = next) {
 		next = t->next;
-		/* A module producer part is not in the child (VM_DONTCOPY). */
+		/*
+		 * A module producer part is not in the child (VM_DONTCOPY);
+		 * a spool region is the parent's file.
+		 */
+		if (interrupted) {
+			if (rt.module || !in_spool_reserve(t))
+				mmap(t->map, t->map_size, PROT_READ | PROT_WRITE,
+				     anon, -1, 0);
+			continue;
+		}
 		if (rt.module)
 			munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
-		else if (!rt.spool_base || (char *)t->map < rt.spool_base ||
-			 (char *)t->map >= rt.spool_base + rt.spool_reserve)
+		else if (!in_spool_reserve(t))
 			munmap(t->map, t->map_size);
 		free_tbuf(t);
 	}
 	rt.threads = NULL;
 	if (rt.spool_base) {
 		/* The parent's regions and the rest of the reservation. */
-		munmap(rt.spool_base, rt.spool_reserve);
+		if (interrupted)
+			mmap(rt.spool_base, rt.spool_reserve,
+			     PROT_READ | PROT_WRITE, anon, -1, 0);
+		else
+			munmap(rt.spool_base, rt.spool_reserve);
 		rt.spool_base = NULL;
 		rt.spool_reserve = 0;
 	}
@@ -1626,6 +1683,14 @@ static void child_after_fork(void)
 	retry_at_ns = backoff_ns = 0;
 	unmapped.size = 0;	/* the parent's */
 	forget_buffer();
+	if (interrupted) {
+		/* Where the interrupted write publishes its length. */
+		fxt_tls.committed = &interrupted_committed;
+		/* The next event takes the slow path, whatever next becomes. */
+		fxt_tls.generation_src =
+			(const volatile uint64_t *)&no_generation;
+		fxt_tls.generation = ~no_generation;
+	}
 }
 
 /* ---- the out-of-line writer -------------------------------------------- */
@@ -1975,14 +2040,19 @@ uint64_t fxt_process_lost(void)
  */
 void fxt_set_thread_name(const char *name)
 {
-	struct tbuf *t = self;
-
 	prctl(PR_SET_NAME, name);
 	snprintf(pending_name, sizeof(pending_name), "%s", name);
-	if (!t || !enter())
-		return;		/* attach takes the whole name from here */
-	read_thread_name(t);
-	write_thread_name(t);
+	if (!enter())
+		return;
+	/*
+	 * The buffer read inside the library: a handler's event before could
+	 * have replaced it (a new session) and unmapped the one before.
+	 */
+	if (self) {
+		read_thread_name(self);
+		write_thread_name(self);
+	}
+	/* Without one, attach takes the whole name from pending_name. */
 	leave();
 }
 
@@ -2148,28 +2218,41 @@ static void warn_unused_patterns(void)
 }
 
 /*
- * With the module, the last destructor at a dlclose() retires every
- * buffer this copy of the library mapped (this copy's file is another's
- * than the other copies' in the process: the kernel keeps a thread's
- * buffer per file): each mapping is replaced, in one mmap(), by
- * anonymous memory of its size, whose MAP_FIXED unmaps the producer part,
- * which retires the buffer (the kernel keeps what was committed) and lets
- * the buffer be freed.  A thread that still writes there, past the
- * dlclose(), writes into memory no one reads, and never into a hole.
- * What stays is that address space, without memory until written.
- * Under rt.lock.
+ * dlclose(): nothing of this copy runs once it returns (its code goes, its
+ * thread-exit key is deleted, its exit function called away), so the
+ * copy gives back all it holds, or a program that opens and closes a
+ * plugin again and again runs out of file descriptors
+ * (RLIMIT_NOFILE) and mappings (vm.max_map_count).  With the module,
+ * unmapping a buffer's producer part retires it (the kernel keeps what
+ * was committed) and lets it be freed.  A thread whose exit is in
+ * thread_exit() meanwhile finds its buffer gone once it has the lock
+ * (detach_module()); one writing an event would fault: it was running
+ * code that dlclose() unmaps anyway.  Under rt.lock.
  */
-static void retire_module_buffers(void)
+static void release_copy(void)
 {
-	const int anon = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE;
-	struct tbuf *t;
+	struct tbuf *t, *next;
+	unsigned int i;
 
-	for (t = rt.threads; t; t = t->next) {
-		mmap(t->map, t->map_size, PROT_READ | PROT_WRITE, anon, -1, 0);
-		mmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE, PROT_READ, anon,
-		     -1, 0);
+	for (t = rt.threads; t; t = next) {
+		next = t->next;
+		if (rt.module)
+			munmap((void *)t->hdr, FXTRACE_BUFFER_PAGE_SIZE);
+		if (!in_spool_reserve(t))
+			munmap(t->map, t->map_size);
+		free_tbuf(t);
 	}
 	rt.threads = NULL;
+	if (rt.spool_base)
+		munmap(rt.spool_base, rt.spool_reserve);
+	if (rt.spool_fd >= 0)
+		close(rt.spool_fd);
+	if (rt.page)
+		munmap((void *)rt.page, FXTRACE_SESSION_MAP_SIZE);
+	if (rt.fd >= 0)
+		close(rt.fd);
+	for (i = 0; i < rt.arena_chunks; i++)
+		munmap(rt.arena_chunk[i], ARENA_SIZE);
 }
 
 /*
@@ -2179,34 +2262,40 @@ static void retire_module_buffers(void)
  * it, and their events were lost.
  *
  * libfxtrace.a linked into a shared object runs this at its dlclose()
- * too, which then unmaps the library: the thread-exit key goes first, so
- * that a thread exiting later does not call thread_exit() there, and the
- * module buffers are retired.  Not at exit: other threads, and later
- * destructors, may still write until exit_group(), and the kernel
- * retires each buffer, with all of that, as its thread exits.
+ * too, which then unmaps the library: it writes the copy's trace
+ * (user-only) and releases the copy (release_copy()).  Not at exit:
+ * other threads, and later destructors, may still write until
+ * exit_group(), and the kernel retires each module buffer, with all of
+ * that, as its thread exits.  Inside the library, as every path that
+ * takes rt.lock: a signal handler's event meanwhile is dropped, not
+ * waiting for the lock its own thread holds.
  */
 __attribute__((destructor(101))) static void flush_at_exit(void)
 {
 	char path[sizeof(rt.output) + 8];
+	bool closing = !rt.exit_begun;
 	int ret;
 
-	if (rt.module) {
+	if (!rt.loaded)
+		return;
+	/* With the module, a thread's exit during exit() has nothing to do. */
+	if (closing || rt.module)
 		pthread_key_delete(rt.exit_key);
-		if (!exit_begun()) {
-			lock();
-			retire_module_buffers();
-			unlock();
-		}
-	}
-	if (!rt.on || rt.module || !enter())
+	if (closing)
+		forget_exit_marker();
+	if ((!closing && (!rt.on || rt.module)) || !enter())
 		return;
 	lock();
-	ret = flush_locked();
-	if (!ret && rt.spool_fd >= 0) {
-		snprintf(path, sizeof(path), "%s.spool", rt.output);
-		unlink(path);
+	if (rt.on && !rt.module) {
+		ret = flush_locked();
+		if (!ret && rt.spool_fd >= 0) {
+			snprintf(path, sizeof(path), "%s.spool", rt.output);
+			unlink(path);
+		}
+		warn_unused_patterns();
 	}
-	warn_unused_patterns();
+	if (closing)
+		release_copy();
 	unlock();
 	leave();
 }

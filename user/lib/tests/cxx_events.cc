@@ -2,7 +2,7 @@
 /*
  * events_body.h from C++, then what only C++ has: bool literals, scoped
  * enums, std::string and std::string_view, nullptr, a TRACE_DURATION left
- * by an exception.  FXTRACE_OUTPUT is argv[1] (cxx_same_test runs it).
+ * by an exception and one left by a return before its scope's end.  FXTRACE_OUTPUT is argv[1] (cxx_same_test runs it).
  */
 #include <cstdlib>
 #include <stdexcept>
@@ -21,6 +21,15 @@ static void throws()
 {
 	TRACE_DURATION("app", "throws");
 	throw std::runtime_error("out");
+}
+
+static int returns_early(int n)
+{
+	TRACE_DURATION("app", "returns early");
+	if (n > 0)
+		return n;
+	TRACE_INSTANT("app", "not reached", FXT_SCOPE_THREAD);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -46,5 +55,8 @@ int main(int argc, char **argv)
 	} catch (const std::exception &) {
 		TRACE_INSTANT("app", "caught", FXT_SCOPE_THREAD);
 	}
+	if (returns_early(1) != 1)
+		return 3;
+	TRACE_INSTANT("app", "returned", FXT_SCOPE_THREAD);
 	return 0;
 }

@@ -5,7 +5,7 @@
  * C, as ISO C11 and as C++ with g++ and clang++), then compares their
  * string and event records word for word, timestamps aside, and checks
  * what only C++ has: bool, scoped enums, std::string(_view), nullptr, RAII
- * across an exception.  Prints TAP.
+ * across an exception and an early return.  Prints TAP.
  */
 #include <libgen.h>
 #include <stdio.h>
@@ -202,6 +202,16 @@ int main(int argc, char **argv)
 			EXPECT_STR("caught", tr.ev[i + 2].name);
 		}
 		tap_result("%s: TRACE_DURATION ends when an exception leaves its scope",
+			   cxx[k]);
+		for (i = 0; i < tr.n && strcmp(tr.ev[i].name, "returns early"); i++)
+			;
+		if (EXPECT_CMP(i + 2, <, tr.n)) {
+			EXPECT_EQ(FXT_EVENT_DURATION_BEGIN, tr.ev[i].type);
+			EXPECT_EQ(FXT_EVENT_DURATION_END, tr.ev[i + 1].type);
+			EXPECT_STR("returns early", tr.ev[i + 1].name);
+			EXPECT_STR("returned", tr.ev[i + 2].name);
+		}
+		tap_result("%s: TRACE_DURATION ends at a return before its scope's end",
 			   cxx[k]);
 		trace_free(&tr);
 	}

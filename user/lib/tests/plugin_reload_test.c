@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Description: static_plugin.so (libfxtrace.a linked into it) opened,
+ * used and closed again and again without the module; each closed copy
+ * gives back what it held.
+ * - untraced: 1,100 reloads (glibc has 1,024 thread-specific keys): no
+ *   file descriptor, mapping or heap byte is left by them, and this
+ *   program still gets a key.  Before, each copy kept its thread-exit key
+ *   (pthread_key_create() then said EAGAIN), and its exit marker's
+ *   semaphore and exit-function entry.
+ * - user-only (FXTRACE_OUTPUT): 40 reloads with RLIMIT_NOFILE 8 above
+ *   the descriptors open before: each closed copy writes its trace, with
+ *   its one event, and keeps no descriptor or mapping.  Before, each kept
+ *   its spool's descriptor and mappings, and the copies past the limit
+ *   could not create a spool: their events were lost; and each copy but
+ *   the first wrote OUTPUT.PID over the one before.
+ * Prints TAP.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "../../tests/tap.h"
+#include "trace_decode.h"
+
+#define UNTRACED_RELOADS	1100
+#define TRACED_RELOADS		40
+#define SPARE_FDS		8
+#define WARM_UP_RELOADS		10
+
+static char dir[] = "/tmp/plugin_reload_test.XXXXXX";
+
+static int count_entries(const char *path)
+{
+	struct dirent *d;
+	int n = 0;
+	DIR *dp = opendir(path);
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp)))
+		n += d->d_name[0] != '.';
+	closedir(dp);
+	return n;
+}
+
+static int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	if (!f)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* Open static_plugin.so beside this program, call its work, close it. */
+static bool reload(int n)
+{
+	char path[4096];
+	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	void (*work)(int);
+	char *slash;
+	void *so;
+
+	path[len > 0 ? len : 0] = 0;
+	slash = strrchr(path, '/');
+	if (!slash)
+		return false;
+	strcpy(slash + 1, "static_plugin.so");
+	so = dlopen(path, RTLD_NOW);
+	if (!so) {
+		printf("# dlopen: %s\n", dlerror());
+		return false;
+	}
+	*(void **)&work = dlsym(so, "plugin_work");
+	if (work)
+		work(n);
+	return !dlclose(so) && work;
+}
+
+static void untraced(void)
+{
+	int i, fds, maps, failed = 0;
+	size_t heap;
+	pthread_key_t key;
+
+	unsetenv("FXTRACE_OUTPUT");
+	/* Lasting allocations of the first loads (dlopen()'s, stdio's) first. */
+	for (i = 0; i < WARM_UP_RELOADS; i++)
+		reload(i);
+	printf("# %d reloads to warm up\n", WARM_UP_RELOADS);
+	fds = count_entries("/proc/self/fd");
+	maps = count_maps();
+	heap = mallinfo2().uordblks;
+	for (i = 0; i < UNTRACED_RELOADS; i++)
+		failed += !reload(i);
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(fds, count_entries("/proc/self/fd"));
+	EXPECT_EQ(maps, count_maps());
+	printf("# heap in use: %zu bytes before, %zu after\n", heap,
+	       mallinfo2().uordblks);
+	EXPECT_EQ(heap, mallinfo2().uordblks);
+	EXPECT_EQ(0, pthread_key_create(&key, NULL));
+	tap_result("untraced: %d reloads leave no descriptor, mapping, heap or thread key",
+		   UNTRACED_RELOADS);
+}
+
+static void user_only(void)
+{
+	char out[sizeof(dir) + 8];
+	int i, fds, maps, events = 0, failed = 0;
+	struct rlimit lim;
+	struct dirent *d;
+	DIR *dp;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	setenv("FXTRACE_OUTPUT", out, 1);
+	fds = count_entries("/proc/self/fd");
+	getrlimit(RLIMIT_NOFILE, &lim);
+	lim.rlim_cur = (rlim_t)fds + SPARE_FDS;
+	setrlimit(RLIMIT_NOFILE, &lim);
+	reload(0);
+	maps = count_maps();
+	for (i = 1; i < TRACED_RELOADS; i++)
+		failed += !reload(i);
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(fds, count_entries("/proc/self/fd"));
+	EXPECT_EQ(maps, count_maps());
+	/* One trace per copy, each with its event; no spool left. */
+	EXPECT_EQ(TRACED_RELOADS, count_entries(dir));
+	dp = opendir(dir);
+	while (dp && (d = readdir(dp))) {
+		char path[sizeof(dir) + 300];
+		struct trace tr;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		tr = trace_read(path);
+		for (i = 0; i < tr.n; i++)
+			events += !strcmp(tr.ev[i].name, "plugin");
+		trace_free(&tr);
+		unlink(path);
+	}
+	if (dp)
+		closedir(dp);
+	EXPECT_EQ(TRACED_RELOADS, events);
+	tap_result("user-only: %d reloads with RLIMIT_NOFILE %d above: every trace written, no descriptor or mapping kept",
+		   TRACED_RELOADS, SPARE_FDS);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	untraced();
+	user_only();
+	rmdir(dir);
+	return tap_plan();
+}
