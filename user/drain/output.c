@@ -780,7 +780,7 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 	    rec->subtype > FXT_EVENT_FLOW_END)
 		return true;
 	thread = fxt_map_get(&o->threads, db->tid, 0);
-	in_slice = thread && slice_open(&thread->slices);
+	in_slice = thread && slice_open(&thread->slices, db->pid);
 	/*
 	 * The reader closes an id at its end even outside a slice; refused,
 	 * the end leaves it open in the file and here.
@@ -1093,8 +1093,8 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	/* Any buffer's slice event of a thread with task buffers. */
 	if (rec->type == FXT_REC_EVENT && SLICE_EVENTS >> rec->subtype & 1 &&
 	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0)))
-		slice_event(&thread->slices, rec->subtype, rec->ts,
-			    rec->end_ts);
+		slice_event(&thread->slices, rec->subtype, rec->thread.pid,
+			    rec->ts, rec->end_ts);
 	if (rec->type == FXT_REC_SCHED && rec->subtype != FXT_SCHED_WAKEUP &&
 	    rec->out_state == FXT_THREAD_STATE_DEAD &&
 	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))

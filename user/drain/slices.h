@@ -24,6 +24,7 @@
 			 1u << FXT_EVENT_DURATION_COMPLETE)
 
 struct slice_state {
+	uint64_t pid;		/* of the thread the stack is of */
 	uint64_t depth;		/* open duration begins */
 	/*
 	 * Complete and instant slices stay on the stack until a later slice
@@ -36,7 +37,8 @@ struct slice_state {
 /*
  * A thread with task buffers.  The reader keeps one stack per tid, pushed
  * and popped by every buffer's slice events in file order (the kernel's
- * syscall slices in CPU buffers too), so the drainer does the same.
+ * syscall slices in CPU buffers too), started again by another process's
+ * (struct slice_state's pid), so the drainer does the same.
  */
 struct thread_slices {
 	uint32_t buffers;		/* its live task buffers */
@@ -44,14 +46,18 @@ struct thread_slices {
 };
 
 /*
- * An event of type written for the thread at ts; end is read only for a
- * complete event.  Other types leave the stack as it is.
+ * An event of type written for the thread of process pid at ts; end is read
+ * only for a complete event.  Other types leave the stack as it is.  The
+ * tid of another process is another thread to Perfetto, and to the reader
+ * a stack started again.
  */
 static inline void slice_event(struct slice_state *s, unsigned int type,
-			       uint64_t ts, uint64_t end)
+			       uint64_t pid, uint64_t ts, uint64_t end)
 {
 	if (!(SLICE_EVENTS >> type & 1))
 		return;
+	if (s->pid != pid)
+		*s = (struct slice_state){ .pid = pid };
 	if (s->scoped_open && ts >= s->scoped_end)
 		s->scoped_open = false;
 	if (type == FXT_EVENT_INSTANT || type == FXT_EVENT_DURATION_COMPLETE) {
@@ -73,13 +79,13 @@ static inline void slice_event(struct slice_state *s, unsigned int type,
  */
 static inline void slice_thread_dead(struct slice_state *s)
 {
-	*s = (struct slice_state){ 0 };
+	*s = (struct slice_state){ .pid = s->pid };
 }
 
-/* A flow event now binds to a slice of the thread. */
-static inline bool slice_open(const struct slice_state *s)
+/* A flow event of process pid now binds to a slice of the thread. */
+static inline bool slice_open(const struct slice_state *s, uint64_t pid)
 {
-	return s->depth || s->scoped_open;
+	return s->pid == pid && (s->depth || s->scoped_open);
 }
 
 #endif /* DRAIN_SLICES_H */

@@ -395,12 +395,23 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct thread_state *ts;
 	uint64_t end;
+	int created;
 
 	if (rec->thread.undefined)
 		return 0;
-	ts = fxt_map_put(&r->threads, rec->thread.tid, 0, NULL);
+	ts = fxt_map_put(&r->threads, rec->thread.tid, 0, &created);
 	if (!ts)
 		return -ENOMEM;
+	/*
+	 * Perfetto keeps a thread per (pid, tid): the tid of another process
+	 * is another thread, with a stack of its own.
+	 */
+	if (!created && ts->pid != rec->thread.pid) {
+		if (ts->depth)
+			note_unended(r, rec->thread.tid, ts,
+				     "before another process's thread had its tid");
+		*ts = (struct thread_state){ 0 };
+	}
 	ts->pid = rec->thread.pid;
 	/* Perfetto pops the scoped slices that ended before this event. */
 	if (ts->scoped_open && rec->ts >= ts->scoped_end)
@@ -428,7 +439,8 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 
 /*
  * Perfetto's trace processor keys flows by correlation id alone and binds a
- * flow event to the topmost slice on its thread's stack.  It drops a begin
+ * flow event to the topmost slice on its thread's stack (its pid's thread
+ * of that tid).  It drops a begin
  * of an id begun and not ended (stat flow_duplicate_id), and a begin, or a
  * step or end of a begun id, with no slice on the stack (stat
  * flow_no_enclosing_slice); both stats are errors.  A step or end of an id
@@ -454,7 +466,8 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 	if (rec->thread.undefined)
 		return 0;
 	ts = fxt_map_get(&r->threads, rec->thread.tid, 0);
-	in_slice = ts && (ts->depth || ts->scoped_open);
+	in_slice = ts && ts->pid == rec->thread.pid &&
+		   (ts->depth || ts->scoped_open);
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN) {
 		if (!fxt_map_get(&r->flows, rec->id, 0))
 			return 0;

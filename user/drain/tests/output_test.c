@@ -1311,6 +1311,55 @@ static int test_flows_kernel_slices(void)
 }
 
 /*
+ * A tid used again by another process is another thread to Perfetto, with
+ * a slice stack of its own: the slice the kernel wrote for the tid's
+ * former process (its CPU buffer saved after the new task buffer came)
+ * holds no flow of the new one.  Before, the stack was the tid's, and the
+ * flow begin was kept that Perfetto drops (flow_no_enclosing_slice).
+ */
+static int test_flows_tid_reused(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *cpu;
+	struct fake fa, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[32];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		/* The task buffer is known, empty. */
+		drain_half(&fa, 0, w, 0);
+		/* The exit of tid 201 of process 100 never returned. */
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 100, 201, "exit", 0);
+		drain_half(&fc, 0, w, n);
+		/* Refused: process 200's thread has no slice. */
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		drain_half(&fa, 1, w, n);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 3, 200, 201, "d", 0);
+		drain_half(&fa, 2, w, n);
+		/* Kept: inside its own duration. */
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 4, 200, 201, "f", 2);
+		drain_half(&fa, 3, w, n);
+		a = output_find(&out, 8);
+		cpu = output_find(&out, 10);
+		ASSERT_EQ(2, a->records);
+		ASSERT_EQ(1, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(1, cpu->records);
+		ASSERT_EQ(0, cpu->invalid);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&fa);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -2636,6 +2685,7 @@ static const struct tap_test tests[] = {
 	{ "flows outside a slice or of an open id are refused", test_flows },
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
+	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
 	{ "a process holds a share of open flows, kept after it", test_flow_share },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
 	{ "producer drop counts bounded, apart from the kernel's", test_producer_drops },

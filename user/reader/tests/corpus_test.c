@@ -543,6 +543,22 @@ static const struct corpus_case cases[] = {
 		0x0000000000000001,
 	  }, 19, 5,
 	  "0x000070: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * tid 2 of process 1 opens a duration, then is process 3's (the tid
+	 * used again): Perfetto's thread (3, 2) is another, with no slice,
+	 * and drops its flow begin (flow_no_enclosing_slice); its own duration
+	 * then holds its next flow
+	 */
+	{ "flow-tid-reused", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000020044, 10, 1, 2,		/* duration begin */
+		0x0000000000080054, 20, 3, 2, 1,	/* flow begin: process 3 */
+		0x0000000000020044, 30, 3, 2,		/* duration begin */
+		0x0000000000080054, 40, 3, 2, 2,	/* flow begin: in it */
+	  }, 19, 5,
+	  "0x000028: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 3) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000008: note: duration-unended: thread 2 (process 1): 1 duration begin never ended before another process's thread had its tid; the outermost is here\n"
+	  "0x000050: note: duration-unended: thread 2 (process 3): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
 	/* an instant older than a popped complete event's end: a later end pops the instant, the flow begin after it has no slice */
 	{ "flow-scoped-older", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000040054, 0x0000000000000064,
