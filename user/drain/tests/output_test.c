@@ -1360,6 +1360,68 @@ static int test_flows_tid_reused(void)
 }
 
 /*
+ * A thread with two task buffers (two copies of libfxtrace, ABI 0.7): a
+ * flow one copy writes inside a duration the other copy opened is judged
+ * in file order, as the reader judges it, so it is kept only when its
+ * half lies between the halves of the duration's begin and end.  Perfetto,
+ * which sorts by timestamp, would keep it in all three orders
+ * (Documentation/drain.rst, "Limits").
+ */
+static int test_flows_two_buffers(void)
+{
+	const __u64 t = START + SECOND;
+	static const __u64 kept[3] = { 0, 0, 1 };
+	struct drain_buffer *a, *b;
+	unsigned int order, full;
+	struct fake fa, fb;
+	struct walk walk;
+	__u64 w[32];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		for (order = 0; order < 3; order++) {
+			start();
+			out.full_decode = full;
+			fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096,
+				 4096, NULL);
+			fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096,
+				 4096, NULL);
+			/* 0: the flow's half first; 1: last; 2: between. */
+			if (order == 0) {
+				n = event(w, FXT_EVENT_FLOW_BEGIN, t + 1, 200,
+					  201, "f", 1);
+				drain_half(&fb, 0, w, n);
+			}
+			n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201,
+				  "d", 0);
+			if (order < 2)
+				n += event(w + n, FXT_EVENT_DURATION_END,
+					   t + 2, 200, 201, "d", 0);
+			drain_half(&fa, 0, w, n);
+			if (order) {
+				n = event(w, FXT_EVENT_FLOW_BEGIN, t + 1, 200,
+					  201, "f", 1);
+				drain_half(&fb, 0, w, n);
+			}
+			if (order == 2) {
+				n = event(w, FXT_EVENT_DURATION_END, t + 2,
+					  200, 201, "d", 0);
+				drain_half(&fa, 1, w, n);
+			}
+			a = output_find(&out, 8);
+			b = output_find(&out, 9);
+			ASSERT_EQ(2, a->records);
+			ASSERT_EQ(kept[order], b->records);
+			ASSERT_EQ(1 - kept[order], b->refused[REFUSED_FLOW]);
+			ASSERT_EQ(0, check_file(&walk));
+			fake_free(&fa);
+			fake_free(&fb);
+		}
+	}
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -2686,6 +2748,7 @@ static const struct tap_test tests[] = {
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
 	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
+	{ "two buffers of a thread: a flow in the other's duration, file order", test_flows_two_buffers },
 	{ "a process holds a share of open flows, kept after it", test_flow_share },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
 	{ "producer drop counts bounded, apart from the kernel's", test_producer_drops },
