@@ -41,10 +41,14 @@
 #define DROPS_WORDS_MAX		16
 
 /*
- * Async begins open at once per process; past it its new begins are
- * refused.  A process exhausts only its own share.
+ * Async begins open at once per process, and in the session: past either
+ * its new begins are refused.  A process exhausts only its own share; the
+ * session's bound keeps the table's memory, and the walk of it when a
+ * process's last buffer retires (forget_asyncs()), bounded whatever the
+ * number of processes.
  */
 #define ASYNC_OPEN_PER_PROCESS	16384
+#define ASYNC_OPEN_PER_SESSION	(16 * ASYNC_OPEN_PER_PROCESS)
 
 /*
  * Flow begins open at once per process, and in the session: past either
@@ -714,6 +718,8 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 		if (db->kind != FXTRACE_BUFFER_TASK ||
 		    fxt_map_get(&o->asyncs, rec->thread.pid, rec->id))
 			return true;
+		if (o->asyncs.count >= ASYNC_OPEN_PER_SESSION)
+			return false;
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		return share && share->asyncs < ASYNC_OPEN_PER_PROCESS;
 	case FXT_EVENT_ASYNC_INSTANT:

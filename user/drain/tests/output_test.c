@@ -2134,6 +2134,47 @@ static int test_flow_session_bound(void)
 }
 
 /*
+ * The session holds at most ASYNC_OPEN_PER_SESSION (16 shares of 16,384)
+ * async slices open: 16 processes fill it, a 17th's first begin is
+ * refused.  Before, 1,024 processes (the default max_task_buffers) could
+ * hold 16.7 million open, the table growing to 2^25 slots (840 MB), each
+ * walked in full as a process's last buffer retired.
+ */
+static int test_async_session_bound(void)
+{
+	const size_t share = 16384, words = (share + 1) * 6;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	size_t n, i, begins;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < 17; p++) {
+		pid = 1000 + 2 * p;
+		begins = p < 16 ? share : 1;
+		fake_new(&f, 30 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		for (n = 0, i = 0; i < begins; i++)
+			n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t, pid,
+				   pid + 1, "a", 1 + i);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(p < 16 ? share : 0, db->records);
+		ASSERT_EQ(p < 16 ? 0 : 1, db->refused[REFUSED_ASYNC]);
+		ASSERT_EQ(p < 16 ? 0 : 1, db->invalid);
+		fake_free(&f);
+	}
+	ASSERT_EQ(16 * share, out.asyncs.count);
+	ASSERT_EQ(0, check_file(&walk));
+	free(w);
+	return 0;
+}
+
+/*
  * Only counter 0 of category "fxtrace" is a report of events lost
  * without a buffer; of two at the same time, the one drained last wins.
  */
@@ -2764,6 +2805,7 @@ static const struct tap_test tests[] = {
 	{ "an async begin of an open id takes no more share, an end frees it", test_async_share_count },
 	{ "a process whose flows ended keeps its share", test_flows_ended_share },
 	{ "the session's bound of open flows", test_flow_session_bound },
+	{ "the session's bound of open async slices", test_async_session_bound },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
 	{ "a large record past 4095 words is framed by its whole size", test_large_framed },
