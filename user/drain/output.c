@@ -725,7 +725,8 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
 		name_hash = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
-		return !name_hash || *name_hash == fxt_string_hash(&rec->name);
+		return !name_hash ||
+		       *name_hash == fxt_string_hash_keyed(&rec->name);
 	default:
 		return true;
 	}
@@ -747,7 +748,7 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 					&created);
 		if (!name_hash)
 			return -ENOMEM;
-		*name_hash = fxt_string_hash(&rec->name);
+		*name_hash = fxt_string_hash_keyed(&rec->name);
 		break;
 	case FXT_EVENT_ASYNC_END:
 		created = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id) != NULL;

@@ -517,7 +517,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	if (rec->name.undefined)
 		return 0;
 	/* A name whose bytes were not kept (string budget) compares to nothing. */
-	hash = fxt_string_hash(&rec->name);
+	hash = fxt_string_hash_keyed(&rec->name);
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
 		as = fxt_map_put(&r->asyncs, pid, rec->id, NULL);
 		if (!as)

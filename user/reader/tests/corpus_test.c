@@ -437,6 +437,19 @@ static const struct corpus_case cases[] = {
 	  "0x000008: warning: flow-no-enclosing-slice: flow begin (id 0x7) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n"
 	  "0x000090: warning: flow-duplicate-id: flow begin (id 0x7, process 1) while the flow begun at offset 0x60 is not ended; Perfetto drops it\n"
 	  "0x0002e0: warning: flow-no-enclosing-slice: flow begin (id 0x5) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * an async end named unlike its begin, the two names of one FNV-1a
+	 * 64 ("323a830bbc7e3a52" and "005fc1b9fb9780e7", found by a rho
+	 * search in 2^32 hashes): the names' hashes are keyed now
+	 */
+	{ "async-name-fnv-collision", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x8010000000050074, 1, 1, 2, 0x6230333861333233,
+		0x3235613365376362, 7,			/* async begin */
+		0x8010000000070074, 2, 1, 2, 0x3962316366353030,
+		0x3765303837396266, 7,			/* async end */
+	  }, 15, 3,
+	  "0x000040: warning: async-name: async end \"005fc1b9fb9780e7\" (process 1, id 0x7) is not named like its begin at offset 0x8; Perfetto puts them on different tracks\n" },
 	/* two log records: Perfetto ignores them, noted once */
 	{ "log-twice", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000020059, 0x0000000000000001,
