@@ -517,6 +517,9 @@ struct drain_buffer *output_buffer(struct output *o,
 			free(db);
 			return NULL;
 		}
+		/* The tid used again: the former process's stack is no use. */
+		if (thread->slices.pid != db->pid)
+			thread->slices = (struct slice_state){ .pid = db->pid };
 	}
 	/*
 	 * Strings are defined in the durable part, which is read once; twice

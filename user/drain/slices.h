@@ -24,7 +24,7 @@
 			 1u << FXT_EVENT_DURATION_COMPLETE)
 
 struct slice_state {
-	uint64_t pid;		/* of the thread the stack is of */
+	uint64_t pid;		/* of the tid's newest task buffer */
 	uint64_t depth;		/* open duration begins */
 	/*
 	 * Complete and instant slices stay on the stack until a later slice
@@ -35,10 +35,13 @@ struct slice_state {
 };
 
 /*
- * A thread with task buffers.  The reader keeps one stack per tid, pushed
- * and popped by every buffer's slice events in file order (the kernel's
- * syscall slices in CPU buffers too), started again by another process's
- * (struct slice_state's pid), so the drainer does the same.
+ * A tid with task buffers.  The reader keeps one stack per pid and tid
+ * (Perfetto's thread), pushed and popped by every buffer's slice events in
+ * file order (the kernel's syscall slices in CPU buffers too).  Only the
+ * stack of the process of the tid's newest task buffer holds flows the
+ * drainer judges, so that is the one kept: the events of the tid's other
+ * processes leave it as it is, and their flows are judged outside any
+ * slice (refused at worst, never written unbound).
  */
 struct thread_slices {
 	uint32_t buffers;		/* its live task buffers */
@@ -47,9 +50,8 @@ struct thread_slices {
 
 /*
  * An event of type written for the thread of process pid at ts; end is read
- * only for a complete event.  Other types leave the stack as it is.  The
- * tid of another process is another thread to Perfetto, and to the reader
- * a stack started again.
+ * only for a complete event.  Other types, and another process's events
+ * (another thread to Perfetto), leave the stack as it is.
  */
 static inline void slice_event(struct slice_state *s, unsigned int type,
 			       uint64_t pid, uint64_t ts, uint64_t end)
@@ -57,7 +59,7 @@ static inline void slice_event(struct slice_state *s, unsigned int type,
 	if (!(SLICE_EVENTS >> type & 1))
 		return;
 	if (s->pid != pid)
-		*s = (struct slice_state){ .pid = pid };
+		return;
 	if (s->scoped_open && ts >= s->scoped_end)
 		s->scoped_open = false;
 	if (type == FXT_EVENT_INSTANT || type == FXT_EVENT_DURATION_COMPLETE) {
@@ -74,8 +76,9 @@ static inline void slice_event(struct slice_state *s, unsigned int type,
 }
 
 /*
- * A context switch out of the thread in state dead: the reader forgets its
- * stack (check_sched()), and a tid used again starts with none.
+ * A context switch out of the tid in state dead: the reader forgets the
+ * stacks of all its processes (check_sched()), and a tid used again starts
+ * with none.
  */
 static inline void slice_thread_dead(struct slice_state *s)
 {

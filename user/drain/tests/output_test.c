@@ -1422,6 +1422,49 @@ static int test_flows_two_buffers(void)
 }
 
 /*
+ * Perfetto keeps the stack of each process's thread of a tid: the kernel's
+ * slice of the tid's former process, in a CPU buffer saved between two
+ * halves of the new process's task buffer, leaves the new process's
+ * duration open, and the flow in it binds there.  Before, that slice
+ * started the tid's stack again and the flow was refused.
+ */
+static int test_flows_tid_interleaved(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *cpu;
+	struct fake fa, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[32];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+		drain_half(&fa, 0, w, n);
+		/* The exit of tid 201 of process 100, saved late. */
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 100, 201, "exit",
+			  0);
+		drain_half(&fc, 0, w, n);
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		drain_half(&fa, 1, w, n);
+		a = output_find(&out, 8);
+		cpu = output_find(&out, 10);
+		ASSERT_EQ(2, a->records);
+		ASSERT_EQ(0, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(1, cpu->records);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&fa);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -2828,6 +2871,7 @@ static const struct tap_test tests[] = {
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
 	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
+	{ "another process's slice of the tid leaves the stack as it is", test_flows_tid_interleaved },
 	{ "two buffers of a thread: a flow in the other's duration, file order", test_flows_two_buffers },
 	{ "a process holds a share of open flows, kept after it", test_flow_share },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
