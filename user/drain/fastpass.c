@@ -502,19 +502,23 @@ static void other_slice(struct fast_pass *fp, const struct cursor *c,
 	uint8_t index = fxt_bits(h, 24, 31);
 	struct thread_slices *thread;
 	struct fxt_thread th;
-	uint64_t tid;
+	uint64_t pid, tid;
 
 	if (!(SLICE_EVENTS >> type & 1))
 		return;
-	if (index == FXT_THREAD_REF_INLINE)
+	if (index == FXT_THREAD_REF_INLINE) {
+		pid = word(c, 2);
 		tid = word(c, 3);
-	else if (!fxt_tables_thread(fp->tables, index, &th))
+	} else if (!fxt_tables_thread(fp->tables, index, &th)) {
+		pid = th.pid;
 		tid = th.tid;
-	else
+	} else {
 		return;		/* not accepted: its thread is defined */
+	}
 	thread = fxt_map_get(fp->task_threads, tid, 0);
 	if (thread)
-		slice_event(&thread->slices, type, ts, word(c, c->limit - 1));
+		slice_event(&thread->slices, type, pid, ts,
+			    word(c, c->limit - 1));
 }
 
 /*
@@ -583,8 +587,8 @@ FAST size_t run(struct fast_pass *fp, unsigned char *dst,
 		 * event's end is its last word.
 		 */
 		if (fp->slices)
-			slice_event(fp->slices, fxt_bits(h, 16, 19), ts,
-				    word(&c, c.limit - 1));
+			slice_event(fp->slices, fxt_bits(h, 16, 19), fp->pid,
+				    ts, word(&c, c.limit - 1));
 		else if (fp->task_threads && (h & 15) == FXT_REC_EVENT)
 			other_slice(fp, &c, h, ts);
 		else if (fp->task_threads && (h & 15) == FXT_REC_SCHED)

@@ -41,10 +41,14 @@
 #define DROPS_WORDS_MAX		16
 
 /*
- * Async begins open at once per process; past it its new begins are
- * refused.  A process exhausts only its own share.
+ * Async begins open at once per process, and in the session: past either
+ * its new begins are refused.  A process exhausts only its own share; the
+ * session's bound keeps the table's memory, and the walk of it when a
+ * process's last buffer retires (forget_asyncs()), bounded whatever the
+ * number of processes.
  */
 #define ASYNC_OPEN_PER_PROCESS	16384
+#define ASYNC_OPEN_PER_SESSION	(16 * ASYNC_OPEN_PER_PROCESS)
 
 /*
  * Flow begins open at once per process, and in the session: past either
@@ -513,6 +517,9 @@ struct drain_buffer *output_buffer(struct output *o,
 			free(db);
 			return NULL;
 		}
+		/* The tid used again: the former process's stack is no use. */
+		if (thread->slices.pid != db->pid)
+			thread->slices = (struct slice_state){ .pid = db->pid };
 	}
 	/*
 	 * Strings are defined in the durable part, which is read once; twice
@@ -714,12 +721,15 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 		if (db->kind != FXTRACE_BUFFER_TASK ||
 		    fxt_map_get(&o->asyncs, rec->thread.pid, rec->id))
 			return true;
+		if (o->asyncs.count >= ASYNC_OPEN_PER_SESSION)
+			return false;
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		return share && share->asyncs < ASYNC_OPEN_PER_PROCESS;
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
 		name_hash = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
-		return !name_hash || *name_hash == fxt_string_hash(&rec->name);
+		return !name_hash ||
+		       *name_hash == fxt_string_hash_keyed(&rec->name);
 	default:
 		return true;
 	}
@@ -741,7 +751,7 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 					&created);
 		if (!name_hash)
 			return -ENOMEM;
-		*name_hash = fxt_string_hash(&rec->name);
+		*name_hash = fxt_string_hash_keyed(&rec->name);
 		break;
 	case FXT_EVENT_ASYNC_END:
 		created = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id) != NULL;
@@ -780,7 +790,7 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 	    rec->subtype > FXT_EVENT_FLOW_END)
 		return true;
 	thread = fxt_map_get(&o->threads, db->tid, 0);
-	in_slice = thread && slice_open(&thread->slices);
+	in_slice = thread && slice_open(&thread->slices, db->pid);
 	/*
 	 * The reader closes an id at its end even outside a slice; refused,
 	 * the end leaves it open in the file and here.
@@ -1093,8 +1103,8 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	/* Any buffer's slice event of a thread with task buffers. */
 	if (rec->type == FXT_REC_EVENT && SLICE_EVENTS >> rec->subtype & 1 &&
 	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0)))
-		slice_event(&thread->slices, rec->subtype, rec->ts,
-			    rec->end_ts);
+		slice_event(&thread->slices, rec->subtype, rec->thread.pid,
+			    rec->ts, rec->end_ts);
 	if (rec->type == FXT_REC_SCHED && rec->subtype != FXT_SCHED_WAKEUP &&
 	    rec->out_state == FXT_THREAD_STATE_DEAD &&
 	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))

@@ -24,6 +24,7 @@
 			 1u << FXT_EVENT_DURATION_COMPLETE)
 
 struct slice_state {
+	uint64_t pid;		/* of the tid's newest task buffer */
 	uint64_t depth;		/* open duration begins */
 	/*
 	 * Complete and instant slices stay on the stack until a later slice
@@ -34,9 +35,13 @@ struct slice_state {
 };
 
 /*
- * A thread with task buffers.  The reader keeps one stack per tid, pushed
- * and popped by every buffer's slice events in file order (the kernel's
- * syscall slices in CPU buffers too), so the drainer does the same.
+ * A tid with task buffers.  The reader keeps one stack per pid and tid
+ * (Perfetto's thread), pushed and popped by every buffer's slice events in
+ * file order (the kernel's syscall slices in CPU buffers too).  Only the
+ * stack of the process of the tid's newest task buffer holds flows the
+ * drainer judges, so that is the one kept: the events of the tid's other
+ * processes leave it as it is, and their flows are judged outside any
+ * slice (refused at worst, never written unbound).
  */
 struct thread_slices {
 	uint32_t buffers;		/* its live task buffers */
@@ -44,13 +49,16 @@ struct thread_slices {
 };
 
 /*
- * An event of type written for the thread at ts; end is read only for a
- * complete event.  Other types leave the stack as it is.
+ * An event of type written for the thread of process pid at ts; end is read
+ * only for a complete event.  Other types, and another process's events
+ * (another thread to Perfetto), leave the stack as it is.
  */
 static inline void slice_event(struct slice_state *s, unsigned int type,
-			       uint64_t ts, uint64_t end)
+			       uint64_t pid, uint64_t ts, uint64_t end)
 {
 	if (!(SLICE_EVENTS >> type & 1))
+		return;
+	if (s->pid != pid)
 		return;
 	if (s->scoped_open && ts >= s->scoped_end)
 		s->scoped_open = false;
@@ -68,18 +76,19 @@ static inline void slice_event(struct slice_state *s, unsigned int type,
 }
 
 /*
- * A context switch out of the thread in state dead: the reader forgets its
- * stack (check_sched()), and a tid used again starts with none.
+ * A context switch out of the tid in state dead: the reader forgets the
+ * stacks of all its processes (check_sched()), and a tid used again starts
+ * with none.
  */
 static inline void slice_thread_dead(struct slice_state *s)
 {
-	*s = (struct slice_state){ 0 };
+	*s = (struct slice_state){ .pid = s->pid };
 }
 
-/* A flow event now binds to a slice of the thread. */
-static inline bool slice_open(const struct slice_state *s)
+/* A flow event of process pid now binds to a slice of the thread. */
+static inline bool slice_open(const struct slice_state *s, uint64_t pid)
 {
-	return s->depth || s->scoped_open;
+	return s->pid == pid && (s->depth || s->scoped_open);
 }
 
 #endif /* DRAIN_SLICES_H */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "fxt_internal.h"
 
@@ -257,6 +258,48 @@ size_t fxt_utf8_sequence(const unsigned char *s, size_t len)
 		return 0;
 	/* fxt_utf8_valid() knows overlongs, surrogates and the upper bound. */
 	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
+}
+
+/* splitmix64's finaliser: a bijection that spreads every bit. */
+static uint64_t hash_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * 8 of the 16 random bytes the kernel gives every process (fxt_map.c's
+ * seed is the first 8).
+ */
+static uint64_t hash_seed(void)
+{
+	static uint64_t seed;
+	const unsigned char *random;
+
+	if (!seed) {
+		random = (const unsigned char *)getauxval(AT_RANDOM);
+		if (random)
+			memcpy(&seed, random + 8, sizeof(seed));
+		seed |= 1;
+	}
+	return seed;
+}
+
+uint64_t fxt_string_hash_keyed(const struct fxt_string *s)
+{
+	uint64_t h = hash_mix(hash_seed() ^ s->len), w;
+	uint32_t i, n;
+
+	for (i = 0; s->ptr && i < s->len; i += 8) {
+		n = s->len - i < 8 ? s->len - i : 8;
+		w = 0;
+		memcpy(&w, s->ptr + i, n);
+		h = hash_mix(h ^ le64toh(w));
+	}
+	return h;
 }
 
 uint64_t fxt_string_hash(const struct fxt_string *s)

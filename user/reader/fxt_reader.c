@@ -43,8 +43,15 @@ struct cpu_state {
 	uint64_t last_offset;
 };
 
+/*
+ * A thread of Perfetto's: a (pid, tid) that is alive, with its slice stack.
+ * The threads of a tid form a list, newest first, so that a dead switch of
+ * the tid, which names no pid, can end them all.
+ */
 struct thread_state {
 	uint64_t pid;
+	uint64_t older_pid;	/* the tid's thread before this one */
+	bool has_older;
 	uint64_t depth;		/* open duration begins */
 	uint64_t first_open;	/* offset of the outermost open begin */
 	/*
@@ -90,7 +97,8 @@ struct fxt_reader {
 	struct fxt_tables *current;
 	struct fxt_map providers;	/* (id, 0) -> struct provider */
 	struct fxt_map cpus;		/* (cpu, 0) -> struct cpu_state */
-	struct fxt_map threads;		/* (tid, 0) -> struct thread_state */
+	struct fxt_map threads;		/* (tid, pid) -> struct thread_state */
+	struct fxt_map tids;		/* (tid, 0) -> newest thread's pid */
 	struct fxt_map asyncs;		/* (pid, id) -> struct async_state */
 	struct fxt_map flows;		/* (correlation id, 0) -> struct flow_state */
 	struct fxt_map thread_names;	/* (tid, 0) -> struct name_entry */
@@ -147,6 +155,7 @@ struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx)
 	fxt_map_init(&r->providers, sizeof(struct provider));
 	fxt_map_init(&r->cpus, sizeof(struct cpu_state));
 	fxt_map_init(&r->threads, sizeof(struct thread_state));
+	fxt_map_init(&r->tids, sizeof(uint64_t));
 	fxt_map_init(&r->asyncs, sizeof(struct async_state));
 	fxt_map_init(&r->flows, sizeof(struct flow_state));
 	fxt_map_init(&r->thread_names, sizeof(struct name_entry));
@@ -184,6 +193,7 @@ void fxt_reader_free(struct fxt_reader *r)
 	fxt_map_free(&r->providers);
 	fxt_map_free(&r->cpus);
 	fxt_map_free(&r->threads);
+	fxt_map_free(&r->tids);
 	fxt_map_free(&r->asyncs);
 	fxt_map_free(&r->flows);
 	free_names(&r->thread_names);
@@ -391,6 +401,33 @@ static void note_unended(struct fxt_reader *r, uint64_t tid,
 		   (unsigned long long)ts->depth, plural(ts->depth), when);
 }
 
+/*
+ * Perfetto keeps a thread per (pid, tid) (ProcessTracker::UpdateThread()
+ * finds the tid's live thread of that pid): the tid of another process is
+ * another thread, and the former one's stack stays for its later events.
+ */
+static struct thread_state *thread_get(struct fxt_reader *r, uint64_t tid,
+				       uint64_t pid)
+{
+	struct thread_state *ts;
+	uint64_t *newest;
+	int created, first;
+
+	ts = fxt_map_put(&r->threads, tid, pid, &created);
+	if (!ts || !created)
+		return ts;
+	newest = fxt_map_put(&r->tids, tid, 0, &first);
+	if (!newest) {
+		fxt_map_del(&r->threads, tid, pid);
+		return NULL;
+	}
+	ts->pid = pid;
+	ts->has_older = !first;
+	ts->older_pid = *newest;
+	*newest = pid;
+	return ts;
+}
+
 static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct thread_state *ts;
@@ -398,10 +435,9 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 
 	if (rec->thread.undefined)
 		return 0;
-	ts = fxt_map_put(&r->threads, rec->thread.tid, 0, NULL);
+	ts = thread_get(r, rec->thread.tid, rec->thread.pid);
 	if (!ts)
 		return -ENOMEM;
-	ts->pid = rec->thread.pid;
 	/* Perfetto pops the scoped slices that ended before this event. */
 	if (ts->scoped_open && rec->ts >= ts->scoped_end)
 		ts->scoped_open = false;
@@ -428,7 +464,8 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 
 /*
  * Perfetto's trace processor keys flows by correlation id alone and binds a
- * flow event to the topmost slice on its thread's stack.  It drops a begin
+ * flow event to the topmost slice on its thread's stack (its pid's thread
+ * of that tid, thread_get()).  It drops a begin
  * of an id begun and not ended (stat flow_duplicate_id), and a begin, or a
  * step or end of a begun id, with no slice on the stack (stat
  * flow_no_enclosing_slice); both stats are errors.  A step or end of an id
@@ -453,7 +490,7 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 
 	if (rec->thread.undefined)
 		return 0;
-	ts = fxt_map_get(&r->threads, rec->thread.tid, 0);
+	ts = fxt_map_get(&r->threads, rec->thread.tid, rec->thread.pid);
 	in_slice = ts && (ts->depth || ts->scoped_open);
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN) {
 		if (!fxt_map_get(&r->flows, rec->id, 0))
@@ -504,7 +541,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	if (rec->name.undefined)
 		return 0;
 	/* A name whose bytes were not kept (string budget) compares to nothing. */
-	hash = fxt_string_hash(&rec->name);
+	hash = fxt_string_hash_keyed(&rec->name);
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
 		as = fxt_map_put(&r->asyncs, pid, rec->id, NULL);
 		if (!as)
@@ -558,6 +595,8 @@ static int check_sched(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct thread_state *ts;
 	struct cpu_state *cs;
+	uint64_t *newest, pid, older;
+	bool more;
 	int created;
 
 	if (!rec->complete || rec->subtype > FXT_SCHED_WAKEUP)
@@ -575,13 +614,29 @@ static int check_sched(struct fxt_reader *r, const struct fxt_record *rec)
 		cs->last_ns = rec->ts_ns;
 		cs->last_offset = rec->offset;
 	}
-	/* A thread that switches out dead has ended: its open durations too. */
+	/*
+	 * A thread that switches out dead has ended: its open durations too.
+	 * The record names no pid and Perfetto ends the tid's newest live
+	 * thread; every thread of the tid ends here, so that a flow this
+	 * reader passes never lacks Perfetto's slice.
+	 */
 	if (rec->subtype != FXT_SCHED_WAKEUP &&
-	    rec->out_state == FXT_THREAD_STATE_DEAD) {
-		ts = fxt_map_get(&r->threads, rec->out.tid, 0);
-		if (ts && ts->depth)
-			note_unended(r, rec->out.tid, ts, "before the thread exited");
-		fxt_map_del(&r->threads, rec->out.tid, 0);
+	    rec->out_state == FXT_THREAD_STATE_DEAD &&
+	    (newest = fxt_map_get(&r->tids, rec->out.tid, 0))) {
+		pid = *newest;
+		fxt_map_del(&r->tids, rec->out.tid, 0);
+		do {
+			ts = fxt_map_get(&r->threads, rec->out.tid, pid);
+			if (!ts)
+				break;
+			if (ts->depth)
+				note_unended(r, rec->out.tid, ts,
+					     "before the thread exited");
+			more = ts->has_older;
+			older = ts->older_pid;
+			fxt_map_del(&r->threads, rec->out.tid, pid);
+			pid = older;
+		} while (more);
 	}
 	return 0;
 }

@@ -465,6 +465,14 @@ const char *fxt_thread_state_name(uint32_t state);
 /* FNV-1a of a string's bytes (to compare names without keeping them). */
 uint64_t fxt_string_hash(const struct fxt_string *s);
 
+/*
+ * A hash of a string's bytes keyed with a random seed of the process, to
+ * compare names a trace's writer may have chosen so that their hashes
+ * collide: anyone can find two names with one FNV-1a, nobody who does not
+ * know the seed two with one keyed hash.  Its values differ from run to run.
+ */
+uint64_t fxt_string_hash_keyed(const struct fxt_string *s);
+
 /* The string s equals the C string c. */
 bool fxt_string_is(const struct fxt_string *s, const char *c);
 

@@ -1311,6 +1311,160 @@ static int test_flows_kernel_slices(void)
 }
 
 /*
+ * A tid used again by another process is another thread to Perfetto, with
+ * a slice stack of its own: the slice the kernel wrote for the tid's
+ * former process (its CPU buffer saved after the new task buffer came)
+ * holds no flow of the new one.  Before, the stack was the tid's, and the
+ * flow begin was kept that Perfetto drops (flow_no_enclosing_slice).
+ */
+static int test_flows_tid_reused(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *cpu;
+	struct fake fa, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[32];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		/* The task buffer is known, empty. */
+		drain_half(&fa, 0, w, 0);
+		/* The exit of tid 201 of process 100 never returned. */
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 100, 201, "exit", 0);
+		drain_half(&fc, 0, w, n);
+		/* Refused: process 200's thread has no slice. */
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		drain_half(&fa, 1, w, n);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 3, 200, 201, "d", 0);
+		drain_half(&fa, 2, w, n);
+		/* Kept: inside its own duration. */
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 4, 200, 201, "f", 2);
+		drain_half(&fa, 3, w, n);
+		a = output_find(&out, 8);
+		cpu = output_find(&out, 10);
+		ASSERT_EQ(2, a->records);
+		ASSERT_EQ(1, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(1, cpu->records);
+		ASSERT_EQ(0, cpu->invalid);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&fa);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
+ * A thread with two task buffers (two copies of libfxtrace, ABI 0.7): a
+ * flow one copy writes inside a duration the other copy opened is judged
+ * in file order, as the reader judges it, so it is kept only when its
+ * half lies between the halves of the duration's begin and end.  Perfetto,
+ * which sorts by timestamp, would keep it in all three orders
+ * (Documentation/drain.rst, "Limits").
+ */
+static int test_flows_two_buffers(void)
+{
+	const __u64 t = START + SECOND;
+	static const __u64 kept[3] = { 0, 0, 1 };
+	struct drain_buffer *a, *b;
+	unsigned int order, full;
+	struct fake fa, fb;
+	struct walk walk;
+	__u64 w[32];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		for (order = 0; order < 3; order++) {
+			start();
+			out.full_decode = full;
+			fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096,
+				 4096, NULL);
+			fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096,
+				 4096, NULL);
+			/* 0: the flow's half first; 1: last; 2: between. */
+			if (order == 0) {
+				n = event(w, FXT_EVENT_FLOW_BEGIN, t + 1, 200,
+					  201, "f", 1);
+				drain_half(&fb, 0, w, n);
+			}
+			n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201,
+				  "d", 0);
+			if (order < 2)
+				n += event(w + n, FXT_EVENT_DURATION_END,
+					   t + 2, 200, 201, "d", 0);
+			drain_half(&fa, 0, w, n);
+			if (order) {
+				n = event(w, FXT_EVENT_FLOW_BEGIN, t + 1, 200,
+					  201, "f", 1);
+				drain_half(&fb, 0, w, n);
+			}
+			if (order == 2) {
+				n = event(w, FXT_EVENT_DURATION_END, t + 2,
+					  200, 201, "d", 0);
+				drain_half(&fa, 1, w, n);
+			}
+			a = output_find(&out, 8);
+			b = output_find(&out, 9);
+			ASSERT_EQ(2, a->records);
+			ASSERT_EQ(kept[order], b->records);
+			ASSERT_EQ(1 - kept[order], b->refused[REFUSED_FLOW]);
+			ASSERT_EQ(0, check_file(&walk));
+			fake_free(&fa);
+			fake_free(&fb);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Perfetto keeps the stack of each process's thread of a tid: the kernel's
+ * slice of the tid's former process, in a CPU buffer saved between two
+ * halves of the new process's task buffer, leaves the new process's
+ * duration open, and the flow in it binds there.  Before, that slice
+ * started the tid's stack again and the flow was refused.
+ */
+static int test_flows_tid_interleaved(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *cpu;
+	struct fake fa, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[32];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+		drain_half(&fa, 0, w, n);
+		/* The exit of tid 201 of process 100, saved late. */
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 100, 201, "exit",
+			  0);
+		drain_half(&fc, 0, w, n);
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		drain_half(&fa, 1, w, n);
+		a = output_find(&out, 8);
+		cpu = output_find(&out, 10);
+		ASSERT_EQ(2, a->records);
+		ASSERT_EQ(0, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(1, cpu->records);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&fa);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -2023,6 +2177,85 @@ static int test_flow_session_bound(void)
 }
 
 /*
+ * An async end named unlike its begin, the two names of one FNV-1a 64
+ * (found by a rho search in 2^32 hashes): the names used to be compared by
+ * that hash, and the end was kept (check --strict passed it too); Perfetto
+ * puts the two on different tracks.  Their hashes are keyed now.
+ */
+static int test_async_name_collision(void)
+{
+	static const char begin[] = "323a830bbc7e3a52",
+			  end[] = "005fc1b9fb9780e7";
+	const struct fxt_string b = { .ptr = begin, .len = 16 },
+				 e = { .ptr = end, .len = 16 };
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	unsigned int full;
+	struct walk walk;
+	struct fake f;
+	__u64 w[32];
+	__u32 n;
+
+	ASSERT_EQ(fxt_string_hash(&b), fxt_string_hash(&e));
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&f, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_ASYNC_BEGIN, t, 200, 201, begin, 5);
+		n += event(w + n, FXT_EVENT_ASYNC_END, t + 1, 200, 201, end, 5);
+		drain_half(&f, 0, w, n);
+		db = output_find(&out, 8);
+		ASSERT_EQ(1, db->records);
+		ASSERT_EQ(1, db->refused[REFUSED_ASYNC]);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&f);
+	}
+	return 0;
+}
+
+/*
+ * The session holds at most ASYNC_OPEN_PER_SESSION (16 shares of 16,384)
+ * async slices open: 16 processes fill it, a 17th's first begin is
+ * refused.  Before, 1,024 processes (the default max_task_buffers) could
+ * hold 16.7 million open, the table growing to 2^25 slots (840 MB), each
+ * walked in full as a process's last buffer retired.
+ */
+static int test_async_session_bound(void)
+{
+	const size_t share = 16384, words = (share + 1) * 6;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	size_t n, i, begins;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < 17; p++) {
+		pid = 1000 + 2 * p;
+		begins = p < 16 ? share : 1;
+		fake_new(&f, 30 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		for (n = 0, i = 0; i < begins; i++)
+			n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t, pid,
+				   pid + 1, "a", 1 + i);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(p < 16 ? share : 0, db->records);
+		ASSERT_EQ(p < 16 ? 0 : 1, db->refused[REFUSED_ASYNC]);
+		ASSERT_EQ(p < 16 ? 0 : 1, db->invalid);
+		fake_free(&f);
+	}
+	ASSERT_EQ(16 * share, out.asyncs.count);
+	ASSERT_EQ(0, check_file(&walk));
+	free(w);
+	return 0;
+}
+
+/*
  * Only counter 0 of category "fxtrace" is a report of events lost
  * without a buffer; of two at the same time, the one drained last wins.
  */
@@ -2633,9 +2866,13 @@ static const struct tap_test tests[] = {
 	{ "task buffers share a bound on their strings' memory", test_task_strings_shared },
 	{ "past 1,024 task buffers at once none keeps strings by itself", test_task_strings_owners },
 	{ "an async squatter exhausts only its own share", test_async_squatter },
+	{ "an async end named with its begin's FNV-1a is refused", test_async_name_collision },
 	{ "flows outside a slice or of an open id are refused", test_flows },
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
+	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
+	{ "another process's slice of the tid leaves the stack as it is", test_flows_tid_interleaved },
+	{ "two buffers of a thread: a flow in the other's duration, file order", test_flows_two_buffers },
 	{ "a process holds a share of open flows, kept after it", test_flow_share },
 	{ "kernel names that are not UTF-8 are repaired, not dropped", test_kernel_utf8 },
 	{ "producer drop counts bounded, apart from the kernel's", test_producer_drops },
@@ -2651,6 +2888,7 @@ static const struct tap_test tests[] = {
 	{ "an async begin of an open id takes no more share, an end frees it", test_async_share_count },
 	{ "a process whose flows ended keeps its share", test_flows_ended_share },
 	{ "the session's bound of open flows", test_flow_session_bound },
+	{ "the session's bound of open async slices", test_async_session_bound },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
 	{ "a large record past 4095 words is framed by its whole size", test_large_framed },

@@ -437,6 +437,19 @@ static const struct corpus_case cases[] = {
 	  "0x000008: warning: flow-no-enclosing-slice: flow begin (id 0x7) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n"
 	  "0x000090: warning: flow-duplicate-id: flow begin (id 0x7, process 1) while the flow begun at offset 0x60 is not ended; Perfetto drops it\n"
 	  "0x0002e0: warning: flow-no-enclosing-slice: flow begin (id 0x5) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * an async end named unlike its begin, the two names of one FNV-1a
+	 * 64 ("323a830bbc7e3a52" and "005fc1b9fb9780e7", found by a rho
+	 * search in 2^32 hashes): the names' hashes are keyed now
+	 */
+	{ "async-name-fnv-collision", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x8010000000050074, 1, 1, 2, 0x6230333861333233,
+		0x3235613365376362, 7,			/* async begin */
+		0x8010000000070074, 2, 1, 2, 0x3962316366353030,
+		0x3765303837396266, 7,			/* async end */
+	  }, 15, 3,
+	  "0x000040: warning: async-name: async end \"005fc1b9fb9780e7\" (process 1, id 0x7) is not named like its begin at offset 0x8; Perfetto puts them on different tracks\n" },
 	/* two log records: Perfetto ignores them, noted once */
 	{ "log-twice", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000020059, 0x0000000000000001,
@@ -543,6 +556,55 @@ static const struct corpus_case cases[] = {
 		0x0000000000000001,
 	  }, 19, 5,
 	  "0x000070: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * tid 2 of process 1 opens a duration, then is process 3's (the tid
+	 * used again): Perfetto's thread (3, 2) is another, with no slice,
+	 * and drops its flow begin (flow_no_enclosing_slice); its own duration
+	 * then holds its next flow
+	 */
+	{ "flow-tid-reused", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000020044, 10, 1, 2,		/* duration begin */
+		0x0000000000080054, 20, 3, 2, 1,	/* flow begin: process 3 */
+		0x0000000000020044, 30, 3, 2,		/* duration begin */
+		0x0000000000080054, 40, 3, 2, 2,	/* flow begin: in it */
+	  }, 19, 5,
+	  "0x000028: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 3) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000008: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n"
+	  "0x000050: note: duration-unended: thread 2 (process 3): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/*
+	 * tid 2 of process 1, then of process 3, then of process 1 again:
+	 * Perfetto finds process 1's live thread of the tid again, its slice
+	 * stack as it was, so each flow binds to its own process's duration
+	 * and each end closes its own
+	 */
+	{ "flow-tid-interleaved", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000020044, 10, 1, 2,		/* duration begin */
+		0x0000000000020044, 20, 3, 2,		/* duration begin: process 3 */
+		0x0000000000080054, 30, 1, 2, 1,	/* flow begin: process 1 */
+		0x0000000000030044, 40, 1, 2,		/* duration end */
+		0x0000000000080054, 50, 3, 2, 2,	/* flow begin: process 3 */
+		0x0000000000030044, 60, 3, 2,		/* duration end: process 3 */
+	  }, 27, 7, "" },
+	/*
+	 * tid 2 of process 1 and of process 3 each open a duration, then the
+	 * tid switches out dead: the record names no pid and Perfetto ends
+	 * the newest thread; the reader ends both, newest first, so that it
+	 * never passes a flow Perfetto drops (here one Perfetto would bind)
+	 */
+	{ "flow-tid-dead", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000020044, 10, 1, 2,		/* duration begin */
+		0x0000000000020044, 20, 3, 2,		/* duration begin: process 3 */
+		0x10000050000200a8, 25, 2, 0,		/* tid 2 switches out dead */
+		0x00000000800f0031, 0x676e696d6f636e69, 0x007468676965775f,
+		0x00000000800f0031, 0x676e696f6774756f, 0x007468676965775f,
+		0x0000000000080054, 30, 1, 2, 1,	/* flow begin: process 1 */
+	  }, 24, 5,
+	  "0x000028: note: duration-unended: thread 2 (process 3): 1 duration begin never ended before the thread exited; the outermost is here\n"
+	  "0x000008: note: duration-unended: thread 2 (process 1): 1 duration begin never ended before the thread exited; the outermost is here\n"
+	  "0x000098: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
 	/* an instant older than a popped complete event's end: a later end pops the instant, the flow begin after it has no slice */
 	{ "flow-scoped-older", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000040054, 0x0000000000000064,
