@@ -306,9 +306,33 @@ static int fxt_categories_get(u64 uptr, u32 size, char **list)
 }
 
 /*
+ * Whom what a task does is charged to (a new category slot, a task's
+ * name): its real uid, as for task buffers (a set-user-ID root program
+ * runs for its caller); in a user namespace that a user (not root) made,
+ * directly or through nested ones, that user: the uids it maps into its
+ * namespaces (its subordinate uids) share its shares, which have no other
+ * bound.  Namespaces root made (containers) keep one share per uid.
+ */
+static kuid_t fxt_cred_owner(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+
+	if (ns == &init_user_ns)
+		return cred->uid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? cred->uid : ns->owner;
+}
+
+kuid_t fxt_current_owner(void)
+{
+	return fxt_cred_owner(current_cred());
+}
+
+/*
  * Whether uid may take the reserved slots: root and the users the running
- * session traces, its owner and the user (real uid) of the process its pid
- * filter names, as with sudo fxtrace record -u USER (fxt_lock held).
+ * session traces, its owner and the user the process its pid filter names
+ * is charged to, as with sudo fxtrace record -u USER (fxt_lock held).
  */
 static bool fxt_category_reserve_ok(kuid_t uid)
 {
@@ -326,7 +350,7 @@ static bool fxt_category_reserve_ok(kuid_t uid)
 		return false;
 	rcu_read_lock();
 	t = pid_task(s->filter_pid, PIDTYPE_PID);
-	traced = t && uid_eq(uid, task_uid(t));
+	traced = t && uid_eq(uid, fxt_cred_owner(__task_cred(t)));
 	rcu_read_unlock();
 	return traced;
 }
@@ -373,25 +397,6 @@ int fxt_category_register(const char *name, kuid_t uid)
 	smp_store_release(&fxt_slots_used, i + 1);
 	WRITE_ONCE(enabled[i], fxt_category_enabled(name));
 	return i;
-}
-
-/*
- * Whom what current does is charged to (a new category slot, a task's
- * name): its real uid, as for task buffers (a set-user-ID root program
- * runs for its caller); in a user namespace that a user (not root) made,
- * directly or through nested ones, that user: the uids it maps into its
- * namespaces (its subordinate uids) share its shares, which have no other
- * bound.  Namespaces root made (containers) keep one share per uid.
- */
-kuid_t fxt_current_owner(void)
-{
-	const struct user_namespace *ns = current_user_ns();
-
-	if (ns == &init_user_ns)
-		return current_uid();
-	while (ns->parent != &init_user_ns)
-		ns = ns->parent;
-	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? current_uid() : ns->owner;
 }
 
 long fxt_ioctl_category(void __user *argp)

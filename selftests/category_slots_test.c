@@ -13,6 +13,7 @@
  * last (selftests/Makefile).  Run as root in the guest with fxtrace.ko
  * loaded (tools/guest/run.sh -m kmod/fxtrace.ko ...).
  */
+#include <sched.h>
 #include <sys/prctl.h>
 
 #include "hostile.h"
@@ -25,6 +26,8 @@
 #define FIRST_TENANT	60000
 #define OWNER		60100	/* the session's owner, the traced user */
 #define OTHER		60101	/* neither tenant nor owner */
+#define NS_OWNER	60102	/* made a user namespace */
+#define NS_SUB		60103	/* its uid 0: a subordinate uid of NS_OWNER */
 
 /* The number of slots in use: the first one CATEGORY_NAME finds empty. */
 static int slots_used(int fd)
@@ -51,13 +54,17 @@ struct registrar {
 
 /*
  * Forks a child that becomes uid and, once released, registers the names
- * prefix.0 to prefix.(max - 1) until one is refused.
+ * prefix.0 to prefix.(max - 1) until one is refused.  With sub (not 0), the
+ * child first makes a user namespace, where it becomes uid 0, which is the
+ * kernel uid sub (a subordinate uid, mapped as newuidmap would).
  */
-static int registrar_start(struct registrar *r, uid_t uid, const char *prefix,
-			   int max)
+static int registrar_start(struct registrar *r, uid_t uid, uid_t sub,
+			   const char *prefix, int max)
 {
-	int gate[2], result[2];
+	int gate[2], result[2], fd, ok;
+	char path[64], map[64], c;
 
+	r->pid = 0;
 	if (pipe(gate))
 		return -1;
 	if (pipe(result)) {
@@ -72,7 +79,15 @@ static int registrar_start(struct registrar *r, uid_t uid, const char *prefix,
 
 		close(gate[1]);
 		close(result[0]);
-		if (become(uid) || read(gate[0], &go, 1) != 1)
+		if (become(uid))
+			_exit(1);
+		/* Made the namespace; mapped; became sub. */
+		if (sub && (unshare(CLONE_NEWUSER) ||
+			    write(result[1], "u", 1) != 1 ||
+			    read(gate[0], &go, 1) != 1 || setresuid(0, 0, 0) ||
+			    write(result[1], "s", 1) != 1))
+			_exit(1);
+		if (read(gate[0], &go, 1) != 1)
 			_exit(1);
 		fd = dev_open(0);
 		if (fd < 0)
@@ -95,7 +110,21 @@ static int registrar_start(struct registrar *r, uid_t uid, const char *prefix,
 	close(result[1]);
 	r->gate = gate[1];
 	r->result = result[0];
-	return r->pid < 0 ? -1 : 0;
+	if (r->pid < 0)
+		return -1;
+	if (!sub)
+		return 0;
+	/* Without its map, the child fails its setresuid() once released. */
+	snprintf(map, sizeof(map), "0 %u 1\n", sub);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", r->pid);
+	ok = read(r->result, &c, 1) == 1;
+	fd = ok ? open(path, O_WRONLY) : -1;
+	ok = fd >= 0 && write(fd, map, strlen(map)) == (ssize_t)strlen(map);
+	if (fd >= 0)
+		close(fd);
+	c = 1;
+	return write(r->gate, &c, 1) == 1 && read(r->result, &c, 1) == 1 &&
+	       ok ? 0 : -1;
 }
 
 /*
@@ -105,7 +134,7 @@ static int registrar_start(struct registrar *r, uid_t uid, const char *prefix,
  */
 static int registrar_end(struct registrar *r, int *first, int *err)
 {
-	int res[3];
+	int res[3], ret;
 	char go = 1;
 
 	if (write(r->gate, &go, 1) != 1 ||
@@ -113,7 +142,9 @@ static int registrar_end(struct registrar *r, int *first, int *err)
 		res[0] = -1;
 	close(r->gate);
 	close(r->result);
-	if (wait_child(r->pid) != 0)
+	ret = wait_child(r->pid);
+	r->pid = 0;
+	if (ret != 0)
 		return -1;
 	*first = res[1];
 	*err = res[2];
@@ -125,7 +156,7 @@ static int names_as(uid_t uid, const char *prefix, int max, int *first, int *err
 {
 	struct registrar r;
 
-	if (registrar_start(&r, uid, prefix, max))
+	if (registrar_start(&r, uid, 0, prefix, max))
 		return -1;
 	return registrar_end(&r, first, err);
 }
@@ -219,6 +250,8 @@ FIXTURE(full) {
 	const char *ko;
 	pid_t owner;	/* owner_session()'s child, or 0 */
 	int done;	/* its pipe, or -1 */
+	struct registrar reg;	/* a registrar_start()'s child, pid 0 if none */
+	int ctl;	/* the second root session's controller, or -1 */
 };
 
 FIXTURE_SETUP(full)
@@ -227,6 +260,8 @@ FIXTURE_SETUP(full)
 	self->ko = getenv("FXTRACE_KO");
 	self->owner = 0;
 	self->done = -1;
+	self->reg.pid = 0;
+	self->ctl = -1;
 	self->fd = dev_open(0);
 	ASSERT_LE(0, self->fd);
 	end_leftover();
@@ -234,7 +269,8 @@ FIXTURE_SETUP(full)
 
 /*
  * The table stays full until the module is reloaded, which the owner's
- * child would keep from unloading if the test stopped before ending it.
+ * child, or a registrar that has the device open since its fork, would
+ * keep from unloading if the test stopped before ending them.
  */
 FIXTURE_TEARDOWN(full)
 {
@@ -242,6 +278,13 @@ FIXTURE_TEARDOWN(full)
 		close(self->done);
 	if (self->owner > 0)
 		wait_child(self->owner);
+	if (self->reg.pid > 0) {
+		close(self->reg.gate);
+		close(self->reg.result);
+		wait_child(self->reg.pid);
+	}
+	if (self->ctl >= 0)
+		close(self->ctl);
 	close(self->fd);
 	end_leftover();
 	if (self->ko) {
@@ -259,8 +302,8 @@ TEST_F(full, tenants_leave_the_reserve)
 	long per_user = module_param_read("category_slots_per_user", -1);
 	int got[TENANT_UIDS], err[TENANT_UIDS];
 	int used, left, total = 0, i, n, slot, e = 0;
+	struct registrar *r = &self->reg;
 	struct fxtrace_config c;
-	struct registrar r;
 	char prefix[32];
 
 	if (!self->ko)
@@ -315,17 +358,36 @@ TEST_F(full, tenants_leave_the_reserve)
 	 * Root's session with a pid filter: the user of the traced process
 	 * takes reserved slots (sudo fxtrace record -u USER -- PROGRAM).
 	 */
-	ASSERT_EQ(0, registrar_start(&r, OTHER, "slots.other", 1));
+	ASSERT_EQ(0, registrar_start(r, OTHER, 0, "slots.other", 1));
 	config_init(&c, FXTRACE_MODE_ONESHOT);
-	c.filter_pid = r.pid;
+	c.filter_pid = r->pid;
 	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_INIT, &c));
-	ASSERT_EQ(1, registrar_end(&r, &slot, &e)) TH_LOG("%s", strerror(e));
+	ASSERT_EQ(1, registrar_end(r, &slot, &e)) TH_LOG("%s", strerror(e));
 	ASSERT_EQ(FXT_OPEN_SLOTS + 2, slot);
 	/* The owner of the last session: no longer. */
 	ASSERT_EQ(0, names_as(OWNER, "slots.late", 1, &slot, &e));
 	ASSERT_EQ(ENOSPC, e);
 	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
 	ASSERT_EQ(FXT_OPEN_SLOTS + 3, slots_used(self->fd));
+
+	/*
+	 * The traced process in a user namespace its user made, as one of
+	 * that user's subordinate uids, is charged to that user (EDQUOT's
+	 * rule), who takes reserved slots; the subordinate uid outside the
+	 * namespace is another user.  (self->fd controlled a session: it
+	 * cannot initialize another.)
+	 */
+	ASSERT_EQ(0, registrar_start(r, NS_OWNER, NS_SUB, "slots.userns", 1));
+	self->ctl = dev_open(0);
+	ASSERT_LE(0, self->ctl);
+	c.filter_pid = r->pid;
+	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, names_as(NS_SUB, "slots.sub", 1, &slot, &e));
+	ASSERT_EQ(ENOSPC, e);
+	ASSERT_EQ(1, registrar_end(r, &slot, &e)) TH_LOG("%s", strerror(e));
+	ASSERT_EQ(FXT_OPEN_SLOTS + 3, slot);
+	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_TERMINATE));
+	ASSERT_EQ(FXT_OPEN_SLOTS + 4, slots_used(self->fd));
 }
 
 TEST_HARNESS_MAIN
