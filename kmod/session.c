@@ -61,6 +61,13 @@ module_param(category_slots_per_user, uint, 0444);
 MODULE_PARM_DESC(category_slots_per_user,
 		 "category slots one non-root user may register");
 
+/*
+ * The last slots only root and the users the running session traces may
+ * take, so that their categories register even after other users (a
+ * container's tenant holds many uids, a share each) filled the rest.
+ */
+#define FXT_CATEGORY_SLOTS_RESERVED	(FXTRACE_CATEGORY_SLOTS / 4)
+
 /* Registered category names, slot by slot, and a hash of them (fxt_lock). */
 static char (*fxt_slot_names)[FXTRACE_CATEGORY_MAX_LEN + 1];
 static struct hlist_node *fxt_slot_nodes;
@@ -299,9 +306,60 @@ static int fxt_categories_get(u64 uptr, u32 size, char **list)
 }
 
 /*
+ * Whom what a task does is charged to (a new category slot, a task's
+ * name): its real uid, as for task buffers (a set-user-ID root program
+ * runs for its caller); in a user namespace that a user (not root) made,
+ * directly or through nested ones, that user: the uids it maps into its
+ * namespaces (its subordinate uids) share its shares, which have no other
+ * bound.  Namespaces root made (containers) keep one share per uid.
+ */
+static kuid_t fxt_cred_owner(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+
+	if (ns == &init_user_ns)
+		return cred->uid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? cred->uid : ns->owner;
+}
+
+kuid_t fxt_current_owner(void)
+{
+	return fxt_cred_owner(current_cred());
+}
+
+/*
+ * Whether uid may take the reserved slots: root and the users the running
+ * session traces, its owner and the user the process its pid filter names
+ * is charged to, as with sudo fxtrace record -u USER (fxt_lock held).
+ */
+static bool fxt_category_reserve_ok(kuid_t uid)
+{
+	struct fxt_session *s = fxt_session;
+	struct task_struct *t;
+	bool traced;
+
+	if (uid_eq(uid, GLOBAL_ROOT_UID))
+		return true;
+	if (!s)
+		return false;
+	if (uid_eq(uid, s->owner))
+		return true;
+	if (!s->filter_pid)
+		return false;
+	rcu_read_lock();
+	t = pid_task(s->filter_pid, PIDTYPE_PID);
+	traced = t && uid_eq(uid, fxt_cred_owner(__task_cred(t)));
+	rcu_read_unlock();
+	return traced;
+}
+
+/*
  * The slot of a category name, registered for uid if new: its byte in the
  * enable table follows the session (fxt_lock held).  Returns the slot,
- * -ENOSPC when the table is full or -EDQUOT when uid (fxt_current_owner()),
+ * -ENOSPC when the table is full, or all but the reserved slots are taken
+ * and uid may not take those, or -EDQUOT when uid (fxt_current_owner()),
  * not root, has category_slots_per_user slots already.
  */
 int fxt_category_register(const char *name, kuid_t uid)
@@ -319,7 +377,9 @@ int fxt_category_register(const char *name, kuid_t uid)
 			return i;
 	}
 	i = fxt_slots_used;
-	if (i == FXTRACE_CATEGORY_SLOTS)
+	if (i == FXTRACE_CATEGORY_SLOTS ||
+	    (i >= FXTRACE_CATEGORY_SLOTS - FXT_CATEGORY_SLOTS_RESERVED &&
+	     !fxt_category_reserve_ok(uid)))
 		return -ENOSPC;
 	if (!uid_eq(uid, GLOBAL_ROOT_UID)) {
 		entry = xa_load(&fxt_slot_users, __kuid_val(uid));
@@ -337,25 +397,6 @@ int fxt_category_register(const char *name, kuid_t uid)
 	smp_store_release(&fxt_slots_used, i + 1);
 	WRITE_ONCE(enabled[i], fxt_category_enabled(name));
 	return i;
-}
-
-/*
- * Whom what current does is charged to (a new category slot, a task's
- * name): its real uid, as for task buffers (a set-user-ID root program
- * runs for its caller); in a user namespace that a user (not root) made,
- * directly or through nested ones, that user: the uids it maps into its
- * namespaces (its subordinate uids) share its shares, which have no other
- * bound.  Namespaces root made (containers) keep one share per uid.
- */
-kuid_t fxt_current_owner(void)
-{
-	const struct user_namespace *ns = current_user_ns();
-
-	if (ns == &init_user_ns)
-		return current_uid();
-	while (ns->parent != &init_user_ns)
-		ns = ns->parent;
-	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? current_uid() : ns->owner;
 }
 
 long fxt_ioctl_category(void __user *argp)
