@@ -260,46 +260,73 @@ size_t fxt_utf8_sequence(const unsigned char *s, size_t len)
 	return n <= len && fxt_utf8_valid(s, n) ? n : 0;
 }
 
-/* splitmix64's finaliser: a bijection that spreads every bit. */
-static uint64_t hash_mix(uint64_t x)
+#define ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+
+static void sip_round(uint64_t v[4])
 {
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	v[0] += v[1];
+	v[1] = ROTL64(v[1], 13) ^ v[0];
+	v[0] = ROTL64(v[0], 32);
+	v[2] += v[3];
+	v[3] = ROTL64(v[3], 16) ^ v[2];
+	v[0] += v[3];
+	v[3] = ROTL64(v[3], 21) ^ v[0];
+	v[2] += v[1];
+	v[1] = ROTL64(v[1], 17) ^ v[2];
+	v[2] = ROTL64(v[2], 32);
 }
 
 /*
- * 8 of the 16 random bytes the kernel gives every process (fxt_map.c's
- * seed is the first 8).
+ * SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF",
+ * 2012, https://www.aumasson.jp/siphash/siphash.pdf) of len bytes at p
+ * with the 16-byte key.
  */
-static uint64_t hash_seed(void)
+uint64_t fxt_siphash24(const unsigned char key[16], const void *p,
+		       size_t len)
 {
-	static uint64_t seed;
-	const unsigned char *random;
+	const unsigned char *in = p;
+	uint64_t k0, k1, m, v[4];
+	size_t i, tail = len & 7;
+	int r;
 
-	if (!seed) {
-		random = (const unsigned char *)getauxval(AT_RANDOM);
-		if (random)
-			memcpy(&seed, random + 8, sizeof(seed));
-		seed |= 1;
+	memcpy(&k0, key, 8);
+	memcpy(&k1, key + 8, 8);
+	k0 = le64toh(k0);
+	k1 = le64toh(k1);
+	v[0] = k0 ^ 0x736f6d6570736575ULL;
+	v[1] = k1 ^ 0x646f72616e646f6dULL;
+	v[2] = k0 ^ 0x6c7967656e657261ULL;
+	v[3] = k1 ^ 0x7465646279746573ULL;
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&m, in + i, 8);
+		m = le64toh(m);
+		v[3] ^= m;
+		sip_round(v);
+		sip_round(v);
+		v[0] ^= m;
 	}
-	return seed;
+	m = (uint64_t)len << 56;
+	while (tail--)
+		m |= (uint64_t)in[i + tail] << (8 * tail);
+	v[3] ^= m;
+	sip_round(v);
+	sip_round(v);
+	v[0] ^= m;
+	v[2] ^= 0xff;
+	for (r = 0; r < 4; r++)
+		sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
 uint64_t fxt_string_hash_keyed(const struct fxt_string *s)
 {
-	uint64_t h = hash_mix(hash_seed() ^ s->len), w;
-	uint32_t i, n;
+	/* The 16 random bytes the kernel gives every process. */
+	static const unsigned char no_key[16];
+	const unsigned char *key =
+		(const unsigned char *)getauxval(AT_RANDOM);
 
-	for (i = 0; s->ptr && i < s->len; i += 8) {
-		n = s->len - i < 8 ? s->len - i : 8;
-		w = 0;
-		memcpy(&w, s->ptr + i, n);
-		h = hash_mix(h ^ le64toh(w));
-	}
-	return h;
+	return fxt_siphash24(key ? key : no_key, s->ptr ? s->ptr : "",
+			     s->ptr ? s->len : 0);
 }
 
 uint64_t fxt_string_hash(const struct fxt_string *s)

@@ -466,12 +466,17 @@ const char *fxt_thread_state_name(uint32_t state);
 uint64_t fxt_string_hash(const struct fxt_string *s);
 
 /*
- * A hash of a string's bytes keyed with a random seed of the process, to
- * compare names a trace's writer may have chosen so that their hashes
- * collide: anyone can find two names with one FNV-1a, nobody who does not
- * know the seed two with one keyed hash.  Its values differ from run to run.
+ * A hash of a string's bytes keyed with the process's random bytes
+ * (AT_RANDOM), to compare names a trace's writer may have chosen so that
+ * their hashes collide: anyone can find two names with one FNV-1a, and
+ * SipHash-2-4 is a PRF: without the key nobody finds two with one keyed
+ * hash.  Its values differ from run to run.
  */
 uint64_t fxt_string_hash_keyed(const struct fxt_string *s);
+
+/* SipHash-2-4 of len bytes at p with a 16-byte key. */
+uint64_t fxt_siphash24(const unsigned char key[16], const void *p,
+		       size_t len);
 
 /* The string s equals the C string c. */
 bool fxt_string_is(const struct fxt_string *s, const char *c);

@@ -1409,6 +1409,32 @@ static int test_tables_index_zero(void)
 	return 0;
 }
 
+/*
+ * SipHash-2-4's reference vectors (the paper's appendix A and the reference
+ * implementation's vectors.h): key 00..0f, message 00..len-1.
+ */
+static int test_siphash24_vectors(void)
+{
+	static const struct {
+		size_t len;
+		uint64_t hash;
+	} vectors[] = {
+		{ 0, 0x726fdb47dd0e0e31ULL }, { 1, 0x74f839c593dc67fdULL },
+		{ 2, 0x0d6c8009d9a94f5aULL }, { 3, 0x85676696d7fb7e2dULL },
+		{ 4, 0xcf2794e0277187b7ULL }, { 8, 0x93f5f5799a932462ULL },
+		{ 15, 0xa129ca6149be45e5ULL },
+	};
+	unsigned char key[16], msg[16];
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		key[i] = msg[i] = (unsigned char)i;
+	for (i = 0; i < N_WORDS(vectors); i++)
+		EXPECT_EQ(vectors[i].hash,
+			  fxt_siphash24(key, msg, vectors[i].len));
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "spec 18(a) magic number record", test_spec_magic },
 	{ "spec 18(b) string record", test_spec_string },
@@ -1443,6 +1469,7 @@ static const struct tap_test tests[] = {
 	{ "utf8: sequences at the bounds, and cut by the end", test_utf8_bounds },
 	{ "timestamps: ticks converted at the int64 bound", test_ticks_to_ns_bound },
 	{ "tables: index 0 is never defined", test_tables_index_zero },
+	{ "SipHash-2-4, the reference vectors", test_siphash24_vectors },
 };
 
 int main(void)
