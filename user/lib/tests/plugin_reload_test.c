@@ -13,12 +13,16 @@
  *   its one event, and keeps no descriptor or mapping.  Before, each kept
  *   its spool's descriptor and mappings, and the copies past the limit
  *   could not create a spool: their events were lost; and each copy but
- *   the first wrote OUTPUT.PID over the one before.
+ *   the first wrote OUTPUT.PID over the one before.  OUTPUT and
+ *   OUTPUT.PID are there already, stale (an hour old: earlier processes
+ *   with this pid), and are replaced.  Before, a stale OUTPUT.PID counted
+ *   as taken: it stayed, and the copies wrote OUTPUT.PID.1 on.
  * Prints TAP.
  */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../tests/tap.h"
@@ -117,9 +123,25 @@ static void untraced(void)
 		   UNTRACED_RELOADS);
 }
 
+/* A file at path an hour old, as an earlier run's trace would be. */
+static void write_stale(const char *path)
+{
+	struct timespec old[2];
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs("stale\n", f);
+		fclose(f);
+	}
+	clock_gettime(CLOCK_REALTIME, &old[0]);
+	old[0].tv_sec -= 3600;
+	old[1] = old[0];
+	EXPECT_EQ(0, utimensat(AT_FDCWD, path, old, 0));
+}
+
 static void user_only(void)
 {
-	char out[sizeof(dir) + 8];
+	char out[sizeof(dir) + 8], stale[sizeof(out) + 16];
 	int i, fds, maps, events = 0, failed = 0;
 	struct rlimit lim;
 	struct dirent *d;
@@ -127,6 +149,9 @@ static void user_only(void)
 
 	snprintf(out, sizeof(out), "%s/out", dir);
 	setenv("FXTRACE_OUTPUT", out, 1);
+	write_stale(out);
+	snprintf(stale, sizeof(stale), "%s.%d", out, (int)getpid());
+	write_stale(stale);
 	fds = count_entries("/proc/self/fd");
 	getrlimit(RLIMIT_NOFILE, &lim);
 	lim.rlim_cur = (rlim_t)fds + SPARE_FDS;
@@ -138,7 +163,7 @@ static void user_only(void)
 	EXPECT_EQ(0, failed);
 	EXPECT_EQ(fds, count_entries("/proc/self/fd"));
 	EXPECT_EQ(maps, count_maps());
-	/* One trace per copy, each with its event; no spool left. */
+	/* One trace per copy, each with its event; no spool or stale file. */
 	EXPECT_EQ(TRACED_RELOADS, count_entries(dir));
 	dp = opendir(dir);
 	while (dp && (d = readdir(dp))) {
@@ -157,7 +182,7 @@ static void user_only(void)
 	if (dp)
 		closedir(dp);
 	EXPECT_EQ(TRACED_RELOADS, events);
-	tap_result("user-only: %d reloads with RLIMIT_NOFILE %d above: every trace written, no descriptor or mapping kept",
+	tap_result("user-only: %d reloads with RLIMIT_NOFILE %d above: every trace written, stale ones replaced, no descriptor or mapping kept",
 		   TRACED_RELOADS, SPARE_FDS);
 }
 
