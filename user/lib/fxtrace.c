@@ -819,7 +819,7 @@ static int open_spool(void)
 		if (!said && i == 100)
 			warn("%s.%d and %s.%d.1 to .99 are all taken (traces "
 			     "this process wrote, or spools: `fxtrace recover` "
-			     "makes them traces); this process's events are lost",
+			     "makes them traces)",
 			     rt.output_base, (int)getpid(), rt.output_base,
 			     (int)getpid());
 		else if (!said)

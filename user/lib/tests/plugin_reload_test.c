@@ -17,6 +17,10 @@
  *   OUTPUT.PID are there already, stale (an hour old: earlier processes
  *   with this pid), and are replaced.  Before, a stale OUTPUT.PID counted
  *   as taken: it stayed, and the copies wrote OUTPUT.PID.1 on.
+ * - all taken: OUTPUT.PID and OUTPUT.PID.1 to .99 are traces this process
+ *   wrote; the next copy says so (and that its thread's events are lost),
+ *   writes nothing and replaces none.
+ *   Before, it warned "cannot create OUTPUT.PID.99.spool: File exists".
  * Prints TAP.
  */
 #include <dirent.h>
@@ -29,6 +33,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -186,6 +191,48 @@ static void user_only(void)
 		   TRACED_RELOADS, SPARE_FDS);
 }
 
+static void all_taken(void)
+{
+	char out[sizeof(dir) + 8], name[sizeof(out) + 32], expected[512];
+	char said[512] = "";
+	int i, fd, saved;
+	ssize_t len;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), i ? "%s.%d.%d" : "%s.%d", out,
+			 (int)getpid(), i);
+		close(open(name, O_WRONLY | O_CREAT | O_EXCL, 0600));
+	}
+	fd = memfd_create("stderr", 0);
+	saved = dup(2);
+	dup2(fd, 2);
+	EXPECT_TRUE(reload(0));
+	dup2(saved, 2);
+	close(saved);
+	len = pread(fd, said, sizeof(said) - 1, 0);
+	said[len > 0 ? len : 0] = 0;
+	close(fd);
+	snprintf(expected, sizeof(expected),
+		 "libfxtrace: %s.%d and %s.%d.1 to .99 are all taken (traces "
+		 "this process wrote, or spools: `fxtrace recover` makes them "
+		 "traces)\nlibfxtrace: thread %d has no trace buffer (File "
+		 "exists): its events are lost and counted; retrying\n",
+		 out, (int)getpid(), out, (int)getpid(), (int)getpid());
+	EXPECT_STR(expected, said);
+	EXPECT_EQ(100, count_entries(dir));
+	for (i = 0; i < 100; i++) {
+		struct stat st;
+
+		snprintf(name, sizeof(name), i ? "%s.%d.%d" : "%s.%d", out,
+			 (int)getpid(), i);
+		EXPECT_EQ(0, stat(name, &st));
+		EXPECT_EQ(0, st.st_size);
+		unlink(name);
+	}
+	tap_result("all taken: OUTPUT.PID and .1 to .99 this process's: the copy says so and writes nothing");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -194,6 +241,7 @@ int main(void)
 	}
 	untraced();
 	user_only();
+	all_taken();
 	rmdir(dir);
 	return tap_plan();
 }
