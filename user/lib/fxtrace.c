@@ -712,15 +712,74 @@ static void initialize_once(void)
 }
 
 /*
+ * This process's start on CLOCK_REALTIME, in ns: its start on
+ * CLOCK_BOOTTIME (/proc/self/stat's starttime, in clock ticks, rounded
+ * down) plus where CLOCK_BOOTTIME's zero is on CLOCK_REALTIME now.  Both
+ * are shown in this process's time namespace.  0 when unknown.  Only
+ * open(), read() and clock_gettime(): fxt_flush() may run in a handler.
+ */
+static __s64 process_start_ns(void)
+{
+	__s64 real = (__s64)clock_ns(CLOCK_REALTIME);
+	__s64 boot = (__s64)clock_ns(CLOCK_BOOTTIME);
+	long hz = sysconf(_SC_CLK_TCK);
+	char buf[1024], *p;
+	__u64 ticks = 0;
+	ssize_t len;
+	int fd, field;
+
+	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0 || hz <= 0)
+		return 0;
+	buf[len] = 0;
+	/* Field 22; the name (field 2) ends at the last ')'. */
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || *++p < '0' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		ticks = ticks * 10 + (__u64)(*p++ - '0');
+	return real - boot + (__s64)(ticks * (1000000000ULL / (__u64)hz));
+}
+
+/*
+ * A trace at path written since this process started (to a second) is
+ * its own: a closed copy of the library in it (a plugin's) wrote it.  An
+ * older one is stale (an earlier process with this pid) and is replaced.
+ * The start is rounded down, and a file's mtime is at most a kernel tick
+ * behind: the second covers both, so a misjudgement can only take a
+ * stale trace for this process's and cost the next name, never replace
+ * this process's trace (unless CLOCK_REALTIME is set forward between the
+ * two copies).  *start is 0 until read, then kept for the next names.
+ */
+static bool own_trace(const char *path, __s64 *start)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return false;
+	if (!*start)
+		*start = process_start_ns() - 1000000000LL;
+	return (__s64)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec >=
+	       *start;
+}
+
+/*
  * User-only: this process's spool and output, created exclusively so that
  * no process truncates another's: the root takes OUTPUT, every other
  * process (forked, or a traced program it ran) OUTPUT.PID, then
- * OUTPUT.PID.N if that is taken (a program exec'd by a traced process keeps
- * its pid).  Under rt.lock.
+ * OUTPUT.PID.N (N up to 99) if that is taken (a program exec'd by a
+ * traced process keeps its pid).  Under rt.lock.
  */
 static int open_spool(void)
 {
 	char path[sizeof(rt.output) + 8];
+	__s64 start = 0;
 	int i, err = 0;
 
 	if (rt.spool_fd >= 0)
@@ -735,11 +794,8 @@ static int open_spool(void)
 			snprintf(rt.output, sizeof(rt.output), "%s.%d.%d",
 				 rt.output_base, (int)getpid(), i);
 		snprintf(path, sizeof(path), "%s.spool", rt.output);
-		/*
-		 * A trace there without a spool is taken too: a closed copy
-		 * of the library in this process (a plugin's) wrote it.
-		 */
-		if (i >= 0 && !access(rt.output, F_OK)) {
+		/* This process's trace without a spool is taken too. */
+		if (i >= 0 && own_trace(rt.output, &start)) {
 			err = EEXIST;
 			continue;
 		}
@@ -757,7 +813,16 @@ static int open_spool(void)
 	}
 	if (rt.spool_fd < 0) {
 		/* Said once: attach reports the threads left without a buffer. */
-		if (!__atomic_exchange_n(&rt.warned_spool, true, __ATOMIC_RELAXED))
+		bool said = __atomic_exchange_n(&rt.warned_spool, true,
+						__ATOMIC_RELAXED);
+
+		if (!said && i == 100)
+			warn("%s.%d and %s.%d.1 to .99 are all taken (traces "
+			     "this process wrote, or spools: `fxtrace recover` "
+			     "makes them traces)",
+			     rt.output_base, (int)getpid(), rt.output_base,
+			     (int)getpid());
+		else if (!said)
 			warn("cannot create %s: %s", path, error_text(err));
 		rt.output[0] = 0;
 		return -err;

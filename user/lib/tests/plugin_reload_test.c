@@ -13,19 +13,30 @@
  *   its one event, and keeps no descriptor or mapping.  Before, each kept
  *   its spool's descriptor and mappings, and the copies past the limit
  *   could not create a spool: their events were lost; and each copy but
- *   the first wrote OUTPUT.PID over the one before.
+ *   the first wrote OUTPUT.PID over the one before.  OUTPUT and
+ *   OUTPUT.PID are there already, stale (an hour old: earlier processes
+ *   with this pid), and are replaced.  Before, a stale OUTPUT.PID counted
+ *   as taken: it stayed, and the copies wrote OUTPUT.PID.1 on.
+ * - all taken: OUTPUT.PID and OUTPUT.PID.1 to .99 are traces this process
+ *   wrote; the next copy says so (and that its thread's events are lost),
+ *   writes nothing and replaces none.
+ *   Before, it warned "cannot create OUTPUT.PID.99.spool: File exists".
  * Prints TAP.
  */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../tests/tap.h"
@@ -117,9 +128,25 @@ static void untraced(void)
 		   UNTRACED_RELOADS);
 }
 
+/* A file at path an hour old, as an earlier run's trace would be. */
+static void write_stale(const char *path)
+{
+	struct timespec old[2];
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs("stale\n", f);
+		fclose(f);
+	}
+	clock_gettime(CLOCK_REALTIME, &old[0]);
+	old[0].tv_sec -= 3600;
+	old[1] = old[0];
+	EXPECT_EQ(0, utimensat(AT_FDCWD, path, old, 0));
+}
+
 static void user_only(void)
 {
-	char out[sizeof(dir) + 8];
+	char out[sizeof(dir) + 8], stale[sizeof(out) + 16];
 	int i, fds, maps, events = 0, failed = 0;
 	struct rlimit lim;
 	struct dirent *d;
@@ -127,6 +154,9 @@ static void user_only(void)
 
 	snprintf(out, sizeof(out), "%s/out", dir);
 	setenv("FXTRACE_OUTPUT", out, 1);
+	write_stale(out);
+	snprintf(stale, sizeof(stale), "%s.%d", out, (int)getpid());
+	write_stale(stale);
 	fds = count_entries("/proc/self/fd");
 	getrlimit(RLIMIT_NOFILE, &lim);
 	lim.rlim_cur = (rlim_t)fds + SPARE_FDS;
@@ -138,7 +168,7 @@ static void user_only(void)
 	EXPECT_EQ(0, failed);
 	EXPECT_EQ(fds, count_entries("/proc/self/fd"));
 	EXPECT_EQ(maps, count_maps());
-	/* One trace per copy, each with its event; no spool left. */
+	/* One trace per copy, each with its event; no spool or stale file. */
 	EXPECT_EQ(TRACED_RELOADS, count_entries(dir));
 	dp = opendir(dir);
 	while (dp && (d = readdir(dp))) {
@@ -157,8 +187,50 @@ static void user_only(void)
 	if (dp)
 		closedir(dp);
 	EXPECT_EQ(TRACED_RELOADS, events);
-	tap_result("user-only: %d reloads with RLIMIT_NOFILE %d above: every trace written, no descriptor or mapping kept",
+	tap_result("user-only: %d reloads with RLIMIT_NOFILE %d above: every trace written, stale ones replaced, no descriptor or mapping kept",
 		   TRACED_RELOADS, SPARE_FDS);
+}
+
+static void all_taken(void)
+{
+	char out[sizeof(dir) + 8], name[sizeof(out) + 32], expected[512];
+	char said[512] = "";
+	int i, fd, saved;
+	ssize_t len;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), i ? "%s.%d.%d" : "%s.%d", out,
+			 (int)getpid(), i);
+		close(open(name, O_WRONLY | O_CREAT | O_EXCL, 0600));
+	}
+	fd = memfd_create("stderr", 0);
+	saved = dup(2);
+	dup2(fd, 2);
+	EXPECT_TRUE(reload(0));
+	dup2(saved, 2);
+	close(saved);
+	len = pread(fd, said, sizeof(said) - 1, 0);
+	said[len > 0 ? len : 0] = 0;
+	close(fd);
+	snprintf(expected, sizeof(expected),
+		 "libfxtrace: %s.%d and %s.%d.1 to .99 are all taken (traces "
+		 "this process wrote, or spools: `fxtrace recover` makes them "
+		 "traces)\nlibfxtrace: thread %d has no trace buffer (File "
+		 "exists): its events are lost and counted; retrying\n",
+		 out, (int)getpid(), out, (int)getpid(), (int)getpid());
+	EXPECT_STR(expected, said);
+	EXPECT_EQ(100, count_entries(dir));
+	for (i = 0; i < 100; i++) {
+		struct stat st;
+
+		snprintf(name, sizeof(name), i ? "%s.%d.%d" : "%s.%d", out,
+			 (int)getpid(), i);
+		EXPECT_EQ(0, stat(name, &st));
+		EXPECT_EQ(0, st.st_size);
+		unlink(name);
+	}
+	tap_result("all taken: OUTPUT.PID and .1 to .99 this process's: the copy says so and writes nothing");
 }
 
 int main(void)
@@ -169,6 +241,7 @@ int main(void)
 	}
 	untraced();
 	user_only();
+	all_taken();
 	rmdir(dir);
 	return tap_plan();
 }
