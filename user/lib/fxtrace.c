@@ -751,11 +751,13 @@ static __s64 process_start_ns(void)
  * A trace at path written since this process started (to a second) is
  * its own: a closed copy of the library in it (a plugin's) wrote it.  An
  * older one is stale (an earlier process with this pid) and is replaced.
- * The start is rounded down, and a file's mtime is at most a kernel tick
- * behind: the second covers both, so a misjudgement can only take a
- * stale trace for this process's and cost the next name, never replace
- * this process's trace (unless CLOCK_REALTIME is set forward between the
- * two copies).  *start is 0 until read, then kept for the next names.
+ * The start is rounded down, and a local file's mtime is at most a
+ * kernel tick behind: the second covers both, so a misjudgement can only
+ * take a stale trace for this process's and cost the next name.  This
+ * process's trace is replaced only if the mtime is further off:
+ * CLOCK_REALTIME set forward between the two copies, FAT's 2 s times, an
+ * NFS server's clock behind ours (Documentation/api.rst).  *start is 0
+ * until read, then kept for the next names.
  */
 static bool own_trace(const char *path, __s64 *start)
 {
