@@ -24,6 +24,9 @@
  * - a second: a forked child's OUTPUT.PID 0.8 s older than its fork is
  *   taken (its own, to the second the clocks are allowed), and its
  *   OUTPUT.PID.1 1.2 s older is stale and replaced.
+ * - linked: a child's stale OUTPUT.PID with a second hard link takes the
+ *   name, and the child writes OUTPUT.PID.1.  Before, the child took the
+ *   name, its flush refused the file (EMLINK) and its trace was lost.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -307,6 +310,44 @@ static void a_second(void)
 	tap_result("a second: the child's OUTPUT.PID 0.8 s before its fork is its own, OUTPUT.PID.1 1.2 s before is replaced");
 }
 
+static void linked(void)
+{
+	char out[sizeof(dir) + 8], stale[sizeof(out) + 16],
+	     link_name[sizeof(out) + 16], trace[sizeof(out) + 16], c;
+	int go[2], status = -1;
+	struct stat st;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	if (pipe(go)) {
+		EXPECT_EQ(0, errno);
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) != 1 || !reload(0));
+	}
+	close(go[0]);
+	snprintf(stale, sizeof(stale), "%s.%d", out, (int)pid);
+	snprintf(link_name, sizeof(link_name), "%s/kept", dir);
+	snprintf(trace, sizeof(trace), "%s.%d.1", out, (int)pid);
+	write_stale(stale);
+	EXPECT_EQ(0, link(stale, link_name));
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	EXPECT_EQ(0, status);
+	EXPECT_EQ(3, count_entries(dir));
+	EXPECT_EQ(0, stat(stale, &st));
+	EXPECT_EQ(6, st.st_size);
+	EXPECT_EQ(1, plugin_events(trace));
+	unlink(stale);
+	unlink(link_name);
+	unlink(trace);
+	tap_result("linked: a stale OUTPUT.PID with another hard link takes the name; the trace is OUTPUT.PID.1");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -317,6 +358,7 @@ int main(void)
 	user_only();
 	all_taken();
 	a_second();
+	linked();
 	rmdir(dir);
 	return tap_plan();
 }
