@@ -61,6 +61,12 @@ static bool owned_by_caller(const struct stat *st)
 	       (!euid && sudo_uid >= 0 && st->st_uid == (uid_t)sudo_uid);
 }
 
+bool fxtctl_output_replaceable(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_nlink == 1 &&
+	       owned_by_caller(st);
+}
+
 /*
  * The last fxtctl_create_output() of this thread refused another user's
  * file: EPERM is open()'s too (an immutable file, a seccomp filter).

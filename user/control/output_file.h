@@ -13,7 +13,9 @@
 #ifndef FXTRACE_OUTPUT_FILE_H
 #define FXTRACE_OUTPUT_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* Flags of fxtctl_create_output(). */
 #define FXTCTL_OUTPUT_EXCL	0x1	/* a new file only (snapshots) */
@@ -33,6 +35,13 @@
  * sudo (SUDO_UID, SUDO_GID), given to that user.
  */
 int fxtctl_create_output(const char *path, int flags);
+
+/*
+ * Whether fxtctl_create_output(path, 0) writes over the existing file that
+ * st (of lstat()) describes: a regular file with no other hard link, the
+ * caller's or, for root, the sudo user's.
+ */
+bool fxtctl_output_replaceable(const struct stat *st);
 
 /*
  * A new file for an output that replaces path only once it is written

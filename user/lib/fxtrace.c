@@ -748,21 +748,28 @@ static __s64 process_start_ns(void)
 }
 
 /*
- * A trace at path written since this process started (to a second) is
- * its own: a closed copy of the library in it (a plugin's) wrote it.  An
- * older one is stale (an earlier process with this pid) and is replaced.
- * The start is rounded down, and a file's mtime is at most a kernel tick
- * behind: the second covers both, so a misjudgement can only take a
- * stale trace for this process's and cost the next name, never replace
- * this process's trace (unless CLOCK_REALTIME is set forward between the
- * two copies).  *start is 0 until read, then kept for the next names.
+ * Whether a file at path takes the name.  A trace written since this
+ * process started (to a second) is its own: a closed copy of the library
+ * in it (a plugin's) wrote it.  An older one is stale (an earlier process
+ * with this pid) and is replaced, if the flush can replace it: a file it
+ * refuses (another user's, hard-linked, not regular) takes the name, or
+ * the flush would fail and the trace be lost.
+ * The start is rounded down, and a local file's mtime is at most a
+ * kernel tick behind: the second covers both, so a misjudgement can only
+ * take a stale trace for this process's and cost the next name.  This
+ * process's trace is replaced only if the mtime is further off:
+ * CLOCK_REALTIME set forward between the two copies, FAT's 2 s times, an
+ * NFS server's clock behind ours (Documentation/api.rst).  *start is 0
+ * until read, then kept for the next names.
  */
-static bool own_trace(const char *path, __s64 *start)
+static bool name_taken(const char *path, __s64 *start)
 {
 	struct stat st;
 
-	if (stat(path, &st))
+	if (lstat(path, &st))
 		return false;
+	if (!fxtctl_output_replaceable(&st))
+		return true;
 	if (!*start)
 		*start = process_start_ns() - 1000000000LL;
 	return (__s64)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec >=
@@ -795,7 +802,7 @@ static int open_spool(void)
 				 rt.output_base, (int)getpid(), i);
 		snprintf(path, sizeof(path), "%s.spool", rt.output);
 		/* This process's trace without a spool is taken too. */
-		if (i >= 0 && own_trace(rt.output, &start)) {
+		if (i >= 0 && name_taken(rt.output, &start)) {
 			err = EEXIST;
 			continue;
 		}

@@ -21,6 +21,12 @@
  *   wrote; the next copy says so (and that its thread's events are lost),
  *   writes nothing and replaces none.
  *   Before, it warned "cannot create OUTPUT.PID.99.spool: File exists".
+ * - a second: a forked child's OUTPUT.PID 0.8 s older than its fork is
+ *   taken (its own, to the second the clocks are allowed), and its
+ *   OUTPUT.PID.1 1.2 s older is stale and replaced.
+ * - linked: a child's stale OUTPUT.PID with a second hard link takes the
+ *   name, and the child writes OUTPUT.PID.1.  Before, the child took the
+ *   name, its flush refused the file (EMLINK) and its trace was lost.
  * Prints TAP.
  */
 #include <dirent.h>
@@ -36,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,20 +135,46 @@ static void untraced(void)
 		   UNTRACED_RELOADS);
 }
 
-/* A file at path an hour old, as an earlier run's trace would be. */
-static void write_stale(const char *path)
+/* A file at path modified at ns on CLOCK_REALTIME. */
+static void write_dated(const char *path, int64_t ns)
 {
-	struct timespec old[2];
+	struct timespec at[2];
 	FILE *f = fopen(path, "w");
 
 	if (f) {
 		fputs("stale\n", f);
 		fclose(f);
 	}
-	clock_gettime(CLOCK_REALTIME, &old[0]);
-	old[0].tv_sec -= 3600;
-	old[1] = old[0];
-	EXPECT_EQ(0, utimensat(AT_FDCWD, path, old, 0));
+	at[0].tv_sec = ns / 1000000000;
+	at[0].tv_nsec = ns % 1000000000;
+	at[1] = at[0];
+	EXPECT_EQ(0, utimensat(AT_FDCWD, path, at, 0));
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A file at path an hour old, as an earlier run's trace would be. */
+static void write_stale(const char *path)
+{
+	write_dated(path, realtime_ns() - 3600 * 1000000000LL);
+}
+
+/* The "plugin" events in the trace at path; -1 if it is not a whole trace. */
+static int plugin_events(const char *path)
+{
+	struct trace tr = trace_read(path);
+	int i, n = tr.ok && !tr.errors ? 0 : -1;
+
+	for (i = 0; n >= 0 && i < tr.n; i++)
+		n += !strcmp(tr.ev[i].name, "plugin");
+	trace_free(&tr);
+	return n;
 }
 
 static void user_only(void)
@@ -233,6 +266,88 @@ static void all_taken(void)
 	tap_result("all taken: OUTPUT.PID and .1 to .99 this process's: the copy says so and writes nothing");
 }
 
+/*
+ * The child's start is between before and after; its computed start is
+ * rounded down by at most a clock tick (10 ms), so 0.2 s on either side
+ * of "start less a second" tells the rule from its neighbours.
+ */
+static void a_second(void)
+{
+	char out[sizeof(dir) + 8], own[sizeof(out) + 16],
+	     stale[sizeof(out) + 16], c;
+	int64_t before, after;
+	int go[2], status = -1;
+	struct stat st;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	if (pipe(go)) {
+		EXPECT_EQ(0, errno);
+		return;
+	}
+	before = realtime_ns();
+	pid = fork();
+	if (!pid) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) != 1 || !reload(0));
+	}
+	after = realtime_ns();
+	close(go[0]);
+	snprintf(own, sizeof(own), "%s.%d", out, (int)pid);
+	snprintf(stale, sizeof(stale), "%s.%d.1", out, (int)pid);
+	write_dated(own, after - 800000000);
+	write_dated(stale, before - 1200000000);
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	EXPECT_EQ(0, status);
+	EXPECT_EQ(2, count_entries(dir));
+	EXPECT_EQ(0, stat(own, &st));
+	EXPECT_EQ(6, st.st_size);
+	EXPECT_EQ(1, plugin_events(stale));
+	unlink(own);
+	unlink(stale);
+	tap_result("a second: the child's OUTPUT.PID 0.8 s before its fork is its own, OUTPUT.PID.1 1.2 s before is replaced");
+}
+
+static void linked(void)
+{
+	char out[sizeof(dir) + 8], stale[sizeof(out) + 16],
+	     link_name[sizeof(out) + 16], trace[sizeof(out) + 16], c;
+	int go[2], status = -1;
+	struct stat st;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	if (pipe(go)) {
+		EXPECT_EQ(0, errno);
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) != 1 || !reload(0));
+	}
+	close(go[0]);
+	snprintf(stale, sizeof(stale), "%s.%d", out, (int)pid);
+	snprintf(link_name, sizeof(link_name), "%s/kept", dir);
+	snprintf(trace, sizeof(trace), "%s.%d.1", out, (int)pid);
+	write_stale(stale);
+	EXPECT_EQ(0, link(stale, link_name));
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	EXPECT_EQ(0, status);
+	EXPECT_EQ(3, count_entries(dir));
+	EXPECT_EQ(0, stat(stale, &st));
+	EXPECT_EQ(6, st.st_size);
+	EXPECT_EQ(1, plugin_events(trace));
+	unlink(stale);
+	unlink(link_name);
+	unlink(trace);
+	tap_result("linked: a stale OUTPUT.PID with another hard link takes the name; the trace is OUTPUT.PID.1");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -242,6 +357,8 @@ int main(void)
 	untraced();
 	user_only();
 	all_taken();
+	a_second();
+	linked();
 	rmdir(dir);
 	return tap_plan();
 }
