@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: with the module, a category that libfxtrace could not
+# register because the open slots were full (ENOSPC: only the reserved
+# slots were left, Documentation/uapi.rst) is registered again when a
+# session owned by the process's user starts, and the process's later
+# events of it are in the trace, exactly once each: from the call site
+# resolved before the retry, from one resolved after it, and from a
+# second thread.  One user fills the open slots (the module reloaded with
+# category_slots_per_user=4096 for that), then category_retry daemon runs
+# as another user, and that user runs `fxtrace record -c late`.  Reloads
+# the module at the end with its parameters as they were.  In the guest
+# as root with $FXTRACE_KO.  Prints TAP.
+
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+bin=$root/build/bin
+prog=$root/build/test/lib/category_retry
+out=${FXTRACE_OUT:-$(mktemp -d)}
+filler=60000
+user=60100
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+if [[ $(id -u) != 0 || -z ${FXTRACE_KO:-} ]] || ! command -v setpriv >/dev/null; then
+	echo "1..0 # SKIP needs root, setpriv and \$FXTRACE_KO (the module is reloaded)"
+	exit 77
+fi
+as() {	# as UID CMD...: run CMD as UID, no groups
+	local uid=$1
+	shift
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"
+}
+
+params=()
+for p in /sys/module/fxtrace/parameters/*; do
+	[[ -r $p && $(basename "$p") != category_slots_per_user ]] &&
+		params+=("$(basename "$p")=$(<"$p")")
+done
+reload() {
+	rmmod fxtrace && insmod "$FXTRACE_KO" "${params[@]}" "$@"
+}
+reload category_slots_per_user=4096
+result $? "the module reloaded with category_slots_per_user=4096"
+chmod 777 "$out"
+
+# The open slots: 3,072 of 4,096, less those the module took itself.
+as "$filler" "$prog" fill fill >"$out/fill.out"
+read -r count err <"$out/fill.out"
+echo "# $filler registered $count names, then $err"
+[[ $err == ENOSPC && $count -gt 3000 ]]
+result $? "one user fills the open slots: ENOSPC after them"
+
+# A FIFO on a local file system (OUT may be a share that refuses one).
+fifo=$(mktemp -d)/go
+chmod 755 "$(dirname "$fifo")"
+mkfifo -m 666 "$fifo"
+# Read-write: opening a FIFO only to read waits for a writer.
+as "$user" "$prog" daemon <>"$fifo" >"$out/daemon.out" 2>"$out/daemon.err" &
+daemon=$!
+for _ in $(seq 100); do
+	grep -q enabled_before "$out/daemon.out" && break
+	sleep 0.1
+done
+sed 's/^/# daemon: /' "$out/daemon.err"
+grep -qx 'libfxtrace: category "late": No space left on device; not traced, retried when a session starts' \
+	"$out/daemon.err"
+result $? "the refusal's warning says it will be retried"
+
+# The session's owner is the daemon's user; the command releases the
+# daemon and waits (up to 30 s) for its last line.
+# shellcheck disable=SC2016 # sh expands them
+as "$user" --inh-caps=+perfmon --ambient-caps=+perfmon \
+	"$bin/fxtrace" record -q -c late -e none -B 64K -o "$out/retry.fxt" -- \
+	sh -c 'echo go >"$1"; for i in $(seq 300); do
+		grep -q enabled_after "$2" && break; sleep 0.1; done' \
+	_ "$fifo" "$out/daemon.out" >"$out/record.out" 2>"$out/record.err"
+result $? "fxtrace record as the daemon's user: exit 0"
+sed 's/^/# record: /' "$out/record.err"
+wait "$daemon"
+result $? "the daemon: exit 0"
+sed 's/^/# daemon: /' "$out/daemon.out"
+grep -qx 'enabled_before 0' "$out/daemon.out" && grep -qx 'enabled_after 1' "$out/daemon.out"
+result $? "fxt_category_enabled(\"late\"): 0 when refused, 1 after the retry"
+
+"$bin/fxtrace" dump "$out/retry.fxt" | grep -o "instant  *late:[ab] .*" |
+	sed 's/  */ /g' | sort >"$out/late.txt"
+sed 's/^/# /' "$out/late.txt"
+want='instant late:a scope="thread" k=1
+instant late:a scope="thread" k=11
+instant late:a scope="thread" k=12
+instant late:a scope="thread" k=13
+instant late:a scope="thread" k=2
+instant late:a scope="thread" k=3
+instant late:b scope="thread" k=1
+instant late:b scope="thread" k=2
+instant late:b scope="thread" k=3'
+[[ $(<"$out/late.txt") == "$want" ]]
+result $? "each event after the session started is in the trace once, none before"
+
+rm -r "$(dirname "$fifo")"
+reload
+result $? "the module reloaded as it was"
+
+echo "1..$n"
+exit $failed
