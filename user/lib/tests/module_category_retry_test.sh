@@ -38,16 +38,24 @@ as() {	# as UID CMD...: run CMD as UID, no groups
 	setpriv --reuid="$uid" --regid="$uid" --clear-groups "$@"
 }
 
+# The parameters as loaded, category_slots_per_user included (a later
+# parameter of insmod's overrides an earlier one of the same name).
 params=()
 for p in /sys/module/fxtrace/parameters/*; do
-	[[ -r $p && $(basename "$p") != category_slots_per_user ]] &&
-		params+=("$(basename "$p")=$(<"$p")")
+	[[ -r $p ]] && params+=("$(basename "$p")=$(<"$p")")
 done
 reload() {
 	rmmod fxtrace && insmod "$FXTRACE_KO" "${params[@]}" "$@"
 }
 reload category_slots_per_user=4096
 result $? "the module reloaded with category_slots_per_user=4096"
+# Filling the slots of the module as loaded would refuse every later
+# test's categories.
+if ((failed)); then
+	[[ -d /sys/module/fxtrace ]] || insmod "$FXTRACE_KO" "${params[@]}"
+	echo "1..$n"
+	exit 1
+fi
 chmod 777 "$out"
 
 # The open slots: 3,072 of 4,096, less those the module took itself.
@@ -58,35 +66,65 @@ echo "# $filler registered $count names, then $err"
 result $? "one user fills the open slots: ENOSPC after them"
 
 # A FIFO on a local file system (OUT may be a share that refuses one).
-fifo=$(mktemp -d)/go
-chmod 755 "$(dirname "$fifo")"
-mkfifo -m 666 "$fifo"
-# Read-write: opening a FIFO only to read waits for a writer.
-as "$user" "$prog" daemon <>"$fifo" >"$out/daemon.out" 2>"$out/daemon.err" &
-daemon=$!
-for _ in $(seq 100); do
-	grep -q enabled_before "$out/daemon.out" && break
-	sleep 0.1
-done
-sed 's/^/# daemon: /' "$out/daemon.err"
-grep -qx 'libfxtrace: category "late": No space left on device; not traced, retried when a session starts' \
-	"$out/daemon.err"
-result $? "the refusal's warning says it will be retried"
+fifos=$(mktemp -d)
+chmod 755 "$fifos"
 
-# The session's owner is the daemon's user; the command releases the
-# daemon and waits (up to 30 s) for its last line.
-# shellcheck disable=SC2016 # sh expands them
-as "$user" --inh-caps=+perfmon --ambient-caps=+perfmon \
-	"$bin/fxtrace" record -q -c late -e none -B 64K -o "$out/retry.fxt" -- \
-	sh -c 'echo go >"$1"; for i in $(seq 300); do
-		grep -q enabled_after "$2" && break; sleep 0.1; done' \
-	_ "$fifo" "$out/daemon.out" >"$out/record.out" 2>"$out/record.err"
-result $? "fxtrace record as the daemon's user: exit 0"
-sed 's/^/# record: /' "$out/record.err"
-wait "$daemon"
-result $? "the daemon: exit 0"
-sed 's/^/# daemon: /' "$out/daemon.out"
-grep -qx 'enabled_before 0' "$out/daemon.out" && grep -qx 'enabled_after 1' "$out/daemon.out"
+# start_daemon TAG: category_retry daemon as $user (its category "late"
+# refused), output in $out/TAG.out and TAG.err, released through a FIFO.
+# Not through as(): $! must be the daemon itself (setpriv execs it), for
+# the kill in wait_daemon.
+start_daemon() {
+	fifo=$fifos/$1
+	mkfifo -m 666 "$fifo"
+	# Read-write: opening a FIFO only to read waits for a writer.
+	setpriv --reuid="$user" --regid="$user" --clear-groups \
+		"$prog" daemon <>"$fifo" >"$out/$1.out" 2>"$out/$1.err" &
+	daemon=$!
+	for _ in $(seq 100); do
+		grep -q enabled_before "$out/$1.out" && break
+		sleep 0.1
+	done
+	sed 's/^/# daemon: /' "$out/$1.err"
+}
+
+# record_session TAG [CMD...]: a session owned by the daemon's user,
+# `fxtrace record -c late` into $out/TAG.fxt, whose command runs CMD,
+# releases the daemon and waits (up to 30 s) for its last line.
+record_session() {
+	local tag=$1
+	shift
+	# shellcheck disable=SC2016 # sh expands them
+	as "$user" --inh-caps=+perfmon --ambient-caps=+perfmon \
+		"$bin/fxtrace" record -q -c late -e none -B 64K -o "$out/$tag.fxt" -- \
+		sh -c 'fifo=$1 last=$2; shift 2; "$@"; echo go >"$fifo"
+			for i in $(seq 300); do
+				grep -q enabled_after "$last" && break; sleep 0.1
+			done' _ "$fifo" "$out/$tag.out" "$@" \
+		>"$out/$tag-record.out" 2>"$out/$tag-record.err"
+	result $? "fxtrace record as the daemon's user: exit 0"
+	sed 's/^/# record: /' "$out/$tag-record.err"
+}
+
+# A record that failed never released the daemon: killed after 30 s, it
+# fails here, and its device file is closed for the reload.
+wait_daemon() {
+	for _ in $(seq 300); do
+		kill -0 "$daemon" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$daemon" 2>/dev/null
+	wait "$daemon"
+	result $? "the daemon: exit 0"
+	sed 's/^/# daemon: /' "$out/$1.out"
+}
+
+start_daemon retry
+grep -qx 'libfxtrace: category "late": No space left on device; not traced, retried when a session starts' \
+	"$out/retry.err"
+result $? "the refusal's warning says it will be retried"
+record_session retry
+wait_daemon retry
+grep -qx 'enabled_before 0' "$out/retry.out" && grep -qx 'enabled_after 1' "$out/retry.out"
 result $? "fxt_category_enabled(\"late\"): 0 when refused, 1 after the retry"
 
 "$bin/fxtrace" dump "$out/retry.fxt" | grep -o "instant  *late:[ab] .*" |
@@ -104,7 +142,7 @@ instant late:b scope="thread" k=3'
 [[ $(<"$out/late.txt") == "$want" ]]
 result $? "each event after the session started is in the trace once, none before"
 
-rm -r "$(dirname "$fifo")"
+rm -r "$fifos"
 reload
 result $? "the module reloaded as it was"
 
