@@ -949,11 +949,13 @@ static const volatile unsigned char *module_enable_byte(const char *category)
  * Register the refused categories again, once per generation of the
  * session page in which a session is started: the Start (or anything
  * else the generation counts) may have opened the reserve to this user.
- * Under rt.lock.
+ * A refusal other than ENOSPC is final here too (EDQUOT: this user took
+ * its last slot meanwhile): category_off, said once.  Under rt.lock.
  */
 static void retry_refused_locked(__u64 generation)
 {
 	const volatile unsigned char *byte;
+	const char *name;
 	unsigned int i;
 
 	if (rt.retried_generation == generation)
@@ -962,7 +964,13 @@ static void retry_refused_locked(__u64 generation)
 		if (rt.category_byte[i] != rt.session_byte ||
 		    rt.page->state != FXTRACE_STATE_STARTED)
 			continue;
-		byte = register_category(rt.strings[rt.category_string[i]]);
+		name = rt.strings[rt.category_string[i]];
+		byte = register_category(name);
+		if (!byte && errno != ENOSPC) {
+			warn("category \"%s\": %s; not traced", name,
+			     error_text(errno));
+			byte = &category_off;
+		}
 		if (byte)
 			__atomic_store_n(&rt.category_byte[i], byte,
 					 __ATOMIC_RELEASE);

@@ -9,9 +9,11 @@
 # resolved before the retry, from one resolved after it, and from a
 # second thread.  One user fills the open slots (the module reloaded with
 # category_slots_per_user=4096 for that), then category_retry daemon runs
-# as another user, and that user runs `fxtrace record -c late`.  Reloads
-# the module at the end with its parameters as they were.  In the guest
-# as root with $FXTRACE_KO.  Prints TAP.
+# as another user, and that user runs `fxtrace record -c late`.  Then,
+# with 1,000 slots a user, the daemon's user takes its last slots in the
+# session before the daemon's retry: the retry's EDQUOT is final and
+# said once.  Reloads the module at the end with its parameters as they
+# were.  In the guest as root with $FXTRACE_KO.  Prints TAP.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -141,6 +143,33 @@ instant late:b scope="thread" k=2
 instant late:b scope="thread" k=3'
 [[ $(<"$out/late.txt") == "$want" ]]
 result $? "each event after the session started is in the trace once, none before"
+
+# A retry refused for another reason than ENOSPC is final and said, as a
+# first refusal is: with 1,000 slots a user, four users fill the open
+# slots, and the daemon's user takes its last slots in the session just
+# before the daemon's retry, which gets EDQUOT.
+reload category_slots_per_user=1000
+result $? "the module reloaded with category_slots_per_user=1000"
+for uid in 60010 60011 60012 60013; do
+	as "$uid" "$prog" fill "fill$uid" >"$out/fill$uid.out"
+	read -r count err <"$out/fill$uid.out"
+	echo "# $uid registered $count names, then $err"
+done
+[[ $err == ENOSPC ]]
+result $? "four users fill the open slots: ENOSPC after them"
+start_daemon quota
+record_session quota "$prog" fill quota
+grep -qx '1000 EDQUOT' "$out/quota-record.out"
+result $? "the daemon's user takes its 1,000 slots in the session: EDQUOT after them"
+wait_daemon quota
+[[ $(<"$out/quota.err") == 'libfxtrace: category "late": No space left on device; not traced, retried when a session starts
+libfxtrace: category "late": Disk quota exceeded; not traced' ]]
+result $? "the retry refused with EDQUOT: said once, not retried"
+grep -qx 'enabled_before 0' "$out/quota.out" && grep -qx 'enabled_after 0' "$out/quota.out"
+result $? "fxt_category_enabled(\"late\"): 0, and 0 after the refused retry"
+"$bin/fxtrace" dump "$out/quota.fxt" >"$out/quota.dump" &&
+	! grep -q "late:" "$out/quota.dump"
+result $? "the trace reads back, without any event of \"late\""
 
 rm -r "$fifos"
 reload
