@@ -170,6 +170,13 @@ $(B)/test/lib/module_exit_lock_test: \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a \
 		| $(B)/test/lib/static_plugin.so
 	$(link)
+# A category the module refused (its open slots full) is registered again
+# when a session that lets its user take a reserved slot starts.
+GUEST_TESTS += user/lib/tests/module_category_retry_test.sh
+$(B)/test/lib/category_retry: $(B)/obj/user/lib/tests/category_retry.o \
+		$(B)/lib/libfxtrace.a
+	$(link)
+user: $(B)/test/lib/category_retry
 GUEST_TESTS += $(B)/test/lib/module_session_test
 $(B)/test/lib/module_session_test: $(B)/obj/user/lib/tests/module_session_test.o \
 		$(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a

@@ -163,6 +163,12 @@ static struct {
 	__u32 next_provider;
 	const struct fxtrace_session_page *page;
 	const volatile unsigned char *enable_table;
+	/*
+	 * The low byte of page->state: not 0 while a session exists.  Sites
+	 * of a category the module refused (module_enable_byte()) point here.
+	 */
+	const volatile unsigned char *session_byte;
+	__u64 retried_generation;	/* page->generation of the last retry */
 	pthread_key_t exit_key;
 	char pattern_text[4096];
 	char *patterns[MAX_PATTERNS];
@@ -549,6 +555,10 @@ static bool open_module(void)
 	rt.fd = fd;
 	rt.page = page;
 	rt.enable_table = (const unsigned char *)page + page->enabled_offset;
+	/* Every state is below 256: its low byte is 0 only for NONE. */
+	rt.session_byte = (const unsigned char *)&page->state +
+			  (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+			   sizeof(page->state) - 1 : 0);
 	/* The current session's clock, for fxt_now() before any event. */
 	rt.monotonic_offset = time_namespace_offset();
 	fxt_clock_tsc = page->clock == FXTRACE_CLOCK_TSC;
@@ -897,8 +907,8 @@ static bool category_matches(const char *category)
 	return on;
 }
 
-/* The module's enable byte for a category name, or category_off. */
-static const volatile unsigned char *module_enable_byte(const char *category)
+/* The module's enable byte for a category name, or NULL (errno set). */
+static const volatile unsigned char *register_category(const char *category)
 {
 	struct fxtrace_category cat = {
 		.size = sizeof(cat),
@@ -906,11 +916,66 @@ static const volatile unsigned char *module_enable_byte(const char *category)
 		.name_len = (__u32)strlen(category),
 	};
 
-	if (ioctl(rt.fd, FXTRACE_IOC_CATEGORY, &cat)) {
-		warn("category \"%s\": %s; not traced", category, error_text(errno));
-		return &category_off;
-	}
+	if (ioctl(rt.fd, FXTRACE_IOC_CATEGORY, &cat))
+		return NULL;
 	return &rt.enable_table[cat.index];
+}
+
+/*
+ * The module's enable byte for a category name, or what stands for it
+ * when the module refuses the name.  ENOSPC leaves only the reserved
+ * slots, which a later session may open to this user (its owner's, or
+ * its pid filter's): rt.session_byte, which costs what a disabled
+ * category costs while no session exists and sends the category's events
+ * to fxt_emit() while one does, where retry_refused_locked() tries again.
+ * Any other refusal (EDQUOT: slots are never given back) is final.
+ */
+static const volatile unsigned char *module_enable_byte(const char *category)
+{
+	const volatile unsigned char *byte = register_category(category);
+
+	if (byte)
+		return byte;
+	if (errno == ENOSPC) {
+		warn("category \"%s\": %s; not traced, retried when a session "
+		     "starts", category, error_text(errno));
+		return rt.session_byte;
+	}
+	warn("category \"%s\": %s; not traced", category, error_text(errno));
+	return &category_off;
+}
+
+/*
+ * Register the refused categories again, once per generation of the
+ * session page in which a session is started: the Start (or anything
+ * else the generation counts) may have opened the reserve to this user.
+ * A refusal other than ENOSPC is final here too (EDQUOT: this user took
+ * its last slot meanwhile): category_off, said once.  Under rt.lock.
+ */
+static void retry_refused_locked(__u64 generation)
+{
+	const volatile unsigned char *byte;
+	const char *name;
+	unsigned int i;
+
+	if (rt.retried_generation == generation)
+		return;
+	for (i = 0; i < rt.ncategories; i++) {
+		if (rt.category_byte[i] != rt.session_byte ||
+		    rt.page->state != FXTRACE_STATE_STARTED)
+			continue;
+		name = rt.strings[rt.category_string[i]];
+		byte = register_category(name);
+		if (!byte && errno != ENOSPC) {
+			warn("category \"%s\": %s; not traced", name,
+			     error_text(errno));
+			byte = &category_off;
+		}
+		if (byte)
+			__atomic_store_n(&rt.category_byte[i], byte,
+					 __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&rt.retried_generation, generation, __ATOMIC_RELEASE);
 }
 
 /* Lock-free: readers see entries below the release-stored count. */
@@ -974,29 +1039,58 @@ static void resolve_enable_locked(struct fxtrace_site *site)
 }
 
 /*
+ * The strings a resolved site's inline events need defined: 1 to the
+ * largest index of its names; UINT32_MAX when one of them has none (it
+ * goes inline in each record, written by fxt_emit()).
+ */
+static __u32 site_need(const struct fxtrace_site *site)
+{
+	__u32 need = 0, ref, i, nargs = (__u32)fxt_bits(site->hdr, 20, 23);
+
+	for (i = 0; i < 2 + nargs; i++) {
+		if (i < 2)
+			ref = (__u32)fxt_bits(site->hdr, i ? 48 : 32, i ? 63 : 47);
+		else
+			ref = (__u32)fxt_bits(site->arg_hdr[i - 2], 16, 31);
+		if (!ref)
+			return UINT32_MAX;
+		if (ref > need)
+			need = ref;
+	}
+	return need;
+}
+
+/* The entry of a category's string index (one there). */
+static unsigned int category_entry(__u16 index)
+{
+	unsigned int i = 0;
+
+	while (rt.category_string[i] != index)
+		i++;
+	return i;
+}
+
+/*
  * Resolve a site for an event of its: intern its strings, compute the
  * headers the inline writer uses (string arguments empty: the writer adds
- * their words), then publish hdr and need.  Under rt.lock.
+ * their words), then publish hdr and need.  A site of a category the
+ * module refused keeps need at UINT32_MAX (admit_refused()).  Under
+ * rt.lock.
  */
 static void resolve_locked(struct fxtrace_site *site, unsigned int type,
 			   unsigned int nargs, const struct fxtrace_arg *args)
 {
 	__u16 cat, name, arg_name[FXT_ARGS_MAX];
-	__u32 words, need, i;
+	__u32 words, i;
 
 	resolve_enable_locked(site);
 	if (!rt.on || site->hdr)
 		return;
 	cat = intern(site->category);
 	name = intern(site->name);
-	need = cat && name ? (cat > name ? cat : name) : UINT32_MAX;
 	words = 2 + fxt_event_trailing_words(type);
 	for (i = 0; i < nargs && i < FXT_ARGS_MAX; i++) {
 		arg_name[i] = intern(args[i].name);
-		if (!arg_name[i])
-			need = UINT32_MAX;
-		else if (need != UINT32_MAX && arg_name[i] > need)
-			need = arg_name[i];
 		words += 1 + fxt_arg_fixed_words_(&args[i]);
 		site->arg_hdr[i] = fxt_arg_hdr(fxt_arg_type(args[i].kind),
 					       1 + fxt_arg_fixed_words_(&args[i]),
@@ -1006,11 +1100,52 @@ static void resolve_locked(struct fxtrace_site *site, unsigned int type,
 	}
 	site->end_hdr = fxt_event_hdr(2, FXT_EVENT_DURATION_END, 0, THREAD_INDEX,
 				      cat, name);
+	/* Before hdr: a thread that sees hdr must see this too. */
+	if (site->enabled == rt.session_byte)
+		__atomic_store_n(&site->refused, 1 + category_entry(cat),
+				 __ATOMIC_RELAXED);
 	/* Never 0 (its record type is 4): 0 says "not resolved yet". */
 	__atomic_store_n(&site->hdr, fxt_event_hdr(words, type, nargs,
 						   THREAD_INDEX, cat, name),
 			 __ATOMIC_RELEASE);
-	__atomic_store_n(&site->need, need, __ATOMIC_RELEASE);
+	if (!site->refused)
+		__atomic_store_n(&site->need, site_need(site), __ATOMIC_RELEASE);
+}
+
+/*
+ * An event of a site whose category the module refused: whether to write
+ * it.  Its category is registered again once per session
+ * (retry_refused_locked()); once it is in, the site points at its byte
+ * (a disabled category costs nothing more) and, when that byte is set,
+ * its need is lowered so that its events go inline from then on.  Sites
+ * resolved later point at the byte at once.  Threads that race here all
+ * store the same values.  The caller is inside the library (busy).
+ */
+static bool admit_refused(struct fxtrace_site *site)
+{
+	unsigned int i = __atomic_load_n(&site->refused, __ATOMIC_RELAXED) - 1;
+	const volatile unsigned char *byte = site->enabled;
+	__u64 generation;
+
+	if (byte == rt.session_byte) {
+		generation = __atomic_load_n(&rt.page->generation,
+					     __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&rt.retried_generation,
+				    __ATOMIC_ACQUIRE) != generation) {
+			lock();
+			retry_refused_locked(generation);
+			unlock();
+		}
+		byte = __atomic_load_n(&rt.category_byte[i], __ATOMIC_ACQUIRE);
+		if (byte == rt.session_byte)
+			return false;
+		__atomic_store_n(&site->enabled, byte, __ATOMIC_RELEASE);
+	}
+	if (!*byte)
+		return false;
+	__atomic_store_n(&site->need, site_need(site), __ATOMIC_RELEASE);
+	__atomic_store_n(&site->refused, 0, __ATOMIC_RELEASE);
+	return true;
 }
 
 /* The caller is inside the library (busy): no handler can come in here. */
@@ -1046,8 +1181,13 @@ bool fxt_category_enabled(const char *category)
 		initialize();
 	if (rt.on)
 		byte = category_enable(intern(category));
+	if (rt.module && byte == rt.session_byte) {
+		retry_refused_locked(__atomic_load_n(&rt.page->generation,
+						     __ATOMIC_ACQUIRE));
+		byte = find_category(intern(category));
+	}
 	unlock();
-	on = byte && *byte;
+	on = byte && byte != rt.session_byte && *byte;
 	leave();
 	return on;
 }
@@ -1943,6 +2083,9 @@ static struct tbuf *emit_buffer(struct fxtrace_site *site, unsigned int type,
 		if (!*site->enabled || !site->hdr)
 			return NULL;
 	}
+	if (__atomic_load_n(&site->refused, __ATOMIC_ACQUIRE) &&
+	    !admit_refused(site))
+		return NULL;
 	if (!t) {
 		t = attach();
 		if (!t) {

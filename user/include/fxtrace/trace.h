@@ -78,10 +78,16 @@ struct fxtrace_site {
 	/*
 	 * Written once when the site is resolved, need last (release):
 	 * the site's events are written inline when the thread's buffer
-	 * defines strings 1..need; UINT32_MAX sends every event to fxt_emit().
+	 * defines strings 1..need; UINT32_MAX sends every event to fxt_emit()
+	 * (and is lowered once more when a refused category gets in).
 	 */
 	uint32_t need;
-	uint32_t unused;
+	/*
+	 * libfxtrace's own: 1 + its entry for the site's category while the
+	 * module refused that category and need is held at UINT32_MAX, so
+	 * that every event asks the library whether a retry let it in.
+	 */
+	uint32_t refused;
 	uint64_t hdr;			/* the event's header, empty strings */
 	uint64_t end_hdr;		/* the header of TRACE_DURATION's end */
 	uint64_t arg_hdr[15];		/* each argument's header, no value */
