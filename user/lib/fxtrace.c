@@ -1119,12 +1119,16 @@ static void resolve_locked(struct fxtrace_site *site, unsigned int type,
  * (a disabled category costs nothing more) and, when that byte is set,
  * its need is lowered so that its events go inline from then on.  Sites
  * resolved later point at the byte at once.  Threads that race here all
- * store the same values.  The caller is inside the library (busy).
+ * store the same values.  refused is the caller's (acquire) load of
+ * site->refused, not 0: loaded again, it may be the 0 that another
+ * thread's admission stored meanwhile, while site->enabled still reads as
+ * the session byte.  The caller is inside the library (busy).
  */
-static bool admit_refused(struct fxtrace_site *site)
+static bool admit_refused(struct fxtrace_site *site, __u32 refused)
 {
-	unsigned int i = __atomic_load_n(&site->refused, __ATOMIC_RELAXED) - 1;
-	const volatile unsigned char *byte = site->enabled;
+	const volatile unsigned char *byte =
+		__atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
+	unsigned int i = refused - 1;
 	__u64 generation;
 
 	if (byte == rt.session_byte) {
@@ -2077,14 +2081,15 @@ static struct tbuf *emit_buffer(struct fxtrace_site *site, unsigned int type,
 				const struct fxtrace_arg *args)
 {
 	struct tbuf *t = self;
+	__u32 refused;
 
 	if (__builtin_expect(!__atomic_load_n(&site->hdr, __ATOMIC_ACQUIRE), 0)) {
 		resolve(site, type, nargs, args);
 		if (!*site->enabled || !site->hdr)
 			return NULL;
 	}
-	if (__atomic_load_n(&site->refused, __ATOMIC_ACQUIRE) &&
-	    !admit_refused(site))
+	refused = __atomic_load_n(&site->refused, __ATOMIC_ACQUIRE);
+	if (refused && !admit_refused(site, refused))
 		return NULL;
 	if (!t) {
 		t = attach();
