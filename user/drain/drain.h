@@ -140,7 +140,7 @@ struct output {
 	unsigned int task_string_owners;	/* with strings_own, live */
 	unsigned char *scratch;		/* producer bytes copied out */
 	size_t scratch_cap;
-	struct fxt_map asyncs;		/* (pid, id) -> name hash of its begin */
+	struct fxt_map asyncs;		/* (pid, id) -> its begin (async_open) */
 	struct fxt_map flows;		/* (id, 0) -> pid of its open begin */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
 	struct fxt_map lost;		/* (pid, 0) -> struct pid_lost */

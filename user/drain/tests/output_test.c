@@ -2256,6 +2256,83 @@ static int test_async_session_bound(void)
 }
 
 /*
+ * Linked with --wrap=fxt_map_next and --wrap=malloc (build.mk): the map
+ * slots any walk visits, and malloc() failing while malloc_fails is set.
+ */
+void *__real_fxt_map_next(const struct fxt_map *m, size_t *pos, uint64_t *k1,
+			  uint64_t *k2);
+void *__real_malloc(size_t size);
+static size_t slots_walked;
+static bool malloc_fails;
+
+void *__wrap_fxt_map_next(const struct fxt_map *m, size_t *pos, uint64_t *k1,
+			  uint64_t *k2)
+{
+	size_t from = *pos;
+	void *v = __real_fxt_map_next(m, pos, k1, k2);
+
+	slots_walked += *pos - from;
+	return v;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return malloc_fails ? NULL : __real_malloc(size);
+}
+
+/*
+ * A process's last buffer retiring forgets its open asyncs, and only its
+ * own, without walking the table and without allocating.  Before, the
+ * whole table was walked for them (up to 2^19 slots at each such exit,
+ * while other producers' halves waited), and if malloc() failed there the
+ * share was zeroed while the entries stayed.  Processes 5000 and 5002 each
+ * open 3 and end the first (their last id takes its place in the share),
+ * 4 others hold 4 x 16,384; 5002 retires with malloc() failing.
+ */
+static int test_async_forget_own(void)
+{
+	const size_t share = 16384, words = share * 5;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db[6];
+	struct fake f[6];
+	size_t n;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < 6; p++) {
+		pid = p < 4 ? 1000 + 2 * p : 5000 + 2 * (p - 4);
+		fake_new(&f[p], 40 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		n = async_begins(w, pid, pid + 1, p < 4 ? share : 3, 1);
+		if (p >= 4)
+			n += event(w + n, FXT_EVENT_ASYNC_END, START + SECOND,
+				   pid, pid + 1, "", 1);
+		put_words(&f[p], w, n);
+		db[p] = drain_rest(&f[p]);
+		ASSERT_EQ(p < 4 ? share : 4, db[p]->records);
+	}
+	ASSERT_EQ(4 * share + 4, out.asyncs.count);
+	slots_walked = 0;
+	output_retire(&out, db[4]);
+	ASSERT_EQ(0, slots_walked);
+	ASSERT_EQ(4 * share + 2, out.asyncs.count);
+	malloc_fails = true;
+	output_retire(&out, db[5]);
+	malloc_fails = false;
+	ASSERT_EQ(4 * share, out.asyncs.count);
+	for (pid = 5000; pid <= 5002; pid += 2) {
+		ASSERT_TRUE(!fxt_map_get(&out.asyncs, pid, 2));
+		ASSERT_TRUE(!fxt_map_get(&out.asyncs, pid, 3));
+	}
+	ASSERT_TRUE(fxt_map_get(&out.asyncs, 1000, share));
+	for (p = 0; p < 6; p++)
+		fake_free(&f[p]);
+	free(w);
+	return 0;
+}
+
+/*
  * Only counter 0 of category "fxtrace" is a report of events lost
  * without a buffer; of two at the same time, the one drained last wins.
  */
@@ -2889,6 +2966,7 @@ static const struct tap_test tests[] = {
 	{ "a process whose flows ended keeps its share", test_flows_ended_share },
 	{ "the session's bound of open flows", test_flow_session_bound },
 	{ "the session's bound of open async slices", test_async_session_bound },
+	{ "a retiring process forgets its own asyncs: no walk, no allocation", test_async_forget_own },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
 	{ "a large record past 4095 words is framed by its whole size", test_large_framed },
