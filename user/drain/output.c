@@ -921,6 +921,11 @@ static int lost_written(struct output *o, const struct drain_buffer *db,
 			break;
 	if (i == rec->nargs)
 		return 0;
+	if (o->lost.count >= LOST_PIDS_MAX &&
+	    !fxt_map_get(&o->lost, db->pid, 0)) {
+		o->lost_unlisted++;
+		return 0;
+	}
 	lost = fxt_map_put(&o->lost, db->pid, 0, &created);
 	if (!lost)
 		return -ENOMEM;
@@ -964,6 +969,9 @@ void output_report_lost(const struct output *o, FILE *f)
 			(unsigned long long)rows[i][0],
 			(unsigned long long)rows[i][1]);
 	free(rows);
+	if (o->lost_unlisted)
+		fprintf(f, "fxtrace-drain: %llu reports of events lost without a buffer by processes past the first %u: not listed (their counters are in the trace)\n",
+			(unsigned long long)o->lost_unlisted, LOST_PIDS_MAX);
 }
 
 /* Of a task buffer's string bytes, those the session's bound counts. */

@@ -2333,6 +2333,58 @@ static int test_async_forget_own(void)
 }
 
 /*
+ * The summary lists events lost without a buffer for the first 32,768
+ * processes to report them, and counts the reports of later ones: before,
+ * the table and the summary held a line per pid, up to pid_max (4,194,304
+ * processes forked over a session).  32,769 processes report 1 + their
+ * number, the first one again (listed: updated), the last twice.
+ */
+static int test_lost_events_bounded(void)
+{
+	static const char first[] = "fxtrace-drain: pid 1000: 7 events lost without a buffer (as its producer reports)\n";
+	const __u32 procs = LOST_PIDS_MAX + 1;
+	char *text = NULL, *line;
+	size_t text_len = 0, lines = 0;
+	struct drain_buffer *db;
+	struct fake f;
+	__u64 w[32];
+	__u32 p, pid, n;
+	FILE *fp;
+
+	start();
+	for (p = 0; p < procs; p++) {
+		pid = 1000 + 2 * p;
+		fake_new(&f, 100 + p, FXTRACE_BUFFER_TASK, pid, pid + 1, 4096,
+			 0, NULL);
+		n = lost_counter(w, START + SECOND, pid, pid + 1,
+				 FXT_ARG_UINT64, 1 + p);
+		if (p == 0 || p == procs - 1)
+			n += lost_counter(w + n, START + 2 * SECOND, pid,
+					  pid + 1, FXT_ARG_UINT64, 7);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(p == 0 || p == procs - 1 ? 2 : 1, db->records);
+		output_retire(&out, db);
+		fake_free(&f);
+		file.len = 0;
+		out.offset = 0;
+	}
+	ASSERT_EQ(LOST_PIDS_MAX, out.lost.count);
+	fp = open_memstream(&text, &text_len);
+	ASSERT_TRUE(fp);
+	output_report_lost(&out, fp);
+	fclose(fp);
+	for (line = text; (line = strchr(line, '\n')); line++)
+		lines++;
+	ASSERT_EQ(LOST_PIDS_MAX + 1, lines);
+	ASSERT_TRUE(!strncmp(text, first, strlen(first)));
+	ASSERT_TRUE(strstr(text, "fxtrace-drain: pid 66534: 32768 events lost without a buffer (as its producer reports)\n"
+			   "fxtrace-drain: 2 reports of events lost without a buffer by processes past the first 32768: not listed (their counters are in the trace)\n"));
+	free(text);
+	return 0;
+}
+
+/*
  * Only counter 0 of category "fxtrace" is a report of events lost
  * without a buffer; of two at the same time, the one drained last wins.
  */
@@ -2968,6 +3020,7 @@ static const struct tap_test tests[] = {
 	{ "the session's bound of open async slices", test_async_session_bound },
 	{ "a retiring process forgets its own asyncs: no walk, no allocation", test_async_forget_own },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
+	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
 	{ "a large record past 4095 words is framed by its whole size", test_large_framed },
 	{ "an unframed durable part is refused once; a committed offset moved back", test_durable_moves },
