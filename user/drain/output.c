@@ -49,6 +49,9 @@
 #define ASYNC_OPEN_PER_PROCESS	16384
 #define ASYNC_OPEN_PER_SESSION	(16 * ASYNC_OPEN_PER_PROCESS)
 
+/* The least room of a process's list of its open async ids (pid_share). */
+#define ASYNC_IDS_MIN		16
+
 /*
  * Flow begins open at once per process, and in the session: past either
  * its new begins are refused.  Open flows outlive their process (a later
@@ -756,7 +759,7 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 static int async_share_add(struct pid_share *share, struct async_open *open,
 			   uint64_t id)
 {
-	uint64_t cap = share->async_cap ? 2 * share->async_cap : 16;
+	uint64_t cap = share->async_cap ? 2 * share->async_cap : ASYNC_IDS_MIN;
 	uint64_t *ids;
 
 	if (share->asyncs == share->async_cap) {
@@ -773,21 +776,34 @@ static int async_share_add(struct pid_share *share, struct async_open *open,
 
 /*
  * The share's async at open ended: the share's last id takes its place.
- * open is not used after this (the map moves entries as they go).
+ * open is not used after this (the map moves entries as they go).  A list
+ * a quarter full is halved, down to ASYNC_IDS_MIN, so that its room stays
+ * within 4 times its open asyncs: a process does not keep the room of the
+ * most it ever had open.
  */
 static void async_share_del(struct output *o, uint64_t pid,
 			    struct pid_share *share,
 			    const struct async_open *open)
 {
-	uint64_t i = open->slot - 1, last_id;
+	uint64_t i = open->slot - 1, last_id, *ids;
 	struct async_open *moved;
 
 	last_id = share->async_ids[--share->asyncs];
-	if (i == share->asyncs)
+	if (i != share->asyncs) {
+		share->async_ids[i] = last_id;
+		moved = fxt_map_get(&o->asyncs, pid, last_id);
+		moved->slot = i + 1;
+	}
+	if (share->async_cap <= ASYNC_IDS_MIN ||
+	    share->asyncs > share->async_cap / 4)
 		return;
-	share->async_ids[i] = last_id;
-	moved = fxt_map_get(&o->asyncs, pid, last_id);
-	moved->slot = i + 1;
+	/* Failing, the list stays as large: still right. */
+	ids = realloc(share->async_ids,
+		      share->async_cap / 2 * sizeof(*ids));
+	if (ids) {
+		share->async_ids = ids;
+		share->async_cap /= 2;
+	}
 }
 
 /* The record goes to the file: its async begin opens, its end closes. */

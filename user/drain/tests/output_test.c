@@ -2333,6 +2333,56 @@ static int test_async_forget_own(void)
 }
 
 /*
+ * A process's list of its open async ids gives back its room as they end:
+ * before, each process kept the room of the most it ever had open (128
+ * KiB after 16,384), so 65,536 processes (max_task_buffers' limit) taking
+ * turns to open 16,384 and end them held 8 GiB while the session's bound
+ * allowed 262,144 open.  32 processes do so in turn, their buffers live;
+ * the heap in use (mallinfo2, large blocks included) after the last 24
+ * must stay within 256 KiB of where it was after the first 8.
+ */
+static int test_async_list_shrinks(void)
+{
+	const size_t share = 16384, words = 2 * share * 5, procs = 32;
+	__u64 *w = malloc(words * 8);
+	size_t n, i, before = 0, after;
+	struct drain_buffer *db;
+	struct mallinfo2 mi;
+	struct fake f;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < procs; p++) {
+		pid = 1000 + 2 * p;
+		fake_new(&f, 40 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		n = async_begins(w, pid, pid + 1, share, 1);
+		for (i = 0; i < share; i++)
+			n += event(w + n, FXT_EVENT_ASYNC_END, START + SECOND,
+				   pid, pid + 1, "", 1 + i);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(2 * share, db->records);
+		ASSERT_EQ(0, out.asyncs.count);
+		fake_free(&f);
+		file.len = 0;
+		out.offset = 0;
+		if (p == 7) {
+			mi = mallinfo2();
+			before = mi.uordblks + mi.hblkhd;
+		}
+	}
+	mi = mallinfo2();
+	after = mi.uordblks + mi.hblkhd;
+	printf("# heap in use after 8 processes %zu bytes, after 32 %zu bytes\n",
+	       before, after);
+	ASSERT_CMP(after, <, before + (256 << 10));
+	free(w);
+	return 0;
+}
+
+/*
  * The summary lists events lost without a buffer for the first 32,768
  * processes to report them, and counts the reports of later ones: before,
  * the table and the summary held a line per pid, up to pid_max (4,194,304
@@ -3019,6 +3069,7 @@ static const struct tap_test tests[] = {
 	{ "the session's bound of open flows", test_flow_session_bound },
 	{ "the session's bound of open async slices", test_async_session_bound },
 	{ "a retiring process forgets its own asyncs: no walk, no allocation", test_async_forget_own },
+	{ "a process's list of open asyncs gives back its room", test_async_list_shrinks },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
