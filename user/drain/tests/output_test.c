@@ -2333,6 +2333,68 @@ static int test_async_forget_own(void)
 }
 
 /*
+ * An async's end gives back its place in the share of the process whose
+ * task buffer began it, whichever buffer writes the end, and only then; a
+ * begin of an id already open takes no second place.  Before 83fdaa2 the
+ * share was that of the buffer writing the end: a kernel buffer's end of
+ * a process's async gave its place back to nobody, a process's end of a
+ * kernel buffer's async gave back one never taken.  Process 3000 opens
+ * 1..3 and the kernel buffer ends 2; process 3002 opens 1..2, the kernel
+ * buffer begins 10 for it, 3002 ends 10 and begins 1 again.  Each then
+ * has exactly 16,382 more begins accepted, and its buffer's retirement
+ * leaves none of its asyncs open.
+ */
+static int test_async_end_any_buffer(void)
+{
+	const size_t share = 16384, words = (share + 8) * 6;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db[2], *kernel;
+	struct fake f[2], k;
+	__u32 p, pid;
+	size_t n;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&k, 60, FXTRACE_BUFFER_KERNEL, 0, 0, 1 << 16, 0, NULL);
+	for (p = 0; p < 2; p++) {
+		pid = 3000 + 2 * p;
+		fake_new(&f[p], 61 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 2 * words * 8 + 4096, 0, NULL);
+		put_words(&f[p], w, async_begins(w, pid, pid + 1, 3 - p, 1));
+		db[p] = drain_rest(&f[p]);
+		ASSERT_EQ(3 - p, db[p]->records);
+	}
+	n = event(w, FXT_EVENT_ASYNC_END, t, 3000, 3001, "", 2);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t, 3002, 3003, "", 10);
+	put_words(&k, w, n);
+	kernel = drain_rest(&k);
+	ASSERT_EQ(2, kernel->records);
+	n = event(w, FXT_EVENT_ASYNC_END, t, 3002, 3003, "", 10);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t, 3002, 3003, "", 1);
+	put_words(&f[1], w, n);
+	ASSERT_EQ(4, drain_rest(&f[1])->records);
+	ASSERT_EQ(4, out.asyncs.count);
+	for (p = 0; p < 2; p++) {
+		pid = 3000 + 2 * p;
+		put_words(&f[p], w, async_begins(w, pid, pid + 1, share - 1,
+						 100));
+		drain_rest(&f[p]);
+		ASSERT_EQ(share - 2, db[p]->records - (3 - p) - 2 * p);
+		ASSERT_EQ(1, db[p]->refused[REFUSED_ASYNC]);
+	}
+	ASSERT_EQ(2 * share, out.asyncs.count);
+	for (p = 0; p < 2; p++) {
+		output_retire(&out, db[p]);
+		ASSERT_EQ((1 - p) * share, out.asyncs.count);
+		fake_free(&f[p]);
+	}
+	fake_free(&k);
+	free(w);
+	return 0;
+}
+
+/*
  * A process's list of its open async ids gives back its room as they end:
  * before, each process kept the room of the most it ever had open (128
  * KiB after 16,384), so 65,536 processes (max_task_buffers' limit) taking
@@ -3069,6 +3131,7 @@ static const struct tap_test tests[] = {
 	{ "the session's bound of open flows", test_flow_session_bound },
 	{ "the session's bound of open async slices", test_async_session_bound },
 	{ "a retiring process forgets its own asyncs: no walk, no allocation", test_async_forget_own },
+	{ "an async's end frees its place in its opener's share, whoever ends it", test_async_end_any_buffer },
 	{ "a process's list of open asyncs gives back its room", test_async_list_shrinks },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
