@@ -93,4 +93,3 @@ bool trace_keep_recoverable(const char *who, const char *option,
 		return false;
 	return true;
 }
-
