@@ -2281,6 +2281,22 @@ void *__wrap_malloc(size_t size)
 }
 
 /*
+ * Linked with --wrap=realloc too: while list_realloc_fails is set, a
+ * realloc() to 128 bytes fails, the room of a process's first list of open
+ * async ids (16 ids), which no other realloc() of the output path asks
+ * for while one async begin is judged (its chunk takes 4 KiB, its scratch
+ * the 40 bytes of the begin).
+ */
+void *__real_realloc(void *ptr, size_t size);
+static bool list_realloc_fails;
+
+void *__wrap_realloc(void *ptr, size_t size)
+{
+	return list_realloc_fails && size == 128 ? NULL :
+	       __real_realloc(ptr, size);
+}
+
+/*
  * A process's last buffer retiring forgets its open asyncs, and only its
  * own, without walking the table and without allocating.  Before, the
  * whole table was walked for them (up to 2^19 slots at each such exit,
@@ -2329,6 +2345,41 @@ static int test_async_forget_own(void)
 	for (p = 0; p < 6; p++)
 		fake_free(&f[p]);
 	free(w);
+	return 0;
+}
+
+/*
+ * A process's async begin when its list of open ids cannot be allocated:
+ * refused as invalid, with no entry left in the table (which its
+ * retirement, knowing only the list, would never forget) and nothing
+ * counted; the same begin again, allocated, is written and forgotten at
+ * the retirement.
+ */
+static int test_async_list_enomem(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct fake f;
+	__u64 w[8];
+
+	start();
+	fake_new(&f, 70, FXTRACE_BUFFER_TASK, 4000, 4001, 1 << 12, 0, NULL);
+	put_words(&f, w, event(w, FXT_EVENT_ASYNC_BEGIN, t, 4000, 4001, "",
+			       1));
+	list_realloc_fails = true;
+	db = drain_rest(&f);
+	list_realloc_fails = false;
+	ASSERT_EQ(0, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(0, out.asyncs.count);
+	put_words(&f, w, event(w, FXT_EVENT_ASYNC_BEGIN, t, 4000, 4001, "",
+			       1));
+	drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(1, out.asyncs.count);
+	output_retire(&out, db);
+	ASSERT_EQ(0, out.asyncs.count);
+	fake_free(&f);
 	return 0;
 }
 
@@ -3132,6 +3183,7 @@ static const struct tap_test tests[] = {
 	{ "the session's bound of open async slices", test_async_session_bound },
 	{ "a retiring process forgets its own asyncs: no walk, no allocation", test_async_forget_own },
 	{ "an async's end frees its place in its opener's share, whoever ends it", test_async_end_any_buffer },
+	{ "an async begin whose list cannot grow is refused, no entry left", test_async_list_enomem },
 	{ "a process's list of open asyncs gives back its room", test_async_list_shrinks },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
