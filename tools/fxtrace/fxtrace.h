@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fxt_reader.h"
+#include "trace_keep.h"
 
 #define EXIT_USAGE 2
 
@@ -126,24 +127,6 @@ void fxtrace_read_failed(const char *cmd, const char *path, int fd,
 			 const struct fxt_reader *r, int err);
 
 /*
- * The flush mark of a file fxtrace-drain wrote (user/drain/flush_mark.h):
- * the offset below which every byte was written.
- */
-struct fxtrace_flush {
-	bool marked;		/* the file has a flush mark */
-	uint64_t flushed;	/* what it says */
-	uint64_t size;		/* of the file */
-	bool windowed;		/* and a session window after it */
-	uint64_t window_lo, window_hi;	/* ns */
-};
-
-/*
- * Read the flush mark of fd when it is a regular file.  Returns 0 (with
- * f->marked false for other files and other writers) or -errno.
- */
-int fxtrace_flush_read(int fd, struct fxtrace_flush *f);
-
-/*
  * How much of the trace at fd to read: up to its flush mark, which a
  * drainer that did not finish leaves below the end of the file (said on
  * stderr).  Returns 0 and *limit, or 1 after printing why the file cannot
@@ -212,26 +195,7 @@ void fxtrace_pending_end(void);
 pid_t fxtrace_pending_fork(void);
 void fxtrace_pending_reaping(void);
 
-/*
- * What fxtrace_keep_recoverable() keeps besides a libfxtrace spool: any
- * trace fxtrace-drain wrote (it has a flush mark: stop -o, recover -o,
- * export -o, report --html), or only one a killed drainer left unfinished
- * (its mark is not at its end: record -o, which replaces a finished trace
- * as drainers do).
- */
-enum fxtrace_keep {
-	FXTRACE_KEEP_MARKED,
-	FXTRACE_KEEP_UNFINISHED,
-};
-
-/*
- * Whether path, which cmd is about to overwrite, must be left as it is,
- * said on stderr: what `fxtrace recover` would save of a spool (a buffer
- * header at 0) or of a drainer's trace (up to its flush mark) would be
- * gone.  fd: path opened for writing and not yet truncated, read through
- * a second descriptor that must be the same file (an error also keeps
- * it); or -1: path itself, if a regular file cmd may read.
- */
+/* trace_keep_recoverable() for `fxtrace cmd`, its output named by -o or --html. */
 bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
 			      enum fxtrace_keep keep);
 

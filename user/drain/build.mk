@@ -43,6 +43,10 @@ $(B)/test/drain/output_test: $(B)/obj/user/drain/tests/output_test.o \
 
 $(B)/obj/user/drain/tests/output_test.o \
 $(B)/obj/user/drain/tests/output_harness.o: CFLAGS_USER += -Iuser/drain -Iuser/reader/tests
+# The map slots the drainer walks counted, malloc() and a list's realloc()
+# made to fail, by the test.
+LDLIBS_output_test = -Wl,--wrap=fxt_map_next -Wl,--wrap=malloc \
+	-Wl,--wrap=realloc
 
 UNIT_TESTS += $(B)/test/drain/output_test
 # The output is left alone until Initialize succeeds (a stand-in device).

@@ -34,6 +34,7 @@
 
 #include "drainer.h"
 #include "output_file.h"
+#include "trace_keep.h"
 
 /* "a,b.*" to the ABI's list "a\0b.*\0". */
 static char *category_list(const char *globs, size_t *size)
@@ -591,6 +592,10 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 			strerror(-ret), fxtctl_output_refusal(ret));
 		return ret;
 	}
+	/* As `fxtrace record -o`: a finished trace is replaced, not these. */
+	if (trace_keep_recoverable("fxtrace-drain", "-o", d->opt.out,
+				   d->out_fd, FXTRACE_KEEP_UNFINISHED))
+		return -EEXIST;
 	/* Pipes and devices are written through the ring (loop.c). */
 	d->write_inline = !fstat(d->out_fd, &st) && S_ISREG(st.st_mode);
 	/* A stream into memory: its pages are allocated ahead (loop.c). */

@@ -97,6 +97,13 @@ struct pid_lost {
 	uint64_t count;
 };
 
+/*
+ * Processes whose events lost without a buffer the summary lists (the
+ * first to report them); later ones' reports are only counted, so that the
+ * table (2 MB at most) and the summary stay bounded whatever pid_max is.
+ */
+#define LOST_PIDS_MAX		32768
+
 /* What the buffers of one kind wrote, retired ones included. */
 struct kind_totals {
 	unsigned int buffers;
@@ -140,10 +147,11 @@ struct output {
 	unsigned int task_string_owners;	/* with strings_own, live */
 	unsigned char *scratch;		/* producer bytes copied out */
 	size_t scratch_cap;
-	struct fxt_map asyncs;		/* (pid, id) -> name hash of its begin */
+	struct fxt_map asyncs;		/* (pid, id) -> its begin (async_open) */
 	struct fxt_map flows;		/* (id, 0) -> pid of its open begin */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
 	struct fxt_map lost;		/* (pid, 0) -> struct pid_lost */
+	uint64_t lost_unlisted;		/* reports past LOST_PIDS_MAX pids */
 	bool verbose;			/* describe invalid records */
 	unsigned int diags;		/* invalid records described */
 	__u64 repair[64];		/* a kernel record, its name repaired */

@@ -43,12 +43,14 @@
 /*
  * Async begins open at once per process, and in the session: past either
  * its new begins are refused.  A process exhausts only its own share; the
- * session's bound keeps the table's memory, and the walk of it when a
- * process's last buffer retires (forget_asyncs()), bounded whatever the
- * number of processes.
+ * session's bound keeps the table's memory bounded whatever the number of
+ * processes.
  */
 #define ASYNC_OPEN_PER_PROCESS	16384
 #define ASYNC_OPEN_PER_SESSION	(16 * ASYNC_OPEN_PER_PROCESS)
+
+/* The least room of a process's list of its open async ids (pid_share). */
+#define ASYNC_IDS_MIN		16
 
 /*
  * Flow begins open at once per process, and in the session: past either
@@ -70,12 +72,27 @@
 
 /*
  * A process's live task buffers, its open asyncs and its open flows; kept
- * after its last buffer retires while it has open flows.
+ * after its last buffer retires while it has open flows.  async_ids[0,
+ * asyncs) are the ids of the asyncs its task buffers opened, each entry of
+ * output.asyncs under (pid, async_ids[i]) holding slot i + 1, so that its
+ * last buffer's retirement forgets them without walking the table.
  */
 struct pid_share {
 	uint32_t buffers;
 	uint64_t asyncs;
+	uint64_t *async_ids;
+	uint64_t async_cap;
 	uint64_t flows;
+};
+
+/*
+ * An open async of output.asyncs: its name's keyed hash, and 1 + its place
+ * in its process's pid_share.async_ids, or 0 when no share counts it (a
+ * begin of a kernel or CPU buffer).
+ */
+struct async_open {
+	uint64_t name_hash;
+	uint64_t slot;
 };
 
 const char *const refusal_names[REFUSED_COUNT] = {
@@ -112,7 +129,7 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	output_set_now(o, start_ticks);
 	fxt_map_init(&o->bufs, sizeof(struct drain_buffer *));
 	fxt_map_init(&o->pids, sizeof(struct pid_share));
-	fxt_map_init(&o->asyncs, sizeof(uint64_t));
+	fxt_map_init(&o->asyncs, sizeof(struct async_open));
 	fxt_map_init(&o->flows, sizeof(uint64_t));
 	fxt_map_init(&o->threads, sizeof(struct thread_slices));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
@@ -150,10 +167,14 @@ static void buffer_free(struct drain_buffer *db)
 void output_free(struct output *o)
 {
 	struct drain_buffer **p;
+	struct pid_share *share;
 	size_t pos = 0;
 
 	while ((p = fxt_map_next(&o->bufs, &pos, NULL, NULL)))
 		buffer_free(*p);
+	pos = 0;
+	while ((share = fxt_map_next(&o->pids, &pos, NULL, NULL)))
+		free(share->async_ids);
 	fxt_map_free(&o->bufs);
 	fxt_map_free(&o->pids);
 	free(o->scratch);
@@ -300,19 +321,17 @@ void output_totals(const struct output *o, unsigned int kind,
 }
 
 /* The async begins of a process whose last buffer went: nobody ends them. */
-static void forget_asyncs(struct output *o, uint64_t pid, uint64_t count)
+static void forget_asyncs(struct output *o, uint64_t pid,
+			  struct pid_share *share)
 {
-	uint64_t *ids = malloc(count * sizeof(*ids)), k1, k2;
-	size_t pos = 0, n = 0, i;
+	uint64_t i;
 
-	if (!ids)
-		return;		/* they stay, still counted against the share */
-	while (n < count && fxt_map_next(&o->asyncs, &pos, &k1, &k2))
-		if (k1 == pid)
-			ids[n++] = k2;
-	for (i = 0; i < n; i++)
-		fxt_map_del(&o->asyncs, pid, ids[i]);
-	free(ids);
+	for (i = 0; i < share->asyncs; i++)
+		fxt_map_del(&o->asyncs, pid, share->async_ids[i]);
+	free(share->async_ids);
+	share->async_ids = NULL;
+	share->async_cap = 0;
+	share->asyncs = 0;
 }
 
 void output_retire(struct output *o, struct drain_buffer *db)
@@ -327,9 +346,7 @@ void output_retire(struct output *o, struct drain_buffer *db)
 			fxt_map_del(&o->threads, db->tid, 0);
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		if (share && !--share->buffers) {
-			if (share->asyncs)
-				forget_asyncs(o, db->pid, share->asyncs);
-			share->asyncs = 0;
+			forget_asyncs(o, db->pid, share);
 			if (!share->flows)
 				fxt_map_del(&o->pids, db->pid, 0);
 		}
@@ -712,7 +729,7 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 			  const struct fxt_record *rec)
 {
 	const struct pid_share *share;
-	const uint64_t *name_hash;
+	const struct async_open *open;
 
 	if (rec->type != FXT_REC_EVENT)
 		return true;
@@ -727,11 +744,65 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 		return share && share->asyncs < ASYNC_OPEN_PER_PROCESS;
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
-		name_hash = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
-		return !name_hash ||
-		       *name_hash == fxt_string_hash_keyed(&rec->name);
+		open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
+		return !open ||
+		       open->name_hash == fxt_string_hash_keyed(&rec->name);
 	default:
 		return true;
+	}
+}
+
+/*
+ * A task buffer's new async begin joins its process's share: the id goes
+ * last in async_ids, the entry at open notes where.
+ */
+static int async_share_add(struct pid_share *share, struct async_open *open,
+			   uint64_t id)
+{
+	uint64_t cap = share->async_cap ? 2 * share->async_cap : ASYNC_IDS_MIN;
+	uint64_t *ids;
+
+	if (share->asyncs == share->async_cap) {
+		ids = realloc(share->async_ids, cap * sizeof(*ids));
+		if (!ids)
+			return -ENOMEM;
+		share->async_ids = ids;
+		share->async_cap = cap;
+	}
+	share->async_ids[share->asyncs++] = id;
+	open->slot = share->asyncs;
+	return 0;
+}
+
+/*
+ * The share's async at open ended: the share's last id takes its place.
+ * open is not used after this (the map moves entries as they go).  A list
+ * a quarter full is halved, down to ASYNC_IDS_MIN, so that its room stays
+ * within 4 times its open asyncs: a process does not keep the room of the
+ * most it ever had open.
+ */
+static void async_share_del(struct output *o, uint64_t pid,
+			    struct pid_share *share,
+			    const struct async_open *open)
+{
+	uint64_t i = open->slot - 1, last_id, *ids;
+	struct async_open *moved;
+
+	last_id = share->async_ids[--share->asyncs];
+	if (i != share->asyncs) {
+		share->async_ids[i] = last_id;
+		moved = fxt_map_get(&o->asyncs, pid, last_id);
+		moved->slot = i + 1;
+	}
+	if (share->async_cap <= ASYNC_IDS_MIN ||
+	    share->asyncs > share->async_cap / 4)
+		return;
+	/* Failing, the list stays as large: still right. */
+	ids = realloc(share->async_ids,
+		      share->async_cap / 2 * sizeof(*ids));
+	if (ids) {
+		share->async_ids = ids;
+		share->async_cap /= 2;
 	}
 }
 
@@ -739,36 +810,40 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 static int async_written(struct output *o, const struct drain_buffer *db,
 			 const struct fxt_record *rec)
 {
+	uint64_t pid = rec->thread.pid;
 	struct pid_share *share;
-	uint64_t *name_hash;
+	struct async_open *open;
 	int created;
 
 	if (rec->type != FXT_REC_EVENT)
 		return 0;
 	switch (rec->subtype) {
 	case FXT_EVENT_ASYNC_BEGIN:
-		name_hash = fxt_map_put(&o->asyncs, rec->thread.pid, rec->id,
-					&created);
-		if (!name_hash)
+		open = fxt_map_put(&o->asyncs, pid, rec->id, &created);
+		if (!open)
 			return -ENOMEM;
-		*name_hash = fxt_string_hash_keyed(&rec->name);
-		break;
+		open->name_hash = fxt_string_hash_keyed(&rec->name);
+		/* A task buffer's pid is its record's (attributable()). */
+		share = created && db->kind == FXTRACE_BUFFER_TASK ?
+			fxt_map_get(&o->pids, pid, 0) : NULL;
+		if (share && async_share_add(share, open, rec->id)) {
+			fxt_map_del(&o->asyncs, pid, rec->id);
+			return -ENOMEM;
+		}
+		return 0;
 	case FXT_EVENT_ASYNC_END:
-		created = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id) != NULL;
-		if (created)
-			fxt_map_del(&o->asyncs, rec->thread.pid, rec->id);
-		break;
+		open = fxt_map_get(&o->asyncs, pid, rec->id);
+		if (!open)
+			return 0;
+		/* Whichever buffer ends it, the share that counts it. */
+		if (open->slot)
+			async_share_del(o, pid, fxt_map_get(&o->pids, pid, 0),
+					open);
+		fxt_map_del(&o->asyncs, pid, rec->id);
+		return 0;
 	default:
 		return 0;
 	}
-	/* The share of a task buffer's process: one more open, or one less. */
-	share = db->kind == FXTRACE_BUFFER_TASK ?
-		fxt_map_get(&o->pids, db->pid, 0) : NULL;
-	if (share && created && rec->subtype == FXT_EVENT_ASYNC_BEGIN)
-		share->asyncs++;
-	else if (share && created && share->asyncs)
-		share->asyncs--;
-	return 0;
 }
 
 /*
@@ -862,6 +937,11 @@ static int lost_written(struct output *o, const struct drain_buffer *db,
 			break;
 	if (i == rec->nargs)
 		return 0;
+	if (o->lost.count >= LOST_PIDS_MAX &&
+	    !fxt_map_get(&o->lost, db->pid, 0)) {
+		o->lost_unlisted++;
+		return 0;
+	}
 	lost = fxt_map_put(&o->lost, db->pid, 0, &created);
 	if (!lost)
 		return -ENOMEM;
@@ -905,6 +985,9 @@ void output_report_lost(const struct output *o, FILE *f)
 			(unsigned long long)rows[i][0],
 			(unsigned long long)rows[i][1]);
 	free(rows);
+	if (o->lost_unlisted)
+		fprintf(f, "fxtrace-drain: %llu reports of events lost without a buffer by processes past the first %u: not listed (their counters are in the trace)\n",
+			(unsigned long long)o->lost_unlisted, LOST_PIDS_MAX);
 }
 
 /* Of a task buffer's string bytes, those the session's bound counts. */

@@ -2,7 +2,11 @@
 #
 # libfxtread.a, the strict FXT decoder (fxt_reader.h), and its tests.
 
-READER_OBJS := $(addprefix $(B)/obj/user/reader/,fxt_decode.o fxt_reader.o fxt_map.o)
+READER_OBJS := $(addprefix $(B)/obj/user/reader/,fxt_decode.o fxt_reader.o fxt_map.o \
+	trace_keep.o)
+
+# What fxtrace recover could save, found by the drainer's flush mark.
+$(B)/obj/user/reader/trace_keep.o: CFLAGS_USER += -Iuser/drain
 
 $(B)/lib/libfxtread.a: $(READER_OBJS)
 	$(archive)

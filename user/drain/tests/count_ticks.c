@@ -4,7 +4,9 @@
  * and the drops the "fxtrace:dropped" counters of the threads that emitted
  * them report (other buffers may have drops of their own).  Each thread's i
  * arguments must increase strictly: a record written twice or out of order
- * fails.  Prints "ticks N", "threads N", "dropped N", "invalid N", then
+ * fails.  Prints "ticks N", "threads N", "dropped N", "invalid N",
+ * "records N" (the records of buffers the drainer's summary counts: all in
+ * providers' sections but their announcements and its drop counters), then
  * what the hostile producers of garbage.c try to get into the file:
  * "async N" (the honest "app:honest-op" async begins), "fake N" (kernel
  * objects named "fake-systemd"), "badcomm N" (threads named "bad" U+FFFD
@@ -32,6 +34,7 @@ struct counts {
 	struct thread threads[THREADS_MAX];
 	unsigned int nthreads;
 	uint64_t disorder;
+	uint64_t records;
 	uint64_t async, fake, badcomm, blob, names;
 };
 
@@ -93,11 +96,17 @@ static int on_record(void *ctx, const struct fxt_record *rec)
 	struct thread *t;
 
 	count_attacks(c, rec);
+	if (rec->type == FXT_REC_METADATA || rec->type == FXT_REC_INIT ||
+	    !rec->provider_id)
+		return 0;
+	c->records++;
 	if (rec->type != FXT_REC_EVENT)
 		return 0;
 	if (rec->subtype == FXT_EVENT_COUNTER &&
 	    fxt_string_is(&rec->category, "fxtrace") &&
 	    fxt_string_is(&rec->name, "dropped")) {
+		/* The drainer's, not the buffer's own (output_drops()). */
+		c->records--;
 		t = thread_of(c, rec->thread.tid);
 		if (!t)
 			return -ENOSPC;
@@ -153,9 +162,9 @@ int main(int argc, char **argv)
 		dropped += c.threads[i].dropped;
 		invalid += c.threads[i].invalid;
 	}
-	printf("ticks %llu\nthreads %u\ndropped %llu\ninvalid %llu\n",
+	printf("ticks %llu\nthreads %u\ndropped %llu\ninvalid %llu\nrecords %llu\n",
 	       (unsigned long long)ticks, threads, (unsigned long long)dropped,
-	       (unsigned long long)invalid);
+	       (unsigned long long)invalid, (unsigned long long)c.records);
 	printf("async %llu\nfake %llu\nbadcomm %llu\nblob %llu\nnames %llu\n",
 	       (unsigned long long)c.async, (unsigned long long)c.fake,
 	       (unsigned long long)c.badcomm, (unsigned long long)c.blob,

@@ -4,7 +4,7 @@
 # Description: fxtrace-drain end to end, in the guest with fxtrace.ko
 # loaded: exact event counts through many streaming saves, garbage
 # producers next to an honest one, every mode, stop by signal, a
-# flight-recorder snapshot.  Every
+# flight-recorder snapshot, a killed drainer's unfinished trace kept.  Every
 # trace must pass `fxtrace check --strict`.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -239,6 +239,18 @@ result $? "snapshot-hostile: it holds the honest producer's ticks"
 count flight-hostile fake 0
 count flight-hostile names 0
 count flight-hostile blob 0
+
+# -o naming a trace a killed drainer left unfinished: refused, unchanged,
+# as `fxtrace record -o` refuses it ('fxtrace recover' would save it).
+# The drainer used to truncate it and write its own trace there.
+unfinished_trace "$out/killed.fxt"
+cp "$out/killed.fxt" "$out/killed.orig"
+"$bin/fxtrace-drain" -q -o "$out/killed.fxt" -- true 2>"$out/killed.stderr"
+rc=$?
+sed 's/^/# /' "$out/killed.stderr"
+((rc == 1)) && cmp -s "$out/killed.fxt" "$out/killed.orig" &&
+	grep -q 'killed.fxt is a trace fxtrace-drain has not finished' "$out/killed.stderr"
+result $? "unfinished: -o a killed drainer's trace is refused (exit $rc), unchanged"
 
 echo "1..$n"
 exit $failed

@@ -9,7 +9,10 @@
 # Initialize fails (ENOTTY) on the same path as EBUSY.  The existing
 # output must be unchanged; a symlink, or another user's file or FIFO, at
 # the name is refused with what it is unchanged; a new output is mode 0600.
-# Skips without root or
+# A trace a killed drainer left unfinished (bytes after its flush mark) and
+# a libfxtrace spool are refused before Initialize, as `fxtrace record -o`
+# refuses them (tools/fxtrace/tests/output_keep_test.sh); a finished trace
+# is not.  Skips without root or
 # `unshare -m`.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -70,6 +73,28 @@ timeout 10 bash -c "$(declare -f drain); out=$out bin=$bin drain $out/planted.fi
 rc=$?
 [[ $rc == 1 ]] && grep -q "another user's file" "$out/drain.err"
 result $? "-o ANOTHER USER'S FIFO with no reader: refused at once (exit $rc), not waited on"
+
+unfinished_trace "$out/killed.fxt"
+cp "$out/killed.fxt" "$out/killed.orig"
+drain "$out/killed.fxt"
+[[ $? == 1 ]] && cmp -s "$out/killed.fxt" "$out/killed.orig" &&
+	grep -q "killed.fxt is a trace fxtrace-drain has not finished (its drainer still writes it, or was killed): it is not overwritten (after a kill, 'fxtrace recover $out/killed.fxt' keeps what the drainer flushed to it; give -o another FILE)" "$out/drain.err" &&
+	! grep -q 'cannot initialize' "$out/drain.err"
+result $? "-o A KILLED DRAINER'S UNFINISHED TRACE is refused before Initialize, unchanged"
+# A spool: a buffer header's magic ("FXB1") at 0.
+{ printf 'FXB1'; head -c 4092 /dev/zero; } >"$out/app.spool"
+cp "$out/app.spool" "$out/spool.orig"
+drain "$out/app.spool"
+[[ $? == 1 ]] && cmp -s "$out/app.spool" "$out/spool.orig" &&
+	grep -q "app.spool is a libfxtrace spool: it is not overwritten ('fxtrace recover $out/app.spool' saves its records; give -o another FILE)" "$out/drain.err" &&
+	! grep -q 'cannot initialize' "$out/drain.err"
+result $? "-o A SPOOL is refused before Initialize, unchanged"
+# Cut at its flush mark: finished.
+unfinished_trace "$out/finished.fxt"
+truncate -s 56 "$out/finished.fxt"
+drain "$out/finished.fxt"
+[[ $? == 1 ]] && grep -q 'cannot initialize' "$out/drain.err"
+result $? "-o A FINISHED TRACE goes on to Initialize, to be replaced"
 
 echo "1..$n"
 exit $failed

@@ -2256,6 +2256,298 @@ static int test_async_session_bound(void)
 }
 
 /*
+ * Linked with --wrap=fxt_map_next and --wrap=malloc (build.mk): the map
+ * slots any walk visits, and malloc() failing while malloc_fails is set.
+ */
+void *__real_fxt_map_next(const struct fxt_map *m, size_t *pos, uint64_t *k1,
+			  uint64_t *k2);
+void *__real_malloc(size_t size);
+static size_t slots_walked;
+static bool malloc_fails;
+
+void *__wrap_fxt_map_next(const struct fxt_map *m, size_t *pos, uint64_t *k1,
+			  uint64_t *k2)
+{
+	size_t from = *pos;
+	void *v = __real_fxt_map_next(m, pos, k1, k2);
+
+	slots_walked += *pos - from;
+	return v;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return malloc_fails ? NULL : __real_malloc(size);
+}
+
+/*
+ * Linked with --wrap=realloc too: while list_realloc_fails is set, a
+ * realloc() to 128 bytes fails, the room of a process's first list of open
+ * async ids (16 ids), which no other realloc() of the output path asks
+ * for while one async begin is judged (its chunk takes 4 KiB, its scratch
+ * the 40 bytes of the begin).
+ */
+void *__real_realloc(void *ptr, size_t size);
+static bool list_realloc_fails;
+
+void *__wrap_realloc(void *ptr, size_t size)
+{
+	return list_realloc_fails && size == 128 ? NULL :
+	       __real_realloc(ptr, size);
+}
+
+/*
+ * A process's last buffer retiring forgets its open asyncs, and only its
+ * own, without walking the table and without allocating.  Before, the
+ * whole table was walked for them (up to 2^19 slots at each such exit,
+ * while other producers' halves waited), and if malloc() failed there the
+ * share was zeroed while the entries stayed.  Processes 5000 and 5002 each
+ * open 3 and end the first (their last id takes its place in the share),
+ * 4 others hold 4 x 16,384; 5002 retires with malloc() failing.
+ */
+static int test_async_forget_own(void)
+{
+	const size_t share = 16384, words = share * 5;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db[6];
+	struct fake f[6];
+	size_t n;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < 6; p++) {
+		pid = p < 4 ? 1000 + 2 * p : 5000 + 2 * (p - 4);
+		fake_new(&f[p], 40 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		n = async_begins(w, pid, pid + 1, p < 4 ? share : 3, 1);
+		if (p >= 4)
+			n += event(w + n, FXT_EVENT_ASYNC_END, START + SECOND,
+				   pid, pid + 1, "", 1);
+		put_words(&f[p], w, n);
+		db[p] = drain_rest(&f[p]);
+		ASSERT_EQ(p < 4 ? share : 4, db[p]->records);
+	}
+	ASSERT_EQ(4 * share + 4, out.asyncs.count);
+	slots_walked = 0;
+	output_retire(&out, db[4]);
+	ASSERT_EQ(0, slots_walked);
+	ASSERT_EQ(4 * share + 2, out.asyncs.count);
+	malloc_fails = true;
+	output_retire(&out, db[5]);
+	malloc_fails = false;
+	ASSERT_EQ(4 * share, out.asyncs.count);
+	for (pid = 5000; pid <= 5002; pid += 2) {
+		ASSERT_TRUE(!fxt_map_get(&out.asyncs, pid, 2));
+		ASSERT_TRUE(!fxt_map_get(&out.asyncs, pid, 3));
+	}
+	ASSERT_TRUE(fxt_map_get(&out.asyncs, 1000, share));
+	for (p = 0; p < 6; p++)
+		fake_free(&f[p]);
+	free(w);
+	return 0;
+}
+
+/*
+ * A process's async begin when its list of open ids cannot be allocated:
+ * refused as invalid, with no entry left in the table (which its
+ * retirement, knowing only the list, would never forget) and nothing
+ * counted; the same begin again, allocated, is written and forgotten at
+ * the retirement.
+ */
+static int test_async_list_enomem(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct fake f;
+	__u64 w[8];
+
+	start();
+	fake_new(&f, 70, FXTRACE_BUFFER_TASK, 4000, 4001, 1 << 12, 0, NULL);
+	put_words(&f, w, event(w, FXT_EVENT_ASYNC_BEGIN, t, 4000, 4001, "",
+			       1));
+	list_realloc_fails = true;
+	db = drain_rest(&f);
+	list_realloc_fails = false;
+	ASSERT_EQ(0, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(0, out.asyncs.count);
+	put_words(&f, w, event(w, FXT_EVENT_ASYNC_BEGIN, t, 4000, 4001, "",
+			       1));
+	drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(1, out.asyncs.count);
+	output_retire(&out, db);
+	ASSERT_EQ(0, out.asyncs.count);
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * An async's end gives back its place in the share of the process whose
+ * task buffer began it, whichever buffer writes the end, and only then; a
+ * begin of an id already open takes no second place.  Before 83fdaa2 the
+ * share was that of the buffer writing the end: a kernel buffer's end of
+ * a process's async gave its place back to nobody, a process's end of a
+ * kernel buffer's async gave back one never taken.  Process 3000 opens
+ * 1..3 and the kernel buffer ends 2; process 3002 opens 1..2, the kernel
+ * buffer begins 10 for it, 3002 ends 10 and begins 1 again.  Each then
+ * has exactly 16,382 more begins accepted, and its buffer's retirement
+ * leaves none of its asyncs open.
+ */
+static int test_async_end_any_buffer(void)
+{
+	const size_t share = 16384, words = (share + 8) * 6;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db[2], *kernel;
+	struct fake f[2], k;
+	__u32 p, pid;
+	size_t n;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&k, 60, FXTRACE_BUFFER_KERNEL, 0, 0, 1 << 16, 0, NULL);
+	for (p = 0; p < 2; p++) {
+		pid = 3000 + 2 * p;
+		fake_new(&f[p], 61 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 2 * words * 8 + 4096, 0, NULL);
+		put_words(&f[p], w, async_begins(w, pid, pid + 1, 3 - p, 1));
+		db[p] = drain_rest(&f[p]);
+		ASSERT_EQ(3 - p, db[p]->records);
+	}
+	n = event(w, FXT_EVENT_ASYNC_END, t, 3000, 3001, "", 2);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t, 3002, 3003, "", 10);
+	put_words(&k, w, n);
+	kernel = drain_rest(&k);
+	ASSERT_EQ(2, kernel->records);
+	n = event(w, FXT_EVENT_ASYNC_END, t, 3002, 3003, "", 10);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t, 3002, 3003, "", 1);
+	put_words(&f[1], w, n);
+	ASSERT_EQ(4, drain_rest(&f[1])->records);
+	ASSERT_EQ(4, out.asyncs.count);
+	for (p = 0; p < 2; p++) {
+		pid = 3000 + 2 * p;
+		put_words(&f[p], w, async_begins(w, pid, pid + 1, share - 1,
+						 100));
+		drain_rest(&f[p]);
+		ASSERT_EQ(share - 2, db[p]->records - (3 - p) - 2 * p);
+		ASSERT_EQ(1, db[p]->refused[REFUSED_ASYNC]);
+	}
+	ASSERT_EQ(2 * share, out.asyncs.count);
+	for (p = 0; p < 2; p++) {
+		output_retire(&out, db[p]);
+		ASSERT_EQ((1 - p) * share, out.asyncs.count);
+		fake_free(&f[p]);
+	}
+	fake_free(&k);
+	free(w);
+	return 0;
+}
+
+/*
+ * A process's list of its open async ids gives back its room as they end:
+ * before, each process kept the room of the most it ever had open (128
+ * KiB after 16,384), so 65,536 processes (max_task_buffers' limit) taking
+ * turns to open 16,384 and end them held 8 GiB while the session's bound
+ * allowed 262,144 open.  32 processes do so in turn, their buffers live;
+ * the heap in use (mallinfo2, large blocks included) after the last 24
+ * must stay within 256 KiB of where it was after the first 8.
+ */
+static int test_async_list_shrinks(void)
+{
+	const size_t share = 16384, words = 2 * share * 5, procs = 32;
+	__u64 *w = malloc(words * 8);
+	size_t n, i, before = 0, after;
+	struct drain_buffer *db;
+	struct mallinfo2 mi;
+	struct fake f;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < procs; p++) {
+		pid = 1000 + 2 * p;
+		fake_new(&f, 40 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		n = async_begins(w, pid, pid + 1, share, 1);
+		for (i = 0; i < share; i++)
+			n += event(w + n, FXT_EVENT_ASYNC_END, START + SECOND,
+				   pid, pid + 1, "", 1 + i);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(2 * share, db->records);
+		ASSERT_EQ(0, out.asyncs.count);
+		fake_free(&f);
+		file.len = 0;
+		out.offset = 0;
+		if (p == 7) {
+			mi = mallinfo2();
+			before = mi.uordblks + mi.hblkhd;
+		}
+	}
+	mi = mallinfo2();
+	after = mi.uordblks + mi.hblkhd;
+	printf("# heap in use after 8 processes %zu bytes, after 32 %zu bytes\n",
+	       before, after);
+	ASSERT_CMP(after, <, before + (256 << 10));
+	free(w);
+	return 0;
+}
+
+/*
+ * The summary lists events lost without a buffer for the first 32,768
+ * processes to report them, and counts the reports of later ones: before,
+ * the table and the summary held a line per pid, up to pid_max (4,194,304
+ * processes forked over a session).  32,769 processes report 1 + their
+ * number, the first one again (listed: updated), the last twice.
+ */
+static int test_lost_events_bounded(void)
+{
+	static const char first[] = "fxtrace-drain: pid 1000: 7 events lost without a buffer (as its producer reports)\n";
+	const __u32 procs = LOST_PIDS_MAX + 1;
+	char *text = NULL, *line;
+	size_t text_len = 0, lines = 0;
+	struct drain_buffer *db;
+	struct fake f;
+	__u64 w[32];
+	__u32 p, pid, n;
+	FILE *fp;
+
+	start();
+	for (p = 0; p < procs; p++) {
+		pid = 1000 + 2 * p;
+		fake_new(&f, 100 + p, FXTRACE_BUFFER_TASK, pid, pid + 1, 4096,
+			 0, NULL);
+		n = lost_counter(w, START + SECOND, pid, pid + 1,
+				 FXT_ARG_UINT64, 1 + p);
+		if (p == 0 || p == procs - 1)
+			n += lost_counter(w + n, START + 2 * SECOND, pid,
+					  pid + 1, FXT_ARG_UINT64, 7);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(p == 0 || p == procs - 1 ? 2 : 1, db->records);
+		output_retire(&out, db);
+		fake_free(&f);
+		file.len = 0;
+		out.offset = 0;
+	}
+	ASSERT_EQ(LOST_PIDS_MAX, out.lost.count);
+	fp = open_memstream(&text, &text_len);
+	ASSERT_TRUE(fp);
+	output_report_lost(&out, fp);
+	fclose(fp);
+	for (line = text; (line = strchr(line, '\n')); line++)
+		lines++;
+	ASSERT_EQ(LOST_PIDS_MAX + 1, lines);
+	ASSERT_TRUE(!strncmp(text, first, strlen(first)));
+	ASSERT_TRUE(strstr(text, "fxtrace-drain: pid 66534: 32768 events lost without a buffer (as its producer reports)\n"
+			   "fxtrace-drain: 2 reports of events lost without a buffer by processes past the first 32768: not listed (their counters are in the trace)\n"));
+	free(text);
+	return 0;
+}
+
+/*
  * Only counter 0 of category "fxtrace" is a report of events lost
  * without a buffer; of two at the same time, the one drained last wins.
  */
@@ -2889,7 +3181,12 @@ static const struct tap_test tests[] = {
 	{ "a process whose flows ended keeps its share", test_flows_ended_share },
 	{ "the session's bound of open flows", test_flow_session_bound },
 	{ "the session's bound of open async slices", test_async_session_bound },
+	{ "a retiring process forgets its own asyncs: no walk, no allocation", test_async_forget_own },
+	{ "an async's end frees its place in its opener's share, whoever ends it", test_async_end_any_buffer },
+	{ "an async begin whose list cannot grow is refused, no entry left", test_async_list_enomem },
+	{ "a process's list of open asyncs gives back its room", test_async_list_shrinks },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
+	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
 	{ "a large record past 4095 words is framed by its whole size", test_large_framed },
 	{ "an unframed durable part is refused once; a committed offset moved back", test_durable_moves },

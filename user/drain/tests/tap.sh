@@ -43,3 +43,11 @@ exact() {
 	[[ $reported == "$dropped" ]]
 	result $? "$name: the trace reports the producer's drops"
 }
+
+# unfinished_trace FILE: a drainer's trace mimicked, as a killed drainer
+# leaves it: magic, a flush mark at 0x38 (its end), 64 bytes after it.
+unfinished_trace() {
+	printf '\x10\x00\x04\x46\x78\x54\x16\x00\x62\x00\xff\x7f\x22\x00\x00\x00%s\0\0\0\0\0\0' \
+		'fxtrace:flushed 0x0000000000000038' >"$1"
+	head -c 64 /dev/zero | tr '\0' x >>"$1"
+}

@@ -46,8 +46,8 @@ library=(user/reader/fxt_decode.c user/reader/fxt_reader.c user/reader/fxt_map.c
 printers=(tools/fxtrace/dump.c tools/fxtrace/stats.c tools/fxtrace/export.c
 	  tools/fxtrace/select.c tools/fxtrace/report.c tools/fxtrace/report_print.c
 	  tools/fxtrace/report_html.c
-	  tools/fxtrace/common.c tools/fxtrace/usage.c user/control/size.c
-	  user/control/output_file.c)
+	  tools/fxtrace/common.c user/reader/trace_keep.c tools/fxtrace/usage.c
+	  user/control/size.c user/control/output_file.c)
 control=(user/control/spool.c user/control/write.c user/control/fxtctl.c)
 drain=(user/drain/output.c user/drain/fastpass.c user/drain/tests/output_harness.c
        user/reader/tests/vectors.c user/control/fxtctl.c)
