@@ -5,7 +5,8 @@
 # filled in as `make install` does, passes `systemd-analyze verify` and
 # keeps its sandbox: `systemd-analyze security --offline=yes` must rate
 # its exposure 1.0 or less (0.9 when written; 9.6 without the sandbox,
-# Documentation/install.rst).  Skips without systemd-analyze.  Prints TAP.
+# Documentation/install.rst), and its ExecStartPre keeps the last run's
+# trace.  Skips without systemd-analyze.  Prints TAP.
 # B (default build) is the build directory.
 
 set -uo pipefail
@@ -44,6 +45,29 @@ make_unit /usr/bin /etc "$tmp/installed"
 rc=$?
 grep -v '✓' "$tmp/security.log" | sed 's/^/# /'
 result $rc "systemd-analyze security: $(grep -o 'exposure level.*' "$tmp/security.log"), at most 1.0"
+
+# ExecStartPre keeps the last run's trace as OUTPUT.previous, OUTPUT being
+# recorder.conf's output: a crash leaves it unfinished, and the drainer
+# refuses to overwrite an unfinished trace, so without the move the
+# recorder would not start again.
+output=$(sed -n 's/^output = //p' "$root/dist/fxtrace/recorder.conf")
+pre=$(sed -n 's/^ExecStartPre=//p' "$root/dist/systemd/$unit")
+[[ -n $output && $pre == *"test ! -e $output || exec mv -f $output $output.previous'" ]]
+result $? "ExecStartPre moves recorder.conf's output ($output) to $output.previous"
+# Run it (its shell command) on a stand-in of the state directory.
+state=$tmp/state
+mkdir -p "$state"
+command=$(sed -e "s|^/bin/sh -c '||" -e "s|'\$||" -e "s|$(dirname "$output")|$state|g" <<<"$pre")
+printf 'FXT trace a killed drainer left' >"$state/recorder.fxt"
+cp "$state/recorder.fxt" "$tmp/killed"
+/bin/sh -c "$command"
+rc=$?
+((rc == 0)) && [[ ! -e $state/recorder.fxt ]] && cmp -s "$state/recorder.fxt.previous" "$tmp/killed"
+result $? "ExecStartPre: the last trace moved whole to recorder.fxt.previous (exit $rc)"
+/bin/sh -c "$command"
+rc=$?
+((rc == 0)) && [[ ! -e $state/recorder.fxt ]] && cmp -s "$state/recorder.fxt.previous" "$tmp/killed"
+result $? "ExecStartPre: no trace yet, nothing moved (exit $rc)"
 
 echo "1..$n"
 exit $failed
