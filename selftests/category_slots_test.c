@@ -307,7 +307,7 @@ static int run(const char *cmd, const char *arg)
 FIXTURE(full) {
 	int fd;
 	const char *ko;
-	pid_t owner;	/* owner_session()'s child, or 0 */
+	pid_t owner;	/* owner_session()'s or threaded_start()'s child, or 0 */
 	int done;	/* its pipe, or -1 */
 	struct registrar reg;	/* a registrar_start()'s child, pid 0 if none */
 	int ctl;	/* the second root session's controller, or -1 */
