@@ -659,9 +659,11 @@ static void fxt_vm_close(struct vm_area_struct *vma)
 	/*
 	 * munmap, exec or exit of the producer's process.  Only the mapping
 	 * mmap() made counts: a copy a refused mremap() made and unmaps
-	 * again does not retire the buffer.
+	 * again does not retire the buffer.  The pointer may be stale (the
+	 * producer's VMA freed, its memory reused for this one): then the
+	 * buffer is retired already, and retiring it again does nothing.
 	 */
-	if (buf->producer_vma == vma)
+	if (READ_ONCE(buf->producer_vma) == vma)
 		fxt_buffer_retire(buf);
 	fxt_buffer_put(buf);
 }
@@ -814,9 +816,20 @@ static int fxt_insert_pfns(struct vm_area_struct *vma, struct page **pages)
 	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
 		ret = vmf_insert_pfn(vma, addr, page_to_pfn(*pages++));
 		if (ret != VM_FAULT_NOPAGE)
-			return ret == VM_FAULT_OOM ? -ENOMEM : -EFAULT;
+			goto undo;
 	}
 	return 0;
+undo:
+	/*
+	 * A PFN entry holds no page reference, and fxt_mmap() drops the
+	 * buffer's when this fails: a RELEASE from another thread could free
+	 * the pages before the failed mmap() unmaps the VMA, while its other
+	 * threads can still read them.  Zap what was inserted now, as
+	 * remap_pfn_range() does on failure ("A partial pfn range mapping
+	 * is dangerous").
+	 */
+	zap_vma_ptes(vma, vma->vm_start, addr - vma->vm_start);
+	return ret == VM_FAULT_OOM ? -ENOMEM : -EFAULT;
 }
 
 int fxt_mmap(struct file *file, struct vm_area_struct *vma)
@@ -872,7 +885,11 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 		ret = vm_insert_pages(vma, vma->vm_start, buf->pages + first,
 				      &npages);
 	if (ret) {
-		/* No vm_ops yet: the pages inserted go with the VMA. */
+		/*
+		 * No vm_ops yet.  fxt_insert_pfns() zapped its PFN entries;
+		 * vm_insert_pages() took a reference on each page it
+		 * inserted, which the failed mmap()'s unmap drops.
+		 */
 		if (part == FXTRACE_MMAP_PRODUCER)
 			clear_bit(FXT_BUF_MAPPED, &buf->flags);
 		fxt_buffer_put(buf);
@@ -894,9 +911,12 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	}
 	vma->vm_private_data = buf;
 	vma->vm_ops = &fxt_buffer_vm_ops;
-	/* Read by fxt_vm_close() only, under this mm's mmap_lock too. */
+	/*
+	 * Read by fxt_vm_close() of any mapping of the buffer, under another
+	 * mm's mmap_lock for a controller's READER part: hence WRITE_ONCE().
+	 */
 	if (part == FXTRACE_MMAP_PRODUCER)
-		buf->producer_vma = vma;
+		WRITE_ONCE(buf->producer_vma, vma);
 	return 0;
 }
 

@@ -333,6 +333,8 @@ kuid_t fxt_current_owner(void)
  * Whether uid may take the reserved slots: root and the users the running
  * session traces, its owner and the user the process its pid filter names
  * is charged to, as with sudo fxtrace record -u USER (fxt_lock held).
+ * Events match the filter by tgid (fxt_traced()), so the process is its
+ * leader's: a filter naming another thread traces no one.
  */
 static bool fxt_category_reserve_ok(kuid_t uid)
 {
@@ -349,7 +351,7 @@ static bool fxt_category_reserve_ok(kuid_t uid)
 	if (!s->filter_pid)
 		return false;
 	rcu_read_lock();
-	t = pid_task(s->filter_pid, PIDTYPE_PID);
+	t = pid_task(s->filter_pid, PIDTYPE_TGID);
 	traced = t && uid_eq(uid, fxt_cred_owner(__task_cred(t)));
 	rcu_read_unlock();
 	return traced;

@@ -12,6 +12,8 @@
  * nosess and sess: hostile.h.
  */
 
+#include <sys/uio.h>
+
 #include "hostile.h"
 
 /* ---- 5. CPU and KERNEL buffers ----------------------------------------- */
@@ -573,6 +575,75 @@ TEST_F(sess, reader_mmap)
 					   2 * PG + DATA_SIZE, PROT_READ));
 	ASSERT_MMAP_ERRNO(EINVAL, map_part(self->fd, a.buffer_id, 0, PG, PROT_READ));
 	ASSERT_MMAP_ERRNO(EINVAL, map_part(self->fd, a.buffer_id, 7, PG, PROT_READ));
+}
+
+/*
+ * Writes that ignore a mapping's protection (FOLL_FORCE through
+ * /proc/PID/mem, process_vm_writev()) reach none of the read-only parts,
+ * whether mapped page by page (an owner's HEADER) or by frame number
+ * (READER), nor the session page; and the parts refuse what would copy or
+ * move their pages (MREMAP_DONTUNMAP, MADV_DOFORK of a PRODUCER part,
+ * MADV_DONTNEED of a READER part, MADV_WIPEONFORK).
+ */
+TEST_F(sess, readonly_parts_refuse_forced_writes)
+{
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_buffer_info bi;
+	const struct fxtrace_session_page *sp;
+	struct fxtrace_attach a;
+	struct iovec local, remote;
+	char *m, *r, junk[8] = "junk";
+	const char *ro[3];
+	int mem, i;
+
+	ASSERT_EQ(0, attach(self->fd2, &a));
+	m = mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd2,
+		 a.producer_offset);
+	ASSERT_NE(MAP_FAILED, m);
+	h = map_header(self->fd2, a.buffer_id);
+	ASSERT_NE(NULL, h);
+	ASSERT_EQ(0, buffer_info(self->fd, a.buffer_id, &bi));
+	r = mmap(NULL, bi.reader_size, PROT_READ, MAP_SHARED, self->fd, bi.reader_offset);
+	ASSERT_NE(MAP_FAILED, r);
+	sp = map_session(self->fd);
+	ASSERT_NE(NULL, sp);
+	ro[0] = (const char *)h;
+	ro[1] = r;
+	ro[2] = (const char *)sp;
+
+	mem = open("/proc/self/mem", O_RDWR);
+	ASSERT_LE(0, mem);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(-1, pwrite(mem, junk, sizeof(junk), (off_t)(uintptr_t)ro[i]));
+		EXPECT_EQ(EIO, errno) TH_LOG("/proc/self/mem into mapping %d", i);
+		local.iov_base = junk;
+		local.iov_len = sizeof(junk);
+		remote.iov_base = (void *)ro[i];
+		remote.iov_len = sizeof(junk);
+		EXPECT_EQ(-1, process_vm_writev(getpid(), &local, 1, &remote, 1, 0));
+		EXPECT_EQ(EFAULT, errno) TH_LOG("process_vm_writev into mapping %d", i);
+		EXPECT_NE(0, memcmp(ro[i], junk, sizeof(junk)));
+	}
+	close(mem);
+	EXPECT_EQ(FXTRACE_BUFFER_MAGIC, h->magic);
+	EXPECT_EQ(a.buffer_id, h->id);
+
+	ASSERT_EQ(MAP_FAILED, mremap(r, bi.reader_size, bi.reader_size,
+				     MREMAP_MAYMOVE | MREMAP_DONTUNMAP));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(MAP_FAILED, mremap((void *)h, PG, PG, MREMAP_MAYMOVE | MREMAP_DONTUNMAP));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(MAP_FAILED, mremap(m, a.producer_size, a.producer_size,
+				     MREMAP_MAYMOVE | MREMAP_DONTUNMAP));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_ERRNO(EINVAL, madvise(m, a.producer_size, MADV_DOFORK));
+	ASSERT_ERRNO(EINVAL, madvise(m, a.producer_size, MADV_WIPEONFORK));
+	ASSERT_ERRNO(EINVAL, madvise(r, bi.reader_size, MADV_DONTNEED));
+	ASSERT_ERRNO(EINVAL, madvise(r, bi.reader_size, MADV_WIPEONFORK));
+	/* Still one buffer, mapped, active. */
+	((volatile __u64 *)(m + PG))[100] = 42;
+	EXPECT_EQ(42, ((volatile __u64 *)(r + h->data_offset))[100]);
+	EXPECT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
 }
 
 TEST_HARNESS_MAIN

@@ -28,6 +28,7 @@
 #define OTHER		60101	/* neither tenant nor owner */
 #define NS_OWNER	60102	/* made a user namespace */
 #define NS_SUB		60103	/* its uid 0: a subordinate uid of NS_OWNER */
+#define THREADED	60104	/* runs a process with a second thread */
 
 /* The number of slots in use: the first one CATEGORY_NAME finds empty. */
 static int slots_used(int fd)
@@ -234,6 +235,64 @@ static pid_t owner_session(uid_t uid, int *done)
 	return pid;
 }
 
+/* The second thread: tells its id on pipes[1], then waits on pipes[0]. */
+static void *thread_wait(void *arg)
+{
+	int *pipes = arg;
+	pid_t tid = sys_gettid();
+	char c;
+
+	if (write(pipes[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	/* Until its process ends: EOF on the gate, or the process's exit. */
+	while (read(pipes[0], &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/*
+ * Forks a process running as uid with a second thread, kept until *done
+ * is closed.  Returns its pid, and that thread's id in *tid, or -1.
+ */
+static pid_t threaded_start(uid_t uid, pid_t *tid, int *done)
+{
+	int ready[2], gate[2];
+	pid_t pid;
+
+	if (pipe(ready))
+		return -1;
+	if (pipe(gate)) {
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int pipes[2] = { gate[0], ready[1] };
+		pthread_t thread;
+
+		close(ready[0]);
+		close(gate[1]);
+		if (become(uid) ||
+		    pthread_create(&thread, NULL, thread_wait, pipes))
+			_exit(1);
+		pthread_join(thread, NULL);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(gate[0]);
+	if (pid < 0 || read(ready[0], tid, sizeof(*tid)) != sizeof(*tid)) {
+		close(ready[0]);
+		close(gate[1]);
+		if (pid > 0)
+			wait_child(pid);
+		return -1;
+	}
+	close(ready[0]);
+	*done = gate[1];
+	return pid;
+}
+
 static int run(const char *cmd, const char *arg)
 {
 	pid_t pid = fork();
@@ -248,7 +307,7 @@ static int run(const char *cmd, const char *arg)
 FIXTURE(full) {
 	int fd;
 	const char *ko;
-	pid_t owner;	/* owner_session()'s child, or 0 */
+	pid_t owner;	/* owner_session()'s or threaded_start()'s child, or 0 */
 	int done;	/* its pipe, or -1 */
 	struct registrar reg;	/* a registrar_start()'s child, pid 0 if none */
 	int ctl;	/* the second root session's controller, or -1 */
@@ -305,6 +364,7 @@ TEST_F(full, tenants_leave_the_reserve)
 	struct registrar *r = &self->reg;
 	struct fxtrace_config c;
 	char prefix[32];
+	pid_t tid;
 
 	if (!self->ko)
 		SKIP(return, "FXTRACE_KO is not set: the module could not be reloaded");
@@ -388,6 +448,34 @@ TEST_F(full, tenants_leave_the_reserve)
 	ASSERT_EQ(FXT_OPEN_SLOTS + 3, slot);
 	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_TERMINATE));
 	ASSERT_EQ(FXT_OPEN_SLOTS + 4, slots_used(self->fd));
+
+	/*
+	 * Events match the filter by tgid: a filter naming a process's
+	 * second thread traces no one, and that thread's user takes no
+	 * reserved slot; naming the process, it does.  (Before, the
+	 * thread was looked up by its own id: its user took one.)
+	 */
+	self->owner = threaded_start(THREADED, &tid, &self->done);
+	ASSERT_LT(0, self->owner);
+	ASSERT_NE(self->owner, tid);
+	close(self->ctl);
+	self->ctl = dev_open(0);
+	ASSERT_LE(0, self->ctl);
+	c.filter_pid = tid;
+	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(0, names_as(THREADED, "slots.thread", 1, &slot, &e));
+	ASSERT_EQ(ENOSPC, e);
+	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_TERMINATE));
+	close(self->ctl);
+	self->ctl = dev_open(0);
+	ASSERT_LE(0, self->ctl);
+	c.filter_pid = self->owner;
+	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(1, names_as(THREADED, "slots.thread", 1, &slot, &e))
+		TH_LOG("%s", strerror(e));
+	ASSERT_EQ(FXT_OPEN_SLOTS + 4, slot);
+	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_TERMINATE));
+	ASSERT_EQ(FXT_OPEN_SLOTS + 5, slots_used(self->fd));
 }
 
 TEST_HARNESS_MAIN
