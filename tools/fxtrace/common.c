@@ -290,30 +290,6 @@ bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
 	return true;
 }
 
-int fxtrace_create_output(const char *cmd, const char *path, int flags)
-{
-	struct stat st;
-	int fd;
-
-	fd = fxtctl_create_output(path, flags | FXTCTL_OUTPUT_KEEP);
-	if (fd < 0) {
-		fprintf(stderr, "fxtrace %s: %s: %s%s\n", cmd, path,
-			strerror(-fd), fxtctl_output_refusal(fd));
-		return -1;
-	}
-	if (fxtrace_keep_recoverable(cmd, path, fd, FXTRACE_KEEP_MARKED)) {
-		close(fd);
-		return -1;
-	}
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
-		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
-			strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * The pending file (fxtrace.h), removed when a signal ends the command,
  * and the child that gets the signal too; set and cleared with those
