@@ -59,8 +59,11 @@ struct stats {
 	struct thread_count *thread_last;
 	struct cpu_count *cpu_last;
 	/*
-	 * (pid, id ^ name hash, + 1 per other series there) -> drop_series:
-	 * names and ids collide (FNV-1a is not keyed), their series do not.
+	 * (hash of pid and id, hash of the name, + 1 per other series there)
+	 * -> drop_series, the bytes compared.  Keyed hashes: the trace
+	 * chooses names and ids, and with hashes it can compute (FNV-1a) it
+	 * could start every series at one key, each new one walking past
+	 * all the others.
 	 */
 	struct fxt_map drops;
 	struct fxt_map providers;	/* (id, 0) -> provider_drops */
@@ -92,16 +95,22 @@ static struct drop_series *drop_series(struct stats *s,
 				       const struct fxt_record *rec,
 				       const struct fxt_arg *a)
 {
+	const uint64_t where[2] = { rec->thread.pid, rec->id };
+	const struct fxt_string where_bytes = {
+		.ptr = (const char *)where, .len = sizeof(where)
+	};
+	uint64_t k1 = fxt_string_hash_keyed(&where_bytes);
+	uint64_t k2 = fxt_string_hash_keyed(&a->name);
 	uint32_t len = a->name.ptr ? a->name.len : 0;
-	uint64_t k2 = rec->id ^ fxt_string_hash(&a->name);
 	struct drop_series *d;
 	int created;
 
 	for (;; k2++) {
-		d = fxt_map_put(&s->drops, rec->thread.pid, k2, &created);
+		d = fxt_map_put(&s->drops, k1, k2, &created);
 		if (!d || created)
 			break;
-		if (d->counter_id == rec->id && d->key_len == len &&
+		if (d->pid == rec->thread.pid && d->counter_id == rec->id &&
+		    d->key_len == len &&
 		    !memcmp(d->key, a->name.ptr ? a->name.ptr : "", len))
 			return d;
 	}
