@@ -9,7 +9,9 @@
 # series up: 60,000 series whose ids were each the name's FNV-1a XOR one
 # constant all started at one key of the map, each new series walking
 # past the others (quadratic: 3 s for 20,000, 80 s for these 4 MB);
-# the map's keys are keyed hashes now.  On the host.  Prints TAP.
+# the map's keys are keyed hashes now.  Names are printed whole: two that
+# differed past their 63rd byte were printed alike.  On the host.  Prints
+# TAP.
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -71,6 +73,39 @@ series=$(grep -c '^  fxtrace:dropped process 1 id [0-9]* s[0-9]*: 1 (last of 1)$
 sed 's/^/# /' "$tmp/err"
 ((rc == 0 && series == 60000)) && [[ ! -s $tmp/err ]]
 result $? "stats: 60,000 drop series lined up on one key, within 10 s: exit $rc, $series series"
+
+# Two series whose names differ at their 71st byte: each printed whole.
+# Both used to be printed cut to the same 63 bytes, in no set order.
+python3 - "$tmp/long.fxt" <<'EOF_PY'
+import struct
+import sys
+
+name = list(struct.unpack("<2Q", b"fxtrace:dropped\0"))
+words = [0x0016547846040010]
+for ts, (arg, value) in enumerate([(b"x" * 70 + b"b", 7),
+                                   (b"x" * 70 + b"a", 5)], 1):
+    padded = arg + b"\0" * (-len(arg) % 8)
+    arg_words = list(struct.unpack("<%dQ" % (len(padded) // 8), padded))
+    record = [ts, 1, 1] + name + [
+        1 | (1 + len(arg_words)) << 4 | (0x8000 | len(arg)) << 16 |
+        value << 32] + arg_words + [0]
+    words += [4 | (1 + len(record)) << 4 | 1 << 16 | 1 << 20 |
+              (0x8000 | 15) << 48] + record
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<%dQ" % len(words), *words))
+EOF_PY
+"$fxtrace" stats "$tmp/long.fxt" >"$tmp/stats" 2>"$tmp/err"
+rc=$?
+sed -n '/^drops$/,$p' "$tmp/stats" >"$tmp/drops"
+x70=$(printf 'x%.0s' {1..70})
+{
+	echo drops
+	printf '  fxtrace:dropped process 1 id 0 %s: %s (last of 1)\n' \
+		"${x70}a" 5 "${x70}b" 7
+} >"$tmp/want"
+sed 's/^/# /' "$tmp/drops" "$tmp/err"
+((rc == 0)) && [[ ! -s $tmp/err ]] && cmp -s "$tmp/drops" "$tmp/want"
+result $? "stats: drop series names printed whole, in byte order, exit $rc"
 
 echo "1..$n"
 exit $failed
