@@ -297,6 +297,27 @@ for args in "-h" "--version" "help dump" "export $tmp/k1.fxt"; do
 		"1:fxtrace$what: cannot write the standard output: No space left on device"
 done
 
+# Two names alike in their first 300 bytes: each printed whole, in the
+# slice table and among the longest slices.  They were cut to 255 bytes
+# of "category:name" and printed alike.
+python3 - "$tmp/names.fxt" <<'PY'
+import struct
+import sys
+def words(*a): return b"".join(struct.pack("<Q", x) for x in a)
+out = words(0x0016547846040010)
+for ts, name in ((1, b"x" * 300 + b"a"), (10, b"x" * 300 + b"b")):
+    name += b"\0" * (-len(name) % 8)
+    # duration complete, inline thread 1/1, category "c", the name inline
+    hdr = (4 | (6 + len(name) // 8) << 4 | 4 << 16 | (0x8000 | 1) << 32 |
+           (0x8000 | 301) << 48)
+    out += words(hdr, ts, 1, 1, ord("c")) + name + words(ts + 5)
+open(sys.argv[1], "wb").write(out)
+PY
+x300=$(printf 'x%.0s' {1..300})
+"$fxtrace" report "$tmp/names.fxt" >"$tmp/names.out" 2>&1
+expect "report: names alike in their first 300 bytes printed whole, twice each" test \
+	"$?:$(grep -c "c:${x300}a\( \|$\)" "$tmp/names.out"):$(grep -c "c:${x300}b\( \|$\)" "$tmp/names.out")" = 0:2:2
+
 # A directory given as FILE: refused at the open, before anything is
 # written (export wrote an empty JSON document, then failed to read).
 mkdir "$tmp/dir.fxt"
