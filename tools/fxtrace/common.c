@@ -956,8 +956,7 @@ void fxtrace_out_escaped(struct fxtrace_out *o, const struct fxt_string *s)
 		missing_string(o, s);
 }
 
-static void format_escaped(char *buf, size_t size, const struct fxt_string *s,
-			   bool quotes)
+void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
 {
 	struct fxtrace_out o;
 	size_t n;
@@ -966,23 +965,13 @@ static void format_escaped(char *buf, size_t size, const struct fxt_string *s,
 		return;
 	fxtrace_out_init(&o, NULL);
 	if (s->ptr)
-		escape(&o, s, quotes, size);
+		escape(&o, s, true, size);
 	else
 		missing_string(&o, s);
 	n = o.failed ? 0 : o.len < size ? o.len : size - 1;
 	memcpy(buf, o.buf ? o.buf : "", n);
 	buf[n] = '\0';
 	fxtrace_out_free(&o);
-}
-
-void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
-{
-	format_escaped(buf, size, s, true);
-}
-
-void fxtrace_format_escaped(char *buf, size_t size, const struct fxt_string *s)
-{
-	format_escaped(buf, size, s, false);
 }
 
 void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)

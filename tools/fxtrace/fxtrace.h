@@ -433,8 +433,6 @@ void fxtrace_print_json_string(FILE *out, const char *s, size_t len);
 
 /* fxtrace_out_quoted() into buf, cut to fit size (NUL-terminated). */
 void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s);
-/* The same without the quotes (fxtrace_out_escaped()). */
-void fxtrace_format_escaped(char *buf, size_t size, const struct fxt_string *s);
 
 /* ---- selecting records (select.c): dump's and report's filters ---------- */
 
