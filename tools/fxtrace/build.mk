@@ -61,6 +61,8 @@ UNIT_TESTS += tools/fxtrace/tests/output_keep_test.sh
 UNIT_TESTS += tools/fxtrace/tests/output_gone_test.sh
 # check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.
 UNIT_TESTS += tools/fxtrace/tests/perfetto_tmp_test.sh
+# check --perfetto's model tells names apart by their bytes, as Perfetto does.
+UNIT_TESTS += tools/fxtrace/tests/perfetto_model_test.sh
 # Crafted traces against the reader's memory limit (--memory-limit).
 UNIT_TESTS += tools/fxtrace/tests/memory_limit_test.sh
 # Each parser, its -h and its .rst name the same options (and the

@@ -220,30 +220,6 @@ bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
 	return trace_keep_recoverable(who, output_option(cmd), path, fd, keep);
 }
 
-int fxtrace_create_output(const char *cmd, const char *path, int flags)
-{
-	struct stat st;
-	int fd;
-
-	fd = fxtctl_create_output(path, flags | FXTCTL_OUTPUT_KEEP);
-	if (fd < 0) {
-		fprintf(stderr, "fxtrace %s: %s: %s%s\n", cmd, path,
-			strerror(-fd), fxtctl_output_refusal(fd));
-		return -1;
-	}
-	if (fxtrace_keep_recoverable(cmd, path, fd, FXTRACE_KEEP_MARKED)) {
-		close(fd);
-		return -1;
-	}
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
-		fprintf(stderr, "fxtrace %s: %s: %s\n", cmd, path,
-			strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * The pending file (fxtrace.h), removed when a signal ends the command,
  * and the child that gets the signal too; set and cleared with those
@@ -910,8 +886,7 @@ void fxtrace_out_escaped(struct fxtrace_out *o, const struct fxt_string *s)
 		missing_string(o, s);
 }
 
-static void format_escaped(char *buf, size_t size, const struct fxt_string *s,
-			   bool quotes)
+void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
 {
 	struct fxtrace_out o;
 	size_t n;
@@ -920,23 +895,13 @@ static void format_escaped(char *buf, size_t size, const struct fxt_string *s,
 		return;
 	fxtrace_out_init(&o, NULL);
 	if (s->ptr)
-		escape(&o, s, quotes, size);
+		escape(&o, s, true, size);
 	else
 		missing_string(&o, s);
 	n = o.failed ? 0 : o.len < size ? o.len : size - 1;
 	memcpy(buf, o.buf ? o.buf : "", n);
 	buf[n] = '\0';
 	fxtrace_out_free(&o);
-}
-
-void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
-{
-	format_escaped(buf, size, s, true);
-}
-
-void fxtrace_format_escaped(char *buf, size_t size, const struct fxt_string *s)
-{
-	format_escaped(buf, size, s, false);
 }
 
 void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)

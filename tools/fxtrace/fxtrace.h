@@ -200,15 +200,8 @@ bool fxtrace_keep_recoverable(const char *cmd, const char *path, int fd,
 			      enum fxtrace_keep keep);
 
 /*
- * Open path for cmd's output as fxtctl_create_output(path, flags), but
- * truncate a regular file only once fxtrace_keep_recoverable() lets it
- * (FXTRACE_KEEP_MARKED).  Returns the fd, or -1 after a message.
- */
-int fxtrace_create_output(const char *cmd, const char *path, int flags);
-
-/*
  * A file the user named for the output of in's command (export -o, report
- * --html), which replaces what is at its name only once written whole: a
+ * --html, recover's, stop -o), which replaces what is at its name only once written whole: a
  * failed command leaves an earlier output as it was, and no output where
  * there was none.  A regular file, or no file, at path is checked as
  * trace files are (output_file.h) and written as a new file next to it
@@ -404,8 +397,6 @@ void fxtrace_print_json_string(FILE *out, const char *s, size_t len);
 
 /* fxtrace_out_quoted() into buf, cut to fit size (NUL-terminated). */
 void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s);
-/* The same without the quotes (fxtrace_out_escaped()). */
-void fxtrace_format_escaped(char *buf, size_t size, const struct fxt_string *s);
 
 /* ---- selecting records (select.c): dump's and report's filters ---------- */
 

@@ -125,14 +125,14 @@ struct sim_event {
 	uint64_t seq;		/* file order: ties keep it */
 	int64_t dur;		/* SIM_SCOPED */
 	uint64_t flow_id;	/* SIM_FLOW_* */
-	uint64_t name;		/* hash of category and name */
+	uint64_t name;		/* json: the key of its category and name */
 	uint32_t pid, tid;	/* 32 bits, as Perfetto keeps them */
 	enum sim_kind kind;
 };
 
 struct sim_slice {
 	int64_t ts, dur;
-	uint64_t name;		/* hash of category and name */
+	uint64_t name;		/* as sim_event's */
 };
 
 struct sim_track {
@@ -161,14 +161,32 @@ static const char *const predicted_names[P_COUNT] = {
 	[P_ARG_TYPE] = "fuchsia_invalid_event_arg_type",
 };
 
+/*
+ * What the model tells apart as Perfetto does, by the bytes (Perfetto's
+ * StringIds): each byte string once, numbered.  A keyed hash finds a
+ * number, the bytes decide: by a hash alone, two names whose FNV-1a
+ * collide (anyone can write some) would pass for one, and with keys no
+ * trace can choose chains of equal hashes stay short.
+ */
+struct keys {
+	struct fxt_map index;	/* (keyed hash, n) -> the n-th such key's number */
+	size_t *offsets;	/* key i: bytes[offsets[i]] .. bytes[offsets[i + 1]] */
+	size_t count, cap_offsets;
+	char *bytes;
+	size_t cap_bytes;
+	char *scratch;		/* a key being put together */
+	size_t len, cap_scratch;
+};
+
 struct model {
 	struct sim_event *events;
 	size_t nevents, cap_events;
 	struct sim_slice *slices;
 	size_t nslices, cap_slices;
+	struct keys keys;
 	struct fxt_map tracks;		/* (pid, tid) -> sim_track */
-	struct fxt_map async_open;	/* (id, pid ^ name ^ cat) -> count */
-	struct fxt_map counter_tracks;	/* (pid, series hash) -> nothing */
+	struct fxt_map async_open;	/* (id, key of pid, cat, name) -> count */
+	struct fxt_map counter_tracks;	/* (key of pid and series, 0) -> nothing */
 	struct fxt_map active_flows;	/* (pid, id) -> global flow id */
 	struct fxt_map flow_owners;	/* (id, 0) -> flow_owner */
 	struct fxt_map flow_slices;	/* (global id, 0) -> slice index */
@@ -204,9 +222,98 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	return q;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
+/* Append len bytes at p to the key being put together. */
+static void key_add(struct model *m, const void *p, size_t len)
 {
-	return (h ^ v) * 0x100000001b3ULL;
+	struct keys *k = &m->keys;
+	size_t cap = k->cap_scratch ? k->cap_scratch : 256;
+	char *bigger;
+
+	while (cap < k->len + len)
+		cap *= 2;
+	if (cap != k->cap_scratch) {
+		bigger = realloc(k->scratch, cap);
+		if (!bigger) {
+			m->error = -ENOMEM;
+			return;
+		}
+		k->scratch = bigger;
+		k->cap_scratch = cap;
+	}
+	if (len)
+		memcpy(k->scratch + k->len, p, len);
+	k->len += len;
+}
+
+static void key_add_string(struct model *m, const struct fxt_string *s)
+{
+	key_add(m, s->ptr, s->ptr ? s->len : 0);
+}
+
+/* A pid, or a length that keeps ("ab", "c") and ("a", "bc") apart. */
+static void key_add_u32(struct model *m, uint32_t v)
+{
+	key_add(m, &v, sizeof(v));
+}
+
+/* The number of the key put together since the last one (0 on error). */
+static uint64_t key_end(struct model *m)
+{
+	struct keys *k = &m->keys;
+	struct fxt_string whole = { .ptr = k->scratch, .len = (uint32_t)k->len };
+	uint64_t hash = fxt_string_hash_keyed(&whole), n, *number;
+	size_t len = k->len, off;
+	int created;
+	void *p;
+
+	k->len = 0;
+	if (m->error)
+		return 0;
+	for (n = 0;; n++) {
+		number = fxt_map_put(&k->index, hash, n, &created);
+		if (!number)
+			goto nomem;
+		if (created)
+			break;
+		off = k->offsets[*number];
+		if (k->offsets[*number + 1] - off == len &&
+		    !memcmp(k->bytes + off, k->scratch, len))
+			return *number;
+	}
+	off = k->count ? k->offsets[k->count] : 0;
+	p = grow(k->offsets, &k->cap_offsets, k->count + 1, sizeof(size_t));
+	if (!p)
+		goto nomem;
+	k->offsets = p;
+	if (off + len > k->cap_bytes) {
+		size_t cap = k->cap_bytes ? k->cap_bytes : 4096;
+
+		while (cap < off + len)
+			cap *= 2;
+		p = realloc(k->bytes, cap);
+		if (!p)
+			goto nomem;
+		k->bytes = p;
+		k->cap_bytes = cap;
+	}
+	if (len)
+		memcpy(k->bytes + off, k->scratch, len);
+	k->offsets[k->count] = off;
+	k->offsets[k->count + 1] = off + len;
+	*number = k->count++;
+	return *number;
+nomem:
+	m->error = -ENOMEM;
+	return 0;
+}
+
+/* The key of rec's category and name. */
+static uint64_t event_name_key(struct model *m, const struct fxt_record *rec)
+{
+	key_add_u32(m, rec->category.ptr ? rec->category.len : 0);
+	key_add_string(m, &rec->category);
+	key_add_string(m, &rec->name);
+	return key_end(m);
 }
 
 static struct sim_event *new_event(struct model *m, int64_t ts,
@@ -238,8 +345,9 @@ static void add_event(struct model *m, const struct fxt_record *rec,
 	if (!e)
 		return;
 	e->flow_id = rec->id;
-	e->name = mix(fxt_string_hash(&rec->category),
-		      fxt_string_hash(&rec->name));
+	/* Only JSON ends are matched by name: no key to make for FXT. */
+	if (m->json)
+		e->name = event_name_key(m, rec);
 	e->pid = (uint32_t)rec->thread.pid;
 	e->tid = (uint32_t)rec->thread.tid;
 }
@@ -322,13 +430,19 @@ static bool koid_arg_ok(const struct fxt_record *rec, const char *name)
 	return true;
 }
 
+/*
+ * Perfetto keys the track of a counter series by its process and the name
+ * it gives it, "NAME:ARGUMENT:ID": counter "a:b" argument "c" shares the
+ * track of counter "a" argument "b:c".
+ */
 static void model_counter(struct model *m, const struct fxt_record *rec)
 {
-	uint64_t name = fxt_string_hash(&rec->name);
+	char id[24];
 	bool any = false;
 	uint32_t i;
 	double v;
 
+	snprintf(id, sizeof(id), ":%" PRIu64, rec->id);
 	for (i = 0; i < rec->nargs; i++) {
 		if (!fxt_arg_number(&rec->args[i], &v)) {
 			m->predicted[P_NON_NUMERIC]++;
@@ -336,9 +450,12 @@ static void model_counter(struct model *m, const struct fxt_record *rec)
 		}
 		m->fig[F_COUNTERS]++;
 		any = true;
-		if (!fxt_map_put(&m->counter_tracks, (uint32_t)rec->thread.pid,
-				 mix(mix(name, fxt_string_hash(&rec->args[i].name)),
-				     rec->id), NULL))
+		key_add_u32(m, (uint32_t)rec->thread.pid);
+		key_add_string(m, &rec->name);
+		key_add(m, ":", 1);
+		key_add_string(m, &rec->args[i].name);
+		key_add(m, id, strlen(id));
+		if (!fxt_map_put(&m->counter_tracks, key_end(m), 0, NULL))
 			m->error = -ENOMEM;
 	}
 	if (any)
@@ -347,10 +464,12 @@ static void model_counter(struct model *m, const struct fxt_record *rec)
 
 static void model_async(struct model *m, const struct fxt_record *rec)
 {
-	uint64_t key = mix(mix(mix(0, (uint32_t)rec->thread.pid),
-			       fxt_string_hash(&rec->name)),
-			   fxt_string_hash(&rec->category));
-	uint64_t *open;
+	uint64_t key, *open;
+
+	key_add_u32(m, (uint32_t)rec->thread.pid);
+	key = event_name_key(m, rec);
+	if (m->error)
+		return;
 
 	if (rec->subtype == FXT_EVENT_ASYNC_END) {
 		open = fxt_map_get(&m->async_open, rec->id, key);
@@ -729,6 +848,10 @@ static void model_free(struct model *m)
 
 	while ((t = fxt_map_next(&m->tracks, &pos, NULL, NULL)))
 		free(t->stack);
+	fxt_map_free(&m->keys.index);
+	free(m->keys.offsets);
+	free(m->keys.bytes);
+	free(m->keys.scratch);
 	fxt_map_free(&m->tracks);
 	fxt_map_free(&m->async_open);
 	fxt_map_free(&m->counter_tracks);
@@ -1094,6 +1217,7 @@ int fxtrace_check_perfetto(const char *path, const char *mode, bool quiet,
 		return FXTRACE_EXIT_NO_TRACE_PROCESSOR;
 	}
 	m.json = as_json;
+	fxt_map_init(&m.keys.index, sizeof(uint64_t));
 	fxt_map_init(&m.tracks, sizeof(struct sim_track));
 	fxt_map_init(&m.async_open, sizeof(uint64_t));
 	fxt_map_init(&m.counter_tracks, 1);

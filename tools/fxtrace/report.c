@@ -36,10 +36,16 @@
 
 /* ---- collecting ----------------------------------------------------------- */
 
+/*
+ * The number of category:name, its bytes compared.  Keyed hashes: with
+ * FNV-1a a trace can give any number of names one hash (a few colliding
+ * pairs of blocks, chained), each new one walking past all the others.
+ */
 static int intern(struct report *rp, const struct fxt_string *cat,
 		  const struct fxt_string *name, uint32_t *index)
 {
-	uint64_t k1 = fxt_string_hash(cat), k2 = fxt_string_hash(name);
+	uint64_t k1 = fxt_string_hash_keyed(cat);
+	uint64_t k2 = fxt_string_hash_keyed(name);
 	struct report_name *n, *grown;
 	uint32_t *slot;
 	int created;

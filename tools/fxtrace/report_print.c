@@ -275,13 +275,19 @@ void report_rows_free(struct report_rows *rows)
 
 /* ---- text ----------------------------------------------------------------- */
 
+/* category:name whole: two names cut alike would read as one. */
 static void print_name(FILE *out, const struct report_name *n, int width)
 {
-	char text[256];
-	size_t len = report_full_name(n, text, sizeof(text));
+	size_t len = n->name_len;
 
+	if (n->cat_len) {
+		fxtrace_print_escaped(out, &(struct fxt_string){
+			.ptr = n->cat, .len = (uint32_t)n->cat_len });
+		fputc(':', out);
+		len += n->cat_len + 1;
+	}
 	fxtrace_print_escaped(out, &(struct fxt_string){
-		.ptr = text, .len = (uint32_t)len });
+		.ptr = n->name, .len = (uint32_t)n->name_len });
 	if ((int)len < width)
 		fprintf(out, "%*s", width - (int)len, "");
 }

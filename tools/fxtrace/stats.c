@@ -31,8 +31,7 @@ struct cpu_count {
 
 struct drop_series {
 	uint64_t pid, counter_id;
-	char name[64];		/* the argument's name, cut */
-	char *key;		/* the name's bytes, which tell series apart */
+	char *key;		/* the argument's name, which tells series apart */
 	uint32_t key_len;
 	double last;
 	uint64_t events;
@@ -59,8 +58,11 @@ struct stats {
 	struct thread_count *thread_last;
 	struct cpu_count *cpu_last;
 	/*
-	 * (pid, id ^ name hash, + 1 per other series there) -> drop_series:
-	 * names and ids collide (FNV-1a is not keyed), their series do not.
+	 * (hash of pid and id, hash of the name, + 1 per other series there)
+	 * -> drop_series, the bytes compared.  Keyed hashes: the trace
+	 * chooses names and ids, and with hashes it can compute (FNV-1a) it
+	 * could start every series at one key, each new one walking past
+	 * all the others.
 	 */
 	struct fxt_map drops;
 	struct fxt_map providers;	/* (id, 0) -> provider_drops */
@@ -92,16 +94,22 @@ static struct drop_series *drop_series(struct stats *s,
 				       const struct fxt_record *rec,
 				       const struct fxt_arg *a)
 {
+	const uint64_t where[2] = { rec->thread.pid, rec->id };
+	const struct fxt_string where_bytes = {
+		.ptr = (const char *)where, .len = sizeof(where)
+	};
+	uint64_t k1 = fxt_string_hash_keyed(&where_bytes);
+	uint64_t k2 = fxt_string_hash_keyed(&a->name);
 	uint32_t len = a->name.ptr ? a->name.len : 0;
-	uint64_t k2 = rec->id ^ fxt_string_hash(&a->name);
 	struct drop_series *d;
 	int created;
 
 	for (;; k2++) {
-		d = fxt_map_put(&s->drops, rec->thread.pid, k2, &created);
+		d = fxt_map_put(&s->drops, k1, k2, &created);
 		if (!d || created)
 			break;
-		if (d->counter_id == rec->id && d->key_len == len &&
+		if (d->pid == rec->thread.pid && d->counter_id == rec->id &&
+		    d->key_len == len &&
 		    !memcmp(d->key, a->name.ptr ? a->name.ptr : "", len))
 			return d;
 	}
@@ -114,11 +122,6 @@ static struct drop_series *drop_series(struct stats *s,
 	d->key_len = len;
 	d->pid = rec->thread.pid;
 	d->counter_id = rec->id;
-	/* Escaped: the trace's bytes, printed on a terminal. */
-	if (a->name.ptr)
-		fxtrace_format_escaped(d->name, sizeof(d->name), &a->name);
-	else
-		d->name[0] = '\0';
 	return d;
 }
 
@@ -275,12 +278,15 @@ static int by_provider(const void *a, const void *b)
 static int by_series(const void *a, const void *b)
 {
 	const struct drop_series *x = a, *y = b;
+	int c;
 
 	if (x->pid != y->pid)
 		return CMP(x->pid, y->pid);
 	if (x->counter_id != y->counter_id)
 		return CMP(x->counter_id, y->counter_id);
-	return strcmp(x->name, y->name);
+	c = memcmp(x->key, y->key, x->key_len < y->key_len ? x->key_len :
+							      y->key_len);
+	return c ? c : CMP(x->key_len, y->key_len);
 }
 
 struct named {
@@ -408,10 +414,15 @@ static void print_drops(struct stats *s)
 		fprintf(s->out, "  provider %" PRIu64 ": %" PRIu64
 			" buffer full event%s\n", p[i].provider,
 			p[i].buffer_full, plural(p[i].buffer_full));
-	for (i = 0; d && i < s->drops.count; i++)
+	for (i = 0; d && i < s->drops.count; i++) {
 		fprintf(s->out, "  fxtrace:dropped process %" PRIu64 " id %"
-			PRIu64 " %s: %.17g (last of %" PRIu64 ")\n", d[i].pid,
-			d[i].counter_id, d[i].name, d[i].last, d[i].events);
+			PRIu64 " ", d[i].pid, d[i].counter_id);
+		/* Whole, as report prints it: a cut one may read as another. */
+		fxtrace_print_escaped(s->out, &(struct fxt_string){
+			.ptr = d[i].key, .len = d[i].key_len });
+		fprintf(s->out, ": %.17g (last of %" PRIu64 ")\n", d[i].last,
+			d[i].events);
+	}
 	free(p);
 	free(d);
 }

@@ -29,33 +29,34 @@
  */
 static int save_buffers(struct fxtctl *c, const char *out)
 {
+	struct fxtrace_output file;
 	struct kind_totals t;
 	uint64_t refused = 0;
 	struct output o;
 	unsigned int k;
-	int fd, ret;
+	int ret;
 
 	/*
 	 * Named by the user: a FIFO or a device will do.  Not a drainer's
-	 * trace or a spool, which `fxtrace recover` saves.
+	 * trace or a spool, which `fxtrace recover` saves.  A regular file
+	 * is replaced only once written whole: a full disk or a kill
+	 * leaves what it held.
 	 */
-	fd = fxtrace_create_output("stop", out, FXTCTL_OUTPUT_STREAM);
-	if (fd < 0)
+	if (fxtrace_output_create(&file, "stop", out, FXTCTL_OUTPUT_STREAM))
 		return 1;
 	output_init(&o, c->page->ticks_per_second, fxtctl_now(c));
 	o.window_lo = 0;
-	ret = output_session(&o, c, fd);
-	if (close(fd) && ret >= 0)
-		ret = -errno;
+	ret = output_session(&o, c, fileno(file.file));
 	for (k = 0; k < KIND_COUNT; k++) {
 		output_totals(&o, k, &t);
 		refused += t.invalid;
 	}
 	output_free(&o);
-	if (ret < 0) {
-		fprintf(stderr, "fxtrace stop: %s: %s\n", out, strerror(-ret));
+	if (ret < 0)
+		fprintf(stderr, "fxtrace stop: %s: %s%s\n", out, strerror(-ret),
+			fxtrace_output_kept(&file));
+	if (fxtrace_output_close(&file, "stop", ret >= 0) || ret < 0)
 		return 1;
-	}
 	printf("[ fxtrace stop: %d buffers written to %s, %llu records refused ]\n",
 	       ret, out, (unsigned long long)refused);
 	return 0;

@@ -329,16 +329,6 @@ uint64_t fxt_string_hash_keyed(const struct fxt_string *s)
 			     s->ptr ? s->len : 0);
 }
 
-uint64_t fxt_string_hash(const struct fxt_string *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	uint32_t i;
-
-	for (i = 0; s->ptr && i < s->len; i++)
-		h = (h ^ (unsigned char)s->ptr[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 bool fxt_ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns)
 {
 	unsigned __int128 v;

@@ -462,9 +462,6 @@ const char *fxt_event_type_name(uint32_t type);
 const char *fxt_arg_type_name(uint32_t type);
 const char *fxt_thread_state_name(uint32_t state);
 
-/* FNV-1a of a string's bytes (to compare names without keeping them). */
-uint64_t fxt_string_hash(const struct fxt_string *s);
-
 /*
  * A hash of a string's bytes keyed with the process's random bytes
  * (AT_RANDOM), to compare names a trace's writer may have chosen so that

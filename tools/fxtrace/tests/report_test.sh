@@ -297,6 +297,77 @@ for args in "-h" "--version" "help dump" "export $tmp/k1.fxt"; do
 		"1:fxtrace$what: cannot write the standard output: No space left on device"
 done
 
+# Two names alike in their first 300 bytes: each printed whole, in the
+# slice table and among the longest slices.  They were cut to 255 bytes
+# of "category:name" and printed alike.
+python3 - "$tmp/names.fxt" <<'PY'
+import struct
+import sys
+def words(*a): return b"".join(struct.pack("<Q", x) for x in a)
+out = words(0x0016547846040010)
+for ts, name in ((1, b"x" * 300 + b"a"), (10, b"x" * 300 + b"b")):
+    name += b"\0" * (-len(name) % 8)
+    # duration complete, inline thread 1/1, category "c", the name inline
+    hdr = (4 | (6 + len(name) // 8) << 4 | 4 << 16 | (0x8000 | 1) << 32 |
+           (0x8000 | 301) << 48)
+    out += words(hdr, ts, 1, 1, ord("c")) + name + words(ts + 5)
+open(sys.argv[1], "wb").write(out)
+PY
+x300=$(printf 'x%.0s' {1..300})
+"$fxtrace" report "$tmp/names.fxt" >"$tmp/names.out" 2>&1
+expect "report: names alike in their first 300 bytes printed whole, twice each" test \
+	"$?:$(grep -c "c:${x300}a\( \|$\)" "$tmp/names.out"):$(grep -c "c:${x300}b\( \|$\)" "$tmp/names.out")" = 0:2:2
+
+# 32,768 names of one FNV-1a 64: each of these 15 pairs of 12-byte blocks
+# collides from the hash the blocks before it leave (found by lattice
+# reduction of FNV-1a's multiply, Joux's multicollision), so any choice
+# of one block of each pair gives the same hash.  report numbered names
+# through that hash, each new one walking past all the others (18 s of
+# CPU); each must still be counted apart, within 10 s.
+python3 - "$tmp/fnv.fxt" <<'PY'
+import itertools
+import struct
+import sys
+pairs = [
+    (b"P49ECi62aQCb", b"S45C7m80QF2q"),
+    (b"G77j9r17MucG", b"X57r5HA7qhPv"),
+    (b"830ZTA96TmKf", b"9M2r6Y94JpTW"),
+    (b"MP9OIQG9MBBW", b"L89u1I39Q7UF"),
+    (b"V08X1z947ZiD", b"WX6L9P56Og8W"),
+    (b"4G4U2589JN5d", b"5E2K8Y69HEbU"),
+    (b"nY3Z0t907lNw", b"m33BZf52OaQf"),
+    (b"nX1mUQ96JQBR", b"o01g5I94XLsE"),
+    (b"JY2U5mM5FHQC", b"K74O5m55LKB2"),
+    (b"u82U1o97RlPu", b"v00K9o97dSAf"),
+    (b"H75hEt94lYMA", b"K15l1R92vlBP"),
+    (b"YT0k75A1bMJe", b"Z42q3E11PFYt"),
+    (b"l9631k96mfbx", b"mC4M9S90Em3o"),
+    (b"B84iGd65bVEJ", b"CP6k3V89pkLY"),
+    (b"601T4IM3moBr", b"7X1h6A53QbSa"),
+]
+def fnv1a(data, h=0xcbf29ce484222325):
+    for b in data:
+        h = (h ^ b) * 0x100000001b3 & (1 << 64) - 1
+    return h
+def words(*a): return b"".join(struct.pack("<Q", x) for x in a)
+out = [words(0x0016547846040010)]
+hashes = set()
+for ts, blocks in enumerate(itertools.product(*pairs), 1):
+    name = b"".join(blocks)
+    hashes.add(fnv1a(name))
+    padded = name + b"\0" * (-len(name) % 8)
+    # duration complete, inline thread 1/1, category "c", the name inline
+    hdr = (4 | (6 + len(padded) // 8) << 4 | 4 << 16 | (0x8000 | 1) << 32 |
+           (0x8000 | len(name)) << 48)
+    out.append(words(hdr, ts, 1, 1, ord("c")) + padded + words(ts + 1))
+assert len(hashes) == 1, "the pairs do not collide"
+open(sys.argv[1], "wb").write(b"".join(out))
+PY
+timeout 10 "$fxtrace" report "$tmp/fnv.fxt" >"$tmp/fnv.out" 2>&1
+expect "report: 32,768 names of one FNV-1a, each its own row of count 1, within 10 s" test \
+	"$?:$(awk '/^slices by/ { s = 1; next } /^$/ { s = 0 } s && /^  c:/ && $2 == 1 { print $1 }' \
+		"$tmp/fnv.out" | sort -u | wc -l)" = 0:32768
+
 # A directory given as FILE: refused at the open, before anything is
 # written (export wrote an empty JSON document, then failed to read).
 mkdir "$tmp/dir.fxt"

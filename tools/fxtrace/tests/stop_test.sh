@@ -11,7 +11,9 @@
 # record` killed mid-run.  FILE may not be a trace fxtrace-drain wrote:
 # `fxtrace stop -o orphan.fxt`, the killed drainer's own file, used to
 # truncate it, and what `fxtrace recover` would have kept of it was gone;
-# nor a libfxtrace spool, which recover saves.
+# nor a libfxtrace spool, which recover saves.  A FILE that exists is
+# replaced only once written whole: a write that fails (EFBIG here) used
+# to leave it truncated.
 # Runs as root in the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,6 +69,34 @@ stop_refused "a spool" "$out/app.spool" \
 	"app.spool is a libfxtrace spool: it is not overwritten ('fxtrace recover .*app.spool' saves its records; give -o another FILE)"
 cmp -s "$out/app.spool" "$out/app.copy"
 result $? "stop -o a spool: the file unchanged"
+
+# A write that fails (a file size limit: EFBIG) leaves FILE as it was,
+# byte for byte, or no file where there was none, says so, and leaves no
+# other file: FILE is replaced only once written whole.  It used to be
+# truncated first and left cut at the limit.  Output through a pipe, which
+# the limit does not apply to.
+# stop_efbig FILE: stop -o $out/keep/FILE under a 1 KiB file size limit
+# fails (exit 1) without ending the session; its output in $msg.
+stop_efbig() {
+	local rc
+	msg=$( (trap '' XFSZ && ulimit -f 1 && "$bin/fxtrace" stop -o "$out/keep/$1") 2>&1)
+	rc=$?
+	printf '%s\n' "$msg" | sed 's/^/# /'
+	[[ $rc == 1 && ! $msg =~ "is ended" ]]
+}
+mkdir "$out/keep"
+seq 1 2000 >"$out/keep/saved.fxt"
+cp "$out/keep/saved.fxt" "$out/saved.copy"
+stop_efbig saved.fxt &&
+	[[ $msg == "fxtrace stop: $out/keep/saved.fxt: File too large (the file is left as it was)
+fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -o FILE' saves them, 'fxtrace stop' discards them" ]] &&
+	cmp "$out/keep/saved.fxt" "$out/saved.copy" && [[ $(ls -A "$out/keep") == saved.fxt ]]
+result $? "stop -o FILE, a write failing (EFBIG): exit 1, FILE unchanged and said so, nothing else left, the session not ended"
+stop_efbig new.fxt &&
+	[[ $msg == "fxtrace stop: $out/keep/new.fxt: File too large (no file is made)
+fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -o FILE' saves them, 'fxtrace stop' discards them" ]] &&
+	[[ $(ls -A "$out/keep") == saved.fxt ]]
+result $? "stop -o NEW, a write failing (EFBIG): exit 1, no file made and said so, the session not ended"
 
 # The buffers are still there to save, and then the session ends.  FILE
 # exists, but is no drainer's trace: it is overwritten.

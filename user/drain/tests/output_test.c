@@ -2176,18 +2176,26 @@ static int test_flow_session_bound(void)
 	return 0;
 }
 
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
 /*
  * An async end named unlike its begin, the two names of one FNV-1a 64
  * (found by a rho search in 2^32 hashes): the names used to be compared by
  * that hash, and the end was kept (check --strict passed it too); Perfetto
- * puts the two on different tracks.  Their hashes are keyed now.
+ * v58.2 puts the end on the begin's track (one per id) but closes only a
+ * slice of its name.  Their hashes are keyed now.
  */
 static int test_async_name_collision(void)
 {
 	static const char begin[] = "323a830bbc7e3a52",
 			  end[] = "005fc1b9fb9780e7";
-	const struct fxt_string b = { .ptr = begin, .len = 16 },
-				 e = { .ptr = end, .len = 16 };
 	const __u64 t = START + SECOND;
 	struct drain_buffer *db;
 	unsigned int full;
@@ -2196,7 +2204,7 @@ static int test_async_name_collision(void)
 	__u64 w[32];
 	__u32 n;
 
-	ASSERT_EQ(fxt_string_hash(&b), fxt_string_hash(&e));
+	ASSERT_EQ(fnv1a(begin), fnv1a(end));
 	for (full = 0; full < 2; full++) {
 		start();
 		out.full_decode = full;

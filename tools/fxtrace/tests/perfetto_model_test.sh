@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: `fxtrace check --perfetto`'s model of Perfetto's importer
+# (tools/fxtrace/perfetto.c) keyed counter series, async slices and the
+# names JSON ends match by mixed FNV-1a hashes, so names Perfetto tells
+# apart by their bytes passed for one: two names of one FNV-1a
+# ("323a830bbc7e3a52" and "005fc1b9fb9780e7"), and pairs the mixing made
+# equal (counter "x" argument "y" and counter "y" argument "x"; category
+# "x" name "y" and category "y" name "x").  Counter series also differ
+# from Perfetto's, which names each "NAME:ARGUMENT:ID": "a:b" argument "c"
+# and "a" argument "b:c" are one track there.  Each crafted trace goes to
+# a stand-in trace processor that prints what Perfetto v58.2 shows for it
+# (read from its importers: fuchsia_trace_parser.cc, json_trace_parser.cc,
+# slice_tracker.cc); the check must agree and print the model's figures
+# exactly.  No real trace processor needed.  Prints TAP.
+
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+fxtrace=$top/${B:-build}/bin/fxtrace
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+python3 - "$tmp" <<'EOF_PY'
+import struct
+import sys
+
+
+def string(text):
+    """An inline string: its ref and its words."""
+    b = text.encode()
+    padded = b + b"\0" * (-len(b) % 8)
+    return (0x8000 | len(b) if b else 0,
+            list(struct.unpack("<%dQ" % (len(padded) // 8), padded)))
+
+
+def event(kind, ts, cat, name, args=(), trailing=()):
+    """An event of thread 1/2 with inline strings and int32 arguments."""
+    cat_ref, cat_words = string(cat)
+    name_ref, name_words = string(name)
+    words = [ts, 1, 2] + cat_words + name_words
+    for arg, value in args:
+        arg_ref, arg_words = string(arg)
+        words += [1 | (1 + len(arg_words)) << 4 | arg_ref << 16 |
+                  value << 32] + arg_words
+    words += trailing
+    return [4 | (1 + len(words)) << 4 | kind << 16 | len(args) << 20 |
+            cat_ref << 32 | name_ref << 48] + words
+
+
+COUNTER, BEGIN, END, INSTANT, ASYNC_BEGIN, ASYNC_END = 1, 2, 3, 0, 5, 7
+A, B = "323a830bbc7e3a52", "005fc1b9fb9780e7"	# one FNV-1a 64
+traces = {
+    # Six series, five tracks: "A:v:0", "B:v:0", "x:y:0", "y:x:0", "a:b:c:0".
+    "counters": [
+        event(COUNTER, 1, "", A, [("v", 1)], [0]),
+        event(COUNTER, 2, "", B, [("v", 1)], [0]),
+        event(COUNTER, 3, "", "x", [("y", 1)], [0]),
+        event(COUNTER, 4, "", "y", [("x", 1)], [0]),
+        event(COUNTER, 5, "", "a:b", [("c", 1)], [0]),
+        event(COUNTER, 6, "", "a", [("b:c", 1)], [0]),
+    ],
+    # The end is on the begin's track (v58.2's track_compressor.cc keys a
+    # legacy async track by its id and the first name seen with it), and
+    # slice_tracker.cc's End closes only a slice of its category and name:
+    # the begin stays open.
+    "async": [
+        event(ASYNC_BEGIN, 1, "c", A, (), [7]),
+        event(ASYNC_END, 2, "c", B, (), [7]),
+        event(INSTANT, 10, "c", "i"),
+    ],
+    # In JSON an end closes only a begin of its category and name: neither.
+    "ends": [
+        event(BEGIN, 1, "c", A),
+        event(END, 2, "c", B),
+        event(BEGIN, 3, "x", "y"),
+        event(END, 4, "y", "x"),
+        event(INSTANT, 10, "c", "i"),
+    ],
+}
+for name, records in traces.items():
+    words = [0x0016547846040010] + [w for r in records for w in r]
+    with open("%s/%s.fxt" % (sys.argv[1], name), "wb") as f:
+        f.write(struct.pack("<%dQ" % len(words), *words))
+EOF_PY
+
+# The stand-in: the query's result as trace_processor_shell prints it, the
+# figures from $FIGURES (enum figure's order), no problem stats, no names.
+cat >"$tmp/trace_processor_shell" <<'EOF_TP'
+#!/bin/bash
+echo '"thread_slices","...","trace_type"'
+echo "$FIGURES,\"\",\"fuchsia\""
+printf '\n"tid","hex(name)"\n\n"pid","hex(name)"\n'
+EOF_TP
+chmod +x "$tmp/trace_processor_shell"
+
+# agrees TRACE MODE FIGURES MODEL: check --perfetto=MODE agrees with a
+# Perfetto that shows FIGURES, and prints MODEL, the model's figures.
+agrees() {
+	local trace=$1 mode=$2 out rc tag=
+	[[ $mode == json ]] && tag=" (json)"
+	out=$(FIGURES=$3 FXTRACE_TRACE_PROCESSOR="$tmp/trace_processor_shell" \
+		"$fxtrace" check --perfetto="$mode" "$tmp/$trace.fxt" 2>&1)
+	rc=$?
+	n=$((n + 1))
+	if [[ $rc == 0 && $out == "$tmp/$trace.fxt: perfetto: $4
+$tmp/$trace.fxt: perfetto$tag: agrees" ]]; then
+		echo "ok $n - $trace ($mode): the model agrees"
+	else
+		echo "not ok $n - $trace ($mode): exit $rc, output:"
+		printf '%s\n' "$out" | sed 's/^/# /'
+		failed=1
+	fi
+}
+
+agrees counters fxt 0,0,0,0,0,0,6,5,0,0,0,0,0,1,6 \
+	"thread_slices=0 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=0 async_slices=0 async_slices_open=0 counters=6 counter_tracks=5 flows=0 named_threads=0 named_processes=0 sched_slices=0 thread_states=0 start_ts=1 end_ts=6"
+agrees async fxt 1,0,1,0,1,1,0,0,0,0,0,0,0,1,10 \
+	"thread_slices=1 thread_slices_open=0 thread_slices_dur0=1 thread_slices_dur_sum=0 async_slices=1 async_slices_open=1 counters=0 counter_tracks=0 flows=0 named_threads=0 named_processes=0 sched_slices=0 thread_states=0 start_ts=1 end_ts=10"
+agrees ends json 3,2,1,0,0,0,0,0,0,0,0,0,0,1,10 \
+	"thread_slices=3 thread_slices_open=2 thread_slices_dur0=1 thread_slices_dur_sum=0 async_slices=0 async_slices_open=0 counters=0 named_threads=0 named_processes=0 start_ts=1 end_ts=10"
+
+echo "1..$n"
+exit $failed
