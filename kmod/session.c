@@ -753,9 +753,17 @@ long fxt_ioctl_init(struct file *file, void __user *argp)
 	if (count < 0)
 		return count;
 	if (cfg.filter_pid) {
-		/* Counted: a recycled number is another process. */
+		/*
+		 * Counted: a recycled number is another process.  Threads
+		 * match by their process's id (fxt_traced()), so another
+		 * thread's id would trace nothing: it names no process.
+		 */
 		rcu_read_lock();
-		filter_pid = get_pid(find_vpid(cfg.filter_pid));
+		filter_pid = find_vpid(cfg.filter_pid);
+		if (filter_pid && pid_has_task(filter_pid, PIDTYPE_TGID))
+			get_pid(filter_pid);
+		else
+			filter_pid = NULL;
 		rcu_read_unlock();
 		if (!filter_pid) {
 			ret = -ESRCH;

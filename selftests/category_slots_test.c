@@ -451,9 +451,9 @@ TEST_F(full, tenants_leave_the_reserve)
 
 	/*
 	 * Events match the filter by tgid: a filter naming a process's
-	 * second thread traces no one, and that thread's user takes no
-	 * reserved slot; naming the process, it does.  (Before, the
-	 * thread was looked up by its own id: its user took one.)
+	 * second thread would trace no one, so it names no process (ESRCH;
+	 * before, the session traced nothing and the thread's user took a
+	 * reserved slot); naming the process, its user takes one.
 	 */
 	self->owner = threaded_start(THREADED, &tid, &self->done);
 	ASSERT_LT(0, self->owner);
@@ -462,10 +462,10 @@ TEST_F(full, tenants_leave_the_reserve)
 	self->ctl = dev_open(0);
 	ASSERT_LE(0, self->ctl);
 	c.filter_pid = tid;
-	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(-1, ioctl(self->ctl, FXTRACE_IOC_INIT, &c));
+	ASSERT_EQ(ESRCH, errno);
 	ASSERT_EQ(0, names_as(THREADED, "slots.thread", 1, &slot, &e));
 	ASSERT_EQ(ENOSPC, e);
-	ASSERT_EQ(0, ioctl(self->ctl, FXTRACE_IOC_TERMINATE));
 	close(self->ctl);
 	self->ctl = dev_open(0);
 	ASSERT_LE(0, self->ctl);
