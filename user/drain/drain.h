@@ -148,6 +148,7 @@ struct output {
 	unsigned char *scratch;		/* producer bytes copied out */
 	size_t scratch_cap;
 	struct fxt_map asyncs;		/* (pid, id) -> its begin (async_open) */
+	uint64_t async_last_id;		/* the last id given in the output */
 	struct fxt_map flows;		/* (id, 0) -> pid of its open begin */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
 	struct fxt_map lost;		/* (pid, 0) -> struct pid_lost */

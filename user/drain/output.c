@@ -86,13 +86,14 @@ struct pid_share {
 };
 
 /*
- * An open async of output.asyncs: its name's keyed hash, and 1 + its place
- * in its process's pid_share.async_ids, or 0 when no share counts it (a
- * begin of a kernel or CPU buffer).
+ * An open async of output.asyncs: its name's keyed hash, 1 + its place in
+ * its process's pid_share.async_ids, or 0 when no share counts it (a begin
+ * of a kernel or CPU buffer), and the id its events carry in the output.
  */
 struct async_open {
 	uint64_t name_hash;
 	uint64_t slot;
+	uint64_t out_id;
 };
 
 const char *const refusal_names[REFUSED_COUNT] = {
@@ -806,9 +807,17 @@ static void async_share_del(struct output *o, uint64_t pid,
 	}
 }
 
-/* The record goes to the file: its async begin opens, its end closes. */
+/*
+ * The record goes to the file: its async begin opens, its end closes, and
+ * *out_id is the correlation id it carries there.  Perfetto puts FXT
+ * async events on global tracks, one set per id whatever the process
+ * (Documentation/drain.rst, "What a producer cannot do"), so each
+ * process's open (pid, id) gets an id of its own in the output, from one
+ * count for the session: no process ends or joins another's slices, or
+ * names their tracks.  An instant or end of no open begin gets a new one.
+ */
 static int async_written(struct output *o, const struct drain_buffer *db,
-			 const struct fxt_record *rec)
+			 const struct fxt_record *rec, uint64_t *out_id)
 {
 	uint64_t pid = rec->thread.pid;
 	struct pid_share *share;
@@ -822,6 +831,9 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 		open = fxt_map_put(&o->asyncs, pid, rec->id, &created);
 		if (!open)
 			return -ENOMEM;
+		if (created)
+			open->out_id = ++o->async_last_id;
+		*out_id = open->out_id;
 		open->name_hash = fxt_string_hash_keyed(&rec->name);
 		/* A task buffer's pid is its record's (attributable()). */
 		share = created && db->kind == FXTRACE_BUFFER_TASK ?
@@ -831,8 +843,13 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 			return -ENOMEM;
 		}
 		return 0;
+	case FXT_EVENT_ASYNC_INSTANT:
+		open = fxt_map_get(&o->asyncs, pid, rec->id);
+		*out_id = open ? open->out_id : ++o->async_last_id;
+		return 0;
 	case FXT_EVENT_ASYNC_END:
 		open = fxt_map_get(&o->asyncs, pid, rec->id);
+		*out_id = open ? open->out_id : ++o->async_last_id;
 		if (!open)
 			return 0;
 		/* Whichever buffer ends it, the share that counts it. */
@@ -1136,11 +1153,11 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	struct thread_slices *thread;
 	struct fxt_sink sink = { 0 };
 	const unsigned char *bytes = p;
+	uint64_t need, async_id = 0;
 	enum refusal why;
-	int err;
-	uint64_t need;
 	size_t size;
 	ssize_t n;
+	int err;
 
 	if (describe) {
 		sink.fn = print_diag;
@@ -1174,7 +1191,7 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	if (rec->type == FXT_REC_STRING)
 		strings_charge(o, db);
 	if (err || sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
-	    async_written(o, db, rec) || lost_written(o, db, rec) ||
+	    async_written(o, db, rec, &async_id) || lost_written(o, db, rec) ||
 	    flow_written(o, db, rec)) {
 		o->diags += describe;
 		refuse(o, db, rec, REFUSED_INVALID);
@@ -1193,6 +1210,12 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))
 		slice_thread_dead(&thread->slices);
 	chunk_put(c, bytes, size);
+	/* An async event's id is its last word (async_written()). */
+	if (async_id) {
+		async_id = htole64(async_id);
+		memcpy(c->data + c->len - size + 8 * (rec->content_words - 1),
+		       &async_id, sizeof(async_id));
+	}
 	(*records)++;
 	return n;
 }

@@ -135,6 +135,8 @@ struct walk {
 	uint64_t events;
 	uint64_t async_begins[2];	/* of pids 200 and 300 */
 	uint64_t repaired;		/* thread named "\ufffd\ufffdabc" */
+	uint64_t asyncs[16][3];		/* the first async events: pid, type, id */
+	unsigned int nasyncs;
 };
 
 static int count_record(void *ctx, const struct fxt_record *rec)
@@ -151,6 +153,13 @@ static int count_record(void *ctx, const struct fxt_record *rec)
 	if (rec->type == FXT_REC_EVENT &&
 	    rec->subtype == FXT_EVENT_ASYNC_BEGIN)
 		w->async_begins[rec->thread.pid == 300]++;
+	if (rec->type == FXT_REC_EVENT &&
+	    rec->subtype >= FXT_EVENT_ASYNC_BEGIN &&
+	    rec->subtype <= FXT_EVENT_ASYNC_END && w->nasyncs < 16) {
+		w->asyncs[w->nasyncs][0] = rec->thread.pid;
+		w->asyncs[w->nasyncs][1] = rec->subtype;
+		w->asyncs[w->nasyncs++][2] = rec->id;
+	}
 	return 0;
 }
 
@@ -2223,6 +2232,60 @@ static int test_async_name_collision(void)
 }
 
 /*
+ * Perfetto (v58.2) keys FXT async tracks by correlation id whatever the
+ * process: process 4002's end of process 4000's open id 7, named and
+ * categorised like 4000's begin, closed that slice there.  Each open
+ * (pid, id) now carries an id of its own in the output: 4000's begin,
+ * instant and end of 7 the same, 4002's end of no open begin a new one,
+ * 4002's own slice of 7 another, its instant of no begin another.
+ */
+static int test_async_ids_per_process(void)
+{
+	static const uint64_t want[][3] = {
+		{ 4000, FXT_EVENT_ASYNC_BEGIN, 1 },
+		{ 4000, FXT_EVENT_ASYNC_INSTANT, 1 },
+		{ 4002, FXT_EVENT_ASYNC_END, 2 },
+		{ 4002, FXT_EVENT_ASYNC_BEGIN, 3 },
+		{ 4002, FXT_EVENT_ASYNC_END, 3 },
+		{ 4002, FXT_EVENT_ASYNC_INSTANT, 4 },
+		{ 4000, FXT_EVENT_ASYNC_END, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct walk walk;
+	struct fake a, b;
+	unsigned int i;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	fake_new(&a, 70, FXTRACE_BUFFER_TASK, 4000, 4001, 4096, 0, NULL);
+	fake_new(&b, 71, FXTRACE_BUFFER_TASK, 4002, 4003, 4096, 0, NULL);
+	n = event(w, FXT_EVENT_ASYNC_BEGIN, t, 4000, 4001, "op", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 1, 4000, 4001, "op", 7);
+	put_words(&a, w, n);
+	ASSERT_EQ(2, drain_rest(&a)->records);
+	n = event(w, FXT_EVENT_ASYNC_END, t + 2, 4002, 4003, "op", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 3, 4002, 4003, "own", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 4, 4002, 4003, "own", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 5, 4002, 4003, "x", 9);
+	put_words(&b, w, n);
+	ASSERT_EQ(4, drain_rest(&b)->records);
+	n = event(w, FXT_EVENT_ASYNC_END, t + 6, 4000, 4001, "op", 7);
+	put_words(&a, w, n);
+	ASSERT_EQ(3, drain_rest(&a)->records);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(7, walk.nasyncs);
+	for (i = 0; i < 7; i++) {
+		ASSERT_EQ(want[i][0], walk.asyncs[i][0]);
+		ASSERT_EQ(want[i][1], walk.asyncs[i][1]);
+		ASSERT_EQ(want[i][2], walk.asyncs[i][2]);
+	}
+	fake_free(&a);
+	fake_free(&b);
+	return 0;
+}
+
+/*
  * The session holds at most ASYNC_OPEN_PER_SESSION (16 shares of 16,384)
  * async slices open: 16 processes fill it, a 17th's first begin is
  * refused.  Before, 1,024 processes (the default max_task_buffers) could
@@ -3193,6 +3256,7 @@ static const struct tap_test tests[] = {
 	{ "an async's end frees its place in its opener's share, whoever ends it", test_async_end_any_buffer },
 	{ "an async begin whose list cannot grow is refused, no entry left", test_async_list_enomem },
 	{ "a process's list of open asyncs gives back its room", test_async_list_shrinks },
+	{ "each process's async ids get ids of their own in the output", test_async_ids_per_process },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
