@@ -2333,6 +2333,47 @@ static int test_async_ids_nested(void)
 }
 
 /*
+ * A process's open asyncs are forgotten when its last buffer retires: an
+ * end of a forgotten id, from a buffer of the same pid attached later,
+ * carries an id of its own, so no end named unlike the begin left open
+ * shares its id (which check --strict flagged, async-name, before the ids
+ * were rewritten).
+ */
+static int test_async_forgotten_new_id(void)
+{
+	static const uint64_t want[][2] = {
+		{ FXT_EVENT_ASYNC_BEGIN, 1 },
+		{ FXT_EVENT_ASYNC_END, 2 },
+	};
+	const __u64 t = START + SECOND;
+	struct walk walk;
+	struct fake a, b;
+	unsigned int i;
+	__u64 w[16];
+	__u32 n;
+
+	start();
+	fake_new(&a, 73, FXTRACE_BUFFER_TASK, 4200, 4201, 4096, 0, NULL);
+	n = event(w, FXT_EVENT_ASYNC_BEGIN, t, 4200, 4201, "a", 7);
+	put_words(&a, w, n);
+	output_retire(&out, drain_rest(&a));
+	ASSERT_EQ(0, out.asyncs.count);
+	fake_new(&b, 74, FXTRACE_BUFFER_TASK, 4200, 4202, 4096, 0, NULL);
+	n = event(w, FXT_EVENT_ASYNC_END, t + 1, 4200, 4202, "b", 7);
+	put_words(&b, w, n);
+	ASSERT_EQ(1, drain_rest(&b)->records);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(2, walk.nasyncs);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(want[i][1], walk.asyncs[i][2]);
+	}
+	fake_free(&a);
+	fake_free(&b);
+	return 0;
+}
+
+/*
  * The session holds at most ASYNC_OPEN_PER_SESSION (16 shares of 16,384)
  * async slices open: 16 processes fill it, a 17th's first begin is
  * refused.  Before, 1,024 processes (the default max_task_buffers) could
@@ -3305,6 +3346,7 @@ static const struct tap_test tests[] = {
 	{ "a process's list of open asyncs gives back its room", test_async_list_shrinks },
 	{ "each process's async ids get ids of their own in the output", test_async_ids_per_process },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
+	{ "an end of an async forgotten at retirement gets an id of its own", test_async_forgotten_new_id },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
