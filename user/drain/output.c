@@ -88,12 +88,19 @@ struct pid_share {
 /*
  * An open async of output.asyncs: its name's keyed hash, 1 + its place in
  * its process's pid_share.async_ids, or 0 when no share counts it (a begin
- * of a kernel or CPU buffer), and the id its events carry in the output.
+ * of a kernel or CPU buffer), the id its events carry in the output, and
+ * how many begins of it still open in Perfetto enclose the last one (a
+ * begin of an open id nests on its track; an end closes the innermost
+ * open slice there of its name and category).
+ * name_known: no end since the last begin, so a reader still compares
+ * names with name_hash (it forgets the id at each end).
  */
 struct async_open {
 	uint64_t name_hash;
 	uint64_t slot;
 	uint64_t out_id;
+	uint64_t nested;
+	bool name_known;
 };
 
 const char *const refusal_names[REFUSED_COUNT] = {
@@ -746,7 +753,7 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
 		open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
-		return !open ||
+		return !open || !open->name_known ||
 		       open->name_hash == fxt_string_hash_keyed(&rec->name);
 	default:
 		return true;
@@ -833,8 +840,11 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 			return -ENOMEM;
 		if (created)
 			open->out_id = ++o->async_last_id;
+		else
+			open->nested++;
 		*out_id = open->out_id;
 		open->name_hash = fxt_string_hash_keyed(&rec->name);
+		open->name_known = true;
 		/* A task buffer's pid is its record's (attributable()). */
 		share = created && db->kind == FXTRACE_BUFFER_TASK ?
 			fxt_map_get(&o->pids, pid, 0) : NULL;
@@ -852,6 +862,11 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 		*out_id = open ? open->out_id : ++o->async_last_id;
 		if (!open)
 			return 0;
+		if (open->nested) {
+			open->nested--;
+			open->name_known = false;
+			return 0;
+		}
 		/* Whichever buffer ends it, the share that counts it. */
 		if (open->slot)
 			async_share_del(o, pid, fxt_map_get(&o->pids, pid, 0),

@@ -80,8 +80,7 @@
  *   1. a file that fails the strict check (`fxtrace check --strict` with
  *      the session window the drainer declares; the order of scheduling
  *      records is the kernel's, so sched-order may warn in CPU and kernel
- *      buffers, and only it; async-name may when a buffer of the pid
- *      attaches after its last one retired, a documented limit);
+ *      buffers, and only it);
  *   2. a task buffer's event, thread, log, kernel or userspace object
  *      record in the file naming another process or thread than the
  *      buffer's own, or a scheduling record of it;

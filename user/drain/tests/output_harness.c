@@ -726,7 +726,7 @@ static void successor_ids(enum diff_successor who, __u32 *pid, __u32 *tid)
 }
 
 /* The strict check's rules let pass (bit r: rule r). */
-static uint64_t tolerated(const struct diff_run *run, __u32 kind)
+static uint64_t tolerated(__u32 kind)
 {
 	uint64_t rules = 0;
 
@@ -737,14 +737,6 @@ static uint64_t tolerated(const struct diff_run *run, __u32 kind)
 	 */
 	if (kind != FXTRACE_BUFFER_TASK)
 		rules |= 1ULL << FXT_RULE_SCHED_ORDER;
-	/*
-	 * Documentation/drain.rst, "Limits": a process's open asyncs are
-	 * forgotten when its last buffer retires, so an end named unlike a
-	 * begin left open is no longer caught once a buffer of the same
-	 * pid attaches after that.
-	 */
-	if (run->next && !run->cfg->overlap && run->next->pid == PID)
-		rules |= 1ULL << FXT_RULE_ASYNC_NAME;
 	return rules;
 }
 
@@ -813,7 +805,7 @@ int diff_config_input(const struct diff_config *cfg, const void *half0,
 		/* The file passes the strict check, its flows too. */
 		attribution = (struct attribution){ .run = &run };
 		if (check_output_tolerating(&sides[0].o, &sides[0].f,
-					    tolerated(&run, kinds[k]),
+					    tolerated(kinds[k]),
 					    check_attribution, &attribution)) {
 			run_free(&run);
 			FAIL("%s: the file fails the strict check", label);

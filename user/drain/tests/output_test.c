@@ -2070,11 +2070,12 @@ static int test_probe_provider(void)
 
 /*
  * A process's async share counts its open ids: a begin of an id already
- * open takes no more of it, and each end gives its place back.
+ * open takes no more of it (it nests), and the end of each id's outermost
+ * begin gives its place back.
  */
 static int test_async_share_count(void)
 {
-	const size_t share = 16384, words = (3 * share + 1) * 5;
+	const size_t share = 16384, words = (3 * share + 2) * 5;
 	__u64 *w = malloc(words * 8);
 	struct drain_buffer *db;
 	struct walk walk;
@@ -2091,12 +2092,13 @@ static int test_async_share_count(void)
 	for (i = 0; i < share; i++)
 		n += event(w + n, FXT_EVENT_ASYNC_END, START + SECOND, PID,
 			   TID, "", 1 + i);
-	/* All ended: a full share again. */
+	/* Id 1's outer begin ends: all ended, a full share again. */
+	n += event(w + n, FXT_EVENT_ASYNC_END, START + SECOND, PID, TID, "", 1);
 	n += async_begins(w + n, PID, TID, share, 1 + share);
 	ASSERT_EQ(words, n);
 	put_words(&f, w, n);
 	db = drain_rest(&f);
-	ASSERT_EQ(3 * share + 1, db->records);
+	ASSERT_EQ(3 * share + 2, db->records);
 	ASSERT_EQ(0, db->invalid);
 	ASSERT_EQ(0, check_file(&walk));
 	fake_free(&f);
@@ -2279,6 +2281,92 @@ static int test_async_ids_per_process(void)
 		ASSERT_EQ(want[i][0], walk.asyncs[i][0]);
 		ASSERT_EQ(want[i][1], walk.asyncs[i][1]);
 		ASSERT_EQ(want[i][2], walk.asyncs[i][2]);
+	}
+	fake_free(&a);
+	fake_free(&b);
+	return 0;
+}
+
+/*
+ * Perfetto (v58.2) nests a begin of a correlation id already open on the
+ * same track (TrackCompressor's nest_count) and an end closes the
+ * innermost: "inner" ends, then "outer".  The outer end carries the id of
+ * its begin, not a new one that would leave "outer" open on a track of its
+ * own; after the process's last end of the id, an end gets a new id.
+ */
+static int test_async_ids_nested(void)
+{
+	static const uint64_t want[][2] = {
+		{ FXT_EVENT_ASYNC_BEGIN, 1 },
+		{ FXT_EVENT_ASYNC_BEGIN, 1 },
+		{ FXT_EVENT_ASYNC_END, 1 },
+		{ FXT_EVENT_ASYNC_INSTANT, 1 },
+		{ FXT_EVENT_ASYNC_END, 1 },
+		{ FXT_EVENT_ASYNC_END, 2 },
+	};
+	const __u64 t = START + SECOND;
+	struct walk walk;
+	struct fake a;
+	unsigned int i;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	fake_new(&a, 72, FXTRACE_BUFFER_TASK, 4100, 4101, 4096, 0, NULL);
+	n = event(w, FXT_EVENT_ASYNC_BEGIN, t, 4100, 4101, "outer", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 1, 4100, 4101, "inner", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 2, 4100, 4101, "inner", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 3, 4100, 4101, "outer", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 4, 4100, 4101, "outer", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 5, 4100, 4101, "outer", 7);
+	put_words(&a, w, n);
+	ASSERT_EQ(6, drain_rest(&a)->records);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(6, walk.nasyncs);
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(4100, walk.asyncs[i][0]);
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(want[i][1], walk.asyncs[i][2]);
+	}
+	fake_free(&a);
+	return 0;
+}
+
+/*
+ * A process's open asyncs are forgotten when its last buffer retires: an
+ * end of a forgotten id, from a buffer of the same pid attached later,
+ * carries an id of its own, so no end named unlike the begin left open
+ * shares its id (which check --strict flagged, async-name, before the ids
+ * were rewritten).
+ */
+static int test_async_forgotten_new_id(void)
+{
+	static const uint64_t want[][2] = {
+		{ FXT_EVENT_ASYNC_BEGIN, 1 },
+		{ FXT_EVENT_ASYNC_END, 2 },
+	};
+	const __u64 t = START + SECOND;
+	struct walk walk;
+	struct fake a, b;
+	unsigned int i;
+	__u64 w[16];
+	__u32 n;
+
+	start();
+	fake_new(&a, 73, FXTRACE_BUFFER_TASK, 4200, 4201, 4096, 0, NULL);
+	n = event(w, FXT_EVENT_ASYNC_BEGIN, t, 4200, 4201, "a", 7);
+	put_words(&a, w, n);
+	output_retire(&out, drain_rest(&a));
+	ASSERT_EQ(0, out.asyncs.count);
+	fake_new(&b, 74, FXTRACE_BUFFER_TASK, 4200, 4202, 4096, 0, NULL);
+	n = event(w, FXT_EVENT_ASYNC_END, t + 1, 4200, 4202, "b", 7);
+	put_words(&b, w, n);
+	ASSERT_EQ(1, drain_rest(&b)->records);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(2, walk.nasyncs);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(want[i][1], walk.asyncs[i][2]);
 	}
 	fake_free(&a);
 	fake_free(&b);
@@ -3257,6 +3345,8 @@ static const struct tap_test tests[] = {
 	{ "an async begin whose list cannot grow is refused, no entry left", test_async_list_enomem },
 	{ "a process's list of open asyncs gives back its room", test_async_list_shrinks },
 	{ "each process's async ids get ids of their own in the output", test_async_ids_per_process },
+	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
+	{ "an end of an async forgotten at retirement gets an id of its own", test_async_forgotten_new_id },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
 	{ "kernel-object names are repaired in the kernel's forms only", test_repair_limits },
