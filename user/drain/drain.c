@@ -101,7 +101,7 @@ static int init_session(struct drain *d)
 			strerror(-ret), mode_names[d->opt.mode],
 			(unsigned long long)d->opt.cpu_size,
 			(unsigned long long)d->opt.task_size, cats_size);
-	else if (ret == -ESRCH)
+	else if (ret == -ESRCH && !d->opt.filter_command)
 		fprintf(stderr, "fxtrace-drain: cannot initialize a session: -p %u names no process (a thread other than a process's first names none)\n",
 			cfg.filter_pid);
 	else if (ret)
