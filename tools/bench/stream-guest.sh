@@ -15,13 +15,15 @@
 # written, and the producers' CPU per event.  Prints a table and writes
 # $FXTRACE_OUT/stream.json.
 #
-# Usage: stream-guest.sh [SECONDS [RATES [BUFFER]]]: the confirming runs'
-# length (30 by default, the issue's; /tmp must hold that long a run at
-# the top rate: stream.sh gives the guest 5 GiB), the ladder, events/s per
-# thread separated by commas (make bench-stream passes STREAM_RATES; - for
-# the default), and the buffer memory per thread in KiB (1024: fxtrace's
+# Usage: stream-guest.sh [SECONDS [RATES [BUFFER [PRIO]]]]: the confirming
+# runs' length (30 by default, the issue's; /tmp must hold that long a run
+# at the top rate: stream.sh gives the guest 5 GiB), the ladder, events/s
+# per thread separated by commas (make bench-stream passes STREAM_RATES; -
+# for the default), the buffer memory per thread in KiB (1024: fxtrace's
 # default; LTTng's per-CPU buffer is 4 sub-buffers of a quarter of it;
-# STREAM_BUFFER).
+# STREAM_BUFFER), and a SCHED_FIFO priority for both consumers (0, the
+# default: neither; STREAM_PRIO): `fxtrace record -r PRIO`, and chrt on
+# every lttng-consumerd thread once the session has started.
 # STREAM_RUNG_SECONDS (2) changes the rungs' length when run by hand.
 
 set -euo pipefail
@@ -37,6 +39,10 @@ for rate in "${rates[@]}"; do
 	[[ $rate =~ ^[1-9][0-9]*$ ]] || { echo "stream-guest.sh: a rate is a number of events/s, not '$rate'" >&2; exit 2; }
 done
 buffer_kib=${3:-1024}
+prio=${4:-0}
+[[ $prio =~ ^([0-9]|[1-9][0-9])$ ]] || { echo "stream-guest.sh: the priority is 0 (none) or 1-99, not '$prio'" >&2; exit 2; }
+rt_option=()
+((prio == 0)) || rt_option=(-r "$prio")
 # LTTng's sub-buffers are powers of two of at least a page.
 if ! [[ $buffer_kib =~ ^[1-9][0-9]*$ ]] || ((buffer_kib < 16 || (buffer_kib & (buffer_kib - 1)))); then
 	echo "stream-guest.sh: the buffer is a power of two of at least 16 KiB, not '$buffer_kib' KiB" >&2
@@ -60,7 +66,7 @@ fxtrace_run() {	# SECONDS RATE
 	local total
 	rm -rf "$work" && mkdir -p "$work"
 	TIMEFORMAT='%3U %3S'
-	{ time "$bin/fxtrace" record -v -m streaming -c app -e none -B "${buffer_kib}K" \
+	{ time "$bin/fxtrace" record -v "${rt_option[@]}" -m streaming -c app -e none -B "${buffer_kib}K" \
 		-o "$work/t.fxt" -- "$bin/stream_bench" fxtrace "$threads" "$1" "$2" \
 		>"$work/out" 2>"$work/err"; } 2>"$work/time"
 	emitted=$(value emitted "$work/out")
@@ -98,13 +104,18 @@ consumer_ticks() {
 }
 
 lttng_run() {	# SECONDS RATE
-	local t0 t1 stop
+	local t0 t1 stop pid
 	rm -rf "$work" && mkdir -p "$work"
 	lttng create stream --output="$work/lt" >/dev/null
 	lttng enable-channel -u --discard --buffers-uid --subbuf-size="$((buffer_kib / 4))K" \
 		--num-subbuf=4 c >/dev/null
 	lttng enable-event -u -c c fxstream:tick >/dev/null
 	lttng start >/dev/null
+	if ((prio)); then
+		for pid in $(pgrep -x lttng-consumerd); do
+			chrt -a -f -p "$prio" "$pid" >/dev/null
+		done
+	fi
 	t0=$(consumer_ticks)
 	"$bin/stream_bench" lttng "$threads" "$1" "$2" >"$work/out"
 	stop=$(lttng stop 2>&1)
@@ -147,7 +158,7 @@ row() {	# TOOL RATE SECONDS NOTE: a line of the table, from the last run
 }
 
 json=$FXTRACE_OUT/stream.json
-printf '{\n  "buffer_kib": %d,\n' "$buffer_kib" >"$json"
+printf '{\n  "buffer_kib": %d,\n  "consumer_rt_priority": %d,\n' "$buffer_kib" "$prio" >"$json"
 printf '%-8s %12s %10s %10s %8s %12s %10s %10s %10s %10s %12s\n' tool "rate/thread" emitted dropped \
 	seconds MB "daemon s" "ms CPU/MB" "prod us/ev" "max burst" "save/fill ms"
 declare -A zero_drop cpu_per_mb

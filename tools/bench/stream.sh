@@ -10,7 +10,9 @@
 # separated by spaces or commas (default 25,000 to 600,000);
 # STREAM_BUFFER: the buffer memory per producer thread, for both tools
 # (default 1M: fxtrace's per-thread buffer; LTTng gets 4 sub-buffers of a
-# quarter of it per CPU), a power of two in K or M.
+# quarter of it per CPU), a power of two in K or M; STREAM_PRIO: a
+# SCHED_FIFO priority for both consumers, fxtrace's drainer (record -r)
+# and lttng-consumerd (chrt) [default: 0, neither].
 # GUEST_ACCEL=tcg runs the guest's vCPUs on a host thread each
 # (Documentation/performance.rst, "Streaming against LTTng-UST").
 
@@ -32,13 +34,15 @@ else
 	echo "stream.sh: STREAM_BUFFER must be a size in K or M, not '$buffer'" >&2
 	exit 2
 fi
+prio=${STREAM_PRIO:-0}
+[[ $prio =~ ^([0-9]|[1-9][0-9])$ ]] || { echo "stream.sh: STREAM_PRIO must be 0 (none) or a priority 1-99, not '$prio'" >&2; exit 2; }
 # The host's load goes with the figures (the guest's vCPUs are host
 # threads): its 1-minute average covers the end of the run.
 # 5 GiB: the guest's /tmp (half of it) holds a 30-s run at 2 x 600,000
 # events/s of 48 bytes (1.73 GB), for both tools.
 GUEST_MEM=${GUEST_MEM:-5G} tools/guest/run.sh -t $((900 + 12 * seconds)) \
 	-m kmod/fxtrace.ko -o "$out" \
-	"$PWD/tools/bench/stream-guest.sh $seconds ${rates:--} $buffer_kib"
+	"$PWD/tools/bench/stream-guest.sh $seconds ${rates:--} $buffer_kib $prio"
 echo "host after the run: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*\(load average\)/\1/')"
 cat "$out"/1-stream-guest.sh.log
 cp "$out"/files/1-stream-guest.sh/stream.json build/bench/stream.json

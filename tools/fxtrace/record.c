@@ -19,7 +19,7 @@
 #include "fxtrace.h"
 
 /* fxtrace-drain's options and their values, "--" and the final NULL. */
-#define DRAIN_OPTION_ARGS 22
+#define DRAIN_OPTION_ARGS 24
 
 static volatile sig_atomic_t drain_pid;
 
@@ -343,6 +343,7 @@ int cmd_record(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "config", required_argument, NULL, 'C' },
+		{ "rt-priority", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -350,7 +351,7 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *out = FXTRACE_DEFAULT_TRACE, *mode = NULL, *cpu_size = NULL;
 	const char *task_size = NULL, *pid = NULL, *config = NULL;
-	const char *user = NULL;
+	const char *user = NULL, *rt_priority = NULL;
 	struct selection sel = { .last_tracepoint = -1 };
 	char *categories = NULL, **drain_argv = NULL, *comma;
 	char drain[PATH_MAX];
@@ -370,7 +371,7 @@ int cmd_record(int argc, char **argv)
 		goto nomem;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:m:b:B:c:e:P:p:au:C:qvh",
+	while ((opt = getopt_long(argc, argv, "+:o:m:b:B:c:e:P:p:au:C:r:qvh",
 				  options, NULL)) != -1) {
 		ret = 0;
 		switch (opt) {
@@ -410,6 +411,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'C':
 			config = optarg;
+			break;
+		case 'r':
+			rt_priority = optarg;
 			break;
 		case 'q':
 			quiet = true;
@@ -501,6 +505,10 @@ int cmd_record(int argc, char **argv)
 	if (user) {
 		drain_argv[n++] = "-u";
 		drain_argv[n++] = (char *)user;
+	}
+	if (rt_priority) {
+		drain_argv[n++] = "-r";
+		drain_argv[n++] = (char *)rt_priority;
 	}
 	drain_argv[n++] = "-o";
 	drain_argv[n++] = (char *)out;

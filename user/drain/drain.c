@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -515,6 +516,26 @@ static pid_t spawn_held(const struct options *opt, struct cmd_pty *pty,
 	_exit(127);
 }
 
+/*
+ * -r: the drainer, once the command is forked, runs as SCHED_FIFO, so that
+ * a save is not kept waiting behind the runnable tasks of its CPU while
+ * the producer fills its other half (trace-cmd record -r does the same
+ * for its readers).  SCHED_RESET_ON_FORK: a task it forks later, and
+ * io_uring's workers, do not inherit it.
+ */
+static int set_rt_priority(int prio)
+{
+	struct sched_param param = { .sched_priority = prio };
+
+	if (!prio)
+		return 0;
+	if (!sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param))
+		return 0;
+	fprintf(stderr, "fxtrace-drain: -r %d: %s%s\n", prio, strerror(errno),
+		errno == EPERM ? " (SCHED_FIFO needs CAP_SYS_NICE, or an RLIMIT_RTPRIO of at least the priority: ulimit -r)" : "");
+	return -errno;
+}
+
 static int setup(struct drain *d, sigset_t *oldmask, int *release)
 {
 	sigset_t mask, blocked;
@@ -570,6 +591,9 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 			return ret;
 		}
 	}
+	ret = set_rt_priority(d->opt.rt_priority);
+	if (ret)
+		return ret;
 	ret = fxtctl_open(&d->c);
 	if (ret) {
 		fprintf(stderr, "fxtrace-drain: %s: %s%s\n", FXTRACE_DEVICE,

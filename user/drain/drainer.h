@@ -81,6 +81,7 @@ struct options {
 	uint32_t filter_pid;		/* syscalls of this process only; 0: all */
 	bool filter_command;		/* ... of the command's process */
 	bool quiet, verbose;
+	int rt_priority;		/* SCHED_FIFO priority; 0: not real-time */
 	char **command;
 	/*
 	 * --user: COMMAND runs as this user (initgroups(), setgid(),

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fxtrace-drain [-C FILE] [-m MODE] [-b SIZE] [-B SIZE] [-c CATEGORIES]\n"
 		"                     [-P PROBE]... [-p PID|command] [-o OUT.fxt] [-q] [-v]\n"
-		"                     [-u USER] [-- COMMAND ARGS...]\n"
+		"                     [-u USER] [-r PRIO] [-- COMMAND ARGS...]\n"
 		"\n"
 		"Start a tracing session, run COMMAND (or wait for SIGINT, SIGTERM or\n"
 		"SIGHUP), stop, and write every buffer to one FXT file.  In circular\n"
@@ -31,8 +32,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -C, --config=FILE      read options from FILE (key = value lines: mode,\n"
 		"                         cpu-buffer-size, task-buffer-size, categories,\n"
-		"                         output, pid, probe); options on the command line\n"
-		"                         win, probes add up\n"
+		"                         output, pid, probe, rt-priority); options on the\n"
+		"                         command line win, probes add up\n"
 		"  -m, --mode=MODE        oneshot, circular or streaming [default: streaming]\n"
 		"  -b, --cpu-buffer-size=SIZE\n"
 		"                         per-CPU buffer size, K/M suffixes, a multiple of\n"
@@ -57,6 +58,9 @@ static void usage(FILE *f)
 		"                         HOME, USER and LOGNAME, in a session of its own\n"
 		"                         (with a pty of its own, from a terminal)\n"
 		"                         [default: the drainer's]\n"
+		"  -r, --rt-priority=PRIO run the drainer at real-time priority PRIO\n"
+		"                         (SCHED_FIFO, 1-99; COMMAND keeps its own), so\n"
+		"                         that busy CPUs do not delay saves [default: off]\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"
 		"                         acknowledged save, and say how long saves waited\n"
@@ -93,6 +97,25 @@ static int parse_mode(const char *s, unsigned int *mode)
 	}
 	fprintf(stderr, "fxtrace-drain: unknown mode '%s'\n", s);
 	return -EINVAL;
+}
+
+/* A SCHED_FIFO priority, as chrt(1) and trace-cmd record -r take it. */
+static int parse_rt_priority(const char *what, const char *s, int *prio)
+{
+	int min = sched_get_priority_min(SCHED_FIFO);
+	int max = sched_get_priority_max(SCHED_FIFO);
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "fxtrace-drain: %s '%s': a real-time priority is a number from %d to %d\n",
+			what, s, min, max);
+		return -EINVAL;
+	}
+	*prio = (int)v;
+	return 0;
 }
 
 /* A pid in 1..INT_MAX, or "command". */
@@ -213,6 +236,8 @@ static int config_line(struct options *opt, char *key, char *value)
 		ret = parse_pid(opt, value);
 	} else if (!strcmp(key, "probe")) {
 		ret = add_probe(opt, value);
+	} else if (!strcmp(key, "rt-priority")) {
+		ret = parse_rt_priority(key, value, &opt->rt_priority);
 	} else {
 		ret = -ENOENT;
 	}
@@ -306,7 +331,7 @@ static int read_config(struct options *opt, const char *path)
 	return ret ? -EINVAL : 0;
 }
 
-#define OPTSTRING "+C:m:b:B:c:P:p:o:u:qvh"
+#define OPTSTRING "+C:m:b:B:c:P:p:o:u:r:qvh"
 #define OPT_VERSION 256
 
 static const struct option long_options[] = {
@@ -319,6 +344,7 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "user", required_argument, NULL, 'u' },
+	{ "rt-priority", required_argument, NULL, 'r' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -381,6 +407,10 @@ int parse_options(struct options *opt, int argc, char **argv)
 			break;
 		case 'u':
 			if (parse_user(opt, optarg))
+				return -EINVAL;
+			break;
+		case 'r':
+			if (parse_rt_priority("-r", optarg, &opt->rt_priority))
 				return -EINVAL;
 			break;
 		case 'q':

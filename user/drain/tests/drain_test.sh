@@ -240,6 +240,16 @@ count flight-hostile fake 0
 count flight-hostile names 0
 count flight-hostile blob 0
 
+# -r: the drainer streams as SCHED_FIFO at that priority; its command,
+# forked before and reset on fork anyway, keeps SCHED_OTHER.
+run rtprio -r 7 -- /bin/sh -c 'chrt -p $$; chrt -p $PPID; "$0" 2 20000 50' "$progs/producer"
+check_strict "$out/rtprio.fxt" rtprio
+exact rtprio 2 20000
+grep -qx "pid [0-9]*'s current scheduling policy: SCHED_OTHER" "$out/rtprio.producer" &&
+	grep -qx "pid [0-9]*'s current scheduling policy: SCHED_FIFO|SCHED_RESET_ON_FORK" "$out/rtprio.producer" &&
+	grep -qx "pid [0-9]*'s current scheduling priority: 7" "$out/rtprio.producer"
+result $? "rtprio: the drainer is SCHED_FIFO 7, its command SCHED_OTHER"
+
 # -o naming a trace a killed drainer left unfinished: refused, unchanged,
 # as `fxtrace record -o` refuses it ('fxtrace recover' would save it).
 # The drainer used to truncate it and write its own trace there.

@@ -61,6 +61,7 @@ expect_args "-c *,kernel:sched,fxtrace -P tracepoint:block:block_rq_issue -p com
 expect_args "-c *,fxtrace -P tracepoint:sched:sched_switch prev_pid==42 next_pid>=2 -p 7 -o fxtrace.fxt -q -- " -p 7 -e sched:sched_switch --filter 'prev_pid == 42 && next_pid >= 2'
 expect_args "-C my.conf -p command -o fxtrace.fxt -q -- prog " -C my.conf -- prog
 expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -u nobody -o fxtrace.fxt -q -- prog " -u nobody -- prog
+expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -r 5 -o fxtrace.fxt -q -- prog " -r 5 -- prog
 
 # Exit statuses: the drainer's, which is the command's.
 for status in 0 1 3 127; do
@@ -120,6 +121,12 @@ usage_error "fxtrace-drain: -B '18K': $limits" "$bin/fxtrace-drain" -B 18K -- tr
 usage_error "fxtrace-drain: -b '512M': $limits" "$bin/fxtrace-drain" -b 512M -- true
 usage_error "fxtrace-drain: -o/--output needs a file name, not ''" "$bin/fxtrace-drain" -o '' -- true
 usage_error "fxtrace-drain: -o/--output needs a file name, not ''" "$bin/fxtrace-drain" --output= -- true
+rt="a real-time priority is a number from 1 to 99"
+usage_error "fxtrace-drain: -r '0': $rt" "$bin/fxtrace-drain" -r 0 -- true
+usage_error "fxtrace-drain: -r '100': $rt" "$bin/fxtrace-drain" --rt-priority=100 -- true
+usage_error "fxtrace-drain: -r '5x': $rt" "$bin/fxtrace-drain" -r 5x -- true
+printf 'rt-priority = -1\n' >"$out/rt.conf"
+usage_error "fxtrace-drain: rt-priority '-1': $rt" "$bin/fxtrace-drain" -C "$out/rt.conf" -- true
 # The config file (-C): errors name it, exit 2, before /dev/fxtrace is opened.
 printf 'mode = oneshot\noutput =\n' >"$out/empty-output.conf"
 usage_error "fxtrace-drain: $out/empty-output.conf:2: expected 'key = value' with a valid value" \
@@ -183,6 +190,17 @@ if [[ ! -e /dev/fxtrace ]]; then
 	rc=$?
 	[[ $rc == 1 && $got == "fxtrace stop: /dev/fxtrace: No such file or directory (the module is not loaded: 'sudo insmod kmod/fxtrace.ko' in the source tree, or 'sudo modprobe fxtrace' where it is installed)" ]]
 	result $? "stop without the module: exit 1 ($rc), says how to load it as record does"
+fi
+
+# ---- -r without the right to it ----------------------------------------------------
+# Refused before the session exists (before /dev/fxtrace is opened), exit
+# 1, saying what it needs.
+if ((EUID == 0)) && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	got=$(setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+		'ulimit -r 0 && exec "$0" -r 7 -o /dev/null -- true' "$bin/fxtrace-drain" 2>&1)
+	rc=$?
+	[[ $rc == 1 && $got == "fxtrace-drain: -r 7: Operation not permitted (SCHED_FIFO needs CAP_SYS_NICE, or an RLIMIT_RTPRIO of at least the priority: ulimit -r)" ]]
+	result $? "fxtrace-drain -r 7 without CAP_SYS_NICE: exit 1 ($rc), says what it needs: $got"
 fi
 
 # ---- the command cannot be started ----------------------------------------------
