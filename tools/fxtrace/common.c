@@ -472,12 +472,58 @@ const char *fxtrace_output_kept(const struct fxtrace_output *out)
 	       " (no file is made)";
 }
 
+/*
+ * fsync() fd: 0, or -errno.  EINVAL is a file that cannot be synced (a
+ * FIFO, a character device, a file system without fsync): nothing to
+ * wait for.
+ */
+static int output_sync(int fd)
+{
+	return fsync(fd) && errno != EINVAL ? -errno : 0;
+}
+
+/* fsync() the directory path is named in: 0, or -errno. */
+static int output_sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[sizeof(((struct fxtrace_output *)0)->tmp)];
+	int fd, ret;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
+			 (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = output_sync(fd);
+	close(fd);
+	return ret;
+}
+
+/*
+ * The file is synced before the rename and its directory after, as git
+ * and dpkg do: the rename may reach the disk before the file's data,
+ * which a crash (power loss) then leaves OUT empty or cut short where a
+ * whole older file was; and, unsynced, the rename itself may be undone.
+ * For stop -o, which ends the session next, the data exists nowhere
+ * else.
+ */
 int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 			 bool whole)
 {
 	bool write_failed = fflush(out->file) || ferror(out->file);
 	int err = errno;
 
+	if (!write_failed && whole) {
+		int ret = output_sync(fileno(out->file));
+
+		if (ret) {
+			write_failed = true;
+			err = -ret;
+		}
+	}
 	/* Named while still open: closed, it would be gone. */
 	if (!write_failed && whole && out->unnamed) {
 		int ret = pending_name(out);
@@ -499,6 +545,14 @@ int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 		if (ret && !write_failed) {
 			write_failed = true;
 			err = -ret;
+		}
+		if (!write_failed) {
+			ret = output_sync_dir(out->path);
+			if (ret) {
+				fprintf(stderr, "fxtrace %s: cannot sync the directory of %s: %s (the file is written whole, but a crash may undo its replacement)\n",
+					cmd, out->path, strerror(-ret));
+				return 1;
+			}
 		}
 	}
 	if (!write_failed)
