@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <linux/fxtrace.h>
 
@@ -956,6 +958,60 @@ void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
 	memcpy(buf, o.buf ? o.buf : "", n);
 	buf[n] = '\0';
 	fxtrace_out_free(&o);
+}
+
+/* C.UTF-8, once: (locale_t)0 where it is missing. */
+static locale_t utf8_locale(void)
+{
+	static locale_t loc;
+	static bool tried;
+
+	if (!tried) {
+		loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+		tried = true;
+	}
+	return loc;
+}
+
+size_t fxtrace_text_width(const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	locale_t loc = utf8_locale(), old = (locale_t)0;
+	size_t i = 0, width = 0, n, k;
+
+	/* fxtrace sets no locale: wcwidth() of C is -1 past ASCII. */
+	if (loc)
+		old = uselocale(loc);
+	while (i < len) {
+		wchar_t wc;
+		int w;
+
+		n = p[i] < 0x80 ? 1 : fxt_utf8_sequence(p + i, len - i);
+		if (n < 2) {
+			width++;
+			i++;
+			continue;
+		}
+		wc = p[i] & (0x7f >> n);
+		for (k = 1; k < n; k++)
+			wc = wc << 6 | (p[i + k] & 0x3f);
+		w = wcwidth(wc);
+		width += w < 0 ? 1 : (size_t)w;
+		i += n;
+	}
+	if (loc)
+		uselocale(old);
+	return width;
+}
+
+void fxtrace_print_padded(FILE *out, const char *text, size_t len,
+			  size_t width)
+{
+	size_t used = fxtrace_text_width(text, len);
+
+	fwrite(text, 1, len, out);
+	if (used < width)
+		fprintf(out, "%*s", (int)(width - used), "");
 }
 
 void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)

@@ -401,6 +401,18 @@ void fxtrace_print_json_string(FILE *out, const char *s, size_t len);
 /* fxtrace_out_quoted() into buf, cut to fit size (NUL-terminated). */
 void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s);
 
+/*
+ * The terminal columns len bytes of text printed by the escapes above
+ * take: one for an ASCII byte, and for a UTF-8 character what wcwidth()
+ * says in C.UTF-8 (2 for most CJK, 0 for a combining mark), or one where
+ * that locale is missing or gives none.
+ */
+size_t fxtrace_text_width(const char *text, size_t len);
+
+/* text (len bytes) on out, then spaces up to width columns. */
+void fxtrace_print_padded(FILE *out, const char *text, size_t len,
+			  size_t width);
+
 /* ---- selecting records (select.c): dump's and report's filters ---------- */
 
 /* Option codes of the selection, for getopt_long() tables. */
