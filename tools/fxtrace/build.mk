@@ -55,6 +55,17 @@ $(B)/test/fxtrace/no_tmpfile.so: tools/fxtrace/tests/no_tmpfile.c
 	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
 
 PROGS += $(B)/test/fxtrace/no_tmpfile.so
+# export -o, recover -o and report --html sync OUT before the rename and
+# its directory after.
+UNIT_TESTS += tools/fxtrace/tests/output_sync_test.sh
+# Preloaded by output_sync_test.sh and stop_test.sh: logs fsync() and
+# rename(), and fails fsync() when asked.
+$(B)/test/fxtrace/sync_log.so: tools/fxtrace/tests/sync_log.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/fxtrace/sync_log.so
 # No output overwrites a drainer's trace or a spool recover could save.
 UNIT_TESTS += tools/fxtrace/tests/output_keep_test.sh
 # dump and export stop reading once their output is gone (SIGPIPE ignored).

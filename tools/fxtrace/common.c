@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <linux/fxtrace.h>
 
@@ -472,12 +474,58 @@ const char *fxtrace_output_kept(const struct fxtrace_output *out)
 	       " (no file is made)";
 }
 
+/*
+ * fsync() fd: 0, or -errno.  EINVAL is a file that cannot be synced (a
+ * FIFO, a character device, a file system without fsync): nothing to
+ * wait for.
+ */
+static int output_sync(int fd)
+{
+	return fsync(fd) && errno != EINVAL ? -errno : 0;
+}
+
+/* fsync() the directory path is named in: 0, or -errno. */
+static int output_sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[sizeof(((struct fxtrace_output *)0)->tmp)];
+	int fd, ret;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
+			 (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = output_sync(fd);
+	close(fd);
+	return ret;
+}
+
+/*
+ * The file is synced before the rename and its directory after, as git
+ * and dpkg do: the rename may reach the disk before the file's data,
+ * which a crash (power loss) then leaves OUT empty or cut short where a
+ * whole older file was; and, unsynced, the rename itself may be undone.
+ * For stop -o, which ends the session next, the data exists nowhere
+ * else.
+ */
 int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 			 bool whole)
 {
 	bool write_failed = fflush(out->file) || ferror(out->file);
 	int err = errno;
 
+	if (!write_failed && whole) {
+		int ret = output_sync(fileno(out->file));
+
+		if (ret) {
+			write_failed = true;
+			err = -ret;
+		}
+	}
 	/* Named while still open: closed, it would be gone. */
 	if (!write_failed && whole && out->unnamed) {
 		int ret = pending_name(out);
@@ -499,6 +547,14 @@ int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 		if (ret && !write_failed) {
 			write_failed = true;
 			err = -ret;
+		}
+		if (!write_failed) {
+			ret = output_sync_dir(out->path);
+			if (ret) {
+				fprintf(stderr, "fxtrace %s: cannot sync the directory of %s: %s (the file is written whole, but a crash may undo its replacement)\n",
+					cmd, out->path, strerror(-ret));
+				return 1;
+			}
 		}
 	}
 	if (!write_failed)
@@ -902,6 +958,60 @@ void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s)
 	memcpy(buf, o.buf ? o.buf : "", n);
 	buf[n] = '\0';
 	fxtrace_out_free(&o);
+}
+
+/* C.UTF-8, once: (locale_t)0 where it is missing. */
+static locale_t utf8_locale(void)
+{
+	static locale_t loc;
+	static bool tried;
+
+	if (!tried) {
+		loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+		tried = true;
+	}
+	return loc;
+}
+
+size_t fxtrace_text_width(const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	locale_t loc = utf8_locale(), old = (locale_t)0;
+	size_t i = 0, width = 0, n, k;
+
+	/* fxtrace sets no locale: wcwidth() of C is -1 past ASCII. */
+	if (loc)
+		old = uselocale(loc);
+	while (i < len) {
+		wchar_t wc;
+		int w;
+
+		n = p[i] < 0x80 ? 1 : fxt_utf8_sequence(p + i, len - i);
+		if (n < 2) {
+			width++;
+			i++;
+			continue;
+		}
+		wc = p[i] & (0x7f >> n);
+		for (k = 1; k < n; k++)
+			wc = wc << 6 | (p[i + k] & 0x3f);
+		w = wcwidth(wc);
+		width += w < 0 ? 1 : (size_t)w;
+		i += n;
+	}
+	if (loc)
+		uselocale(old);
+	return width;
+}
+
+void fxtrace_print_padded(FILE *out, const char *text, size_t len,
+			  size_t width)
+{
+	size_t used = fxtrace_text_width(text, len);
+
+	fwrite(text, 1, len, out);
+	if (used < width)
+		fprintf(out, "%*s", (int)(width - used), "");
 }
 
 void fxtrace_out_json_string(struct fxtrace_out *o, const char *str, size_t len)

@@ -242,9 +242,12 @@ int fxtrace_output_create(struct fxtrace_output *out, const char *cmd,
 const char *fxtrace_output_kept(const struct fxtrace_output *out);
 
 /*
- * Close out: when whole, the new file takes the path's name (renamed over
- * it); when not, it is removed.  Returns 0, or 1 after saying on stderr
- * that path cannot be written (a write, the close or the rename failed).
+ * Close out: when whole, the file is synced (fsync()) and the new file
+ * takes the path's name (renamed over it), its directory synced after;
+ * when not, it is removed.  Returns 0, or 1 after saying on stderr that
+ * path cannot be written (a write, the sync, the close or the rename
+ * failed: the new file removed) or that its directory cannot be synced
+ * (path replaced, but a crash may undo that).
  */
 int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 			 bool whole);
@@ -397,6 +400,18 @@ void fxtrace_print_json_string(FILE *out, const char *s, size_t len);
 
 /* fxtrace_out_quoted() into buf, cut to fit size (NUL-terminated). */
 void fxtrace_format_quoted(char *buf, size_t size, const struct fxt_string *s);
+
+/*
+ * The terminal columns len bytes of text printed by the escapes above
+ * take: one for an ASCII byte, and for a UTF-8 character what wcwidth()
+ * says in C.UTF-8 (2 for most CJK, 0 for a combining mark), or one where
+ * that locale is missing or gives none.
+ */
+size_t fxtrace_text_width(const char *text, size_t len);
+
+/* text (len bytes) on out, then spaces up to width columns. */
+void fxtrace_print_padded(FILE *out, const char *text, size_t len,
+			  size_t width);
 
 /* ---- selecting records (select.c): dump's and report's filters ---------- */
 

@@ -275,21 +275,26 @@ void report_rows_free(struct report_rows *rows)
 
 /* ---- text ----------------------------------------------------------------- */
 
-/* category:name whole: two names cut alike would read as one. */
-static void print_name(FILE *out, const struct report_name *n, int width)
+/*
+ * category:name whole (two names cut alike would read as one), escaped,
+ * padded to width columns by what is printed: an escape takes more
+ * columns than its byte, a UTF-8 character fewer (or two for one).
+ */
+static void print_name(FILE *out, const struct report_name *n, size_t width)
 {
-	size_t len = n->name_len;
+	struct fxtrace_out o;
 
+	fxtrace_out_init(&o, NULL);
 	if (n->cat_len) {
-		fxtrace_print_escaped(out, &(struct fxt_string){
+		fxtrace_out_escaped(&o, &(struct fxt_string){
 			.ptr = n->cat, .len = (uint32_t)n->cat_len });
-		fputc(':', out);
-		len += n->cat_len + 1;
+		fxtrace_out_char(&o, ':');
 	}
-	fxtrace_print_escaped(out, &(struct fxt_string){
+	fxtrace_out_escaped(&o, &(struct fxt_string){
 		.ptr = n->name, .len = (uint32_t)n->name_len });
-	if ((int)len < width)
-		fprintf(out, "%*s", width - (int)len, "");
+	if (!o.failed)
+		fxtrace_print_padded(out, o.buf ? o.buf : "", o.len, width);
+	fxtrace_out_free(&o);
 }
 
 static const char *const key_names[] = {
@@ -367,7 +372,9 @@ static void print_longest(FILE *out, const struct report *rp,
 		fprintf(out, "  %12" PRId64 " ", s->end - s->start);
 		fprintf(out, "%8" PRId64 ".%09" PRId64, s->start / 1000000000,
 			s->start % 1000000000);
-		fprintf(out, "  %-20s %-16s ", who, name);
+		fprintf(out, "  %-20s ", who);
+		fxtrace_print_padded(out, name, strlen(name), 16);
+		fputc(' ', out);
 		print_name(out, &rp->names[s->name], 0);
 		fputc('\n', out);
 	}
@@ -395,10 +402,12 @@ static void print_threads(FILE *out, const struct report *rp,
 		snprintf(who, sizeof(who), "%" PRIu64 "/%" PRIu64, t->pid,
 			 t->t->tid);
 		thread_name(rp, t->t->tid, name, sizeof(name));
-		fprintf(out, "  %-16s %-16s %14" PRId64 " %8" PRIu64 " %14" PRId64
+		fprintf(out, "  %-16s ", who);
+		fxtrace_print_padded(out, name, strlen(name), 16);
+		fprintf(out, " %14" PRId64 " %8" PRIu64 " %14" PRId64
 			" %14" PRId64 " %8" PRIu64 " %8zu %12" PRId64 " %12"
-			PRId64 " %12" PRId64 " %12" PRId64 "\n", who, name,
-			t->t->cpu_ns, t->t->switches_in, t->t->blocked_ns,
+			PRId64 " %12" PRId64 " %12" PRId64 "\n", t->t->cpu_ns,
+			t->t->switches_in, t->t->blocked_ns,
 			t->t->preempted_ns, t->t->wakeups, t->t->nlatency,
 			t->lat_total, t->lat_p50, t->lat_p99, t->lat_max);
 	}
@@ -422,10 +431,12 @@ static void print_processes(FILE *out, const struct report *rp,
 		const struct report_process_row *p = &rows->processes[i];
 
 		process_name(rp, p->pid, name, sizeof(name));
-		fprintf(out, "  %-10" PRIu64 " %-16s %7zu %14" PRId64 " %8" PRIu64
+		fprintf(out, "  %-10" PRIu64 " ", p->pid);
+		fxtrace_print_padded(out, name, strlen(name), 16);
+		fprintf(out, " %7zu %14" PRId64 " %8" PRIu64
 			" %14" PRId64 " %14" PRId64 " %8" PRIu64 " %8" PRIu64
-			" %12" PRId64 " %12" PRId64 "\n", p->pid, name,
-			p->threads, p->cpu_ns, p->switches_in, p->blocked_ns,
+			" %12" PRId64 " %12" PRId64 "\n", p->threads,
+			p->cpu_ns, p->switches_in, p->blocked_ns,
 			p->preempted_ns, p->wakeups, p->latency_count,
 			p->lat_total, p->lat_max);
 	}

@@ -208,11 +208,50 @@ static int test_flush(void)
 	return 0;
 }
 
+/*
+ * Columns: ASCII one a byte, é one, 処 two, a combining acute none, and a
+ * byte that starts no UTF-8 character one (the escapes never print one).
+ */
+static int test_text_width(void)
+{
+	static const struct {
+		const char *text;
+		size_t width;
+	} cases[] = {
+		{ "", 0 }, { "abc", 3 }, { "\\x09", 4 }, { "caf\xc3\xa9", 4 },
+		{ "\xe5\x87\xa6\xe7\x90\x86", 4 }, { "e\xcc\x81", 1 },
+		{ "\x80" "a", 2 }, { "\xe5\x87", 2 },
+	};
+	char line[64];
+	char *mem = NULL;
+	size_t size = 0, i;
+	FILE *f;
+
+	for (i = 0; i < N_WORDS(cases); i++)
+		if (fxtrace_text_width(cases[i].text, strlen(cases[i].text)) !=
+		    cases[i].width)
+			FAIL("\"%s\": %zu columns, expected %zu", cases[i].text,
+			     fxtrace_text_width(cases[i].text,
+						strlen(cases[i].text)),
+			     cases[i].width);
+	/* Padded to 8 columns: "caf\xc3\xa9" is 5 bytes, 4 columns. */
+	f = open_memstream(&mem, &size);
+	ASSERT_TRUE(f);
+	fxtrace_print_padded(f, "caf\xc3\xa9", 5, 8);
+	fxtrace_print_padded(f, "longer than 8", 13, 8);
+	fclose(f);
+	snprintf(line, sizeof(line), "%.*s", (int)size, mem);
+	free(mem);
+	ASSERT_STR("caf\xc3\xa9    longer than 8", line);
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "numbers as printf writes them", test_numbers },
 	{ "every argument type, dump and export", test_arguments },
 	{ "format_quoted cuts at whole escapes", test_format_quoted },
 	{ "a FILE-backed buffer flushes in order", test_flush },
+	{ "text width in columns, and padding by it", test_text_width },
 };
 
 int main(void)

@@ -318,6 +318,53 @@ x300=$(printf 'x%.0s' {1..300})
 expect "report: names alike in their first 300 bytes printed whole, twice each" test \
 	"$?:$(grep -c "c:${x300}a\( \|$\)" "$tmp/names.out"):$(grep -c "c:${x300}b\( \|$\)" "$tmp/names.out")" = 0:2:2
 
+# Names padded by the columns they take, not by their bytes: "café" (é is
+# 2 bytes, 1 column), "tab\tx" (the tab printed as \x09: 1 byte, 4
+# columns) and "処理" (6 bytes, 4 columns) in the slice table; the
+# thread "wörker" and the process "prøc" in the longest slices, threads
+# and processes.  Each row used to be shifted by its bytes less its
+# columns (c:tab\x09x 3 columns right, c:café 1 left).
+python3 - "$tmp/widths.fxt" <<'PY'
+import struct
+import sys
+def words(*a): return b"".join(struct.pack("<Q", x) for x in a)
+def padded(b): return b + b"\0" * (-len(b) % 8)
+def kobj(koid, obj_type, name, args=b"", nargs=0):
+    # kernel object record (type 7): 1 process, 2 thread; name inline
+    n = padded(name)
+    return words(7 | (2 + (len(n) + len(args)) // 8) << 4 | obj_type << 16 |
+                 (0x8000 | len(name)) << 24 | nargs << 40, koid) + n + args
+out = words(0x0016547846040010)
+out += kobj(1, 1, "prøc".encode())
+# thread 1 with its "process" koid argument (type 8, 3 words)
+out += kobj(1, 2, "wörker".encode(),
+            words(8 | 3 << 4 | (0x8000 | 7) << 16) + padded(b"process") + words(1), 1)
+for ts, dur, name in ((100, 30, "café".encode()), (200, 20, b"tab\tx"),
+                      (300, 10, "処理".encode())):
+    n = padded(name)
+    # duration complete, inline thread 1/1, category "c", the name inline
+    hdr = (4 | (6 + len(n) // 8) << 4 | 4 << 16 | (0x8000 | 1) << 32 |
+           (0x8000 | len(name)) << 48)
+    out += words(hdr, ts, 1, 1, ord("c")) + n + words(ts + dur)
+open(sys.argv[1], "wb").write(out)
+PY
+cat >"$tmp/widths.want" <<'TXT'
+  c:café                                  1             30             30           30           30           30           30
+  c:tab\x09x                              1             20             20           20           20           20           20
+  c:処理                                  1             10             10           10           10           10           10
+            30        0.000000100  1/1                  "wörker"         c:café
+            20        0.000000200  1/1                  "wörker"         c:tab\x09x
+            10        0.000000300  1/1                  "wörker"         c:処理
+  1/1              "wörker"                      0        0              0              0        0        0            0            0            0            0
+  1          "prøc"                 1              0        0              0              0        0        0            0            0
+TXT
+"$fxtrace" report "$tmp/widths.fxt" >"$tmp/widths.out" 2>&1
+rc=$?
+grep -E '^ +(c:|[0-9]+ +0\.|1/1 |1 )' "$tmp/widths.out" >"$tmp/widths.got"
+diff "$tmp/widths.want" "$tmp/widths.got" | sed 's/^/# /'
+expect "report: names with UTF-8 and escaped bytes padded by their columns (exit $rc)" \
+	cmp -s "$tmp/widths.want" "$tmp/widths.got"
+
 # 32,768 names of one FNV-1a 64: each of these 15 pairs of 12-byte blocks
 # collides from the hash the blocks before it leave (found by lattice
 # reduction of FNV-1a's multiply, Joux's multicollision), so any choice

@@ -13,7 +13,8 @@
 # truncate it, and what `fxtrace recover` would have kept of it was gone;
 # nor a libfxtrace spool, which recover saves.  A FILE that exists is
 # replaced only once written whole: a write that fails (EFBIG here) used
-# to leave it truncated.
+# to leave it truncated.  It is synced before its rename and its
+# directory after (it used to be neither: a crash could leave it empty).
 # Runs as root in the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -98,16 +99,39 @@ fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -
 	[[ $(ls -A "$out/keep") == saved.fxt ]]
 result $? "stop -o NEW, a write failing (EFBIG): exit 1, no file made and said so, the session not ended"
 
+# FILE's fsync() failing (EIO, from sync_log.so): the buffers were read
+# but may not be on the disk, so the session is not ended, FILE is left
+# as it was and the new file removed.  It used to be renamed unsynced and
+# the session ended: a crash could then leave FILE empty.
+sync_log=$root/build/test/fxtrace/sync_log.so
+msg=$(FXTRACE_SYNC_FAIL="file EIO" LD_PRELOAD=$sync_log "$bin/fxtrace" stop -o "$out/keep/saved.fxt" 2>&1)
+rc=$?
+printf '%s\n' "$msg" | sed 's/^/# /'
+[[ $rc == 1 && $msg == "fxtrace stop: cannot write $out/keep/saved.fxt: Input/output error (the file is left as it was)
+fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -o FILE' saves them, 'fxtrace stop' discards them" ]] &&
+	cmp "$out/keep/saved.fxt" "$out/saved.copy" && [[ $(ls -A "$out/keep") == saved.fxt ]]
+result $? "stop -o FILE, its fsync failing (EIO): exit $rc, FILE unchanged and said so, nothing else left, the session not ended"
+
 # The buffers are still there to save, and then the session ends.  FILE
-# exists, but is no drainer's trace: it is overwritten.
-printf 'notes, no trace\n' >"$out/saved.fxt"
-"$bin/fxtrace" stop -o "$out/saved.fxt" >"$out/stop.out" 2>&1
+# exists, but is no drainer's trace: it is overwritten, synced whole
+# before its rename and its directory after (sync_log.so's log).
+mkdir "$out/synced"
+printf 'notes, no trace\n' >"$out/synced/saved.fxt"
+FXTRACE_SYNC_LOG=$out/sync.log LD_PRELOAD=$sync_log \
+	"$bin/fxtrace" stop -o "$out/synced/saved.fxt" >"$out/stop.out" 2>&1
 rc=$?
 sed 's/^/# /' "$out/stop.out"
 ((rc == 0)) && grep -q '^\[ fxtrace stop: [1-9][0-9]* buffers written to ' "$out/stop.out" &&
 	grep -q '^\[ fxtrace stop: the orphaned session (uid 0, [0-9]* buffers) is ended \]$' "$out/stop.out"
 result $? "stop -o FILE after the refusals: the buffers saved, the session ended (exit $rc)"
-check_strict "$out/saved.fxt" saved
+want="fsync file $(stat -c '%i %s' "$out/synced/saved.fxt")
+rename $(stat -c %i "$out/synced/saved.fxt")
+fsync dir $(stat -c %i "$out/synced")"
+log=$(cat "$out/sync.log" 2>/dev/null)
+printf '# sync log:\n%s\n# expected:\n%s\n' "$log" "$want" | sed 's/^\([^#]\)/#   \1/'
+[[ $log == "$want" ]]
+result $? "stop -o FILE: synced whole, renamed, its directory synced, in that order"
+check_strict "$out/synced/saved.fxt" saved
 "$bin/fxtrace" stop >"$out/stop.out" 2>&1
 [[ $? == 0 && $(cat "$out/stop.out") == "[ fxtrace stop: no session ]" ]]
 result $? "stop: nothing left to stop"
