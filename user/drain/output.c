@@ -49,6 +49,13 @@
 #define ASYNC_OPEN_PER_PROCESS	16384
 #define ASYNC_OPEN_PER_SESSION	(16 * ASYNC_OPEN_PER_PROCESS)
 
+/*
+ * Begins of one (pid, id) open at once: a begin of an open id nests
+ * (struct async_open), and one past this is refused.  Each level keeps
+ * its name, so that the table's entries stay of one bounded size.
+ */
+#define ASYNC_NEST_MAX		4
+
 /* The least room of a process's list of its open async ids (pid_share). */
 #define ASYNC_IDS_MIN		16
 
@@ -86,21 +93,23 @@ struct pid_share {
 };
 
 /*
- * An open async of output.asyncs: its name's keyed hash, 1 + its place in
- * its process's pid_share.async_ids, or 0 when no share counts it (a begin
- * of a kernel or CPU buffer), the id its events carry in the output, and
- * how many begins of it still open in Perfetto enclose the last one (a
- * begin of an open id nests on its track; an end closes the innermost
- * open slice there of its name and category).
- * name_known: no end since the last begin, so a reader still compares
- * names with name_hash (it forgets the id at each end).
+ * An open async of output.asyncs: 1 + its place in its process's
+ * pid_share.async_ids, or 0 when no share counts it (a begin of a kernel
+ * or CPU buffer), the id its events carry in the output, how many begins
+ * of it still open enclose the last one, and the keyed hash of each open
+ * begin's name, outermost first.  A begin of an open id nests on its
+ * Perfetto track, and an end closes the innermost open slice there of its
+ * name and category (SliceTracker::MatchingIncompleteSliceIndex()); a
+ * reader judges each instant and end against the innermost open begin
+ * (check_async(), user/reader/fxt_reader.c).  So an instant or end must
+ * name the innermost: one that names an outer begin would close it in
+ * Perfetto and leave the inner open, one that names none closes nothing.
  */
 struct async_open {
-	uint64_t name_hash;
-	uint64_t slot;
+	uint32_t slot;
+	uint32_t nested;
 	uint64_t out_id;
-	uint64_t nested;
-	bool name_known;
+	uint64_t name_hash[ASYNC_NEST_MAX];
 };
 
 const char *const refusal_names[REFUSED_COUNT] = {
@@ -729,9 +738,9 @@ static bool in_window(const struct output *o, const struct fxt_record *rec)
 }
 
 /*
- * A reader compares each async instant and end with its begin's name, by
- * (pid, id) across the whole file; a producer must not make it fail, nor
- * fill the table for others.
+ * A reader compares each async instant and end with its innermost open
+ * begin's name, by (pid, id) across the whole file; a producer must not
+ * make it fail, nor fill the table for others.
  */
 static bool async_allowed(struct output *o, const struct drain_buffer *db,
 			  const struct fxt_record *rec)
@@ -743,8 +752,10 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 		return true;
 	switch (rec->subtype) {
 	case FXT_EVENT_ASYNC_BEGIN:
-		if (db->kind != FXTRACE_BUFFER_TASK ||
-		    fxt_map_get(&o->asyncs, rec->thread.pid, rec->id))
+		open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
+		if (open)
+			return open->nested + 1 < ASYNC_NEST_MAX;
+		if (db->kind != FXTRACE_BUFFER_TASK)
 			return true;
 		if (o->asyncs.count >= ASYNC_OPEN_PER_SESSION)
 			return false;
@@ -753,8 +764,8 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
 		open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
-		return !open || !open->name_known ||
-		       open->name_hash == fxt_string_hash_keyed(&rec->name);
+		return !open || open->name_hash[open->nested] ==
+				fxt_string_hash_keyed(&rec->name);
 	default:
 		return true;
 	}
@@ -778,7 +789,7 @@ static int async_share_add(struct pid_share *share, struct async_open *open,
 		share->async_cap = cap;
 	}
 	share->async_ids[share->asyncs++] = id;
-	open->slot = share->asyncs;
+	open->slot = (uint32_t)share->asyncs;
 	return 0;
 }
 
@@ -800,7 +811,7 @@ static void async_share_del(struct output *o, uint64_t pid,
 	if (i != share->asyncs) {
 		share->async_ids[i] = last_id;
 		moved = fxt_map_get(&o->asyncs, pid, last_id);
-		moved->slot = i + 1;
+		moved->slot = (uint32_t)(i + 1);
 	}
 	if (share->async_cap <= ASYNC_IDS_MIN ||
 	    share->asyncs > share->async_cap / 4)
@@ -843,8 +854,7 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 		else
 			open->nested++;
 		*out_id = open->out_id;
-		open->name_hash = fxt_string_hash_keyed(&rec->name);
-		open->name_known = true;
+		open->name_hash[open->nested] = fxt_string_hash_keyed(&rec->name);
 		/* A task buffer's pid is its record's (attributable()). */
 		share = created && db->kind == FXTRACE_BUFFER_TASK ?
 			fxt_map_get(&o->pids, pid, 0) : NULL;
@@ -864,7 +874,6 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 			return 0;
 		if (open->nested) {
 			open->nested--;
-			open->name_known = false;
 			return 0;
 		}
 		/* Whichever buffer ends it, the share that counts it. */
