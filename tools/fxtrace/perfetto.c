@@ -7,11 +7,13 @@
  * The decoder walks the trace and replays what Perfetto's FXT importer
  * (src/trace_processor/importers/fuchsia/ in Perfetto's sources) does with
  * each record: events sorted by time (ties in file order), slices on one
- * track per thread with the slice tracker's stack rules, flows bound to the
- * innermost slice of their thread, counters one row per numeric argument,
- * sched_slice one row per switch to a non-idle thread.  Then one query gives
- * the same figures from the trace processor, and every pair must agree.  Any
- * stats row of severity error or data_loss fails the comparison too.
+ * track per thread with the slice tracker's stack rules, async slices on the
+ * track compressor's global tracks (by correlation id, not by process),
+ * flows bound to the innermost slice of their thread, counters one row per
+ * numeric argument, sched_slice one row per switch to a non-idle thread.
+ * Then one query gives the same figures from the trace processor, and every
+ * pair must agree.  Any stats row of severity error or data_loss fails the
+ * comparison too.
  *
  * With =json the trace is exported as `fxtrace export` does and the JSON is
  * imported instead: the round trip must show the same slices, counters and
@@ -116,16 +118,17 @@ static const char query_fxt[] =
 
 enum sim_kind {
 	SIM_BEGIN, SIM_END, SIM_SCOPED, SIM_FLOW_BEGIN, SIM_FLOW_STEP,
-	SIM_FLOW_END,
+	SIM_FLOW_END, SIM_ASYNC_BEGIN, SIM_ASYNC_INSTANT, SIM_ASYNC_END,
 };
 
-/* A thread-track event, replayed in Perfetto's order after the walk. */
+/* An event, replayed in Perfetto's order after the walk. */
 struct sim_event {
 	int64_t ts;
 	uint64_t seq;		/* file order: ties keep it */
 	int64_t dur;		/* SIM_SCOPED */
-	uint64_t flow_id;	/* SIM_FLOW_* */
-	uint64_t name;		/* json: the key of its category and name */
+	uint64_t id;		/* flows, asyncs: correlation id */
+	uint64_t name;		/* json, asyncs: key of category, name */
+	uint64_t raw_name;	/* asyncs: the key of the name alone */
 	uint32_t pid, tid;	/* 32 bits, as Perfetto keeps them */
 	enum sim_kind kind;
 };
@@ -133,11 +136,34 @@ struct sim_event {
 struct sim_slice {
 	int64_t ts, dur;
 	uint64_t name;		/* as sim_event's */
+	bool async;		/* on an async track, not a thread's */
 };
 
 struct sim_track {
 	uint32_t *stack;	/* indexes into model.slices */
 	uint32_t depth, cap;
+};
+
+/*
+ * A global async track (TrackCompressor's TrackState of slice type
+ * kCookie): the cookie (correlation id) it is kept for and how many of
+ * its begins are open.  A begin of an open id nests on it.
+ */
+struct async_track {
+	struct sim_track t;
+	uint64_t cookie;
+	uint64_t nest_count;
+};
+
+/*
+ * The tracks of one name: InternLegacyAsyncTrack() puts every event of a
+ * correlation id in the set of the first name seen with that id (its
+ * async_tracks_to_root_string_id_), whatever the process, and the set's
+ * tracks are found in creation order.
+ */
+struct async_set {
+	uint64_t *tracks;	/* numbers in model.async_tracks */
+	size_t n, cap;
 };
 
 struct flow_owner {
@@ -185,7 +211,10 @@ struct model {
 	size_t nslices, cap_slices;
 	struct keys keys;
 	struct fxt_map tracks;		/* (pid, tid) -> sim_track */
-	struct fxt_map async_open;	/* (id, key of pid, cat, name) -> count */
+	struct fxt_map async_roots;	/* (id, 0) -> key of a first name */
+	struct fxt_map async_sets;	/* (that key, 0) -> async_set */
+	struct fxt_map async_cookies;	/* (that key, id) -> its track */
+	struct fxt_map async_tracks;	/* (n, 0) -> struct async_track */
 	struct fxt_map counter_tracks;	/* (key of pid and series, 0) -> nothing */
 	struct fxt_map active_flows;	/* (pid, id) -> global flow id */
 	struct fxt_map flow_owners;	/* (id, 0) -> flow_owner */
@@ -331,7 +360,7 @@ static struct sim_event *new_event(struct model *m, int64_t ts,
 	e->ts = ts;
 	e->seq = m->nevents++;
 	e->dur = dur;
-	e->flow_id = 0;
+	e->id = 0;
 	e->name = 0;
 	e->kind = kind;
 	return e;
@@ -344,10 +373,14 @@ static void add_event(struct model *m, const struct fxt_record *rec,
 
 	if (!e)
 		return;
-	e->flow_id = rec->id;
-	/* Only JSON ends are matched by name: no key to make for FXT. */
-	if (m->json)
+	e->id = rec->id;
+	/* FXT duration ends are not matched by name: no key to make. */
+	if (m->json || kind >= SIM_ASYNC_BEGIN)
 		e->name = event_name_key(m, rec);
+	if (kind >= SIM_ASYNC_BEGIN) {
+		key_add_string(m, &rec->name);
+		e->raw_name = key_end(m);
+	}
 	e->pid = (uint32_t)rec->thread.pid;
 	e->tid = (uint32_t)rec->thread.tid;
 }
@@ -462,37 +495,6 @@ static void model_counter(struct model *m, const struct fxt_record *rec)
 		see_time(m, rec->ts_ns);
 }
 
-static void model_async(struct model *m, const struct fxt_record *rec)
-{
-	uint64_t key, *open;
-
-	key_add_u32(m, (uint32_t)rec->thread.pid);
-	key = event_name_key(m, rec);
-	if (m->error)
-		return;
-
-	if (rec->subtype == FXT_EVENT_ASYNC_END) {
-		open = fxt_map_get(&m->async_open, rec->id, key);
-		if (open && *open) {
-			(*open)--;
-			m->fig[F_ASYNC_OPEN]--;
-			see_time(m, rec->ts_ns);
-		}
-		return;
-	}
-	m->fig[F_ASYNC_SLICES]++;
-	see_time(m, rec->ts_ns);
-	if (rec->subtype == FXT_EVENT_ASYNC_INSTANT)
-		return;
-	open = fxt_map_put(&m->async_open, rec->id, key, NULL);
-	if (!open) {
-		m->error = -ENOMEM;
-		return;
-	}
-	(*open)++;
-	m->fig[F_ASYNC_OPEN]++;
-}
-
 static void model_sched(struct model *m, const struct fxt_record *rec)
 {
 	int64_t in_w = 0, out_w = 0, w = 0;
@@ -584,9 +586,13 @@ static int model_record(void *ctx, const struct fxt_record *rec)
 				  rec->end_ts_ns - rec->ts_ns);
 		break;
 	case FXT_EVENT_ASYNC_BEGIN:
+		add_event(m, rec, SIM_ASYNC_BEGIN, 0);
+		break;
 	case FXT_EVENT_ASYNC_INSTANT:
+		add_event(m, rec, SIM_ASYNC_INSTANT, 0);
+		break;
 	case FXT_EVENT_ASYNC_END:
-		model_async(m, rec);
+		add_event(m, rec, SIM_ASYNC_END, 0);
 		break;
 	case FXT_EVENT_FLOW_BEGIN:
 		add_event(m, rec, SIM_FLOW_BEGIN, 0);
@@ -663,10 +669,9 @@ static bool close_stack(struct model *m, struct sim_track *t, int64_t ts,
 	return true;
 }
 
-static void start_slice(struct model *m, const struct sim_event *e,
-			int64_t dur)
+static void start_slice(struct model *m, struct sim_track *t,
+			const struct sim_event *e, int64_t dur)
 {
-	struct sim_track *t = track_of(m, e, true);
 	void *p;
 
 	if (!t || !close_stack(m, t, e->ts, dur))
@@ -689,17 +694,21 @@ static void start_slice(struct model *m, const struct sim_event *e,
 		m->error = -ENOMEM;
 		return;
 	}
-	m->slices[m->nslices] = (struct sim_slice){ e->ts, dur, e->name };
+	m->slices[m->nslices] = (struct sim_slice){
+		e->ts, dur, e->name, e->kind >= SIM_ASYNC_BEGIN
+	};
 	t->stack[t->depth++] = m->nslices++;
 }
 
 /*
  * SliceTracker::End: closes the innermost open slice, whatever its name for
- * an FXT end; JSON ends ("E") pass their category and name, which must match.
+ * an FXT duration end; JSON ends ("E") and async ends pass their category
+ * and name, which must match (MatchingIncompleteSliceIndex).
  */
-static void end_slice(struct model *m, const struct sim_event *e)
+static void end_slice(struct model *m, struct sim_track *t,
+		      const struct sim_event *e)
 {
-	struct sim_track *t = track_of(m, e, false);
+	bool by_name = m->json || e->kind == SIM_ASYNC_END;
 	int i;
 
 	if (!t || !close_stack(m, t, e->ts, SLICE_PENDING))
@@ -707,13 +716,77 @@ static void end_slice(struct model *m, const struct sim_event *e)
 	for (i = (int)t->depth - 1; i >= 0; i--) {
 		struct sim_slice *s = &m->slices[t->stack[i]];
 
-		if (s->dur != SLICE_PENDING || (m->json && s->name != e->name))
+		if (s->dur != SLICE_PENDING || (by_name && s->name != e->name))
 			continue;
 		s->dur = e->ts - s->ts;
 		if ((uint32_t)i == t->depth - 1)
 			t->depth--;
 		return;
 	}
+}
+
+/*
+ * TrackCompressor::GetOrCreateTrackForCookie in the set of the first name
+ * seen with the event's id: the track kept for the id, else the first track
+ * of the set with no begin open (taken over for the id), else a new track.
+ * Then BeginInternal and EndInternal count the id's open begins: a begin
+ * adds one, an end takes one away unless none is open, an instant does both.
+ */
+static struct sim_track *async_track_of(struct model *m,
+					const struct sim_event *e)
+{
+	uint64_t *root, *number, n = m->async_tracks.count;
+	struct async_track *at = NULL;
+	struct async_set *set;
+	int created;
+	size_t i;
+	void *p;
+
+	root = fxt_map_put(&m->async_roots, e->id, 0, &created);
+	set = root ? fxt_map_put(&m->async_sets,
+				 created ? e->raw_name : *root, 0, NULL) : NULL;
+	if (!set)
+		goto nomem;
+	if (created)
+		*root = e->raw_name;
+	number = fxt_map_get(&m->async_cookies, *root, e->id);
+	if (number) {
+		at = fxt_map_get(&m->async_tracks, *number, 0);
+	} else {
+		for (i = 0; i < set->n && !at; i++) {
+			at = fxt_map_get(&m->async_tracks, set->tracks[i], 0);
+			if (at->nest_count) {
+				at = NULL;
+				continue;
+			}
+			fxt_map_del(&m->async_cookies, *root, at->cookie);
+			n = set->tracks[i];
+		}
+		if (!at) {
+			p = grow(set->tracks, &set->cap, set->n,
+				 sizeof(*set->tracks));
+			at = p ? fxt_map_put(&m->async_tracks, n, 0, NULL) :
+				 NULL;
+			if (!at)
+				goto nomem;
+			set->tracks = p;
+			set->tracks[set->n++] = n;
+			*at = (struct async_track){ .nest_count = 0 };
+		}
+		number = fxt_map_put(&m->async_cookies, *root, e->id, NULL);
+		if (!number)
+			goto nomem;
+		*number = n;
+		at->cookie = e->id;
+	}
+	if (e->kind == SIM_ASYNC_BEGIN)
+		at->nest_count++;
+	else if (e->kind == SIM_ASYNC_END && at->nest_count)
+		at->nest_count--;
+	return &at->t;
+nomem:
+	m->error = -ENOMEM;
+	return NULL;
 }
 
 /* The innermost slice of the event's thread, or -1 (GetTopmostSliceOnTrack). */
@@ -732,7 +805,7 @@ static int64_t top_slice(struct model *m, const struct sim_event *e)
 static bool resolve_flow(struct model *m, const struct sim_event *e,
 			 uint64_t *global, uint32_t *owner)
 {
-	uint64_t *g = fxt_map_get(&m->active_flows, e->pid, e->flow_id);
+	uint64_t *g = fxt_map_get(&m->active_flows, e->pid, e->id);
 	struct flow_owner *o;
 	int created;
 
@@ -742,8 +815,8 @@ static bool resolve_flow(struct model *m, const struct sim_event *e,
 		return true;
 	}
 	if (e->kind == SIM_FLOW_BEGIN) {
-		g = fxt_map_put(&m->active_flows, e->pid, e->flow_id, NULL);
-		o = g ? fxt_map_put(&m->flow_owners, e->flow_id, 0,
+		g = fxt_map_put(&m->active_flows, e->pid, e->id, NULL);
+		o = g ? fxt_map_put(&m->flow_owners, e->id, 0,
 				    &created) : NULL;
 		if (!o) {
 			m->error = -ENOMEM;
@@ -756,10 +829,10 @@ static bool resolve_flow(struct model *m, const struct sim_event *e,
 			o->ambiguous = true;
 		return true;
 	}
-	o = fxt_map_get(&m->flow_owners, e->flow_id, 0);
+	o = fxt_map_get(&m->flow_owners, e->id, 0);
 	if (!o || o->ambiguous)
 		return false;
-	g = fxt_map_get(&m->active_flows, o->pid, e->flow_id);
+	g = fxt_map_get(&m->active_flows, o->pid, e->id);
 	if (!g)
 		return false;
 	*global = *g;
@@ -795,8 +868,8 @@ static void flow(struct model *m, const struct sim_event *e)
 			fxt_map_del(&m->flow_slices, global, 0);
 	}
 	if (e->kind == SIM_FLOW_END) {
-		fxt_map_del(&m->active_flows, owner, e->flow_id);
-		fxt_map_del(&m->flow_owners, e->flow_id, 0);
+		fxt_map_del(&m->active_flows, owner, e->id);
+		fxt_map_del(&m->flow_owners, e->id, 0);
 	}
 }
 
@@ -810,13 +883,22 @@ static void replay(struct model *m)
 
 		switch (e->kind) {
 		case SIM_BEGIN:
-			start_slice(m, e, SLICE_PENDING);
+			start_slice(m, track_of(m, e, true), e, SLICE_PENDING);
 			break;
 		case SIM_SCOPED:
-			start_slice(m, e, e->dur);
+			start_slice(m, track_of(m, e, true), e, e->dur);
 			break;
 		case SIM_END:
-			end_slice(m, e);
+			end_slice(m, track_of(m, e, false), e);
+			break;
+		case SIM_ASYNC_BEGIN:
+			start_slice(m, async_track_of(m, e), e, SLICE_PENDING);
+			break;
+		case SIM_ASYNC_INSTANT:
+			start_slice(m, async_track_of(m, e), e, 0);
+			break;
+		case SIM_ASYNC_END:
+			end_slice(m, async_track_of(m, e), e);
 			break;
 		default:
 			flow(m, e);
@@ -826,8 +908,16 @@ static void replay(struct model *m)
 	for (i = 0; i < m->nslices; i++) {
 		const struct sim_slice *s = &m->slices[i];
 
-		m->fig[F_THREAD_SLICES]++;
 		see_time(m, s->ts);
+		if (s->async) {
+			m->fig[F_ASYNC_SLICES]++;
+			if (s->dur == SLICE_PENDING)
+				m->fig[F_ASYNC_OPEN]++;
+			else
+				see_time(m, s->ts + s->dur);
+			continue;
+		}
+		m->fig[F_THREAD_SLICES]++;
 		if (s->dur == SLICE_PENDING) {
 			m->fig[F_THREAD_OPEN]++;
 			continue;
@@ -846,14 +936,26 @@ static void model_free(struct model *m)
 	struct sim_track *t;
 	size_t pos = 0;
 
+	struct async_track *at;
+	struct async_set *set;
+
 	while ((t = fxt_map_next(&m->tracks, &pos, NULL, NULL)))
 		free(t->stack);
+	pos = 0;
+	while ((at = fxt_map_next(&m->async_tracks, &pos, NULL, NULL)))
+		free(at->t.stack);
+	pos = 0;
+	while ((set = fxt_map_next(&m->async_sets, &pos, NULL, NULL)))
+		free(set->tracks);
 	fxt_map_free(&m->keys.index);
 	free(m->keys.offsets);
 	free(m->keys.bytes);
 	free(m->keys.scratch);
 	fxt_map_free(&m->tracks);
-	fxt_map_free(&m->async_open);
+	fxt_map_free(&m->async_roots);
+	fxt_map_free(&m->async_sets);
+	fxt_map_free(&m->async_cookies);
+	fxt_map_free(&m->async_tracks);
 	fxt_map_free(&m->counter_tracks);
 	fxt_map_free(&m->active_flows);
 	fxt_map_free(&m->flow_owners);
@@ -1219,7 +1321,10 @@ int fxtrace_check_perfetto(const char *path, const char *mode, bool quiet,
 	m.json = as_json;
 	fxt_map_init(&m.keys.index, sizeof(uint64_t));
 	fxt_map_init(&m.tracks, sizeof(struct sim_track));
-	fxt_map_init(&m.async_open, sizeof(uint64_t));
+	fxt_map_init(&m.async_roots, sizeof(uint64_t));
+	fxt_map_init(&m.async_sets, sizeof(struct async_set));
+	fxt_map_init(&m.async_cookies, sizeof(uint64_t));
+	fxt_map_init(&m.async_tracks, sizeof(struct async_track));
 	fxt_map_init(&m.counter_tracks, 1);
 	fxt_map_init(&m.active_flows, sizeof(uint64_t));
 	fxt_map_init(&m.flow_owners, sizeof(struct flow_owner));

@@ -101,7 +101,7 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 	[FXT_RULE_SCHED_CPU] = { "sched-cpu", FXT_WARNING,
 		"a scheduling record on CPU 4096 or above (Perfetto's trace processor aborts the whole import)" },
 	[FXT_RULE_ASYNC_NAME] = { "async-name", FXT_WARNING,
-		"an async instant or end whose name differs from its begin's (Perfetto keys async tracks by name)" },
+		"an async instant or end whose name differs from its innermost open begin's (Perfetto ends only a slice of the end's name)" },
 	[FXT_RULE_LARGE_PERFETTO] = { "large-perfetto", FXT_WARNING,
 		"a large record of 4096 words or more (Perfetto mis-frames it and loses the rest of the trace)" },
 	[FXT_RULE_PERFETTO_UNSUPPORTED] = { "perfetto-unsupported", FXT_NOTE,

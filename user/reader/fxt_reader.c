@@ -68,10 +68,23 @@ struct flow_state {
 	uint64_t offset;	/* of its begin */
 };
 
-struct async_state {
+/* An async begin of a (pid, id) not yet ended. */
+struct async_begin {
 	uint64_t name_hash;
 	bool name_known;	/* the begin's name bytes were kept */
 	uint64_t offset;	/* of the begin */
+	uint64_t outer;		/* its outer begin in async_outer, 0: none */
+};
+
+/*
+ * The open begins of a (pid, id): a begin of an open id nests on the id's
+ * track in Perfetto (TrackCompressor::BeginInternal counts nest_count), so
+ * each end pops the innermost.  Outer begins wait in async_outer, one map
+ * entry per begin, as every other state here.
+ */
+struct async_state {
+	struct async_begin inner;
+	uint64_t depth;		/* begins open, inner included */
 };
 
 struct name_entry {
@@ -100,6 +113,9 @@ struct fxt_reader {
 	struct fxt_map threads;		/* (tid, pid) -> struct thread_state */
 	struct fxt_map tids;		/* (tid, 0) -> newest thread's pid */
 	struct fxt_map asyncs;		/* (pid, id) -> struct async_state */
+	struct fxt_map async_outer;	/* (number, 0) -> struct async_begin */
+	uint64_t async_outer_next;	/* last number given in async_outer */
+	uint64_t async_open;		/* begins open, nested ones included */
 	struct fxt_map flows;		/* (correlation id, 0) -> struct flow_state */
 	struct fxt_map thread_names;	/* (tid, 0) -> struct name_entry */
 	struct fxt_map process_names;	/* (pid, 0) -> struct name_entry */
@@ -157,6 +173,7 @@ struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx)
 	fxt_map_init(&r->threads, sizeof(struct thread_state));
 	fxt_map_init(&r->tids, sizeof(uint64_t));
 	fxt_map_init(&r->asyncs, sizeof(struct async_state));
+	fxt_map_init(&r->async_outer, sizeof(struct async_begin));
 	fxt_map_init(&r->flows, sizeof(struct flow_state));
 	fxt_map_init(&r->thread_names, sizeof(struct name_entry));
 	fxt_map_init(&r->process_names, sizeof(struct name_entry));
@@ -195,6 +212,7 @@ void fxt_reader_free(struct fxt_reader *r)
 	fxt_map_free(&r->threads);
 	fxt_map_free(&r->tids);
 	fxt_map_free(&r->asyncs);
+	fxt_map_free(&r->async_outer);
 	fxt_map_free(&r->flows);
 	free_names(&r->thread_names);
 	free_names(&r->process_names);
@@ -522,33 +540,76 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 
 static void async_name_mismatch(struct fxt_reader *r,
 				const struct fxt_record *rec,
-				const struct async_state *as)
+				const struct async_begin *begin)
 {
 	fxt_report(&r->sink, rec->offset, FXT_RULE_ASYNC_NAME,
-		   "%s \"%.*s\" (process %llu, id %#llx) is not named like its begin at offset %#llx; Perfetto puts them on different tracks",
+		   "%s \"%.*s\" (process %llu, id %#llx) is not named like its begin at offset %#llx (Perfetto ends only a slice of the end's name)",
 		   fxt_event_type_name(rec->subtype), (int)rec->name.len,
 		   rec->name.ptr ? rec->name.ptr : "",
 		   (unsigned long long)rec->thread.pid,
 		   (unsigned long long)rec->id,
-		   (unsigned long long)as->offset);
+		   (unsigned long long)begin->offset);
+}
+
+/* A begin of a (pid, id) already open nests inside the open one. */
+static int async_push(struct fxt_reader *r, struct async_state *as)
+{
+	struct async_begin *outer;
+	uint64_t number = r->async_outer_next + 1;
+
+	outer = fxt_map_put(&r->async_outer, number, 0, NULL);
+	if (!outer)
+		return -ENOMEM;
+	*outer = as->inner;
+	as->inner.outer = number;
+	r->async_outer_next = number;
+	return 0;
+}
+
+/* An end of a (pid, id): the begin it nests in is innermost again. */
+static void async_pop(struct fxt_reader *r, struct async_state *as,
+		      uint64_t pid, uint64_t id)
+{
+	struct async_begin *outer;
+	uint64_t number = as->inner.outer;
+
+	r->async_open--;
+	if (!--as->depth) {
+		fxt_map_del(&r->asyncs, pid, id);
+		return;
+	}
+	outer = fxt_map_get(&r->async_outer, number, 0);
+	as->inner = *outer;
+	fxt_map_del(&r->async_outer, number, 0);
 }
 
 static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	uint64_t pid = rec->thread.pid, hash;
 	struct async_state *as;
+	int created, ret;
 
 	if (rec->name.undefined)
 		return 0;
 	/* A name whose bytes were not kept (string budget) compares to nothing. */
 	hash = fxt_string_hash_keyed(&rec->name);
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
-		as = fxt_map_put(&r->asyncs, pid, rec->id, NULL);
+		as = fxt_map_put(&r->asyncs, pid, rec->id, &created);
 		if (!as)
 			return -ENOMEM;
-		as->name_hash = hash;
-		as->name_known = rec->name.ptr;
-		as->offset = rec->offset;
+		if (created) {
+			as->depth = 0;
+			as->inner.outer = 0;
+		} else {
+			ret = async_push(r, as);
+			if (ret)
+				return ret;
+		}
+		as->depth++;
+		r->async_open++;
+		as->inner.name_hash = hash;
+		as->inner.name_known = rec->name.ptr;
+		as->inner.offset = rec->offset;
 		return 0;
 	}
 	as = fxt_map_get(&r->asyncs, pid, rec->id);
@@ -561,10 +622,11 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 				   (unsigned long long)rec->id);
 		return 0;
 	}
-	if (as->name_known && rec->name.ptr && as->name_hash != hash)
-		async_name_mismatch(r, rec, as);
+	if (as->inner.name_known && rec->name.ptr &&
+	    as->inner.name_hash != hash)
+		async_name_mismatch(r, rec, &as->inner);
 	if (rec->subtype == FXT_EVENT_ASYNC_END)
-		fxt_map_del(&r->asyncs, pid, rec->id);
+		async_pop(r, as, pid, rec->id);
 	return 0;
 }
 
@@ -845,17 +907,23 @@ static void report_open_durations(struct fxt_reader *r)
 
 static void report_open_asyncs(struct fxt_reader *r)
 {
+	const struct async_begin *outer;
 	const struct async_state *as;
 	uint64_t first = UINT64_MAX;
 	size_t pos = 0;
 
 	while ((as = fxt_map_next(&r->asyncs, &pos, NULL, NULL)))
-		if (as->offset < first)
-			first = as->offset;
-	if (r->asyncs.count)
+		if (as->inner.offset < first)
+			first = as->inner.offset;
+	pos = 0;
+	while ((outer = fxt_map_next(&r->async_outer, &pos, NULL, NULL)))
+		if (outer->offset < first)
+			first = outer->offset;
+	if (r->async_open)
 		fxt_report(&r->sink, first, FXT_RULE_ASYNC_UNENDED,
-			   "%zu async begin%s never ended; the first is here",
-			   r->asyncs.count, plural(r->asyncs.count));
+			   "%llu async begin%s never ended; the first is here",
+			   (unsigned long long)r->async_open,
+			   plural(r->async_open));
 }
 
 void fxt_reader_finish(struct fxt_reader *r, size_t trailing)

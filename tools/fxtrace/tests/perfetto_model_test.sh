@@ -9,11 +9,15 @@
 # equal (counter "x" argument "y" and counter "y" argument "x"; category
 # "x" name "y" and category "y" name "x").  Counter series also differ
 # from Perfetto's, which names each "NAME:ARGUMENT:ID": "a:b" argument "c"
-# and "a" argument "b:c" are one track there.  Each crafted trace goes to
-# a stand-in trace processor that prints what Perfetto v58.2 shows for it
-# (read from its importers: fuchsia_trace_parser.cc, json_trace_parser.cc,
-# slice_tracker.cc); the check must agree and print the model's figures
-# exactly.  No real trace processor needed.  Prints TAP.
+# and "a" argument "b:c" are one track there.  Async slices were matched
+# per process and in file order; Perfetto keeps them on tracks of the
+# correlation id alone, nests a begin of an open id, gives a free track to
+# the next id of its first name, and imports in time order.  Each crafted
+# trace goes to a stand-in trace processor that prints what Perfetto v58.2
+# shows for it (read from its importers: fuchsia_trace_parser.cc,
+# json_trace_parser.cc, track_compressor.cc, slice_tracker.cc); the check
+# must agree and print the model's figures exactly.  No real trace
+# processor needed.  Prints TAP.
 
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -35,11 +39,11 @@ def string(text):
             list(struct.unpack("<%dQ" % (len(padded) // 8), padded)))
 
 
-def event(kind, ts, cat, name, args=(), trailing=()):
-    """An event of thread 1/2 with inline strings and int32 arguments."""
+def event(kind, ts, cat, name, args=(), trailing=(), pid=1):
+    """An event of thread pid/2 with inline strings and int32 arguments."""
     cat_ref, cat_words = string(cat)
     name_ref, name_words = string(name)
-    words = [ts, 1, 2] + cat_words + name_words
+    words = [ts, pid, 2] + cat_words + name_words
     for arg, value in args:
         arg_ref, arg_words = string(arg)
         words += [1 | (1 + len(arg_words)) << 4 | arg_ref << 16 |
@@ -49,7 +53,8 @@ def event(kind, ts, cat, name, args=(), trailing=()):
             cat_ref << 32 | name_ref << 48] + words
 
 
-COUNTER, BEGIN, END, INSTANT, ASYNC_BEGIN, ASYNC_END = 1, 2, 3, 0, 5, 7
+COUNTER, BEGIN, END, INSTANT = 1, 2, 3, 0
+ASYNC_BEGIN, ASYNC_INSTANT, ASYNC_END = 5, 6, 7
 A, B = "323a830bbc7e3a52", "005fc1b9fb9780e7"	# one FNV-1a 64
 traces = {
     # Six series, five tracks: "A:v:0", "B:v:0", "x:y:0", "y:x:0", "a:b:c:0".
@@ -69,6 +74,35 @@ traces = {
         event(ASYNC_BEGIN, 1, "c", A, (), [7]),
         event(ASYNC_END, 2, "c", B, (), [7]),
         event(INSTANT, 10, "c", "i"),
+    ],
+    # Async ids of processes 1 and 2.  InternLegacyAsyncTrack() keys the
+    # track by the id alone (trace_id_is_process_scoped false; JSON "id"
+    # too), in the set of the first name seen with the id, so process 2's
+    # end closes process 1's begin; a begin of an open id nests
+    # (BeginInternal's nest_count), the ends close inner then outer.  Id 8's
+    # end "y" closes nothing but leaves the track with no begin open, so
+    # GetOrCreateTrackForCookie gives it to id 9, whose first name is also
+    # "x": its end closes id 8's begin.  Id 21's first name is "n": its end
+    # "m" is on another set than id 20's track and closes nothing.  Id 30's
+    # end comes first in the file but not in time: Perfetto sorts events by
+    # time before it imports them, so it closes the begin.  Seven slices (6
+    # begins, 1 instant); only id 20's "m" stays open.
+    "async-ids": [
+        event(ASYNC_BEGIN, 1, "c", "a", (), [7]),
+        event(ASYNC_END, 2, "c", "a", (), [7], pid=2),
+        event(ASYNC_BEGIN, 3, "c", "a", (), [7]),
+        event(ASYNC_BEGIN, 4, "c", "a", (), [7]),
+        event(ASYNC_END, 5, "c", "a", (), [7], pid=2),
+        event(ASYNC_END, 6, "c", "a", (), [7], pid=2),
+        event(ASYNC_BEGIN, 7, "c", "x", (), [8]),
+        event(ASYNC_END, 8, "c", "y", (), [8]),
+        event(ASYNC_END, 9, "c", "x", (), [9], pid=2),
+        event(ASYNC_BEGIN, 10, "c", "m", (), [20]),
+        event(ASYNC_END, 11, "c", "k", (), [20]),
+        event(ASYNC_INSTANT, 12, "c", "n", (), [21]),
+        event(ASYNC_END, 13, "c", "m", (), [21]),
+        event(ASYNC_END, 15, "c", "o", (), [30]),
+        event(ASYNC_BEGIN, 14, "c", "o", (), [30]),
     ],
     # In JSON an end closes only a begin of its category and name: neither.
     "ends": [
@@ -118,6 +152,10 @@ agrees counters fxt 0,0,0,0,0,0,6,5,0,0,0,0,0,1,6 \
 	"thread_slices=0 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=0 async_slices=0 async_slices_open=0 counters=6 counter_tracks=5 flows=0 named_threads=0 named_processes=0 sched_slices=0 thread_states=0 start_ts=1 end_ts=6"
 agrees async fxt 1,0,1,0,1,1,0,0,0,0,0,0,0,1,10 \
 	"thread_slices=1 thread_slices_open=0 thread_slices_dur0=1 thread_slices_dur_sum=0 async_slices=1 async_slices_open=1 counters=0 counter_tracks=0 flows=0 named_threads=0 named_processes=0 sched_slices=0 thread_states=0 start_ts=1 end_ts=10"
+agrees async-ids fxt 0,0,0,0,7,1,0,0,0,0,0,0,0,1,15 \
+	"thread_slices=0 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=0 async_slices=7 async_slices_open=1 counters=0 counter_tracks=0 flows=0 named_threads=0 named_processes=0 sched_slices=0 thread_states=0 start_ts=1 end_ts=15"
+agrees async-ids json 0,0,0,0,7,1,0,0,0,0,0,0,0,1,15 \
+	"thread_slices=0 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=0 async_slices=7 async_slices_open=1 counters=0 named_threads=0 named_processes=0 start_ts=1 end_ts=15"
 agrees ends json 3,2,1,0,0,0,0,0,0,0,0,0,0,1,10 \
 	"thread_slices=3 thread_slices_open=2 thread_slices_dur0=1 thread_slices_dur_sum=0 async_slices=0 async_slices_open=0 counters=0 named_threads=0 named_processes=0 start_ts=1 end_ts=10"
 
