@@ -339,8 +339,9 @@ static void print_threads(struct stats *s)
 			 t[i].tid);
 		if (fxt_reader_thread_name(s->r, t[i].tid, &name, NULL))
 			fxtrace_format_quoted(quoted, sizeof(quoted), &name);
-		fprintf(s->out, "  %-24s %-16s %" PRIu64 "\n", who, quoted,
-			t[i].events);
+		fprintf(s->out, "  %-24s ", who);
+		fxtrace_print_padded(s->out, quoted, strlen(quoted), 16);
+		fprintf(s->out, " %" PRIu64 "\n", t[i].events);
 	}
 	free(t);
 }

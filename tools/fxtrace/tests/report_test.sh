@@ -364,6 +364,11 @@ grep -E '^ +(c:|[0-9]+ +0\.|1/1 |1 )' "$tmp/widths.out" >"$tmp/widths.got"
 diff "$tmp/widths.want" "$tmp/widths.got" | sed 's/^/# /'
 expect "report: names with UTF-8 and escaped bytes padded by their columns (exit $rc)" \
 	cmp -s "$tmp/widths.want" "$tmp/widths.got"
+# stats' thread table likewise: its name column used to end a column
+# early for each byte past the first of "ö".
+"$fxtrace" stats "$tmp/widths.fxt" >"$tmp/widths.stats" 2>&1
+expect "stats: a thread's UTF-8 name padded by its columns (exit $?)" \
+	grep -qx '  1/1                      "wörker"         3' "$tmp/widths.stats"
 
 # 32,768 names of one FNV-1a 64: each of these 15 pairs of 12-byte blocks
 # collides from the hash the blocks before it leave (found by lattice
