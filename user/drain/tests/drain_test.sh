@@ -242,6 +242,7 @@ count flight-hostile blob 0
 
 # -r: the drainer streams as SCHED_FIFO at that priority; its command,
 # forked before and reset on fork anyway, keeps SCHED_OTHER.
+# shellcheck disable=SC2016 # the inner sh expands them
 run rtprio -r 7 -- /bin/sh -c 'chrt -p $$; chrt -p $PPID; "$0" 2 20000 50' "$progs/producer"
 check_strict "$out/rtprio.fxt" rtprio
 exact rtprio 2 20000

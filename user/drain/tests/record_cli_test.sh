@@ -196,6 +196,7 @@ fi
 # Refused before the session exists (before /dev/fxtrace is opened), exit
 # 1, saying what it needs.
 if ((EUID == 0)) && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	# shellcheck disable=SC2016 # the inner bash expands $0
 	got=$(setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
 		'ulimit -r 0 && exec "$0" -r 7 -o /dev/null -- true' "$bin/fxtrace-drain" 2>&1)
 	rc=$?
