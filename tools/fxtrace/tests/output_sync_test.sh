@@ -91,5 +91,25 @@ fsync dir $(stat -c %i "$tmp/out")"
 	result $? "$cmd OUT, fsync refused as for a file that cannot be synced (EINVAL): exit $rc, OUT written"
 done
 
+# A directory its user may write but not read (-wx, a drop box): the
+# rename is allowed, but the directory cannot be opened to be synced.
+# Nothing to wait for, as for EINVAL: OUT written, exit 0, nothing said.
+# It used to exit 1 saying "cannot sync the directory", and stop -o then
+# left the session running.
+if ((EUID == 0)) && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	rm -rf "$tmp/out" "$tmp/log" && mkdir "$tmp/out"
+	cp "$tmp/old" "$tmp/out/OUT"
+	chown 65534 "$tmp/out" "$tmp/out/OUT" && chmod 0300 "$tmp/out"
+	chmod 755 "$tmp" && chmod 644 "$tmp/t.fxt"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$fxtrace" export -o "$tmp/out/OUT" "$tmp/t.fxt" >/dev/null 2>"$tmp/err"
+	rc=$?
+	err=$(cat "$tmp/err")
+	sed 's/^/# /' "$tmp/err"
+	chmod 0700 "$tmp/out"
+	[[ $rc == 0 && -z $err ]] && ! cmp -s "$tmp/out/OUT" "$tmp/old" && only
+	result $? "export OUT into a directory it may not read (-wx): exit $rc, OUT written, nothing said"
+fi
+
 echo "1..$n"
 exit $failed

@@ -241,15 +241,21 @@ count flight-hostile names 0
 count flight-hostile blob 0
 
 # -r: the drainer streams as SCHED_FIFO at that priority; its command,
-# forked before and reset on fork anyway, keeps SCHED_OTHER.
-# shellcheck disable=SC2016 # the command's shell expands them
-run rtprio -r 7 -- /bin/sh -c 'chrt -p $$; chrt -p $PPID; "$0" 2 20000 50' "$progs/producer"
+# forked before and reset on fork anyway, keeps SCHED_OTHER.  Each line
+# is checked with its pid, so that the two cannot be swapped.
+# shellcheck disable=SC2016 # the inner sh expands them
+run rtprio -r 7 -- /bin/sh -c 'echo "command $$ drainer $PPID"; chrt -p $$; chrt -p $PPID; "$0" 2 20000 50' "$progs/producer"
 check_strict "$out/rtprio.fxt" rtprio
 exact rtprio 2 20000
-grep -qx "pid [0-9]*'s current scheduling policy: SCHED_OTHER" "$out/rtprio.producer" &&
-	grep -qx "pid [0-9]*'s current scheduling policy: SCHED_FIFO|SCHED_RESET_ON_FORK" "$out/rtprio.producer" &&
-	grep -qx "pid [0-9]*'s current scheduling priority: 7" "$out/rtprio.producer"
-result $? "rtprio: the drainer is SCHED_FIFO 7, its command SCHED_OTHER"
+read -r _ command_pid _ drainer_pid <"$out/rtprio.producer"
+want="pid $command_pid's current scheduling policy: SCHED_OTHER
+pid $command_pid's current scheduling priority: 0
+pid $drainer_pid's current scheduling policy: SCHED_FIFO|SCHED_RESET_ON_FORK
+pid $drainer_pid's current scheduling priority: 7"
+got=$(sed -n 2,5p "$out/rtprio.producer")
+[[ $got == "$want" ]] || printf '# got:\n%s\n# expected:\n%s\n' "$got" "$want"
+[[ $got == "$want" ]]
+result $? "rtprio: the drainer ($drainer_pid) is SCHED_FIFO 7, its command ($command_pid) SCHED_OTHER"
 
 # -o naming a trace a killed drainer left unfinished: refused, unchanged,
 # as `fxtrace record -o` refuses it ('fxtrace recover' would save it).
