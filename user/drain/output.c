@@ -98,14 +98,16 @@ struct pid_share {
  * pid_share.async_ids, or 0 when no share counts it (a begin of a kernel
  * or CPU buffer), the id its events carry in the output, how many begins
  * of it still open enclose the last one (those refused past
- * ASYNC_NEST_MAX included, up to UINT32_MAX), and the keyed hash of each
- * written open begin's name, outermost first.  A begin of an open id nests on its
- * Perfetto track, and an end closes the innermost open slice there of its
- * name and category (SliceTracker::MatchingIncompleteSliceIndex()); a
- * reader judges each instant and end against the innermost open begin
- * (check_async(), user/reader/fxt_reader.c).  So an instant or end must
- * name the innermost: one that names an outer begin would close it in
- * Perfetto and leave the inner open, one that names none closes nothing.
+ * ASYNC_NEST_MAX included, up to UINT32_MAX), and the keyed hash of the
+ * category and name of each written open begin, outermost first.  A
+ * begin of an open id nests on its Perfetto track, and an end closes the
+ * innermost open slice there of its category and name
+ * (SliceTracker::MatchingIncompleteSliceIndex()); a reader judges each
+ * instant and end against the innermost open begin (check_async(),
+ * user/reader/fxt_reader.c).  So an instant or end must have the
+ * innermost's category and name: one that names an outer begin would
+ * close it in Perfetto and leave the inner open, one that names none (or
+ * is in another category) closes nothing.
  */
 struct async_open {
 	uint32_t slot;
@@ -769,7 +771,8 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 		if (open && open->nested >= ASYNC_NEST_MAX)
 			return false;	/* of a begin refused (async_refused()) */
 		return !open || open->name_hash[open->nested] ==
-				fxt_string_hash_keyed(&rec->name);
+				fxt_category_name_hash_keyed(&rec->category,
+							     &rec->name);
 	default:
 		return true;
 	}
@@ -883,7 +886,8 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 		else
 			open->nested++;
 		*out_id = open->out_id;
-		open->name_hash[open->nested] = fxt_string_hash_keyed(&rec->name);
+		open->name_hash[open->nested] =
+			fxt_category_name_hash_keyed(&rec->category, &rec->name);
 		/* A task buffer's pid is its record's (attributable()). */
 		share = created && db->kind == FXTRACE_BUFFER_TASK ?
 			fxt_map_get(&o->pids, pid, 0) : NULL;

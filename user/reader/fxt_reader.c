@@ -70,8 +70,8 @@ struct flow_state {
 
 /* An async begin of a (pid, id) not yet ended. */
 struct async_begin {
-	uint64_t name_hash;
-	bool name_known;	/* the begin's name bytes were kept */
+	uint64_t name_hash;	/* of its category and name */
+	bool name_known;	/* the begin's category and name bytes were kept */
 	uint64_t offset;	/* of the begin */
 	uint64_t outer;		/* its outer begin in async_outer, 0: none */
 };
@@ -543,9 +543,11 @@ static void async_name_mismatch(struct fxt_reader *r,
 				const struct async_begin *begin)
 {
 	fxt_report(&r->sink, rec->offset, FXT_RULE_ASYNC_NAME,
-		   "%s \"%.*s\" (process %llu, id %#llx) is not named like its begin at offset %#llx (Perfetto ends only a slice of the end's name)",
+		   "%s \"%.*s\" in category \"%.*s\" (process %llu, id %#llx): its begin at offset %#llx has another name or category (Perfetto ends only a slice of the end's category and name)",
 		   fxt_event_type_name(rec->subtype), (int)rec->name.len,
 		   rec->name.ptr ? rec->name.ptr : "",
+		   (int)rec->category.len,
+		   rec->category.ptr ? rec->category.ptr : "",
 		   (unsigned long long)rec->thread.pid,
 		   (unsigned long long)rec->id,
 		   (unsigned long long)begin->offset);
@@ -588,11 +590,16 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	uint64_t pid = rec->thread.pid, hash;
 	struct async_state *as;
 	int created, ret;
+	bool known;
 
-	if (rec->name.undefined)
+	if (rec->name.undefined || rec->category.undefined)
 		return 0;
-	/* A name whose bytes were not kept (string budget) compares to nothing. */
-	hash = fxt_string_hash_keyed(&rec->name);
+	/*
+	 * Perfetto's end closes a slice of its category and name.  A string
+	 * whose bytes were not kept (string budget) compares to nothing.
+	 */
+	known = rec->name.ptr && rec->category.ptr;
+	hash = fxt_category_name_hash_keyed(&rec->category, &rec->name);
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
 		as = fxt_map_put(&r->asyncs, pid, rec->id, &created);
 		if (!as)
@@ -608,7 +615,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 		as->depth++;
 		r->async_open++;
 		as->inner.name_hash = hash;
-		as->inner.name_known = rec->name.ptr;
+		as->inner.name_known = known;
 		as->inner.offset = rec->offset;
 		return 0;
 	}
@@ -622,8 +629,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 				   (unsigned long long)rec->id);
 		return 0;
 	}
-	if (as->inner.name_known && rec->name.ptr &&
-	    as->inner.name_hash != hash)
+	if (as->inner.name_known && known && as->inner.name_hash != hash)
 		async_name_mismatch(r, rec, &as->inner);
 	if (rec->subtype == FXT_EVENT_ASYNC_END)
 		async_pop(r, as, pid, rec->id);

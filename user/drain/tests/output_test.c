@@ -83,23 +83,33 @@ static struct drain_buffer *drain_rest(struct fake *f)
 
 /* ---- records a producer writes ------------------------------------------ */
 
-static __u32 event(__u64 *w, unsigned int type, __u64 ts, __u64 pid,
-		   __u64 tid, const char *name, __u64 trailing)
+/* An event of category cat ("": the empty ref) with inline strings. */
+static __u32 event_in(__u64 *w, unsigned int type, __u64 ts, __u64 pid,
+		      __u64 tid, const char *cat, const char *name,
+		      __u64 trailing)
 {
+	__u16 cat_ref = *cat ? fxt_inline_string_ref((__u32)strlen(cat)) : 0;
 	__u16 name_ref = fxt_inline_string_ref((__u32)strlen(name));
-	__u32 words = fxt_event_words(type, FXT_THREAD_REF_INLINE, 0, name_ref,
-				      0);
+	__u32 words = fxt_event_words(type, FXT_THREAD_REF_INLINE, cat_ref,
+				      name_ref, 0);
 	__u32 n = 0;
 
-	w[n++] = fxt_event_hdr(words, type, 0, FXT_THREAD_REF_INLINE, 0,
+	w[n++] = fxt_event_hdr(words, type, 0, FXT_THREAD_REF_INLINE, cat_ref,
 			       name_ref);
 	w[n++] = ts;
 	w[n++] = pid;
 	w[n++] = tid;
+	n += fxt_write_stream(w + n, cat, (__u32)strlen(cat));
 	n += fxt_write_stream(w + n, name, (__u32)strlen(name));
 	if (fxt_event_trailing_words(type))
 		w[n++] = trailing;
 	return n;
+}
+
+static __u32 event(__u64 *w, unsigned int type, __u64 ts, __u64 pid,
+		   __u64 tid, const char *name, __u64 trailing)
+{
+	return event_in(w, type, ts, pid, tid, "", name, trailing);
 }
 
 static __u32 blob(__u64 *w, unsigned int blob_type)
@@ -2389,6 +2399,54 @@ static int test_async_nested_names(void)
 }
 
 /*
+ * Perfetto's end closes an open slice of its category and name only
+ * (SliceTracker::MatchingIncompleteSliceIndex()): an end "a" in category
+ * "y" of a begin "a" in "x" closes nothing, and the drainer, comparing
+ * names alone, kept it and forgot the id (a later end "a" in "x" then got
+ * an id of its own, and "a" stayed open).  So it is refused, and so is an
+ * instant in another category; the begin's own end closes it.
+ */
+static int test_async_end_category(void)
+{
+	static const uint64_t want[][2] = {
+		{ FXT_EVENT_ASYNC_BEGIN, 0 }, { FXT_EVENT_ASYNC_INSTANT, 2 },
+		{ FXT_EVENT_ASYNC_END, 4 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake a;
+	unsigned int i;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	fake_new(&a, 76, FXTRACE_BUFFER_TASK, 4500, 4501, 4096, 0, NULL);
+	n = event_in(w, FXT_EVENT_ASYNC_BEGIN, t, 4500, 4501, "x", "a", 7);
+	n += event_in(w + n, FXT_EVENT_ASYNC_INSTANT, t + 1, 4500, 4501, "y",
+		      "a", 7);
+	n += event_in(w + n, FXT_EVENT_ASYNC_INSTANT, t + 2, 4500, 4501, "x",
+		      "a", 7);
+	n += event_in(w + n, FXT_EVENT_ASYNC_END, t + 3, 4500, 4501, "y", "a",
+		      7);
+	n += event_in(w + n, FXT_EVENT_ASYNC_END, t + 4, 4500, 4501, "x", "a",
+		      7);
+	put_words(&a, w, n);
+	db = drain_rest(&a);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(2, db->refused[REFUSED_ASYNC]);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(3, walk.nasyncs);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(1, walk.asyncs[i][2]);
+		ASSERT_EQ(t + want[i][1], walk.async_ts[i]);
+	}
+	fake_free(&a);
+	return 0;
+}
+
+/*
  * A begin refused past ASYNC_NEST_MAX open ones of its id still nests in
  * the program, so its instant and its end are refused with it: "r" six
  * deep keeps the four outer levels whole, each ending at its own end.
@@ -3452,6 +3510,7 @@ static const struct tap_test tests[] = {
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },
 	{ "an async begin refused past the nesting bound takes its instants and end with it", test_async_nested_past_bound },
+	{ "an async end in another category than its begin is refused", test_async_end_category },
 	{ "an end of an async forgotten at retirement gets an id of its own", test_async_forgotten_new_id },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },
