@@ -50,9 +50,10 @@
 #define ASYNC_OPEN_PER_SESSION	(16 * ASYNC_OPEN_PER_PROCESS)
 
 /*
- * Begins of one (pid, id) open at once: a begin of an open id nests
- * (struct async_open), and one past this is refused.  Each level keeps
- * its name, so that the table's entries stay of one bounded size.
+ * Begins of one (pid, id) written open at once: a begin of an open id
+ * nests (struct async_open), and one past this is refused, with its
+ * instants and its end.  Each written level keeps its name, so that the
+ * table's entries stay of one bounded size.
  */
 #define ASYNC_NEST_MAX		4
 
@@ -96,14 +97,17 @@ struct pid_share {
  * An open async of output.asyncs: 1 + its place in its process's
  * pid_share.async_ids, or 0 when no share counts it (a begin of a kernel
  * or CPU buffer), the id its events carry in the output, how many begins
- * of it still open enclose the last one, and the keyed hash of each open
- * begin's name, outermost first.  A begin of an open id nests on its
- * Perfetto track, and an end closes the innermost open slice there of its
- * name and category (SliceTracker::MatchingIncompleteSliceIndex()); a
- * reader judges each instant and end against the innermost open begin
- * (check_async(), user/reader/fxt_reader.c).  So an instant or end must
- * name the innermost: one that names an outer begin would close it in
- * Perfetto and leave the inner open, one that names none closes nothing.
+ * of it still open enclose the last one (those refused past
+ * ASYNC_NEST_MAX included, up to UINT32_MAX), and the keyed hash of the
+ * category and name of each written open begin, outermost first.  A
+ * begin of an open id nests on its Perfetto track, and an end closes the
+ * innermost open slice there of its category and name
+ * (SliceTracker::MatchingIncompleteSliceIndex()); a reader judges each
+ * instant and end against the innermost open begin (check_async(),
+ * user/reader/fxt_reader.c).  So an instant or end must have the
+ * innermost's category and name: one that names an outer begin would
+ * close it in Perfetto and leave the inner open, one that names none (or
+ * is in another category) closes nothing.
  */
 struct async_open {
 	uint32_t slot;
@@ -754,7 +758,7 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 	case FXT_EVENT_ASYNC_BEGIN:
 		open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
 		if (open)
-			return open->nested + 1 < ASYNC_NEST_MAX;
+			return open->nested < ASYNC_NEST_MAX - 1;
 		if (db->kind != FXTRACE_BUFFER_TASK)
 			return true;
 		if (o->asyncs.count >= ASYNC_OPEN_PER_SESSION)
@@ -764,11 +768,39 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
 		open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
+		if (open && open->nested >= ASYNC_NEST_MAX)
+			return false;	/* of a begin refused (async_refused()) */
 		return !open || open->name_hash[open->nested] ==
-				fxt_string_hash_keyed(&rec->name);
+				fxt_category_name_hash_keyed(&rec->category,
+							     &rec->name);
 	default:
 		return true;
 	}
+}
+
+/*
+ * rec was refused by async_allowed().  A begin refused past
+ * ASYNC_NEST_MAX still nests in the program: its instants and its end
+ * are refused in turn, or they would be judged against the innermost
+ * written begin, and its end would close that one (each written slice
+ * would end when its inner one does, and the outermost's end would get an
+ * id of its own).  Past UINT32_MAX refused begins the count stays, and
+ * the ends of the outermost of them close written ones.
+ */
+static void async_refused(struct output *o, const struct fxt_record *rec)
+{
+	struct async_open *open;
+
+	if (rec->type != FXT_REC_EVENT)
+		return;
+	open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
+	if (!open)
+		return;
+	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN && open->nested < UINT32_MAX)
+		open->nested++;
+	else if (rec->subtype == FXT_EVENT_ASYNC_END &&
+		 open->nested >= ASYNC_NEST_MAX)
+		open->nested--;
 }
 
 /*
@@ -854,7 +886,8 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 		else
 			open->nested++;
 		*out_id = open->out_id;
-		open->name_hash[open->nested] = fxt_string_hash_keyed(&rec->name);
+		open->name_hash[open->nested] =
+			fxt_category_name_hash_keyed(&rec->category, &rec->name);
 		/* A task buffer's pid is its record's (attributable()). */
 		share = created && db->kind == FXTRACE_BUFFER_TASK ?
 			fxt_map_get(&o->pids, pid, 0) : NULL;
@@ -1206,6 +1239,8 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	why = refusal(o, db, rec);
 	if (why == REFUSED_COUNT && chunk_room(c, size))
 		why = REFUSED_INVALID;
+	if (why == REFUSED_ASYNC)
+		async_refused(o, rec);
 	if (why != REFUSED_COUNT) {
 		refuse(o, db, rec, why);
 		return n;

@@ -101,7 +101,7 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 	[FXT_RULE_SCHED_CPU] = { "sched-cpu", FXT_WARNING,
 		"a scheduling record on CPU 4096 or above (Perfetto's trace processor aborts the whole import)" },
 	[FXT_RULE_ASYNC_NAME] = { "async-name", FXT_WARNING,
-		"an async instant or end whose name differs from its innermost open begin's (Perfetto ends only a slice of the end's name)" },
+		"an async instant or end whose category or name differs from its innermost open begin's (Perfetto ends only a slice of the end's category and name)" },
 	[FXT_RULE_LARGE_PERFETTO] = { "large-perfetto", FXT_WARNING,
 		"a large record of 4096 words or more (Perfetto mis-frames it and loses the rest of the trace)" },
 	[FXT_RULE_PERFETTO_UNSUPPORTED] = { "perfetto-unsupported", FXT_NOTE,
@@ -327,6 +327,23 @@ uint64_t fxt_string_hash_keyed(const struct fxt_string *s)
 
 	return fxt_siphash24(key ? key : no_key, s->ptr ? s->ptr : "",
 			     s->ptr ? s->len : 0);
+}
+
+/*
+ * The name hashed with a key made of the category's keyed hash: without
+ * the process's key, the category's hash is unknown, so no writer can
+ * choose two pairs of one hash either.
+ */
+uint64_t fxt_category_name_hash_keyed(const struct fxt_string *category,
+				      const struct fxt_string *name)
+{
+	uint64_t h = fxt_string_hash_keyed(category);
+	unsigned char key[16];
+
+	memcpy(key, &h, sizeof(h));
+	memcpy(key + sizeof(h), &h, sizeof(h));
+	return fxt_siphash24(key, name->ptr ? name->ptr : "",
+			     name->ptr ? name->len : 0);
 }
 
 bool fxt_ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns)

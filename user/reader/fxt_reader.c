@@ -7,7 +7,8 @@
  * balance of durations per thread (notes: circular buffers and traces
  * started mid-call legitimately cut durations).
  *
- * State grows by at most one map entry per record, so memory is proportional
+ * State grows by at most two map entries per record (an async begin: its
+ * place in its id's stack and its name's count), so memory is proportional
  * to the input, except the tables and the names, which count against the
  * memory budget.  fxt_reader_read() reads through a window that grows to the
  * largest record seen, up to window_max; a record larger than that (only a
@@ -70,8 +71,8 @@ struct flow_state {
 
 /* An async begin of a (pid, id) not yet ended. */
 struct async_begin {
-	uint64_t name_hash;
-	bool name_known;	/* the begin's name bytes were kept */
+	uint64_t name_hash;	/* of its category and name */
+	bool name_known;	/* the begin's category and name bytes were kept */
 	uint64_t offset;	/* of the begin */
 	uint64_t outer;		/* its outer begin in async_outer, 0: none */
 };
@@ -79,8 +80,10 @@ struct async_begin {
 /*
  * The open begins of a (pid, id): a begin of an open id nests on the id's
  * track in Perfetto (TrackCompressor::BeginInternal counts nest_count), so
- * each end pops the innermost.  Outer begins wait in async_outer, one map
- * entry per begin, as every other state here.
+ * an end of the innermost's category and name pops it (async_end_named()
+ * for others).  Outer begins wait in async_outer, one map entry per
+ * begin, and async_named counts them by category and name: two entries
+ * per begin at most.
  */
 struct async_state {
 	struct async_begin inner;
@@ -114,6 +117,7 @@ struct fxt_reader {
 	struct fxt_map tids;		/* (tid, 0) -> newest thread's pid */
 	struct fxt_map asyncs;		/* (pid, id) -> struct async_state */
 	struct fxt_map async_outer;	/* (number, 0) -> struct async_begin */
+	struct fxt_map async_named;	/* (pid, id ^ name_hash) -> begins open */
 	uint64_t async_outer_next;	/* last number given in async_outer */
 	uint64_t async_open;		/* begins open, nested ones included */
 	struct fxt_map flows;		/* (correlation id, 0) -> struct flow_state */
@@ -174,6 +178,7 @@ struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx)
 	fxt_map_init(&r->tids, sizeof(uint64_t));
 	fxt_map_init(&r->asyncs, sizeof(struct async_state));
 	fxt_map_init(&r->async_outer, sizeof(struct async_begin));
+	fxt_map_init(&r->async_named, sizeof(uint64_t));
 	fxt_map_init(&r->flows, sizeof(struct flow_state));
 	fxt_map_init(&r->thread_names, sizeof(struct name_entry));
 	fxt_map_init(&r->process_names, sizeof(struct name_entry));
@@ -213,6 +218,7 @@ void fxt_reader_free(struct fxt_reader *r)
 	fxt_map_free(&r->tids);
 	fxt_map_free(&r->asyncs);
 	fxt_map_free(&r->async_outer);
+	fxt_map_free(&r->async_named);
 	fxt_map_free(&r->flows);
 	free_names(&r->thread_names);
 	free_names(&r->process_names);
@@ -543,9 +549,11 @@ static void async_name_mismatch(struct fxt_reader *r,
 				const struct async_begin *begin)
 {
 	fxt_report(&r->sink, rec->offset, FXT_RULE_ASYNC_NAME,
-		   "%s \"%.*s\" (process %llu, id %#llx) is not named like its begin at offset %#llx (Perfetto ends only a slice of the end's name)",
+		   "%s \"%.*s\" in category \"%.*s\" (process %llu, id %#llx): its begin at offset %#llx has another name or category (Perfetto ends only a slice of the end's category and name)",
 		   fxt_event_type_name(rec->subtype), (int)rec->name.len,
 		   rec->name.ptr ? rec->name.ptr : "",
+		   (int)rec->category.len,
+		   rec->category.ptr ? rec->category.ptr : "",
 		   (unsigned long long)rec->thread.pid,
 		   (unsigned long long)rec->id,
 		   (unsigned long long)begin->offset);
@@ -566,34 +574,78 @@ static int async_push(struct fxt_reader *r, struct async_state *as)
 	return 0;
 }
 
-/* An end of a (pid, id): the begin it nests in is innermost again. */
-static void async_pop(struct fxt_reader *r, struct async_state *as,
+/*
+ * An end of a (pid, id): the begin it nests in is innermost again.
+ * Returns false when none is left (as is gone).
+ */
+static bool async_pop(struct fxt_reader *r, struct async_state *as,
 		      uint64_t pid, uint64_t id)
 {
+	uint64_t number = as->inner.outer, *named;
 	struct async_begin *outer;
-	uint64_t number = as->inner.outer;
 
+	if (as->inner.name_known) {
+		named = fxt_map_get(&r->async_named, pid,
+				    id ^ as->inner.name_hash);
+		if (!--*named)
+			fxt_map_del(&r->async_named, pid,
+				    id ^ as->inner.name_hash);
+	}
 	r->async_open--;
 	if (!--as->depth) {
 		fxt_map_del(&r->asyncs, pid, id);
-		return;
+		return false;
 	}
 	outer = fxt_map_get(&r->async_outer, number, 0);
 	as->inner = *outer;
 	fxt_map_del(&r->async_outer, number, 0);
+	return true;
+}
+
+/*
+ * An end whose category and name are not the innermost begin's:
+ * Perfetto's End closes the innermost open slice that has them
+ * (MatchingIncompleteSliceIndex()), and the next event of the track after
+ * that end cuts the slices inside it there (misplaced_end_event), so
+ * those begins end with it.  An end that has no open begin's closes
+ * nothing.  async_named counts the open begins of each category and name,
+ * so an end costs no walk of the stack, whatever its depth.
+ */
+static void async_end_named(struct fxt_reader *r, struct async_state *as,
+			    uint64_t pid, uint64_t id, uint64_t hash)
+{
+	bool matched;
+
+	if (!fxt_map_get(&r->async_named, pid, id ^ hash))
+		return;
+	do {
+		matched = as->inner.name_known && as->inner.name_hash == hash;
+	} while (async_pop(r, as, pid, id) && !matched);
 }
 
 static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 {
-	uint64_t pid = rec->thread.pid, hash;
+	uint64_t pid = rec->thread.pid, hash, *named;
 	struct async_state *as;
 	int created, ret;
+	bool known;
 
-	if (rec->name.undefined)
+	if (rec->name.undefined || rec->category.undefined)
 		return 0;
-	/* A name whose bytes were not kept (string budget) compares to nothing. */
-	hash = fxt_string_hash_keyed(&rec->name);
+	/*
+	 * Perfetto's end closes a slice of its category and name.  A string
+	 * whose bytes were not kept (string budget) compares to nothing.
+	 */
+	known = rec->name.ptr && rec->category.ptr;
+	hash = fxt_category_name_hash_keyed(&rec->category, &rec->name);
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
+		if (known) {
+			named = fxt_map_put(&r->async_named, pid,
+					    rec->id ^ hash, NULL);
+			if (!named)
+				return -ENOMEM;
+			++*named;
+		}
 		as = fxt_map_put(&r->asyncs, pid, rec->id, &created);
 		if (!as)
 			return -ENOMEM;
@@ -608,7 +660,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 		as->depth++;
 		r->async_open++;
 		as->inner.name_hash = hash;
-		as->inner.name_known = rec->name.ptr;
+		as->inner.name_known = known;
 		as->inner.offset = rec->offset;
 		return 0;
 	}
@@ -622,9 +674,12 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 				   (unsigned long long)rec->id);
 		return 0;
 	}
-	if (as->inner.name_known && rec->name.ptr &&
-	    as->inner.name_hash != hash)
+	if (as->inner.name_known && known && as->inner.name_hash != hash) {
 		async_name_mismatch(r, rec, &as->inner);
+		if (rec->subtype == FXT_EVENT_ASYNC_END)
+			async_end_named(r, as, pid, rec->id, hash);
+		return 0;
+	}
 	if (rec->subtype == FXT_EVENT_ASYNC_END)
 		async_pop(r, as, pid, rec->id);
 	return 0;

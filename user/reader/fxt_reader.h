@@ -471,6 +471,13 @@ const char *fxt_thread_state_name(uint32_t state);
  */
 uint64_t fxt_string_hash_keyed(const struct fxt_string *s);
 
+/*
+ * The same for an event's category and name together, as Perfetto matches
+ * an async end to its begin: pairs differ where either string does.
+ */
+uint64_t fxt_category_name_hash_keyed(const struct fxt_string *category,
+				      const struct fxt_string *name);
+
 /* SipHash-2-4 of len bytes at p with a 16-byte key. */
 uint64_t fxt_siphash24(const unsigned char key[16], const void *p,
 		       size_t len);

@@ -83,23 +83,33 @@ static struct drain_buffer *drain_rest(struct fake *f)
 
 /* ---- records a producer writes ------------------------------------------ */
 
-static __u32 event(__u64 *w, unsigned int type, __u64 ts, __u64 pid,
-		   __u64 tid, const char *name, __u64 trailing)
+/* An event of category cat ("": the empty ref) with inline strings. */
+static __u32 event_in(__u64 *w, unsigned int type, __u64 ts, __u64 pid,
+		      __u64 tid, const char *cat, const char *name,
+		      __u64 trailing)
 {
+	__u16 cat_ref = *cat ? fxt_inline_string_ref((__u32)strlen(cat)) : 0;
 	__u16 name_ref = fxt_inline_string_ref((__u32)strlen(name));
-	__u32 words = fxt_event_words(type, FXT_THREAD_REF_INLINE, 0, name_ref,
-				      0);
+	__u32 words = fxt_event_words(type, FXT_THREAD_REF_INLINE, cat_ref,
+				      name_ref, 0);
 	__u32 n = 0;
 
-	w[n++] = fxt_event_hdr(words, type, 0, FXT_THREAD_REF_INLINE, 0,
+	w[n++] = fxt_event_hdr(words, type, 0, FXT_THREAD_REF_INLINE, cat_ref,
 			       name_ref);
 	w[n++] = ts;
 	w[n++] = pid;
 	w[n++] = tid;
+	n += fxt_write_stream(w + n, cat, (__u32)strlen(cat));
 	n += fxt_write_stream(w + n, name, (__u32)strlen(name));
 	if (fxt_event_trailing_words(type))
 		w[n++] = trailing;
 	return n;
+}
+
+static __u32 event(__u64 *w, unsigned int type, __u64 ts, __u64 pid,
+		   __u64 tid, const char *name, __u64 trailing)
+{
+	return event_in(w, type, ts, pid, tid, "", name, trailing);
 }
 
 static __u32 blob(__u64 *w, unsigned int blob_type)
@@ -137,6 +147,7 @@ struct walk {
 	uint64_t repaired;		/* thread named "\ufffd\ufffdabc" */
 	uint64_t asyncs[16][3];		/* the first async events: pid, type, id */
 	char async_names[16][8];	/* ... and their names, cut to 7 bytes */
+	uint64_t async_ts[16];		/* ... and their times */
 	unsigned int nasyncs;
 };
 
@@ -160,6 +171,7 @@ static int count_record(void *ctx, const struct fxt_record *rec)
 		snprintf(w->async_names[w->nasyncs], sizeof(w->async_names[0]),
 			 "%.*s", (int)rec->name.len,
 			 rec->name.ptr ? rec->name.ptr : "");
+		w->async_ts[w->nasyncs] = rec->ts;
 		w->asyncs[w->nasyncs][0] = rec->thread.pid;
 		w->asyncs[w->nasyncs][1] = rec->subtype;
 		w->asyncs[w->nasyncs++][2] = rec->id;
@@ -2342,12 +2354,13 @@ static int test_async_ids_nested(void)
  * open, one naming none closes nothing (and check warns, async-name).
  * The drainer used to stop comparing after the first nested end, and
  * kept "x" below (fuzz_output found begin a, begin a, end a, end b).  A
- * begin past ASYNC_NEST_MAX open ones of its id is refused.
+ * begin past ASYNC_NEST_MAX open ones of its id is refused, and the first
+ * end "d" with it: the outermost "d" stays open.
  */
 static int test_async_nested_names(void)
 {
 	static const char *const want[] = {
-		"a", "b", "b", "a", "d", "d", "d", "d", "d", "d", "d", "d",
+		"a", "b", "b", "a", "d", "d", "d", "d", "d", "d", "d",
 	};
 	const __u64 t = START + SECOND;
 	struct drain_buffer *db;
@@ -2375,12 +2388,108 @@ static int test_async_nested_names(void)
 			   "d", 9);
 	put_words(&a, w, n);
 	db = drain_rest(&a);
-	ASSERT_EQ(12, db->records);
+	ASSERT_EQ(11, db->records);
+	ASSERT_EQ(6, db->refused[REFUSED_ASYNC]);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(11, walk.nasyncs);
+	for (i = 0; i < 11; i++)
+		ASSERT_EQ(0, strcmp(want[i], walk.async_names[i]));
+	fake_free(&a);
+	return 0;
+}
+
+/*
+ * Perfetto's end closes an open slice of its category and name only
+ * (SliceTracker::MatchingIncompleteSliceIndex()): an end "a" in category
+ * "y" of a begin "a" in "x" closes nothing, and the drainer, comparing
+ * names alone, kept it and forgot the id (a later end "a" in "x" then got
+ * an id of its own, and "a" stayed open).  So it is refused, and so is an
+ * instant in another category; the begin's own end closes it.
+ */
+static int test_async_end_category(void)
+{
+	static const uint64_t want[][2] = {
+		{ FXT_EVENT_ASYNC_BEGIN, 0 }, { FXT_EVENT_ASYNC_INSTANT, 2 },
+		{ FXT_EVENT_ASYNC_END, 4 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake a;
+	unsigned int i;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	fake_new(&a, 76, FXTRACE_BUFFER_TASK, 4500, 4501, 4096, 0, NULL);
+	n = event_in(w, FXT_EVENT_ASYNC_BEGIN, t, 4500, 4501, "x", "a", 7);
+	n += event_in(w + n, FXT_EVENT_ASYNC_INSTANT, t + 1, 4500, 4501, "y",
+		      "a", 7);
+	n += event_in(w + n, FXT_EVENT_ASYNC_INSTANT, t + 2, 4500, 4501, "x",
+		      "a", 7);
+	n += event_in(w + n, FXT_EVENT_ASYNC_END, t + 3, 4500, 4501, "y", "a",
+		      7);
+	n += event_in(w + n, FXT_EVENT_ASYNC_END, t + 4, 4500, 4501, "x", "a",
+		      7);
+	put_words(&a, w, n);
+	db = drain_rest(&a);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(2, db->refused[REFUSED_ASYNC]);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(3, walk.nasyncs);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(1, walk.asyncs[i][2]);
+		ASSERT_EQ(t + want[i][1], walk.async_ts[i]);
+	}
+	fake_free(&a);
+	return 0;
+}
+
+/*
+ * A begin refused past ASYNC_NEST_MAX open ones of its id still nests in
+ * the program, so its instant and its end are refused with it: "r" six
+ * deep keeps the four outer levels whole, each ending at its own end.
+ * The drainer used to keep the inner instant and end: each written "r"
+ * ended at its inner one's end, and the last two ends got ids of their
+ * own.
+ */
+static int test_async_nested_past_bound(void)
+{
+	static const uint64_t want[][2] = {
+		{ FXT_EVENT_ASYNC_BEGIN, 0 }, { FXT_EVENT_ASYNC_BEGIN, 1 },
+		{ FXT_EVENT_ASYNC_BEGIN, 2 }, { FXT_EVENT_ASYNC_BEGIN, 3 },
+		{ FXT_EVENT_ASYNC_END, 9 }, { FXT_EVENT_ASYNC_END, 10 },
+		{ FXT_EVENT_ASYNC_END, 11 }, { FXT_EVENT_ASYNC_END, 12 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake a;
+	unsigned int i;
+	__u64 w[128];
+	__u32 n = 0;
+
+	start();
+	fake_new(&a, 75, FXTRACE_BUFFER_TASK, 4400, 4401, 4096, 0, NULL);
+	for (i = 0; i < 6; i++)
+		n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + i, 4400, 4401,
+			   "r", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 6, 4400, 4401, "r", 7);
+	for (i = 0; i < 6; i++)
+		n += event(w + n, FXT_EVENT_ASYNC_END, t + 7 + i, 4400, 4401,
+			   "r", 7);
+	put_words(&a, w, n);
+	db = drain_rest(&a);
+	ASSERT_EQ(8, db->records);
 	ASSERT_EQ(5, db->refused[REFUSED_ASYNC]);
 	ASSERT_EQ(0, check_file(&walk));
-	ASSERT_EQ(12, walk.nasyncs);
-	for (i = 0; i < 12; i++)
-		ASSERT_EQ(0, strcmp(want[i], walk.async_names[i]));
+	ASSERT_EQ(8, walk.nasyncs);
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(1, walk.asyncs[i][2]);
+		ASSERT_EQ(t + want[i][1], walk.async_ts[i]);
+	}
 	fake_free(&a);
 	return 0;
 }
@@ -3400,6 +3509,8 @@ static const struct tap_test tests[] = {
 	{ "each process's async ids get ids of their own in the output", test_async_ids_per_process },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },
+	{ "an async begin refused past the nesting bound takes its instants and end with it", test_async_nested_past_bound },
+	{ "an async end in another category than its begin is refused", test_async_end_category },
 	{ "an end of an async forgotten at retirement gets an id of its own", test_async_forgotten_new_id },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
 	{ "events lost without a buffer: 32,768 processes listed, later reports counted", test_lost_events_bounded },

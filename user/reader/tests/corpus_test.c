@@ -404,12 +404,14 @@ static const struct corpus_case cases[] = {
 		0x0000000000000001, 0x0000000000000002, 0x0000000000000064,
 		0x0000000000000009,
 	  }, 31, 6,
-	  "0x000038: warning: async-name: async instant \"b\" (process 1, id 0x7) is not named like its begin at offset 0x8 (Perfetto ends only a slice of the end's name)\n"
+	  "0x000038: warning: async-name: async instant \"b\" in category \"\" (process 1, id 0x7): its begin at offset 0x8 has another name or category (Perfetto ends only a slice of the end\'s category and name)\n"
 	  "0x000098: note: async-unmatched-end: async end (process 1, id 0x8) with no begin (the trace may start inside it)\n"
 	  "0x0000c8: note: async-unended: 1 async begin never ended; the first is here\n" },
 	/*
 	 * process 1, id 7: begin a, begin b nested in it, end b, instant a (a
-	 * is innermost again), end d (not a), begin c, begin c nested, end c
+	 * is innermost again), end d (no open begin's name: it closes
+	 * nothing, a stays open), begin c nested in a, begin c nested, end c:
+	 * a and the outer c never end
 	 */
 	{ "async-nested", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x8001000000050064, 0x0000000000000001,
@@ -430,8 +432,31 @@ static const struct corpus_case cases[] = {
 		0x0000000000000001, 0x0000000000000002, 0x0000000000000063,
 		0x0000000000000007,
 	  }, 49, 9,
-	  "0x0000c8: warning: async-name: async end \"d\" (process 1, id 0x7) is not named like its begin at offset 0x8 (Perfetto ends only a slice of the end's name)\n"
-	  "0x0000f8: note: async-unended: 1 async begin never ended; the first is here\n" },
+	  "0x0000c8: warning: async-name: async end \"d\" in category \"\" (process 1, id 0x7): its begin at offset 0x8 has another name or category (Perfetto ends only a slice of the end\'s category and name)\n"
+	  "0x000008: note: async-unended: 2 async begins never ended; the first is here\n" },
+	/*
+	 * process 1, id 7: begin a, begin b nested, end a, end b: Perfetto
+	 * closes a, the innermost open slice of that name, and at the next
+	 * event of the track cuts b at a's end; end b then closes nothing
+	 */
+	{ "async-end-outer", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 1, 1, 2, 0x61, 7,
+		0x8001000000050064, 2, 1, 2, 0x62, 7,
+		0x8001000000070064, 3, 1, 2, 0x61, 7,
+		0x8001000000070064, 4, 1, 2, 0x62, 7,
+	  }, 25, 5,
+	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
+	  "0x000098: note: async-unmatched-end: async end (process 1, id 0x7) with no begin (the trace may start inside it)\n" },
+	/*
+	 * process 1, id 7: begin "a" in category "x", instant "a" in "y"
+	 * (Perfetto matches category and name), end "a" in "x"
+	 */
+	{ "async-category", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001800100050074, 1, 1, 2, 0x78, 0x61, 7,
+		0x8001800100060074, 2, 1, 2, 0x79, 0x61, 7,
+		0x8001800100070074, 3, 1, 2, 0x78, 0x61, 7,
+	  }, 22, 4,
+	  "0x000040: warning: async-name: async instant \"a\" in category \"y\" (process 1, id 0x7): its begin at offset 0x8 has another name or category (Perfetto ends only a slice of the end's category and name)\n" },
 	/*
 	 * flows on thread 2 of process 1: a begin before any slice, a second
 	 * begin of an open id, an id reused after its end (fine), flows bound
@@ -474,7 +499,8 @@ static const struct corpus_case cases[] = {
 		0x8010000000070074, 2, 1, 2, 0x3962316366353030,
 		0x3765303837396266, 7,			/* async end */
 	  }, 15, 3,
-	  "0x000040: warning: async-name: async end \"005fc1b9fb9780e7\" (process 1, id 0x7) is not named like its begin at offset 0x8 (Perfetto ends only a slice of the end's name)\n" },
+	  "0x000040: warning: async-name: async end \"005fc1b9fb9780e7\" in category \"\" (process 1, id 0x7): its begin at offset 0x8 has another name or category (Perfetto ends only a slice of the end\'s category and name)\n"
+	  "0x000008: note: async-unended: 1 async begin never ended; the first is here\n" },
 	/* two log records: Perfetto ignores them, noted once */
 	{ "log-twice", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000020059, 0x0000000000000001,
@@ -652,7 +678,8 @@ static const struct corpus_case cases[] = {
 		0x0000000000000001, 0x0000000000000002, 0x007820a0c29fc27f,
 		0x0000000000000009,
 	  }, 13, 3,
-	  "0x000038: warning: async-name: async end \"???\xc2\xa0 x\" (process 1, id 0x9) is not named like its begin at offset 0x8 (Perfetto ends only a slice of the end's name)\n" },
+	  "0x000038: warning: async-name: async end \"???\xc2\xa0 x\" in category \"\" (process 1, id 0x9): its begin at offset 0x8 has another name or category (Perfetto ends only a slice of the end\'s category and name)\n"
+	  "0x000008: note: async-unended: 1 async begin never ended; the first is here\n" },
 };
 
 #define CASES N_WORDS(cases)
