@@ -822,7 +822,9 @@ int main(int argc, char **argv)
 	d->signal_op.kind = OP_SIGNAL;
 	d->tick_op.kind = OP_TICK;
 	d->probes_op.kind = OP_PROBES;
+	d->probes_retry_op.kind = OP_PROBES_RETRY;
 	d->tick.tv_sec = 1;
+	d->probes_retry.tv_nsec = PROBES_RETRY_NS;
 	ret = setup(d, &oldmask, &release);
 	if (!ret) {
 		ret = trace(d, &release);

@@ -21,9 +21,12 @@
 
 #define PACKETS_PER_READ 64
 
+/* How long a wake-up of the probes' ring that found nothing waits. */
+#define PROBES_RETRY_NS 1000000
+
 enum op_kind {
 	OP_PACKETS, OP_SIGNAL, OP_WRITE, OP_ACK, OP_TICK,
-	OP_PROBES,
+	OP_PROBES, OP_PROBES_RETRY,
 };
 
 /* What a CQE's user_data points to. */
@@ -151,10 +154,10 @@ struct drain {
 		uint64_t fill_ns_min;	/* between two requests; 0: none */
 	} timing[KIND_COUNT];
 
-	struct op packets_op, signal_op, tick_op, probes_op;
+	struct op packets_op, signal_op, tick_op, probes_op, probes_retry_op;
 	struct fxtrace_packet packets[PACKETS_PER_READ];
 	struct signalfd_siginfo siginfo;
-	struct __kernel_timespec tick;
+	struct __kernel_timespec tick, probes_retry;
 	uint64_t progress_records;
 	struct timespec started;
 	double cpu_at_start;		/* CPU seconds used before Start */
@@ -189,6 +192,7 @@ void submit_packet_read(struct drain *d);
 void submit_signal_read(struct drain *d);
 void submit_tick(struct drain *d);
 void submit_probes_poll(struct drain *d);
+void submit_probes_retry(struct drain *d);
 /* Queue chunk (taken over) and, when save is set, the ack of that save. */
 void queue_chunk(struct drain *d, struct chunk *chunk,
 		 const struct fxtrace_packet *save, uint64_t records);
@@ -204,7 +208,7 @@ void free_queue(struct drain *d, struct op_queue *q);
 /* probes.c: libfxtprobe's events as their own provider. */
 int open_probes(struct drain *d);
 void probes_clock(struct drain *d);
-void consume_probes(struct drain *d);
+int consume_probes(struct drain *d);
 void flush_probes(struct drain *d);
 void probes_summary(const struct fxtprobe *set, uint64_t events);
 

@@ -74,6 +74,23 @@ void submit_probes_poll(struct drain *d)
 	io_uring_sqe_set_data(sqe, &d->probes_op);
 }
 
+/*
+ * The probes' ring buffer reads as ready from the reserve of a record
+ * (its producer position moves then), and the consume stops at a record
+ * reserved and not yet submitted.  A BPF program preempted in between
+ * (a uprobe's under PREEMPT_RT or preempt=full, where it runs with
+ * migration disabled only) would keep the poll firing and the drainer
+ * consuming nothing, at SCHED_FIFO (-r) on that program's CPU until RT
+ * throttling: a wake-up that found nothing polls again a while later.
+ */
+void submit_probes_retry(struct drain *d)
+{
+	struct io_uring_sqe *sqe = get_sqe(d);
+
+	io_uring_prep_timeout(sqe, &d->probes_retry, 0, 0);
+	io_uring_sqe_set_data(sqe, &d->probes_retry_op);
+}
+
 static void queue_push(struct op_queue *q, struct write_op *w)
 {
 	w->next = NULL;
@@ -402,8 +419,14 @@ static void on_cqe(struct drain *d, struct io_uring_cqe *cqe)
 				d->error = res;
 			return;
 		}
-		consume_probes(d);
-		submit_probes_poll(d);
+		if (consume_probes(d) > 0)
+			submit_probes_poll(d);
+		else
+			submit_probes_retry(d);
+		return;
+	case OP_PROBES_RETRY:
+		if (d->state != FLUSHED)
+			submit_probes_poll(d);
 		return;
 	}
 }

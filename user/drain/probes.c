@@ -76,8 +76,11 @@ int open_probes(struct drain *d)
 	return 0;
 }
 
-/* Every probe event waiting in the BPF ring buffer, into the file. */
-void consume_probes(struct drain *d)
+/*
+ * Every probe event waiting in the BPF ring buffer, into the file: how
+ * many, or 0 after an error.
+ */
+int consume_probes(struct drain *d)
 {
 	struct chunk chunk = { 0 };
 	int ret = fxtprobe_consume(d->probes, chunk_write, &chunk);
@@ -86,11 +89,12 @@ void consume_probes(struct drain *d)
 		chunk_free(&chunk);
 		if (!d->error)
 			d->error = ret;
-		return;
+		return 0;
 	}
 	d->probe_events += (uint64_t)ret;
 	output_place(&d->out, &chunk, FXTPROBE_PROVIDER_ID_DEFAULT);
 	queue_chunk(d, &chunk, NULL, (uint64_t)ret);
+	return ret;
 }
 
 /* The last events, then the probes' drop counter. */
