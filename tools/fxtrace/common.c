@@ -557,7 +557,7 @@ int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 			if (ret) {
 				fprintf(stderr, "fxtrace %s: cannot sync the directory of %s: %s (the file is written whole, but a crash may undo its replacement)\n",
 					cmd, out->path, strerror(-ret));
-				return 1;
+				return FXTRACE_OUTPUT_DIR_UNSYNCED;
 			}
 		}
 	}

@@ -241,13 +241,17 @@ int fxtrace_output_create(struct fxtrace_output *out, const char *cmd,
  */
 const char *fxtrace_output_kept(const struct fxtrace_output *out);
 
+/* fxtrace_output_close(): path replaced, its directory not synced. */
+#define FXTRACE_OUTPUT_DIR_UNSYNCED 2
+
 /*
  * Close out: when whole, the file is synced (fsync()) and the new file
  * takes the path's name (renamed over it), its directory synced after;
- * when not, it is removed.  Returns 0, or 1 after saying on stderr that
+ * when not, it is removed.  Returns 0; 1 after saying on stderr that
  * path cannot be written (a write, the sync, the close or the rename
- * failed: the new file removed) or that its directory cannot be synced
- * (path replaced, but a crash may undo that).
+ * failed: the new file removed); or FXTRACE_OUTPUT_DIR_UNSYNCED after
+ * saying that its directory cannot be synced (path replaced, but a
+ * crash may undo that).
  */
 int fxtrace_output_close(struct fxtrace_output *out, const char *cmd,
 			 bool whole);

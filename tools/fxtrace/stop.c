@@ -34,7 +34,7 @@ static int save_buffers(struct fxtctl *c, const char *out)
 	uint64_t refused = 0;
 	struct output o;
 	unsigned int k;
-	int ret;
+	int ret, closed;
 
 	/*
 	 * Named by the user: a FIFO or a device will do.  Not a drainer's
@@ -55,8 +55,9 @@ static int save_buffers(struct fxtctl *c, const char *out)
 	if (ret < 0)
 		fprintf(stderr, "fxtrace stop: %s: %s%s\n", out, strerror(-ret),
 			fxtrace_output_kept(&file));
-	if (fxtrace_output_close(&file, "stop", ret >= 0) || ret < 0)
-		return 1;
+	closed = fxtrace_output_close(&file, "stop", ret >= 0);
+	if (closed || ret < 0)
+		return closed ? closed : 1;
 	printf("[ fxtrace stop: %d buffers written to %s, %llu records refused ]\n",
 	       ret, out, (unsigned long long)refused);
 	return 0;
@@ -113,12 +114,16 @@ int cmd_stop(int argc, char **argv)
 			ret == -EPERM ? info.owner_uid : 0,
 			ret == -EPERM ? ", its owner's, or CAP_SYS_ADMIN)" : "");
 		rc = 1;
-	} else if (out && save_buffers(&c, out)) {
+	} else if (out && (ret = save_buffers(&c, out))) {
 		/*
 		 * Asked to save them: not ended.  Closing the adopting file
 		 * orphans the session again, for another try.
 		 */
-		fprintf(stderr, "fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -o FILE' saves them, 'fxtrace stop' discards them\n");
+		if (ret == FXTRACE_OUTPUT_DIR_UNSYNCED)
+			fprintf(stderr, "fxtrace stop: the session is left orphaned: %s holds its buffers, but a crash may undo that: 'fxtrace stop -o FILE' saves them again, 'fxtrace stop' ends it\n",
+				out);
+		else
+			fprintf(stderr, "fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -o FILE' saves them, 'fxtrace stop' discards them\n");
 		rc = 1;
 	} else {
 		ret = fxtctl_terminate(&c);

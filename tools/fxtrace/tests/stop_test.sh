@@ -112,6 +112,18 @@ fxtrace stop: the session is left orphaned, its buffers unsaved: 'fxtrace stop -
 	cmp "$out/keep/saved.fxt" "$out/saved.copy" && [[ $(ls -A "$out/keep") == saved.fxt ]]
 result $? "stop -o FILE, its fsync failing (EIO): exit $rc, FILE unchanged and said so, nothing else left, the session not ended"
 
+# The directory's fsync() failing (EIO) after the rename: FILE holds the
+# buffers, and the session is left for another try, said as it is.  The
+# message used to say the buffers were unsaved.
+msg=$(FXTRACE_SYNC_FAIL="dir EIO" LD_PRELOAD=$sync_log "$bin/fxtrace" stop -o "$out/keep/dir.fxt" 2>&1)
+rc=$?
+printf '%s\n' "$msg" | sed 's/^/# /'
+[[ $rc == 1 && $msg == "fxtrace stop: cannot sync the directory of $out/keep/dir.fxt: Input/output error (the file is written whole, but a crash may undo its replacement)
+fxtrace stop: the session is left orphaned: $out/keep/dir.fxt holds its buffers, but a crash may undo that: 'fxtrace stop -o FILE' saves them again, 'fxtrace stop' ends it" ]] &&
+	"$bin/fxtrace" check --quiet "$out/keep/dir.fxt" >/dev/null
+result $? "stop -o FILE, its directory's fsync failing (EIO): exit $rc, FILE whole, the session not ended, said so"
+rm -f "$out/keep/dir.fxt"
+
 # The buffers are still there to save, and then the session ends.  FILE
 # exists, but is no drainer's trace: it is overwritten, synced whole
 # before its rename and its directory after (sync_log.so's log).
