@@ -8,8 +8,10 @@
  *                                refused; prints "COUNT ERRNO"
  *   category_retry daemon        fires category "late" once (refused:
  *                                the open slots are full), waits for a
- *                                line on stdin (a session has started),
- *                                then fires "late" from the site already
+ *                                line on stdin (a session has started):
+ *                                at each "check", prints what
+ *                                TRACE_ENABLED("late") says; at "go",
+ *                                fires "late" from the site already
  *                                resolved, from a new site and from a
  *                                second thread; prints what
  *                                TRACE_ENABLED("late") (one call site)
@@ -90,7 +92,7 @@ static int fill(const char *prefix)
 static int daemon_run(void)
 {
 	pthread_t thread;
-	char line[16];
+	char line[16] = "";
 	int k;
 
 	fire_a(0);
@@ -98,7 +100,12 @@ static int daemon_run(void)
 	printf("check_calls_before %d\n", check_calls());
 	printf("enabled_before %d\n", fxt_category_enabled("late"));
 	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
+	while (fgets(line, sizeof(line), stdin) && !strcmp(line, "check\n")) {
+		printf("trace_enabled_during %d\n", late_enabled());
+		printf("check_calls_during %d\n", check_calls());
+		fflush(stdout);
+	}
+	if (strcmp(line, "go\n"))
 		return 1;
 	for (k = 1; k <= 3; k++) {
 		fire_a(k);

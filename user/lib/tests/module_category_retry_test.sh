@@ -7,8 +7,9 @@
 # session owned by the process's user starts, and the process's later
 # events of it are in the trace, exactly once each: from the call site
 # resolved before the retry, from one resolved after it, and from a
-# second thread; TRACE_ENABLED of it is false before, true after.  One
-# user fills the open slots (the module reloaded with
+# second thread; TRACE_ENABLED of it is false before, and in a session
+# of another user (the retry's ENOSPC: the reserve is not the daemon's
+# user's), true after.  One user fills the open slots (the module reloaded with
 # category_slots_per_user=4096 for that), then category_retry daemon runs
 # as another user, and that user runs `fxtrace record -c late`.  Then,
 # with 1,000 slots a user, the daemon's user takes its last slots in the
@@ -126,6 +127,21 @@ start_daemon retry
 grep -qx 'libfxtrace: category "late": No space left on device; not traced, retried when a session starts' \
 	"$out/retry.err"
 result $? "the refusal's warning says it will be retried"
+# A session of the user who filled the open slots opens the reserve to
+# that user only: the daemon's retry is refused again (ENOSPC, silent).
+# shellcheck disable=SC2016 # sh expands them
+as "$filler" --inh-caps=+perfmon --ambient-caps=+perfmon \
+	"$bin/fxtrace" record -q -c late -e none -B 64K -o "$out/other.fxt" -- \
+	sh -c 'echo check >"$1"
+		for i in $(seq 300); do
+			grep -q check_calls_during "$2" && break; sleep 0.1
+		done' _ "$fifo" "$out/retry.out" \
+	>"$out/other-record.out" 2>"$out/other-record.err"
+result $? "fxtrace record as the user who filled the slots: exit 0"
+sed 's/^/# record: /' "$out/other-record.err"
+grep -qx 'trace_enabled_during 0' "$out/retry.out" &&
+	grep -qx 'check_calls_during 1' "$out/retry.out"
+result $? "TRACE_ENABLED(\"late\"): 0 in another user's session, still asking the library"
 record_session retry
 wait_daemon retry
 grep -qx 'enabled_before 0' "$out/retry.out" && grep -qx 'enabled_after 1' "$out/retry.out"
