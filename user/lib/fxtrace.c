@@ -1113,6 +1113,26 @@ static void resolve_locked(struct fxtrace_site *site, unsigned int type,
 }
 
 /*
+ * The enable byte of entry i, a category the module refused, after the
+ * retry of the current generation of the session page (the first caller
+ * in a generation makes it, under rt.lock): still rt.session_byte while
+ * refused.  Lock-free otherwise.
+ */
+static const volatile unsigned char *retried_byte(unsigned int i)
+{
+	__u64 generation = __atomic_load_n(&rt.page->generation,
+					   __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&rt.retried_generation, __ATOMIC_ACQUIRE) !=
+	    generation) {
+		lock();
+		retry_refused_locked(generation);
+		unlock();
+	}
+	return __atomic_load_n(&rt.category_byte[i], __ATOMIC_ACQUIRE);
+}
+
+/*
  * An event of a site whose category the module refused: whether to write
  * it.  Its category is registered again once per session
  * (retry_refused_locked()); once it is in, the site points at its byte
@@ -1128,19 +1148,9 @@ static bool admit_refused(struct fxtrace_site *site, __u32 refused)
 {
 	const volatile unsigned char *byte =
 		__atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
-	unsigned int i = refused - 1;
-	__u64 generation;
 
 	if (byte == rt.session_byte) {
-		generation = __atomic_load_n(&rt.page->generation,
-					     __ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&rt.retried_generation,
-				    __ATOMIC_ACQUIRE) != generation) {
-			lock();
-			retry_refused_locked(generation);
-			unlock();
-		}
-		byte = __atomic_load_n(&rt.category_byte[i], __ATOMIC_ACQUIRE);
+		byte = retried_byte(refused - 1);
 		if (byte == rt.session_byte)
 			return false;
 		__atomic_store_n(&site->enabled, byte, __ATOMIC_RELEASE);
@@ -1161,16 +1171,49 @@ static void resolve(struct fxtrace_site *site, unsigned int type,
 	unlock();
 }
 
-/* TRACE_ENABLED's first use of its site. */
+/*
+ * TRACE_ENABLED's check, at its site's first use and at every use while
+ * the module refuses the site's category.  Unlike an event's site, such a
+ * site does not point at the session byte, which would make every check
+ * true while any session exists: it stays at fxt_unresolved, whose check
+ * calls here, with refused set, and answers as fxt_category_enabled()
+ * does: false until a retry lets the category in (or refuses it for
+ * good), then from the category's byte, which the site points at from
+ * then on.  Threads that race here store the same values, and refused is
+ * not cleared: once the site points elsewhere, nothing reads it.
+ */
 bool fxt_resolve_enabled(struct fxtrace_site *site)
 {
+	const volatile unsigned char *byte = &category_off;
+	__u32 refused;
+	__u16 cat;
+	bool on;
+
 	if (!enter())
 		return false;	/* a handler inside the library: not now */
-	lock();
-	resolve_enable_locked(site);
-	unlock();
+	refused = __atomic_load_n(&site->refused, __ATOMIC_ACQUIRE);
+	if (!refused) {
+		lock();
+		if (!rt.initialized)
+			initialize();
+		if (rt.on) {
+			cat = intern(site->category);
+			byte = category_enable(cat);
+			if (byte == rt.session_byte)
+				refused = 1 + category_entry(cat);
+		}
+		unlock();
+		if (refused)
+			__atomic_store_n(&site->refused, refused,
+					 __ATOMIC_RELEASE);
+	}
+	if (refused)
+		byte = retried_byte(refused - 1);
+	on = byte != rt.session_byte && *byte;
+	if (byte != rt.session_byte)
+		__atomic_store_n(&site->enabled, byte, __ATOMIC_RELEASE);
 	leave();
-	return *site->enabled;
+	return on;
 }
 
 bool fxt_category_enabled(const char *category)

@@ -73,7 +73,10 @@ extern "C" {
 struct fxtrace_site {
 	const char *category;
 	const char *name;
-	/* Points at fxt_unresolved until the first event resolves the site. */
+	/*
+	 * Points at fxt_unresolved until the first event resolves the site;
+	 * TRACE_ENABLED's site stays there while its category is refused.
+	 */
 	const volatile unsigned char *enabled;
 	/*
 	 * Written once when the site is resolved, need last (release):
@@ -84,8 +87,10 @@ struct fxtrace_site {
 	uint32_t need;
 	/*
 	 * libfxtrace's own: 1 + its entry for the site's category while the
-	 * module refused that category and need is held at UINT32_MAX, so
-	 * that every event asks the library whether a retry let it in.
+	 * module refused that category, and need is held at UINT32_MAX (an
+	 * event's site) or enabled at fxt_unresolved (TRACE_ENABLED's), so
+	 * that every event or check asks the library whether a retry let it
+	 * in.
 	 */
 	uint32_t refused;
 	uint64_t hdr;			/* the event's header, empty strings */
@@ -140,7 +145,11 @@ bool fxt_resolve_enabled(struct fxtrace_site *site);
 bool fxt_resolve_event(struct fxtrace_site *site);
 uint64_t fxt_now(void);
 
-/* A single load in the fast case: the site's enable byte. */
+/*
+ * A single load in the fast case: the site's enable byte.  A call into
+ * the library at every check while the module refuses the category (the
+ * site stays at fxt_unresolved).
+ */
 static inline bool fxt_site_check(struct fxtrace_site *site)
 {
 	const volatile unsigned char *e = site->enabled;
@@ -814,8 +823,9 @@ FXT_PI_(15, 17, 18, (FXT_A_ a, FXT_A_ b, FXT_A_ c, FXT_A_ d, FXT_A_ e, FXT_A_ f,
 } while (0)
 
 /*
- * True when events of category cat are recorded now: one load, as events.
- * Its own name: an event's argument may hold it (-Wshadow).
+ * True when events of category cat are recorded now: one load, as events
+ * (a library call while the module refuses the category).  Its own name:
+ * an event's argument may hold it (-Wshadow).
  */
 #define TRACE_ENABLED(cat) __extension__ ({				\
 	static struct fxtrace_site fxt_esite_ = FXT_SITE_INIT(cat, "");	\

@@ -8,12 +8,16 @@
  *                                refused; prints "COUNT ERRNO"
  *   category_retry daemon        fires category "late" once (refused:
  *                                the open slots are full), waits for a
- *                                line on stdin (a session has started),
- *                                then fires "late" from the site already
+ *                                line on stdin (a session has started):
+ *                                at each "check", prints what
+ *                                TRACE_ENABLED("late") says; at "go",
+ *                                fires "late" from the site already
  *                                resolved, from a new site and from a
  *                                second thread; prints what
- *                                fxt_category_enabled("late") said before
- *                                and after
+ *                                TRACE_ENABLED("late") (one call site)
+ *                                and fxt_category_enabled("late") said
+ *                                before and after, and whether a check of
+ *                                "late" called into the library then
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +34,25 @@
 static void fire_a(int k)
 {
 	TRACE_INSTANT("late", "a", FXT_SCOPE_THREAD, FXT_ARG("k", k));
+}
+
+/* One TRACE_ENABLED call site, first run before the retry. */
+static bool late_enabled(void)
+{
+	return TRACE_ENABLED("late");
+}
+
+/* A site as TRACE_ENABLED's, which this program can look at. */
+static struct fxtrace_site late_site = FXT_SITE_INIT("late", "");
+
+/*
+ * Checks late_site, then whether its next check calls into the library
+ * too: its enable pointer left at fxt_unresolved.
+ */
+static int check_calls(void)
+{
+	(void)fxt_site_check(&late_site);
+	return late_site.enabled == &fxt_unresolved;
 }
 
 static void *second_thread(void *arg)
@@ -69,13 +92,20 @@ static int fill(const char *prefix)
 static int daemon_run(void)
 {
 	pthread_t thread;
-	char line[16];
+	char line[16] = "";
 	int k;
 
 	fire_a(0);
+	printf("trace_enabled_before %d\n", late_enabled());
+	printf("check_calls_before %d\n", check_calls());
 	printf("enabled_before %d\n", fxt_category_enabled("late"));
 	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
+	while (fgets(line, sizeof(line), stdin) && !strcmp(line, "check\n")) {
+		printf("trace_enabled_during %d\n", late_enabled());
+		printf("check_calls_during %d\n", check_calls());
+		fflush(stdout);
+	}
+	if (strcmp(line, "go\n"))
 		return 1;
 	for (k = 1; k <= 3; k++) {
 		fire_a(k);
@@ -85,6 +115,8 @@ static int daemon_run(void)
 	if (pthread_create(&thread, NULL, second_thread, NULL) ||
 	    pthread_join(thread, NULL))
 		return 1;
+	printf("trace_enabled_after %d\n", late_enabled());
+	printf("check_calls_after %d\n", check_calls());
 	printf("enabled_after %d\n", fxt_category_enabled("late"));
 	return 0;
 }

@@ -7,13 +7,16 @@
 # session owned by the process's user starts, and the process's later
 # events of it are in the trace, exactly once each: from the call site
 # resolved before the retry, from one resolved after it, and from a
-# second thread.  One user fills the open slots (the module reloaded with
+# second thread; TRACE_ENABLED of it is false before, and in a session
+# of another user (the retry's ENOSPC: the reserve is not the daemon's
+# user's), true after.  One user fills the open slots (the module reloaded with
 # category_slots_per_user=4096 for that), then category_retry daemon runs
 # as another user, and that user runs `fxtrace record -c late`.  Then,
 # with 1,000 slots a user, the daemon's user takes its last slots in the
 # session before the daemon's retry: the retry's EDQUOT is final and
-# said once.  Reloads the module at the end with its parameters as they
-# were.  In the guest as root with $FXTRACE_KO.  Prints TAP.
+# said once, and TRACE_ENABLED is false in that session.  Reloads the
+# module at the end with its parameters as they were.  In the guest as
+# root with $FXTRACE_KO.  Prints TAP.
 
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -124,10 +127,32 @@ start_daemon retry
 grep -qx 'libfxtrace: category "late": No space left on device; not traced, retried when a session starts' \
 	"$out/retry.err"
 result $? "the refusal's warning says it will be retried"
+# A session of the user who filled the open slots opens the reserve to
+# that user only: the daemon's retry is refused again (ENOSPC, silent).
+# shellcheck disable=SC2016 # sh expands them
+as "$filler" --inh-caps=+perfmon --ambient-caps=+perfmon \
+	"$bin/fxtrace" record -q -c late -e none -B 64K -o "$out/other.fxt" -- \
+	sh -c 'echo check >"$1"
+		for i in $(seq 300); do
+			grep -q check_calls_during "$2" && break; sleep 0.1
+		done' _ "$fifo" "$out/retry.out" \
+	>"$out/other-record.out" 2>"$out/other-record.err"
+result $? "fxtrace record as the user who filled the slots: exit 0"
+sed 's/^/# record: /' "$out/other-record.err"
+grep -qx 'trace_enabled_during 0' "$out/retry.out" &&
+	grep -qx 'check_calls_during 1' "$out/retry.out"
+result $? "TRACE_ENABLED(\"late\"): 0 in another user's session, still asking the library"
 record_session retry
 wait_daemon retry
 grep -qx 'enabled_before 0' "$out/retry.out" && grep -qx 'enabled_after 1' "$out/retry.out"
 result $? "fxt_category_enabled(\"late\"): 0 when refused, 1 after the retry"
+grep -qx 'trace_enabled_before 0' "$out/retry.out" &&
+	grep -qx 'trace_enabled_after 1' "$out/retry.out"
+result $? "TRACE_ENABLED(\"late\"): 0 when refused, 1 after the retry"
+# While refused, a check asks the library; once in, it is one load again.
+grep -qx 'check_calls_before 1' "$out/retry.out" &&
+	grep -qx 'check_calls_after 0' "$out/retry.out"
+result $? "a check of \"late\" calls the library while refused, not after the retry"
 
 "$bin/fxtrace" dump "$out/retry.fxt" | grep -o "instant  *late:[ab] .*" |
 	sed 's/  */ /g' | sort >"$out/late.txt"
@@ -167,6 +192,12 @@ libfxtrace: category "late": Disk quota exceeded; not traced' ]]
 result $? "the retry refused with EDQUOT: said once, not retried"
 grep -qx 'enabled_before 0' "$out/quota.out" && grep -qx 'enabled_after 0' "$out/quota.out"
 result $? "fxt_category_enabled(\"late\"): 0, and 0 after the refused retry"
+# The session exists, but the category is not in it: the session's state
+# byte must not answer for it.
+grep -qx 'trace_enabled_before 0' "$out/quota.out" &&
+	grep -qx 'trace_enabled_after 0' "$out/quota.out" &&
+	grep -qx 'check_calls_after 0' "$out/quota.out"
+result $? "TRACE_ENABLED(\"late\"): 0, and 0 in the session after the refused retry, one load"
 "$bin/fxtrace" dump "$out/quota.fxt" >"$out/quota.dump" &&
 	! grep -q "late:" "$out/quota.dump"
 result $? "the trace reads back, without any event of \"late\""
