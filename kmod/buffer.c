@@ -63,6 +63,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/personality.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -718,6 +719,35 @@ static const struct vm_operations_struct fxt_header_vm_ops = {
 	.fault = fxt_header_vm_fault,
 };
 
+/*
+ * Nothing executes trace memory, and a writable PRODUCER part mapped
+ * executable would be shared W+X memory, which SELinux's execmem check
+ * (anonymous and private mappings only) does not see.  PROT_EXEC fails
+ * with EPERM, as on a noexec mount (do_mmap()), and without VM_MAYEXEC
+ * mprotect() cannot add it (EACCES).
+ *
+ * A READ_IMPLIES_EXEC process (a 32-bit legacy binary without
+ * PT_GNU_STACK, or personality(READ_IMPLIES_EXEC)) has VM_EXEC added to
+ * every PROT_READ mapping; failing those would break its tracing for
+ * what it never asked.  The implied exec is dropped instead, as do_mmap()
+ * does on a noexec mount and mprotect() does without VM_MAYEXEC.  Here
+ * it cannot be told from an explicit PROT_EXEC, which such a process
+ * loses the same way.  vm_page_prot is set again because the pages are
+ * inserted now, before mmap_region() sets it from the final vm_flags.
+ */
+static int fxt_mmap_noexec(struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_EXEC) {
+		if (!(current->personality & READ_IMPLIES_EXEC) ||
+		    !(vma->vm_flags & VM_READ))
+			return -EPERM;
+		fxt_vma_clear_flags(vma, VM_EXEC);
+		vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	}
+	fxt_vma_clear_flags(vma, VM_MAYEXEC);
+	return 0;
+}
+
 static int fxt_mmap_readonly(struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & VM_WRITE)
@@ -843,6 +873,9 @@ int fxt_mmap(struct file *file, struct vm_area_struct *vma)
 	bool revocable;
 	int first, ret;
 
+	ret = fxt_mmap_noexec(vma);
+	if (ret)
+		return ret;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	if (!off)

@@ -12,6 +12,9 @@
  * nosess and sess: hostile.h.
  */
 
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/personality.h>
 #include <sys/uio.h>
 
 #include "hostile.h"
@@ -344,6 +347,7 @@ TEST_F(sess, task_header_mmap)
 {
 	struct fxtrace_attach a;
 	const struct fxtrace_buffer_header *h;
+	char perms[5];
 
 	ASSERT_EQ(0, attach(self->fd2, &a));
 	h = mmap(NULL, a.header_size, PROT_READ, MAP_SHARED, self->fd2, a.header_offset);
@@ -376,12 +380,21 @@ TEST_F(sess, task_header_mmap)
 	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, 2 * PG, PROT_READ, MAP_SHARED,
 				       self->fd2, a.header_offset));
 	ASSERT_ERRNO(EACCES, mprotect((void *)h, PG, PROT_READ | PROT_WRITE));
+	/* Never executable, for the owner or the controller. */
+	ASSERT_STREQ("r--s", map_perms(h, perms));
+	ASSERT_ERRNO(EACCES, mprotect((void *)h, PG, PROT_READ | PROT_EXEC));
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, PG, PROT_READ | PROT_EXEC, MAP_SHARED,
+				      self->fd2, a.header_offset));
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, PG, PROT_READ | PROT_EXEC, MAP_SHARED,
+				      self->fd, a.header_offset));
 	/* The controller may map it too. */
 	{
 		void *h2 = mmap(NULL, PG, PROT_READ, MAP_SHARED, self->fd, a.header_offset);
 
 		ASSERT_NE(MAP_FAILED, h2);
 		ASSERT_EQ(0, memcmp(h, h2, sizeof(*h)));
+		ASSERT_ERRNO(EACCES, mprotect(h2, PG, PROT_READ | PROT_EXEC));
+		ASSERT_STREQ("r--s", map_perms(h2, perms));
 		munmap(h2, PG);
 	}
 	ASSERT_EQ(0, munmap((void *)h, PG));
@@ -435,15 +448,26 @@ TEST_F(sess, task_producer_mmap)
 	const struct fxtrace_buffer_header *h;
 	struct fxtrace_buffer_control *ctl;
 	struct fxtrace_attach a;
-	char *m, comm[32], name[64];
+	char *m, comm[32], name[64], perms[5];
 
 	ASSERT_NE(NULL, sp);
 	ASSERT_EQ(0, attach(self->fd2, &a));
 	h = mmap(NULL, PG, PROT_READ, MAP_SHARED, self->fd2, a.header_offset);
 	ASSERT_NE(MAP_FAILED, h);
+	/*
+	 * Never executable (shared W+X memory, which SELinux's execmem
+	 * check does not cover); the refusal does not use up the one
+	 * mapping.
+	 */
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE | PROT_EXEC,
+				      MAP_SHARED, self->fd2, a.producer_offset));
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, a.producer_size, PROT_READ | PROT_EXEC,
+				      MAP_SHARED, self->fd2, a.producer_offset));
 	m = mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd2,
 		 a.producer_offset);
 	ASSERT_NE(MAP_FAILED, m) TH_LOG("PRODUCER: %s", strerror(errno));
+	ASSERT_ERRNO(EACCES, mprotect(m, a.producer_size, PROT_READ | PROT_WRITE | PROT_EXEC));
+	ASSERT_STREQ("rw-s", map_perms(m, perms));
 	ctl = (void *)m;
 	ASSERT_EQ(h->durable_reserved, ctl->durable_committed);
 	ASSERT_EQ(0, ctl->rolling_committed[0]);
@@ -527,7 +551,7 @@ TEST_F(sess, reader_mmap)
 	struct fxtrace_attach a;
 	struct fxtrace_buffer_info bi;
 	const struct fxtrace_buffer_header *h;
-	char *m, *r;
+	char *m, *r, perms[5];
 
 	ASSERT_EQ(0, attach(self->fd2, &a));
 	m = mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd2,
@@ -551,6 +575,10 @@ TEST_F(sess, reader_mmap)
 	ASSERT_EQ(0, memcmp(m, r + PG, PG));
 	ASSERT_ERRNO(EACCES, mprotect(r, bi.reader_size, PROT_READ | PROT_WRITE));
 	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, bi.reader_size, PROT_READ | PROT_WRITE,
+				      MAP_SHARED, self->fd, bi.reader_offset));
+	ASSERT_ERRNO(EACCES, mprotect(r, bi.reader_size, PROT_READ | PROT_EXEC));
+	ASSERT_STREQ("r--s", map_perms(r, perms));
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, bi.reader_size, PROT_READ | PROT_EXEC,
 				      MAP_SHARED, self->fd, bi.reader_offset));
 	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, bi.reader_size, PROT_READ, MAP_PRIVATE,
 				       self->fd, bi.reader_offset));
@@ -644,6 +672,113 @@ TEST_F(sess, readonly_parts_refuse_forced_writes)
 	((volatile __u64 *)(m + PG))[100] = 42;
 	EXPECT_EQ(42, ((volatile __u64 *)(r + h->data_offset))[100]);
 	EXPECT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
+}
+
+static sigjmp_buf exec_fault_env;
+static volatile int exec_fault_code;
+static void *volatile exec_fault_addr;
+
+static void exec_fault_handler(int sig, siginfo_t *si, void *uc)
+{
+	exec_fault_code = si->si_code;
+	exec_fault_addr = si->si_addr;
+	siglongjmp(exec_fault_env, 1);
+}
+
+#define X86_RET 0xc3
+
+/*
+ * Calls insn, an x86-64 "ret" (X86_RET).  Returns the si_code of the
+ * SIGSEGV that calling it raised (SEGV_ACCERR: not executable), or 0 if
+ * it ran; *addr is the faulting address.
+ */
+static int call_ret(const void *insn, void **addr)
+{
+	struct sigaction sa = { .sa_sigaction = exec_fault_handler,
+				.sa_flags = SA_SIGINFO }, old;
+
+	exec_fault_code = 0;
+	exec_fault_addr = NULL;
+	if (sigaction(SIGSEGV, &sa, &old))
+		return -1;
+	if (!sigsetjmp(exec_fault_env, 1))
+		((void (*)(void))insn)();
+	sigaction(SIGSEGV, &old, NULL);
+	*addr = exec_fault_addr;
+	return exec_fault_code;
+}
+
+/*
+ * A READ_IMPLIES_EXEC process (a 32-bit binary without PT_GNU_STACK, or
+ * one that asked personality() for it) gets PROT_EXEC added to each of
+ * its PROT_READ mappings.  Its mappings of every part succeed without
+ * it: the module drops the exec the process did not ask for rather than
+ * fail its tracing, and an explicit PROT_EXEC with it, which it cannot
+ * tell apart.  The pages mapped at mmap() time are not executable either.
+ */
+TEST_F(sess, read_implies_exec_maps_without_exec)
+{
+	const size_t sz = FXTRACE_SESSION_MAP_SIZE;
+	struct fxtrace_buffer_info bi;
+	struct fxtrace_attach a;
+	void *sp, *h, *hc, *at;
+	char *anon, *m, *r, perms[5];
+
+	/* The harness runs each test in a process of its own. */
+	ASSERT_NE(-1, personality(READ_IMPLIES_EXEC));
+	ASSERT_EQ(READ_IMPLIES_EXEC, personality(0xffffffff) & READ_IMPLIES_EXEC);
+	/* Where nothing forbids it, the kernel adds PROT_EXEC, and it runs. */
+	anon = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, anon);
+	ASSERT_STREQ("rwxp", map_perms(anon, perms));
+	anon[0] = X86_RET;
+	ASSERT_EQ(0, call_ret(anon, &at));
+	munmap(anon, PG);
+
+	sp = mmap(NULL, sz, PROT_READ, MAP_SHARED, self->fd2, 0);
+	ASSERT_NE(MAP_FAILED, sp) TH_LOG("session page: %s", strerror(errno));
+	ASSERT_STREQ("r--s", map_perms(sp, perms));
+	/* mprotect() adds PROT_EXEC only where VM_MAYEXEC allows it. */
+	ASSERT_EQ(0, mprotect(sp, sz, PROT_READ));
+	ASSERT_STREQ("r--s", map_perms(sp, perms));
+	ASSERT_ERRNO(EACCES, mprotect(sp, sz, PROT_READ | PROT_EXEC));
+	ASSERT_EQ(0, munmap(sp, sz));
+	/* An explicit PROT_EXEC is dropped as the implied one is. */
+	sp = mmap(NULL, sz, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd2, 0);
+	ASSERT_NE(MAP_FAILED, sp) TH_LOG("session page: %s", strerror(errno));
+	ASSERT_STREQ("r--s", map_perms(sp, perms));
+	/* PROT_EXEC without PROT_READ is not implied: refused. */
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, sz, PROT_EXEC, MAP_SHARED, self->fd2, 0));
+
+	ASSERT_EQ(0, attach(self->fd2, &a));
+	h = mmap(NULL, PG, PROT_READ, MAP_SHARED, self->fd2, a.header_offset);
+	ASSERT_NE(MAP_FAILED, h) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_STREQ("r--s", map_perms(h, perms));
+	hc = mmap(NULL, PG, PROT_READ, MAP_SHARED, self->fd, a.header_offset);
+	ASSERT_NE(MAP_FAILED, hc) TH_LOG("controller's HEADER: %s", strerror(errno));
+	ASSERT_STREQ("r--s", map_perms(hc, perms));
+	m = mmap(NULL, a.producer_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd2,
+		 a.producer_offset);
+	ASSERT_NE(MAP_FAILED, m) TH_LOG("PRODUCER: %s", strerror(errno));
+	ASSERT_STREQ("rw-s", map_perms(m, perms));
+	ASSERT_EQ(0, mprotect(m, a.producer_size, PROT_READ | PROT_WRITE));
+	ASSERT_STREQ("rw-s", map_perms(m, perms));
+	ASSERT_EQ(0, buffer_info(self->fd, a.buffer_id, &bi));
+	r = mmap(NULL, bi.reader_size, PROT_READ, MAP_SHARED, self->fd, bi.reader_offset);
+	ASSERT_NE(MAP_FAILED, r) TH_LOG("READER: %s", strerror(errno));
+	ASSERT_STREQ("r--s", map_perms(r, perms));
+
+	/*
+	 * A "ret" in the last byte of the data, called through the PRODUCER
+	 * mapping (pages inserted with vm_insert_pages()) and the READER
+	 * mapping (by frame number), faults: their PTEs are not executable.
+	 */
+	m[a.producer_size - 1] = X86_RET;
+	ASSERT_EQ(SEGV_ACCERR, call_ret(m + a.producer_size - 1, &at));
+	ASSERT_EQ(m + a.producer_size - 1, at);
+	ASSERT_EQ(X86_RET, (unsigned char)r[bi.reader_size - 1]);
+	ASSERT_EQ(SEGV_ACCERR, call_ret(r + bi.reader_size - 1, &at));
+	ASSERT_EQ(r + bi.reader_size - 1, at);
 }
 
 TEST_HARNESS_MAIN

@@ -868,7 +868,9 @@ static void do_mmap(struct fdent *f)
 
 	/* The oracle: what no mapping of /dev/fxtrace may be. */
 	rlen = (len + PG - 1) & ~(PG - 1);
-	if (flags & MAP_PRIVATE)
+	if (prot & PROT_EXEC)
+		why = "executable mapping";
+	else if (flags & MAP_PRIVATE)
 		why = "private mapping";
 	else if (off == 0 && (prot & PROT_WRITE))
 		why = "writable session page";
@@ -954,6 +956,8 @@ static void do_mprotect(void)
 	if (!ret && (prot & PROT_WRITE) && m->part != P_PRODUCER)
 		violation("mprotect(PROT_WRITE) of a read-only part", "part %d id %u",
 			  m->part, m->id);
+	if (!ret && (prot & PROT_EXEC))
+		violation("mprotect(PROT_EXEC)", "part %d id %u", m->part, m->id);
 	if (!ret)
 		m->prot = prot;
 }

@@ -275,6 +275,28 @@ static inline int map_errno(int fd, __u32 id, __u64 part, size_t len, int prot)
 	return 0;
 }
 
+/*
+ * The permissions /proc/self/maps shows for the mapping that starts at
+ * addr ("r--s"), into perms; "" when there is none.
+ */
+static inline const char *map_perms(const void *addr, char perms[5])
+{
+	unsigned long start, end;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	perms[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %4s", &start, &end, perms) == 3 &&
+		    start == (uintptr_t)addr)
+			break;
+		perms[0] = 0;
+	}
+	if (f)
+		fclose(f);
+	return perms;
+}
+
 /* Registers name; returns its slot, or -1 (errno set). */
 static inline int category_slot(int fd, const char *name)
 {

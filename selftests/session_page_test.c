@@ -54,6 +54,20 @@ TEST_F(nosess, session_page_mmap_errors)
 
 	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0));
 	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, sz, PROT_WRITE, MAP_SHARED, self->fd, 0));
+	/* Never executable: mmap() refuses PROT_EXEC, mprotect() cannot add it. */
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, sz, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd, 0));
+	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, sz, PROT_EXEC, MAP_SHARED, self->fd, 0));
+	{
+		void *sp = mmap(NULL, sz, PROT_READ, MAP_SHARED, self->fd, 0);
+		char perms[5];
+
+		ASSERT_NE(MAP_FAILED, sp);
+		ASSERT_STREQ("r--s", map_perms(sp, perms));
+		ASSERT_ERRNO(EACCES, mprotect(sp, sz, PROT_READ | PROT_EXEC));
+		ASSERT_ERRNO(EACCES, mprotect(sp, sz, PROT_EXEC));
+		ASSERT_STREQ("r--s", map_perms(sp, perms));
+		ASSERT_EQ(0, munmap(sp, sz));
+	}
 	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, sz, PROT_READ, MAP_PRIVATE, self->fd, 0));
 	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, PG, PROT_READ, MAP_SHARED, self->fd, 0));
 	ASSERT_MMAP_ERRNO(EINVAL, mmap(NULL, sz - PG, PROT_READ, MAP_SHARED, self->fd, 0));
