@@ -136,7 +136,8 @@ enum fxtrace_buffer_kind {
 /*
  * mmap offsets.  Offset 0 maps the session page, read-only, for anyone.
  * A buffer's parts are at FXTRACE_MMAP_OFFSET(id, part).  Every mapping
- * is MAP_SHARED, exactly the size of the part, and never split.
+ * is MAP_SHARED, exactly the size of the part, never split and never
+ * executable.
  */
 #define FXTRACE_MMAP_SESSION		0ULL
 #define FXTRACE_MMAP_HEADER		1ULL	/* header page, read-only */
