@@ -17,7 +17,9 @@
  *                                TRACE_ENABLED("late") (one call site)
  *                                and fxt_category_enabled("late") said
  *                                before and after, and whether a check of
- *                                "late" called into the library then
+ *                                "late" called into the library then;
+ *                                then, at each "check", what
+ *                                TRACE_ENABLED("late") says, until "end"
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -118,7 +120,12 @@ static int daemon_run(void)
 	printf("trace_enabled_after %d\n", late_enabled());
 	printf("check_calls_after %d\n", check_calls());
 	printf("enabled_after %d\n", fxt_category_enabled("late"));
-	return 0;
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin) && !strcmp(line, "check\n")) {
+		printf("trace_enabled_later %d\n", late_enabled());
+		fflush(stdout);
+	}
+	return strcmp(line, "end\n") ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -9,7 +9,8 @@
 # resolved before the retry, from one resolved after it, and from a
 # second thread; TRACE_ENABLED of it is false before, and in a session
 # of another user (the retry's ENOSPC: the reserve is not the daemon's
-# user's), true after.  One user fills the open slots (the module reloaded with
+# user's), true after, and false again in a later session that does not
+# enable it.  One user fills the open slots (the module reloaded with
 # category_slots_per_user=4096 for that), then category_retry daemon runs
 # as another user, and that user runs `fxtrace record -c late`.  Then,
 # with 1,000 slots a user, the daemon's user takes its last slots in the
@@ -111,8 +112,11 @@ record_session() {
 }
 
 # A record that failed never released the daemon: killed after 30 s, it
-# fails here, and its device file is closed for the reload.
+# fails here, and its device file is closed for the reload.  "end" through
+# a writer that gives up: a dead daemon's FIFO has no reader.
 wait_daemon() {
+	# shellcheck disable=SC2016 # sh expands it
+	timeout 5 sh -c 'echo end >"$1"' _ "$fifo"
 	for _ in $(seq 300); do
 		kill -0 "$daemon" 2>/dev/null || break
 		sleep 0.1
@@ -143,6 +147,21 @@ grep -qx 'trace_enabled_during 0' "$out/retry.out" &&
 	grep -qx 'check_calls_during 1' "$out/retry.out"
 result $? "TRACE_ENABLED(\"late\"): 0 in another user's session, still asking the library"
 record_session retry
+# Admitted, the category has its own byte: in a session of the daemon's
+# user that does not enable it, TRACE_ENABLED is false although the
+# session's state byte is set.
+# shellcheck disable=SC2016 # sh expands them
+as "$user" --inh-caps=+perfmon --ambient-caps=+perfmon \
+	"$bin/fxtrace" record -q -c other -e none -B 64K -o "$out/other-late.fxt" -- \
+	sh -c 'echo check >"$1"
+		for i in $(seq 300); do
+			grep -q trace_enabled_later "$2" && break; sleep 0.1
+		done' _ "$fifo" "$out/retry.out" \
+	>"$out/other-late-record.out" 2>"$out/other-late-record.err"
+result $? "fxtrace record -c other as the daemon's user: exit 0"
+sed 's/^/# record: /' "$out/other-late-record.err"
+grep -qx 'trace_enabled_later 0' "$out/retry.out"
+result $? "TRACE_ENABLED(\"late\"): 0 after the retry in a session without \"late\""
 wait_daemon retry
 grep -qx 'enabled_before 0' "$out/retry.out" && grep -qx 'enabled_after 1' "$out/retry.out"
 result $? "fxt_category_enabled(\"late\"): 0 when refused, 1 after the retry"
