@@ -217,7 +217,7 @@ if [[ ${CHECK_SKIP_GUEST:-} != 1 ]]; then
 		t0=$SECONDS
 		tests=("${guest_tests[@]}")
 		[[ $clock == tsc ]] && tests=("${tsc_tests[@]}")
-		tools/guest/run.sh -k "$ver" -t 600 -m "$ko" -p "$params" -o "$out" \
+		tools/guest/run.sh -k "$ver" -t 900 -m "$ko" -p "$params" -o "$out" \
 			"${tests[@]}" >"$logs/$name.log" 2>&1
 		rc=$?
 		for log in "$out"/*.log; do
