@@ -1716,9 +1716,11 @@ static struct tbuf *attach_module(void)
 
 	if (!ioctl(rt.fd, FXTRACE_IOC_ATTACH, &at)) {
 		/*
-		 * A kept buffer is not attached: retired by its failed
-		 * mapping's close (mmap_region() closes the VMA when it
-		 * cannot insert it), or of a session that ended.
+		 * A kept buffer is not attached: retired by the close of a
+		 * mapping that failed after the module set it up (kernels
+		 * older than the supported 6.1 and 6.12 updates did that:
+		 * Documentation/design.rst, Retirement), or of a session
+		 * that ended.
 		 */
 		unmapped.size = 0;
 		unmapped_session = __atomic_load_n(&rt.page->session_id,

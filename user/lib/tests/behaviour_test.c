@@ -803,8 +803,8 @@ static int mode_warnsig(void)
  * =producer: the first writable shared mapping of a file (with the
  * module, the first buffer's producer part) fails with ENOMEM.
  * =retired: that mapping is made and unmapped, then fails with ENOMEM,
- * as mmap_region() (6.1, 6.12) fails when it cannot insert the VMA after
- * the module's mmap() ran: its close retires the buffer.
+ * as older kernels' mmap_region() failed when it could not insert the
+ * VMA after the module's mmap() ran: its close retires the buffer.
  */
 static void *mmap_hole;
 

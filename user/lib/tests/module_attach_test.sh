@@ -27,9 +27,9 @@ result() {
 
 unset FXTRACE_OUTPUT FXTRACE_OUTPUT_ROOT
 # producer: the mapping fails, the buffer stays attached (EEXIST for a
-# new one).  retired: the failed mapping's close retired it (6.1's
-# mmap_region() when it cannot insert the VMA): mapping it says EACCES,
-# and the retry attaches a new one.
+# new one).  retired: the failed mapping's close retired it (older
+# kernels' mmap_region() when it could not insert the VMA): mapping it
+# says EACCES, and the retry attaches a new one.
 for how in producer retired; do
 	"$bin/fxtrace" record -q -c app -e none -B 64K -o "$out/$how.fxt" -- \
 		env BEHAVIOUR_MMAP=$how "$root/build/test/lib/behaviour_test" mapfail \
