@@ -532,19 +532,41 @@ static bool has_sys_nice(void)
 }
 
 /*
+ * The drainer is in the initial user namespace, whose uid_map maps every
+ * uid to itself.  Unreadable, it is taken to be: that is what capget()
+ * then says.
+ */
+static bool in_initial_user_ns(void)
+{
+	unsigned long inner, outer, count;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	bool initial;
+
+	if (!f)
+		return true;
+	initial = fscanf(f, "%lu %lu %lu", &inner, &outer, &count) == 3 &&
+		  !inner && !outer && count == 4294967295UL;
+	fclose(f);
+	return initial;
+}
+
+/*
  * Why SCHED_FIFO at prio was refused with EPERM, as far as the drainer can
- * tell, after the message: the kernel lets it with CAP_SYS_NICE or an
- * RLIMIT_RTPRIO of at least prio, so the hint names whichever of those is
- * missing.  With either present, something else refused: a seccomp filter
- * (systemd's RestrictRealtime= is one that returns EPERM), a security
- * module, or a cgroup with no real-time runtime.
+ * tell, after the message: the kernel lets it with CAP_SYS_NICE in the
+ * initial user namespace (capable(), so another namespace's counts for
+ * nothing) or an RLIMIT_RTPRIO of at least prio, so the hint names
+ * whichever of those is missing.  With either present, something else
+ * refused: a seccomp filter (systemd's RestrictRealtime= is one that
+ * returns EPERM), a security module, or a cgroup with no real-time
+ * runtime.
  */
 static void rt_priority_refusal(int prio)
 {
 	static const char other[] = "a seccomp filter, e.g. systemd's RestrictRealtime=, a security module or a cgroup without real-time runtime";
+	bool nice = has_sys_nice(), ns_nice = nice && !in_initial_user_ns();
 	struct rlimit rl;
 
-	if (has_sys_nice()) {
+	if (nice && !ns_nice) {
 		fprintf(stderr, " (refused by the system although the drainer has CAP_SYS_NICE: %s)",
 			other);
 		return;
@@ -557,6 +579,9 @@ static void rt_priority_refusal(int prio)
 	else if (rl.rlim_cur >= (rlim_t)prio)
 		fprintf(stderr, " (refused by the system although the drainer's RLIMIT_RTPRIO is %llu: %s)",
 			(unsigned long long)rl.rlim_cur, other);
+	else if (ns_nice)
+		fprintf(stderr, " (SCHED_FIFO needs CAP_SYS_NICE in the initial user namespace or an RLIMIT_RTPRIO of at least %d; the drainer has CAP_SYS_NICE only in a user namespace and an RLIMIT_RTPRIO of %llu: ulimit -r)",
+			prio, (unsigned long long)rl.rlim_cur);
 	else
 		fprintf(stderr, " (SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least %d; the drainer has no CAP_SYS_NICE and an RLIMIT_RTPRIO of %llu: ulimit -r)",
 			prio, (unsigned long long)rl.rlim_cur);

@@ -200,13 +200,15 @@ fi
 # `ulimit -r` whatever refused it.
 eperm="fxtrace-drain: -r 7: Operation not permitted"
 other="a seccomp filter, e.g. systemd's RestrictRealtime=, a security module or a cgroup without real-time runtime"
-# rt_refused WHAT WANT RTPRIO [deny] [root]: fxtrace-drain -r 7 with that
-# RLIMIT_RTPRIO, as nobody unless root, under deny_setscheduler if deny.
+# rt_refused WHAT WANT RTPRIO [deny] [root|userns]: fxtrace-drain -r 7 with
+# that RLIMIT_RTPRIO, as nobody unless root or the root of a new user
+# namespace, under deny_setscheduler if deny.
 rt_refused() {
 	local what=$1 want=$2 rtprio=$3 deny=${4:-} as=${5:-nobody} got rc
 	local -a cmd=("$bin/fxtrace-drain" -r 7 -o /dev/null -- true)
 	[[ -n $deny ]] && cmd=("$progs/deny_setscheduler" "${cmd[@]}")
 	[[ $as == nobody ]] && cmd=(setpriv --reuid=65534 --regid=65534 --clear-groups "${cmd[@]}")
+	[[ $as == userns ]] && cmd=(unshare --user --map-root-user "${cmd[@]}")
 	got=$(prlimit --rtprio="$rtprio:$rtprio" "${cmd[@]}" 2>&1)
 	rc=$?
 	[[ $rc == 1 && $got == "$eperm $want" ]]
@@ -229,6 +231,15 @@ if ((EUID == 0)) && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/d
 	fi
 	rt_refused "as root (CAP_SYS_NICE), under a seccomp filter" \
 		"(refused by the system although the drainer has CAP_SYS_NICE: $other)" 0 deny root
+	# The kernel wants CAP_SYS_NICE in the initial user namespace: a
+	# user namespace's root (a rootless container's) has it in capget()
+	# only.  The hint used to blame a seccomp filter for it.
+	if unshare --user --map-root-user true 2>/dev/null; then
+		rt_refused "as a user namespace's root, RLIMIT_RTPRIO 0" \
+			"(SCHED_FIFO needs CAP_SYS_NICE in the initial user namespace or an RLIMIT_RTPRIO of at least 7; the drainer has CAP_SYS_NICE only in a user namespace and an RLIMIT_RTPRIO of 0: ulimit -r)" 0 "" userns
+	else
+		echo "# SKIP: -r in a user namespace: unshare --user cannot make one here"
+	fi
 fi
 
 # ---- the command cannot be started ----------------------------------------------
