@@ -797,7 +797,8 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 }
 
 /*
- * rec was refused, for any reason but its pid (async_may_refuse()).  A
+ * rec was refused, for any reason but its pid (async_may_refuse()) or an
+ * error that may have left it unread (add_record()).  A
  * begin of an open id still nests in the program: its instants and its
  * end are refused in turn, or they would be judged against the innermost
  * written begin, and its end would close that one (each written slice
@@ -1276,6 +1277,10 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 		size = repair_kobj(o, db, rec, &sink);
 		if (!size) {
 			o->diags += describe;
+			/* Only an error can have left its pid or id unread. */
+			if (rec->valid && rec->complete &&
+			    async_may_refuse(db, rec, REFUSED_INVALID))
+				async_refused(o, rec);
 			refuse(o, db, rec, REFUSED_INVALID);
 			return n;
 		}

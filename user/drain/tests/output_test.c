@@ -2593,6 +2593,62 @@ static int test_async_nested_refused(void)
 }
 
 /*
+ * A nested async begin the decoder read but refused (a warning: here a
+ * string argument that is not UTF-8, which a producer's path or user
+ * input may hold) nests like any other refused begin: its instant and end
+ * are refused, and the outer "a" ends at its own end.  Refused as
+ * invalid, it used to leave no level: its instant and end "a" were
+ * written against the outer "a", that end closed it, and the outer end
+ * got an id of its own.  A record with an error may not have its id read,
+ * so it nests nothing.
+ */
+static int test_async_nested_invalid(void)
+{
+	static const uint64_t want[][2] = {
+		{ FXT_EVENT_ASYNC_BEGIN, 0 }, { FXT_EVENT_ASYNC_END, 4 },
+	};
+	const __u64 t = START + SECOND;
+	const __u16 arg_ref = fxt_inline_string_ref(1);
+	const __u16 name_ref = fxt_inline_string_ref(1);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake a;
+	unsigned int i;
+	__u64 w[64];
+	__u32 n, words, arg;
+
+	start();
+	fake_new(&a, 79, FXTRACE_BUFFER_TASK, 4800, 4801, 4096, 0, NULL);
+	n = event(w, FXT_EVENT_ASYNC_BEGIN, t, 4800, 4801, "a", 7);
+	arg = fxt_arg_words(arg_ref, fxt_string_ref_words(arg_ref));
+	words = fxt_event_words(FXT_EVENT_ASYNC_BEGIN, FXT_THREAD_REF_INLINE, 0,
+				name_ref, arg);
+	n += fxt_write_event(w + n, words, FXT_EVENT_ASYNC_BEGIN, 1, t + 1,
+			     4800, 4801, 0, "", name_ref, "a");
+	n += fxt_write_arg_string(w + n, arg_ref, "s", arg_ref, "\xff");
+	w[n++] = 7;
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 2, 4800, 4801, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 3, 4800, 4801, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 4, 4800, 4801, "a", 7);
+	put_words(&a, w, n);
+	db = drain_rest(&a);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(2, db->refused[REFUSED_ASYNC]);
+	ASSERT_EQ(3, db->invalid);
+	ASSERT_EQ(0, out.asyncs.count);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(2, walk.nasyncs);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(1, walk.asyncs[i][2]);
+		ASSERT_EQ(t + want[i][1], walk.async_ts[i]);
+	}
+	fake_free(&a);
+	return 0;
+}
+
+/*
  * A process's open asyncs are forgotten when its last buffer retires: an
  * end of a forgotten id, from a buffer of the same pid attached later,
  * carries an id of its own, so no end named unlike the begin left open
@@ -3609,6 +3665,7 @@ static const struct tap_test tests[] = {
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },
 	{ "an async begin refused past the nesting bound takes its instants and end with it", test_async_nested_past_bound },
 	{ "a nested async begin refused for any reason but its pid takes its instants and end with it", test_async_nested_refused },
+	{ "a nested async begin refused as invalid but read takes its instants and end with it", test_async_nested_invalid },
 	{ "an async end in another category than its begin is refused", test_async_end_category },
 	{ "an end of an async forgotten at retirement gets an id of its own", test_async_forgotten_new_id },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },
