@@ -138,10 +138,11 @@ usage_error "fxtrace-drain: /: cannot read it: Is a directory" "$bin/fxtrace-dra
 # shellcheck disable=SC2317 # called through usage_error
 bounded() { (ulimit -v 1048576 && exec timeout 30 "$@"); }
 # /dev/zero now stops at its first byte, a NUL byte: the endless line is
-# one of '#' on a pipe.
+# one of '#' on a pipe, read as /proc/self/fd/0: the guest's /dev
+# (devtmpfs, no udev) has no /dev/stdin.
 # shellcheck disable=SC2317 # called through usage_error
 endless() { tr '\0' '#' </dev/zero | bounded "$@"; }
-usage_error "fxtrace-drain: /dev/stdin:1: a line longer than 4160 bytes" endless "$bin/fxtrace-drain" -C /dev/stdin -- true
+usage_error "fxtrace-drain: /proc/self/fd/0:1: a line longer than 4160 bytes" endless "$bin/fxtrace-drain" -C /proc/self/fd/0 -- true
 usage_error "fxtrace-drain: /dev/zero:1: a NUL byte in the line" bounded "$bin/fxtrace-drain" -C /dev/zero -- true
 # A NUL byte ended the value there, silently: the drainer wrote to "out".
 printf 'mode = oneshot\noutput = out\0.fxt\n' >"$out/nul.conf"
