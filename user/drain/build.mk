@@ -17,13 +17,18 @@ LDLIBS_fxtrace-drain = -luring $(PROBE_LDLIBS)
 
 PROGS += $(B)/bin/fxtrace-drain
 
-DRAIN_TEST_PROGS := $(addprefix $(B)/test/drain/,producer garbage soak count_ticks)
+DRAIN_TEST_PROGS := $(addprefix $(B)/test/drain/,producer garbage soak count_ticks \
+	deny_setscheduler)
 
 $(B)/test/drain/producer: $(B)/obj/user/drain/tests/producer.o \
 		$(B)/lib/libfxtrace.a
 	$(link)
 
 $(B)/test/drain/garbage: $(B)/obj/user/drain/tests/garbage.o
+	$(link)
+
+# record_cli_test.sh's -r under a seccomp filter (RestrictRealtime=).
+$(B)/test/drain/deny_setscheduler: $(B)/obj/user/drain/tests/deny_setscheduler.o
 	$(link)
 
 $(B)/test/drain/soak: $(B)/obj/user/drain/tests/soak.o $(B)/lib/libfxtrace.a

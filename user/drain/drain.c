@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -516,6 +517,76 @@ static pid_t spawn_held(const struct options *opt, struct cmd_pty *pty,
 	_exit(127);
 }
 
+/* CAP_SYS_NICE is in the drainer's effective set (capget()). */
+static bool has_sys_nice(void)
+{
+	struct __user_cap_header_struct cap_hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct caps[2];
+
+	if (syscall(SYS_capget, &cap_hdr, caps))
+		return false;
+	return caps[CAP_TO_INDEX(CAP_SYS_NICE)].effective &
+	       CAP_TO_MASK(CAP_SYS_NICE);
+}
+
+/*
+ * The drainer is in the initial user namespace, whose uid_map maps every
+ * uid to itself.  Unreadable, it is taken to be: that is what capget()
+ * then says.
+ */
+static bool in_initial_user_ns(void)
+{
+	unsigned long inner, outer, count;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	bool initial;
+
+	if (!f)
+		return true;
+	initial = fscanf(f, "%lu %lu %lu", &inner, &outer, &count) == 3 &&
+		  !inner && !outer && count == 4294967295UL;
+	fclose(f);
+	return initial;
+}
+
+/*
+ * Why SCHED_FIFO at prio was refused with EPERM, as far as the drainer can
+ * tell, after the message: the kernel lets it with CAP_SYS_NICE in the
+ * initial user namespace (capable(), so another namespace's counts for
+ * nothing) or an RLIMIT_RTPRIO of at least prio, so the hint names
+ * whichever of those is missing.  With either present, something else
+ * refused: a seccomp filter (systemd's RestrictRealtime= is one that
+ * returns EPERM), a security module, or a cgroup with no real-time
+ * runtime.
+ */
+static void rt_priority_refusal(int prio)
+{
+	static const char other[] = "a seccomp filter, e.g. systemd's RestrictRealtime=, a security module or a cgroup without real-time runtime";
+	bool nice = has_sys_nice(), ns_nice = nice && !in_initial_user_ns();
+	struct rlimit rl;
+
+	if (nice && !ns_nice) {
+		fprintf(stderr, " (refused by the system although the drainer has CAP_SYS_NICE: %s)",
+			other);
+		return;
+	}
+	if (getrlimit(RLIMIT_RTPRIO, &rl))
+		return;
+	if (rl.rlim_cur == RLIM_INFINITY)
+		fprintf(stderr, " (refused by the system although the drainer's RLIMIT_RTPRIO is unlimited: %s)",
+			other);
+	else if (rl.rlim_cur >= (rlim_t)prio)
+		fprintf(stderr, " (refused by the system although the drainer's RLIMIT_RTPRIO is %llu: %s)",
+			(unsigned long long)rl.rlim_cur, other);
+	else if (ns_nice)
+		fprintf(stderr, " (SCHED_FIFO needs CAP_SYS_NICE in the initial user namespace or an RLIMIT_RTPRIO of at least %d; the drainer has CAP_SYS_NICE only in a user namespace and an RLIMIT_RTPRIO of %llu: ulimit -r)",
+			prio, (unsigned long long)rl.rlim_cur);
+	else
+		fprintf(stderr, " (SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least %d; the drainer has no CAP_SYS_NICE and an RLIMIT_RTPRIO of %llu: ulimit -r)",
+			prio, (unsigned long long)rl.rlim_cur);
+}
+
 /*
  * -r: the drainer, once the command is forked, runs as SCHED_FIFO, so that
  * a save is not kept waiting behind the runnable tasks of its CPU while
@@ -526,14 +597,18 @@ static pid_t spawn_held(const struct options *opt, struct cmd_pty *pty,
 static int set_rt_priority(int prio)
 {
 	struct sched_param param = { .sched_priority = prio };
+	int err;
 
 	if (!prio)
 		return 0;
 	if (!sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param))
 		return 0;
-	fprintf(stderr, "fxtrace-drain: -r %d: %s%s\n", prio, strerror(errno),
-		errno == EPERM ? " (SCHED_FIFO needs CAP_SYS_NICE, or an RLIMIT_RTPRIO of at least the priority: ulimit -r)" : "");
-	return -errno;
+	err = errno;
+	fprintf(stderr, "fxtrace-drain: -r %d: %s", prio, strerror(err));
+	if (err == EPERM)
+		rt_priority_refusal(prio);
+	fputc('\n', stderr);
+	return -err;
 }
 
 static int setup(struct drain *d, sigset_t *oldmask, int *release)

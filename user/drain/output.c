@@ -50,9 +50,10 @@
 #define ASYNC_OPEN_PER_SESSION	(16 * ASYNC_OPEN_PER_PROCESS)
 
 /*
- * Begins of one (pid, id) written open at once: a begin of an open id
- * nests (struct async_open), and one past this is refused, with its
- * instants and its end.  Each written level keeps its name, so that the
+ * Begins of one (pid, id) open at once below its outermost written one,
+ * written or refused: a begin of an open id nests (struct async_open),
+ * and one past this is refused, with its instants and its end.  Each
+ * level keeps its name, or a bit saying it was refused, so that the
  * table's entries stay of one bounded size.
  */
 #define ASYNC_NEST_MAX		4
@@ -98,23 +99,33 @@ struct pid_share {
  * pid_share.async_ids, or 0 when no share counts it (a begin of a kernel
  * or CPU buffer), the id its events carry in the output, how many begins
  * of it still open enclose the last one (those refused past
- * ASYNC_NEST_MAX included, up to UINT32_MAX), and the keyed hash of the
- * category and name of each written open begin, outermost first.  A
- * begin of an open id nests on its Perfetto track, and an end closes the
- * innermost open slice there of its category and name
+ * ASYNC_NEST_MAX included, up to UINT32_MAX), a bit per level below
+ * ASYNC_NEST_MAX whose begin was refused (levels past it all were; the
+ * outermost never is: a refused first begin makes no entry), and the
+ * keyed hash of the category and name of each written open begin,
+ * outermost first.  A begin of an open id nests on its Perfetto track,
+ * and an end closes the innermost open slice there of its category and
+ * name
  * (SliceTracker::MatchingIncompleteSliceIndex()); a reader judges each
  * instant and end against the innermost open begin (check_async(),
  * user/reader/fxt_reader.c).  So an instant or end must have the
  * innermost's category and name: one that names an outer begin would
  * close it in Perfetto and leave the inner open, one that names none (or
- * is in another category) closes nothing.
+ * is in another category) closes nothing.  A refused begin's instants
+ * and end are refused: written, they would be judged against, and close,
+ * the written begin around it.
  */
 struct async_open {
-	uint32_t slot;
+	uint16_t slot;
+	uint8_t refused;
 	uint32_t nested;
 	uint64_t out_id;
 	uint64_t name_hash[ASYNC_NEST_MAX];
 };
+
+/* Its slot and refused levels fit, so that an entry stays 48 bytes. */
+_Static_assert(ASYNC_OPEN_PER_PROCESS <= UINT16_MAX &&
+	       ASYNC_NEST_MAX <= 8, "async_open's slot or refused too narrow");
 
 const char *const refusal_names[REFUSED_COUNT] = {
 	[REFUSED_INVALID] = "invalid",
@@ -741,6 +752,13 @@ static bool in_window(const struct output *o, const struct fxt_record *rec)
 		 (rec->end_ts < o->window_lo || rec->end_ts > o->window_hi));
 }
 
+/* The innermost open begin of open was refused (async_refused()). */
+static bool level_refused(const struct async_open *open)
+{
+	return open->nested >= ASYNC_NEST_MAX ||
+	       open->refused >> open->nested & 1;
+}
+
 /*
  * A reader compares each async instant and end with its innermost open
  * begin's name, by (pid, id) across the whole file; a producer must not
@@ -768,7 +786,7 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
 		open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
-		if (open && open->nested >= ASYNC_NEST_MAX)
+		if (open && level_refused(open))
 			return false;	/* of a begin refused (async_refused()) */
 		return !open || open->name_hash[open->nested] ==
 				fxt_category_name_hash_keyed(&rec->category,
@@ -779,13 +797,20 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 }
 
 /*
- * rec was refused by async_allowed().  A begin refused past
- * ASYNC_NEST_MAX still nests in the program: its instants and its end
- * are refused in turn, or they would be judged against the innermost
+ * rec was refused, for any reason but its pid (async_may_refuse()) or an
+ * error that may have left it unread (add_record()).  A
+ * begin of an open id still nests in the program: its instants and its
+ * end are refused in turn, or they would be judged against the innermost
  * written begin, and its end would close that one (each written slice
- * would end when its inner one does, and the outermost's end would get an
- * id of its own).  Past UINT32_MAX refused begins the count stays, and
- * the ends of the outermost of them close written ones.
+ * would end when its refused inner one does, and the outermost's end
+ * would get an id of its own).  So the begin opens a refused level, and
+ * any end of a refused level, refused, closes it.  An end refused while
+ * its begin was written closes nothing: the begin stays open in the file,
+ * so it stays open here, and the next end closes it there and here.  A
+ * refused begin of no open id makes no entry: its instants and end get
+ * ids of their own and close nothing.  Past UINT32_MAX refused begins
+ * the count stays, and the ends of the outermost of them close written
+ * ones.
  */
 static void async_refused(struct output *o, const struct fxt_record *rec)
 {
@@ -796,11 +821,31 @@ static void async_refused(struct output *o, const struct fxt_record *rec)
 	open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
 	if (!open)
 		return;
-	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN && open->nested < UINT32_MAX)
+	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN &&
+	    open->nested < UINT32_MAX) {
 		open->nested++;
-	else if (rec->subtype == FXT_EVENT_ASYNC_END &&
-		 open->nested >= ASYNC_NEST_MAX)
+		if (open->nested < ASYNC_NEST_MAX)
+			open->refused |= (uint8_t)(1u << open->nested);
+	} else if (rec->subtype == FXT_EVENT_ASYNC_END &&
+		   level_refused(open)) {
+		if (open->nested < ASYNC_NEST_MAX)
+			open->refused &= (uint8_t)~(1u << open->nested);
 		open->nested--;
+	}
+}
+
+/*
+ * A refusal of rec may touch the async table under its (pid, id) only if
+ * that pid is the buffer's own: a kernel or CPU buffer's, trusted, or one
+ * a task buffer's record names of itself.  A forged one (REFUSED_FOREIGN,
+ * or an earlier refusal of a record that also is foreign) would let one
+ * producer break another process's asyncs.
+ */
+static bool async_may_refuse(const struct drain_buffer *db,
+			     const struct fxt_record *rec, enum refusal why)
+{
+	return why != REFUSED_FOREIGN &&
+	       (db->kind != FXTRACE_BUFFER_TASK || attributable(db, rec));
 }
 
 /*
@@ -821,7 +866,7 @@ static int async_share_add(struct pid_share *share, struct async_open *open,
 		share->async_cap = cap;
 	}
 	share->async_ids[share->asyncs++] = id;
-	open->slot = (uint32_t)share->asyncs;
+	open->slot = (uint16_t)share->asyncs;
 	return 0;
 }
 
@@ -843,7 +888,7 @@ static void async_share_del(struct output *o, uint64_t pid,
 	if (i != share->asyncs) {
 		share->async_ids[i] = last_id;
 		moved = fxt_map_get(&o->asyncs, pid, last_id);
-		moved->slot = (uint32_t)(i + 1);
+		moved->slot = (uint16_t)(i + 1);
 	}
 	if (share->async_cap <= ASYNC_IDS_MIN ||
 	    share->asyncs > share->async_cap / 4)
@@ -886,6 +931,8 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 		else
 			open->nested++;
 		*out_id = open->out_id;
+		/* Written: not past ASYNC_NEST_MAX (async_allowed()). */
+		open->refused &= (uint8_t)~(1u << open->nested);
 		open->name_hash[open->nested] =
 			fxt_category_name_hash_keyed(&rec->category, &rec->name);
 		/* A task buffer's pid is its record's (attributable()). */
@@ -1230,6 +1277,10 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 		size = repair_kobj(o, db, rec, &sink);
 		if (!size) {
 			o->diags += describe;
+			/* Only an error can have left its pid or id unread. */
+			if (rec->valid && rec->complete &&
+			    async_may_refuse(db, rec, REFUSED_INVALID))
+				async_refused(o, rec);
 			refuse(o, db, rec, REFUSED_INVALID);
 			return n;
 		}
@@ -1239,9 +1290,9 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	why = refusal(o, db, rec);
 	if (why == REFUSED_COUNT && chunk_room(c, size))
 		why = REFUSED_INVALID;
-	if (why == REFUSED_ASYNC)
-		async_refused(o, rec);
 	if (why != REFUSED_COUNT) {
+		if (async_may_refuse(db, rec, why))
+			async_refused(o, rec);
 		refuse(o, db, rec, why);
 		return n;
 	}
@@ -1252,6 +1303,11 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	if (err || sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
 	    async_written(o, db, rec, &async_id) || lost_written(o, db, rec) ||
 	    flow_written(o, db, rec)) {
+		/*
+		 * No async event of an open id fails here (events define
+		 * nothing in the tables; async_written() allocates only for
+		 * a new id): no refused level to open.
+		 */
 		o->diags += describe;
 		refuse(o, db, rec, REFUSED_INVALID);
 		return n;

@@ -2495,6 +2495,160 @@ static int test_async_nested_past_bound(void)
 }
 
 /*
+ * A nested async begin refused for any reason but its pid still nests in
+ * the program, so its instants and its end are refused with it.  The
+ * drainer used to count only begins refused past ASYNC_NEST_MAX: "a"
+ * refused outside the window left the inner instant "a" judged against
+ * the outer "a" and the inner end closing it (then the outer's instant
+ * and end got ids of their own), and "g" refused between written levels
+ * let a fifth "g" be written.  An end refused outside the window closes a
+ * refused level ("c") but not a written one ("e": it stays open in the
+ * file, and the next end closes it).  Process 4700 forging 4600's begin
+ * "f" (refused, another process) opens no level of 4600's "f".
+ */
+static int test_async_nested_refused(void)
+{
+	static const uint64_t want[][3] = {
+		/* type, id in the output, time - t */
+		{ FXT_EVENT_ASYNC_BEGIN, 1, 0 },
+		{ FXT_EVENT_ASYNC_INSTANT, 1, 4 },
+		{ FXT_EVENT_ASYNC_BEGIN, 1, 5 }, { FXT_EVENT_ASYNC_END, 1, 8 },
+		{ FXT_EVENT_ASYNC_END, 1, 9 }, { FXT_EVENT_ASYNC_END, 2, 10 },
+		{ FXT_EVENT_ASYNC_BEGIN, 3, 11 }, { FXT_EVENT_ASYNC_END, 3, 13 },
+		{ FXT_EVENT_ASYNC_BEGIN, 4, 14 }, { FXT_EVENT_ASYNC_END, 4, 16 },
+		{ FXT_EVENT_ASYNC_BEGIN, 5, 17 },
+		{ FXT_EVENT_ASYNC_BEGIN, 5, 18 },
+		{ FXT_EVENT_ASYNC_BEGIN, 5, 19 }, { FXT_EVENT_ASYNC_END, 5, 22 },
+		{ FXT_EVENT_ASYNC_END, 5, 23 }, { FXT_EVENT_ASYNC_END, 5, 25 },
+	};
+	static const char *const names = "aabbaaeeffgggggg";
+	const __u64 t = START + SECOND, old = START - 2 * SECOND;
+	struct drain_buffer *db, *forger;
+	struct fake a, b;
+	struct walk walk;
+	unsigned int i;
+	__u64 w[256];
+	__u32 n;
+
+	start();
+	fake_new(&a, 77, FXTRACE_BUFFER_TASK, 4600, 4601, 4096, 0, NULL);
+	fake_new(&b, 78, FXTRACE_BUFFER_TASK, 4700, 4701, 4096, 0, NULL);
+	/* A refused inner begin named like the outer one. */
+	n = event(w, FXT_EVENT_ASYNC_BEGIN, t, 4600, 4601, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, old, 4600, 4601, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 2, 4600, 4601, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 3, 4600, 4601, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 4, 4600, 4601, "a", 7);
+	/* An end refused outside the window, of a refused begin. */
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 5, 4600, 4601, "b", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, old, 4600, 4601, "c", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, old, 4600, 4601, "c", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 8, 4600, 4601, "b", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 9, 4600, 4601, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 10, 4600, 4601, "a", 7);
+	/* An end refused outside the window, of a written begin. */
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 11, 4600, 4601, "e", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, old, 4600, 4601, "e", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 13, 4600, 4601, "e", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 14, 4600, 4601, "f", 7);
+	put_words(&a, w, n);
+	drain_rest(&a);
+	/* Another process's begin of 4600's "f". */
+	put_words(&b, w, event(w, FXT_EVENT_ASYNC_BEGIN, t + 15, 4600, 4601,
+			       "f", 7));
+	forger = drain_rest(&b);
+	n = event(w, FXT_EVENT_ASYNC_END, t + 16, 4600, 4601, "f", 7);
+	/* Refused levels below ASYNC_NEST_MAX count towards it. */
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 17, 4600, 4601, "g", 8);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, old, 4600, 4601, "g", 8);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 18, 4600, 4601, "g", 8);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 19, 4600, 4601, "g", 8);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 20, 4600, 4601, "g", 8);
+	for (i = 0; i < 5; i++)
+		n += event(w + n, FXT_EVENT_ASYNC_END, t + 21 + i, 4600, 4601,
+			   "g", 8);
+	put_words(&a, w, n);
+	db = drain_rest(&a);
+	ASSERT_EQ(16, db->records);
+	ASSERT_EQ(5, db->refused[REFUSED_TIME]);
+	ASSERT_EQ(5, db->refused[REFUSED_ASYNC]);
+	ASSERT_EQ(10, db->invalid);
+	ASSERT_EQ(0, forger->records);
+	ASSERT_EQ(1, forger->refused[REFUSED_FOREIGN]);
+	ASSERT_EQ(1, forger->invalid);
+	ASSERT_EQ(0, out.asyncs.count);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(16, walk.nasyncs);
+	for (i = 0; i < 16; i++) {
+		ASSERT_EQ(4600, walk.asyncs[i][0]);
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(want[i][1], walk.asyncs[i][2]);
+		ASSERT_EQ(t + want[i][2], walk.async_ts[i]);
+		ASSERT_EQ(names[i], walk.async_names[i][0]);
+		ASSERT_EQ(0, walk.async_names[i][1]);
+	}
+	fake_free(&a);
+	fake_free(&b);
+	return 0;
+}
+
+/*
+ * A nested async begin the decoder read but refused (a warning: here a
+ * string argument that is not UTF-8, which a producer's path or user
+ * input may hold) nests like any other refused begin: its instant and end
+ * are refused, and the outer "a" ends at its own end.  Refused as
+ * invalid, it used to leave no level: its instant and end "a" were
+ * written against the outer "a", that end closed it, and the outer end
+ * got an id of its own.  A record with an error may not have its id read,
+ * so it nests nothing.
+ */
+static int test_async_nested_invalid(void)
+{
+	static const uint64_t want[][2] = {
+		{ FXT_EVENT_ASYNC_BEGIN, 0 }, { FXT_EVENT_ASYNC_END, 4 },
+	};
+	const __u64 t = START + SECOND;
+	const __u16 arg_ref = fxt_inline_string_ref(1);
+	const __u16 name_ref = fxt_inline_string_ref(1);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake a;
+	unsigned int i;
+	__u64 w[64];
+	__u32 n, words, arg;
+
+	start();
+	fake_new(&a, 79, FXTRACE_BUFFER_TASK, 4800, 4801, 4096, 0, NULL);
+	n = event(w, FXT_EVENT_ASYNC_BEGIN, t, 4800, 4801, "a", 7);
+	arg = fxt_arg_words(arg_ref, fxt_string_ref_words(arg_ref));
+	words = fxt_event_words(FXT_EVENT_ASYNC_BEGIN, FXT_THREAD_REF_INLINE, 0,
+				name_ref, arg);
+	n += fxt_write_event(w + n, words, FXT_EVENT_ASYNC_BEGIN, 1, t + 1,
+			     4800, 4801, 0, "", name_ref, "a");
+	n += fxt_write_arg_string(w + n, arg_ref, "s", arg_ref, "\xff");
+	w[n++] = 7;
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 2, 4800, 4801, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 3, 4800, 4801, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 4, 4800, 4801, "a", 7);
+	put_words(&a, w, n);
+	db = drain_rest(&a);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_INVALID]);
+	ASSERT_EQ(2, db->refused[REFUSED_ASYNC]);
+	ASSERT_EQ(3, db->invalid);
+	ASSERT_EQ(0, out.asyncs.count);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(2, walk.nasyncs);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(want[i][0], walk.asyncs[i][1]);
+		ASSERT_EQ(1, walk.asyncs[i][2]);
+		ASSERT_EQ(t + want[i][1], walk.async_ts[i]);
+	}
+	fake_free(&a);
+	return 0;
+}
+
+/*
  * A process's open asyncs are forgotten when its last buffer retires: an
  * end of a forgotten id, from a buffer of the same pid attached later,
  * carries an id of its own, so no end named unlike the begin left open
@@ -3510,6 +3664,8 @@ static const struct tap_test tests[] = {
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },
 	{ "an async begin refused past the nesting bound takes its instants and end with it", test_async_nested_past_bound },
+	{ "a nested async begin refused for any reason but its pid takes its instants and end with it", test_async_nested_refused },
+	{ "a nested async begin refused as invalid but read takes its instants and end with it", test_async_nested_invalid },
 	{ "an async end in another category than its begin is refused", test_async_end_category },
 	{ "an end of an async forgotten at retirement gets an id of its own", test_async_forgotten_new_id },
 	{ "events lost without a buffer: counter 0 of fxtrace only, the last of equals", test_lost_events_which },

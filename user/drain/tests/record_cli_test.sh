@@ -138,10 +138,11 @@ usage_error "fxtrace-drain: /: cannot read it: Is a directory" "$bin/fxtrace-dra
 # shellcheck disable=SC2317 # called through usage_error
 bounded() { (ulimit -v 1048576 && exec timeout 30 "$@"); }
 # /dev/zero now stops at its first byte, a NUL byte: the endless line is
-# one of '#' on a pipe.
+# one of '#' on a pipe, read as /proc/self/fd/0: the guest's /dev
+# (devtmpfs, no udev) has no /dev/stdin.
 # shellcheck disable=SC2317 # called through usage_error
 endless() { tr '\0' '#' </dev/zero | bounded "$@"; }
-usage_error "fxtrace-drain: /dev/stdin:1: a line longer than 4160 bytes" endless "$bin/fxtrace-drain" -C /dev/stdin -- true
+usage_error "fxtrace-drain: /proc/self/fd/0:1: a line longer than 4160 bytes" endless "$bin/fxtrace-drain" -C /proc/self/fd/0 -- true
 usage_error "fxtrace-drain: /dev/zero:1: a NUL byte in the line" bounded "$bin/fxtrace-drain" -C /dev/zero -- true
 # A NUL byte ended the value there, silently: the drainer wrote to "out".
 printf 'mode = oneshot\noutput = out\0.fxt\n' >"$out/nul.conf"
@@ -194,14 +195,52 @@ fi
 
 # ---- -r without the right to it ----------------------------------------------------
 # Refused before the session exists (before /dev/fxtrace is opened), exit
-# 1, saying what it needs.
-if ((EUID == 0)) && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-	# shellcheck disable=SC2016 # the inner bash expands $0
-	got=$(setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
-		'ulimit -r 0 && exec "$0" -r 7 -o /dev/null -- true' "$bin/fxtrace-drain" 2>&1)
+# 1, saying what is missing: CAP_SYS_NICE and a high enough RLIMIT_RTPRIO,
+# or, with either, nothing the drainer can see (a seccomp filter, as
+# systemd's RestrictRealtime=).  The hint used to name CAP_SYS_NICE and
+# `ulimit -r` whatever refused it.
+eperm="fxtrace-drain: -r 7: Operation not permitted"
+other="a seccomp filter, e.g. systemd's RestrictRealtime=, a security module or a cgroup without real-time runtime"
+# rt_refused WHAT WANT RTPRIO [deny] [root|userns]: fxtrace-drain -r 7 with
+# that RLIMIT_RTPRIO, as nobody unless root or the root of a new user
+# namespace, under deny_setscheduler if deny.
+rt_refused() {
+	local what=$1 want=$2 rtprio=$3 deny=${4:-} as=${5:-nobody} got rc
+	local -a cmd=("$bin/fxtrace-drain" -r 7 -o /dev/null -- true)
+	[[ -n $deny ]] && cmd=("$progs/deny_setscheduler" "${cmd[@]}")
+	[[ $as == nobody ]] && cmd=(setpriv --reuid=65534 --regid=65534 --clear-groups "${cmd[@]}")
+	[[ $as == userns ]] && cmd=(unshare --user --map-root-user "${cmd[@]}")
+	got=$(prlimit --rtprio="$rtprio:$rtprio" "${cmd[@]}" 2>&1)
 	rc=$?
-	[[ $rc == 1 && $got == "fxtrace-drain: -r 7: Operation not permitted (SCHED_FIFO needs CAP_SYS_NICE, or an RLIMIT_RTPRIO of at least the priority: ulimit -r)" ]]
-	result $? "fxtrace-drain -r 7 without CAP_SYS_NICE: exit 1 ($rc), says what it needs: $got"
+	[[ $rc == 1 && $got == "$eperm $want" ]]
+	result $? "fxtrace-drain -r 7 $what: exit 1 ($rc), says what is missing: $got"
+}
+if ((EUID == 0)) && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	rt_refused "without CAP_SYS_NICE, RLIMIT_RTPRIO 0" \
+		"(SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 7; the drainer has no CAP_SYS_NICE and an RLIMIT_RTPRIO of 0: ulimit -r)" 0
+	# Raising the hard limit above 0 needs CAP_SYS_RESOURCE, which a
+	# container's root may lack (the guest's has it).
+	if prlimit --rtprio=unlimited:unlimited true 2>/dev/null; then
+		rt_refused "without CAP_SYS_NICE, RLIMIT_RTPRIO 3" \
+			"(SCHED_FIFO needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 7; the drainer has no CAP_SYS_NICE and an RLIMIT_RTPRIO of 3: ulimit -r)" 3
+		rt_refused "with RLIMIT_RTPRIO 7, under a seccomp filter" \
+			"(refused by the system although the drainer's RLIMIT_RTPRIO is 7: $other)" 7 deny
+		rt_refused "with RLIMIT_RTPRIO unlimited, under a seccomp filter" \
+			"(refused by the system although the drainer's RLIMIT_RTPRIO is unlimited: $other)" unlimited deny
+	else
+		echo "# SKIP: -r with an RLIMIT_RTPRIO above 0: prlimit cannot raise it here (no CAP_SYS_RESOURCE)"
+	fi
+	rt_refused "as root (CAP_SYS_NICE), under a seccomp filter" \
+		"(refused by the system although the drainer has CAP_SYS_NICE: $other)" 0 deny root
+	# The kernel wants CAP_SYS_NICE in the initial user namespace: a
+	# user namespace's root (a rootless container's) has it in capget()
+	# only.  The hint used to blame a seccomp filter for it.
+	if unshare --user --map-root-user true 2>/dev/null; then
+		rt_refused "as a user namespace's root, RLIMIT_RTPRIO 0" \
+			"(SCHED_FIFO needs CAP_SYS_NICE in the initial user namespace or an RLIMIT_RTPRIO of at least 7; the drainer has CAP_SYS_NICE only in a user namespace and an RLIMIT_RTPRIO of 0: ulimit -r)" 0 "" userns
+	else
+		echo "# SKIP: -r in a user namespace: unshare --user cannot make one here"
+	fi
 fi
 
 # ---- the command cannot be started ----------------------------------------------
