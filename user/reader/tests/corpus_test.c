@@ -448,6 +448,30 @@ static const struct corpus_case cases[] = {
 	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
 	  "0x000098: note: async-unmatched-end: async end (process 1, id 0x7) with no begin (the trace may start inside it)\n" },
 	/*
+	 * process 1, id 7: begin a, begin b nested, end a as the track's last
+	 * event: Perfetto closes a and pops nothing (b is not on top), and no
+	 * later event cuts b, so b stays open (dur -1)
+	 */
+	{ "async-end-outer-last", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 1, 1, 2, 0x61, 7,
+		0x8001000000050064, 2, 1, 2, 0x62, 7,
+		0x8001000000070064, 3, 1, 2, 0x61, 7,
+	  }, 19, 4,
+	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
+	  "0x000038: note: async-unended: 1 async begin never ended; the first is here\n" },
+	/*
+	 * process 1, id 7: begin a, begin b nested, end a, end b at the time
+	 * of end a: MaybeCloseStack cuts nothing at that time, so end b
+	 * closes b and all end
+	 */
+	{ "async-end-outer-same-time", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 1, 1, 2, 0x61, 7,
+		0x8001000000050064, 2, 1, 2, 0x62, 7,
+		0x8001000000070064, 3, 1, 2, 0x61, 7,
+		0x8001000000070064, 3, 1, 2, 0x62, 7,
+	  }, 25, 5,
+	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n" },
+	/*
 	 * process 1, id 7: begin "a" in category "x", instant "a" in "y"
 	 * (Perfetto matches category and name), end "a" in "x"
 	 */
