@@ -104,7 +104,7 @@ struct async_state {
 	struct async_begin inner;
 	uint64_t depth;		/* begins on the stack, inner included */
 	uint64_t ended;		/* of those, the ones an end closed */
-	uint64_t ended_ts;	/* ticks of the latest such end */
+	int64_t ended_ns;	/* time of the latest such end */
 };
 
 struct name_entry {
@@ -640,11 +640,11 @@ static bool async_pop(struct fxt_reader *r, struct async_state *as,
  * Returns false when no begin is left (as is gone).
  */
 static bool async_settle(struct fxt_reader *r, struct async_state *as,
-			 uint64_t pid, uint64_t id, uint64_t ts)
+			 uint64_t pid, uint64_t id, int64_t ns)
 {
-	if (!as->ended || ts < as->ended_ts)
+	if (!as->ended || ns < as->ended_ns)
 		return true;
-	while (as->ended && (ts > as->ended_ts || as->inner.ended))
+	while (as->ended && (ns > as->ended_ns || as->inner.ended))
 		if (!async_pop(r, as, pid, id))
 			return false;
 	return true;
@@ -678,8 +678,8 @@ static void async_end_named(struct fxt_reader *r, struct async_state *as,
 	async_close(r, begin, pid, id);
 	begin->ended = true;
 	as->ended++;
-	if (rec->ts > as->ended_ts)
-		as->ended_ts = rec->ts;
+	if (rec->ts_ns > as->ended_ns)
+		as->ended_ns = rec->ts_ns;
 }
 
 static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
@@ -690,7 +690,12 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	int created, ret;
 	bool known;
 
-	if (rec->name.undefined || rec->category.undefined)
+	/*
+	 * Perfetto drops a record whose time overflows (timestamp-overflow),
+	 * and orders the others by their time in ns: ticks of two providers,
+	 * or two ticks faster than 1 GHz, may be one ns, or not compare.
+	 */
+	if (rec->name.undefined || rec->category.undefined || !rec->ts_ns_valid)
 		return 0;
 	/*
 	 * Perfetto's end closes a slice of its category and name.  A string
@@ -699,7 +704,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	known = rec->name.ptr && rec->category.ptr;
 	hash = fxt_category_name_hash_keyed(&rec->category, &rec->name);
 	as = fxt_map_get(&r->asyncs, pid, rec->id);
-	if (as && !async_settle(r, as, pid, rec->id, rec->ts))
+	if (as && !async_settle(r, as, pid, rec->id, rec->ts_ns))
 		as = NULL;
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
 		if (known) {
@@ -720,7 +725,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 		if (created) {
 			as->depth = 0;
 			as->ended = 0;
-			as->ended_ts = 0;
+			as->ended_ns = 0;
 			as->inner.outer = 0;
 		} else {
 			ret = async_push(r, as);
