@@ -657,7 +657,9 @@ static bool async_settle(struct fxt_reader *r, struct async_state *as,
  * (CompleteSliceFinalize()), so the begins inside it stay open until
  * async_settle().  An end that has no open begin's closes nothing.
  * async_named gives the innermost open begin of each category and name, so
- * an end costs no walk of the stack, whatever its depth.
+ * an end costs no walk of the stack, whatever its depth.  That begin is
+ * never the innermost of the stack: check_async() pops that one on an
+ * end of its category and name, and an ended one is in no chain.
  */
 static void async_end_named(struct fxt_reader *r, struct async_state *as,
 			    const struct fxt_record *rec, uint64_t hash)
@@ -669,12 +671,7 @@ static void async_end_named(struct fxt_reader *r, struct async_state *as,
 	named = fxt_map_get(&r->async_named, pid, id ^ hash);
 	if (!named)
 		return;
-	begin = named->innermost == as->inner.number ? &as->inner :
-		fxt_map_get(&r->async_outer, named->innermost, 0);
-	if (begin == &as->inner) {
-		async_pop(r, as, pid, id);
-		return;
-	}
+	begin = fxt_map_get(&r->async_outer, named->innermost, 0);
 	async_close(r, begin, pid, id);
 	begin->ended = true;
 	as->ended++;
