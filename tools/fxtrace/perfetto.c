@@ -174,7 +174,7 @@ struct flow_owner {
 /* Perfetto stats the replay predicts, by name. */
 enum predicted {
 	P_FLOW_NO_SLICE, P_FLOW_DUPLICATE, P_MISPLACED_END, P_OVERLAP_DROP,
-	P_MAX_DEPTH, P_NON_NUMERIC, P_ARG_TYPE, P_COUNT
+	P_OVERLAP_SPILL, P_MAX_DEPTH, P_NON_NUMERIC, P_ARG_TYPE, P_COUNT
 };
 
 static const char *const predicted_names[P_COUNT] = {
@@ -182,6 +182,7 @@ static const char *const predicted_names[P_COUNT] = {
 	[P_FLOW_DUPLICATE] = "flow_duplicate_id",
 	[P_MISPLACED_END] = "misplaced_end_event",
 	[P_OVERLAP_DROP] = "slice_drop_overlapping_complete_event",
+	[P_OVERLAP_SPILL] = "slice_spill_overlapping_complete_event",
 	[P_MAX_DEPTH] = "slice_max_depth_exceeded",
 	[P_NON_NUMERIC] = "fuchsia_non_numeric_counters",
 	[P_ARG_TYPE] = "fuchsia_invalid_event_arg_type",
@@ -629,7 +630,10 @@ static struct sim_track *track_of(struct model *m, const struct sim_event *e,
 	return t;
 }
 
-/* SliceTracker::MaybeCloseStack: false when the new slice is dropped. */
+/*
+ * SliceTracker::MaybeCloseStack: false when the new slice overlaps an open
+ * one partially and cannot go on the track.
+ */
 static bool close_stack(struct model *m, struct sim_track *t, int64_t ts,
 			int64_t dur)
 {
@@ -661,11 +665,24 @@ static bool close_stack(struct model *m, struct sim_track *t, int64_t ts,
 		}
 		if (dur == SLICE_PENDING)
 			continue;
-		if (ts < end && ts + dur > end) {
-			m->predicted[P_OVERLAP_DROP]++;
+		if (ts < end && ts + dur > end)
 			return false;
-		}
 	}
+	return true;
+}
+
+/* A row of the slice table; false when out of memory. */
+static bool add_slice(struct model *m, const struct sim_event *e, int64_t dur)
+{
+	void *p = grow(m->slices, &m->cap_slices, m->nslices,
+		       sizeof(*m->slices));
+
+	if (!p)
+		return false;
+	m->slices = p;
+	m->slices[m->nslices++] = (struct sim_slice){
+		e->ts, dur, e->name, e->kind >= SIM_ASYNC_BEGIN
+	};
 	return true;
 }
 
@@ -674,30 +691,41 @@ static void start_slice(struct model *m, struct sim_track *t,
 {
 	void *p;
 
-	if (!t || !close_stack(m, t, e->ts, dur))
+	if (!t)
 		return;
+	if (!close_stack(m, t, e->ts, dur)) {
+		/*
+		 * JSON's "X" goes to an overflow track of its thread instead
+		 * (json_trace_parser.cc, case 'X'): a thread track too, where
+		 * it nests or follows what is open (the track compressor's
+		 * LegacyOverlappingScopedInternal), so it is kept with its
+		 * duration and stays off the thread's stack.  FXT's complete
+		 * event is dropped (fuchsia_trace_parser.cc, kDurationComplete).
+		 */
+		if (!m->json) {
+			m->predicted[P_OVERLAP_DROP]++;
+			return;
+		}
+		m->predicted[P_OVERLAP_SPILL]++;
+		if (!add_slice(m, e, dur))
+			m->error = -ENOMEM;
+		return;
+	}
 	if (t->depth >= MAX_DEPTH) {
 		m->predicted[P_MAX_DEPTH]++;
 		return;
 	}
-	p = grow(m->slices, &m->cap_slices, m->nslices, sizeof(*m->slices));
-	if (p)
-		m->slices = p;
+	p = t->depth < t->cap ? t->stack :
+	    realloc(t->stack, (t->cap * 2 + 8) * sizeof(*t->stack));
 	if (p && t->depth == t->cap) {
-		p = realloc(t->stack, (t->cap * 2 + 8) * sizeof(*t->stack));
-		if (p) {
-			t->stack = p;
-			t->cap = t->cap * 2 + 8;
-		}
+		t->stack = p;
+		t->cap = t->cap * 2 + 8;
 	}
-	if (!p) {
+	if (!p || !add_slice(m, e, dur)) {
 		m->error = -ENOMEM;
 		return;
 	}
-	m->slices[m->nslices] = (struct sim_slice){
-		e->ts, dur, e->name, e->kind >= SIM_ASYNC_BEGIN
-	};
-	t->stack[t->depth++] = m->nslices++;
+	t->stack[t->depth++] = m->nslices - 1;
 }
 
 /*

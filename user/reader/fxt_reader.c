@@ -69,25 +69,42 @@ struct flow_state {
 	uint64_t offset;	/* of its begin */
 };
 
-/* An async begin of a (pid, id) not yet ended. */
+/* An async begin of a (pid, id) still on its track's stack. */
 struct async_begin {
 	uint64_t name_hash;	/* of its category and name */
 	bool name_known;	/* the begin's category and name bytes were kept */
+	bool ended;		/* an end closed it under open begins */
 	uint64_t offset;	/* of the begin */
-	uint64_t outer;		/* its outer begin in async_outer, 0: none */
+	uint64_t number;	/* its key in async_outer once it is not inner */
+	uint64_t outer;		/* number of the begin it nests in, 0: none */
+	uint64_t same_outer;	/* number of the next open one of its name */
 };
 
 /*
- * The open begins of a (pid, id): a begin of an open id nests on the id's
- * track in Perfetto (TrackCompressor::BeginInternal counts nest_count), so
- * an end of the innermost's category and name pops it (async_end_named()
- * for others).  Outer begins wait in async_outer, one map entry per
- * begin, and async_named counts them by category and name: two entries
- * per begin at most.
+ * The open begins of a (pid, id) with one category and name: how many,
+ * and the innermost's number; each names the next (same_outer), so an end
+ * finds the begin it closes without walking the stack.
+ */
+struct async_name {
+	uint64_t count;
+	uint64_t innermost;
+};
+
+/*
+ * The begins of a (pid, id) on its track's slice stack: a begin of an open
+ * id nests on the id's track in Perfetto (TrackCompressor::BeginInternal
+ * counts nest_count), so an end of the innermost's category and name pops
+ * it.  An end of an outer begin's closes that one only
+ * (async_end_named()): it stays on the stack, ended, until
+ * async_settle() pops it.  Outer begins wait in async_outer, one map entry
+ * per begin, and async_named chains the open ones by category and name:
+ * two entries per begin at most.
  */
 struct async_state {
 	struct async_begin inner;
-	uint64_t depth;		/* begins open, inner included */
+	uint64_t depth;		/* begins on the stack, inner included */
+	uint64_t ended;		/* of those, the ones an end closed */
+	int64_t ended_ns;	/* time of the latest such end */
 };
 
 struct name_entry {
@@ -117,8 +134,8 @@ struct fxt_reader {
 	struct fxt_map tids;		/* (tid, 0) -> newest thread's pid */
 	struct fxt_map asyncs;		/* (pid, id) -> struct async_state */
 	struct fxt_map async_outer;	/* (number, 0) -> struct async_begin */
-	struct fxt_map async_named;	/* (pid, id ^ name_hash) -> begins open */
-	uint64_t async_outer_next;	/* last number given in async_outer */
+	struct fxt_map async_named;	/* (pid, id ^ name_hash) -> async_name */
+	uint64_t async_outer_next;	/* last number given to a begin */
 	uint64_t async_open;		/* begins open, nested ones included */
 	struct fxt_map flows;		/* (correlation id, 0) -> struct flow_state */
 	struct fxt_map thread_names;	/* (tid, 0) -> struct name_entry */
@@ -178,7 +195,7 @@ struct fxt_reader *fxt_reader_new(fxt_diag_fn *fn, void *ctx)
 	fxt_map_init(&r->tids, sizeof(uint64_t));
 	fxt_map_init(&r->asyncs, sizeof(struct async_state));
 	fxt_map_init(&r->async_outer, sizeof(struct async_begin));
-	fxt_map_init(&r->async_named, sizeof(uint64_t));
+	fxt_map_init(&r->async_named, sizeof(struct async_name));
 	fxt_map_init(&r->flows, sizeof(struct flow_state));
 	fxt_map_init(&r->thread_names, sizeof(struct name_entry));
 	fxt_map_init(&r->process_names, sizeof(struct name_entry));
@@ -563,35 +580,47 @@ static void async_name_mismatch(struct fxt_reader *r,
 static int async_push(struct fxt_reader *r, struct async_state *as)
 {
 	struct async_begin *outer;
-	uint64_t number = r->async_outer_next + 1;
 
-	outer = fxt_map_put(&r->async_outer, number, 0, NULL);
+	outer = fxt_map_put(&r->async_outer, as->inner.number, 0, NULL);
 	if (!outer)
 		return -ENOMEM;
 	*outer = as->inner;
-	as->inner.outer = number;
-	r->async_outer_next = number;
+	as->inner.outer = as->inner.number;
 	return 0;
 }
 
 /*
- * An end of a (pid, id): the begin it nests in is innermost again.
- * Returns false when none is left (as is gone).
+ * A begin that an end closes (always the innermost open one of its name)
+ * is no longer open, nor in its name's chain.
+ */
+static void async_close(struct fxt_reader *r, const struct async_begin *begin,
+			uint64_t pid, uint64_t id)
+{
+	struct async_name *named;
+
+	if (begin->name_known) {
+		named = fxt_map_get(&r->async_named, pid, id ^ begin->name_hash);
+		named->innermost = begin->same_outer;
+		if (!--named->count)
+			fxt_map_del(&r->async_named, pid, id ^ begin->name_hash);
+	}
+	r->async_open--;
+}
+
+/*
+ * Pop the innermost begin of a (pid, id): the begin it nests in is
+ * innermost again.  Returns false when none is left (as is gone).
  */
 static bool async_pop(struct fxt_reader *r, struct async_state *as,
 		      uint64_t pid, uint64_t id)
 {
-	uint64_t number = as->inner.outer, *named;
+	uint64_t number = as->inner.outer;
 	struct async_begin *outer;
 
-	if (as->inner.name_known) {
-		named = fxt_map_get(&r->async_named, pid,
-				    id ^ as->inner.name_hash);
-		if (!--*named)
-			fxt_map_del(&r->async_named, pid,
-				    id ^ as->inner.name_hash);
-	}
-	r->async_open--;
+	if (as->inner.ended)
+		as->ended--;
+	else
+		async_close(r, &as->inner, pid, id);
 	if (!--as->depth) {
 		fxt_map_del(&r->asyncs, pid, id);
 		return false;
@@ -603,34 +632,67 @@ static bool async_pop(struct fxt_reader *r, struct async_state *as,
 }
 
 /*
+ * SliceTracker::MaybeCloseStack before each event of the (pid, id)'s
+ * track: an event later than the ended begins' end cuts the open begins
+ * inside them at that end (misplaced_end_event), so those end, and pops
+ * them all; an event at that time pops only ended begins on top.  An outer
+ * end that is the track's last event leaves the begins inside it open.
+ * Returns false when no begin is left (as is gone).
+ */
+static bool async_settle(struct fxt_reader *r, struct async_state *as,
+			 uint64_t pid, uint64_t id, int64_t ns)
+{
+	if (!as->ended || ns < as->ended_ns)
+		return true;
+	while (as->ended && (ns > as->ended_ns || as->inner.ended))
+		if (!async_pop(r, as, pid, id))
+			return false;
+	return true;
+}
+
+/*
  * An end whose category and name are not the innermost begin's:
  * Perfetto's End closes the innermost open slice that has them
- * (MatchingIncompleteSliceIndex()), and the next event of the track after
- * that end cuts the slices inside it there (misplaced_end_event), so
- * those begins end with it.  An end that has no open begin's closes
- * nothing.  async_named counts the open begins of each category and name,
- * so an end costs no walk of the stack, whatever its depth.
+ * (MatchingIncompleteSliceIndex()) and pops it only if it is on top
+ * (CompleteSliceFinalize()), so the begins inside it stay open until
+ * async_settle().  An end that has no open begin's closes nothing.
+ * async_named gives the innermost open begin of each category and name, so
+ * an end costs no walk of the stack, whatever its depth.  That begin is
+ * never the innermost of the stack: check_async() pops that one on an
+ * end of its category and name, and an ended one is in no chain.
  */
 static void async_end_named(struct fxt_reader *r, struct async_state *as,
-			    uint64_t pid, uint64_t id, uint64_t hash)
+			    const struct fxt_record *rec, uint64_t hash)
 {
-	bool matched;
+	uint64_t pid = rec->thread.pid, id = rec->id;
+	struct async_name *named;
+	struct async_begin *begin;
 
-	if (!fxt_map_get(&r->async_named, pid, id ^ hash))
+	named = fxt_map_get(&r->async_named, pid, id ^ hash);
+	if (!named)
 		return;
-	do {
-		matched = as->inner.name_known && as->inner.name_hash == hash;
-	} while (async_pop(r, as, pid, id) && !matched);
+	begin = fxt_map_get(&r->async_outer, named->innermost, 0);
+	async_close(r, begin, pid, id);
+	begin->ended = true;
+	as->ended++;
+	if (rec->ts_ns > as->ended_ns)
+		as->ended_ns = rec->ts_ns;
 }
 
 static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 {
-	uint64_t pid = rec->thread.pid, hash, *named;
+	uint64_t pid = rec->thread.pid, hash, same_outer = 0;
+	struct async_name *named;
 	struct async_state *as;
 	int created, ret;
 	bool known;
 
-	if (rec->name.undefined || rec->category.undefined)
+	/*
+	 * Perfetto drops a record whose time overflows (timestamp-overflow),
+	 * and orders the others by their time in ns: ticks of two providers,
+	 * or two ticks faster than 1 GHz, may be one ns, or not compare.
+	 */
+	if (rec->name.undefined || rec->category.undefined || !rec->ts_ns_valid)
 		return 0;
 	/*
 	 * Perfetto's end closes a slice of its category and name.  A string
@@ -638,19 +700,29 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	 */
 	known = rec->name.ptr && rec->category.ptr;
 	hash = fxt_category_name_hash_keyed(&rec->category, &rec->name);
+	as = fxt_map_get(&r->asyncs, pid, rec->id);
+	if (as && !async_settle(r, as, pid, rec->id, rec->ts_ns))
+		as = NULL;
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
 		if (known) {
 			named = fxt_map_put(&r->async_named, pid,
-					    rec->id ^ hash, NULL);
+					    rec->id ^ hash, &created);
 			if (!named)
 				return -ENOMEM;
-			++*named;
+			if (created)
+				named->count = 0;
+			else
+				same_outer = named->innermost;
+			named->count++;
+			named->innermost = r->async_outer_next + 1;
 		}
 		as = fxt_map_put(&r->asyncs, pid, rec->id, &created);
 		if (!as)
 			return -ENOMEM;
 		if (created) {
 			as->depth = 0;
+			as->ended = 0;
+			as->ended_ns = 0;
 			as->inner.outer = 0;
 		} else {
 			ret = async_push(r, as);
@@ -661,10 +733,12 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 		r->async_open++;
 		as->inner.name_hash = hash;
 		as->inner.name_known = known;
+		as->inner.ended = false;
 		as->inner.offset = rec->offset;
+		as->inner.number = ++r->async_outer_next;
+		as->inner.same_outer = same_outer;
 		return 0;
 	}
-	as = fxt_map_get(&r->asyncs, pid, rec->id);
 	if (!as) {
 		if (rec->subtype == FXT_EVENT_ASYNC_END)
 			fxt_report(&r->sink, rec->offset,
@@ -674,14 +748,16 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 				   (unsigned long long)rec->id);
 		return 0;
 	}
-	if (as->inner.name_known && known && as->inner.name_hash != hash) {
+	if (!as->inner.ended && as->inner.name_known && known &&
+	    as->inner.name_hash != hash)
 		async_name_mismatch(r, rec, &as->inner);
-		if (rec->subtype == FXT_EVENT_ASYNC_END)
-			async_end_named(r, as, pid, rec->id, hash);
+	if (rec->subtype != FXT_EVENT_ASYNC_END)
 		return 0;
-	}
-	if (rec->subtype == FXT_EVENT_ASYNC_END)
+	if (!as->inner.ended && (!as->inner.name_known || !known ||
+				 as->inner.name_hash == hash))
 		async_pop(r, as, pid, rec->id);
+	else
+		async_end_named(r, as, rec, hash);
 	return 0;
 }
 
@@ -968,11 +1044,11 @@ static void report_open_asyncs(struct fxt_reader *r)
 	size_t pos = 0;
 
 	while ((as = fxt_map_next(&r->asyncs, &pos, NULL, NULL)))
-		if (as->inner.offset < first)
+		if (!as->inner.ended && as->inner.offset < first)
 			first = as->inner.offset;
 	pos = 0;
 	while ((outer = fxt_map_next(&r->async_outer, &pos, NULL, NULL)))
-		if (outer->offset < first)
+		if (!outer->ended && outer->offset < first)
 			first = outer->offset;
 	if (r->async_open)
 		fxt_report(&r->sink, first, FXT_RULE_ASYNC_UNENDED,

@@ -12,7 +12,10 @@
 # and "a" argument "b:c" are one track there.  Async slices were matched
 # per process and in file order; Perfetto keeps them on tracks of the
 # correlation id alone, nests a begin of an open id, gives a free track to
-# the next id of its first name, and imports in time order.  Each crafted
+# the next id of its first name, and imports in time order.  An end of an
+# outer async slice leaves the slices inside it open.  A JSON "X" that
+# overlaps an open slice partially goes to an overflow track of its thread
+# and is kept; the model dropped it, as FXT's complete event is.  Each crafted
 # trace goes to a stand-in trace processor that prints what Perfetto v58.2
 # shows for it (read from its importers: fuchsia_trace_parser.cc,
 # json_trace_parser.cc, track_compressor.cc, slice_tracker.cc); the check
@@ -53,7 +56,7 @@ def event(kind, ts, cat, name, args=(), trailing=(), pid=1):
             cat_ref << 32 | name_ref << 48] + words
 
 
-COUNTER, BEGIN, END, INSTANT = 1, 2, 3, 0
+COUNTER, BEGIN, END, INSTANT, COMPLETE = 1, 2, 3, 0, 4
 ASYNC_BEGIN, ASYNC_INSTANT, ASYNC_END = 5, 6, 7
 A, B = "323a830bbc7e3a52", "005fc1b9fb9780e7"	# one FNV-1a 64
 traces = {
@@ -104,6 +107,30 @@ traces = {
         event(ASYNC_END, 15, "c", "o", (), [30]),
         event(ASYNC_BEGIN, 14, "c", "o", (), [30]),
     ],
+    # An end of an outer begin: slice_tracker.cc's CompleteSliceBegin()
+    # closes it, CompleteSliceFinalize() pops it only from the top, so the
+    # begin inside stays open until MaybeCloseStack() cuts it at a later
+    # event of the track.  Id 7's outer end is its track's last event: b
+    # keeps dur -1.  Id 8's end of d comes at the time of its outer end,
+    # when MaybeCloseStack() cuts nothing (new_ts <= end_ts): it closes d.
+    # Four slices, one open.
+    "async-end-outer": [
+        event(ASYNC_BEGIN, 1, "c", "a", (), [7]),
+        event(ASYNC_BEGIN, 2, "c", "b", (), [7]),
+        event(ASYNC_END, 3, "c", "a", (), [7]),
+        event(ASYNC_BEGIN, 4, "c", "e", (), [8]),
+        event(ASYNC_BEGIN, 5, "c", "d", (), [8]),
+        event(ASYNC_END, 6, "c", "e", (), [8]),
+        event(ASYNC_END, 6, "c", "d", (), [8]),
+    ],
+    # Complete events [1, 5) and [3, 7) of one thread overlap partially:
+    # FXT's is dropped (Scoped() without overlap_out), JSON's "X" goes to
+    # the thread's overflow track (json_trace_parser.cc, case 'X') and is
+    # kept.
+    "overlap": [
+        event(COMPLETE, 1, "c", "a", (), [5]),
+        event(COMPLETE, 3, "c", "b", (), [7]),
+    ],
     # In JSON an end closes only a begin of its category and name: neither.
     "ends": [
         event(BEGIN, 1, "c", A),
@@ -129,16 +156,19 @@ printf '\n"tid","hex(name)"\n\n"pid","hex(name)"\n'
 EOF_TP
 chmod +x "$tmp/trace_processor_shell"
 
-# agrees TRACE MODE FIGURES MODEL: check --perfetto=MODE agrees with a
-# Perfetto that shows FIGURES, and prints MODEL, the model's figures.
+# agrees TRACE MODE FIGURES MODEL [STAT]: check --perfetto=MODE agrees
+# with a Perfetto that shows FIGURES, and prints MODEL, the model's
+# figures, after STAT, the stat it predicts (NAME=VALUE), if any.
 agrees() {
-	local trace=$1 mode=$2 out rc tag=
+	local trace=$1 mode=$2 out rc tag='' predicts=''
 	[[ $mode == json ]] && tag=" (json)"
+	[[ ${5-} ]] && predicts="$tmp/$trace.fxt: perfetto: fxtrace predicts $5
+"
 	out=$(FIGURES=$3 FXTRACE_TRACE_PROCESSOR="$tmp/trace_processor_shell" \
 		"$fxtrace" check --perfetto="$mode" "$tmp/$trace.fxt" 2>&1)
 	rc=$?
 	n=$((n + 1))
-	if [[ $rc == 0 && $out == "$tmp/$trace.fxt: perfetto: $4
+	if [[ $rc == 0 && $out == "$predicts$tmp/$trace.fxt: perfetto: $4
 $tmp/$trace.fxt: perfetto$tag: agrees" ]]; then
 		echo "ok $n - $trace ($mode): the model agrees"
 	else
@@ -156,6 +186,16 @@ agrees async-ids fxt 0,0,0,0,7,1,0,0,0,0,0,0,0,1,15 \
 	"thread_slices=0 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=0 async_slices=7 async_slices_open=1 counters=0 counter_tracks=0 flows=0 named_threads=0 named_processes=0 sched_slices=0 thread_states=0 start_ts=1 end_ts=15"
 agrees async-ids json 0,0,0,0,7,1,0,0,0,0,0,0,0,1,15 \
 	"thread_slices=0 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=0 async_slices=7 async_slices_open=1 counters=0 named_threads=0 named_processes=0 start_ts=1 end_ts=15"
+agrees async-end-outer fxt 0,0,0,0,4,1,0,0,0,0,0,0,0,1,6 \
+	"thread_slices=0 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=0 async_slices=4 async_slices_open=1 counters=0 counter_tracks=0 flows=0 named_threads=0 named_processes=0 sched_slices=0 thread_states=0 start_ts=1 end_ts=6"
+agrees async-end-outer json 0,0,0,0,4,1,0,0,0,0,0,0,0,1,6 \
+	"thread_slices=0 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=0 async_slices=4 async_slices_open=1 counters=0 named_threads=0 named_processes=0 start_ts=1 end_ts=6"
+agrees overlap fxt 1,0,0,4,0,0,0,0,0,0,0,0,0,1,5 \
+	"thread_slices=1 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=4 async_slices=0 async_slices_open=0 counters=0 counter_tracks=0 flows=0 named_threads=0 named_processes=0 sched_slices=0 thread_states=0 start_ts=1 end_ts=5" \
+	slice_drop_overlapping_complete_event=1
+agrees overlap json 2,0,0,8,0,0,0,0,0,0,0,0,0,1,7 \
+	"thread_slices=2 thread_slices_open=0 thread_slices_dur0=0 thread_slices_dur_sum=8 async_slices=0 async_slices_open=0 counters=0 named_threads=0 named_processes=0 start_ts=1 end_ts=7" \
+	slice_spill_overlapping_complete_event=1
 agrees ends json 3,2,1,0,0,0,0,0,0,0,0,0,0,1,10 \
 	"thread_slices=3 thread_slices_open=2 thread_slices_dur0=1 thread_slices_dur_sum=0 async_slices=0 async_slices_open=0 counters=0 named_threads=0 named_processes=0 start_ts=1 end_ts=10"
 

@@ -448,6 +448,51 @@ static const struct corpus_case cases[] = {
 	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
 	  "0x000098: note: async-unmatched-end: async end (process 1, id 0x7) with no begin (the trace may start inside it)\n" },
 	/*
+	 * process 1, id 7: begin a, begin b nested, end a as the track's last
+	 * event: Perfetto closes a and pops nothing (b is not on top), and no
+	 * later event cuts b, so b stays open (dur -1)
+	 */
+	{ "async-end-outer-last", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 1, 1, 2, 0x61, 7,
+		0x8001000000050064, 2, 1, 2, 0x62, 7,
+		0x8001000000070064, 3, 1, 2, 0x61, 7,
+	  }, 19, 4,
+	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
+	  "0x000038: note: async-unended: 1 async begin never ended; the first is here\n" },
+	/*
+	 * process 1, id 7: begin a, begin b nested, end a, end b at the time
+	 * of end a: MaybeCloseStack cuts nothing at that time, so end b
+	 * closes b and all end
+	 */
+	{ "async-end-outer-same-time", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 1, 1, 2, 0x61, 7,
+		0x8001000000050064, 2, 1, 2, 0x62, 7,
+		0x8001000000070064, 3, 1, 2, 0x61, 7,
+		0x8001000000070064, 3, 1, 2, 0x62, 7,
+	  }, 25, 5,
+	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n" },
+	/*
+	 * 2e9 ticks/s; process 1, id 7: begin a, begin b nested, end a at
+	 * tick 4, instant b at tick 5 as the last event: both are at 2 ns
+	 * for Perfetto (it compares ns), so the instant cuts nothing and b
+	 * stays open
+	 */
+	{ "async-end-outer-same-ns", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000000021, 0x0000000077359400,
+		0x8001000000050064, 2, 1, 2, 0x61, 7,
+		0x8001000000050064, 2, 1, 2, 0x62, 7,
+		0x8001000000070064, 4, 1, 2, 0x61, 7,
+		0x8001000000060064, 5, 1, 2, 0x62, 7,
+	  }, 27, 6,
+	  "0x000078: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x48 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
+	  "0x000048: note: async-unended: 1 async begin never ended; the first is here\n" },
+	/* process 1, id 7: begin a at 2^63 ns, which Perfetto drops */
+	{ "async-begin-overflow", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x8001000000050064, 0x8000000000000000, 1, 2, 0x61, 7,
+	  }, 7, 2,
+	  "0x000010: warning: timestamp-overflow: timestamp 9223372036854775808 at 1000000000 ticks/s overflows int64 nanoseconds; Perfetto drops the record\n" },
+	/*
 	 * process 1, id 7: begin "a" in category "x", instant "a" in "y"
 	 * (Perfetto matches category and name), end "a" in "x"
 	 */
