@@ -3,7 +3,8 @@
  * record.c - `fxtrace record`: trace a command (or the whole system until
  * SIGINT) into one .fxt file, like `perf record`.  The work is
  * fxtrace-drain's, found next to this binary; record builds its command
- * line, runs it, passes SIGINT/SIGTERM on, and says where the trace is.
+ * line, runs it, passes SIGINT/SIGTERM/SIGHUP on, and says where the
+ * trace is.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -244,7 +245,10 @@ nomem:
 	return NULL;
 }
 
-/* Run argv, passing SIGINT and SIGTERM on; its wait status or -errno. */
+/*
+ * Run argv, passing SIGINT, SIGTERM and SIGHUP on (the drainer stops its
+ * session on each); its wait status or -errno.
+ */
 static int run_drain(char **argv)
 {
 	struct sigaction sa = { .sa_handler = forward_signal };
@@ -254,12 +258,15 @@ static int run_drain(char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* Else a hangup ends record and leaves the drainer running unseen. */
+	sigaction(SIGHUP, &sa, NULL);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		execv(argv[0], argv);
 		fprintf(stderr, "fxtrace record: %s: %s\n", argv[0],
 			strerror(errno));

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: SIGINT, SIGTERM and SIGHUP sent to `fxtrace record` reach
+# its drainer, and record then waits for it and exits with its status.
+# SIGHUP used to end record at once (exit 129): the drainer went on
+# unseen, and its status and the trace's announcement were lost.  The
+# drainer here is a script put next to a copy of fxtrace (record runs the
+# fxtrace-drain of its own directory), so no module is needed: it says it
+# is ready, and exits 7 on the signal after writing its name.
+# Prints TAP.
+
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+fxtrace=$top/${B:-build}/bin/fxtrace
+tmp=$(mktemp -d)
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	# A drainer that record left behind (the old SIGHUP) would loop on.
+	[[ -s $tmp/pid ]] && kill "$(cat "$tmp/pid")" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+cp "$fxtrace" "$tmp/fxtrace" || exit 1
+cat >"$tmp/fxtrace-drain" <<'DRAIN'
+#!/bin/bash
+for sig in INT TERM HUP; do
+	trap "echo $sig >\"\$FAKE_DIR/got\"; exit 7" "$sig"
+done
+echo $$ >"$FAKE_DIR/pid"
+: >"$FAKE_DIR/ready"
+while :; do sleep 0.1; done
+DRAIN
+chmod +x "$tmp/fxtrace-drain"
+export FAKE_DIR=$tmp
+
+for sig in INT TERM HUP; do
+	rm -f "$tmp/ready" "$tmp/got" "$tmp/pid"
+	# A background job of a script ignores SIGINT; record sets its own.
+	"$tmp/fxtrace" record -q -o "$tmp/t.fxt" -- true 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 100); do
+		[[ -e $tmp/ready ]] && break
+		sleep 0.1
+	done
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	got=$(cat "$tmp/got" 2>/dev/null)
+	[[ -z $got && -s $tmp/pid ]] && kill "$(cat "$tmp/pid")"
+	[[ $rc == 7 && $got == "$sig" ]]
+	result $? "SIG$sig to record: passed on to the drainer, its status 7 (rc=$rc, drainer got '$got')"
+done
+
+echo "1..$n"
+exit "$failed"
