@@ -70,6 +70,8 @@ PROGS += $(B)/test/fxtrace/sync_log.so
 UNIT_TESTS += tools/fxtrace/tests/output_keep_test.sh
 # dump and export stop reading once their output is gone (SIGPIPE ignored).
 UNIT_TESTS += tools/fxtrace/tests/output_gone_test.sh
+# -o - of record, stop and recover is a usage error, not a file named "-".
+UNIT_TESTS += tools/fxtrace/tests/output_dash_test.sh
 # SIGINT, SIGTERM and SIGHUP to record reach its drainer (a fake one).
 UNIT_TESTS += tools/fxtrace/tests/record_signal_test.sh
 # check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.

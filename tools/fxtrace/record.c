@@ -451,8 +451,8 @@ int cmd_record(int argc, char **argv)
 		rc = fxtrace_usage_error("record", "-u runs COMMAND as USER: no command given");
 	else if (pid && (!*pid || strspn(pid, "0123456789") != strlen(pid)))
 		rc = fxtrace_usage_error("record", "-p needs a process id, not '%s'", pid);
-	else if (!*out)
-		rc = fxtrace_usage_error("record", "-o/--output needs a file name, not ''");
+	else
+		rc = fxtrace_trace_output_error("record", out);
 	if (rc)
 		goto out;
 	rc = 1;

@@ -329,6 +329,20 @@ int fxtrace_cmd_help(const char *cmd)
 	return 0;
 }
 
+/*
+ * "-" is perf record's standard output, but a trace file is never written
+ * through it (record's is COMMAND's; /dev/stdout is a symbolic link):
+ * here it would be a file named "-", which `fxtrace stats -` does not read.
+ */
+int fxtrace_trace_output_error(const char *cmd, const char *out)
+{
+	if (!*out)
+		return fxtrace_usage_error(cmd, "-o/--output needs a file name, not ''");
+	if (!strcmp(out, "-"))
+		return fxtrace_usage_error(cmd, "-o -: a trace is not written to standard output; name a file ('./-' for one named '-')");
+	return 0;
+}
+
 int fxtrace_usage_error(const char *cmd, const char *fmt, ...)
 {
 	const struct fxtrace_help *h = find_help(cmd);
