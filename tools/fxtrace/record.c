@@ -247,26 +247,35 @@ nomem:
 
 /*
  * Run argv, passing SIGINT, SIGTERM and SIGHUP on (the drainer stops its
- * session on each); its wait status or -errno.
+ * session on each); its wait status or -errno.  A SIGHUP ignored on entry
+ * (nohup) stays ignored, in record and in the drainer.
  */
 static int run_drain(char **argv)
 {
-	struct sigaction sa = { .sa_handler = forward_signal };
+	struct sigaction sa = { .sa_handler = forward_signal }, hup;
+	bool hup_ignored;
 	int status;
 	pid_t pid, w;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	/* Else a hangup ends record and leaves the drainer running unseen. */
-	sigaction(SIGHUP, &sa, NULL);
+	/*
+	 * Else a hangup ends record and leaves the drainer running unseen;
+	 * but a session started under nohup is meant to outlive the terminal.
+	 */
+	sigaction(SIGHUP, NULL, &hup);
+	hup_ignored = hup.sa_handler == SIG_IGN;
+	if (!hup_ignored)
+		sigaction(SIGHUP, &sa, NULL);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		if (!hup_ignored)
+			signal(SIGHUP, SIG_DFL);
 		execv(argv[0], argv);
 		fprintf(stderr, "fxtrace record: %s: %s\n", argv[0],
 			strerror(errno));

@@ -7,7 +7,8 @@
 # unseen, and its status and the trace's announcement were lost.  The
 # drainer here is a script put next to a copy of fxtrace (record runs the
 # fxtrace-drain of its own directory), so no module is needed: it says it
-# is ready, and exits 7 on the signal after writing its name.
+# is ready, and exits 7 on the signal after writing its name.  Under
+# nohup (SIGHUP ignored on entry) record passes no SIGHUP on.
 # Prints TAP.
 
 set -uo pipefail
@@ -58,6 +59,25 @@ for sig in INT TERM HUP; do
 	[[ $rc == 7 && $got == "$sig" ]]
 	result $? "SIG$sig to record: passed on to the drainer, its status 7 (rc=$rc, drainer got '$got')"
 done
+
+# Under nohup a hangup is not the session's end: record keeps SIGHUP
+# ignored (it used to catch it and pass it on), and SIGTERM still stops.
+rm -f "$tmp/ready" "$tmp/got" "$tmp/pid"
+(trap '' HUP; exec "$tmp/fxtrace" record -q -o "$tmp/t.fxt" -- true 2>"$tmp/err") &
+pid=$!
+for _ in $(seq 100); do
+	[[ -e $tmp/ready ]] && break
+	sleep 0.1
+done
+kill -s HUP "$pid"
+sleep 0.5
+kill -s TERM "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+got=$(cat "$tmp/got" 2>/dev/null)
+[[ -z $got && -s $tmp/pid ]] && kill "$(cat "$tmp/pid")"
+[[ $rc == 7 && $got == TERM ]]
+result $? "SIGHUP ignored on entry (nohup): not passed on; SIGTERM then is (rc=$rc, drainer got '$got')"
 
 echo "1..$n"
 exit "$failed"
