@@ -253,9 +253,11 @@ nomem:
 static int run_drain(char **argv)
 {
 	struct sigaction sa = { .sa_handler = forward_signal }, hup;
+	sigset_t forwarded, oldmask;
 	bool hup_ignored;
-	int status;
-	pid_t pid, w;
+	siginfo_t info;
+	int status, ret;
+	pid_t pid;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -268,25 +270,44 @@ static int run_drain(char **argv)
 	hup_ignored = hup.sa_handler == SIG_IGN;
 	if (!hup_ignored)
 		sigaction(SIGHUP, &sa, NULL);
+	/* One sent before drain_pid is set waits for it instead of being lost. */
+	sigemptyset(&forwarded);
+	sigaddset(&forwarded, SIGINT);
+	sigaddset(&forwarded, SIGTERM);
+	sigaddset(&forwarded, SIGHUP);
+	sigprocmask(SIG_BLOCK, &forwarded, &oldmask);
 	pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		ret = -errno;
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		return ret;
+	}
 	if (!pid) {
+		/* One sent before the exec ends the child: record reports it. */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		if (!hup_ignored)
 			signal(SIGHUP, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		execv(argv[0], argv);
 		fprintf(stderr, "fxtrace record: %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
 	}
 	drain_pid = pid;
-	do {
-		w = waitpid(pid, &status, 0);
-	} while (w < 0 && errno == EINTR);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	/*
+	 * Reaped only after drain_pid is cleared: until then the pid is a
+	 * zombie's, never a new process's that a late signal would hit.
+	 */
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			break;
 	drain_pid = 0;
-	return w < 0 ? -errno : status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return status;
 }
 
 /* On stderr, as perf record's: stdout is COMMAND's. */

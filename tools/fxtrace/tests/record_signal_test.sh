@@ -8,7 +8,9 @@
 # drainer here is a script put next to a copy of fxtrace (record runs the
 # fxtrace-drain of its own directory), so no module is needed: it says it
 # is ready, and exits 7 on the signal after writing its name.  Under
-# nohup (SIGHUP ignored on entry) record passes no SIGHUP on.
+# nohup (SIGHUP ignored on entry) record passes no SIGHUP on.  A
+# preloaded fork() (signal_after_fork.so) sends record a signal after it
+# forked the drainer and before it knew the drainer's pid.
 # Prints TAP.
 
 set -uo pipefail
@@ -78,6 +80,21 @@ got=$(cat "$tmp/got" 2>/dev/null)
 [[ -z $got && -s $tmp/pid ]] && kill "$(cat "$tmp/pid")"
 [[ $rc == 7 && $got == TERM ]]
 result $? "SIGHUP ignored on entry (nohup): not passed on; SIGTERM then is (rc=$rc, drainer got '$got')"
+
+# A signal sent after record forked the drainer but before it knew the
+# pid was lost (record waited on for ever); it must be passed on.
+for sig in INT TERM HUP; do
+	rm -f "$tmp/ready" "$tmp/got" "$tmp/pid"
+	# timeout outside the preload: its own fork is not record's.
+	timeout 20 env SIGNAL_AFTER_FORK="$(kill -l "$sig")" \
+		LD_PRELOAD="$top/${B:-build}/test/fxtrace/signal_after_fork.so" \
+		"$tmp/fxtrace" record -q -o "$tmp/t.fxt" -- true 2>"$tmp/err"
+	rc=$?
+	got=$(cat "$tmp/got" 2>/dev/null)
+	[[ -z $got && -s $tmp/pid ]] && kill "$(cat "$tmp/pid")"
+	[[ $rc == 7 && $got == "$sig" ]]
+	result $? "SIG$sig between fork and the drainer's pid known: passed on (rc=$rc, drainer got '$got')"
+done
 
 echo "1..$n"
 exit "$failed"
