@@ -70,6 +70,18 @@ PROGS += $(B)/test/fxtrace/sync_log.so
 UNIT_TESTS += tools/fxtrace/tests/output_keep_test.sh
 # dump and export stop reading once their output is gone (SIGPIPE ignored).
 UNIT_TESTS += tools/fxtrace/tests/output_gone_test.sh
+# -o - of record, stop and recover is a usage error, not a file named "-".
+UNIT_TESTS += tools/fxtrace/tests/output_dash_test.sh
+# SIGINT, SIGTERM and SIGHUP to record reach its drainer (a fake one).
+UNIT_TESTS += tools/fxtrace/tests/record_signal_test.sh
+# Preloaded by record_signal_test.sh: signals record between its fork()
+# of the drainer and its knowing the drainer's pid.
+$(B)/test/fxtrace/signal_after_fork.so: tools/fxtrace/tests/signal_after_fork.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/fxtrace/signal_after_fork.so
 # check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.
 UNIT_TESTS += tools/fxtrace/tests/perfetto_tmp_test.sh
 # check --perfetto's model tells names apart by their bytes, as Perfetto does.

@@ -73,6 +73,12 @@ __attribute__((format(printf, 2, 3)))
 int fxtrace_usage_error(const char *cmd, const char *fmt, ...);
 
 /*
+ * For the -o of a command that writes a trace (record, stop, recover):
+ * the usage error of '' or "-", else 0.
+ */
+int fxtrace_trace_output_error(const char *cmd, const char *out);
+
+/*
  * getopt_long() returned '?' or ':' (optstring starts with ':') for the
  * command's options: report the unknown, ambiguous or misused option or
  * the missing argument as a usage error; returns 2.

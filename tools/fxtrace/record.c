@@ -3,7 +3,8 @@
  * record.c - `fxtrace record`: trace a command (or the whole system until
  * SIGINT) into one .fxt file, like `perf record`.  The work is
  * fxtrace-drain's, found next to this binary; record builds its command
- * line, runs it, passes SIGINT/SIGTERM on, and says where the trace is.
+ * line, runs it, passes SIGINT/SIGTERM/SIGHUP on, and says where the
+ * trace is.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -244,33 +245,69 @@ nomem:
 	return NULL;
 }
 
-/* Run argv, passing SIGINT and SIGTERM on; its wait status or -errno. */
+/*
+ * Run argv, passing SIGINT, SIGTERM and SIGHUP on (the drainer stops its
+ * session on each); its wait status or -errno.  A SIGHUP ignored on entry
+ * (nohup) stays ignored, in record and in the drainer.
+ */
 static int run_drain(char **argv)
 {
-	struct sigaction sa = { .sa_handler = forward_signal };
-	int status;
-	pid_t pid, w;
+	struct sigaction sa = { .sa_handler = forward_signal }, hup;
+	sigset_t forwarded, oldmask;
+	bool hup_ignored;
+	siginfo_t info;
+	int status, ret;
+	pid_t pid;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/*
+	 * Else a hangup ends record and leaves the drainer running unseen;
+	 * but a session started under nohup is meant to outlive the terminal.
+	 */
+	sigaction(SIGHUP, NULL, &hup);
+	hup_ignored = hup.sa_handler == SIG_IGN;
+	if (!hup_ignored)
+		sigaction(SIGHUP, &sa, NULL);
+	/* One sent before drain_pid is set waits for it instead of being lost. */
+	sigemptyset(&forwarded);
+	sigaddset(&forwarded, SIGINT);
+	sigaddset(&forwarded, SIGTERM);
+	sigaddset(&forwarded, SIGHUP);
+	sigprocmask(SIG_BLOCK, &forwarded, &oldmask);
 	pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		ret = -errno;
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		return ret;
+	}
 	if (!pid) {
+		/* One sent before the exec ends the child: record reports it. */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		if (!hup_ignored)
+			signal(SIGHUP, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		execv(argv[0], argv);
 		fprintf(stderr, "fxtrace record: %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
 	}
 	drain_pid = pid;
-	do {
-		w = waitpid(pid, &status, 0);
-	} while (w < 0 && errno == EINTR);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	/*
+	 * Reaped only after drain_pid is cleared: until then the pid is a
+	 * zombie's, never a new process's that a late signal would hit.
+	 */
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			break;
 	drain_pid = 0;
-	return w < 0 ? -errno : status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return status;
 }
 
 /* On stderr, as perf record's: stdout is COMMAND's. */
@@ -444,8 +481,8 @@ int cmd_record(int argc, char **argv)
 		rc = fxtrace_usage_error("record", "-u runs COMMAND as USER: no command given");
 	else if (pid && (!*pid || strspn(pid, "0123456789") != strlen(pid)))
 		rc = fxtrace_usage_error("record", "-p needs a process id, not '%s'", pid);
-	else if (!*out)
-		rc = fxtrace_usage_error("record", "-o/--output needs a file name, not ''");
+	else
+		rc = fxtrace_trace_output_error("record", out);
 	if (rc)
 		goto out;
 	rc = 1;

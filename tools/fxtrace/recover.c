@@ -120,9 +120,9 @@ int cmd_recover(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
-			if (!*optarg)
-				return fxtrace_usage_error("recover",
-							   "-o/--output needs a file name, not ''");
+			ret = fxtrace_trace_output_error("recover", optarg);
+			if (ret)
+				return ret;
 			output = optarg;
 			break;
 		case 'h':

@@ -80,9 +80,9 @@ int cmd_stop(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
-			if (!*optarg)
-				return fxtrace_usage_error("stop",
-							   "-o/--output needs a file name, not ''");
+			ret = fxtrace_trace_output_error("stop", optarg);
+			if (ret)
+				return ret;
 			out = optarg;
 			break;
 		case 'h':

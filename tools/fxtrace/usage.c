@@ -196,7 +196,8 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "\n"
 	  "Start a session with fxtrace-drain (next to this fxtrace), run COMMAND\n"
 	  "and stop when it exits; with -a or -p and no COMMAND, stop on SIGINT\n"
-	  "(Ctrl-C) or SIGTERM.  Needs /dev/fxtrace (fxtrace.ko) and CAP_PERFMON.\n"
+	  "(Ctrl-C), SIGTERM or SIGHUP (not under nohup).  Needs /dev/fxtrace\n"
+	  "(fxtrace.ko) and CAP_PERFMON.\n"
 	  "\n"
 	  "What is recorded: the libfxtrace events of every traced program (user\n"
 	  "categories: all unless -c names some), the kernel categories sched,\n"
@@ -325,6 +326,20 @@ int fxtrace_cmd_help(const char *cmd)
 		return EXIT_USAGE;
 	}
 	fputs(h->usage, stdout);
+	return 0;
+}
+
+/*
+ * "-" is perf record's standard output, but a trace file is never written
+ * through it (record's is COMMAND's; /dev/stdout is a symbolic link):
+ * here it would be a file named "-", which `fxtrace stats -` does not read.
+ */
+int fxtrace_trace_output_error(const char *cmd, const char *out)
+{
+	if (!*out)
+		return fxtrace_usage_error(cmd, "-o/--output needs a file name, not ''");
+	if (!strcmp(out, "-"))
+		return fxtrace_usage_error(cmd, "-o -: a trace is not written to standard output; name a file ('./-' for one named '-')");
 	return 0;
 }
 

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: SIGINT, SIGTERM and SIGHUP sent to `fxtrace record` reach
+# its drainer, and record then waits for it and exits with its status.
+# SIGHUP used to end record at once (exit 129): the drainer went on
+# unseen, and its status and the trace's announcement were lost.  The
+# drainer here is a script put next to a copy of fxtrace (record runs the
+# fxtrace-drain of its own directory), so no module is needed: it says it
+# is ready, and exits 7 on the signal after writing its name.  Under
+# nohup (SIGHUP ignored on entry) record passes no SIGHUP on.  A
+# preloaded fork() (signal_after_fork.so) sends record a signal after it
+# forked the drainer and before it knew the drainer's pid.
+# Prints TAP.
+
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+fxtrace=$top/${B:-build}/bin/fxtrace
+tmp=$(mktemp -d)
+# shellcheck disable=SC2317 # run by the trap
+cleanup() {
+	# A drainer that record left behind (the old SIGHUP) would loop on.
+	[[ -s $tmp/pid ]] && kill "$(cat "$tmp/pid")" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+n=0 failed=0
+
+result() {
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+cp "$fxtrace" "$tmp/fxtrace" || exit 1
+cat >"$tmp/fxtrace-drain" <<'DRAIN'
+#!/bin/bash
+for sig in INT TERM HUP; do
+	trap "echo $sig >\"\$FAKE_DIR/got\"; exit 7" "$sig"
+done
+echo $$ >"$FAKE_DIR/pid"
+: >"$FAKE_DIR/ready"
+while :; do sleep 0.1; done
+DRAIN
+chmod +x "$tmp/fxtrace-drain"
+export FAKE_DIR=$tmp
+
+for sig in INT TERM HUP; do
+	rm -f "$tmp/ready" "$tmp/got" "$tmp/pid"
+	# A background job of a script ignores SIGINT; record sets its own.
+	"$tmp/fxtrace" record -q -o "$tmp/t.fxt" -- true 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 100); do
+		[[ -e $tmp/ready ]] && break
+		sleep 0.1
+	done
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	got=$(cat "$tmp/got" 2>/dev/null)
+	[[ -z $got && -s $tmp/pid ]] && kill "$(cat "$tmp/pid")"
+	[[ $rc == 7 && $got == "$sig" ]]
+	result $? "SIG$sig to record: passed on to the drainer, its status 7 (rc=$rc, drainer got '$got')"
+done
+
+# Under nohup a hangup is not the session's end: record keeps SIGHUP
+# ignored (it used to catch it and pass it on), and SIGTERM still stops.
+rm -f "$tmp/ready" "$tmp/got" "$tmp/pid"
+(trap '' HUP; exec "$tmp/fxtrace" record -q -o "$tmp/t.fxt" -- true 2>"$tmp/err") &
+pid=$!
+for _ in $(seq 100); do
+	[[ -e $tmp/ready ]] && break
+	sleep 0.1
+done
+kill -s HUP "$pid"
+sleep 0.5
+kill -s TERM "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+got=$(cat "$tmp/got" 2>/dev/null)
+[[ -z $got && -s $tmp/pid ]] && kill "$(cat "$tmp/pid")"
+[[ $rc == 7 && $got == TERM ]]
+result $? "SIGHUP ignored on entry (nohup): not passed on; SIGTERM then is (rc=$rc, drainer got '$got')"
+
+# A signal sent after record forked the drainer but before it knew the
+# pid was lost (record waited on for ever); it must be passed on.
+for sig in INT TERM HUP; do
+	rm -f "$tmp/ready" "$tmp/got" "$tmp/pid"
+	# timeout outside the preload: its own fork is not record's.
+	timeout 20 env SIGNAL_AFTER_FORK="$(kill -l "$sig")" \
+		LD_PRELOAD="$top/${B:-build}/test/fxtrace/signal_after_fork.so" \
+		"$tmp/fxtrace" record -q -o "$tmp/t.fxt" -- true 2>"$tmp/err"
+	rc=$?
+	got=$(cat "$tmp/got" 2>/dev/null)
+	[[ -z $got && -s $tmp/pid ]] && kill "$(cat "$tmp/pid")"
+	[[ $rc == 7 && $got == "$sig" ]]
+	result $? "SIG$sig between fork and the drainer's pid known: passed on (rc=$rc, drainer got '$got')"
+done
+
+echo "1..$n"
+exit "$failed"
