@@ -228,7 +228,7 @@ static int config_line(struct options *opt, char *key, char *value)
 		opt->categories = keep_string(opt, 0, value);
 		ret = opt->categories ? 0 : -ENOMEM;
 	} else if (!strcmp(key, "output")) {
-		if (!*value)
+		if (!*value || !strcmp(value, "-"))
 			return -EINVAL;
 		opt->out = keep_string(opt, 1, value);
 		ret = opt->out ? 0 : -ENOMEM;
@@ -401,6 +401,11 @@ int parse_options(struct options *opt, int argc, char **argv)
 			/* As `fxtrace record -o ''`: the value is wrong, not a file. */
 			if (!*optarg) {
 				fprintf(stderr, "fxtrace-drain: -o/--output needs a file name, not ''\n");
+				return -EINVAL;
+			}
+			/* As `fxtrace record -o -`: not a file named "-". */
+			if (!strcmp(optarg, "-")) {
+				fprintf(stderr, "fxtrace-drain: -o -: a trace is not written to standard output; name a file ('./-' for one named '-')\n");
 				return -EINVAL;
 			}
 			opt->out = optarg;

@@ -121,6 +121,12 @@ usage_error "fxtrace-drain: -B '18K': $limits" "$bin/fxtrace-drain" -B 18K -- tr
 usage_error "fxtrace-drain: -b '512M': $limits" "$bin/fxtrace-drain" -b 512M -- true
 usage_error "fxtrace-drain: -o/--output needs a file name, not ''" "$bin/fxtrace-drain" -o '' -- true
 usage_error "fxtrace-drain: -o/--output needs a file name, not ''" "$bin/fxtrace-drain" --output= -- true
+# "-" was a file of that name, which 'fxtrace stats -' does not read.
+dash="a trace is not written to standard output; name a file ('./-' for one named '-')"
+usage_error "fxtrace-drain: -o -: $dash" "$bin/fxtrace-drain" -o - -- true
+usage_error "fxtrace-drain: -o -: $dash" "$bin/fxtrace-drain" --output=- -- true
+printf 'output = -\n' >"$out/dash.conf"
+usage_error "fxtrace-drain: $out/dash.conf:1: expected 'key = value' with a valid value" "$bin/fxtrace-drain" -C "$out/dash.conf" -- true
 rt="a real-time priority is a number from 1 to 99"
 usage_error "fxtrace-drain: -r '0': $rt" "$bin/fxtrace-drain" -r 0 -- true
 usage_error "fxtrace-drain: -r '100': $rt" "$bin/fxtrace-drain" --rt-priority=100 -- true
