@@ -812,6 +812,40 @@ static bool command_dying(pid_t pid)
 }
 
 /*
+ * How long a command the kernel is killing has to exit once the trace is
+ * written.  It takes milliseconds, but not always: a first thread that
+ * exited (State Z) waits in waitpid() for the last of its threads, which
+ * may run on for ever, and a task in an uninterruptible sleep has its
+ * SIGKILL pending until it wakes.  The drainer does not wait for those.
+ */
+#define DYING_WAIT_NS	2000000000ULL
+
+/* The command reaped (its pid, *status set), or 0 if it outlived the wait. */
+static pid_t wait_dying(struct drain *d, int *status)
+{
+	uint64_t now = monotonic_ns(), until = now + DYING_WAIT_NS;
+	struct timespec left;
+	sigset_t mask;
+	siginfo_t si;
+	pid_t w;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	for (;;) {
+		w = waitpid(d->child, status, WNOHANG);
+		if (w)
+			return w;
+		now = monotonic_ns();
+		if (now >= until)
+			return 0;
+		/* SIGCHLD is blocked: one sent since the waitpid() is pending. */
+		left.tv_sec = (time_t)((until - now) / 1000000000ULL);
+		left.tv_nsec = (long)((until - now) % 1000000000ULL);
+		sigtimedwait(&mask, &si, &left);
+	}
+}
+
+/*
  * The trace is written and the command was not reaped: the signal that
  * stopped the session may have killed it too, whether or not its
  * SIGCHLD or even its exit came before the end; then its status is the
@@ -826,7 +860,7 @@ static void reap_exited(struct drain *d)
 		return;
 	w = waitpid(d->child, &status, WNOHANG);
 	if (!w && command_dying(d->child))
-		w = waitpid(d->child, &status, 0);
+		w = wait_dying(d, &status);
 	if (w != d->child)
 		return;
 	d->child = 0;

@@ -224,6 +224,30 @@ result $? "sigleft: SIGINT to the drainer: 130, the command ($pid) left running 
 kill -KILL "$pid"
 check_strict "$out/sigleft.fxt" sigleft
 
+# A command whose first thread exited while another sleeps 60 s: Z in
+# /proc/PID/status, but waitpid() waits for its last thread.  SIGINT to
+# the drainer alone: the wait for a dying command lasts 2 s at most, then
+# it is left running, 130 (the drainer waited 60 s and gave 0).
+"$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigzombie.fxt" -- \
+	"$progs/leader_exit" "$out/sigzombie.pid" 60 \
+	2>"$out/sigzombie.stderr" &
+drain=$!
+for _ in $(seq 50); do [[ -s $out/sigzombie.pid ]] && break; sleep 0.1; done
+pid=$(cat "$out/sigzombie.pid")
+for _ in $(seq 50); do grep -q '^State:.Z' "/proc/$pid/status" && break; sleep 0.1; done
+start=$SECONDS
+kill -INT $drain
+wait $drain
+rc=$?
+took=$((SECONDS - start))
+sed 's/^/# /' "$out/sigzombie.stderr"
+[[ $rc == 130 ]] && ((took <= 10)) && kill -0 "$pid" &&
+	grep -qx "fxtrace-drain: Interrupt: $progs/leader_exit left running (pid $pid)" \
+		"$out/sigzombie.stderr"
+result $? "sigzombie: a first thread exited, the last one not: left running, 130, in ${took}s (got $rc)"
+kill -KILL "$pid"
+check_strict "$out/sigzombie.fxt" sigzombie
+
 # A device is written through the ring (a regular file by the drainer).
 run devnull -m streaming -b 16K -B 16K -o /dev/null -- "$progs/producer" 2 20000 100
 summary_has devnull 'task +2 buffers, [1-9][0-9]{4,} records'
