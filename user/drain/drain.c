@@ -613,6 +613,13 @@ static int set_rt_priority(int prio)
 	return -err;
 }
 
+static bool sighup_ignored(void)
+{
+	struct sigaction sa;
+
+	return !sigaction(SIGHUP, NULL, &sa) && sa.sa_handler == SIG_IGN;
+}
+
 static int setup(struct drain *d, sigset_t *oldmask, int *release)
 {
 	sigset_t mask, blocked;
@@ -623,8 +630,14 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
-	/* A closed terminal: a default SIGHUP would leave an orphan. */
-	sigaddset(&mask, SIGHUP);
+	/*
+	 * A closed terminal: a default SIGHUP would leave an orphan.  One
+	 * ignored on entry (nohup, or `fxtrace record` under it) stays
+	 * ignored, for the drainer and its command, as nohup asks: blocked,
+	 * it would reach the signalfd all the same and stop the session.
+	 */
+	if (!sighup_ignored())
+		sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1);
 	/*

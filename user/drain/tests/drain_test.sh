@@ -248,6 +248,24 @@ result $? "sigzombie: a first thread exited, the last one not: left running, 130
 kill -KILL "$pid"
 check_strict "$out/sigzombie.fxt" sigzombie
 
+# Under nohup (SIGHUP ignored on entry) a hangup does not stop the
+# session: it stayed blocked for the signalfd, which read it all the same.
+(trap '' HUP; exec "$bin/fxtrace-drain" -m streaming -B 16K \
+	-o "$out/nohup.fxt" 2>"$out/nohup.stderr") &
+drain=$!
+sleep 1
+kill -HUP $drain
+alive=1
+for _ in $(seq 30); do kill -0 $drain 2>/dev/null || { alive=0; break; }; sleep 0.1; done
+kill -INT $drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/nohup.stderr"
+[[ $alive == 1 && $rc == 0 ]]
+result $? "nohup: SIGHUP ignored on entry stays ignored; SIGINT stops it, exit 0 (alive $alive, rc $rc)"
+check_strict "$out/nohup.fxt" nohup
+
+
 # A device is written through the ring (a regular file by the drainer).
 run devnull -m streaming -b 16K -B 16K -o /dev/null -- "$progs/producer" 2 20000 100
 summary_has devnull 'task +2 buffers, [1-9][0-9]{4,} records'
