@@ -251,8 +251,9 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "tracing goes on without it.\n"
 	  "\n"
 	  "Exit status: COMMAND's once the trace is written (128+N if signal N\n"
-	  "killed it, 127 if it could not be run), 0 without COMMAND; 1 if tracing\n"
-	  "failed; 2 usage error.\n" },
+	  "killed it, 127 if it could not be run), 0 without COMMAND; 128+N if\n"
+	  "signal N stopped the trace and COMMAND runs on; 1 if tracing failed;\n"
+	  "2 usage error.\n" },
 	{ "recover", "cut a trace the drainer did not finish at its flush watermark",
 	  "usage: fxtrace recover [-o OUT] FILE\n"
 	  "\n"

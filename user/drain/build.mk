@@ -18,7 +18,7 @@ LDLIBS_fxtrace-drain = -luring $(PROBE_LDLIBS)
 PROGS += $(B)/bin/fxtrace-drain
 
 DRAIN_TEST_PROGS := $(addprefix $(B)/test/drain/,producer garbage soak count_ticks \
-	deny_setscheduler)
+	deny_setscheduler leader_exit)
 
 $(B)/test/drain/producer: $(B)/obj/user/drain/tests/producer.o \
 		$(B)/lib/libfxtrace.a
@@ -29,6 +29,10 @@ $(B)/test/drain/garbage: $(B)/obj/user/drain/tests/garbage.o
 
 # record_cli_test.sh's -r under a seccomp filter (RestrictRealtime=).
 $(B)/test/drain/deny_setscheduler: $(B)/obj/user/drain/tests/deny_setscheduler.o
+	$(link)
+
+# drain_test.sh's command whose first thread exits before the others.
+$(B)/test/drain/leader_exit: $(B)/obj/user/drain/tests/leader_exit.o
 	$(link)
 
 $(B)/test/drain/soak: $(B)/obj/user/drain/tests/soak.o $(B)/lib/libfxtrace.a

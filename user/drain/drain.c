@@ -388,6 +388,8 @@ void on_signal(struct drain *d)
 		/* A -u command is in a session of its own, away from them. */
 		if (d->opt.user_name && d->child > 0)
 			kill(d->child, (int)d->siginfo.ssi_signo);
+		if (!d->stop_signal)
+			d->stop_signal = (int)d->siginfo.ssi_signo;
 		request_stop(d);
 		break;
 	case SIGUSR1:
@@ -611,6 +613,13 @@ static int set_rt_priority(int prio)
 	return -err;
 }
 
+static bool sighup_ignored(void)
+{
+	struct sigaction sa;
+
+	return !sigaction(SIGHUP, NULL, &sa) && sa.sa_handler == SIG_IGN;
+}
+
 static int setup(struct drain *d, sigset_t *oldmask, int *release)
 {
 	sigset_t mask, blocked;
@@ -621,8 +630,14 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
-	/* A closed terminal: a default SIGHUP would leave an orphan. */
-	sigaddset(&mask, SIGHUP);
+	/*
+	 * A closed terminal: a default SIGHUP would leave an orphan.  One
+	 * ignored on entry (nohup, or `fxtrace record` under it) stays
+	 * ignored, for the drainer and its command, as nohup asks: blocked,
+	 * it would reach the signalfd all the same and stop the session.
+	 */
+	if (!sighup_ignored())
+		sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1);
 	/*
@@ -778,6 +793,110 @@ static int exit_status(int status)
 }
 
 /*
+ * Whether pid is exiting: a zombie, or a fatal signal on its way.  A
+ * signal whose default action kills (a shell's Ctrl-C to the whole job)
+ * is made SIGKILL pending in each of the process's threads when it is
+ * sent (complete_signal() in kernel/signal.c), so that a process sent the
+ * drainer's own signal at the same time shows it by now.
+ */
+static bool command_dying(pid_t pid)
+{
+	unsigned long long pending;
+	char path[32], *line = NULL;
+	bool dying = false;
+	size_t size = 0;
+	char state;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!dying && getline(&line, &size, f) > 0) {
+		if (sscanf(line, "State: %c", &state) == 1)
+			dying = state == 'Z' || state == 'X';
+		else if (sscanf(line, "SigPnd: %llx", &pending) == 1 ||
+			 sscanf(line, "ShdPnd: %llx", &pending) == 1)
+			dying = pending & 1ULL << (SIGKILL - 1);
+	}
+	free(line);
+	fclose(f);
+	return dying;
+}
+
+/*
+ * How long a command the kernel is killing has to exit once the trace is
+ * written.  It takes milliseconds, but not always: a first thread that
+ * exited (State Z) waits in waitpid() for the last of its threads, which
+ * may run on for ever, and a task in an uninterruptible sleep has its
+ * SIGKILL pending until it wakes.  The drainer does not wait for those.
+ */
+#define DYING_WAIT_NS	2000000000ULL
+
+/* The command reaped (its pid, *status set), or 0 if it outlived the wait. */
+static pid_t wait_dying(struct drain *d, int *status)
+{
+	uint64_t now = monotonic_ns(), until = now + DYING_WAIT_NS;
+	struct timespec left;
+	sigset_t mask;
+	siginfo_t si;
+	pid_t w;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	for (;;) {
+		w = waitpid(d->child, status, WNOHANG);
+		if (w)
+			return w;
+		now = monotonic_ns();
+		if (now >= until)
+			return 0;
+		/* SIGCHLD is blocked: one sent since the waitpid() is pending. */
+		left.tv_sec = (time_t)((until - now) / 1000000000ULL);
+		left.tv_nsec = (long)((until - now) % 1000000000ULL);
+		sigtimedwait(&mask, &si, &left);
+	}
+}
+
+/*
+ * The trace is written and the command was not reaped: the signal that
+ * stopped the session may have killed it too, whether or not its
+ * SIGCHLD or even its exit came before the end; then its status is the
+ * one to give.
+ */
+static void reap_exited(struct drain *d)
+{
+	int status;
+	pid_t w;
+
+	if (d->child <= 0)
+		return;
+	w = waitpid(d->child, &status, WNOHANG);
+	if (!w && command_dying(d->child))
+		w = wait_dying(d, &status);
+	if (w != d->child)
+		return;
+	d->child = 0;
+	d->child_status = status;
+	pty_command_done(&d->pty);
+}
+
+/*
+ * A command still running once the trace is written is left running, and
+ * the status is that of an interrupted run, 128+N for the signal that
+ * stopped the session, as perf record's: not 0, which would say that the
+ * command succeeded.
+ */
+static int command_status(const struct drain *d)
+{
+	if (d->child <= 0 || !d->stop_signal)
+		return exit_status(d->child_status);
+	fprintf(stderr, "fxtrace-drain: %s: %s left running (pid %d)\n",
+		strsignal(d->stop_signal), d->opt.command[0], (int)d->child);
+	return 128 + d->stop_signal;
+}
+
+/*
  * A write of the output failed (a full disk, the file size limit, a pipe
  * whose reader left): say so, naming the file, and leave a trace that is
  * whole.  Nothing after the published flush mark was acknowledged, and a
@@ -922,6 +1041,8 @@ int main(int argc, char **argv)
 		waitpid(d->child, NULL, 0);
 	} else if (ret && d->child > 0) {
 		wait_command(d);
+	} else if (!ret) {
+		reap_exited(d);
 	}
 	/* Root's terminal back as it was, before the summary goes there. */
 	pty_end(&d->pty);
@@ -932,7 +1053,7 @@ int main(int argc, char **argv)
 	if (d->child_status && WIFEXITED(d->child_status))
 		fprintf(stderr, "fxtrace-drain: %s exited with status %d\n",
 			d->opt.command[0], WEXITSTATUS(d->child_status));
-	status = d->child_status;
+	status = ret ? 1 : command_status(d);
 	fxtctl_close(&d->c);
 	fxtprobe_close(d->probes);
 	fxtprobe_close(d->opt.probes);
@@ -946,5 +1067,5 @@ int main(int argc, char **argv)
 	free(d->opt.user_home);
 	free(d->opt.config_strings[1]);
 	free(d);
-	return ret ? 1 : exit_status(status);
+	return status;
 }

@@ -110,6 +110,7 @@ struct drain {
 	uint64_t reserved;		/* allocated up to here, past the records */
 	pid_t child;
 	int child_status;
+	int stop_signal;		/* the SIGINT, SIGTERM or SIGHUP that stopped it */
 	struct cmd_pty pty;		/* a -u command's terminal, if it has one */
 	enum drain_state state;
 	int error;			/* first fatal error, -errno */

@@ -68,8 +68,9 @@ static void usage(FILE *f)
 		"      --version          the fxtrace ABI this drainer speaks\n"
 		"\n"
 		"Exit status: COMMAND's (128+N if signal N killed it, 127 if it could\n"
-		"not be run) once the trace is written, 0 without COMMAND; 1 if tracing\n"
-		"failed; 2 usage error.\n");
+		"not be run) once the trace is written, 0 without COMMAND; 128+N if\n"
+		"signal N stopped the trace and COMMAND runs on; 1 if tracing failed;\n"
+		"2 usage error.\n");
 }
 
 /* A buffer size the module accepts, or a message saying what it accepts. */

@@ -184,6 +184,88 @@ sed 's/^/# /' "$out/signal.stderr"
 check_strict "$out/signal.fxt" signal
 exact signal 1 3000
 
+# A command and its drainer stopped by one signal, as a shell's Ctrl-C
+# stops a job: the trace is written and the exit status is the
+# command's, whether its SIGCHLD came before the end or not (it was 0
+# when the session ended first).  SIGTERM: this script's background jobs
+# ignore SIGINT, as bash makes them without job control.  setsid: the
+# drainer leads a group of its own, holding the command, and not this
+# script.
+setsid "$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigjob.fxt" -- \
+	sleep 30 2>"$out/sigjob.stderr" &
+drain=$!
+sleep 2
+kill -TERM -- -$drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/sigjob.stderr"
+[[ $rc == 143 ]] && ! grep -q 'left running' "$out/sigjob.stderr"
+result $? "sigjob: SIGTERM to the job: the command's status, 143 (got $rc)"
+check_strict "$out/sigjob.fxt" sigjob
+
+# SIGINT to the drainer alone: the command goes on, left running, and
+# the status says the run was interrupted, 128+2, not that the command
+# succeeded (it was 0).
+# shellcheck disable=SC2016 # the inner sh expands it
+"$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigleft.fxt" -- \
+	sh -c 'echo $$ >"$0"; exec sleep 30' "$out/sigleft.pid" \
+	2>"$out/sigleft.stderr" &
+drain=$!
+for _ in $(seq 50); do [[ -s $out/sigleft.pid ]] && break; sleep 0.1; done
+kill -INT $drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/sigleft.stderr"
+pid=$(cat "$out/sigleft.pid")
+[[ $rc == 130 ]] && kill -0 "$pid" &&
+	grep -qx "fxtrace-drain: Interrupt: sh left running (pid $pid)" \
+		"$out/sigleft.stderr"
+result $? "sigleft: SIGINT to the drainer: 130, the command ($pid) left running and named (got $rc)"
+kill -KILL "$pid"
+check_strict "$out/sigleft.fxt" sigleft
+
+# A command whose first thread exited while another sleeps 60 s: Z in
+# /proc/PID/status, but waitpid() waits for its last thread.  SIGINT to
+# the drainer alone: the wait for a dying command lasts 2 s at most, then
+# it is left running, 130 (the drainer waited 60 s and gave 0).
+"$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigzombie.fxt" -- \
+	"$progs/leader_exit" "$out/sigzombie.pid" 60 \
+	2>"$out/sigzombie.stderr" &
+drain=$!
+for _ in $(seq 50); do [[ -s $out/sigzombie.pid ]] && break; sleep 0.1; done
+pid=$(cat "$out/sigzombie.pid")
+for _ in $(seq 50); do grep -q '^State:.Z' "/proc/$pid/status" && break; sleep 0.1; done
+start=$SECONDS
+kill -INT $drain
+wait $drain
+rc=$?
+took=$((SECONDS - start))
+sed 's/^/# /' "$out/sigzombie.stderr"
+[[ $rc == 130 ]] && ((took <= 10)) && kill -0 "$pid" &&
+	grep -qx "fxtrace-drain: Interrupt: $progs/leader_exit left running (pid $pid)" \
+		"$out/sigzombie.stderr"
+result $? "sigzombie: a first thread exited, the last one not: left running, 130, in ${took}s (got $rc)"
+kill -KILL "$pid"
+check_strict "$out/sigzombie.fxt" sigzombie
+
+# Under nohup (SIGHUP ignored on entry) a hangup does not stop the
+# session: it stayed blocked for the signalfd, which read it all the same.
+(trap '' HUP; exec "$bin/fxtrace-drain" -m streaming -B 16K \
+	-o "$out/nohup.fxt" 2>"$out/nohup.stderr") &
+drain=$!
+sleep 1
+kill -HUP $drain
+alive=1
+for _ in $(seq 30); do kill -0 $drain 2>/dev/null || { alive=0; break; }; sleep 0.1; done
+kill -INT $drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/nohup.stderr"
+[[ $alive == 1 && $rc == 0 ]]
+result $? "nohup: SIGHUP ignored on entry stays ignored; SIGINT stops it, exit 0 (alive $alive, rc $rc)"
+check_strict "$out/nohup.fxt" nohup
+
+
 # A device is written through the ring (a regular file by the drainer).
 run devnull -m streaming -b 16K -B 16K -o /dev/null -- "$progs/producer" 2 20000 100
 summary_has devnull 'task +2 buffers, [1-9][0-9]{4,} records'

@@ -192,10 +192,9 @@ grep -q 'shown-on-terminal' "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
 result $? "stdout read-only: the command's output shows through stderr, exit 0"
 # A stdin write-only: nothing can read it, so it is not made raw (it was,
 # and Ctrl-C typed then went nowhere); Ctrl-C interrupts record, which
-# stops and passes it on to the command.  The command goes on after it
-# (had it exited, record would exit 0 or its status, whichever came first:
-# the session's stop or its reaping), ignoring the hangup of its pty, and
-# is killed after.
+# stops and passes it on to the command.  The command goes on after it,
+# ignoring the hangup of its pty, and is killed after: record exits 130,
+# an interrupted run (had the command exited, its status).
 d=$userdir/wrin
 # shellcheck disable=SC2016 # expanded by the command's shell
 harness wrin --type 'ready>=\x03' --timeout 20 -- \
@@ -206,8 +205,8 @@ harness wrin --type 'ready>=\x03' --timeout 20 -- \
 [[ $(cat "$d/during") == cooked && $(cat "$d/termios") == same ]]
 result $? "stdin write-only: root's terminal is not made raw"
 for _ in $(seq 30); do [[ -s $d/intr ]] && break; sleep 0.1; done
-[[ $(cat "$d/rc") == 0 && $(cat "$d/intr" 2>/dev/null) == interrupted ]]
-result $? "stdin write-only: Ctrl-C stops record (exit 0), the command gets SIGINT"
+[[ $(cat "$d/rc") == 130 && $(cat "$d/intr" 2>/dev/null) == interrupted ]]
+result $? "stdin write-only: Ctrl-C stops record (exit 130), the command gets SIGINT"
 [[ -s $d/intr.pid ]] && kill -KILL "$(cat "$d/intr.pid")"
 
 # ---- record started in the background of a job-control shell ----------------
