@@ -19,13 +19,20 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$mktrace" "$tmp/t.fxt" 1 || exit 1
+# Not a bash script: a non-interactive bash that gets SIGINT while it
+# waits for a child goes on when the child did not die of it (bash(1),
+# SIGNALS), so a bash stand-in sent SIGINT during its `mv` outlived the
+# check and the SIGINT case failed now and then on a loaded machine.
 cat >"$tmp/tp" <<'TP'
-#!/bin/bash
-# The stand-in: `tp query FILE SQL`; FILE and its pid said in $TP_MARK,
-# then a wait in that pid.
-printf '%s\n%s\n' "$2" $$ >"$TP_MARK.tmp" && mv "$TP_MARK.tmp" "$TP_MARK"
-[[ $TP_WAIT == 1 ]] && exec sleep 60
-exit 0
+#!/usr/bin/perl
+# The stand-in: `tp query FILE SQL`; FILE and its pid said in $TP_MARK
+# (written whole, then renamed), then a wait in that pid.
+open(my $f, '>', "$ENV{TP_MARK}.tmp") or die "$ENV{TP_MARK}.tmp: $!";
+print $f "$ARGV[1]\n$$\n";
+close($f) or die "$ENV{TP_MARK}.tmp: $!";
+rename("$ENV{TP_MARK}.tmp", $ENV{TP_MARK}) or die "$ENV{TP_MARK}: $!";
+sleep 60 if $ENV{TP_WAIT} eq '1';
+exit 0;
 TP
 chmod +x "$tmp/tp"
 
