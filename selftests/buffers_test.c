@@ -45,6 +45,7 @@ TEST_F(sess, cpu_buffers)
 		ASSERT_EQ(FXTRACE_MODE_ONESHOT, h->mode);
 		ASSERT_GT(self->ncpus, h->cpu);
 		ASSERT_EQ(0, h->comm[0]);
+		ASSERT_EQ(~0U, h->owner_uid);
 		ASSERT_EQ(0, cpus & (1ULL << h->cpu));
 		cpus |= 1ULL << h->cpu;
 		ASSERT_EQ(2 * PG, h->data_offset);
@@ -371,7 +372,9 @@ TEST_F(sess, task_header_mmap)
 	ASSERT_EQ(0, h->requested_wraps);
 	ASSERT_EQ(0, h->saved_wraps);
 
-	ASSERT_EQ(160, h->header_size);	/* ABI 0.5 */
+	ASSERT_EQ(168, h->header_size);	/* ABI 0.8 */
+	ASSERT_EQ(0, h->owner_uid);	/* root's */
+	ASSERT_EQ(0, h->reserved);
 
 	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, a.header_size, PROT_READ | PROT_WRITE,
 				      MAP_SHARED, self->fd2, a.header_offset));
@@ -544,6 +547,42 @@ TEST_F(sess, task_mmap_fork)
 	ASSERT_NE(NULL, h);
 	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
 	ASSERT_EQ(h->durable_reserved, ((struct fxtrace_buffer_control *)m)->durable_committed);
+}
+
+/*
+ * The header names the user the attaching thread's work is charged to
+ * (ABI 0.8), which fxtrace-drain keys flows by: a child that became uid
+ * 65534 gets 65534 in its buffer's header, as its controller maps it.
+ */
+TEST_F(sess, task_header_owner_uid)
+{
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_attach a;
+	pid_t pid;
+
+	ASSERT_EQ(0, attach(self->fd2, &a));
+	h = map_header(self->fd2, a.buffer_id);
+	ASSERT_NE(NULL, h);
+	ASSERT_EQ(getuid(), h->owner_uid);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct fxtrace_attach b;
+
+		if (setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (attach(self->fd2, &b) || b.buffer_id != a.buffer_id + 1)
+			_exit(11);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	h = map_header(self->fd, a.buffer_id + 1);
+	ASSERT_NE(NULL, h) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_EQ(FXTRACE_BUFFER_TASK, h->kind);
+	ASSERT_EQ(pid, h->pid);
+	ASSERT_EQ(65534, h->owner_uid);
+	ASSERT_EQ(0, h->reserved);
 }
 
 TEST_F(sess, reader_mmap)
