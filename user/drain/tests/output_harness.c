@@ -35,6 +35,12 @@ void file_add(struct file *f, const struct chunk *c)
 	f->len += c->len;
 }
 
+void fake_owner(struct fake *f, __u32 uid)
+{
+	f->hdr->header_size = sizeof(*f->hdr);
+	f->hdr->owner_uid = uid;
+}
+
 void put_durable(struct fake *f, const void *bytes, size_t len)
 {
 	memcpy(f->data + f->durable, bytes, len);
