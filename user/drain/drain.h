@@ -156,6 +156,7 @@ struct output {
 	struct fxt_map asyncs;		/* (pid, id) -> its begin (async_open) */
 	uint64_t async_last_id;		/* the last id given in the output */
 	struct fxt_map flows;		/* (owner, id) -> its begin (flow_open) */
+	struct fxt_map flow_users;	/* (owner, 0) -> its flows open */
 	uint64_t flow_last_id;		/* the last id given in the output */
 	bool owner_unknown_told;	/* the old module's header is reported */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */

@@ -63,13 +63,16 @@
 #define ASYNC_IDS_MIN		16
 
 /*
- * Flow begins open at once per process, and in the session: past either
- * its new begins are refused.  Open flows outlive their process (a later
- * begin of the id would be a duplicate in the file), so the session's
- * bound is what keeps the table's memory bounded.
+ * Flow begins open at once per process, per user and in the session: past
+ * any of them its new begins are refused.  Open flows outlive their
+ * process (a later begin of the id would be a duplicate in the file), so
+ * the session's bound is what keeps the table's memory bounded; the
+ * user's, a quarter of it, keeps one user's processes from holding all
+ * of it, which would refuse every other user's begins.
  */
 #define FLOW_OPEN_PER_PROCESS	16384
 #define FLOW_OPEN_PER_SESSION	(16 * FLOW_OPEN_PER_PROCESS)
+#define FLOW_OPEN_PER_USER	(FLOW_OPEN_PER_SESSION / 4)
 
 /*
  * The thread's comm at ATTACH in the header page: `char comm[16]` right
@@ -183,6 +186,7 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->pids, sizeof(struct pid_share));
 	fxt_map_init(&o->asyncs, sizeof(struct async_open));
 	fxt_map_init(&o->flows, sizeof(struct flow_open));
+	fxt_map_init(&o->flow_users, sizeof(uint64_t));
 	fxt_map_init(&o->threads, sizeof(struct thread_slices));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
 	return 0;
@@ -233,6 +237,7 @@ void output_free(struct output *o)
 	free(o->fast);
 	fxt_map_free(&o->asyncs);
 	fxt_map_free(&o->flows);
+	fxt_map_free(&o->flow_users);
 	fxt_map_free(&o->threads);
 	fxt_map_free(&o->lost);
 	memset(o, 0, sizeof(*o));
@@ -1009,6 +1014,7 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 {
 	const struct thread_slices *thread;
 	const struct pid_share *share;
+	const uint64_t *held;
 	bool in_slice;
 
 	if (rec->type != FXT_REC_EVENT || rec->subtype < FXT_EVENT_FLOW_BEGIN ||
@@ -1024,6 +1030,13 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 		return in_slice || !fxt_map_get(&o->flows, db->owner, rec->id);
 	if (!in_slice || fxt_map_get(&o->flows, db->owner, rec->id) ||
 	    o->flows.count >= FLOW_OPEN_PER_SESSION)
+		return false;
+	/*
+	 * A module older than ABI 0.8 names no user: its buffers have only
+	 * the session's bound, as before.
+	 */
+	held = fxt_map_get(&o->flow_users, db->owner, 0);
+	if (db->owner != OWNER_UNKNOWN && held && *held >= FLOW_OPEN_PER_USER)
 		return false;
 	share = fxt_map_get(&o->pids, db->pid, 0);
 	return share && share->flows < FLOW_OPEN_PER_PROCESS;
@@ -1045,15 +1058,22 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 {
 	struct flow_open *open;
 	struct pid_share *share;
-	uint64_t pid;
+	uint64_t pid, *held;
 
 	if (rec->type != FXT_REC_EVENT || rec->subtype < FXT_EVENT_FLOW_BEGIN ||
 	    rec->subtype > FXT_EVENT_FLOW_END)
 		return 0;
 	if (rec->subtype == FXT_EVENT_FLOW_BEGIN) {
-		open = fxt_map_put(&o->flows, db->owner, rec->id, NULL);
-		if (!open)
+		held = fxt_map_put(&o->flow_users, db->owner, 0, NULL);
+		if (!held)
 			return -ENOMEM;
+		open = fxt_map_put(&o->flows, db->owner, rec->id, NULL);
+		if (!open) {
+			if (!*held)
+				fxt_map_del(&o->flow_users, db->owner, 0);
+			return -ENOMEM;
+		}
+		++*held;
 		open->pid = db->pid;
 		open->out_id = ++o->flow_last_id;
 		*out_id = open->out_id;
@@ -1068,6 +1088,9 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		return 0;
 	pid = open->pid;
 	fxt_map_del(&o->flows, db->owner, rec->id);
+	held = fxt_map_get(&o->flow_users, db->owner, 0);
+	if (held && !--*held)
+		fxt_map_del(&o->flow_users, db->owner, 0);
 	share = fxt_map_get(&o->pids, pid, 0);
 	if (share && share->flows && !--share->flows && !share->buffers)
 		fxt_map_del(&o->pids, pid, 0);

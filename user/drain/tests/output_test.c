@@ -2435,6 +2435,84 @@ static int test_flows_owner_squatter(void)
 }
 
 /*
+ * One user holds at most a quarter of the session's open flows (65,536),
+ * so that its processes cannot fill the session's bound and refuse every
+ * other user's begins.  Uid 1001's 16 processes each begin 16,384 flows:
+ * the first 4 processes' are kept, the other 12's refused; uid 1000's
+ * begin and end of id 1 are kept; another process of uid 1001 begins id 1
+ * (refused: its user holds it open), ends it, and its next begin, of a
+ * new id, is kept in the place the end freed.
+ * Before, all 262,144 were kept and uid 1000's begin was refused (the
+ * session's bound full).
+ */
+static int test_flows_user_bound(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db, *victim, *again;
+	uint64_t records[16], refused[16];
+	__u64 *w = malloc(words * 8);
+	struct fake f, fv, fa;
+	struct walk walk;
+	size_t n, i;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < 16; p++) {
+		pid = 1000 + 2 * p;
+		fake_new(&f, 30 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		fake_owner(&f, 1001);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, pid + 1, "d", 0);
+		for (i = 0; i < share; i++)
+			n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, pid, pid + 1,
+				   "", 1 + p * share + i);
+		n += event(w + n, FXT_EVENT_DURATION_END, t, pid, pid + 1, "d",
+			   0);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		records[p] = db->records;
+		refused[p] = db->refused[REFUSED_FLOW];
+		fake_free(&f);
+	}
+	fake_new(&fv, 60, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0, "victim");
+	fake_owner(&fv, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 200, 201, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 3, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 4, 200, 201, "d", 0);
+	put_words(&fv, w, n);
+	victim = drain_rest(&fv);
+	ASSERT_EQ(4, victim->records);
+	ASSERT_EQ(0, victim->invalid);
+	for (p = 0; p < 16; p++) {
+		ASSERT_EQ(p < 4 ? share + 2 : 2, records[p]);
+		ASSERT_EQ(p < 4 ? 0 : share, refused[p]);
+	}
+	ASSERT_EQ(4 * share, out.flows.count);
+	/* Uid 1001 ends its id 1 from another process, then begins anew. */
+	fake_new(&fa, 61, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, "again");
+	fake_owner(&fa, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 5, 300, 301, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 6, 300, 301, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 7, 300, 301, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 8, 300, 301, "f",
+		   16 * share + 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 9, 300, 301, "d", 0);
+	put_words(&fa, w, n);
+	again = drain_rest(&fa);
+	ASSERT_EQ(4, again->records);
+	ASSERT_EQ(1, again->refused[REFUSED_FLOW]);
+	ASSERT_EQ(4 * share, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&fv);
+	fake_free(&fa);
+	free(w);
+	return 0;
+}
+
+/*
  * A module older than ABI 0.8 writes no owner_uid: its task buffers'
  * flows are keyed among themselves by id alone, as before (process 500's
  * end joins 200's flow 7), never with a buffer whose header names a user
@@ -3871,6 +3949,7 @@ static const struct tap_test tests[] = {
 	{ "each process's async ids get ids of their own in the output", test_async_ids_per_process },
 	{ "flows are keyed by owner uid and id, with ids of their own in the output", test_flows_by_owner },
 	{ "a user holds open only ids of its own", test_flows_owner_squatter },
+	{ "one user holds at most a quarter of the session's open flows", test_flows_user_bound },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },
