@@ -132,6 +132,7 @@ struct diff_config {
 	bool kernel_retires;	/* the kernel buffer, after its rest */
 	bool probe_id;		/* probes attached, the main buffer their id */
 	uint32_t header_size;	/* a module's fxtrace_buffer_header */
+	bool other_owner;	/* the successor is another user's */
 	uint32_t cpu;		/* the CPU buffer's */
 	char comm[16];		/* NUL-terminated, zero-padded */
 	uint64_t ticks_per_second, start_ticks;

@@ -612,7 +612,7 @@ static void gen_config(unsigned char *b)
 
 	memset(b, 0, DIFF_CONFIG_BYTES);
 	b[0] = (unsigned char)pick(128);
-	b[1] = (unsigned char)pick(4);
+	b[1] = (unsigned char)pick(8);	/* bit 2: another user's successor */
 	b[2] = (unsigned char)pick(4);
 	b[3] = !pick(8);
 	if (!pick(4))
