@@ -261,6 +261,7 @@ struct fxt_buffer *fxt_buffer_new(struct fxt_session *s, u32 kind,
 	hdr->kind = kind;
 	hdr->mode = s->mode;
 	hdr->cpu = ~0U;
+	hdr->owner_uid = ~0U;
 	hdr->data_offset = 2 * FXTRACE_BUFFER_PAGE_SIZE;
 	hdr->durable_size = durable_size;
 	hdr->rolling_size = round_down((data_size - durable_size) / 2, 8);

@@ -213,6 +213,7 @@ static int fxt_attach(struct fxt_session *s, struct fxt_buffer *buf,
 		return ret;
 	buf->hdr->pid = task_tgid_nr(current);
 	buf->hdr->tid = task_pid_nr(current);
+	buf->hdr->owner_uid = from_kuid(&init_user_ns, fxt_current_owner());
 	get_task_comm(comm, current);
 	BUILD_BUG_ON(sizeof(buf->hdr->comm) != TASK_COMM_LEN);
 	memcpy(buf->hdr->comm, comm, sizeof(buf->hdr->comm));

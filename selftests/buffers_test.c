@@ -12,6 +12,7 @@
  * nosess and sess: hostile.h.
  */
 
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/personality.h>
@@ -45,6 +46,7 @@ TEST_F(sess, cpu_buffers)
 		ASSERT_EQ(FXTRACE_MODE_ONESHOT, h->mode);
 		ASSERT_GT(self->ncpus, h->cpu);
 		ASSERT_EQ(0, h->comm[0]);
+		ASSERT_EQ(~0U, h->owner_uid);
 		ASSERT_EQ(0, cpus & (1ULL << h->cpu));
 		cpus |= 1ULL << h->cpu;
 		ASSERT_EQ(2 * PG, h->data_offset);
@@ -371,7 +373,9 @@ TEST_F(sess, task_header_mmap)
 	ASSERT_EQ(0, h->requested_wraps);
 	ASSERT_EQ(0, h->saved_wraps);
 
-	ASSERT_EQ(160, h->header_size);	/* ABI 0.5 */
+	ASSERT_EQ(168, h->header_size);	/* ABI 0.8 */
+	ASSERT_EQ(0, h->owner_uid);	/* root's */
+	ASSERT_EQ(0, h->reserved);
 
 	ASSERT_MMAP_ERRNO(EPERM, mmap(NULL, a.header_size, PROT_READ | PROT_WRITE,
 				      MAP_SHARED, self->fd2, a.header_offset));
@@ -544,6 +548,109 @@ TEST_F(sess, task_mmap_fork)
 	ASSERT_NE(NULL, h);
 	ASSERT_EQ(FXTRACE_BUFFER_ACTIVE, h->state);
 	ASSERT_EQ(h->durable_reserved, ((struct fxtrace_buffer_control *)m)->durable_committed);
+}
+
+/*
+ * The header names the user the attaching thread's work is charged to
+ * (ABI 0.8), which fxtrace-drain keys flows by: a child that became uid
+ * 65534 gets 65534 in its buffer's header, as its controller maps it.
+ */
+TEST_F(sess, task_header_owner_uid)
+{
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_attach a;
+	pid_t pid;
+
+	ASSERT_EQ(0, attach(self->fd2, &a));
+	h = map_header(self->fd2, a.buffer_id);
+	ASSERT_NE(NULL, h);
+	ASSERT_EQ(getuid(), h->owner_uid);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct fxtrace_attach b;
+
+		if (setresuid(65534, 65534, 65534))
+			_exit(10);
+		if (attach(self->fd2, &b) || b.buffer_id != a.buffer_id + 1)
+			_exit(11);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	h = map_header(self->fd, a.buffer_id + 1);
+	ASSERT_NE(NULL, h) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_EQ(FXTRACE_BUFFER_TASK, h->kind);
+	ASSERT_EQ(pid, h->pid);
+	ASSERT_EQ(65534, h->owner_uid);
+	ASSERT_EQ(0, h->reserved);
+}
+
+/*
+ * owner_uid is the real uid, and, in a user namespace a user made, that
+ * user (fxt_cred_owner()): a child of real uid 65534 and effective uid 0,
+ * as a set-user-ID root program its caller runs, gets 65534; a child of
+ * uid 65534 that made a user namespace and became its root, mapped to
+ * kernel uid 70000 (a subordinate uid, as newuidmap maps one), gets 65534
+ * too, not 70000: fxtrace-drain keys flows by it, and neither a
+ * set-user-ID program nor a namespace may step or end another user's.
+ */
+TEST_F(sess, task_header_owner_uid_setuid_userns)
+{
+	static const char map[] = "0 70000 1\n";
+	const struct fxtrace_buffer_header *h;
+	struct fxtrace_attach a, b;
+	int up[2], down[2], fd;
+	char path[64], c;
+	pid_t pid;
+
+	ASSERT_EQ(0, attach(self->fd2, &a));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setresuid(65534, 0, 0))
+			_exit(10);
+		if (attach(self->fd2, &b) || b.buffer_id != a.buffer_id + 1)
+			_exit(11);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	h = map_header(self->fd, a.buffer_id + 1);
+	ASSERT_NE(NULL, h) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_EQ(pid, h->pid);
+	ASSERT_EQ(65534, h->owner_uid);
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (become(65534) || unshare(CLONE_NEWUSER) ||
+		    write(up[1], "u", 1) != 1 || read(down[0], &c, 1) != 1 ||
+		    setresuid(0, 0, 0))
+			_exit(20);
+		if (attach(self->fd2, &b) || b.buffer_id != a.buffer_id + 2)
+			_exit(21);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	fd = open(path, O_WRONLY);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	ASSERT_EQ((ssize_t)strlen(map), write(fd, map, strlen(map)));
+	close(fd);
+	ASSERT_EQ(1, write(down[1], "g", 1));
+	ASSERT_EQ(0, wait_child(pid));
+	h = map_header(self->fd, a.buffer_id + 2);
+	ASSERT_NE(NULL, h) TH_LOG("HEADER: %s", strerror(errno));
+	ASSERT_EQ(pid, h->pid);
+	ASSERT_EQ(65534, h->owner_uid);
+	ASSERT_EQ(0, h->reserved);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
 }
 
 TEST_F(sess, reader_mmap)

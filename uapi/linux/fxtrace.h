@@ -19,9 +19,12 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* The ABI version; a new major is incompatible, a new minor adds to it. */
+/*
+ * The ABI version; a new major is incompatible, a new minor adds to it.
+ * 0.8: a task buffer's header names its owner's uid (owner_uid).
+ */
 #define FXTRACE_ABI_MAJOR	0
-#define FXTRACE_ABI_MINOR	7
+#define FXTRACE_ABI_MINOR	8
 
 #define FXTRACE_DEVICE		"/dev/fxtrace"
 
@@ -222,6 +225,14 @@ struct fxtrace_buffer_header {
 	 * half is saved.  ABI 0.5.
 	 */
 	__u64 save_requested_ns;
+	/*
+	 * FXTRACE_BUFFER_TASK: the user the attaching thread's work is
+	 * charged to at ATTACH (its real uid, or the owner of the user
+	 * namespace a user made), a uid of the init user namespace, never
+	 * changed after; else ~0.  ABI 0.8.
+	 */
+	__u32 owner_uid;
+	__u32 reserved;		/* zero */
 };
 
 #define FXTRACE_BUFFER_DURABLE_FULL	_BITUL(0)

@@ -61,6 +61,12 @@ struct drain_buffer {
 	uint32_t id, kind;
 	uint32_t cpu, tid;
 	uint64_t pid;
+	/*
+	 * Task buffers: the user the kernel charges its thread to (the
+	 * header's owner_uid), or OWNER_UNKNOWN when the module is older
+	 * than ABI 0.8 and does not say.
+	 */
+	uint64_t owner;
 	bool announced;			/* provider info is in the file */
 	bool durable_broken;		/* an unframeable durable record */
 	bool released;
@@ -149,7 +155,10 @@ struct output {
 	size_t scratch_cap;
 	struct fxt_map asyncs;		/* (pid, id) -> its begin (async_open) */
 	uint64_t async_last_id;		/* the last id given in the output */
-	struct fxt_map flows;		/* (id, 0) -> pid of its open begin */
+	struct fxt_map flows;		/* (owner, id) -> its begin (flow_open) */
+	struct fxt_map flow_users;	/* (owner, 0) -> its flows open */
+	uint64_t flow_last_id;		/* the last id given in the output */
+	bool owner_unknown_told;	/* the old module's header is reported */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
 	struct fxt_map lost;		/* (pid, 0) -> struct pid_lost */
 	uint64_t lost_unlisted;		/* reports past LOST_PIDS_MAX pids */

@@ -14,9 +14,10 @@
  * the kernel's header page), of kinds no consumer mistakes for kernel data,
  * inside the session window, and within its process's share of the async
  * table (producer_refusal()).  Its flow events must bind to a slice of its
- * thread and begin no id still open, as the reader's cross-record checks
- * see the file (flow_allowed()).  What is refused is counted against the
- * buffer that held it.
+ * thread and begin no id its user holds open, as the reader's cross-record
+ * checks see the file (flow_allowed()), and reach only its own user's
+ * flows (flow_written()).  What is refused is counted against the buffer
+ * that held it.
  */
 #include <endian.h>
 #include <errno.h>
@@ -62,13 +63,16 @@
 #define ASYNC_IDS_MIN		16
 
 /*
- * Flow begins open at once per process, and in the session: past either
- * its new begins are refused.  Open flows outlive their process (a later
- * begin of the id would be a duplicate in the file), so the session's
- * bound is what keeps the table's memory bounded.
+ * Flow begins open at once per process, per user and in the session: past
+ * any of them its new begins are refused.  Open flows outlive their
+ * process (a later begin of the id would be a duplicate in the file), so
+ * the session's bound is what keeps the table's memory bounded; the
+ * user's, a quarter of it, keeps one user's processes from holding all
+ * of it, which would refuse every other user's begins.
  */
 #define FLOW_OPEN_PER_PROCESS	16384
 #define FLOW_OPEN_PER_SESSION	(16 * FLOW_OPEN_PER_PROCESS)
+#define FLOW_OPEN_PER_USER	(FLOW_OPEN_PER_SESSION / 4)
 
 /*
  * The thread's comm at ATTACH in the header page: `char comm[16]` right
@@ -78,6 +82,16 @@
 #define HEADER_COMM_OFFSET	(offsetof(struct fxtrace_buffer_header, flags) + \
 				 sizeof(__u32))
 #define HEADER_COMM_LEN		16
+
+/*
+ * The owner of a task buffer whose header has no owner_uid (a module of
+ * ABI 0.7 or older): above every uid, so that no user's flows meet those
+ * of such buffers, which are keyed among themselves by id alone, as
+ * before.
+ */
+#define OWNER_UNKNOWN		(1ULL << 32)
+#define HEADER_OWNER_END	(offsetof(struct fxtrace_buffer_header, \
+					  owner_uid) + sizeof(__u32))
 
 /*
  * A process's live task buffers, its open asyncs and its open flows; kept
@@ -127,6 +141,15 @@ struct async_open {
 _Static_assert(ASYNC_OPEN_PER_PROCESS <= UINT16_MAX &&
 	       ASYNC_NEST_MAX <= 8, "async_open's slot or refused too narrow");
 
+/*
+ * An open flow of output.flows: the process whose begin opened it (whose
+ * share counts it) and the id its events carry in the output.
+ */
+struct flow_open {
+	uint64_t pid;
+	uint64_t out_id;
+};
+
 const char *const refusal_names[REFUSED_COUNT] = {
 	[REFUSED_INVALID] = "invalid",
 	[REFUSED_KIND] = "kind not allowed",
@@ -162,7 +185,8 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->bufs, sizeof(struct drain_buffer *));
 	fxt_map_init(&o->pids, sizeof(struct pid_share));
 	fxt_map_init(&o->asyncs, sizeof(struct async_open));
-	fxt_map_init(&o->flows, sizeof(uint64_t));
+	fxt_map_init(&o->flows, sizeof(struct flow_open));
+	fxt_map_init(&o->flow_users, sizeof(uint64_t));
 	fxt_map_init(&o->threads, sizeof(struct thread_slices));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
 	return 0;
@@ -213,6 +237,7 @@ void output_free(struct output *o)
 	free(o->fast);
 	fxt_map_free(&o->asyncs);
 	fxt_map_free(&o->flows);
+	fxt_map_free(&o->flow_users);
 	fxt_map_free(&o->threads);
 	fxt_map_free(&o->lost);
 	memset(o, 0, sizeof(*o));
@@ -559,6 +584,8 @@ struct drain_buffer *output_buffer(struct output *o,
 	if (b->kind == FXTRACE_BUFFER_TASK) {
 		db->pid = hdr->pid;
 		db->tid = hdr->tid;
+		db->owner = hdr->header_size >= HEADER_OWNER_END ?
+			    hdr->owner_uid : OWNER_UNKNOWN;
 		share = fxt_map_put(&o->pids, db->pid, 0, NULL);
 		thread = share ? fxt_map_put(&o->threads, db->tid, 0, NULL) :
 				 NULL;
@@ -598,6 +625,11 @@ struct drain_buffer *output_buffer(struct output *o,
 		break;
 	default:
 		task_name(db, hdr);
+		if (db->owner == OWNER_UNKNOWN && !o->owner_unknown_told) {
+			o->owner_unknown_told = true;
+			fprintf(stderr, "fxtrace-drain: buffer %u (%s): its header has no owner_uid (fxtrace.ko older than ABI 0.8): flows of such buffers are keyed by id alone, whatever their user\n",
+				db->id, db->name);
+		}
 		break;
 	}
 	/*
@@ -968,18 +1000,21 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 }
 
 /*
- * Perfetto keys flows by correlation id alone and drops, as errors, a
- * flow begin of an id begun and not ended and a begin, or a step or end of
- * a begun id, outside every slice of its thread (check_flow() in
- * user/reader/fxt_reader.c, rules flow-duplicate-id and
- * flow-no-enclosing-slice).  A step or end of an id not begun is only an
- * info stat there, and fine.  rec is a task buffer's (kind_allowed()).
+ * Perfetto drops, as errors, a flow begin of an id begun and not ended
+ * and a begin, or a step or end of a begun id, outside every slice of its
+ * thread (check_flow() in user/reader/fxt_reader.c, rules
+ * flow-duplicate-id and flow-no-enclosing-slice).  Flows are the
+ * drainer's by (owner, id): a producer's step or end reaches only flows
+ * its own user began, and its begin is refused only by an id its user
+ * holds open.  A step or end of no open (owner, id) is written with an id
+ * no begin has (flow_written()).  rec is a task buffer's (kind_allowed()).
  */
 static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 			 const struct fxt_record *rec)
 {
 	const struct thread_slices *thread;
 	const struct pid_share *share;
+	const uint64_t *held;
 	bool in_slice;
 
 	if (rec->type != FXT_REC_EVENT || rec->subtype < FXT_EVENT_FLOW_BEGIN ||
@@ -992,42 +1027,70 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 	 * the end leaves it open in the file and here.
 	 */
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN)
-		return in_slice || !fxt_map_get(&o->flows, rec->id, 0);
-	if (!in_slice || fxt_map_get(&o->flows, rec->id, 0) ||
+		return in_slice || !fxt_map_get(&o->flows, db->owner, rec->id);
+	if (!in_slice || fxt_map_get(&o->flows, db->owner, rec->id) ||
 	    o->flows.count >= FLOW_OPEN_PER_SESSION)
+		return false;
+	/*
+	 * A module older than ABI 0.8 names no user: its buffers have only
+	 * the session's bound, as before.
+	 */
+	held = fxt_map_get(&o->flow_users, db->owner, 0);
+	if (db->owner != OWNER_UNKNOWN && held && *held >= FLOW_OPEN_PER_USER)
 		return false;
 	share = fxt_map_get(&o->pids, db->pid, 0);
 	return share && share->flows < FLOW_OPEN_PER_PROCESS;
 }
 
 /*
- * The record goes to the file: its flow begin opens its id, its end
- * closes it, whichever process began it.
+ * The record goes to the file: its flow begin opens (owner, id), its end
+ * closes it, whichever process of the owner began it, and *out_id is the
+ * correlation id it carries there.  Each open (owner, id) gets an id of
+ * its own in the output, from one count for the session, so that flows
+ * of two users never share an id in the file; a step or end of no open
+ * (owner, id) gets a new one, which no begin has: Perfetto joins a step
+ * or end to the flow of the one process that began its id, whatever its
+ * user (Documentation/perfetto.rst), so the producer's id, or any id
+ * given to a begin, could bind it to another user's flow.
  */
 static int flow_written(struct output *o, const struct drain_buffer *db,
-			const struct fxt_record *rec)
+			const struct fxt_record *rec, uint64_t *out_id)
 {
+	struct flow_open *open;
 	struct pid_share *share;
-	uint64_t *owner, pid;
+	uint64_t pid, *held;
 
-	if (rec->type != FXT_REC_EVENT)
+	if (rec->type != FXT_REC_EVENT || rec->subtype < FXT_EVENT_FLOW_BEGIN ||
+	    rec->subtype > FXT_EVENT_FLOW_END)
 		return 0;
 	if (rec->subtype == FXT_EVENT_FLOW_BEGIN) {
-		owner = fxt_map_put(&o->flows, rec->id, 0, NULL);
-		if (!owner)
+		held = fxt_map_put(&o->flow_users, db->owner, 0, NULL);
+		if (!held)
 			return -ENOMEM;
-		*owner = db->pid;
+		open = fxt_map_put(&o->flows, db->owner, rec->id, NULL);
+		if (!open) {
+			if (!*held)
+				fxt_map_del(&o->flow_users, db->owner, 0);
+			return -ENOMEM;
+		}
+		++*held;
+		open->pid = db->pid;
+		open->out_id = ++o->flow_last_id;
+		*out_id = open->out_id;
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		if (share)
 			share->flows++;
 		return 0;
 	}
-	owner = rec->subtype == FXT_EVENT_FLOW_END ?
-		fxt_map_get(&o->flows, rec->id, 0) : NULL;
-	if (!owner)
+	open = fxt_map_get(&o->flows, db->owner, rec->id);
+	*out_id = open ? open->out_id : ++o->flow_last_id;
+	if (!open || rec->subtype != FXT_EVENT_FLOW_END)
 		return 0;
-	pid = *owner;
-	fxt_map_del(&o->flows, rec->id, 0);
+	pid = open->pid;
+	fxt_map_del(&o->flows, db->owner, rec->id);
+	held = fxt_map_get(&o->flow_users, db->owner, 0);
+	if (held && !--*held)
+		fxt_map_del(&o->flow_users, db->owner, 0);
 	share = fxt_map_get(&o->pids, pid, 0);
 	if (share && share->flows && !--share->flows && !share->buffers)
 		fxt_map_del(&o->pids, pid, 0);
@@ -1257,7 +1320,7 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	struct thread_slices *thread;
 	struct fxt_sink sink = { 0 };
 	const unsigned char *bytes = p;
-	uint64_t need, async_id = 0;
+	uint64_t need, out_id = 0;
 	enum refusal why;
 	size_t size;
 	ssize_t n;
@@ -1301,8 +1364,8 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	if (rec->type == FXT_REC_STRING)
 		strings_charge(o, db);
 	if (err || sink.counts[FXT_ERROR] || sink.counts[FXT_WARNING] ||
-	    async_written(o, db, rec, &async_id) || lost_written(o, db, rec) ||
-	    flow_written(o, db, rec)) {
+	    async_written(o, db, rec, &out_id) || lost_written(o, db, rec) ||
+	    flow_written(o, db, rec, &out_id)) {
 		/*
 		 * No async event of an open id fails here (events define
 		 * nothing in the tables; async_written() allocates only for
@@ -1325,11 +1388,11 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))
 		slice_thread_dead(&thread->slices);
 	chunk_put(c, bytes, size);
-	/* An async event's id is its last word (async_written()). */
-	if (async_id) {
-		async_id = htole64(async_id);
+	/* An async or flow event's id is its last word (async_written()). */
+	if (out_id) {
+		out_id = htole64(out_id);
 		memcpy(c->data + c->len - size + 8 * (rec->content_words - 1),
-		       &async_id, sizeof(async_id));
+		       &out_id, sizeof(out_id));
 	}
 	(*records)++;
 	return n;

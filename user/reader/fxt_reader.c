@@ -504,11 +504,13 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 }
 
 /*
- * Perfetto's trace processor keys flows by correlation id alone and binds a
- * flow event to the topmost slice on its thread's stack (its pid's thread
- * of that tid, thread_get()).  It drops a begin
- * of an id begun and not ended (stat flow_duplicate_id), and a begin, or a
- * step or end of a begun id, with no slice on the stack (stat
+ * Perfetto's trace processor binds a flow event to the topmost slice on its
+ * thread's stack (its pid's thread of that tid, thread_get()).  It keys
+ * flows by process and correlation id (a step or end of an id its process
+ * did not begin joins the one process that did), and drops a begin of an
+ * id its process began and did not end (stat flow_duplicate_id); the rule
+ * keys by id alone, stricter (Documentation/perfetto.rst).  It drops a
+ * begin, or a step or end of a begun id, with no slice on the stack (stat
  * flow_no_enclosing_slice); both stats are errors.  A step or end of an id
  * not begun is only counted as info; an end closes its id even unbound.
  */

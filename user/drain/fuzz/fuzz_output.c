@@ -32,6 +32,11 @@
  *   1  u8   bits 0-1: the header's header_size, of a module of ABI 0.3 to
  *           0.4 (comm, no save_requested_ns), 0.2 (no comm), 0.5 and later
  *           (sizeof), or a later one's (a page).
+ *           bit 2: the successor (id 8) is another user's: with a header
+ *           that has owner_uid (ABI 0.8: sizeof or a page), task buffers
+ *           are uid 1000's and the successor uid 1001's, so that its
+ *           flows meet those the retired buffer left open only as another
+ *           user's (fresh ids, Documentation/drain.rst).
  *   2  u8   the CPU buffer's cpu.
  *   3  u8   bit 0: probes are attached (output.probe_provider, their
  *           preamble before any buffer's records and an event of theirs
@@ -63,8 +68,8 @@
  * wrap_count and rolling_committed are taken as given (libfxtctl clamps
  * them), and its dropped_records, which the kernel copies from that page,
  * too.  The header's other fields are the kernel's and take only values a
- * module writes: its header_size, pid and tid (a thread's, the successor's
- * as above), a comm its thread can set (prctl(PR_SET_NAME), any bytes but
+ * module writes: its header_size, owner_uid (a user's, as above), pid and
+ * tid (a thread's, the successor's as above), a comm its thread can set (prctl(PR_SET_NAME), any bytes but
  * NUL), the announcement naming it.  A CPU or kernel buffer is the
  * kernel's throughout: its committed offsets are exact, its wrap_count is
  * past the halves it asked to save by at most one, its offsets within its

@@ -35,6 +35,12 @@ void file_add(struct file *f, const struct chunk *c)
 	f->len += c->len;
 }
 
+void fake_owner(struct fake *f, __u32 uid)
+{
+	f->hdr->header_size = sizeof(*f->hdr);
+	f->hdr->owner_uid = uid;
+}
+
 void put_durable(struct fake *f, const void *bytes, size_t len)
 {
 	memcpy(f->data + f->durable, bytes, len);
@@ -517,6 +523,12 @@ static int attach(struct diff_run *run, unsigned int s, struct diff_buf *b)
 	b->attached[s] = true;
 	b->wraps[s] = 0;
 	f->hdr->header_size = cfg->header_size;
+	/* Users 1000 and 1001, where the header has owner_uid (ABI 0.8). */
+	if (task && cfg->header_size >= offsetof(struct fxtrace_buffer_header,
+						 owner_uid) +
+					sizeof(f->hdr->owner_uid))
+		f->hdr->owner_uid = cfg->other_owner && b == run->next ? 1001 :
+									 1000;
 	if (task) {
 		if (cfg->header_size >= offsetof(struct fxtrace_buffer_header,
 						 comm) + sizeof(f->hdr->comm))
@@ -871,6 +883,7 @@ void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len)
 	cfg->prefix_overwritten = b[0] >> 5 & 1;
 	cfg->kernel_retires = b[0] >> 6 & 1;
 	cfg->header_size = header_sizes[b[1] & 3];
+	cfg->other_owner = b[1] >> 2 & 1;
 	cfg->cpu = b[2];
 	cfg->probe_id = b[3] & 1;
 	tsc_khz = read_le(b + 4, 4);

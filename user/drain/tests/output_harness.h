@@ -40,6 +40,11 @@ struct file {
 void fake_new(struct fake *f, __u32 id, __u32 kind, __u32 pid, __u32 tid,
 	      size_t durable_size, size_t rolling_size, const char *comm);
 void fake_free(struct fake *f);
+/*
+ * The header as a module of ABI 0.8 writes it: all its fields, owner_uid
+ * the user the thread is charged to.  Before the buffer's first drain.
+ */
+void fake_owner(struct fake *f, __u32 uid);
 
 /*
  * The kernel's announcement of f as the kernel writes it (kmod/buffer.c,
@@ -127,6 +132,7 @@ struct diff_config {
 	bool kernel_retires;	/* the kernel buffer, after its rest */
 	bool probe_id;		/* probes attached, the main buffer their id */
 	uint32_t header_size;	/* a module's fxtrace_buffer_header */
+	bool other_owner;	/* the successor is another user's */
 	uint32_t cpu;		/* the CPU buffer's */
 	char comm[16];		/* NUL-terminated, zero-padded */
 	uint64_t ticks_per_second, start_ticks;

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flush_mark.h"
 #include "output_harness.h"
@@ -149,6 +150,8 @@ struct walk {
 	char async_names[16][8];	/* ... and their names, cut to 7 bytes */
 	uint64_t async_ts[16];		/* ... and their times */
 	unsigned int nasyncs;
+	uint64_t flows[16][3];		/* the first flow events: pid, type, id */
+	unsigned int nflows;
 };
 
 static int count_record(void *ctx, const struct fxt_record *rec)
@@ -175,6 +178,13 @@ static int count_record(void *ctx, const struct fxt_record *rec)
 		w->asyncs[w->nasyncs][0] = rec->thread.pid;
 		w->asyncs[w->nasyncs][1] = rec->subtype;
 		w->asyncs[w->nasyncs++][2] = rec->id;
+	}
+	if (rec->type == FXT_REC_EVENT &&
+	    rec->subtype >= FXT_EVENT_FLOW_BEGIN &&
+	    rec->subtype <= FXT_EVENT_FLOW_END && w->nflows < 16) {
+		w->flows[w->nflows][0] = rec->thread.pid;
+		w->flows[w->nflows][1] = rec->subtype;
+		w->flows[w->nflows++][2] = rec->id;
 	}
 	return 0;
 }
@@ -602,7 +612,7 @@ static void gen_config(unsigned char *b)
 
 	memset(b, 0, DIFF_CONFIG_BYTES);
 	b[0] = (unsigned char)pick(128);
-	b[1] = (unsigned char)pick(4);
+	b[1] = (unsigned char)pick(8);	/* bit 2: another user's successor */
 	b[2] = (unsigned char)pick(4);
 	b[3] = !pick(8);
 	if (!pick(4))
@@ -2304,6 +2314,282 @@ static int test_async_ids_per_process(void)
 }
 
 /*
+ * Flows are keyed by (owner uid, id) and carry ids of their own in the
+ * output.  Process 200 of uid 1000 begins flow 1; process 400 of uid
+ * 1001, inside a slice of its own, steps and ends id 1 and begins its own
+ * flow 1; process 300 of uid 1000 ends flow 1.  Uid 1001's step and end
+ * get new ids no begin has, its begin is kept and gets one of its own,
+ * and uid 1000's end, from another process, carries its begin's id.
+ * Before, 400's step and end were written with id 1, joining 200's flow
+ * and closing it, its begin was refused (id 1 open in process 200), and
+ * 300's end carried id 1 with no flow left to join.
+ */
+static int test_flows_by_owner(void)
+{
+	static const uint64_t want[][3] = {
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+		{ 400, FXT_EVENT_FLOW_STEP, 2 },
+		{ 400, FXT_EVENT_FLOW_END, 3 },
+		{ 400, FXT_EVENT_FLOW_BEGIN, 4 },
+		{ 300, FXT_EVENT_FLOW_END, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b, *c;
+	struct fake fa, fb, fc;
+	struct walk walk;
+	unsigned int i;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0, "client");
+	fake_owner(&fa, 1000);
+	fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, "server");
+	fake_owner(&fb, 1000);
+	fake_new(&fc, 10, FXTRACE_BUFFER_TASK, 400, 401, 1 << 16, 0, "hostile");
+	fake_owner(&fc, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 1, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 2, 200, 201, "d", 0);
+	put_words(&fa, w, n);
+	a = drain_rest(&fa);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 3, 400, 401, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_STEP, t + 4, 400, 401, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 5, 400, 401, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 6, 400, 401, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 7, 400, 401, "d", 0);
+	put_words(&fc, w, n);
+	c = drain_rest(&fc);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 8, 300, 301, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 9, 300, 301, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 10, 300, 301, "d", 0);
+	put_words(&fb, w, n);
+	b = drain_rest(&fb);
+	ASSERT_EQ(3, a->records);
+	ASSERT_EQ(5, c->records);
+	ASSERT_EQ(3, b->records);
+	ASSERT_EQ(0, a->invalid + b->invalid + c->invalid);
+	/* Uid 1001's flow 1 is open; uid 1000's was ended by process 300. */
+	ASSERT_EQ(1, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(11, walk.events);
+	ASSERT_EQ(5, walk.nflows);
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(want[i][0], walk.flows[i][0]);
+		ASSERT_EQ(want[i][1], walk.flows[i][1]);
+		ASSERT_EQ(want[i][2], walk.flows[i][2]);
+	}
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fc);
+	return 0;
+}
+
+/*
+ * A user holds open only ids of its own: uid 1001 filling its process's
+ * share with ids 1 to 16,384 leaves uid 1000's begins of those ids
+ * alone, while its own begin of an id it holds open is refused, and the
+ * session's bound still counts both users' flows.  Before, uid 1000's
+ * begin of id 1 was refused (id 1 open in process 400).
+ */
+static int test_flows_owner_squatter(void)
+{
+	const __u64 t = START + SECOND;
+	const size_t share = 16384, words = 5 + (share + 1) * 6;
+	struct drain_buffer *victim, *squatter;
+	__u64 *w = malloc(words * 8);
+	struct fake fv, fs;
+	size_t i, n;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&fs, 10, FXTRACE_BUFFER_TASK, 400, 401, words * 8 + 4096, 0,
+		 "squatter");
+	fake_owner(&fs, 1001);
+	fake_new(&fv, 8, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0, "victim");
+	fake_owner(&fv, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, 400, 401, "d", 0);
+	for (i = 1; i <= share; i++)
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, 400, 401, "", i);
+	/* Refused: uid 1001 holds id 1 open. */
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, 400, 401, "", 1);
+	ASSERT_CMP(n, <=, words);
+	put_words(&fs, w, n);
+	squatter = drain_rest(&fs);
+	ASSERT_EQ(share + 1, squatter->records);
+	ASSERT_EQ(1, squatter->refused[REFUSED_FLOW]);
+	ASSERT_EQ(share, out.flows.count);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 200, 201, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 3, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 4, 200, 201, "d", 0);
+	put_words(&fv, w, n);
+	victim = drain_rest(&fv);
+	ASSERT_EQ(4, victim->records);
+	ASSERT_EQ(0, victim->invalid);
+	ASSERT_EQ(share, out.flows.count);
+	fake_free(&fv);
+	fake_free(&fs);
+	free(w);
+	return 0;
+}
+
+/*
+ * One user holds at most a quarter of the session's open flows (65,536),
+ * so that its processes cannot fill the session's bound and refuse every
+ * other user's begins.  Uid 1001's 16 processes each begin 16,384 flows:
+ * the first 4 processes' are kept, the other 12's refused; uid 1000's
+ * begin and end of id 1 are kept; another process of uid 1001 begins id 1
+ * (refused: its user holds it open), ends it, and its next begin, of a
+ * new id, is kept in the place the end freed.
+ * Before, all 262,144 were kept and uid 1000's begin was refused (the
+ * session's bound full).
+ */
+static int test_flows_user_bound(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db, *victim, *again;
+	uint64_t records[16], refused[16];
+	__u64 *w = malloc(words * 8);
+	struct fake f, fv, fa;
+	struct walk walk;
+	size_t n, i;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	for (p = 0; p < 16; p++) {
+		pid = 1000 + 2 * p;
+		fake_new(&f, 30 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		fake_owner(&f, 1001);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, pid + 1, "d", 0);
+		for (i = 0; i < share; i++)
+			n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, pid, pid + 1,
+				   "", 1 + p * share + i);
+		n += event(w + n, FXT_EVENT_DURATION_END, t, pid, pid + 1, "d",
+			   0);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		records[p] = db->records;
+		refused[p] = db->refused[REFUSED_FLOW];
+		fake_free(&f);
+	}
+	fake_new(&fv, 60, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0, "victim");
+	fake_owner(&fv, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 200, 201, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 3, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 4, 200, 201, "d", 0);
+	put_words(&fv, w, n);
+	victim = drain_rest(&fv);
+	ASSERT_EQ(4, victim->records);
+	ASSERT_EQ(0, victim->invalid);
+	for (p = 0; p < 16; p++) {
+		ASSERT_EQ(p < 4 ? share + 2 : 2, records[p]);
+		ASSERT_EQ(p < 4 ? 0 : share, refused[p]);
+	}
+	ASSERT_EQ(4 * share, out.flows.count);
+	/* Uid 1001 ends its id 1 from another process, then begins anew. */
+	fake_new(&fa, 61, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, "again");
+	fake_owner(&fa, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 5, 300, 301, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 6, 300, 301, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 7, 300, 301, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 8, 300, 301, "f",
+		   16 * share + 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 9, 300, 301, "d", 0);
+	put_words(&fa, w, n);
+	again = drain_rest(&fa);
+	ASSERT_EQ(4, again->records);
+	ASSERT_EQ(1, again->refused[REFUSED_FLOW]);
+	ASSERT_EQ(4 * share, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&fv);
+	fake_free(&fa);
+	free(w);
+	return 0;
+}
+
+/*
+ * A module older than ABI 0.8 writes no owner_uid: its task buffers'
+ * flows are keyed among themselves by id alone, as before (process 500's
+ * end joins 200's flow 7), never with a buffer whose header names a user
+ * (uid 1000's end of 7 gets a new id), and the drainer says so once, on
+ * stderr, naming the ABI.
+ */
+static int test_flows_owner_unknown(void)
+{
+	static const char want_err[] =
+		"fxtrace-drain: buffer 8 (old 201 (pid 200)): its header has no owner_uid (fxtrace.ko older than ABI 0.8): flows of such buffers are keyed by id alone, whatever their user\n";
+	static const uint64_t want[][3] = {
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+		{ 300, FXT_EVENT_FLOW_END, 2 },
+		{ 500, FXT_EVENT_FLOW_END, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct fake fa, fb, fo;
+	char err[512] = "";
+	uint64_t records[3];
+	struct walk walk;
+	unsigned int i;
+	int saved, tmp;
+	__u64 w[32];
+	ssize_t len;
+	__u32 n;
+
+	start();
+	fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0, "old");
+	fake_new(&fo, 9, FXTRACE_BUFFER_TASK, 500, 501, 1 << 16, 0, "old");
+	fake_new(&fb, 10, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, "new");
+	fake_owner(&fb, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 1, 200, 201, "f", 7);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 2, 200, 201, "d", 0);
+	put_words(&fa, w, n);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 3, 300, 301, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 4, 300, 301, "f", 7);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 5, 300, 301, "d", 0);
+	put_words(&fb, w, n);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 6, 500, 501, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 7, 500, 501, "f", 7);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 8, 500, 501, "d", 0);
+	put_words(&fo, w, n);
+	/* stderr to a file while the buffers are drained, no assert between. */
+	fflush(stderr);
+	saved = dup(2);
+	tmp = fileno(tmpfile());
+	ASSERT_CMP(saved, >=, 0);
+	ASSERT_CMP(tmp, >=, 0);
+	ASSERT_EQ(2, dup2(tmp, 2));
+	records[0] = drain_rest(&fa)->records;
+	records[1] = drain_rest(&fb)->records;
+	records[2] = drain_rest(&fo)->records;
+	fflush(stderr);
+	ASSERT_EQ(2, dup2(saved, 2));
+	close(saved);
+	len = pread(tmp, err, sizeof(err) - 1, 0);
+	close(tmp);
+	ASSERT_CMP(len, >=, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(3, records[i]);
+	ASSERT_STR(want_err, err);
+	ASSERT_EQ(0, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(3, walk.nflows);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(want[i][0], walk.flows[i][0]);
+		ASSERT_EQ(want[i][1], walk.flows[i][1]);
+		ASSERT_EQ(want[i][2], walk.flows[i][2]);
+	}
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fo);
+	return 0;
+}
+
+/*
  * Perfetto (v58.2) nests a begin of a correlation id already open on the
  * same track (TrackCompressor's nest_count) and an end closes the
  * innermost: "inner" ends, then "outer".  The outer end carries the id of
@@ -3661,6 +3947,10 @@ static const struct tap_test tests[] = {
 	{ "an async begin whose list cannot grow is refused, no entry left", test_async_list_enomem },
 	{ "a process's list of open asyncs gives back its room", test_async_list_shrinks },
 	{ "each process's async ids get ids of their own in the output", test_async_ids_per_process },
+	{ "flows are keyed by owner uid and id, with ids of their own in the output", test_flows_by_owner },
+	{ "a user holds open only ids of its own", test_flows_owner_squatter },
+	{ "one user holds at most a quarter of the session's open flows", test_flows_user_bound },
+	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },
 	{ "an async begin refused past the nesting bound takes its instants and end with it", test_async_nested_past_bound },
