@@ -203,31 +203,80 @@ sed 's/^/# /' "$out/sigjob.stderr"
 result $? "sigjob: SIGTERM to the job: the command's status, 143 (got $rc)"
 check_strict "$out/sigjob.fxt" sigjob
 
-# SIGINT to the drainer alone: the command goes on, left running, and
-# the status says the run was interrupted, 128+2, not that the command
-# succeeded (it was 0).
+# A command that catches the signal stopping the job and exits a moment
+# later (make, a shell, python on Ctrl-C) gives its own status: here 7,
+# a second after SIGTERM.  The SIGTERM the drainer sends it after the
+# grace is caught too, and it exits 7 all the same.  (It was left
+# running, 143: only a command the kernel was killing was waited for.)
+# shellcheck disable=SC2016 # the inner sh expands it
+setsid "$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigcaught.fxt" -- \
+	sh -c 'trap "sleep 1; exit 7" TERM; echo $$ >"$0"; sleep 30 & wait' \
+	"$out/sigcaught.pid" 2>"$out/sigcaught.stderr" &
+drain=$!
+for _ in $(seq 50); do [[ -s $out/sigcaught.pid ]] && break; sleep 0.1; done
+kill -TERM -- -$drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/sigcaught.stderr"
+[[ $rc == 7 ]] && ! grep -q 'left running' "$out/sigcaught.stderr"
+result $? "sigcaught: a command that catches SIGTERM and exits 7 a second later: 7 (got $rc)"
+check_strict "$out/sigcaught.fxt" sigcaught
+
+# SIGINT to the drainer alone (as `kill -INT` of `fxtrace record`): the
+# command did not get it, and once the trace is written it is sent
+# SIGTERM, said in one line, and its status is given, 143.  (It was left
+# running, orphaned, 130.)
+# shellcheck disable=SC2016 # the inner sh expands it
+"$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigterm.fxt" -- \
+	sh -c 'echo $$ >"$0"; exec sleep 30' "$out/sigterm.pid" \
+	2>"$out/sigterm.stderr" &
+drain=$!
+for _ in $(seq 50); do [[ -s $out/sigterm.pid ]] && break; sleep 0.1; done
+kill -INT $drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/sigterm.stderr"
+pid=$(cat "$out/sigterm.pid")
+gone=0
+kill -0 "$pid" 2>/dev/null || gone=1
+[[ $rc == 143 && $gone == 1 ]] &&
+	grep -qx "fxtrace-drain: SIGTERM to sh (pid $pid): still running 500 ms after the trace was written" \
+		"$out/sigterm.stderr" && ! grep -q 'left running' "$out/sigterm.stderr"
+result $? "sigterm: SIGINT to the drainer: the command ($pid) sent SIGTERM, said so, 143 (got $rc, gone $gone)"
+kill -KILL "$pid" 2>/dev/null
+check_strict "$out/sigterm.fxt" sigterm
+
+# A command that ignores SIGTERM: the drainer waits for it until another
+# signal (SIGTERM here, after the first SIGINT) ends the wait; then it is
+# left running, named, 128+15.
 # shellcheck disable=SC2016 # the inner sh expands it
 "$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigleft.fxt" -- \
-	sh -c 'echo $$ >"$0"; exec sleep 30' "$out/sigleft.pid" \
+	sh -c 'trap "" TERM; echo $$ >"$0"; exec sleep 30' "$out/sigleft.pid" \
 	2>"$out/sigleft.stderr" &
 drain=$!
 for _ in $(seq 50); do [[ -s $out/sigleft.pid ]] && break; sleep 0.1; done
 kill -INT $drain
+for _ in $(seq 100); do grep -q '^fxtrace-drain: SIGTERM to sh' "$out/sigleft.stderr" && break; sleep 0.1; done
+sleep 0.5
+waited=0
+kill -0 $drain 2>/dev/null && waited=1
+kill -TERM $drain
 wait $drain
 rc=$?
 sed 's/^/# /' "$out/sigleft.stderr"
 pid=$(cat "$out/sigleft.pid")
-[[ $rc == 130 ]] && kill -0 "$pid" &&
-	grep -qx "fxtrace-drain: Interrupt: sh left running (pid $pid)" \
+[[ $rc == 143 && $waited == 1 ]] && kill -0 "$pid" &&
+	grep -qx "fxtrace-drain: Terminated: sh left running (pid $pid)" \
 		"$out/sigleft.stderr"
-result $? "sigleft: SIGINT to the drainer: 130, the command ($pid) left running and named (got $rc)"
+result $? "sigleft: a command ignoring SIGTERM is waited for; another signal leaves it ($pid) running, named, 143 (got $rc, waited $waited)"
 kill -KILL "$pid"
 check_strict "$out/sigleft.fxt" sigleft
 
 # A command whose first thread exited while another sleeps 60 s: Z in
 # /proc/PID/status, but waitpid() waits for its last thread.  SIGINT to
-# the drainer alone: the wait for a dying command lasts 2 s at most, then
-# it is left running, 130 (the drainer waited 60 s and gave 0).
+# the drainer alone: the SIGTERM after the grace ends the whole process,
+# 143, in seconds (the drainer waited 60 s and gave 0, then left it
+# running, 130).
 "$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigzombie.fxt" -- \
 	"$progs/leader_exit" "$out/sigzombie.pid" 60 \
 	2>"$out/sigzombie.stderr" &
@@ -241,12 +290,86 @@ wait $drain
 rc=$?
 took=$((SECONDS - start))
 sed 's/^/# /' "$out/sigzombie.stderr"
-[[ $rc == 130 ]] && ((took <= 10)) && kill -0 "$pid" &&
-	grep -qx "fxtrace-drain: Interrupt: $progs/leader_exit left running (pid $pid)" \
+gone=0
+kill -0 "$pid" 2>/dev/null || gone=1
+[[ $rc == 143 && $gone == 1 ]] && ((took <= 10)) &&
+	grep -qx "fxtrace-drain: SIGTERM to $progs/leader_exit (pid $pid): still running 500 ms after the trace was written" \
 		"$out/sigzombie.stderr"
-result $? "sigzombie: a first thread exited, the last one not: left running, 130, in ${took}s (got $rc)"
-kill -KILL "$pid"
+result $? "sigzombie: a first thread exited, the last one not: SIGTERM ends it, 143, in ${took}s (got $rc, gone $gone)"
+kill -KILL "$pid" 2>/dev/null
 check_strict "$out/sigzombie.fxt" sigzombie
+
+# One signal reaching a -u command twice: a Ctrl-C to the drainer and
+# again through `fxtrace record`.  The second SIGINT comes as soon as the
+# command has got the first, while the drainer still runs: its output is
+# a FIFO of one page (F_SETPIPE_SZ) nobody reads yet, which the trace does
+# not fit into.  The command counts the SIGINTs it gets: one (it got two,
+# and a command that stops gracefully on the first and dies of the second
+# was killed).  Then the trace is read, and the command, still running,
+# is sent SIGTERM with its process group: 143.
+userdir=$(mktemp -d /tmp/drain-test.XXXXXX)
+chmod 777 "$userdir"
+mkfifo "$userdir/fifo"
+python3 -c 'import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ
+os.set_blocking(fd, True)
+open(sys.argv[2] + ".ready", "w").close()
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.1)
+with open(sys.argv[3], "wb") as out:
+    while True:
+        b = os.read(fd, 65536)
+        if not b:
+            break
+        out.write(b)' "$userdir/fifo" "$userdir/go" "$out/sigtwice.fxt" &
+reader=$!
+for _ in $(seq 100); do [[ -e $userdir/go.ready ]] && break; sleep 0.1; done
+"$bin/fxtrace-drain" -u nobody -m streaming -B 16K -o "$userdir/fifo" -- \
+	python3 -c 'import os, signal, sys, time
+n = 0
+def count(signo, frame):
+	global n
+	n += 1
+	with open(sys.argv[2], "w") as f:
+		f.write("%d\n" % n)
+signal.signal(signal.SIGINT, count)
+with open(sys.argv[1], "w") as f:
+	f.write("%d\n" % os.getpid())
+while True:
+	time.sleep(1)' "$userdir/pid" "$userdir/count" \
+	</dev/null 2>"$out/sigtwice.stderr" &
+drain=$!
+for _ in $(seq 100); do [[ -s $userdir/pid ]] && break; sleep 0.1; done
+"$progs/producer" 1 20000 >"$out/sigtwice.producer"
+# Both SIGINTs from one process: a shell's forks in the guest can take
+# longer than the drainer's half second.  The second once the command has
+# counted the first: two pending at once would be one.
+python3 -c 'import os, signal, sys, time
+os.kill(int(sys.argv[1]), signal.SIGINT)
+while not os.path.exists(sys.argv[2]) or os.path.getsize(sys.argv[2]) == 0:
+    time.sleep(0.001)
+os.kill(int(sys.argv[1]), signal.SIGINT)' $drain "$userdir/count"
+for _ in $(seq 50); do [[ -s $userdir/count ]] && break; sleep 0.1; done
+sleep 1
+running=0
+kill -0 $drain 2>/dev/null && running=1
+touch "$userdir/go"
+wait $drain
+rc=$?
+wait $reader
+sed 's/^/# /' "$out/sigtwice.stderr"
+pid=$(cat "$userdir/pid")
+count=$(cat "$userdir/count" 2>/dev/null)
+[[ $running == 1 ]]
+result $? "sigtwice: the drainer still ran when the second SIGINT came"
+[[ $count == 1 && $rc == 143 ]] &&
+	grep -qx "fxtrace-drain: SIGTERM to python3 (pid $pid and its process group): still running 500 ms after the trace was written" \
+		"$out/sigtwice.stderr"
+result $? "sigtwice: the same SIGINT twice at once reaches the -u command once, and SIGTERM ends it, 143 (got ${count:-no} SIGINT, rc $rc)"
+kill -KILL "$pid" 2>/dev/null
+rm -rf "$userdir"
+check_strict "$out/sigtwice.fxt" sigtwice
 
 # Under nohup (SIGHUP ignored on entry) a hangup does not stop the
 # session: it stayed blocked for the signalfd, which read it all the same.
