@@ -656,6 +656,13 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	struct stat st;
 	int ret;
 
+	/*
+	 * SIGCHLD ignored on entry (SIG_IGN survives exec) would have the
+	 * kernel reap the command unseen: no SIGCHLD, waitpid() ECHILD, a
+	 * session that outlives it and its status lost.  The command gets
+	 * the default too, as perf record's workload.
+	 */
+	signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);

@@ -371,6 +371,24 @@ kill -KILL "$pid" 2>/dev/null
 rm -rf "$userdir"
 check_strict "$out/sigtwice.fxt" sigtwice
 
+# SIGCHLD ignored on entry (SIG_IGN survives exec): the kernel reaped the
+# command unseen, so its exit did not end the session, which ran on until
+# a signal (timeout's SIGINT after 20 s here), and then gave 0, its status
+# lost.  Now its exit ends the session at once, with its status, 3.
+start=$SECONDS
+timeout -s INT 20 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' \
+	"$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigchld.fxt" -- \
+	sh -c 'exit 3' 2>"$out/sigchld.stderr"
+rc=$?
+took=$((SECONDS - start))
+sed 's/^/# /' "$out/sigchld.stderr"
+[[ $rc == 3 ]] && ((took < 10)) &&
+	grep -qx 'fxtrace-drain: sh exited with status 3' "$out/sigchld.stderr"
+result $? "sigchld: SIGCHLD ignored on entry: the command's exit ends the session, its status 3 (got $rc in ${took}s)"
+check_strict "$out/sigchld.fxt" sigchld
+
 # Under nohup (SIGHUP ignored on entry) a hangup does not stop the
 # session: it stayed blocked for the signalfd, which read it all the same.
 (trap '' HUP; exec "$bin/fxtrace-drain" -m streaming -B 16K \
