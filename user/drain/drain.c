@@ -323,6 +323,21 @@ static void reap_child(struct drain *d)
 }
 
 /*
+ * Send the command signo: a -u command's process group, the job its
+ * terminal's Ctrl-C would reach (sudo relays to it too).  Its setsid()
+ * may come after the session started (initgroups() can wait on a
+ * directory service): until then it has no group of its own, and is in
+ * the drainer's, so it alone gets it.  1 if its group got it, 0 if it
+ * alone did, -1 (errno set) if it did not.
+ */
+static int signal_command(const struct drain *d, int signo)
+{
+	if (d->opt.user_name && !kill(-d->child, signo))
+		return 1;
+	return kill(d->child, signo);
+}
+
+/*
  * SIGUSR1 in a circular session: the flight recorder's snapshot.  Writers
  * pause (dropping and counting) while every buffer is written to OUT.<n>
  * through the same checks as the trace (output_session()), so no copy is
@@ -416,7 +431,7 @@ void on_signal(struct drain *d)
 			break;
 		/* A -u command is in a session of its own, away from them. */
 		if (d->opt.user_name && d->child > 0)
-			kill(d->child, signo);
+			signal_command(d, signo);
 		if (!d->stop_signal)
 			d->stop_signal = signo;
 		request_stop(d);
@@ -763,8 +778,8 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
  * when make has finished, and says how it ended.  SIGINT, SIGTERM and
  * SIGHUP end the wait and leave the command running (a terminal's Ctrl-C
  * reaches it directly); a -u command, in a session of its own, is passed
- * the first of them, as while tracing, and the wait goes on until it exits
- * or another one comes: a command that ignores them does not keep the
+ * the first of them with its process group, as while tracing, and the
+ * wait goes on until it exits or another one comes: a command that ignores them does not keep the
  * drainer for ever.
  */
 static void wait_command(struct drain *d)
@@ -800,7 +815,7 @@ static void wait_command(struct drain *d)
 		if (passed && monotonic_ns() - passed < SAME_SIGNAL_NS)
 			continue;
 		if (d->opt.user_name && !passed) {
-			kill(d->child, si.si_signo);
+			signal_command(d, si.si_signo);
 			passed = monotonic_ns();
 			fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
 				sigabbrev_np(si.si_signo), d->opt.command[0],
@@ -881,7 +896,8 @@ static bool wait_exit(struct drain *d, uint64_t ns)
  * running is ended as perf record ends its workload.  It may have caught
  * the same signal and be exiting: GRACE_NS for that, then SIGTERM, and
  * the drainer waits for it.  A -u command leads a process group of its
- * own, the job its terminal's signals would reach, and the group gets it;
+ * own, the job its terminal's signals would reach, and the group gets it
+ * (signal_command());
  * any other command shares the drainer's group (and record's, and the
  * shell's), and it alone gets it, as perf's workload.  Another SIGINT,
  * SIGTERM or SIGHUP ends the wait: a command that ignores SIGTERM does not
@@ -889,15 +905,19 @@ static bool wait_exit(struct drain *d, uint64_t ns)
  */
 static void end_command(struct drain *d)
 {
+	int sent;
+
 	if (d->child <= 0 || !d->stop_signal || wait_exit(d, GRACE_NS))
 		return;
-	fprintf(stderr, "fxtrace-drain: SIGTERM to %s (pid %d%s): still running %llu ms after the trace was written\n",
-		d->opt.command[0], (int)d->child,
-		d->opt.user_name ? " and its process group" : "",
-		GRACE_NS / 1000000ULL);
-	if (kill(d->opt.user_name ? -d->child : d->child, SIGTERM))
+	sent = signal_command(d, SIGTERM);
+	if (sent < 0)
 		fprintf(stderr, "fxtrace-drain: SIGTERM to %s (pid %d): %s\n",
 			d->opt.command[0], (int)d->child, strerror(errno));
+	else
+		fprintf(stderr, "fxtrace-drain: SIGTERM to %s (pid %d%s): still running %llu ms after the trace was written\n",
+			d->opt.command[0], (int)d->child,
+			sent ? " and its process group" : "",
+			GRACE_NS / 1000000ULL);
 	wait_exit(d, 0);
 }
 

@@ -371,6 +371,76 @@ kill -KILL "$pid" 2>/dev/null
 rm -rf "$userdir"
 check_strict "$out/sigtwice.fxt" sigtwice
 
+# A signal passed on to a -u command reaches its process group, the job
+# its terminal's Ctrl-C would reach (sudo relays to it too), as the
+# SIGTERM that ends it does.  The command forks a child into its group;
+# each notes the SIGINT, the child exits 5 on it and the command gives
+# its status.  (Only the command's pid got it: the child went on, no
+# note, and the SIGTERM after the grace killed both, 143.)
+userdir=$(mktemp -d /tmp/drain-test.XXXXXX)
+chmod 777 "$userdir"
+"$bin/fxtrace-drain" -u nobody -m streaming -B 16K -o "$out/siggroup.fxt" -- \
+	python3 -c 'import os, signal, sys, time
+d = sys.argv[1]
+def noter(role):
+	def note(signo, frame):
+		open(os.path.join(d, role), "w").close()
+		if role == "child":
+			os._exit(5)
+	return note
+pid = os.fork()
+signal.signal(signal.SIGINT, noter("parent" if pid else "child"))
+if not pid:
+	with open(os.path.join(d, "child.pid"), "w") as f:
+		f.write("%d\n" % os.getpid())
+	while True:
+		time.sleep(1)
+while not os.path.exists(os.path.join(d, "child.pid")):
+	time.sleep(0.01)
+with open(os.path.join(d, "pid"), "w") as f:
+	f.write("%d\n" % os.getpid())
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))' "$userdir" \
+	</dev/null 2>"$out/siggroup.stderr" &
+drain=$!
+for _ in $(seq 100); do [[ -s $userdir/pid ]] && break; sleep 0.1; done
+kill -INT $drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/siggroup.stderr"
+noted=
+for who in parent child; do [[ -e $userdir/$who ]] && noted+="$who "; done
+[[ $rc == 5 && $noted == "parent child " ]] &&
+	! grep -q 'SIGTERM to\|left running' "$out/siggroup.stderr"
+result $? "siggroup: SIGINT reaches the -u command's process group: its child exits 5 on it, 5 (got $rc, noted by: $noted)"
+[[ -s $userdir/child.pid ]] && kill -KILL "$(cat "$userdir/child.pid")" 2>/dev/null
+rm -rf "$userdir"
+check_strict "$out/siggroup.fxt" siggroup
+
+# A -u command's setsid() may come after the session started
+# (initgroups() before it can wait on a directory service): slow_setsid.so
+# holds it 5 s.  SIGINT to the drainer then: the command, in the
+# drainer's group still, ignores it (this script's background jobs do),
+# and the SIGTERM after the grace reaches it alone, no group being there
+# yet, and ends it: 143, in 1-2 s.  (The kill() of its group failed, "No
+# such process", and the drainer waited for the command, run after all:
+# its 9, after 5 s.)
+start=$SECONDS
+SLOW_SETSID_SECONDS=5 LD_PRELOAD=$progs/slow_setsid.so \
+	"$bin/fxtrace-drain" -u nobody -m streaming -B 16K -o "$out/sigearly.fxt" -- \
+	sh -c 'exit 9' </dev/null 2>"$out/sigearly.stderr" &
+drain=$!
+sleep 1
+kill -INT $drain
+wait $drain
+rc=$?
+took=$((SECONDS - start))
+sed 's/^/# /' "$out/sigearly.stderr"
+[[ $rc == 143 ]] && ((took < 5)) &&
+	grep -qx 'fxtrace-drain: SIGTERM to sh (pid [0-9]*): still running 500 ms after the trace was written' \
+		"$out/sigearly.stderr"
+result $? "sigearly: the SIGTERM after the grace before the -u command's setsid() reaches it alone, 143 (got $rc in ${took}s)"
+check_strict "$out/sigearly.fxt" sigearly
+
 # SIGCHLD ignored on entry (SIG_IGN survives exec): the kernel reaped the
 # command unseen, so its exit did not end the session, which ran on until
 # a signal (timeout's SIGINT after 20 s here), and then gave 0, its status
