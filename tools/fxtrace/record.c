@@ -259,6 +259,11 @@ static int run_drain(char **argv)
 	int status, ret;
 	pid_t pid;
 
+	/*
+	 * Ignored on entry (SIG_IGN survives exec), it would have the kernel
+	 * reap the drainer unseen and its status lost (ECHILD).
+	 */
+	signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -101,3 +101,11 @@ $(B)/test/drain/stop_before_raw.so: user/drain/tests/stop_before_raw.c
 	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
 
 PROGS += $(B)/test/drain/stop_before_raw.so
+
+# Preloaded by drain_test.sh: a -u command's setsid() comes late.
+$(B)/test/drain/slow_setsid.so: user/drain/tests/slow_setsid.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/drain/slow_setsid.so

@@ -323,6 +323,21 @@ static void reap_child(struct drain *d)
 }
 
 /*
+ * Send the command signo: a -u command's process group, the job its
+ * terminal's Ctrl-C would reach (sudo relays to it too).  Its setsid()
+ * may come after the session started (initgroups() can wait on a
+ * directory service): until then it has no group of its own, and is in
+ * the drainer's, so it alone gets it.  1 if its group got it, 0 if it
+ * alone did, -1 (errno set) if it did not.
+ */
+static int signal_command(const struct drain *d, int signo)
+{
+	if (d->opt.user_name && !kill(-d->child, signo))
+		return 1;
+	return kill(d->child, signo);
+}
+
+/*
  * SIGUSR1 in a circular session: the flight recorder's snapshot.  Writers
  * pause (dropping and counting) while every buffer is written to OUT.<n>
  * through the same checks as the trace (output_session()), so no copy is
@@ -376,20 +391,49 @@ static void snapshot(struct drain *d)
 			d->snapshots, ret, path, (unsigned long long)refused);
 }
 
+/*
+ * A terminal's Ctrl-C reaches both `fxtrace record` and the drainer, and
+ * record passes its own on, as a signal to the whole job does: the same
+ * signal this soon after the one before is that one again.
+ */
+#define SAME_SIGNAL_NS	500000000ULL
+
+/*
+ * Whether SIGINT, SIGTERM or SIGHUP signo is the one taken just before,
+ * arriving again; if not, it is the one taken now.  A copy is neither
+ * passed on to a -u command nor counted as a further signal: a command
+ * that stops gracefully on the first SIGINT and dies of the second is not
+ * killed by one Ctrl-C.
+ */
+static bool same_signal(struct drain *d, int signo)
+{
+	uint64_t now = monotonic_ns();
+
+	if (signo == d->last_signal && now - d->last_signal_ns < SAME_SIGNAL_NS)
+		return true;
+	d->last_signal = signo;
+	d->last_signal_ns = now;
+	return false;
+}
+
 void on_signal(struct drain *d)
 {
-	switch (d->siginfo.ssi_signo) {
+	int signo = (int)d->siginfo.ssi_signo;
+
+	switch (signo) {
 	case SIGCHLD:
 		reap_child(d);
 		break;
 	case SIGINT:
 	case SIGTERM:
 	case SIGHUP:
+		if (same_signal(d, signo))
+			break;
 		/* A -u command is in a session of its own, away from them. */
 		if (d->opt.user_name && d->child > 0)
-			kill(d->child, (int)d->siginfo.ssi_signo);
+			signal_command(d, signo);
 		if (!d->stop_signal)
-			d->stop_signal = (int)d->siginfo.ssi_signo;
+			d->stop_signal = signo;
 		request_stop(d);
 		break;
 	case SIGUSR1:
@@ -627,6 +671,13 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	struct stat st;
 	int ret;
 
+	/*
+	 * SIGCHLD ignored on entry (SIG_IGN survives exec) would have the
+	 * kernel reap the command unseen: no SIGCHLD, waitpid() ECHILD, a
+	 * session that outlives it and its status lost.  The command gets
+	 * the default too, as perf record's workload.
+	 */
+	signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -722,20 +773,13 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 }
 
 /*
- * A terminal's Ctrl-C reaches both `fxtrace record` and the drainer, and
- * record passes its own on: a signal this soon after the one passed on to
- * a -u command is the same.
- */
-#define SAME_SIGNAL_NS	500000000ULL
-
-/*
  * Tracing failed (the output is full, say) while the command runs: wait for
  * it, as for a trace that worked, so that `fxtrace record -- make` returns
  * when make has finished, and says how it ended.  SIGINT, SIGTERM and
  * SIGHUP end the wait and leave the command running (a terminal's Ctrl-C
  * reaches it directly); a -u command, in a session of its own, is passed
- * the first of them, as while tracing, and the wait goes on until it exits
- * or another one comes: a command that ignores them does not keep the
+ * the first of them with its process group, as while tracing, and the
+ * wait goes on until it exits or another one comes: a command that ignores them does not keep the
  * drainer for ever.
  */
 static void wait_command(struct drain *d)
@@ -766,12 +810,12 @@ static void wait_command(struct drain *d)
 			return;
 		/* A second at most: a SIGCHLD read by the loop is gone. */
 		if (sigtimedwait(&mask, &si, &second) < 0 ||
-		    si.si_signo == SIGCHLD)
+		    si.si_signo == SIGCHLD || same_signal(d, si.si_signo))
 			continue;
 		if (passed && monotonic_ns() - passed < SAME_SIGNAL_NS)
 			continue;
 		if (d->opt.user_name && !passed) {
-			kill(d->child, si.si_signo);
+			signal_command(d, si.si_signo);
 			passed = monotonic_ns();
 			fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
 				sigabbrev_np(si.si_signo), d->opt.command[0],
@@ -793,107 +837,104 @@ static int exit_status(int status)
 }
 
 /*
- * Whether pid is exiting: a zombie, or a fatal signal on its way.  A
- * signal whose default action kills (a shell's Ctrl-C to the whole job)
- * is made SIGKILL pending in each of the process's threads when it is
- * sent (complete_signal() in kernel/signal.c), so that a process sent the
- * drainer's own signal at the same time shows it by now.
+ * How long a command still running once the trace is written has to exit
+ * on its own before it is sent SIGTERM: the signal that stopped the
+ * session may have reached it too (a shell's Ctrl-C reaches the whole
+ * job), and make, a shell or python, catching it, exit a moment later.
  */
-static bool command_dying(pid_t pid)
-{
-	unsigned long long pending;
-	char path[32], *line = NULL;
-	bool dying = false;
-	size_t size = 0;
-	char state;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!dying && getline(&line, &size, f) > 0) {
-		if (sscanf(line, "State: %c", &state) == 1)
-			dying = state == 'Z' || state == 'X';
-		else if (sscanf(line, "SigPnd: %llx", &pending) == 1 ||
-			 sscanf(line, "ShdPnd: %llx", &pending) == 1)
-			dying = pending & 1ULL << (SIGKILL - 1);
-	}
-	free(line);
-	fclose(f);
-	return dying;
-}
+#define GRACE_NS	500000000ULL
 
 /*
- * How long a command the kernel is killing has to exit once the trace is
- * written.  It takes milliseconds, but not always: a first thread that
- * exited (State Z) waits in waitpid() for the last of its threads, which
- * may run on for ever, and a task in an uninterruptible sleep has its
- * SIGKILL pending until it wakes.  The drainer does not wait for those.
+ * Wait ns (0: for ever) for the command to exit: true once it is reaped,
+ * or once a further SIGINT, SIGTERM or SIGHUP (not the one before arriving
+ * again) leaves it running (d->left_signal); false when the time is up.
  */
-#define DYING_WAIT_NS	2000000000ULL
-
-/* The command reaped (its pid, *status set), or 0 if it outlived the wait. */
-static pid_t wait_dying(struct drain *d, int *status)
+static bool wait_exit(struct drain *d, uint64_t ns)
 {
-	uint64_t now = monotonic_ns(), until = now + DYING_WAIT_NS;
+	uint64_t now = monotonic_ns(), until = ns ? now + ns : 0, rest;
 	struct timespec left;
 	sigset_t mask;
 	siginfo_t si;
+	int status;
 	pid_t w;
 
 	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	for (;;) {
-		w = waitpid(d->child, status, WNOHANG);
-		if (w)
-			return w;
+		w = waitpid(d->child, &status, WNOHANG);
+		if (w == d->child) {
+			d->child = 0;
+			d->child_status = status;
+			pty_command_done(&d->pty);
+			return true;
+		}
+		if (w < 0 && errno != EINTR) {
+			d->child = 0;
+			return true;
+		}
 		now = monotonic_ns();
-		if (now >= until)
-			return 0;
-		/* SIGCHLD is blocked: one sent since the waitpid() is pending. */
-		left.tv_sec = (time_t)((until - now) / 1000000000ULL);
-		left.tv_nsec = (long)((until - now) % 1000000000ULL);
-		sigtimedwait(&mask, &si, &left);
+		if (until && now >= until)
+			return false;
+		/* A second at most: a SIGCHLD read by the loop is gone. */
+		rest = until && until - now < 1000000000ULL ? until - now :
+							      1000000000ULL;
+		left.tv_sec = (time_t)(rest / 1000000000ULL);
+		left.tv_nsec = (long)(rest % 1000000000ULL);
+		if (sigtimedwait(&mask, &si, &left) < 0 ||
+		    si.si_signo == SIGCHLD || same_signal(d, si.si_signo))
+			continue;
+		d->left_signal = si.si_signo;
+		return true;
 	}
 }
 
 /*
- * The trace is written and the command was not reaped: the signal that
- * stopped the session may have killed it too, whether or not its
- * SIGCHLD or even its exit came before the end; then its status is the
- * one to give.
+ * A signal stopped the session and the trace is written: a command still
+ * running is ended as perf record ends its workload.  It may have caught
+ * the same signal and be exiting: GRACE_NS for that, then SIGTERM, and
+ * the drainer waits for it.  A -u command leads a process group of its
+ * own, the job its terminal's signals would reach, and the group gets it
+ * (signal_command());
+ * any other command shares the drainer's group (and record's, and the
+ * shell's), and it alone gets it, as perf's workload.  Another SIGINT,
+ * SIGTERM or SIGHUP ends the wait: a command that ignores SIGTERM does not
+ * keep the drainer for ever.
  */
-static void reap_exited(struct drain *d)
+static void end_command(struct drain *d)
 {
-	int status;
-	pid_t w;
+	int sent;
 
-	if (d->child <= 0)
+	if (d->child <= 0 || !d->stop_signal || wait_exit(d, GRACE_NS))
 		return;
-	w = waitpid(d->child, &status, WNOHANG);
-	if (!w && command_dying(d->child))
-		w = wait_dying(d, &status);
-	if (w != d->child)
-		return;
-	d->child = 0;
-	d->child_status = status;
-	pty_command_done(&d->pty);
+	sent = signal_command(d, SIGTERM);
+	if (sent < 0)
+		fprintf(stderr, "fxtrace-drain: SIGTERM to %s (pid %d): %s\n",
+			d->opt.command[0], (int)d->child, strerror(errno));
+	else
+		fprintf(stderr, "fxtrace-drain: SIGTERM to %s (pid %d%s): still running %llu ms after the trace was written\n",
+			d->opt.command[0], (int)d->child,
+			sent ? " and its process group" : "",
+			GRACE_NS / 1000000ULL);
+	wait_exit(d, 0);
 }
 
 /*
- * A command still running once the trace is written is left running, and
- * the status is that of an interrupted run, 128+N for the signal that
- * stopped the session, as perf record's: not 0, which would say that the
- * command succeeded.
+ * A command left running (another signal ended the wait for it) gives
+ * the status of an interrupted run, 128+N for that signal, as perf
+ * record's: not 0, which would say that the command succeeded.
  */
 static int command_status(const struct drain *d)
 {
-	if (d->child <= 0 || !d->stop_signal)
+	int signo = d->left_signal ? d->left_signal : d->stop_signal;
+
+	if (d->child <= 0 || !signo)
 		return exit_status(d->child_status);
 	fprintf(stderr, "fxtrace-drain: %s: %s left running (pid %d)\n",
-		strsignal(d->stop_signal), d->opt.command[0], (int)d->child);
-	return 128 + d->stop_signal;
+		strsignal(signo), d->opt.command[0], (int)d->child);
+	return 128 + signo;
 }
 
 /*
@@ -1042,7 +1083,7 @@ int main(int argc, char **argv)
 	} else if (ret && d->child > 0) {
 		wait_command(d);
 	} else if (!ret) {
-		reap_exited(d);
+		end_command(d);
 	}
 	/* Root's terminal back as it was, before the summary goes there. */
 	pty_end(&d->pty);

@@ -111,6 +111,9 @@ struct drain {
 	pid_t child;
 	int child_status;
 	int stop_signal;		/* the SIGINT, SIGTERM or SIGHUP that stopped it */
+	int last_signal;		/* the last of them taken, and when (same_signal()) */
+	uint64_t last_signal_ns;
+	int left_signal;		/* the one that left the command running */
 	struct cmd_pty pty;		/* a -u command's terminal, if it has one */
 	enum drain_state state;
 	int error;			/* first fatal error, -errno */

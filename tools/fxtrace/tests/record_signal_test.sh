@@ -96,5 +96,26 @@ for sig in INT TERM HUP; do
 	result $? "SIG$sig between fork and the drainer's pid known: passed on (rc=$rc, drainer got '$got')"
 done
 
+# SIGCHLD ignored on entry (SIG_IGN survives exec, as a parent that
+# ignores it leaves it): record must still get the drainer's status.  The
+# kernel reaped the drainer unseen and record said "No child processes",
+# exit 1.
+rm -f "$tmp/ready" "$tmp/got" "$tmp/pid"
+timeout 20 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' \
+	"$tmp/fxtrace" record -q -o "$tmp/t.fxt" -- true 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 100); do
+	[[ -e $tmp/ready ]] && break
+	sleep 0.1
+done
+kill -s TERM "$(cat "$tmp/pid")"
+wait "$pid"
+rc=$?
+got=$(cat "$tmp/got" 2>/dev/null)
+[[ $rc == 7 && $got == TERM && ! -s $tmp/err ]]
+result $? "SIGCHLD ignored on entry: record gives the drainer's status 7 (rc=$rc, stderr '$(cat "$tmp/err")')"
+
 echo "1..$n"
 exit "$failed"

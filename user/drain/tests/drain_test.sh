@@ -203,31 +203,80 @@ sed 's/^/# /' "$out/sigjob.stderr"
 result $? "sigjob: SIGTERM to the job: the command's status, 143 (got $rc)"
 check_strict "$out/sigjob.fxt" sigjob
 
-# SIGINT to the drainer alone: the command goes on, left running, and
-# the status says the run was interrupted, 128+2, not that the command
-# succeeded (it was 0).
+# A command that catches the signal stopping the job and exits a moment
+# later (make, a shell, python on Ctrl-C) gives its own status: here 7,
+# a second after SIGTERM.  The SIGTERM the drainer sends it after the
+# grace is caught too, and it exits 7 all the same.  (It was left
+# running, 143: only a command the kernel was killing was waited for.)
+# shellcheck disable=SC2016 # the inner sh expands it
+setsid "$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigcaught.fxt" -- \
+	sh -c 'trap "sleep 1; exit 7" TERM; echo $$ >"$0"; sleep 30 & wait' \
+	"$out/sigcaught.pid" 2>"$out/sigcaught.stderr" &
+drain=$!
+for _ in $(seq 50); do [[ -s $out/sigcaught.pid ]] && break; sleep 0.1; done
+kill -TERM -- -$drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/sigcaught.stderr"
+[[ $rc == 7 ]] && ! grep -q 'left running' "$out/sigcaught.stderr"
+result $? "sigcaught: a command that catches SIGTERM and exits 7 a second later: 7 (got $rc)"
+check_strict "$out/sigcaught.fxt" sigcaught
+
+# SIGINT to the drainer alone (as `kill -INT` of `fxtrace record`): the
+# command did not get it, and once the trace is written it is sent
+# SIGTERM, said in one line, and its status is given, 143.  (It was left
+# running, orphaned, 130.)
+# shellcheck disable=SC2016 # the inner sh expands it
+"$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigterm.fxt" -- \
+	sh -c 'echo $$ >"$0"; exec sleep 30' "$out/sigterm.pid" \
+	2>"$out/sigterm.stderr" &
+drain=$!
+for _ in $(seq 50); do [[ -s $out/sigterm.pid ]] && break; sleep 0.1; done
+kill -INT $drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/sigterm.stderr"
+pid=$(cat "$out/sigterm.pid")
+gone=0
+kill -0 "$pid" 2>/dev/null || gone=1
+[[ $rc == 143 && $gone == 1 ]] &&
+	grep -qx "fxtrace-drain: SIGTERM to sh (pid $pid): still running 500 ms after the trace was written" \
+		"$out/sigterm.stderr" && ! grep -q 'left running' "$out/sigterm.stderr"
+result $? "sigterm: SIGINT to the drainer: the command ($pid) sent SIGTERM, said so, 143 (got $rc, gone $gone)"
+kill -KILL "$pid" 2>/dev/null
+check_strict "$out/sigterm.fxt" sigterm
+
+# A command that ignores SIGTERM: the drainer waits for it until another
+# signal (SIGTERM here, after the first SIGINT) ends the wait; then it is
+# left running, named, 128+15.
 # shellcheck disable=SC2016 # the inner sh expands it
 "$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigleft.fxt" -- \
-	sh -c 'echo $$ >"$0"; exec sleep 30' "$out/sigleft.pid" \
+	sh -c 'trap "" TERM; echo $$ >"$0"; exec sleep 30' "$out/sigleft.pid" \
 	2>"$out/sigleft.stderr" &
 drain=$!
 for _ in $(seq 50); do [[ -s $out/sigleft.pid ]] && break; sleep 0.1; done
 kill -INT $drain
+for _ in $(seq 100); do grep -q '^fxtrace-drain: SIGTERM to sh' "$out/sigleft.stderr" && break; sleep 0.1; done
+sleep 0.5
+waited=0
+kill -0 $drain 2>/dev/null && waited=1
+kill -TERM $drain
 wait $drain
 rc=$?
 sed 's/^/# /' "$out/sigleft.stderr"
 pid=$(cat "$out/sigleft.pid")
-[[ $rc == 130 ]] && kill -0 "$pid" &&
-	grep -qx "fxtrace-drain: Interrupt: sh left running (pid $pid)" \
+[[ $rc == 143 && $waited == 1 ]] && kill -0 "$pid" &&
+	grep -qx "fxtrace-drain: Terminated: sh left running (pid $pid)" \
 		"$out/sigleft.stderr"
-result $? "sigleft: SIGINT to the drainer: 130, the command ($pid) left running and named (got $rc)"
+result $? "sigleft: a command ignoring SIGTERM is waited for; another signal leaves it ($pid) running, named, 143 (got $rc, waited $waited)"
 kill -KILL "$pid"
 check_strict "$out/sigleft.fxt" sigleft
 
 # A command whose first thread exited while another sleeps 60 s: Z in
 # /proc/PID/status, but waitpid() waits for its last thread.  SIGINT to
-# the drainer alone: the wait for a dying command lasts 2 s at most, then
-# it is left running, 130 (the drainer waited 60 s and gave 0).
+# the drainer alone: the SIGTERM after the grace ends the whole process,
+# 143, in seconds (the drainer waited 60 s and gave 0, then left it
+# running, 130).
 "$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigzombie.fxt" -- \
 	"$progs/leader_exit" "$out/sigzombie.pid" 60 \
 	2>"$out/sigzombie.stderr" &
@@ -241,12 +290,174 @@ wait $drain
 rc=$?
 took=$((SECONDS - start))
 sed 's/^/# /' "$out/sigzombie.stderr"
-[[ $rc == 130 ]] && ((took <= 10)) && kill -0 "$pid" &&
-	grep -qx "fxtrace-drain: Interrupt: $progs/leader_exit left running (pid $pid)" \
+gone=0
+kill -0 "$pid" 2>/dev/null || gone=1
+[[ $rc == 143 && $gone == 1 ]] && ((took <= 10)) &&
+	grep -qx "fxtrace-drain: SIGTERM to $progs/leader_exit (pid $pid): still running 500 ms after the trace was written" \
 		"$out/sigzombie.stderr"
-result $? "sigzombie: a first thread exited, the last one not: left running, 130, in ${took}s (got $rc)"
-kill -KILL "$pid"
+result $? "sigzombie: a first thread exited, the last one not: SIGTERM ends it, 143, in ${took}s (got $rc, gone $gone)"
+kill -KILL "$pid" 2>/dev/null
 check_strict "$out/sigzombie.fxt" sigzombie
+
+# One signal reaching a -u command twice: a Ctrl-C to the drainer and
+# again through `fxtrace record`.  The second SIGINT comes as soon as the
+# command has got the first, while the drainer still runs: its output is
+# a FIFO of one page (F_SETPIPE_SZ) nobody reads yet, which the trace does
+# not fit into.  The command counts the SIGINTs it gets: one (it got two,
+# and a command that stops gracefully on the first and dies of the second
+# was killed).  Then the trace is read, and the command, still running,
+# is sent SIGTERM with its process group: 143.
+userdir=$(mktemp -d /tmp/drain-test.XXXXXX)
+chmod 777 "$userdir"
+mkfifo "$userdir/fifo"
+python3 -c 'import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ
+os.set_blocking(fd, True)
+open(sys.argv[2] + ".ready", "w").close()
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.1)
+with open(sys.argv[3], "wb") as out:
+    while True:
+        b = os.read(fd, 65536)
+        if not b:
+            break
+        out.write(b)' "$userdir/fifo" "$userdir/go" "$out/sigtwice.fxt" &
+reader=$!
+for _ in $(seq 100); do [[ -e $userdir/go.ready ]] && break; sleep 0.1; done
+"$bin/fxtrace-drain" -u nobody -m streaming -B 16K -o "$userdir/fifo" -- \
+	python3 -c 'import os, signal, sys, time
+n = 0
+def count(signo, frame):
+	global n
+	n += 1
+	with open(sys.argv[2], "w") as f:
+		f.write("%d\n" % n)
+signal.signal(signal.SIGINT, count)
+with open(sys.argv[1], "w") as f:
+	f.write("%d\n" % os.getpid())
+while True:
+	time.sleep(1)' "$userdir/pid" "$userdir/count" \
+	</dev/null 2>"$out/sigtwice.stderr" &
+drain=$!
+for _ in $(seq 100); do [[ -s $userdir/pid ]] && break; sleep 0.1; done
+"$progs/producer" 1 20000 >"$out/sigtwice.producer"
+# Both SIGINTs from one process: a shell's forks in the guest can take
+# longer than the drainer's half second.  The second once the command has
+# counted the first: two pending at once would be one.
+python3 -c 'import os, signal, sys, time
+os.kill(int(sys.argv[1]), signal.SIGINT)
+while not os.path.exists(sys.argv[2]) or os.path.getsize(sys.argv[2]) == 0:
+    time.sleep(0.001)
+os.kill(int(sys.argv[1]), signal.SIGINT)' $drain "$userdir/count"
+for _ in $(seq 50); do [[ -s $userdir/count ]] && break; sleep 0.1; done
+sleep 1
+running=0
+kill -0 $drain 2>/dev/null && running=1
+touch "$userdir/go"
+wait $drain
+rc=$?
+wait $reader
+sed 's/^/# /' "$out/sigtwice.stderr"
+pid=$(cat "$userdir/pid")
+count=$(cat "$userdir/count" 2>/dev/null)
+[[ $running == 1 ]]
+result $? "sigtwice: the drainer still ran when the second SIGINT came"
+[[ $count == 1 && $rc == 143 ]] &&
+	grep -qx "fxtrace-drain: SIGTERM to python3 (pid $pid and its process group): still running 500 ms after the trace was written" \
+		"$out/sigtwice.stderr"
+result $? "sigtwice: the same SIGINT twice at once reaches the -u command once, and SIGTERM ends it, 143 (got ${count:-no} SIGINT, rc $rc)"
+kill -KILL "$pid" 2>/dev/null
+rm -rf "$userdir"
+check_strict "$out/sigtwice.fxt" sigtwice
+
+# A signal passed on to a -u command reaches its process group, the job
+# its terminal's Ctrl-C would reach (sudo relays to it too), as the
+# SIGTERM that ends it does.  The command forks a child into its group;
+# each notes the SIGINT, the child exits 5 on it and the command gives
+# its status.  (Only the command's pid got it: the child went on, no
+# note, and the SIGTERM after the grace killed both, 143.)
+userdir=$(mktemp -d /tmp/drain-test.XXXXXX)
+chmod 777 "$userdir"
+"$bin/fxtrace-drain" -u nobody -m streaming -B 16K -o "$out/siggroup.fxt" -- \
+	python3 -c 'import os, signal, sys, time
+d = sys.argv[1]
+def noter(role):
+	def note(signo, frame):
+		open(os.path.join(d, role), "w").close()
+		if role == "child":
+			os._exit(5)
+	return note
+pid = os.fork()
+signal.signal(signal.SIGINT, noter("parent" if pid else "child"))
+if not pid:
+	with open(os.path.join(d, "child.pid"), "w") as f:
+		f.write("%d\n" % os.getpid())
+	while True:
+		time.sleep(1)
+while not os.path.exists(os.path.join(d, "child.pid")):
+	time.sleep(0.01)
+with open(os.path.join(d, "pid"), "w") as f:
+	f.write("%d\n" % os.getpid())
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))' "$userdir" \
+	</dev/null 2>"$out/siggroup.stderr" &
+drain=$!
+for _ in $(seq 100); do [[ -s $userdir/pid ]] && break; sleep 0.1; done
+kill -INT $drain
+wait $drain
+rc=$?
+sed 's/^/# /' "$out/siggroup.stderr"
+noted=
+for who in parent child; do [[ -e $userdir/$who ]] && noted+="$who "; done
+[[ $rc == 5 && $noted == "parent child " ]] &&
+	! grep -q 'SIGTERM to\|left running' "$out/siggroup.stderr"
+result $? "siggroup: SIGINT reaches the -u command's process group: its child exits 5 on it, 5 (got $rc, noted by: $noted)"
+[[ -s $userdir/child.pid ]] && kill -KILL "$(cat "$userdir/child.pid")" 2>/dev/null
+rm -rf "$userdir"
+check_strict "$out/siggroup.fxt" siggroup
+
+# A -u command's setsid() may come after the session started
+# (initgroups() before it can wait on a directory service): slow_setsid.so
+# holds it 5 s.  SIGINT to the drainer then: the command, in the
+# drainer's group still, ignores it (this script's background jobs do),
+# and the SIGTERM after the grace reaches it alone, no group being there
+# yet, and ends it: 143, in 1-2 s.  (The kill() of its group failed, "No
+# such process", and the drainer waited for the command, run after all:
+# its 9, after 5 s.)
+start=$SECONDS
+SLOW_SETSID_SECONDS=5 LD_PRELOAD=$progs/slow_setsid.so \
+	"$bin/fxtrace-drain" -u nobody -m streaming -B 16K -o "$out/sigearly.fxt" -- \
+	sh -c 'exit 9' </dev/null 2>"$out/sigearly.stderr" &
+drain=$!
+sleep 1
+kill -INT $drain
+wait $drain
+rc=$?
+took=$((SECONDS - start))
+sed 's/^/# /' "$out/sigearly.stderr"
+[[ $rc == 143 ]] && ((took < 5)) &&
+	grep -qx 'fxtrace-drain: SIGTERM to sh (pid [0-9]*): still running 500 ms after the trace was written' \
+		"$out/sigearly.stderr"
+result $? "sigearly: the SIGTERM after the grace before the -u command's setsid() reaches it alone, 143 (got $rc in ${took}s)"
+check_strict "$out/sigearly.fxt" sigearly
+
+# SIGCHLD ignored on entry (SIG_IGN survives exec): the kernel reaped the
+# command unseen, so its exit did not end the session, which ran on until
+# a signal (timeout's SIGINT after 20 s here), and then gave 0, its status
+# lost.  Now its exit ends the session at once, with its status, 3.
+start=$SECONDS
+timeout -s INT 20 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' \
+	"$bin/fxtrace-drain" -m streaming -B 16K -o "$out/sigchld.fxt" -- \
+	sh -c 'exit 3' 2>"$out/sigchld.stderr"
+rc=$?
+took=$((SECONDS - start))
+sed 's/^/# /' "$out/sigchld.stderr"
+[[ $rc == 3 ]] && ((took < 10)) &&
+	grep -qx 'fxtrace-drain: sh exited with status 3' "$out/sigchld.stderr"
+result $? "sigchld: SIGCHLD ignored on entry: the command's exit ends the session, its status 3 (got $rc in ${took}s)"
+check_strict "$out/sigchld.fxt" sigchld
 
 # Under nohup (SIGHUP ignored on entry) a hangup does not stop the
 # session: it stayed blocked for the signalfd, which read it all the same.

@@ -192,9 +192,10 @@ grep -q 'shown-on-terminal' "$d/screen" && [[ $(cat "$d/rc") == 0 ]]
 result $? "stdout read-only: the command's output shows through stderr, exit 0"
 # A stdin write-only: nothing can read it, so it is not made raw (it was,
 # and Ctrl-C typed then went nowhere); Ctrl-C interrupts record, which
-# stops and passes it on to the command.  The command goes on after it,
-# ignoring the hangup of its pty, and is killed after: record exits 130,
-# an interrupted run (had the command exited, its status).
+# stops and passes it on to the command.  The command goes on after it
+# (a sleep, ignoring the hangup of its pty), and once the trace is written
+# the drainer sends it SIGTERM: record exits 143, the command's status (it
+# was left running, 130).
 d=$userdir/wrin
 # shellcheck disable=SC2016 # expanded by the command's shell
 harness wrin --type 'ready>=\x03' --timeout 20 -- \
@@ -205,8 +206,9 @@ harness wrin --type 'ready>=\x03' --timeout 20 -- \
 [[ $(cat "$d/during") == cooked && $(cat "$d/termios") == same ]]
 result $? "stdin write-only: root's terminal is not made raw"
 for _ in $(seq 30); do [[ -s $d/intr ]] && break; sleep 0.1; done
-[[ $(cat "$d/rc") == 130 && $(cat "$d/intr" 2>/dev/null) == interrupted ]]
-result $? "stdin write-only: Ctrl-C stops record (exit 130), the command gets SIGINT"
+[[ $(cat "$d/rc") == 143 && $(cat "$d/intr" 2>/dev/null) == interrupted ]] &&
+	grep -q 'fxtrace-drain: SIGTERM to sh (pid [0-9]* and its process group): still running 500 ms after the trace was written' "$d/screen"
+result $? "stdin write-only: Ctrl-C stops record, the command gets SIGINT, then SIGTERM: its status, 143"
 [[ -s $d/intr.pid ]] && kill -KILL "$(cat "$d/intr.pid")"
 
 # ---- record started in the background of a job-control shell ----------------
