@@ -124,6 +124,8 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 		"a flow event on a thread with no slice open: Perfetto drops it (stat flow_no_enclosing_slice)" },
 	[FXT_RULE_FLOW_DUPLICATE] = { "flow-duplicate-id", FXT_WARNING,
 		"a flow begin whose correlation id a flow begun and not ended already holds: Perfetto drops it (stat flow_duplicate_id)" },
+	[FXT_RULE_MISPLACED_END] = { "misplaced-end", FXT_WARNING,
+		"an event after the end of a slice that has begins still open inside it, on a thread or an async id: Perfetto cuts them at that end (stat misplaced_end_event)" },
 };
 
 const char *fxt_severity_name(enum fxt_severity severity)

@@ -8,7 +8,8 @@
  * started mid-call legitimately cut durations).
  *
  * State grows by at most two map entries per record (an async begin: its
- * place in its id's stack and its name's count), so memory is proportional
+ * place in its id's stack and its name's count) or one frame of a thread's
+ * slice stack (512 at most per thread), so memory is proportional
  * to the input, except the tables and the names, which count against the
  * memory budget.  fxt_reader_read() reads through a window that grows to the
  * largest record seen, up to window_max; a record larger than that (only a
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -44,6 +46,15 @@ struct cpu_state {
 	uint64_t last_offset;
 };
 
+#define SLICE_PENDING	(-1)	/* Perfetto's dur of a slice still open */
+#define SLICE_DEPTH_MAX	512	/* SliceTracker::kMaxDepth */
+
+/* A slice on a thread's stack: a duration begin, a complete event, an instant. */
+struct slice_frame {
+	int64_t ts;		/* ns */
+	int64_t dur;		/* ns, or SLICE_PENDING */
+};
+
 /*
  * A thread of Perfetto's: a (pid, tid) that is alive, with its slice stack.
  * The threads of a tid form a list, newest first, so that a dead switch of
@@ -56,12 +67,12 @@ struct thread_state {
 	uint64_t depth;		/* open duration begins */
 	uint64_t first_open;	/* offset of the outermost open begin */
 	/*
-	 * Complete and instant slices stay on Perfetto's slice stack of the
-	 * thread until a later slice event at or after their end pops them;
-	 * a flow event meanwhile binds to them.
+	 * Perfetto's slice stack of the thread (SliceTracker), in ns: what
+	 * a flow event binds to.  At most SLICE_DEPTH_MAX frames, one per
+	 * record pushed.
 	 */
-	bool scoped_open;
-	uint64_t scoped_end;	/* ticks: latest end of those slices */
+	struct slice_frame *stack;
+	uint32_t stack_depth, stack_cap;
 };
 
 /* A flow begun and not yet ended, keyed like Perfetto: by correlation id. */
@@ -74,6 +85,7 @@ struct async_begin {
 	uint64_t name_hash;	/* of its category and name */
 	bool name_known;	/* the begin's category and name bytes were kept */
 	bool ended;		/* an end closed it under open begins */
+	int64_t end_ns;		/* when ended: the end's time */
 	uint64_t offset;	/* of the begin */
 	uint64_t number;	/* its key in async_outer once it is not inner */
 	uint64_t outer;		/* number of the begin it nests in, 0: none */
@@ -222,6 +234,7 @@ static void free_names(struct fxt_map *m)
 
 void fxt_reader_free(struct fxt_reader *r)
 {
+	struct thread_state *ts;
 	struct provider *p;
 	size_t pos = 0;
 
@@ -229,6 +242,9 @@ void fxt_reader_free(struct fxt_reader *r)
 		return;
 	while ((p = fxt_map_next(&r->providers, &pos, NULL, NULL)))
 		fxt_tables_free(p->tables);
+	pos = 0;
+	while ((ts = fxt_map_next(&r->threads, &pos, NULL, NULL)))
+		free(ts->stack);
 	fxt_map_free(&r->providers);
 	fxt_map_free(&r->cpus);
 	fxt_map_free(&r->threads);
@@ -469,38 +485,158 @@ static struct thread_state *thread_get(struct fxt_reader *r, uint64_t tid,
 	return ts;
 }
 
+static void misplaced_end(struct fxt_reader *r, const struct fxt_record *rec,
+			  const char *track, uint64_t cut, int64_t end_ns)
+{
+	fxt_report(&r->sink, rec->offset, FXT_RULE_MISPLACED_END,
+		   "%s at %lld ns cuts %llu begin%s left open inside a slice that ended at %lld ns: Perfetto ends %s there (stat misplaced_end_event)",
+		   track, (long long)rec->ts_ns, (unsigned long long)cut,
+		   plural(cut), (long long)end_ns, cut == 1 ? "it" : "them");
+}
+
+/*
+ * SliceTracker::MaybeCloseStack before a slice event of the thread at ns
+ * (dur: the new slice's, or SLICE_PENDING): pops the slices that ended
+ * before it, or at it unless both are instants, and cuts the begins left
+ * open inside one that ended before it.  False when a complete event
+ * overlaps a slice partially: Perfetto drops it
+ * (slice_drop_overlapping_complete_event).  At most SLICE_DEPTH_MAX
+ * frames to look at.
+ */
+static bool thread_settle(struct fxt_reader *r, struct thread_state *ts,
+			  const struct fxt_record *rec, int64_t dur)
+{
+	int64_t ns = rec->ts_ns, end;
+	bool open_child = false;
+	char track[64];
+	uint32_t i;
+
+	for (i = ts->stack_depth; i-- > 0;) {
+		const struct slice_frame *f = &ts->stack[i];
+
+		end = f->ts + f->dur;
+		if (f->dur == SLICE_PENDING) {
+			open_child = true;
+			continue;
+		}
+		if (open_child) {
+			if (ns <= end)
+				continue;
+			snprintf(track, sizeof(track),
+				 "thread %llu (process %llu): an event",
+				 (unsigned long long)rec->thread.tid,
+				 (unsigned long long)rec->thread.pid);
+			misplaced_end(r, rec, track, ts->stack_depth - i - 1,
+				      end);
+			ts->stack_depth = i;
+			open_child = false;
+			continue;
+		}
+		if (end < ns || (end == ns && !(f->dur == 0 && dur == 0))) {
+			ts->stack_depth--;	/* the top, as Perfetto's StackPop */
+			continue;
+		}
+		if (dur != SLICE_PENDING && ns < end && ns + dur > end)
+			return false;
+	}
+	return true;
+}
+
+static int thread_push(struct thread_state *ts, int64_t ns, int64_t dur)
+{
+	struct slice_frame *p;
+	uint32_t cap;
+
+	if (ts->stack_depth >= SLICE_DEPTH_MAX)
+		return 0;	/* slice_max_depth_exceeded: not on the stack */
+	if (ts->stack_depth == ts->stack_cap) {
+		cap = ts->stack_cap ? ts->stack_cap * 2 : 8;
+		p = realloc(ts->stack, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		ts->stack = p;
+		ts->stack_cap = cap;
+	}
+	ts->stack[ts->stack_depth++] = (struct slice_frame){ ns, dur };
+	return 0;
+}
+
+/*
+ * SliceTracker::End for an FXT duration end, which names nothing: it
+ * closes the innermost open slice, popped only if on top.
+ */
+static void thread_end(struct fxt_reader *r, struct thread_state *ts,
+		       const struct fxt_record *rec)
+{
+	uint32_t i;
+
+	thread_settle(r, ts, rec, SLICE_PENDING);
+	for (i = ts->stack_depth; i-- > 0;) {
+		if (ts->stack[i].dur != SLICE_PENDING)
+			continue;
+		ts->stack[i].dur = rec->ts_ns - ts->stack[i].ts;
+		if (i == ts->stack_depth - 1)
+			ts->stack_depth--;
+		return;
+	}
+}
+
+/*
+ * The thread's stack as Perfetto keeps it, in ns; a record whose time
+ * overflows is dropped (timestamp-overflow), and so is a complete event
+ * that ends before it begins.
+ */
+static int thread_slice(struct fxt_reader *r, struct thread_state *ts,
+			const struct fxt_record *rec)
+{
+	int64_t dur;
+
+	if (!rec->ts_ns_valid)
+		return 0;
+	switch (rec->subtype) {
+	case FXT_EVENT_INSTANT:
+		dur = 0;
+		break;
+	case FXT_EVENT_DURATION_COMPLETE:
+		if (!rec->end_ts_ns_valid || rec->end_ts_ns < rec->ts_ns)
+			return 0;
+		dur = rec->end_ts_ns - rec->ts_ns;
+		break;
+	case FXT_EVENT_DURATION_BEGIN:
+		dur = SLICE_PENDING;
+		break;
+	default:
+		thread_end(r, ts, rec);
+		return 0;
+	}
+	if (!thread_settle(r, ts, rec, dur))
+		return 0;
+	return thread_push(ts, rec->ts_ns, dur);
+}
+
 static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct thread_state *ts;
-	uint64_t end;
 
 	if (rec->thread.undefined)
 		return 0;
 	ts = thread_get(r, rec->thread.tid, rec->thread.pid);
 	if (!ts)
 		return -ENOMEM;
-	/* Perfetto pops the scoped slices that ended before this event. */
-	if (ts->scoped_open && rec->ts >= ts->scoped_end)
-		ts->scoped_open = false;
-	if (rec->subtype == FXT_EVENT_INSTANT ||
-	    rec->subtype == FXT_EVENT_DURATION_COMPLETE) {
-		end = rec->subtype == FXT_EVENT_INSTANT ? rec->ts : rec->end_ts;
-		if (!ts->scoped_open || end > ts->scoped_end)
-			ts->scoped_end = end;
-		ts->scoped_open = true;
-	} else if (rec->subtype == FXT_EVENT_DURATION_BEGIN) {
+	if (rec->subtype == FXT_EVENT_DURATION_BEGIN) {
 		if (!ts->depth++)
 			ts->first_open = rec->offset;
-	} else if (ts->depth) {
-		ts->depth--;
-	} else {
-		fxt_report(&r->sink, rec->offset,
-			   FXT_RULE_DURATION_UNMATCHED_END,
-			   "duration end on thread %llu (process %llu) with no begin open (the trace may start inside it)",
-			   (unsigned long long)rec->thread.tid,
-			   (unsigned long long)rec->thread.pid);
+	} else if (rec->subtype == FXT_EVENT_DURATION_END) {
+		if (ts->depth)
+			ts->depth--;
+		else
+			fxt_report(&r->sink, rec->offset,
+				   FXT_RULE_DURATION_UNMATCHED_END,
+				   "duration end on thread %llu (process %llu) with no begin open (the trace may start inside it)",
+				   (unsigned long long)rec->thread.tid,
+				   (unsigned long long)rec->thread.pid);
 	}
-	return 0;
+	return thread_slice(r, ts, rec);
 }
 
 /*
@@ -532,7 +668,7 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 	if (rec->thread.undefined)
 		return 0;
 	ts = fxt_map_get(&r->threads, rec->thread.tid, rec->thread.pid);
-	in_slice = ts && (ts->depth || ts->scoped_open);
+	in_slice = ts && ts->stack_depth;
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN) {
 		if (!fxt_map_get(&r->flows, rec->id, 0))
 			return 0;
@@ -640,13 +776,32 @@ static bool async_pop(struct fxt_reader *r, struct async_state *as,
  * Returns false when no begin is left (as is gone).
  */
 static bool async_settle(struct fxt_reader *r, struct async_state *as,
-			 uint64_t pid, uint64_t id, int64_t ns)
+			 const struct fxt_record *rec)
 {
+	uint64_t pid = rec->thread.pid, id = rec->id, cut = 0;
+	int64_t ns = rec->ts_ns, end_ns;
+	char track[80];
+	bool ended;
+
 	if (!as->ended || ns < as->ended_ns)
 		return true;
-	while (as->ended && (ns > as->ended_ns || as->inner.ended))
+	while (as->ended && (ns > as->ended_ns || as->inner.ended)) {
+		ended = as->inner.ended;
+		end_ns = as->inner.end_ns;
+		if (!ended)
+			cut++;
+		else if (cut) {
+			/* one stat for each ended begin that had some open */
+			snprintf(track, sizeof(track),
+				 "async id %#llx (process %llu): an event",
+				 (unsigned long long)id,
+				 (unsigned long long)pid);
+			misplaced_end(r, rec, track, cut, end_ns);
+			cut = 0;
+		}
 		if (!async_pop(r, as, pid, id))
 			return false;
+	}
 	return true;
 }
 
@@ -674,6 +829,7 @@ static void async_end_named(struct fxt_reader *r, struct async_state *as,
 	begin = fxt_map_get(&r->async_outer, named->innermost, 0);
 	async_close(r, begin, pid, id);
 	begin->ended = true;
+	begin->end_ns = rec->ts_ns;
 	as->ended++;
 	if (rec->ts_ns > as->ended_ns)
 		as->ended_ns = rec->ts_ns;
@@ -701,7 +857,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	known = rec->name.ptr && rec->category.ptr;
 	hash = fxt_category_name_hash_keyed(&rec->category, &rec->name);
 	as = fxt_map_get(&r->asyncs, pid, rec->id);
-	if (as && !async_settle(r, as, pid, rec->id, rec->ts_ns))
+	if (as && !async_settle(r, as, rec))
 		as = NULL;
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
 		if (known) {
@@ -827,6 +983,7 @@ static int check_sched(struct fxt_reader *r, const struct fxt_record *rec)
 					     "before the thread exited");
 			more = ts->has_older;
 			older = ts->older_pid;
+			free(ts->stack);
 			fxt_map_del(&r->threads, rec->out.tid, pid);
 			pid = older;
 		} while (more);
