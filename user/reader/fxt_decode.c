@@ -126,6 +126,8 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 		"a flow begin whose correlation id a flow begun and not ended already holds: Perfetto drops it (stat flow_duplicate_id)" },
 	[FXT_RULE_MISPLACED_END] = { "misplaced-end", FXT_WARNING,
 		"an event after the end of a slice that has begins still open inside it, on a thread or an async id: Perfetto cuts them at that end (stat misplaced_end_event)" },
+	[FXT_RULE_TIME_ORDER] = { "time-order", FXT_NOTE,
+		"an event of a thread or an async id older than its previous one in the file: Perfetto nests events in time order, the checks here in file order (reported once)" },
 };
 
 const char *fxt_severity_name(enum fxt_severity severity)

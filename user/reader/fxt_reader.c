@@ -73,6 +73,9 @@ struct thread_state {
 	 */
 	struct slice_frame *stack;
 	uint32_t stack_depth, stack_cap;
+	bool has_last;
+	int64_t last_ns;	/* the thread's last event in the file */
+	uint64_t last_offset;
 };
 
 /* A flow begun and not yet ended, keyed like Perfetto: by correlation id. */
@@ -117,6 +120,8 @@ struct async_state {
 	uint64_t depth;		/* begins on the stack, inner included */
 	uint64_t ended;		/* of those, the ones an end closed */
 	int64_t ended_ns;	/* time of the latest such end */
+	int64_t last_ns;	/* the id's last event in the file */
+	uint64_t last_offset;
 };
 
 struct name_entry {
@@ -153,6 +158,7 @@ struct fxt_reader {
 	struct fxt_map thread_names;	/* (tid, 0) -> struct name_entry */
 	struct fxt_map process_names;	/* (pid, 0) -> struct name_entry */
 	bool unsupported_noted[UNSUPPORTED_COUNT];
+	bool time_order_noted;
 };
 
 struct provider {
@@ -449,6 +455,43 @@ check_unsupported(struct fxt_reader *r, const struct fxt_record *rec)
 					 UNSUPPORTED_BLOB_ARG);
 }
 
+/*
+ * Perfetto sorts an FXT trace's events by time (ns; ties in file order)
+ * before its trackers see them; this reader judges nesting and flows in
+ * file order, so an event older than its thread's or id's previous one
+ * may be judged otherwise here (Documentation/perfetto.rst).
+ */
+static void note_time_order(struct fxt_reader *r, const struct fxt_record *rec,
+			    const char *track, uint64_t last_offset,
+			    int64_t last_ns)
+{
+	if (r->time_order_noted)
+		return;
+	r->time_order_noted = true;
+	fxt_report(&r->sink, rec->offset, FXT_RULE_TIME_ORDER,
+		   "%s: an event at %lld ns is older than the one at offset %#llx (%lld ns): Perfetto nests them in time order, this check in file order (noted once)",
+		   track, (long long)rec->ts_ns,
+		   (unsigned long long)last_offset, (long long)last_ns);
+}
+
+static void thread_order(struct fxt_reader *r, struct thread_state *ts,
+			 const struct fxt_record *rec)
+{
+	char track[64];
+
+	if (!rec->ts_ns_valid)
+		return;
+	if (ts->has_last && rec->ts_ns < ts->last_ns) {
+		snprintf(track, sizeof(track), "thread %llu (process %llu)",
+			 (unsigned long long)rec->thread.tid,
+			 (unsigned long long)rec->thread.pid);
+		note_time_order(r, rec, track, ts->last_offset, ts->last_ns);
+	}
+	ts->has_last = true;
+	ts->last_ns = rec->ts_ns;
+	ts->last_offset = rec->offset;
+}
+
 static void note_unended(struct fxt_reader *r, uint64_t tid,
 			 const struct thread_state *ts, const char *when)
 {
@@ -623,6 +666,7 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 	ts = thread_get(r, rec->thread.tid, rec->thread.pid);
 	if (!ts)
 		return -ENOMEM;
+	thread_order(r, ts, rec);
 	if (rec->subtype == FXT_EVENT_DURATION_BEGIN) {
 		if (!ts->depth++)
 			ts->first_open = rec->offset;
@@ -660,7 +704,7 @@ static void flow_no_slice(struct fxt_reader *r, const struct fxt_record *rec)
 
 static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 {
-	const struct thread_state *ts;
+	struct thread_state *ts;
 	struct flow_state *fs;
 	bool in_slice;
 	int created;
@@ -669,6 +713,8 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 		return 0;
 	ts = fxt_map_get(&r->threads, rec->thread.tid, rec->thread.pid);
 	in_slice = ts && ts->stack_depth;
+	if (ts)
+		thread_order(r, ts, rec);
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN) {
 		if (!fxt_map_get(&r->flows, rec->id, 0))
 			return 0;
@@ -840,6 +886,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	uint64_t pid = rec->thread.pid, hash, same_outer = 0;
 	struct async_name *named;
 	struct async_state *as;
+	char track[80];
 	int created, ret;
 	bool known;
 
@@ -857,6 +904,11 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	known = rec->name.ptr && rec->category.ptr;
 	hash = fxt_category_name_hash_keyed(&rec->category, &rec->name);
 	as = fxt_map_get(&r->asyncs, pid, rec->id);
+	if (as && rec->ts_ns < as->last_ns) {
+		snprintf(track, sizeof(track), "async id %#llx (process %llu)",
+			 (unsigned long long)rec->id, (unsigned long long)pid);
+		note_time_order(r, rec, track, as->last_offset, as->last_ns);
+	}
 	if (as && !async_settle(r, as, rec))
 		as = NULL;
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
@@ -893,6 +945,8 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 		as->inner.offset = rec->offset;
 		as->inner.number = ++r->async_outer_next;
 		as->inner.same_outer = same_outer;
+		as->last_ns = rec->ts_ns;
+		as->last_offset = rec->offset;
 		return 0;
 	}
 	if (!as) {
@@ -907,6 +961,8 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	if (!as->inner.ended && as->inner.name_known && known &&
 	    as->inner.name_hash != hash)
 		async_name_mismatch(r, rec, &as->inner);
+	as->last_ns = rec->ts_ns;
+	as->last_offset = rec->offset;
 	if (rec->subtype != FXT_EVENT_ASYNC_END)
 		return 0;
 	if (!as->inner.ended && (!as->inner.name_known || !known ||

@@ -124,6 +124,7 @@ enum fxt_rule_id {
 	FXT_RULE_FLOW_NO_SLICE,
 	FXT_RULE_FLOW_DUPLICATE,
 	FXT_RULE_MISPLACED_END,
+	FXT_RULE_TIME_ORDER,
 	FXT_RULE_COUNT		/* non-ABI: number of rules */
 };
 

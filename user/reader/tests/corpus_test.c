@@ -703,7 +703,14 @@ static const struct corpus_case cases[] = {
 	  "0x000028: note: duration-unended: thread 2 (process 3): 1 duration begin never ended before the thread exited; the outermost is here\n"
 	  "0x000008: note: duration-unended: thread 2 (process 1): 1 duration begin never ended before the thread exited; the outermost is here\n"
 	  "0x000098: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
-	/* an instant older than a popped complete event's end: a later end pops the instant, the flow begin after it has no slice */
+	/*
+	 * an instant older than a popped complete event's end: judged in
+	 * file order, a later end pops the instant and the flow begin after
+	 * it has no slice.  Perfetto sorts by time first: the instant (500)
+	 * and the end (700) fall inside the complete event (100..1000), which
+	 * the flow binds to.  check judges file order and says so once
+	 * (time-order; Documentation/perfetto.rst)
+	 */
 	{ "flow-scoped-older", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000040054, 0x0000000000000064,
 		0x0000000000000001, 0x0000000000000002, 0x00000000000003e8,
@@ -715,6 +722,7 @@ static const struct corpus_case cases[] = {
 		0x0000000000000002, 0x0000000000080054, 0x00000000000002bc,
 		0x0000000000000001, 0x0000000000000002, 0x0000000000000001,
 	  }, 27, 7,
+	  "0x000070: note: time-order: thread 2 (process 1): an event at 500 ns is older than the one at offset 0x50 (2001 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
 	  "0x000090: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
 	  "0x0000b0: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
 	/*
@@ -773,6 +781,20 @@ static const struct corpus_case cases[] = {
 		0x0000000000030044, 25, 1, 2,		/* duration end */
 	  }, 14, 4,
 	  "0x000050: warning: misplaced-end: thread 2 (process 1): an event at 25 ns cuts 1 begin left open inside a slice that ended at 20 ns: Perfetto ends it there (stat misplaced_end_event)\n" },
+	/*
+	 * process 1, id 7: begin a, begin b nested, end a at 30, end b at 25
+	 * after it in the file.  Perfetto sorts by time: b ends, then a, all
+	 * well nested.  check judges file order: end a is an outer end
+	 * (async-name) and end b is older than it (time-order)
+	 */
+	{ "async-time-order", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 10, 1, 2, 0x61, 7,
+		0x8001000000050064, 20, 1, 2, 0x62, 7,
+		0x8001000000070064, 30, 1, 2, 0x61, 7,
+		0x8001000000070064, 25, 1, 2, 0x62, 7,
+	  }, 25, 5,
+	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
+	  "0x000098: note: time-order: async id 0x7 (process 1): an event at 25 ns is older than the one at offset 0x68 (30 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
 	/* an async end named with DEL, a C1 control, U+00A0 and a space: the message shows the controls as ? */
 	{ "async-name-controls", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x8001000000050064, 0x0000000000000001,
