@@ -78,9 +78,13 @@ struct thread_state {
 	uint64_t last_offset;
 };
 
-/* A flow begun and not yet ended, keyed like Perfetto: by correlation id. */
+/* A flow id seen, keyed like Perfetto: by correlation id. */
 struct flow_state {
-	uint64_t offset;	/* of its begin */
+	bool begun;		/* begun and not yet ended */
+	bool bound;		/* ... by a begin in a slice */
+	uint64_t offset;	/* of that begin */
+	int64_t last_ns;	/* the id's last event in the file */
+	uint64_t last_offset;
 };
 
 /* An async begin of a (pid, id) still on its track's stack. */
@@ -689,8 +693,12 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
  * of that tid, thread_get()).  It drops a begin
  * of an id begun and not ended (stat flow_duplicate_id), and a begin, or a
  * step or end of a begun id, with no slice on the stack (stat
- * flow_no_enclosing_slice); both stats are errors.  A step or end of an id
- * not begun is only counted as info; an end closes its id even unbound.
+ * flow_no_enclosing_slice); both stats are errors.  A begin with no slice
+ * still begins its id (FuchsiaTraceParser::GetGlobalFlowId() registers it
+ * before FlowTracker::Begin() drops it), so a step or end of it with no
+ * slice counts too, and a later begin binds it without a duplicate.  A
+ * step or end of an id not begun is only counted as info; an end closes
+ * its id even unbound.  Records whose time overflows are dropped.
  */
 static void flow_no_slice(struct fxt_reader *r, const struct fxt_record *rec)
 {
@@ -706,32 +714,40 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct thread_state *ts;
 	struct flow_state *fs;
+	char track[40];
 	bool in_slice;
 	int created;
 
-	if (rec->thread.undefined)
+	if (rec->thread.undefined || !rec->ts_ns_valid)
 		return 0;
-	ts = fxt_map_get(&r->threads, rec->thread.tid, rec->thread.pid);
-	in_slice = ts && ts->stack_depth;
-	if (ts)
-		thread_order(r, ts, rec);
+	ts = thread_get(r, rec->thread.tid, rec->thread.pid);
+	fs = ts ? fxt_map_put(&r->flows, rec->id, 0, &created) : NULL;
+	if (!fs)
+		return -ENOMEM;
+	in_slice = ts->stack_depth;
+	thread_order(r, ts, rec);
+	if (!created && rec->ts_ns < fs->last_ns) {
+		snprintf(track, sizeof(track), "flow id %#llx",
+			 (unsigned long long)rec->id);
+		note_time_order(r, rec, track, fs->last_offset, fs->last_ns);
+	}
+	fs->last_ns = rec->ts_ns;
+	fs->last_offset = rec->offset;
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN) {
-		if (!fxt_map_get(&r->flows, rec->id, 0))
+		if (!fs->begun)
 			return 0;
 		if (rec->subtype == FXT_EVENT_FLOW_END)
-			fxt_map_del(&r->flows, rec->id, 0);
+			fs->begun = fs->bound = false;
 		if (!in_slice)
 			flow_no_slice(r, rec);
 		return 0;
 	}
+	fs->begun = true;
 	if (!in_slice) {
 		flow_no_slice(r, rec);
 		return 0;
 	}
-	fs = fxt_map_put(&r->flows, rec->id, 0, &created);
-	if (!fs)
-		return -ENOMEM;
-	if (!created) {
+	if (fs->bound) {
 		fxt_report(&r->sink, rec->offset, FXT_RULE_FLOW_DUPLICATE,
 			   "flow begin (id %#llx, process %llu) while the flow begun at offset %#llx is not ended; Perfetto drops it",
 			   (unsigned long long)rec->id,
@@ -740,6 +756,7 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 		return 0;
 	}
 	fs->offset = rec->offset;
+	fs->bound = true;
 	return 0;
 }
 

@@ -795,6 +795,35 @@ static const struct corpus_case cases[] = {
 	  }, 25, 5,
 	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
 	  "0x000098: note: time-order: async id 0x7 (process 1): an event at 25 ns is older than the one at offset 0x68 (30 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
+	/*
+	 * a flow begin outside any slice: Perfetto drops it but its id is
+	 * begun (GetGlobalFlowId() registers it), so the step outside any
+	 * slice counts flow_no_enclosing_slice too, and the begin inside a
+	 * duration later binds the id, no duplicate
+	 */
+	{ "flow-begin-dropped", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000080054, 10, 1, 2, 1,	/* flow begin */
+		0x0000000000090054, 20, 1, 2, 1,	/* flow step */
+		0x0000000000020044, 30, 1, 2,		/* duration begin */
+		0x0000000000080054, 40, 1, 2, 1,	/* flow begin */
+		0x0000000000030044, 50, 1, 2,		/* duration end */
+	  }, 24, 6,
+	  "0x000008: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000030: warning: flow-no-enclosing-slice: flow step (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * flow id 1 begun at 40 on thread 3, stepped at 20 on thread 2 after
+	 * it in the file: Perfetto sees the step first (an id not begun,
+	 * info only); check judges file order and says so (time-order)
+	 */
+	{ "flow-time-order", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000080054, 40, 1, 3, 1,	/* flow begin */
+		0x0000000000090054, 20, 1, 2, 1,	/* flow step */
+	  }, 11, 3,
+	  "0x000008: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 3 (process 1) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000030: note: time-order: flow id 0x1: an event at 20 ns is older than the one at offset 0x8 (40 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
+	  "0x000030: warning: flow-no-enclosing-slice: flow step (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
 	/* an async end named with DEL, a C1 control, U+00A0 and a space: the message shows the controls as ? */
 	{ "async-name-controls", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x8001000000050064, 0x0000000000000001,
