@@ -491,6 +491,24 @@ FAST bool accepted(struct fast_pass *fp, struct cursor *c, uint64_t h,
 }
 
 /*
+ * A slice event at ts (ticks; end: a complete event's end) in the
+ * reader's view, which is in ns (fxt_slice_stack.h).
+ */
+static void fast_slice_event(const struct fast_pass *fp, struct slice_state *s,
+			     unsigned int type, uint64_t pid, uint64_t ts,
+			     uint64_t end)
+{
+	uint64_t tps = fxt_tables_ticks_per_second(fp->tables);
+	int64_t ns, end_ns = 0;
+
+	if (!fxt_ticks_to_ns(ts, tps, &ns) ||
+	    (type == FXT_EVENT_DURATION_COMPLETE &&
+	     !fxt_ticks_to_ns(end, tps, &end_ns)))
+		return;
+	slice_event(s, type, pid, ns, end_ns);
+}
+
+/*
  * A slice event c accepted from a CPU or kernel buffer (the kernel's
  * syscalls): its thread's stack moves in the reader's view too, when that
  * thread has task buffers.
@@ -517,8 +535,8 @@ static void other_slice(struct fast_pass *fp, const struct cursor *c,
 	}
 	thread = fxt_map_get(fp->task_threads, tid, 0);
 	if (thread)
-		slice_event(&thread->slices, type, pid, ts,
-			    word(c, c->limit - 1));
+		fast_slice_event(fp, &thread->slices, type, pid, ts,
+				 word(c, c->limit - 1));
 }
 
 /*
@@ -587,8 +605,8 @@ FAST size_t run(struct fast_pass *fp, unsigned char *dst,
 		 * event's end is its last word.
 		 */
 		if (fp->slices)
-			slice_event(fp->slices, fxt_bits(h, 16, 19), fp->pid,
-				    ts, word(&c, c.limit - 1));
+			fast_slice_event(fp, fp->slices, fxt_bits(h, 16, 19),
+					 fp->pid, ts, word(&c, c.limit - 1));
 		else if (fp->task_threads && (h & 15) == FXT_REC_EVENT)
 			other_slice(fp, &c, h, ts);
 		else if (fp->task_threads && (h & 15) == FXT_REC_SCHED)

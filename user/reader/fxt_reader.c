@@ -9,7 +9,7 @@
  *
  * State grows by at most two map entries per record (an async begin: its
  * place in its id's stack and its name's count) or one frame of a thread's
- * slice stack (512 at most per thread), so memory is proportional
+ * slice stack (fxt_slice_stack.h), so memory is proportional
  * to the input, except the tables and the names, which count against the
  * memory budget.  fxt_reader_read() reads through a window that grows to the
  * largest record seen, up to window_max; a record larger than that (only a
@@ -28,6 +28,7 @@
 
 #include "fxt_internal.h"
 #include "fxt_map.h"
+#include "fxt_slice_stack.h"
 
 #define WINDOW_INITIAL (64u << 10)
 
@@ -46,15 +47,6 @@ struct cpu_state {
 	uint64_t last_offset;
 };
 
-#define SLICE_PENDING	(-1)	/* Perfetto's dur of a slice still open */
-#define SLICE_DEPTH_MAX	512	/* SliceTracker::kMaxDepth */
-
-/* A slice on a thread's stack: a duration begin, a complete event, an instant. */
-struct slice_frame {
-	int64_t ts;		/* ns */
-	int64_t dur;		/* ns, or SLICE_PENDING */
-};
-
 /*
  * A thread of Perfetto's: a (pid, tid) that is alive, with its slice stack.
  * The threads of a tid form a list, newest first, so that a dead switch of
@@ -66,13 +58,7 @@ struct thread_state {
 	bool has_older;
 	uint64_t depth;		/* open duration begins */
 	uint64_t first_open;	/* offset of the outermost open begin */
-	/*
-	 * Perfetto's slice stack of the thread (SliceTracker), in ns: what
-	 * a flow event binds to.  At most SLICE_DEPTH_MAX frames, one per
-	 * record pushed.
-	 */
-	struct slice_frame *stack;
-	uint32_t stack_depth, stack_cap;
+	struct fxt_slice_stack stack;	/* Perfetto's: what flows bind to */
 	bool has_last;
 	int64_t last_ns;	/* the thread's last event in the file */
 	uint64_t last_offset;
@@ -254,7 +240,7 @@ void fxt_reader_free(struct fxt_reader *r)
 		fxt_tables_free(p->tables);
 	pos = 0;
 	while ((ts = fxt_map_next(&r->threads, &pos, NULL, NULL)))
-		free(ts->stack);
+		fxt_slice_stack_free(&ts->stack);
 	fxt_map_free(&r->providers);
 	fxt_map_free(&r->cpus);
 	fxt_map_free(&r->threads);
@@ -532,135 +518,6 @@ static struct thread_state *thread_get(struct fxt_reader *r, uint64_t tid,
 	return ts;
 }
 
-static void misplaced_end(struct fxt_reader *r, const struct fxt_record *rec,
-			  const char *track, uint64_t cut, int64_t end_ns)
-{
-	fxt_report(&r->sink, rec->offset, FXT_RULE_MISPLACED_END,
-		   "%s at %lld ns cuts %llu begin%s left open inside a slice that ended at %lld ns: Perfetto ends %s there (stat misplaced_end_event)",
-		   track, (long long)rec->ts_ns, (unsigned long long)cut,
-		   plural(cut), (long long)end_ns, cut == 1 ? "it" : "them");
-}
-
-/*
- * SliceTracker::MaybeCloseStack before a slice event of the thread at ns
- * (dur: the new slice's, or SLICE_PENDING): pops the slices that ended
- * before it, or at it unless both are instants, and cuts the begins left
- * open inside one that ended before it.  False when a complete event
- * overlaps a slice partially: Perfetto drops it
- * (slice_drop_overlapping_complete_event).  At most SLICE_DEPTH_MAX
- * frames to look at.
- */
-static bool thread_settle(struct fxt_reader *r, struct thread_state *ts,
-			  const struct fxt_record *rec, int64_t dur)
-{
-	int64_t ns = rec->ts_ns, end;
-	bool open_child = false;
-	char track[64];
-	uint32_t i;
-
-	for (i = ts->stack_depth; i-- > 0;) {
-		const struct slice_frame *f = &ts->stack[i];
-
-		end = f->ts + f->dur;
-		if (f->dur == SLICE_PENDING) {
-			open_child = true;
-			continue;
-		}
-		if (open_child) {
-			if (ns <= end)
-				continue;
-			snprintf(track, sizeof(track),
-				 "thread %llu (process %llu): an event",
-				 (unsigned long long)rec->thread.tid,
-				 (unsigned long long)rec->thread.pid);
-			misplaced_end(r, rec, track, ts->stack_depth - i - 1,
-				      end);
-			ts->stack_depth = i;
-			open_child = false;
-			continue;
-		}
-		if (end < ns || (end == ns && !(f->dur == 0 && dur == 0))) {
-			ts->stack_depth--;	/* the top, as Perfetto's StackPop */
-			continue;
-		}
-		if (dur != SLICE_PENDING && ns < end && ns + dur > end)
-			return false;
-	}
-	return true;
-}
-
-static int thread_push(struct thread_state *ts, int64_t ns, int64_t dur)
-{
-	struct slice_frame *p;
-	uint32_t cap;
-
-	if (ts->stack_depth >= SLICE_DEPTH_MAX)
-		return 0;	/* slice_max_depth_exceeded: not on the stack */
-	if (ts->stack_depth == ts->stack_cap) {
-		cap = ts->stack_cap ? ts->stack_cap * 2 : 8;
-		p = realloc(ts->stack, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		ts->stack = p;
-		ts->stack_cap = cap;
-	}
-	ts->stack[ts->stack_depth++] = (struct slice_frame){ ns, dur };
-	return 0;
-}
-
-/*
- * SliceTracker::End for an FXT duration end, which names nothing: it
- * closes the innermost open slice, popped only if on top.
- */
-static void thread_end(struct fxt_reader *r, struct thread_state *ts,
-		       const struct fxt_record *rec)
-{
-	uint32_t i;
-
-	thread_settle(r, ts, rec, SLICE_PENDING);
-	for (i = ts->stack_depth; i-- > 0;) {
-		if (ts->stack[i].dur != SLICE_PENDING)
-			continue;
-		ts->stack[i].dur = rec->ts_ns - ts->stack[i].ts;
-		if (i == ts->stack_depth - 1)
-			ts->stack_depth--;
-		return;
-	}
-}
-
-/*
- * The thread's stack as Perfetto keeps it, in ns; a record whose time
- * overflows is dropped (timestamp-overflow), and so is a complete event
- * that ends before it begins.
- */
-static int thread_slice(struct fxt_reader *r, struct thread_state *ts,
-			const struct fxt_record *rec)
-{
-	int64_t dur;
-
-	if (!rec->ts_ns_valid)
-		return 0;
-	switch (rec->subtype) {
-	case FXT_EVENT_INSTANT:
-		dur = 0;
-		break;
-	case FXT_EVENT_DURATION_COMPLETE:
-		if (!rec->end_ts_ns_valid || rec->end_ts_ns < rec->ts_ns)
-			return 0;
-		dur = rec->end_ts_ns - rec->ts_ns;
-		break;
-	case FXT_EVENT_DURATION_BEGIN:
-		dur = SLICE_PENDING;
-		break;
-	default:
-		thread_end(r, ts, rec);
-		return 0;
-	}
-	if (!thread_settle(r, ts, rec, dur))
-		return 0;
-	return thread_push(ts, rec->ts_ns, dur);
-}
-
 static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct thread_state *ts;
@@ -684,7 +541,12 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 				   (unsigned long long)rec->thread.tid,
 				   (unsigned long long)rec->thread.pid);
 	}
-	return thread_slice(r, ts, rec);
+	/* Perfetto drops a record whose time overflows (timestamp-overflow). */
+	if (!rec->ts_ns_valid || (rec->subtype == FXT_EVENT_DURATION_COMPLETE &&
+				  !rec->end_ts_ns_valid))
+		return 0;
+	return fxt_slice_event(&ts->stack, rec->subtype, rec->ts_ns,
+			       rec->end_ts_ns);
 }
 
 /*
@@ -724,7 +586,7 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 	fs = ts ? fxt_map_put(&r->flows, rec->id, 0, &created) : NULL;
 	if (!fs)
 		return -ENOMEM;
-	in_slice = ts->stack_depth;
+	in_slice = ts->stack.depth;
 	thread_order(r, ts, rec);
 	if (!created && rec->ts_ns < fs->last_ns) {
 		snprintf(track, sizeof(track), "flow id %#llx",
@@ -843,7 +705,6 @@ static bool async_settle(struct fxt_reader *r, struct async_state *as,
 {
 	uint64_t pid = rec->thread.pid, id = rec->id, cut = 0;
 	int64_t ns = rec->ts_ns, end_ns;
-	char track[80];
 	bool ended;
 
 	if (!as->ended || ns < as->ended_ns)
@@ -855,11 +716,12 @@ static bool async_settle(struct fxt_reader *r, struct async_state *as,
 			cut++;
 		else if (cut) {
 			/* one stat for each ended begin that had some open */
-			snprintf(track, sizeof(track),
-				 "async id %#llx (process %llu): an event",
-				 (unsigned long long)id,
-				 (unsigned long long)pid);
-			misplaced_end(r, rec, track, cut, end_ns);
+			fxt_report(&r->sink, rec->offset, FXT_RULE_MISPLACED_END,
+				   "async id %#llx (process %llu): an event at %lld ns cuts %llu begin%s left open inside a slice that ended at %lld ns: Perfetto ends %s there (stat misplaced_end_event)",
+				   (unsigned long long)id,
+				   (unsigned long long)pid, (long long)ns,
+				   (unsigned long long)cut, plural(cut),
+				   (long long)end_ns, cut == 1 ? "it" : "them");
 			cut = 0;
 		}
 		if (!async_pop(r, as, pid, id))
@@ -1056,7 +918,7 @@ static int check_sched(struct fxt_reader *r, const struct fxt_record *rec)
 					     "before the thread exited");
 			more = ts->has_older;
 			older = ts->older_pid;
-			free(ts->stack);
+			fxt_slice_stack_free(&ts->stack);
 			fxt_map_del(&r->threads, rec->out.tid, pid);
 			pid = older;
 		} while (more);

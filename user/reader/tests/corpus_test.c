@@ -770,17 +770,23 @@ static const struct corpus_case cases[] = {
 		0x0000000000080054, 70, 1, 2, 1,	/* flow begin */
 	  }, 28, 7, "" },
 	/*
-	 * a duration begin inside a complete event, ended after it: the
-	 * end cuts the begin at the complete event's end (Perfetto's
-	 * misplaced_end_event) and finds nothing open to close
+	 * a duration begin inside a complete event that ends first: the
+	 * instant after that end cuts the begin there (Perfetto's
+	 * misplaced_end_event, not reported on threads) and pops both, so
+	 * the next duration's end leaves the stack empty and the flow begin
+	 * has no slice; the balance note still counts the begin open
 	 */
-	{ "thread-misplaced-end", SIZE_MAX, (const uint64_t[]){
+	{ "thread-misplaced-cut", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010,
 		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
 		0x0000000000020044, 15, 1, 2,		/* duration begin */
-		0x0000000000030044, 25, 1, 2,		/* duration end */
-	  }, 14, 4,
-	  "0x000050: warning: misplaced-end: thread 2 (process 1): an event at 25 ns cuts 1 begin left open inside a slice that ended at 20 ns: Perfetto ends it there (stat misplaced_end_event)\n" },
+		0x0000000000000044, 25, 1, 2,		/* instant */
+		0x0000000000020044, 26, 1, 2,		/* duration begin */
+		0x0000000000030044, 27, 1, 2,		/* duration end */
+		0x0000000000080054, 28, 1, 2, 1,	/* flow begin */
+	  }, 27, 7,
+	  "0x0000b0: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000030: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
 	/*
 	 * process 1, id 7: begin a, begin b nested, end a at 30, end b at 25
 	 * after it in the file.  Perfetto sorts by time: b ends, then a, all
