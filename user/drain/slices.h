@@ -28,7 +28,12 @@
 struct slice_state {
 	uint64_t pid;		/* of the tid's newest task buffer */
 	struct fxt_slice_stack stack;
-	bool lost;		/* a frame could not be pushed (no memory) */
+	/*
+	 * The stack may differ from the reader's: a frame could not be
+	 * pushed (no memory), or an end closed none of its slices
+	 * (FXT_SLICE_END_UNDER).
+	 */
+	bool unsure;
 };
 
 /*
@@ -48,9 +53,17 @@ struct thread_slices {
 /*
  * An event of type written for the thread of process pid at ns; end_ns is
  * read only for a complete event.  Other types, and another process's
- * events (another thread to Perfetto), leave the stack as it is.  A stack
- * short of a frame could be wrong either way: its flows are judged
- * outside any slice from then on (refused at worst).
+ * events (another thread to Perfetto), leave the stack as it is.
+ *
+ * The reader's stack of the thread may hold begins under this one's: the
+ * kernel's (a syscall's, an interrupt's) written from a CPU buffer before
+ * the thread's first task buffer was known here.  While they stay
+ * beneath, below every slice here, the two stacks agree on whether a
+ * slice is open; an end that closes none of the slices here while some
+ * are on the stack closes such a begin in the reader, under them, and
+ * its end then pops or cuts there what it does not pop here.  A stack
+ * short of a frame could be wrong either way too.  Either way its flows
+ * are judged outside any slice from then on (refused at worst).
  */
 static inline void slice_event(struct slice_state *s, unsigned int type,
 			       uint64_t pid, int64_t ns, int64_t end_ns)
@@ -58,7 +71,7 @@ static inline void slice_event(struct slice_state *s, unsigned int type,
 	if (!(SLICE_EVENTS >> type & 1) || s->pid != pid)
 		return;
 	if (fxt_slice_event(&s->stack, type, ns, end_ns))
-		s->lost = true;
+		s->unsure = true;
 }
 
 /* The stack of a thread the drainer forgets, or starts again. */
@@ -66,7 +79,7 @@ static inline void slice_reset(struct slice_state *s, uint64_t pid)
 {
 	fxt_slice_stack_free(&s->stack);
 	s->pid = pid;
-	s->lost = false;
+	s->unsure = false;
 }
 
 /*
@@ -82,7 +95,7 @@ static inline void slice_thread_dead(struct slice_state *s)
 /* A flow event of process pid now binds to a slice of the thread. */
 static inline bool slice_open(const struct slice_state *s, uint64_t pid)
 {
-	return s->pid == pid && !s->lost && s->stack.depth;
+	return s->pid == pid && !s->unsure && s->stack.depth;
 }
 
 #endif /* DRAIN_SLICES_H */

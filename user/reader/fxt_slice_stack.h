@@ -23,6 +23,13 @@
 
 #define FXT_SLICE_PENDING	(-1)	/* Perfetto's dur of a slice still open */
 #define FXT_SLICE_DEPTH_MAX	512	/* SliceTracker::kMaxDepth */
+/*
+ * fxt_slice_event(): a duration end found no begin open above the slices
+ * still on the stack.  A stack that misses a begin beneath them (one saved
+ * before this stack was started) would have it closed there, ended under
+ * them: Perfetto then pops or cuts at its end what it does not pop here.
+ */
+#define FXT_SLICE_END_UNDER	1
 
 /* A duration begin, a complete event or an instant on the stack. */
 struct fxt_slice_frame {
@@ -82,7 +89,8 @@ static inline bool fxt_slice_settle(struct fxt_slice_stack *s, int64_t ns,
  * complete event or a begin is pushed, unless dropped or 512 deep
  * (slice_max_depth_exceeded).  A complete event that ends before it
  * begins is dropped (Perfetto counts it as a timestamp overflow).
- * Returns -ENOMEM, or 0.
+ * Returns -ENOMEM, FXT_SLICE_END_UNDER for a duration end that closes
+ * nothing while slices are left on the stack, or 0.
  */
 static inline int fxt_slice_event(struct fxt_slice_stack *s, unsigned int type,
 				  int64_t ns, int64_t end_ns)
@@ -111,9 +119,9 @@ static inline int fxt_slice_event(struct fxt_slice_stack *s, unsigned int type,
 			s->frames[i].dur = ns - s->frames[i].ts;
 			if (i == s->depth - 1)
 				s->depth--;
-			break;
+			return 0;
 		}
-		return 0;
+		return s->depth ? FXT_SLICE_END_UNDER : 0;
 	default:
 		return 0;
 	}

@@ -374,7 +374,7 @@ static int sides_same(struct diff_run *run, const char *what)
 		if (!tb)
 			continue;
 		same &= EXPECT_EQ(tb->buffers, ta->buffers);
-		same &= EXPECT_EQ(tb->slices.lost, ta->slices.lost);
+		same &= EXPECT_EQ(tb->slices.unsure, ta->slices.unsure);
 		same &= EXPECT_EQ(tb->slices.stack.depth,
 				  ta->slices.stack.depth);
 		for (i = 0; i < ta->slices.stack.depth &&
