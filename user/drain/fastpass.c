@@ -100,6 +100,7 @@ void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
 	fp->tid = tid;
 	fp->lo = lo;
 	fp->hi = hi;
+	fp->ticks_per_second = fxt_tables_ticks_per_second(tables);
 	/*
 	 * Every timestamp accepted is at most hi: when hi converts to int64
 	 * ns, all of them do (rule timestamp-overflow).  A task buffer's
@@ -490,20 +491,29 @@ FAST bool accepted(struct fast_pass *fp, struct cursor *c, uint64_t h,
 	return ok;
 }
 
+/* fxt_ticks_to_ns(), with no call at the default 1 GHz: a tick is a ns. */
+FAST bool fast_ticks_to_ns(const struct fast_pass *fp, uint64_t ticks,
+			   int64_t *ns)
+{
+	if (fp->ticks_per_second != FXT_TICKS_PER_SECOND_DEFAULT)
+		return fxt_ticks_to_ns(ticks, fp->ticks_per_second, ns);
+	*ns = (int64_t)ticks;
+	return ticks <= INT64_MAX;
+}
+
 /*
  * A slice event at ts (ticks; end: a complete event's end) in the
  * reader's view, which is in ns (fxt_slice_stack.h).
  */
-static void fast_slice_event(const struct fast_pass *fp, struct slice_state *s,
-			     unsigned int type, uint64_t pid, uint64_t ts,
-			     uint64_t end)
+FAST void fast_slice_event(const struct fast_pass *fp, struct slice_state *s,
+			   unsigned int type, uint64_t pid, uint64_t ts,
+			   uint64_t end)
 {
-	uint64_t tps = fxt_tables_ticks_per_second(fp->tables);
 	int64_t ns, end_ns = 0;
 
-	if (!fxt_ticks_to_ns(ts, tps, &ns) ||
+	if (!fast_ticks_to_ns(fp, ts, &ns) ||
 	    (type == FXT_EVENT_DURATION_COMPLETE &&
-	     !fxt_ticks_to_ns(end, tps, &end_ns)))
+	     !fast_ticks_to_ns(fp, end, &end_ns)))
 		return;
 	slice_event(s, type, pid, ns, end_ns);
 }
