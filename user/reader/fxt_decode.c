@@ -127,7 +127,7 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 	[FXT_RULE_MISPLACED_END] = { "misplaced-end", FXT_WARNING,
 		"an event of an async id after the end of an outer begin that has begins still open inside it: Perfetto cuts them at that end (stat misplaced_end_event)" },
 	[FXT_RULE_TIME_ORDER] = { "time-order", FXT_NOTE,
-		"an event of a thread, of a flow id or of an async id with a begin open, older than its previous one in the file: Perfetto nests events in time order, the checks here in file order (reported once)" },
+		"an event of a thread, of a flow id begun and not ended or of an async id with a begin open, older than its previous one in the file: Perfetto nests events in time order, the checks here in file order (reported once)" },
 };
 
 const char *fxt_severity_name(enum fxt_severity severity)

@@ -64,10 +64,13 @@ struct thread_state {
 	uint64_t last_offset;
 };
 
-/* A flow id seen, keyed like Perfetto: by correlation id. */
+/*
+ * A flow id begun and not yet ended, keyed like Perfetto: by correlation
+ * id.  Forgotten at its end, as Perfetto forgets it: memory grows with
+ * the flows open, not with all the ids a trace ever used.
+ */
 struct flow_state {
-	bool begun;		/* begun and not yet ended */
-	bool bound;		/* ... by a begin in a slice */
+	bool bound;		/* by a begin in a slice */
 	uint64_t offset;	/* of that begin */
 	int64_t last_ns;	/* the id's last event in the file */
 	uint64_t last_offset;
@@ -573,39 +576,51 @@ static void flow_no_slice(struct fxt_reader *r, const struct fxt_record *rec)
 		   (unsigned long long)rec->thread.pid);
 }
 
-static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
+static void flow_order(struct fxt_reader *r, struct flow_state *fs,
+		       const struct fxt_record *rec)
 {
-	struct thread_state *ts;
-	struct flow_state *fs;
 	char track[40];
-	bool in_slice;
-	int created;
 
-	if (rec->thread.undefined || !rec->ts_ns_valid)
-		return 0;
-	ts = thread_get(r, rec->thread.tid, rec->thread.pid);
-	fs = ts ? fxt_map_put(&r->flows, rec->id, 0, &created) : NULL;
-	if (!fs)
-		return -ENOMEM;
-	in_slice = ts->stack.depth;
-	thread_order(r, ts, rec);
-	if (!created && rec->ts_ns < fs->last_ns) {
+	if (rec->ts_ns < fs->last_ns) {
 		snprintf(track, sizeof(track), "flow id %#llx",
 			 (unsigned long long)rec->id);
 		note_time_order(r, rec, track, fs->last_offset, fs->last_ns);
 	}
 	fs->last_ns = rec->ts_ns;
 	fs->last_offset = rec->offset;
+}
+
+static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
+{
+	struct thread_state *ts;
+	struct flow_state *fs;
+	bool in_slice;
+	int created;
+
+	if (rec->thread.undefined || !rec->ts_ns_valid)
+		return 0;
+	ts = thread_get(r, rec->thread.tid, rec->thread.pid);
+	if (!ts)
+		return -ENOMEM;
+	in_slice = ts->stack.depth;
+	thread_order(r, ts, rec);
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN) {
-		if (!fs->begun)
+		fs = fxt_map_get(&r->flows, rec->id, 0);
+		if (!fs)
 			return 0;
+		flow_order(r, fs, rec);
 		if (rec->subtype == FXT_EVENT_FLOW_END)
-			fs->begun = fs->bound = false;
+			fxt_map_del(&r->flows, rec->id, 0);
 		if (!in_slice)
 			flow_no_slice(r, rec);
 		return 0;
 	}
-	fs->begun = true;
+	fs = fxt_map_put(&r->flows, rec->id, 0, &created);
+	if (!fs)
+		return -ENOMEM;
+	if (created)
+		fs->last_ns = rec->ts_ns;
+	flow_order(r, fs, rec);
 	if (!in_slice) {
 		flow_no_slice(r, rec);
 		return 0;

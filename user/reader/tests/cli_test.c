@@ -329,7 +329,7 @@ static int test_list_rules(void)
 	ASSERT_PREFIX("magic-first              error    the trace does not start with the magic number record", r.out);
 	ASSERT_SUBSTR("\nduration-unended         note     ", r.out);
 	/* Its flow ids too (check_flow()). */
-	ASSERT_SUBSTR("\ntime-order               note     an event of a thread, of a flow id or of an async id with a begin open, older than its previous one in the file: Perfetto nests events in time order, the checks here in file order (reported once)\n", r.out);
+	ASSERT_SUBSTR("\ntime-order               note     an event of a thread, of a flow id begun and not ended or of an async id with a begin open, older than its previous one in the file: Perfetto nests events in time order, the checks here in file order (reported once)\n", r.out);
 	return 0;
 }
 
