@@ -100,6 +100,7 @@ void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
 	fp->tid = tid;
 	fp->lo = lo;
 	fp->hi = hi;
+	fp->ticks_per_second = fxt_tables_ticks_per_second(tables);
 	/*
 	 * Every timestamp accepted is at most hi: when hi converts to int64
 	 * ns, all of them do (rule timestamp-overflow).  A task buffer's
@@ -490,6 +491,33 @@ FAST bool accepted(struct fast_pass *fp, struct cursor *c, uint64_t h,
 	return ok;
 }
 
+/* fxt_ticks_to_ns(), with no call at the default 1 GHz: a tick is a ns. */
+FAST bool fast_ticks_to_ns(const struct fast_pass *fp, uint64_t ticks,
+			   int64_t *ns)
+{
+	if (fp->ticks_per_second != FXT_TICKS_PER_SECOND_DEFAULT)
+		return fxt_ticks_to_ns(ticks, fp->ticks_per_second, ns);
+	*ns = (int64_t)ticks;
+	return ticks <= INT64_MAX;
+}
+
+/*
+ * A slice event at ts (ticks; end: a complete event's end) in the
+ * reader's view, which is in ns (fxt_slice_stack.h).
+ */
+FAST void fast_slice_event(const struct fast_pass *fp, struct slice_state *s,
+			   unsigned int type, uint64_t pid, uint64_t ts,
+			   uint64_t end)
+{
+	int64_t ns, end_ns = 0;
+
+	if (!fast_ticks_to_ns(fp, ts, &ns) ||
+	    (type == FXT_EVENT_DURATION_COMPLETE &&
+	     !fast_ticks_to_ns(fp, end, &end_ns)))
+		return;
+	slice_event(s, type, pid, ns, end_ns);
+}
+
 /*
  * A slice event c accepted from a CPU or kernel buffer (the kernel's
  * syscalls): its thread's stack moves in the reader's view too, when that
@@ -517,8 +545,8 @@ static void other_slice(struct fast_pass *fp, const struct cursor *c,
 	}
 	thread = fxt_map_get(fp->task_threads, tid, 0);
 	if (thread)
-		slice_event(&thread->slices, type, pid, ts,
-			    word(c, c->limit - 1));
+		fast_slice_event(fp, &thread->slices, type, pid, ts,
+				 word(c, c->limit - 1));
 }
 
 /*
@@ -587,8 +615,8 @@ FAST size_t run(struct fast_pass *fp, unsigned char *dst,
 		 * event's end is its last word.
 		 */
 		if (fp->slices)
-			slice_event(fp->slices, fxt_bits(h, 16, 19), fp->pid,
-				    ts, word(&c, c.limit - 1));
+			fast_slice_event(fp, fp->slices, fxt_bits(h, 16, 19),
+					 fp->pid, ts, word(&c, c.limit - 1));
 		else if (fp->task_threads && (h & 15) == FXT_REC_EVENT)
 			other_slice(fp, &c, h, ts);
 		else if (fp->task_threads && (h & 15) == FXT_REC_SCHED)

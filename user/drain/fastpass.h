@@ -78,6 +78,7 @@ struct fast_pass {
 	struct fxt_map *task_threads;
 	uint64_t pid, tid;	/* a task buffer's, from the header page */
 	uint64_t lo, hi;	/* the session window, ticks */
+	uint64_t ticks_per_second;	/* the tables' */
 	uint8_t threads[FXT_THREAD_INDEX_MAX + 1];	/* enum fast_thread */
 	uint8_t strings[FXT_STRING_INDEX_MAX + 1];	/* enum fast_string */
 	struct fast_layout layouts[FAST_LAYOUTS];

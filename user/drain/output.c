@@ -222,6 +222,7 @@ static void buffer_free(struct drain_buffer *db)
 
 void output_free(struct output *o)
 {
+	struct thread_slices *thread;
 	struct drain_buffer **p;
 	struct pid_share *share;
 	size_t pos = 0;
@@ -231,6 +232,9 @@ void output_free(struct output *o)
 	pos = 0;
 	while ((share = fxt_map_next(&o->pids, &pos, NULL, NULL)))
 		free(share->async_ids);
+	pos = 0;
+	while ((thread = fxt_map_next(&o->threads, &pos, NULL, NULL)))
+		slice_reset(&thread->slices, 0);
 	fxt_map_free(&o->bufs);
 	fxt_map_free(&o->pids);
 	free(o->scratch);
@@ -399,8 +403,10 @@ void output_retire(struct output *o, struct drain_buffer *db)
 	if (db->kind == FXTRACE_BUFFER_TASK) {
 		/* A later buffer of the tid starts with no slice: never wrong. */
 		thread = fxt_map_get(&o->threads, db->tid, 0);
-		if (thread && !--thread->buffers)
+		if (thread && !--thread->buffers) {
+			slice_reset(&thread->slices, 0);
 			fxt_map_del(&o->threads, db->tid, 0);
+		}
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		if (share && !--share->buffers) {
 			forget_asyncs(o, db->pid, share);
@@ -595,7 +601,7 @@ struct drain_buffer *output_buffer(struct output *o,
 		}
 		/* The tid used again: the former process's stack is no use. */
 		if (thread->slices.pid != db->pid)
-			thread->slices = (struct slice_state){ .pid = db->pid };
+			slice_reset(&thread->slices, db->pid);
 	}
 	/*
 	 * Strings are defined in the durable part, which is read once; twice
@@ -1380,9 +1386,11 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 		db->last_ts = rec->ts;
 	/* Any buffer's slice event of a thread with task buffers. */
 	if (rec->type == FXT_REC_EVENT && SLICE_EVENTS >> rec->subtype & 1 &&
+	    rec->ts_ns_valid && (rec->subtype != FXT_EVENT_DURATION_COMPLETE ||
+				 rec->end_ts_ns_valid) &&
 	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0)))
 		slice_event(&thread->slices, rec->subtype, rec->thread.pid,
-			    rec->ts, rec->end_ts);
+			    rec->ts_ns, rec->end_ts_ns);
 	if (rec->type == FXT_REC_SCHED && rec->subtype != FXT_SCHED_WAKEUP &&
 	    rec->out_state == FXT_THREAD_STATE_DEAD &&
 	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))

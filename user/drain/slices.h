@@ -7,7 +7,8 @@
  * dead threads in user/reader/fxt_reader.c, which raise rule
  * flow-no-enclosing-slice: the
  * reader cannot be called per record, so the few lines are repeated here
- * and must change with it.
+ * and must change with it; the stack itself is the reader's
+ * (fxt_slice_stack.h).
  */
 #ifndef DRAIN_SLICES_H
 #define DRAIN_SLICES_H
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "fxt_reader.h"
+#include "fxt_slice_stack.h"
 
 /* The event types that push or pop the thread's slice stack. */
 #define SLICE_EVENTS	(1u << FXT_EVENT_INSTANT | \
@@ -25,13 +27,13 @@
 
 struct slice_state {
 	uint64_t pid;		/* of the tid's newest task buffer */
-	uint64_t depth;		/* open duration begins */
+	struct fxt_slice_stack stack;
 	/*
-	 * Complete and instant slices stay on the stack until a later slice
-	 * event at or after their end pops them.
+	 * The stack may differ from the reader's: a frame could not be
+	 * pushed (no memory), or an end closed none of its slices
+	 * (FXT_SLICE_END_UNDER).
 	 */
-	bool scoped_open;
-	uint64_t scoped_end;	/* ticks: latest end of those slices */
+	bool unsure;
 };
 
 /*
@@ -49,30 +51,35 @@ struct thread_slices {
 };
 
 /*
- * An event of type written for the thread of process pid at ts; end is read
- * only for a complete event.  Other types, and another process's events
- * (another thread to Perfetto), leave the stack as it is.
+ * An event of type written for the thread of process pid at ns; end_ns is
+ * read only for a complete event.  Other types, and another process's
+ * events (another thread to Perfetto), leave the stack as it is.
+ *
+ * The reader's stack of the thread may hold begins under this one's: the
+ * kernel's (a syscall's, an interrupt's) written from a CPU buffer before
+ * the thread's first task buffer was known here.  While they stay
+ * beneath, below every slice here, the two stacks agree on whether a
+ * slice is open; an end that closes none of the slices here while some
+ * are on the stack closes such a begin in the reader, under them, and
+ * its end then pops or cuts there what it does not pop here.  A stack
+ * short of a frame could be wrong either way too.  Either way its flows
+ * are judged outside any slice from then on (refused at worst).
  */
 static inline void slice_event(struct slice_state *s, unsigned int type,
-			       uint64_t pid, uint64_t ts, uint64_t end)
+			       uint64_t pid, int64_t ns, int64_t end_ns)
 {
-	if (!(SLICE_EVENTS >> type & 1))
+	if (!(SLICE_EVENTS >> type & 1) || s->pid != pid)
 		return;
-	if (s->pid != pid)
-		return;
-	if (s->scoped_open && ts >= s->scoped_end)
-		s->scoped_open = false;
-	if (type == FXT_EVENT_INSTANT || type == FXT_EVENT_DURATION_COMPLETE) {
-		if (type == FXT_EVENT_INSTANT)
-			end = ts;
-		if (!s->scoped_open || end > s->scoped_end)
-			s->scoped_end = end;
-		s->scoped_open = true;
-	} else if (type == FXT_EVENT_DURATION_BEGIN) {
-		s->depth++;
-	} else if (s->depth) {
-		s->depth--;
-	}
+	if (fxt_slice_event(&s->stack, type, ns, end_ns))
+		s->unsure = true;
+}
+
+/* The stack of a thread the drainer forgets, or starts again. */
+static inline void slice_reset(struct slice_state *s, uint64_t pid)
+{
+	fxt_slice_stack_free(&s->stack);
+	s->pid = pid;
+	s->unsure = false;
 }
 
 /*
@@ -82,13 +89,13 @@ static inline void slice_event(struct slice_state *s, unsigned int type,
  */
 static inline void slice_thread_dead(struct slice_state *s)
 {
-	*s = (struct slice_state){ .pid = s->pid };
+	slice_reset(s, s->pid);
 }
 
 /* A flow event of process pid now binds to a slice of the thread. */
 static inline bool slice_open(const struct slice_state *s, uint64_t pid)
 {
-	return s->pid == pid && (s->depth || s->scoped_open);
+	return s->pid == pid && !s->unsure && s->stack.depth;
 }
 
 #endif /* DRAIN_SLICES_H */

@@ -8,7 +8,8 @@
  * started mid-call legitimately cut durations).
  *
  * State grows by at most two map entries per record (an async begin: its
- * place in its id's stack and its name's count), so memory is proportional
+ * place in its id's stack and its name's count) or one frame of a thread's
+ * slice stack (fxt_slice_stack.h), so memory is proportional
  * to the input, except the tables and the names, which count against the
  * memory budget.  fxt_reader_read() reads through a window that grows to the
  * largest record seen, up to window_max; a record larger than that (only a
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +28,7 @@
 
 #include "fxt_internal.h"
 #include "fxt_map.h"
+#include "fxt_slice_stack.h"
 
 #define WINDOW_INITIAL (64u << 10)
 
@@ -55,18 +58,22 @@ struct thread_state {
 	bool has_older;
 	uint64_t depth;		/* open duration begins */
 	uint64_t first_open;	/* offset of the outermost open begin */
-	/*
-	 * Complete and instant slices stay on Perfetto's slice stack of the
-	 * thread until a later slice event at or after their end pops them;
-	 * a flow event meanwhile binds to them.
-	 */
-	bool scoped_open;
-	uint64_t scoped_end;	/* ticks: latest end of those slices */
+	struct fxt_slice_stack stack;	/* Perfetto's: what flows bind to */
+	bool has_last;
+	int64_t last_ns;	/* the thread's last event in the file */
+	uint64_t last_offset;
 };
 
-/* A flow begun and not yet ended, keyed like Perfetto: by correlation id. */
+/*
+ * A flow id begun and not yet ended, keyed like Perfetto: by correlation
+ * id.  Forgotten at its end, as Perfetto forgets it: memory grows with
+ * the flows open, not with all the ids a trace ever used.
+ */
 struct flow_state {
-	uint64_t offset;	/* of its begin */
+	bool bound;		/* by a begin in a slice */
+	uint64_t offset;	/* of that begin */
+	int64_t last_ns;	/* the id's last event in the file */
+	uint64_t last_offset;
 };
 
 /* An async begin of a (pid, id) still on its track's stack. */
@@ -74,6 +81,7 @@ struct async_begin {
 	uint64_t name_hash;	/* of its category and name */
 	bool name_known;	/* the begin's category and name bytes were kept */
 	bool ended;		/* an end closed it under open begins */
+	int64_t end_ns;		/* when ended: the end's time */
 	uint64_t offset;	/* of the begin */
 	uint64_t number;	/* its key in async_outer once it is not inner */
 	uint64_t outer;		/* number of the begin it nests in, 0: none */
@@ -105,6 +113,8 @@ struct async_state {
 	uint64_t depth;		/* begins on the stack, inner included */
 	uint64_t ended;		/* of those, the ones an end closed */
 	int64_t ended_ns;	/* time of the latest such end */
+	int64_t last_ns;	/* the id's last event in the file */
+	uint64_t last_offset;
 };
 
 struct name_entry {
@@ -141,6 +151,7 @@ struct fxt_reader {
 	struct fxt_map thread_names;	/* (tid, 0) -> struct name_entry */
 	struct fxt_map process_names;	/* (pid, 0) -> struct name_entry */
 	bool unsupported_noted[UNSUPPORTED_COUNT];
+	bool time_order_noted;
 };
 
 struct provider {
@@ -222,6 +233,7 @@ static void free_names(struct fxt_map *m)
 
 void fxt_reader_free(struct fxt_reader *r)
 {
+	struct thread_state *ts;
 	struct provider *p;
 	size_t pos = 0;
 
@@ -229,6 +241,9 @@ void fxt_reader_free(struct fxt_reader *r)
 		return;
 	while ((p = fxt_map_next(&r->providers, &pos, NULL, NULL)))
 		fxt_tables_free(p->tables);
+	pos = 0;
+	while ((ts = fxt_map_next(&r->threads, &pos, NULL, NULL)))
+		fxt_slice_stack_free(&ts->stack);
 	fxt_map_free(&r->providers);
 	fxt_map_free(&r->cpus);
 	fxt_map_free(&r->threads);
@@ -433,6 +448,43 @@ check_unsupported(struct fxt_reader *r, const struct fxt_record *rec)
 					 UNSUPPORTED_BLOB_ARG);
 }
 
+/*
+ * Perfetto sorts an FXT trace's events by time (ns; ties in file order)
+ * before its trackers see them; this reader judges nesting and flows in
+ * file order, so an event older than its thread's or id's previous one
+ * may be judged otherwise here (Documentation/perfetto.rst).
+ */
+static void note_time_order(struct fxt_reader *r, const struct fxt_record *rec,
+			    const char *track, uint64_t last_offset,
+			    int64_t last_ns)
+{
+	if (r->time_order_noted)
+		return;
+	r->time_order_noted = true;
+	fxt_report(&r->sink, rec->offset, FXT_RULE_TIME_ORDER,
+		   "%s: an event at %lld ns is older than the one at offset %#llx (%lld ns): Perfetto nests them in time order, this check in file order (noted once)",
+		   track, (long long)rec->ts_ns,
+		   (unsigned long long)last_offset, (long long)last_ns);
+}
+
+static void thread_order(struct fxt_reader *r, struct thread_state *ts,
+			 const struct fxt_record *rec)
+{
+	char track[64];
+
+	if (!rec->ts_ns_valid)
+		return;
+	if (ts->has_last && rec->ts_ns < ts->last_ns) {
+		snprintf(track, sizeof(track), "thread %llu (process %llu)",
+			 (unsigned long long)rec->thread.tid,
+			 (unsigned long long)rec->thread.pid);
+		note_time_order(r, rec, track, ts->last_offset, ts->last_ns);
+	}
+	ts->has_last = true;
+	ts->last_ns = rec->ts_ns;
+	ts->last_offset = rec->offset;
+}
+
 static void note_unended(struct fxt_reader *r, uint64_t tid,
 			 const struct thread_state *ts, const char *when)
 {
@@ -472,35 +524,33 @@ static struct thread_state *thread_get(struct fxt_reader *r, uint64_t tid,
 static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 {
 	struct thread_state *ts;
-	uint64_t end;
 
 	if (rec->thread.undefined)
 		return 0;
 	ts = thread_get(r, rec->thread.tid, rec->thread.pid);
 	if (!ts)
 		return -ENOMEM;
-	/* Perfetto pops the scoped slices that ended before this event. */
-	if (ts->scoped_open && rec->ts >= ts->scoped_end)
-		ts->scoped_open = false;
-	if (rec->subtype == FXT_EVENT_INSTANT ||
-	    rec->subtype == FXT_EVENT_DURATION_COMPLETE) {
-		end = rec->subtype == FXT_EVENT_INSTANT ? rec->ts : rec->end_ts;
-		if (!ts->scoped_open || end > ts->scoped_end)
-			ts->scoped_end = end;
-		ts->scoped_open = true;
-	} else if (rec->subtype == FXT_EVENT_DURATION_BEGIN) {
+	thread_order(r, ts, rec);
+	if (rec->subtype == FXT_EVENT_DURATION_BEGIN) {
 		if (!ts->depth++)
 			ts->first_open = rec->offset;
-	} else if (ts->depth) {
-		ts->depth--;
-	} else {
-		fxt_report(&r->sink, rec->offset,
-			   FXT_RULE_DURATION_UNMATCHED_END,
-			   "duration end on thread %llu (process %llu) with no begin open (the trace may start inside it)",
-			   (unsigned long long)rec->thread.tid,
-			   (unsigned long long)rec->thread.pid);
+	} else if (rec->subtype == FXT_EVENT_DURATION_END) {
+		if (ts->depth)
+			ts->depth--;
+		else
+			fxt_report(&r->sink, rec->offset,
+				   FXT_RULE_DURATION_UNMATCHED_END,
+				   "duration end on thread %llu (process %llu) with no begin open (the trace may start inside it)",
+				   (unsigned long long)rec->thread.tid,
+				   (unsigned long long)rec->thread.pid);
 	}
-	return 0;
+	/* Perfetto drops a record whose time overflows (timestamp-overflow). */
+	if (!rec->ts_ns_valid || (rec->subtype == FXT_EVENT_DURATION_COMPLETE &&
+				  !rec->end_ts_ns_valid))
+		return 0;
+	/* This stack misses no begin: an end under its slices is as Perfetto's. */
+	return fxt_slice_event(&ts->stack, rec->subtype, rec->ts_ns,
+			       rec->end_ts_ns) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /*
@@ -511,8 +561,12 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
  * id its process began and did not end (stat flow_duplicate_id); the rule
  * keys by id alone, stricter (Documentation/perfetto.rst).  It drops a
  * begin, or a step or end of a begun id, with no slice on the stack (stat
- * flow_no_enclosing_slice); both stats are errors.  A step or end of an id
- * not begun is only counted as info; an end closes its id even unbound.
+ * flow_no_enclosing_slice); both stats are errors.  A begin with no slice
+ * still begins its id (FuchsiaTraceParser::GetGlobalFlowId() registers it
+ * before FlowTracker::Begin() drops it), so a step or end of it with no
+ * slice counts too, and a later begin binds it without a duplicate.  A
+ * step or end of an id not begun is only counted as info; an end closes
+ * its id even unbound.  Records whose time overflows are dropped.
  */
 static void flow_no_slice(struct fxt_reader *r, const struct fxt_record *rec)
 {
@@ -524,34 +578,56 @@ static void flow_no_slice(struct fxt_reader *r, const struct fxt_record *rec)
 		   (unsigned long long)rec->thread.pid);
 }
 
+static void flow_order(struct fxt_reader *r, struct flow_state *fs,
+		       const struct fxt_record *rec)
+{
+	char track[40];
+
+	if (rec->ts_ns < fs->last_ns) {
+		snprintf(track, sizeof(track), "flow id %#llx",
+			 (unsigned long long)rec->id);
+		note_time_order(r, rec, track, fs->last_offset, fs->last_ns);
+	}
+	fs->last_ns = rec->ts_ns;
+	fs->last_offset = rec->offset;
+}
+
 static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 {
-	const struct thread_state *ts;
+	struct thread_state *ts;
 	struct flow_state *fs;
 	bool in_slice;
 	int created;
 
-	if (rec->thread.undefined)
+	if (rec->thread.undefined || !rec->ts_ns_valid)
 		return 0;
-	ts = fxt_map_get(&r->threads, rec->thread.tid, rec->thread.pid);
-	in_slice = ts && (ts->depth || ts->scoped_open);
+	ts = thread_get(r, rec->thread.tid, rec->thread.pid);
+	if (!ts)
+		return -ENOMEM;
+	in_slice = ts->stack.depth;
+	thread_order(r, ts, rec);
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN) {
-		if (!fxt_map_get(&r->flows, rec->id, 0))
+		fs = fxt_map_get(&r->flows, rec->id, 0);
+		if (!fs)
 			return 0;
+		flow_order(r, fs, rec);
 		if (rec->subtype == FXT_EVENT_FLOW_END)
 			fxt_map_del(&r->flows, rec->id, 0);
 		if (!in_slice)
 			flow_no_slice(r, rec);
 		return 0;
 	}
+	fs = fxt_map_put(&r->flows, rec->id, 0, &created);
+	if (!fs)
+		return -ENOMEM;
+	if (created)
+		fs->last_ns = rec->ts_ns;
+	flow_order(r, fs, rec);
 	if (!in_slice) {
 		flow_no_slice(r, rec);
 		return 0;
 	}
-	fs = fxt_map_put(&r->flows, rec->id, 0, &created);
-	if (!fs)
-		return -ENOMEM;
-	if (!created) {
+	if (fs->bound) {
 		fxt_report(&r->sink, rec->offset, FXT_RULE_FLOW_DUPLICATE,
 			   "flow begin (id %#llx, process %llu) while the flow begun at offset %#llx is not ended; Perfetto drops it",
 			   (unsigned long long)rec->id,
@@ -560,6 +636,7 @@ static int check_flow(struct fxt_reader *r, const struct fxt_record *rec)
 		return 0;
 	}
 	fs->offset = rec->offset;
+	fs->bound = true;
 	return 0;
 }
 
@@ -642,13 +719,32 @@ static bool async_pop(struct fxt_reader *r, struct async_state *as,
  * Returns false when no begin is left (as is gone).
  */
 static bool async_settle(struct fxt_reader *r, struct async_state *as,
-			 uint64_t pid, uint64_t id, int64_t ns)
+			 const struct fxt_record *rec)
 {
+	uint64_t pid = rec->thread.pid, id = rec->id, cut = 0;
+	int64_t ns = rec->ts_ns, end_ns;
+	bool ended;
+
 	if (!as->ended || ns < as->ended_ns)
 		return true;
-	while (as->ended && (ns > as->ended_ns || as->inner.ended))
+	while (as->ended && (ns > as->ended_ns || as->inner.ended)) {
+		ended = as->inner.ended;
+		end_ns = as->inner.end_ns;
+		if (!ended)
+			cut++;
+		else if (cut) {
+			/* one stat for each ended begin that had some open */
+			fxt_report(&r->sink, rec->offset, FXT_RULE_MISPLACED_END,
+				   "async id %#llx (process %llu): an event at %lld ns cuts %llu begin%s left open inside a slice that ended at %lld ns: Perfetto ends %s there (stat misplaced_end_event)",
+				   (unsigned long long)id,
+				   (unsigned long long)pid, (long long)ns,
+				   (unsigned long long)cut, plural(cut),
+				   (long long)end_ns, cut == 1 ? "it" : "them");
+			cut = 0;
+		}
 		if (!async_pop(r, as, pid, id))
 			return false;
+	}
 	return true;
 }
 
@@ -676,6 +772,7 @@ static void async_end_named(struct fxt_reader *r, struct async_state *as,
 	begin = fxt_map_get(&r->async_outer, named->innermost, 0);
 	async_close(r, begin, pid, id);
 	begin->ended = true;
+	begin->end_ns = rec->ts_ns;
 	as->ended++;
 	if (rec->ts_ns > as->ended_ns)
 		as->ended_ns = rec->ts_ns;
@@ -686,6 +783,7 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	uint64_t pid = rec->thread.pid, hash, same_outer = 0;
 	struct async_name *named;
 	struct async_state *as;
+	char track[80];
 	int created, ret;
 	bool known;
 
@@ -703,7 +801,12 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	known = rec->name.ptr && rec->category.ptr;
 	hash = fxt_category_name_hash_keyed(&rec->category, &rec->name);
 	as = fxt_map_get(&r->asyncs, pid, rec->id);
-	if (as && !async_settle(r, as, pid, rec->id, rec->ts_ns))
+	if (as && rec->ts_ns < as->last_ns) {
+		snprintf(track, sizeof(track), "async id %#llx (process %llu)",
+			 (unsigned long long)rec->id, (unsigned long long)pid);
+		note_time_order(r, rec, track, as->last_offset, as->last_ns);
+	}
+	if (as && !async_settle(r, as, rec))
 		as = NULL;
 	if (rec->subtype == FXT_EVENT_ASYNC_BEGIN) {
 		if (known) {
@@ -739,6 +842,8 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 		as->inner.offset = rec->offset;
 		as->inner.number = ++r->async_outer_next;
 		as->inner.same_outer = same_outer;
+		as->last_ns = rec->ts_ns;
+		as->last_offset = rec->offset;
 		return 0;
 	}
 	if (!as) {
@@ -753,6 +858,8 @@ static int check_async(struct fxt_reader *r, const struct fxt_record *rec)
 	if (!as->inner.ended && as->inner.name_known && known &&
 	    as->inner.name_hash != hash)
 		async_name_mismatch(r, rec, &as->inner);
+	as->last_ns = rec->ts_ns;
+	as->last_offset = rec->offset;
 	if (rec->subtype != FXT_EVENT_ASYNC_END)
 		return 0;
 	if (!as->inner.ended && (!as->inner.name_known || !known ||
@@ -829,6 +936,7 @@ static int check_sched(struct fxt_reader *r, const struct fxt_record *rec)
 					     "before the thread exited");
 			more = ts->has_older;
 			older = ts->older_pid;
+			fxt_slice_stack_free(&ts->stack);
 			fxt_map_del(&r->threads, rec->out.tid, pid);
 			pid = older;
 		} while (more);

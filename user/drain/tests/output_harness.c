@@ -380,10 +380,16 @@ static int sides_same(struct diff_run *run, const char *what)
 		if (!tb)
 			continue;
 		same &= EXPECT_EQ(tb->buffers, ta->buffers);
-		same &= EXPECT_EQ(tb->slices.depth, ta->slices.depth);
-		same &= EXPECT_EQ(tb->slices.scoped_open,
-				  ta->slices.scoped_open);
-		same &= EXPECT_EQ(tb->slices.scoped_end, ta->slices.scoped_end);
+		same &= EXPECT_EQ(tb->slices.unsure, ta->slices.unsure);
+		same &= EXPECT_EQ(tb->slices.stack.depth,
+				  ta->slices.stack.depth);
+		for (i = 0; i < ta->slices.stack.depth &&
+			    i < tb->slices.stack.depth; i++) {
+			same &= EXPECT_EQ(tb->slices.stack.frames[i].ts,
+					  ta->slices.stack.frames[i].ts);
+			same &= EXPECT_EQ(tb->slices.stack.frames[i].dur,
+					  ta->slices.stack.frames[i].dur);
+		}
 	}
 	same &= EXPECT_EQ(ob->pids.count, oa->pids.count);
 	same &= EXPECT_EQ(ob->offset, oa->offset);

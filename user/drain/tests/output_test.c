@@ -1500,6 +1500,57 @@ static int test_flows_tid_interleaved(void)
 }
 
 /*
+ * The kernel's syscall begin of a thread, saved before the thread's first
+ * task buffer is known: the reader's stack holds it under the task's
+ * slices, the drainer's does not.  An end with no begin of the task's
+ * open closes it in the reader, under the complete event; the next begin
+ * after that end pops the complete event there and the end after it cuts
+ * the begin: no slice is left where the drainer still has the complete
+ * event, and the flow begin after is outside any slice for the reader.
+ * Before, the drainer wrote it (check_file() found the
+ * flow-no-enclosing-slice warning); now the end leaves the drainer's
+ * stack unsure and the flow is refused.
+ */
+static int test_flows_hidden_begin(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a;
+	struct fake fa, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "ioctl", 0);
+		drain_half(&fc, 0, w, n);
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_COMPLETE, t + 1, 200, 201, "x",
+			  t + 100);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 2, 200, 201, "e",
+			   0);
+		n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 3, 200, 201,
+			   "b", 0);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 4, 200, 201, "b",
+			   0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 5, 200, 201, "f", 1);
+		drain_half(&fa, 0, w, n);
+		a = output_find(&out, 8);
+		ASSERT_EQ(4, a->records);
+		ASSERT_EQ(1, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(5, walk.events);
+		fake_free(&fa);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -3923,6 +3974,7 @@ static const struct tap_test tests[] = {
 	{ "flows outside a slice or of an open id are refused", test_flows },
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
+	{ "an end under the slices: the reader may close a begin saved before", test_flows_hidden_begin },
 	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
 	{ "another process's slice of the tid leaves the stack as it is", test_flows_tid_interleaved },
 	{ "two buffers of a thread: a flow in the other's duration, file order", test_flows_two_buffers },

@@ -437,7 +437,8 @@ static const struct corpus_case cases[] = {
 	/*
 	 * process 1, id 7: begin a, begin b nested, end a, end b: Perfetto
 	 * closes a, the innermost open slice of that name, and at the next
-	 * event of the track cuts b at a's end; end b then closes nothing
+	 * event of the track cuts b at a's end (misplaced_end_event); end b
+	 * then closes nothing
 	 */
 	{ "async-end-outer", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x8001000000050064, 1, 1, 2, 0x61, 7,
@@ -446,6 +447,7 @@ static const struct corpus_case cases[] = {
 		0x8001000000070064, 4, 1, 2, 0x62, 7,
 	  }, 25, 5,
 	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
+	  "0x000098: warning: misplaced-end: async id 0x7 (process 1): an event at 4 ns cuts 1 begin left open inside a slice that ended at 3 ns: Perfetto ends it there (stat misplaced_end_event)\n"
 	  "0x000098: note: async-unmatched-end: async end (process 1, id 0x7) with no begin (the trace may start inside it)\n" },
 	/*
 	 * process 1, id 7: begin a, begin b nested, end a as the track's last
@@ -701,7 +703,14 @@ static const struct corpus_case cases[] = {
 	  "0x000028: note: duration-unended: thread 2 (process 3): 1 duration begin never ended before the thread exited; the outermost is here\n"
 	  "0x000008: note: duration-unended: thread 2 (process 1): 1 duration begin never ended before the thread exited; the outermost is here\n"
 	  "0x000098: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
-	/* an instant older than a popped complete event's end: a later end pops the instant, the flow begin after it has no slice */
+	/*
+	 * an instant older than a popped complete event's end: judged in
+	 * file order, a later end pops the instant and the flow begin after
+	 * it has no slice.  Perfetto sorts by time first: the instant (500)
+	 * and the end (700) fall inside the complete event (100..1000), which
+	 * the flow binds to.  check judges file order and says so once
+	 * (time-order; Documentation/perfetto.rst)
+	 */
 	{ "flow-scoped-older", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x0000000000040054, 0x0000000000000064,
 		0x0000000000000001, 0x0000000000000002, 0x00000000000003e8,
@@ -713,8 +722,114 @@ static const struct corpus_case cases[] = {
 		0x0000000000000002, 0x0000000000080054, 0x00000000000002bc,
 		0x0000000000000001, 0x0000000000000002, 0x0000000000000001,
 	  }, 27, 7,
+	  "0x000070: note: time-order: thread 2 (process 1): an event at 500 ns is older than the one at offset 0x50 (2001 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
 	  "0x000090: note: duration-unmatched-end: duration end on thread 2 (process 1) with no begin open (the trace may start inside it)\n"
 	  "0x0000b0: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * 2 ticks a ns: the complete event ends at tick 41, 20 ns, and the
+	 * duration end at tick 40 is 20 ns too, so Perfetto pops the complete
+	 * event there (end == ts), closes the begin and pops it: the flow
+	 * begin after has no slice
+	 */
+	{ "flow-scoped-ns", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x0000000000000021, 2000000000,
+		0x0000000000020044, 2, 1, 2,		/* duration begin */
+		0x0000000000040054, 4, 1, 2, 41,	/* complete: 2..20 ns */
+		0x0000000000030044, 40, 1, 2,		/* duration end: 20 ns */
+		0x0000000000080054, 42, 1, 2, 1,	/* flow begin */
+	  }, 21, 6,
+	  "0x000080: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * a complete event overlapping the one before partially: Perfetto
+	 * drops it (slice_drop_overlapping_complete_event), so its end does
+	 * not keep the stack open: the duration end at 25 pops the first
+	 * and closes the begin, and the flow begin after has no slice
+	 */
+	{ "flow-scoped-overlap", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000020044, 5, 1, 2,		/* duration begin */
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000040054, 15, 1, 2, 30,	/* complete: 15..30 */
+		0x0000000000030044, 25, 1, 2,		/* duration end */
+		0x0000000000080054, 26, 1, 2, 1,	/* flow begin */
+	  }, 24, 6,
+	  "0x000098: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * complete events nested: the inner one ends first, and an instant
+	 * after it pops only it; the duration end at 60 pops the instant
+	 * and closes the begin, not on top (the outer complete event is
+	 * open to 100), so the flow begin binds to the complete event
+	 */
+	{ "flow-scoped-nested", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000020044, 5, 1, 2,		/* duration begin */
+		0x0000000000040054, 10, 1, 2, 100,	/* complete: 10..100 */
+		0x0000000000040054, 20, 1, 2, 30,	/* complete: 20..30 */
+		0x0000000000000044, 50, 1, 2,		/* instant */
+		0x0000000000030044, 60, 1, 2,		/* duration end */
+		0x0000000000080054, 70, 1, 2, 1,	/* flow begin */
+	  }, 28, 7, "" },
+	/*
+	 * a duration begin inside a complete event that ends first: the
+	 * instant after that end cuts the begin there (Perfetto's
+	 * misplaced_end_event, not reported on threads) and pops both, so
+	 * the next duration's end leaves the stack empty and the flow begin
+	 * has no slice; the balance note still counts the begin open
+	 */
+	{ "thread-misplaced-cut", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000020044, 15, 1, 2,		/* duration begin */
+		0x0000000000000044, 25, 1, 2,		/* instant */
+		0x0000000000020044, 26, 1, 2,		/* duration begin */
+		0x0000000000030044, 27, 1, 2,		/* duration end */
+		0x0000000000080054, 28, 1, 2, 1,	/* flow begin */
+	  }, 27, 7,
+	  "0x0000b0: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000030: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/*
+	 * process 1, id 7: begin a, begin b nested, end a at 30, end b at 25
+	 * after it in the file.  Perfetto sorts by time: b ends, then a, all
+	 * well nested.  check judges file order: end a is an outer end
+	 * (async-name) and end b is older than it (time-order)
+	 */
+	{ "async-time-order", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010, 0x8001000000050064, 10, 1, 2, 0x61, 7,
+		0x8001000000050064, 20, 1, 2, 0x62, 7,
+		0x8001000000070064, 30, 1, 2, 0x61, 7,
+		0x8001000000070064, 25, 1, 2, 0x62, 7,
+	  }, 25, 5,
+	  "0x000068: warning: async-name: async end \"a\" in category \"\" (process 1, id 0x7): its begin at offset 0x38 has another name or category (Perfetto ends only a slice of the end's category and name)\n"
+	  "0x000098: note: time-order: async id 0x7 (process 1): an event at 25 ns is older than the one at offset 0x68 (30 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
+	/*
+	 * a flow begin outside any slice: Perfetto drops it but its id is
+	 * begun (GetGlobalFlowId() registers it), so the step outside any
+	 * slice counts flow_no_enclosing_slice too, and the begin inside a
+	 * duration later binds the id, no duplicate
+	 */
+	{ "flow-begin-dropped", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000080054, 10, 1, 2, 1,	/* flow begin */
+		0x0000000000090054, 20, 1, 2, 1,	/* flow step */
+		0x0000000000020044, 30, 1, 2,		/* duration begin */
+		0x0000000000080054, 40, 1, 2, 1,	/* flow begin */
+		0x0000000000030044, 50, 1, 2,		/* duration end */
+	  }, 24, 6,
+	  "0x000008: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000030: warning: flow-no-enclosing-slice: flow step (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
+	/*
+	 * flow id 1 begun at 40 on thread 3, stepped at 20 on thread 2 after
+	 * it in the file: Perfetto sees the step first (an id not begun,
+	 * info only); check judges file order and says so (time-order)
+	 */
+	{ "flow-time-order", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000080054, 40, 1, 3, 1,	/* flow begin */
+		0x0000000000090054, 20, 1, 2, 1,	/* flow step */
+	  }, 11, 3,
+	  "0x000008: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 3 (process 1) outside any slice of that thread; Perfetto drops it\n"
+	  "0x000030: note: time-order: flow id 0x1: an event at 20 ns is older than the one at offset 0x8 (40 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
+	  "0x000030: warning: flow-no-enclosing-slice: flow step (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
 	/* an async end named with DEL, a C1 control, U+00A0 and a space: the message shows the controls as ? */
 	{ "async-name-controls", SIZE_MAX, (const uint64_t[]){
 		0x0016547846040010, 0x8001000000050064, 0x0000000000000001,
