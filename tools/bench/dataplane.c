@@ -79,7 +79,9 @@ static void fake_new(struct fake *f, __u32 id, __u32 kind, __u64 pid,
 	f->ctl = (void *)(f->mem + 4096);
 	f->data = f->mem + 8192;
 	f->hdr->magic = FXTRACE_BUFFER_MAGIC;
-	f->hdr->header_size = offsetof(struct fxtrace_buffer_header, flags) + 4;
+	/* As fxtrace.ko (ABI 0.8) writes it: a task buffer names its user. */
+	f->hdr->header_size = sizeof(*f->hdr);
+	f->hdr->owner_uid = kind == FXTRACE_BUFFER_TASK ? 1000 : ~0U;
 	f->hdr->id = id;
 	f->hdr->kind = kind;
 	f->hdr->cpu = kind == FXTRACE_BUFFER_CPU ? cpu : ~0U;
