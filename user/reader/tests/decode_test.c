@@ -1236,14 +1236,18 @@ static size_t flows_heap(size_t flows)
 /*
  * The reader keeps a flow id while it is begun and not ended, as
  * Perfetto does: 20,000 flows one after the other grow the heap as one
- * does, not by an entry each (a long trace's ids all kept).
+ * does, not by an entry each (a long trace's ids all kept: 3.2 MB).
+ * Within 1 KiB: malloc hands out a free chunk whole when what would be
+ * left of it is too small to split, so the same allocations count a
+ * chunk's 16 bytes more or less from one run to the next.
  */
 static int test_reader_flows_forgotten(void)
 {
-	size_t one = flows_heap(1);
+	size_t one = flows_heap(1), many = flows_heap(20000);
 
 	ASSERT_CMP(one, <, SIZE_MAX);
-	ASSERT_EQ(one, flows_heap(20000));
+	ASSERT_CMP(many, <=, one + 1024);
+	ASSERT_CMP(many + 1024, >=, one);
 	return 0;
 }
 
