@@ -55,7 +55,7 @@ struct fxt_session;
  */
 struct fxt_user {
 	struct hlist_node node;		/* fxt_users */
-	kuid_t uid;
+	kuid_t uid;			/* fxt_current_owner() of its producers */
 	u32 task_buffers;		/* not freed yet */
 	u64 memory;			/* bytes of those */
 };
@@ -105,7 +105,7 @@ struct fxt_buffer {
 
 /* What one user's tasks have written of a Start's names room. */
 struct fxt_names_user {
-	kuid_t uid;
+	kuid_t uid;			/* fxt_current_owner() of its tasks */
 	u32 bytes;
 };
 

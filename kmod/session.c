@@ -306,12 +306,12 @@ static int fxt_categories_get(u64 uptr, u32 size, char **list)
 }
 
 /*
- * Whom what a task does is charged to (a new category slot, a task's
- * name): its real uid, as for task buffers (a set-user-ID root program
- * runs for its caller); in a user namespace that a user (not root) made,
- * directly or through nested ones, that user: the uids it maps into its
- * namespaces (its subordinate uids) share its shares, which have no other
- * bound.  Namespaces root made (containers) keep one share per uid.
+ * Whom what a task does is charged to (a task buffer, a new category
+ * slot, a task's name): its real uid (a set-user-ID root program runs for
+ * its caller); in a user namespace that a user (not root) made, directly
+ * or through nested ones, that user: the uids it maps into its namespaces
+ * (its subordinate uids) share its shares, or one user would hold a share
+ * per uid.  Namespaces root made (containers) keep one share per uid.
  */
 static kuid_t fxt_cred_owner(const struct cred *cred)
 {
