@@ -101,6 +101,71 @@ static int attach_until_refused(int max, int res[2])
 	return 0;
 }
 
+/* A child as uid that attaches when told to (attacher_go()). */
+struct attacher {
+	pid_t pid;
+	int go, out;		/* pipes: the word to start, the result */
+};
+
+/*
+ * Fork a child that becomes uid, then, once told, ATTACHes from one new
+ * thread after another (each thread attaches once) until one fails or
+ * max succeed.  Returns 0, or -1 with nothing left behind.
+ */
+static int attacher_spawn(struct attacher *a, uid_t uid, int max)
+{
+	int res[2] = { -1, 0 }, go[2], out[2];
+	char c;
+
+	if (pipe(go))
+		return -1;
+	if (pipe(out)) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	a->pid = fork();
+	if (a->pid == 0) {
+		close(go[1]);
+		close(out[0]);
+		if (become(uid) || read(go[0], &c, 1) != 1)
+			_exit(1);
+		if (attach_until_refused(max, res))
+			_exit(2);
+		_exit(write(out[1], res, sizeof(res)) == sizeof(res) ? 0 : 4);
+	}
+	close(go[0]);
+	close(out[1]);
+	a->go = go[1];
+	a->out = out[0];
+	if (a->pid < 0) {
+		close(a->go);
+		close(a->out);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Tell the child to attach and wait for it.  Returns the count, and the
+ * errno of the failure in *err (0 if none failed), or -1.
+ */
+static int attacher_go(struct attacher *a, int *err)
+{
+	int res[2] = { -1, 0 };
+
+	if (write(a->go, "g", 1) != 1)
+		res[0] = -1;
+	close(a->go);
+	if (read(a->out, res, sizeof(res)) != sizeof(res))
+		res[0] = -1;
+	close(a->out);
+	if (wait_child(a->pid) != 0)
+		return -1;
+	*err = res[1];
+	return res[0];
+}
+
 /*
  * In a child as uid: ATTACH from one new thread after another (each thread
  * attaches once) until one fails or max succeed.  Returns the count, and
@@ -108,28 +173,11 @@ static int attach_until_refused(int max, int res[2])
  */
 static int attach_as(uid_t uid, int max, int *err)
 {
-	int res[2], pipefd[2];
-	pid_t pid;
+	struct attacher a;
 
-	if (pipe(pipefd))
+	if (attacher_spawn(&a, uid, max))
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		close(pipefd[0]);
-		if (become(uid))
-			_exit(1);
-		if (attach_until_refused(max, res))
-			_exit(2);
-		_exit(write(pipefd[1], res, sizeof(res)) == sizeof(res) ? 0 : 4);
-	}
-	close(pipefd[1]);
-	if (read(pipefd[0], res, sizeof(res)) != sizeof(res))
-		res[0] = -1;
-	close(pipefd[0]);
-	if (wait_child(pid) != 0)
-		return -1;
-	*err = res[1];
-	return res[0];
+	return attacher_go(&a, err);
 }
 
 /*
@@ -1339,6 +1387,42 @@ TEST_F(hs, task_buffers_of_subordinate_uids)
 	EXPECT_EQ(EDQUOT, err[0]) TH_LOG("container uid 0: %s", strerror(err[0]));
 	EXPECT_EQ(1, n[1]);
 	EXPECT_EQ(0, err[1]) TH_LOG("container uid 1: %s", strerror(err[1]));
+}
+
+/*
+ * The user of the process a session's pid filter names (sudo fxtrace
+ * record -u USER -- PROGRAM) is traced, as the owner is: bound by the
+ * session's limits only, as it may take the reserved category slots.
+ * Before, the traced program's threads past the share (4 of 16 here;
+ * 25 % of the default memory limit's buffers, about 126 threads, with
+ * fxtrace record's defaults) were refused EDQUOT.  Another user stays
+ * bound by its share.
+ */
+TEST_F(hs, task_buffers_of_traced_user)
+{
+	struct attacher traced;
+	int n, err, share;
+
+	self->cfg.max_task_buffers = 16;
+	share = (int)pct(16);
+	ASSERT_GT(16 - share, share);
+	ASSERT_EQ(0, attacher_spawn(&traced, NOBODY, 16));
+	self->cfg.filter_pid = (__u32)traced.pid;
+	if (init_session(self->fd, &self->cfg)) {
+		err = errno;
+		kill(traced.pid, SIGKILL);
+		waitpid(traced.pid, NULL, 0);
+		ASSERT_EQ(0, err) TH_LOG("INIT: %s", strerror(err));
+	}
+
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
+
+	/* What the other user left of the session's 16, then its limit. */
+	n = attacher_go(&traced, &err);
+	EXPECT_EQ(16 - share, n);
+	EXPECT_EQ(ENOSPC, err) TH_LOG("traced uid %d: %s", NOBODY, strerror(err));
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
