@@ -1396,12 +1396,13 @@ TEST_F(hs, task_buffers_of_subordinate_uids)
  * Before, the traced program's threads past the share (4 of 16 here;
  * 25 % of the default memory limit's buffers, about 126 threads, with
  * fxtrace record's defaults) were refused EDQUOT.  Another user stays
- * bound by its share.
+ * bound by its share, and so is the traced user once the process is gone.
  */
 TEST_F(hs, task_buffers_of_traced_user)
 {
 	struct attacher traced;
-	int n, err, share;
+	struct fxtrace_packet p;
+	int n, err, share, released = 0;
 
 	self->cfg.max_task_buffers = 16;
 	share = (int)pct(16);
@@ -1423,6 +1424,24 @@ TEST_F(hs, task_buffers_of_traced_user)
 	n = attacher_go(&traced, &err);
 	EXPECT_EQ(16 - share, n);
 	EXPECT_EQ(ENOSPC, err) TH_LOG("traced uid %d: %s", NOBODY, strerror(err));
+
+	/*
+	 * Every attacher has exited: free all 16 buffers.  The traced
+	 * process is gone, so its user is no longer traced, but its buffers
+	 * are uncharged as they were charged (not from the room other users
+	 * leave), or that count wraps and every other user gets ENOSPC.
+	 */
+	while (!next_pkt(self->fd, &p, 1000))
+		if (p.request == FXTRACE_PKT_BUFFER_RETIRED &&
+		    !release_buffer(self->fd, p.data32))
+			released++;
+	EXPECT_EQ(16, released);
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
+	n = attach_as(NOBODY, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d, untraced: %s", NOBODY, strerror(err));
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
