@@ -146,19 +146,15 @@ u64 fxt_user_share(u64 total)
 	return max_t(u64, 1, div_u64(total * min(user_share_percent, 100U), 100));
 }
 
-/* Whose task buffers count against what the owner's Starts need. */
-static bool fxt_other_user(const struct fxt_session *s,
-			   const struct fxt_user *u)
-{
-	return u && !uid_eq(u->uid, s->owner);
-}
-
 /*
  * Charge a buffer to the session and, for task buffers, to its user
- * (acct_lock held).  The owner of the session is bound by the session's
- * limits only; any other user by its share of them: of the task buffers,
- * and of the memory the CPU buffers leave, which task buffers share.
- * Together, other users leave room for the kernel buffer of a Start.
+ * (acct_lock held).  The users the session traces (its owner, the user of
+ * its pid filter's process) are bound by the session's limits only; any
+ * other user by its share of them: of the task buffers, and of the memory
+ * the CPU buffers leave, which task buffers share.  Together, other users
+ * leave room for the kernel buffer of a Start.  Which one the buffer's
+ * user is, is decided here once and kept: the pid filter's process may
+ * change its user or exit before the buffer is uncharged.
  */
 static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 {
@@ -168,17 +164,18 @@ static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 	if (s->memory_used + size > s->memory_limit)
 		return -ENOSPC;
 	if (u) {
+		bool other = !fxt_session_traces_user(s, u->uid);
 		int ret = 0;
 
 		if (s->task_buffers >= s->max_task_buffers)
 			return -ENOSPC;
 		/* u counts the user's buffers of every session. */
 		spin_lock(&fxt_users_lock);
-		if (fxt_other_user(s, u) &&
+		if (other &&
 		    (u->task_buffers + 1 > fxt_user_share(s->max_task_buffers) ||
 		     u->memory + size > fxt_user_share(s->task_memory)))
 			ret = -EDQUOT;
-		else if (fxt_other_user(s, u) &&
+		else if (other &&
 			 s->others_memory + size + FXT_NAMES_RESERVE > s->task_memory)
 			ret = -ENOSPC;
 		if (!ret) {
@@ -189,7 +186,8 @@ static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 		if (ret)
 			return ret;
 		s->task_buffers++;
-		if (fxt_other_user(s, u))
+		buf->other_user = other;
+		if (other)
 			s->others_memory += size;
 	}
 	s->memory_used += size;
@@ -207,7 +205,7 @@ static void fxt_uncharge(struct fxt_session *s, struct fxt_buffer *buf)
 		u->memory -= buf->area_size;
 		spin_unlock(&fxt_users_lock);
 		s->task_buffers--;
-		if (fxt_other_user(s, u))
+		if (buf->other_user)
 			s->others_memory -= buf->area_size;
 	}
 	s->memory_used -= buf->area_size;

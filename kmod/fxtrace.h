@@ -55,7 +55,7 @@ struct fxt_session;
  */
 struct fxt_user {
 	struct hlist_node node;		/* fxt_users */
-	kuid_t uid;
+	kuid_t uid;			/* fxt_current_owner() of its producers */
 	u32 task_buffers;		/* not freed yet */
 	u64 memory;			/* bytes of those */
 };
@@ -88,6 +88,7 @@ struct fxt_buffer {
 	struct mm_struct *mm;		/* mmgrab()bed: its address is unique */
 	u64 file_id;			/* of the file it was attached through */
 	struct fxt_user *user;		/* charged with this buffer */
+	bool other_user;		/* counted in session->others_memory */
 	struct vm_area_struct *producer_vma;	/* the one producer mapping */
 };
 
@@ -105,7 +106,7 @@ struct fxt_buffer {
 
 /* What one user's tasks have written of a Start's names room. */
 struct fxt_names_user {
-	kuid_t uid;
+	kuid_t uid;			/* fxt_current_owner() of its tasks */
 	u32 bytes;
 };
 
@@ -189,6 +190,7 @@ long fxt_ioctl_category(void __user *argp);
 long fxt_ioctl_category_name(void __user *argp);
 int fxt_category_register(const char *name, kuid_t uid);
 kuid_t fxt_current_owner(void);
+bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid);
 bool fxt_category_enabled(const char *name);
 void fxt_controller_release(struct file *file);
 void fxt_controller_flush(struct file *file);

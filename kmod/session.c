@@ -306,12 +306,12 @@ static int fxt_categories_get(u64 uptr, u32 size, char **list)
 }
 
 /*
- * Whom what a task does is charged to (a new category slot, a task's
- * name): its real uid, as for task buffers (a set-user-ID root program
- * runs for its caller); in a user namespace that a user (not root) made,
- * directly or through nested ones, that user: the uids it maps into its
- * namespaces (its subordinate uids) share its shares, which have no other
- * bound.  Namespaces root made (containers) keep one share per uid.
+ * Whom what a task does is charged to (a task buffer, a new category
+ * slot, a task's name): its real uid (a set-user-ID root program runs for
+ * its caller); in a user namespace that a user (not root) made, directly
+ * or through nested ones, that user: the uids it maps into its namespaces
+ * (its subordinate uids) share its shares, or one user would hold a share
+ * per uid.  Namespaces root made (containers) keep one share per uid.
  */
 static kuid_t fxt_cred_owner(const struct cred *cred)
 {
@@ -330,22 +330,18 @@ kuid_t fxt_current_owner(void)
 }
 
 /*
- * Whether uid may take the reserved slots: root and the users the running
- * session traces, its owner and the user the process its pid filter names
- * is charged to, as with sudo fxtrace record -u USER (fxt_lock held).
- * Events match the filter by tgid (fxt_traced()), so the process is its
- * leader's: a filter naming another thread traces no one.
+ * Whether s traces uid's work: its owner's, and that of the user the
+ * process its pid filter names is charged to, as that process's
+ * credentials say now (with sudo fxtrace record -u USER the command sets
+ * USER's uid after the session started).  Events match the filter by
+ * tgid (fxt_traced()), so the process is its leader's: a filter naming
+ * another thread traces no one.
  */
-static bool fxt_category_reserve_ok(kuid_t uid)
+bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid)
 {
-	struct fxt_session *s = fxt_session;
 	struct task_struct *t;
 	bool traced;
 
-	if (uid_eq(uid, GLOBAL_ROOT_UID))
-		return true;
-	if (!s)
-		return false;
 	if (uid_eq(uid, s->owner))
 		return true;
 	if (!s->filter_pid)
@@ -355,6 +351,16 @@ static bool fxt_category_reserve_ok(kuid_t uid)
 	traced = t && uid_eq(uid, fxt_cred_owner(__task_cred(t)));
 	rcu_read_unlock();
 	return traced;
+}
+
+/*
+ * Whether uid may take the reserved slots: root and the users the running
+ * session traces (fxt_lock held).
+ */
+static bool fxt_category_reserve_ok(kuid_t uid)
+{
+	return uid_eq(uid, GLOBAL_ROOT_UID) ||
+	       (fxt_session && fxt_session_traces_user(fxt_session, uid));
 }
 
 /*

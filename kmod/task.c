@@ -91,10 +91,11 @@ void fxt_task_probe_unregister(struct fxt_session *s)
 }
 
 /*
- * What each user holds in task buffers, module-wide: a session's share
- * also counts the buffers of terminated sessions that the user's mappings
- * keep, so that holding them across sessions does not add up.  Entries
- * (charged to the user's memory cgroup) live until unload.
+ * What each user (fxt_current_owner(): a user's subordinate uids are that
+ * user) holds in task buffers, module-wide: a session's share also counts
+ * the buffers of terminated sessions that the user's mappings keep, so
+ * that holding them across sessions does not add up.  Entries (charged to
+ * the user's memory cgroup) live until unload.
  */
 static DEFINE_HASHTABLE(fxt_users, 6);
 DEFINE_SPINLOCK(fxt_users_lock);
@@ -213,7 +214,8 @@ static int fxt_attach(struct fxt_session *s, struct fxt_buffer *buf,
 		return ret;
 	buf->hdr->pid = task_tgid_nr(current);
 	buf->hdr->tid = task_pid_nr(current);
-	buf->hdr->owner_uid = from_kuid(&init_user_ns, fxt_current_owner());
+	/* The user its share is charged to: the two cannot disagree. */
+	buf->hdr->owner_uid = from_kuid(&init_user_ns, buf->user->uid);
 	get_task_comm(comm, current);
 	BUILD_BUG_ON(sizeof(buf->hdr->comm) != TASK_COMM_LEN);
 	memcpy(buf->hdr->comm, comm, sizeof(buf->hdr->comm));
@@ -279,7 +281,7 @@ long fxt_ioctl_attach(struct file *file, void __user *argp)
 	if (s && !ret) {
 		kref_get(&s->ref);
 		size = s->task_buffer_size;
-		user = fxt_user_get(current_uid());
+		user = fxt_user_get(fxt_current_owner());
 	}
 	mutex_unlock(&fxt_lock);
 	if (!s)
@@ -476,8 +478,9 @@ void fxt_names_retire(struct fxt_session *s)
 
 /*
  * The room left for names after the Start's dump is shared as the memory
- * for task buffers is: root and the session's owner may fill it, any other
- * user (fxt_current_owner()) only its share, so that one user's forks and
+ * for task buffers is: root and the users the session traces (its owner,
+ * the user of its pid filter's process) may fill it, any other user
+ * (fxt_current_owner()) only its share, so that one user's forks and
  * renames cannot push everyone else's names out.  Users beyond the table
  * share its last entry (names_lock held).
  */
@@ -485,7 +488,7 @@ static bool fxt_names_charge(struct fxt_session *s, kuid_t uid, u32 bytes)
 {
 	struct fxt_names_user *u = s->names_users;
 
-	if (uid_eq(uid, GLOBAL_ROOT_UID) || uid_eq(uid, s->owner))
+	if (uid_eq(uid, GLOBAL_ROOT_UID) || fxt_session_traces_user(s, uid))
 		return true;
 	/* Entries are claimed in order, never emptied before the next Start. */
 	while (u < s->names_users + FXT_NAMES_USERS - 1 && u->bytes &&

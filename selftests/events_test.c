@@ -469,6 +469,19 @@ static int kobj_count(const struct recs *rs, uint32_t type, uint64_t koid)
 	return n;
 }
 
+static int kobj_count_named(const struct recs *rs, uint32_t type,
+			    uint64_t koid, const char *name)
+{
+	int n = 0;
+	size_t k;
+
+	for (k = 0; k < rs->n; k++)
+		n += rs->r[k].type == FXT_REC_KOBJ &&
+		     rs->r[k].subtype == type && rs->r[k].koid == koid &&
+		     !strcmp(rs->r[k].name, name);
+	return n;
+}
+
 #define RENAMES 10000
 
 static long share_percent(void)
@@ -548,6 +561,64 @@ TEST_F(kev, names_room_shared_by_users)
 TEST_F(kev, names_room_charged_to_the_real_uid)
 {
 	names_room_of_uid_65534(_metadata, self, 0);
+}
+
+static int thread_renames(const struct recs *rs, uint64_t koid)
+{
+	return kobj_count_named(rs, FXT_KOBJ_THREAD, koid, "r0") +
+	       kobj_count_named(rs, FXT_KOBJ_THREAD, koid, "r1");
+}
+
+/*
+ * The user of the process the pid filter names (sudo fxtrace record -u
+ * USER -- PROGRAM) is traced, as the owner is: that process's renames
+ * fill the names room past a share (twice one here), as root's may; only
+ * its tasks name themselves under the filter, so no one else's names are
+ * pushed out.  Before, what it wrote past its share was dropped.
+ */
+TEST_F(kev, names_room_of_the_traced_user)
+{
+	static const char cats[] = "kernel:task";
+	const uint64_t per_rename = 8 * (fxt_kobj_name_words(2, 1) +
+					 fxt_kobj_name_words(2, 0));
+	const uint64_t share = (256 << 10) * share_percent() / 100;
+	const int renames = (int)(2 * share / per_rename);
+	int go[2], status, ret, i;
+	char name[16];
+	pid_t child;
+
+	/* Twice the share within the room, with the Start's names. */
+	ASSERT_GE(128 << 10, 2 * share);
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		close(go[1]);
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534) ||
+		    read(go[0], name, 1) != 1)
+			_exit(1);
+		for (i = 0; i < renames; i++) {
+			snprintf(name, sizeof(name), "r%d", i & 1);
+			if (prctl(PR_SET_NAME, name))
+				_exit(2);
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	ret = start(&self->c, cats, sizeof(cats), child);
+	if (ret) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		ASSERT_EQ(0, ret) TH_LOG("start: %s", strerror(-ret));
+	}
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	stop_and_decode(_metadata, self);
+	EXPECT_EQ(renames, thread_renames(&self->rs, child));
+	EXPECT_EQ(0, self->names_dropped);
 }
 
 /* With a pid filter, other processes' tasks are not named, nor their exit. */

@@ -74,49 +74,110 @@ static void *attacher_fn(void *arg)
 }
 
 /*
+ * ATTACH from one new thread after another (each thread attaches once)
+ * until one fails or max succeed: res = { the count, the errno of the
+ * failure or 0 }.  Returns 0, or -1 when the device or a thread failed.
+ */
+static int attach_until_refused(int max, int res[2])
+{
+	struct mapper p = { 0 };
+	pthread_t t;
+	int fd, n = 0;
+
+	fd = dev_open(0);
+	if (fd < 0)
+		return -1;
+	for (; n < max; n++) {
+		p.fd = fd;
+		if (pthread_create(&t, NULL, attacher_fn, &p) ||
+		    pthread_join(t, NULL))
+			return -1;
+		if (p.ret)
+			break;
+	}
+	res[0] = n;
+	res[1] = n < max ? p.err : 0;
+	close(fd);
+	return 0;
+}
+
+/* A child as uid that attaches when told to (attacher_go()). */
+struct attacher {
+	pid_t pid;
+	int go, out;		/* pipes: the word to start, the result */
+};
+
+/*
+ * Fork a child that becomes uid, then, once told, ATTACHes from one new
+ * thread after another (each thread attaches once) until one fails or
+ * max succeed.  Returns 0, or -1 with nothing left behind.
+ */
+static int attacher_spawn(struct attacher *a, uid_t uid, int max)
+{
+	int res[2] = { -1, 0 }, go[2], out[2];
+	char c;
+
+	if (pipe(go))
+		return -1;
+	if (pipe(out)) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	a->pid = fork();
+	if (a->pid == 0) {
+		close(go[1]);
+		close(out[0]);
+		if (become(uid) || read(go[0], &c, 1) != 1)
+			_exit(1);
+		if (attach_until_refused(max, res))
+			_exit(2);
+		_exit(write(out[1], res, sizeof(res)) == sizeof(res) ? 0 : 4);
+	}
+	close(go[0]);
+	close(out[1]);
+	a->go = go[1];
+	a->out = out[0];
+	if (a->pid < 0) {
+		close(a->go);
+		close(a->out);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Tell the child to attach and wait for it.  Returns the count, and the
+ * errno of the failure in *err (0 if none failed), or -1.
+ */
+static int attacher_go(struct attacher *a, int *err)
+{
+	int res[2] = { -1, 0 };
+
+	if (write(a->go, "g", 1) != 1)
+		res[0] = -1;
+	close(a->go);
+	if (read(a->out, res, sizeof(res)) != sizeof(res))
+		res[0] = -1;
+	close(a->out);
+	if (wait_child(a->pid) != 0)
+		return -1;
+	*err = res[1];
+	return res[0];
+}
+
+/*
  * In a child as uid: ATTACH from one new thread after another (each thread
  * attaches once) until one fails or max succeed.  Returns the count, and
  * the errno of the failure in *err (0 if none failed), or -1.
  */
 static int attach_as(uid_t uid, int max, int *err)
 {
-	int res[2], pipefd[2];
-	pid_t pid;
+	struct attacher a;
 
-	if (pipe(pipefd))
+	if (attacher_spawn(&a, uid, max))
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		struct mapper p = { 0 };
-		pthread_t t;
-		int fd, n = 0;
-
-		close(pipefd[0]);
-		if (become(uid))
-			_exit(1);
-		fd = dev_open(0);
-		if (fd < 0)
-			_exit(2);
-		for (; n < max; n++) {
-			p.fd = fd;
-			if (pthread_create(&t, NULL, attacher_fn, &p) ||
-			    pthread_join(t, NULL))
-				_exit(3);
-			if (p.ret)
-				break;
-		}
-		res[0] = n;
-		res[1] = n < max ? p.err : 0;
-		_exit(write(pipefd[1], res, sizeof(res)) == sizeof(res) ? 0 : 4);
-	}
-	close(pipefd[1]);
-	if (read(pipefd[0], res, sizeof(res)) != sizeof(res))
-		res[0] = -1;
-	close(pipefd[0]);
-	if (wait_child(pid) != 0)
-		return -1;
-	*err = res[1];
-	return res[0];
+	return attacher_go(&a, err);
 }
 
 /*
@@ -273,6 +334,100 @@ fail:
 		res[0] = -1;
 	*err = res[1] >= 1000 || ok ? res[1] : 1006;
 	return ok && res[1] < 1000 ? res[0] : -1;
+}
+
+/*
+ * As owner, a user namespace whose uids 0..n-1 are base..base+n-1 outside
+ * (written by this process, root, as newuidmap writes a user's
+ * subordinate uids, or as a container runtime maps its tenant); in it,
+ * each uid k in turn attaches until refused or max[k] attached
+ * (attach_until_refused()): attached[k] and err[k] are its count and
+ * errno.  Returns 0, or -1 with err[0] 1000 + the step that failed.
+ */
+static int attach_in_userns(uid_t owner, uid_t base, int n, const int *max,
+			    int *attached, int *err)
+{
+	int ready[2], go[2], out[2], res[2 * 8 + 1] = { 1000 };
+	char path[64], map[64], c;
+	pid_t pid;
+	int fd, ok, k;
+
+	if (n > 8 || pipe(ready) || pipe(go) || pipe(out))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int sub[2], r[2];
+		pid_t child;
+
+		close(ready[0]);
+		close(go[1]);
+		close(out[0]);
+		res[0] = 1001;
+		if (become(owner) || unshare(CLONE_NEWUSER))
+			goto out;
+		res[0] = 1002;
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			goto out;
+		for (k = 0; k < n; k++) {
+			res[0] = 1003;
+			if (pipe(sub))
+				goto out;
+			child = fork();
+			if (child == 0) {
+				close(sub[0]);
+				r[0] = -1;
+				r[1] = 1004;
+				if (!setresuid(k, k, k) &&
+				    attach_until_refused(max[k], r))
+					r[1] = 1005;
+				_exit(write(sub[1], r, sizeof(r)) == sizeof(r) ? 0 : 4);
+			}
+			close(sub[1]);
+			if (read(sub[0], r, sizeof(r)) != sizeof(r) || wait_child(child))
+				r[1] = 1006;
+			close(sub[0]);
+			if (r[1] >= 1000) {
+				res[0] = r[1];
+				goto out;
+			}
+			res[1 + 2 * k] = r[0];
+			res[2 + 2 * k] = r[1];
+		}
+		res[0] = 0;
+out:
+		_exit(write(out[1], res, sizeof(res)) == sizeof(res) ? 0 : 6);
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(out[1]);
+	ok = pid > 0 && read(ready[0], &c, 1) == 1;
+	snprintf(map, sizeof(map), "0 %u %d\n", base, n);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	fd = ok ? open(path, O_WRONLY) : -1;
+	ok = fd >= 0 && write(fd, map, strlen(map)) == (ssize_t)strlen(map);
+	if (fd >= 0)
+		close(fd);
+	/* Without its map, the child ends when go closes. */
+	if (ok && write(go[1], "g", 1) != 1)
+		ok = 0;
+	close(go[1]);
+	if (read(out[0], res, sizeof(res)) != sizeof(res))
+		res[0] = 1007;
+	close(ready[0]);
+	close(out[0]);
+	if (pid > 0 && wait_child(pid) != 0)
+		res[0] = 1008;
+	if (!ok && !res[0])
+		res[0] = 1009;
+	if (res[0]) {
+		err[0] = res[0];
+		return -1;
+	}
+	for (k = 0; k < n; k++) {
+		attached[k] = res[1 + 2 * k];
+		err[k] = res[2 + 2 * k];
+	}
+	return 0;
 }
 
 static __u64 pct(__u64 total)
@@ -1181,6 +1336,112 @@ TEST_F(hs, category_slots_of_subordinate_uids)
 	ASSERT_LE(0, n) TH_LOG("user namespace: step %d failed", err - 1000);
 	ASSERT_EQ(slots, n);
 	ASSERT_EQ(EDQUOT, err);
+}
+
+/*
+ * A user's subordinate uids share its task buffer share, as they share its
+ * category slots: with a share per uid, one user with a range of
+ * subordinate uids (/etc/subuid) could take every task buffer the other
+ * users share, and their ATTACHes failed.  Here uid 0 of a namespace that
+ * 65532 made attaches half a share, then uids 1 to 3 attach until
+ * refused: the four hold one share together (main gave each uid a share,
+ * 14 buffers, and NOBODY then got 2 and ENOSPC).  NOBODY, outside, still
+ * gets its own share.  A namespace root made (a container) keeps a share
+ * per uid: its uid 1 attaches after its uid 0 holds a share.
+ */
+TEST_F(hs, task_buffers_of_subordinate_uids)
+{
+	int max[4] = { 0, 16, 16, 16 }, n[4], err[4], share;
+
+	if (read_number("/proc/sys/kernel", "unprivileged_userns_clone") == 0 ||
+	    read_number("/proc/sys/user", "max_user_namespaces") == 0)
+		SKIP(return, "no user namespaces for unprivileged users");
+	self->cfg.max_task_buffers = 16;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg)) TH_LOG("INIT: %s", strerror(errno));
+	share = (int)pct(16);
+	/* Room for three shares and one more buffer, within the session's. */
+	ASSERT_LE(2, share);
+	ASSERT_GE(16, 3 * share + 1);
+	max[0] = share / 2;
+
+	ASSERT_EQ(0, attach_in_userns(65532, 200000, 4, max, n, err))
+		TH_LOG("user namespace: step %d failed", err[0] - 1000);
+	EXPECT_EQ(share / 2, n[0]);
+	EXPECT_EQ(0, err[0]);
+	EXPECT_EQ(share - share / 2, n[1]);
+	EXPECT_EQ(EDQUOT, err[1]) TH_LOG("uid 1: %s", strerror(err[1]));
+	EXPECT_EQ(0, n[2]);
+	EXPECT_EQ(EDQUOT, err[2]) TH_LOG("uid 2: %s", strerror(err[2]));
+	EXPECT_EQ(0, n[3]);
+	EXPECT_EQ(EDQUOT, err[3]) TH_LOG("uid 3: %s", strerror(err[3]));
+
+	n[0] = attach_as(NOBODY, 16, &err[0]);
+	EXPECT_EQ(share, n[0]);
+	EXPECT_EQ(EDQUOT, err[0]) TH_LOG("NOBODY: %s", strerror(err[0]));
+
+	max[0] = 16;
+	max[1] = 1;
+	ASSERT_EQ(0, attach_in_userns(0, 300000, 2, max, n, err))
+		TH_LOG("container: step %d failed", err[0] - 1000);
+	EXPECT_EQ(share, n[0]);
+	EXPECT_EQ(EDQUOT, err[0]) TH_LOG("container uid 0: %s", strerror(err[0]));
+	EXPECT_EQ(1, n[1]);
+	EXPECT_EQ(0, err[1]) TH_LOG("container uid 1: %s", strerror(err[1]));
+}
+
+/*
+ * The user of the process a session's pid filter names (sudo fxtrace
+ * record -u USER -- PROGRAM) is traced, as the owner is: bound by the
+ * session's limits only, as it may take the reserved category slots.
+ * Before, the traced program's threads past the share (4 of 16 here;
+ * 25 % of the default memory limit's buffers, about 126 threads, with
+ * fxtrace record's defaults) were refused EDQUOT.  Another user stays
+ * bound by its share, and so is the traced user once the process is gone.
+ */
+TEST_F(hs, task_buffers_of_traced_user)
+{
+	struct attacher traced;
+	struct fxtrace_packet p;
+	int n, err, share, released = 0;
+
+	self->cfg.max_task_buffers = 16;
+	share = (int)pct(16);
+	ASSERT_GT(16 - share, share);
+	ASSERT_EQ(0, attacher_spawn(&traced, NOBODY, 16));
+	self->cfg.filter_pid = (__u32)traced.pid;
+	if (init_session(self->fd, &self->cfg)) {
+		err = errno;
+		kill(traced.pid, SIGKILL);
+		waitpid(traced.pid, NULL, 0);
+		ASSERT_EQ(0, err) TH_LOG("INIT: %s", strerror(err));
+	}
+
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
+
+	/* What the other user left of the session's 16, then its limit. */
+	n = attacher_go(&traced, &err);
+	EXPECT_EQ(16 - share, n);
+	EXPECT_EQ(ENOSPC, err) TH_LOG("traced uid %d: %s", NOBODY, strerror(err));
+
+	/*
+	 * Every attacher has exited: free all 16 buffers.  The traced
+	 * process is gone, so its user is no longer traced, but its buffers
+	 * are uncharged as they were charged (not from the room other users
+	 * leave), or that count wraps and every other user gets ENOSPC.
+	 */
+	while (!next_pkt(self->fd, &p, 1000))
+		if (p.request == FXTRACE_PKT_BUFFER_RETIRED &&
+		    !release_buffer(self->fd, p.data32))
+			released++;
+	EXPECT_EQ(16, released);
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
+	n = attach_as(NOBODY, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d, untraced: %s", NOBODY, strerror(err));
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */

@@ -1570,6 +1570,11 @@ static struct tbuf *attach_user(void)
 	hdr->cpu = ~0U;
 	hdr->pid = (__u32)t->pid;
 	hdr->tid = (__u32)t->tid;
+	/*
+	 * No module charged this buffer to a user, and the spool is the
+	 * program's own file: ~0 as for buffers of no user, not root's 0.
+	 */
+	hdr->owner_uid = ~0U;
 	hdr->data_offset = 2 * FXTRACE_BUFFER_PAGE_SIZE;
 	hdr->durable_size = fxtrace_durable_size(rt.buffer_size);
 	hdr->rolling_size = (rt.buffer_size - hdr->durable_size) / 16 * 8;

@@ -209,6 +209,12 @@ int main(void)
 		EXPECT_EQ((__u32)child, b.hdr->pid);
 		tap_result("region %d: pid %u", regions,
 			   b.hdr->pid);
+		/* No module charged it to a user: not root's 0. */
+		EXPECT_EQ(sizeof(struct fxtrace_buffer_header), b.hdr->header_size);
+		EXPECT_EQ(~0U, b.hdr->owner_uid);
+		EXPECT_EQ(0, b.hdr->reserved);
+		tap_result("region %d: header_size %u, owner_uid %#x", regions,
+			   b.hdr->header_size, b.hdr->owner_uid);
 		/* Fuchsia's split (ABI 0.6): a sixteenth of 64 KiB is durable. */
 		EXPECT_EQ(4096, b.hdr->durable_size);
 		EXPECT_EQ(30720, b.hdr->rolling_size);
