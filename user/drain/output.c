@@ -75,6 +75,18 @@
 #define FLOW_OPEN_PER_USER	(FLOW_OPEN_PER_SESSION / 4)
 
 /*
+ * Slice frames of 16 bytes kept for threads whose last task buffer retired
+ * with slices open, which the reader keeps open for the tid's next buffer
+ * (keep_stack()): in the session, and per user a quarter of it, so that
+ * one user's threads cannot fill it and leave another user's stacks
+ * forgotten.  A kept stack is charged its depth and KEPT_FRAMES_SLACK
+ * frames of room for the kernel's slices that come while it is kept.
+ */
+#define KEPT_FRAMES_PER_SESSION	(1 << 18)
+#define KEPT_FRAMES_PER_USER	(KEPT_FRAMES_PER_SESSION / 4)
+#define KEPT_FRAMES_SLACK	8
+
+/*
  * The thread's comm at ATTACH in the header page: `char comm[16]` right
  * after `flags` (ABI 0.3).  Read at its offset, and only when the header's
  * header_size covers it, so that a module of ABI 0.2 works too.
@@ -140,6 +152,20 @@ struct async_open {
 /* Its slot and refused levels fit, so that an entry stays 48 bytes. */
 _Static_assert(ASYNC_OPEN_PER_PROCESS <= UINT16_MAX &&
 	       ASYNC_NEST_MAX <= 8, "async_open's slot or refused too narrow");
+/* Documentation/drain.rst: "2^19 slots of 65 bytes" (16 of key, 1 used). */
+_Static_assert(sizeof(struct async_open) == 48,
+	       "drain.rst gives the async table's slot as 65 bytes");
+
+/*
+ * A user's kept stacks, made with its first task buffer: the frames
+ * charged, and whether a stack of its was forgotten for want of room.
+ * From then on every new stack of its threads is unsure: the forgotten
+ * one may be the reader's stack of that thread.
+ */
+struct kept_user {
+	uint64_t frames;
+	bool forgot;
+};
 
 /*
  * An open flow of output.flows: the process whose begin opened it (whose
@@ -149,6 +175,14 @@ struct flow_open {
 	uint64_t pid;
 	uint64_t out_id;
 };
+
+/* Documentation/drain.rst: the flow table's and the tids' slots. */
+_Static_assert(sizeof(struct flow_open) == 16,
+	       "drain.rst gives the flow table's slot as 33 bytes");
+_Static_assert(sizeof(struct thread_slices) == 48 &&
+	       sizeof(struct fxt_slice_frame) == 16 &&
+	       sizeof(struct kept_user) == 16,
+	       "drain.rst gives a tid's slot as 65 bytes, a frame as 16");
 
 const char *const refusal_names[REFUSED_COUNT] = {
 	[REFUSED_INVALID] = "invalid",
@@ -188,6 +222,7 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->flows, sizeof(struct flow_open));
 	fxt_map_init(&o->flow_users, sizeof(uint64_t));
 	fxt_map_init(&o->threads, sizeof(struct thread_slices));
+	fxt_map_init(&o->kept_users, sizeof(struct kept_user));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
 	return 0;
 }
@@ -243,6 +278,7 @@ void output_free(struct output *o)
 	fxt_map_free(&o->flows);
 	fxt_map_free(&o->flow_users);
 	fxt_map_free(&o->threads);
+	fxt_map_free(&o->kept_users);
 	fxt_map_free(&o->lost);
 	memset(o, 0, sizeof(*o));
 }
@@ -395,15 +431,69 @@ static void forget_asyncs(struct output *o, uint64_t pid,
 	share->asyncs = 0;
 }
 
+/*
+ * The last task buffer of a thread with slices open retired.  The reader
+ * keeps them open (a complete event until its end, a begin until an end
+ * closes it), and the same pid and tid can get a buffer again (an exec(),
+ * a munmap() and ATTACH again), whose flows the reader judges on that
+ * stack: it is kept, in the room it is charged for, while the session's
+ * and its user's bounds allow.  Past them it is forgotten and its user's
+ * new stacks are unsure from then on.  False: forget the thread.
+ */
+static bool keep_stack(struct output *o, struct thread_slices *thread)
+{
+	struct slice_state *s = &thread->slices;
+	struct fxt_slice_frame *frames;
+	struct kept_user *user;
+	uint32_t charge;
+
+	user = fxt_map_get(&o->kept_users, thread->owner, 0);
+	if (!user || (!s->unsure && !s->stack.depth))
+		return false;
+	/* The user's new stacks are unsure already. */
+	if (s->unsure && user->forgot)
+		return false;
+	charge = s->stack.depth + KEPT_FRAMES_SLACK;
+	if (o->kept_frames + charge > KEPT_FRAMES_PER_SESSION ||
+	    user->frames + charge > KEPT_FRAMES_PER_USER) {
+		user->forgot = true;
+		return false;
+	}
+	if (!s->unsure) {
+		frames = realloc(s->stack.frames, charge * sizeof(*frames));
+		if (frames) {
+			s->stack.frames = frames;
+			s->stack.cap = charge;
+		} else {
+			slice_unsure(s);
+		}
+	}
+	s->kept = true;
+	thread->kept_frames = charge;
+	user->frames += charge;
+	o->kept_frames += charge;
+	return true;
+}
+
+/* A kept stack's thread has a task buffer again. */
+static void unkeep_stack(struct output *o, struct thread_slices *thread)
+{
+	struct kept_user *user = fxt_map_get(&o->kept_users, thread->owner, 0);
+
+	user->frames -= thread->kept_frames;
+	o->kept_frames -= thread->kept_frames;
+	thread->kept_frames = 0;
+	thread->slices.kept = false;
+}
+
 void output_retire(struct output *o, struct drain_buffer *db)
 {
 	struct thread_slices *thread;
 	struct pid_share *share;
 
 	if (db->kind == FXTRACE_BUFFER_TASK) {
-		/* A later buffer of the tid starts with no slice: never wrong. */
 		thread = fxt_map_get(&o->threads, db->tid, 0);
-		if (thread && !--thread->buffers) {
+		if (thread && !--thread->buffers && !keep_stack(o, thread)) {
 			slice_reset(&thread->slices, 0);
 			fxt_map_del(&o->threads, db->tid, 0);
 		}
@@ -577,6 +667,7 @@ struct drain_buffer *output_buffer(struct output *o,
 	struct drain_buffer *db = output_find(o, b->id), **slot;
 	struct thread_slices *thread = NULL;
 	struct pid_share *share = NULL;
+	struct kept_user *user;
 	uint64_t reserved;
 
 	if (db)
@@ -593,15 +684,27 @@ struct drain_buffer *output_buffer(struct output *o,
 		db->owner = hdr->header_size >= HEADER_OWNER_END ?
 			    hdr->owner_uid : OWNER_UNKNOWN;
 		share = fxt_map_put(&o->pids, db->pid, 0, NULL);
-		thread = share ? fxt_map_put(&o->threads, db->tid, 0, NULL) :
-				 NULL;
+		user = share ? fxt_map_put(&o->kept_users, db->owner, 0, NULL) :
+			       NULL;
+		thread = user ? fxt_map_put(&o->threads, db->tid, 0, NULL) :
+				NULL;
 		if (!thread) {
 			free(db);
 			return NULL;
 		}
-		/* The tid used again: the former process's stack is no use. */
-		if (thread->slices.pid != db->pid)
+		if (thread->kept_frames)
+			unkeep_stack(o, thread);
+		/*
+		 * A new thread, or the tid used again: the former process's
+		 * stack is no use.  Its owner's forgotten stack may be this
+		 * thread's.
+		 */
+		if (thread->slices.pid != db->pid) {
 			slice_reset(&thread->slices, db->pid);
+			if (user->forgot)
+				slice_unsure(&thread->slices);
+		}
+		thread->owner = db->owner;
 	}
 	/*
 	 * Strings are defined in the durable part, which is read once; twice

@@ -31,9 +31,15 @@ struct slice_state {
 	/*
 	 * The stack may differ from the reader's: a frame could not be
 	 * pushed (no memory), or an end closed none of its slices
-	 * (FXT_SLICE_END_UNDER).
+	 * (FXT_SLICE_END_UNDER).  Its frames are freed then: nothing reads
+	 * them until slice_reset().
 	 */
 	bool unsure;
+	/*
+	 * No task buffer of the tid is left: the stack is kept in the room it
+	 * was charged for (output.c, keep_stack()) and does not grow.
+	 */
+	bool kept;
 };
 
 /*
@@ -47,8 +53,17 @@ struct slice_state {
  */
 struct thread_slices {
 	uint32_t buffers;		/* its live task buffers */
+	uint32_t kept_frames;		/* charged to owner while kept */
+	uint64_t owner;			/* of its newest task buffer */
 	struct slice_state slices;
 };
+
+/* The stack may differ from the reader's: its flows are refused. */
+static inline void slice_unsure(struct slice_state *s)
+{
+	fxt_slice_stack_free(&s->stack);
+	s->unsure = true;
+}
 
 /*
  * An event of type written for the thread of process pid at ns; end_ns is
@@ -68,10 +83,13 @@ struct thread_slices {
 static inline void slice_event(struct slice_state *s, unsigned int type,
 			       uint64_t pid, int64_t ns, int64_t end_ns)
 {
-	if (!(SLICE_EVENTS >> type & 1) || s->pid != pid)
+	if (!(SLICE_EVENTS >> type & 1) || s->pid != pid || s->unsure)
 		return;
-	if (fxt_slice_event(&s->stack, type, ns, end_ns))
-		s->unsure = true;
+	/* A kept stack full: an event that may push leaves it unsure. */
+	if ((s->kept && s->stack.depth == s->stack.cap &&
+	     type != FXT_EVENT_DURATION_END) ||
+	    fxt_slice_event(&s->stack, type, ns, end_ns))
+		slice_unsure(s);
 }
 
 /* The stack of a thread the drainer forgets, or starts again. */
@@ -80,6 +98,7 @@ static inline void slice_reset(struct slice_state *s, uint64_t pid)
 	fxt_slice_stack_free(&s->stack);
 	s->pid = pid;
 	s->unsure = false;
+	s->kept = false;
 }
 
 /*
@@ -89,7 +108,8 @@ static inline void slice_reset(struct slice_state *s, uint64_t pid)
  */
 static inline void slice_thread_dead(struct slice_state *s)
 {
-	slice_reset(s, s->pid);
+	fxt_slice_stack_free(&s->stack);
+	s->unsure = false;	/* a kept stack stays in the room it had: none */
 }
 
 /* A flow event of process pid now binds to a slice of the thread. */

@@ -1551,6 +1551,206 @@ static int test_flows_hidden_begin(void)
 }
 
 /*
+ * A thread's task buffer retires with slices open (an exec(), a munmap()
+ * and ATTACH again: Documentation/uapi.rst) and the same pid and tid get a
+ * new buffer: the reader's stack of the thread still holds the old
+ * complete event, which cuts the new begins at the end after it ends.  No
+ * slice is left for the reader at the flow begin after that end.  Before,
+ * the new buffer started an empty stack here, the end popped only the
+ * inner begin, and the flow begin was written (check_file() found
+ * flow-no-enclosing-slice).
+ */
+static int test_flows_retired_stack(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b;
+	struct fake fa, fb;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_COMPLETE, t + 1, 200, 201, "x",
+			  t + 100);
+		drain_half(&fa, 0, w, n);
+		a = drain_rest(&fa);
+		ASSERT_EQ(1, a->records);
+		output_retire(&out, a);
+		fake_free(&fa);
+		fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 50, 200, 201, "d",
+			  0);
+		n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 60, 200, 201,
+			   "e", 0);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 200, 200, 201,
+			   "e", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 201, 200, 201, "f",
+			   1);
+		drain_half(&fb, 0, w, n);
+		b = output_find(&out, 9);
+		ASSERT_EQ(3, b->records);
+		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, out.flows.count);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(4, walk.events);
+		fake_free(&fb);
+	}
+	return 0;
+}
+
+/*
+ * The reverse: the new buffer's flow binds to the begin its former image
+ * left open, as it does for the reader, and its end closes that begin in
+ * both, so the flow begin after it is refused.  Before, the flow begin
+ * inside the old begin was refused (the stack started empty) and its end
+ * was written with an id of its own.
+ */
+static int test_flows_retired_stack_closed(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b;
+	struct fake fa, fb;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "b", 0);
+		drain_half(&fa, 0, w, n);
+		a = drain_rest(&fa);
+		output_retire(&out, a);
+		fake_free(&fa);
+		fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 1, 200, 201, "f", 1);
+		n += event(w + n, FXT_EVENT_FLOW_END, t + 2, 200, 201, "f", 1);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 3, 200, 201, "b",
+			   0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 4, 200, 201, "f",
+			   2);
+		drain_half(&fb, 0, w, n);
+		b = output_find(&out, 9);
+		ASSERT_EQ(3, b->records);
+		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, out.flows.count);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(4, walk.events);
+		fake_free(&fb);
+	}
+	return 0;
+}
+
+/*
+ * Kept stacks are bounded: 2^18 frames in the session, a quarter per user,
+ * each stack charged its depth and 8 frames of room.  Uid 1001's 7,281
+ * threads that retire inside a duration fill its quarter (65,529 frames);
+ * its next one, retiring inside a complete event, is forgotten, and from
+ * then on its new stacks are unsure: that thread's next buffer has its
+ * flow begin refused (the reader cuts there), and so has a new thread's
+ * inside its own duration.  A kept thread of uid 1001 still binds its flow
+ * to the duration its buffer left open; uid 1000's thread is kept as
+ * before.
+ */
+static int test_flows_kept_bound(void)
+{
+	const __u32 kept = 65536 / 9, first = 10000;
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct fake f;
+	struct walk walk;
+	__u32 i, pid;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	for (i = 0; i <= kept; i++) {
+		pid = first + 2 * i;
+		fake_new(&f, 100 + i, FXTRACE_BUFFER_TASK, pid, pid + 1, 4096,
+			 0, NULL);
+		fake_owner(&f, 1001);
+		if (i < kept)
+			n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, pid + 1,
+				  "d", 0);
+		else
+			n = event(w, FXT_EVENT_DURATION_COMPLETE, t + 1, pid,
+				  pid + 1, "x", t + 100);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(1, db->records);
+		output_retire(&out, db);
+		fake_free(&f);
+	}
+	ASSERT_EQ(9 * kept, out.kept_frames);
+	ASSERT_EQ(kept, out.threads.count);
+	/* The forgotten thread again: the reader has no slice at the flow. */
+	pid = first + 2 * kept;
+	fake_new(&f, 90, FXTRACE_BUFFER_TASK, pid, pid + 1, 4096, 0, NULL);
+	fake_owner(&f, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 50, pid, pid + 1, "d", 0);
+	n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 60, pid, pid + 1, "e",
+		   0);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 200, pid, pid + 1, "e",
+		   0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 201, pid, pid + 1, "f", 1);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	/* A new thread of uid 1001, inside its own duration: refused. */
+	fake_new(&f, 91, FXTRACE_BUFFER_TASK, 500, 501, 4096, 0, NULL);
+	fake_owner(&f, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 500, 501, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 500, 501, "f", 2);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	/* A kept thread of uid 1001: its duration holds the flow. */
+	fake_new(&f, 92, FXTRACE_BUFFER_TASK, first, first + 1, 4096, 0, NULL);
+	fake_owner(&f, 1001);
+	n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, first, first + 1, "f", 3);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(0, db->invalid);
+	fake_free(&f);
+	ASSERT_EQ(9 * (kept - 1), out.kept_frames);
+	/* Uid 1000's thread is kept, and its next buffer's flow binds. */
+	fake_new(&f, 93, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0, NULL);
+	fake_owner(&f, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 200, 201, "d", 0);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	output_retire(&out, db);
+	fake_free(&f);
+	ASSERT_EQ(9 * kept, out.kept_frames);
+	fake_new(&f, 94, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0, NULL);
+	fake_owner(&f, 1000);
+	n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 4);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(0, db->invalid);
+	fake_free(&f);
+	ASSERT_EQ(2, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -3975,6 +4175,9 @@ static const struct tap_test tests[] = {
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
 	{ "an end under the slices: the reader may close a begin saved before", test_flows_hidden_begin },
+	{ "a retired buffer's slices stay open for the tid's next buffer", test_flows_retired_stack },
+	{ "the next buffer's end closes a retired buffer's begin", test_flows_retired_stack_closed },
+	{ "kept stacks are bounded per user and in the session; past them, unsure", test_flows_kept_bound },
 	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
 	{ "another process's slice of the tid leaves the stack as it is", test_flows_tid_interleaved },
 	{ "two buffers of a thread: a flow in the other's duration, file order", test_flows_two_buffers },
