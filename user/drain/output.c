@@ -179,10 +179,10 @@ struct flow_open {
 /* Documentation/drain.rst: the flow table's and the tids' slots. */
 _Static_assert(sizeof(struct flow_open) == 16,
 	       "drain.rst gives the flow table's slot as 33 bytes");
-_Static_assert(sizeof(struct thread_slices) == 48 &&
+_Static_assert(sizeof(struct thread_slices) == 56 &&
 	       sizeof(struct fxt_slice_frame) == 16 &&
 	       sizeof(struct kept_user) == 16,
-	       "drain.rst gives a tid's slot as 65 bytes, a frame as 16");
+	       "drain.rst gives a tid's slot as 73 bytes, a frame as 16");
 
 const char *const refusal_names[REFUSED_COUNT] = {
 	[REFUSED_INVALID] = "invalid",
@@ -459,16 +459,17 @@ static bool keep_stack(struct output *o, struct thread_slices *thread)
 		user->forgot = true;
 		return false;
 	}
-	if (!s->unsure) {
-		frames = realloc(s->stack.frames, charge * sizeof(*frames));
-		if (frames) {
-			s->stack.frames = frames;
-			s->stack.cap = charge;
-		} else {
-			slice_unsure(s);
-		}
+	/* An unsure stack's frames are never read again. */
+	frames = s->unsure ? NULL :
+		 realloc(s->stack.frames, charge * sizeof(*frames));
+	if (frames) {
+		s->stack.frames = frames;
+		s->stack.cap = charge;
+	} else {
+		fxt_slice_stack_free(&s->stack);
+		s->unsure = true;
 	}
-	s->kept = true;
+	s->stack.fixed = true;
 	thread->kept_frames = charge;
 	user->frames += charge;
 	o->kept_frames += charge;
@@ -483,7 +484,7 @@ static void unkeep_stack(struct output *o, struct thread_slices *thread)
 	user->frames -= thread->kept_frames;
 	o->kept_frames -= thread->kept_frames;
 	thread->kept_frames = 0;
-	thread->slices.kept = false;
+	thread->slices.stack.fixed = false;
 }
 
 void output_retire(struct output *o, struct drain_buffer *db)
@@ -701,8 +702,7 @@ struct drain_buffer *output_buffer(struct output *o,
 		 */
 		if (thread->slices.pid != db->pid) {
 			slice_reset(&thread->slices, db->pid);
-			if (user->forgot)
-				slice_unsure(&thread->slices);
+			thread->slices.unsure = user->forgot;
 		}
 		thread->owner = db->owner;
 	}

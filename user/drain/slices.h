@@ -31,21 +31,17 @@ struct slice_state {
 	/*
 	 * The stack may differ from the reader's: a frame could not be
 	 * pushed (no memory), or an end closed none of its slices
-	 * (FXT_SLICE_END_UNDER).  Its frames are freed then: nothing reads
-	 * them until slice_reset().
+	 * (FXT_SLICE_END_UNDER).
 	 */
 	bool unsure;
-	/*
-	 * No task buffer of the tid is left: the stack is kept in the room it
-	 * was charged for (output.c, keep_stack()) and does not grow.
-	 */
-	bool kept;
 };
 
 /*
- * A tid with task buffers.  The reader keeps one stack per pid and tid
- * (Perfetto's thread), pushed and popped by every buffer's slice events in
- * file order (the kernel's syscall slices in CPU buffers too).  Only the
+ * A tid with task buffers, or with none left but slices open (kept:
+ * output.c, keep_stack(); stack.fixed holds it in the room charged).  The
+ * reader keeps one stack per pid and tid (Perfetto's thread), pushed and
+ * popped by every buffer's slice events in file order (the kernel's
+ * syscall slices in CPU buffers too).  Only the
  * stack of the process of the tid's newest task buffer holds flows the
  * drainer judges, so that is the one kept: the events of the tid's other
  * processes leave it as it is, and their flows are judged outside any
@@ -57,13 +53,6 @@ struct thread_slices {
 	uint64_t owner;			/* of its newest task buffer */
 	struct slice_state slices;
 };
-
-/* The stack may differ from the reader's: its flows are refused. */
-static inline void slice_unsure(struct slice_state *s)
-{
-	fxt_slice_stack_free(&s->stack);
-	s->unsure = true;
-}
 
 /*
  * An event of type written for the thread of process pid at ns; end_ns is
@@ -83,13 +72,10 @@ static inline void slice_unsure(struct slice_state *s)
 static inline void slice_event(struct slice_state *s, unsigned int type,
 			       uint64_t pid, int64_t ns, int64_t end_ns)
 {
-	if (!(SLICE_EVENTS >> type & 1) || s->pid != pid || s->unsure)
+	if (!(SLICE_EVENTS >> type & 1) || s->pid != pid)
 		return;
-	/* A kept stack full: an event that may push leaves it unsure. */
-	if ((s->kept && s->stack.depth == s->stack.cap &&
-	     type != FXT_EVENT_DURATION_END) ||
-	    fxt_slice_event(&s->stack, type, ns, end_ns))
-		slice_unsure(s);
+	if (fxt_slice_event(&s->stack, type, ns, end_ns))
+		s->unsure = true;
 }
 
 /* The stack of a thread the drainer forgets, or starts again. */
@@ -98,7 +84,6 @@ static inline void slice_reset(struct slice_state *s, uint64_t pid)
 	fxt_slice_stack_free(&s->stack);
 	s->pid = pid;
 	s->unsure = false;
-	s->kept = false;
 }
 
 /*
@@ -108,8 +93,11 @@ static inline void slice_reset(struct slice_state *s, uint64_t pid)
  */
 static inline void slice_thread_dead(struct slice_state *s)
 {
+	bool fixed = s->stack.fixed;
+
 	fxt_slice_stack_free(&s->stack);
-	s->unsure = false;	/* a kept stack stays in the room it had: none */
+	s->stack.fixed = fixed;	/* a kept stack keeps the room it had: none */
+	s->unsure = false;
 }
 
 /* A flow event of process pid now binds to a slice of the thread. */

@@ -1751,6 +1751,58 @@ static int test_flows_kept_bound(void)
 }
 
 /*
+ * A kept stack keeps the room it is charged for, its depth and 8 frames,
+ * and does not grow: the kernel's slices of the tid fill that room, and
+ * one more leaves the stack unsure, so the next buffer's flow begin is
+ * refused although the reader has slices open (refused at worst).
+ */
+static int test_flows_kept_room(void)
+{
+	const __u64 t = START + SECOND;
+	unsigned int full, kernel, i;
+	struct drain_buffer *a, *b;
+	struct fake fa, fb, fc;
+	struct walk walk;
+	__u64 w[128];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		for (kernel = 8; kernel <= 9; kernel++) {
+			start();
+			out.full_decode = full;
+			fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096,
+				 4096, NULL);
+			fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096,
+				 NULL);
+			n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d",
+				  0);
+			drain_half(&fa, 0, w, n);
+			a = drain_rest(&fa);
+			output_retire(&out, a);
+			fake_free(&fa);
+			ASSERT_EQ(9, out.kept_frames);
+			for (n = 0, i = 0; i < kernel; i++)
+				n += event(w + n, FXT_EVENT_DURATION_BEGIN,
+					   t + 1 + i, 200, 201, "k", 0);
+			drain_half(&fc, 0, w, n);
+			fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096,
+				 4096, NULL);
+			n = event(w, FXT_EVENT_FLOW_BEGIN, t + 20, 200, 201,
+				  "f", 1);
+			drain_half(&fb, 0, w, n);
+			b = output_find(&out, 9);
+			ASSERT_EQ(0, out.kept_frames);
+			ASSERT_EQ(kernel == 8, b->records);
+			ASSERT_EQ(kernel == 9, b->refused[REFUSED_FLOW]);
+			ASSERT_EQ(0, check_file(&walk));
+			fake_free(&fb);
+			fake_free(&fc);
+		}
+	}
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -4178,6 +4230,7 @@ static const struct tap_test tests[] = {
 	{ "a retired buffer's slices stay open for the tid's next buffer", test_flows_retired_stack },
 	{ "the next buffer's end closes a retired buffer's begin", test_flows_retired_stack_closed },
 	{ "kept stacks are bounded per user and in the session; past them, unsure", test_flows_kept_bound },
+	{ "a kept stack does not grow: past its room, unsure", test_flows_kept_room },
 	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
 	{ "another process's slice of the tid leaves the stack as it is", test_flows_tid_interleaved },
 	{ "two buffers of a thread: a flow in the other's duration, file order", test_flows_two_buffers },
