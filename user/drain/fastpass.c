@@ -551,19 +551,24 @@ static void other_slice(struct fast_pass *fp, const struct cursor *c,
 
 /*
  * A context switch c accepted from a CPU buffer: a thread of task buffers
- * that leaves dead loses its slices in the reader's view too.
+ * that leaves dead loses its slices in the reader's view too.  False for
+ * a thread with a kept stack (no task buffer left): the full path takes
+ * the record and forgets the stack, charge and all (output.c).
  */
-static void other_sched(struct fast_pass *fp, const struct cursor *c,
+static bool other_sched(struct fast_pass *fp, const struct cursor *c,
 			uint64_t h)
 {
 	struct thread_slices *thread;
 
 	if (fxt_bits(h, 60, 63) != FXT_SCHED_CONTEXT_SWITCH ||
 	    fxt_bits(h, 36, 39) != FXT_THREAD_STATE_DEAD)
-		return;
+		return true;
 	thread = fxt_map_get(fp->task_threads, word(c, 2), 0);
+	if (thread && !thread->buffers)
+		return false;
 	if (thread)
 		slice_thread_dead(&thread->slices);
+	return true;
 }
 
 /*
@@ -619,8 +624,9 @@ FAST size_t run(struct fast_pass *fp, unsigned char *dst,
 					 fp->pid, ts, word(&c, c.limit - 1));
 		else if (fp->task_threads && (h & 15) == FXT_REC_EVENT)
 			other_slice(fp, &c, h, ts);
-		else if (fp->task_threads && (h & 15) == FXT_REC_SCHED)
-			other_sched(fp, &c, h);
+		else if (fp->task_threads && (h & 15) == FXT_REC_SCHED &&
+			 !other_sched(fp, &c, h))
+			break;
 		if (ts > newest)
 			newest = ts;
 		off += size;

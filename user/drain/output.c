@@ -487,6 +487,22 @@ static void unkeep_stack(struct output *o, struct thread_slices *thread)
 	thread->slices.stack.fixed = false;
 }
 
+/*
+ * A context switch out of the tid in state dead: the reader forgets its
+ * stacks, and a kept one is forgotten here, its charge given back.
+ */
+static void thread_dead(struct output *o, struct thread_slices *thread,
+			uint64_t tid)
+{
+	if (thread->buffers) {
+		slice_thread_dead(&thread->slices);
+		return;
+	}
+	unkeep_stack(o, thread);
+	slice_reset(&thread->slices, 0);
+	fxt_map_del(&o->threads, tid, 0);
+}
+
 void output_retire(struct output *o, struct drain_buffer *db)
 {
 	struct thread_slices *thread;
@@ -1497,7 +1513,7 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	if (rec->type == FXT_REC_SCHED && rec->subtype != FXT_SCHED_WAKEUP &&
 	    rec->out_state == FXT_THREAD_STATE_DEAD &&
 	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))
-		slice_thread_dead(&thread->slices);
+		thread_dead(o, thread, rec->out.tid);
 	chunk_put(c, bytes, size);
 	/* An async or flow event's id is its last word (async_written()). */
 	if (out_id) {

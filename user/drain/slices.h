@@ -89,15 +89,11 @@ static inline void slice_reset(struct slice_state *s, uint64_t pid)
 /*
  * A context switch out of the tid in state dead: the reader forgets the
  * stacks of all its processes (check_sched()), and a tid used again starts
- * with none.
+ * with none.  A kept stack is forgotten instead (output.c).
  */
 static inline void slice_thread_dead(struct slice_state *s)
 {
-	bool fixed = s->stack.fixed;
-
-	fxt_slice_stack_free(&s->stack);
-	s->stack.fixed = fixed;	/* a kept stack keeps the room it had: none */
-	s->unsure = false;
+	slice_reset(s, s->pid);
 }
 
 /* A flow event of process pid now binds to a slice of the thread. */

@@ -1803,6 +1803,63 @@ static int test_flows_kept_room(void)
 }
 
 /*
+ * A kept stack's thread switches out dead (its CPU buffer's context
+ * switch, in the fast pass or the full path): the reader forgets its
+ * stacks, and the drainer forgets the kept one and gives its charge back.
+ * The next buffer of the pid and tid has no slice: its flow begin is
+ * refused.  Before, the stack was emptied but stayed charged (9 frames).
+ */
+static int test_flows_kept_dead(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b, *cpu;
+	struct fake fa, fb, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		n = fxt_write_string(w, 1, "incoming_weight", 15);
+		n += fxt_write_string(w + n, 2, "outgoing_weight", 15);
+		put_words(&fc, w, n);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+		drain_half(&fa, 0, w, n);
+		a = drain_rest(&fa);
+		output_retire(&out, a);
+		fake_free(&fa);
+		ASSERT_EQ(9, out.kept_frames);
+		ASSERT_EQ(1, out.threads.count);
+		n = fxt_write_context_switch(w, fxt_context_switch_words(2), 2,
+					     0, FXT_THREAD_STATE_DEAD, t + 1,
+					     201, 0);
+		n += fxt_write_arg32(w + n, FXT_ARG_INT32, 1, NULL, 1024);
+		n += fxt_write_arg32(w + n, FXT_ARG_INT32, 2, NULL, 1024);
+		drain_half(&fc, 0, w, n);
+		cpu = output_find(&out, 10);
+		ASSERT_EQ(3, cpu->records);
+		ASSERT_EQ(0, out.kept_frames);
+		ASSERT_EQ(0, out.threads.count);
+		fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		drain_half(&fb, 0, w, n);
+		b = output_find(&out, 9);
+		ASSERT_EQ(0, b->records);
+		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&fb);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -4231,6 +4288,7 @@ static const struct tap_test tests[] = {
 	{ "the next buffer's end closes a retired buffer's begin", test_flows_retired_stack_closed },
 	{ "kept stacks are bounded per user and in the session; past them, unsure", test_flows_kept_bound },
 	{ "a kept stack does not grow: past its room, unsure", test_flows_kept_room },
+	{ "a kept stack's thread switching out dead: forgotten, its charge given back", test_flows_kept_dead },
 	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
 	{ "another process's slice of the tid leaves the stack as it is", test_flows_tid_interleaved },
 	{ "two buffers of a thread: a flow in the other's duration, file order", test_flows_two_buffers },
