@@ -85,6 +85,12 @@
 #define KEPT_FRAMES_PER_SESSION	(1 << 18)
 #define KEPT_FRAMES_PER_USER	(KEPT_FRAMES_PER_SESSION / 4)
 #define KEPT_FRAMES_SLACK	8
+/*
+ * A user's stacks forgotten with slices on them (past those bounds, or
+ * their tid taken by another process) leave only a horizon, the latest
+ * in each of these slots by a hash of pid and tid (fold_stack()).
+ */
+#define KEPT_HORIZON_SLOTS	1024
 
 /*
  * The thread's comm at ATTACH in the header page: `char comm[16]` right
@@ -158,12 +164,15 @@ _Static_assert(sizeof(struct async_open) == 48,
 
 /*
  * A user's kept stacks, made with its first task buffer: the frames
- * charged, and whether a stack of its was forgotten for want of room.
- * From then on every new stack of its threads is unsure: the forgotten
- * one may be the reader's stack of that thread.
+ * charged, the horizons its forgotten stacks left (KEPT_HORIZON_SLOTS,
+ * allocated at the first), and whether a stack of its was forgotten
+ * without one (no memory for them).  From then on every new stack of its
+ * threads is unsure: the forgotten one may be the reader's stack of that
+ * thread.
  */
 struct kept_user {
 	uint64_t frames;
+	int64_t *horizons;
 	bool forgot;
 };
 
@@ -179,10 +188,10 @@ struct flow_open {
 /* Documentation/drain.rst: the flow table's and the tids' slots. */
 _Static_assert(sizeof(struct flow_open) == 16,
 	       "drain.rst gives the flow table's slot as 33 bytes");
-_Static_assert(sizeof(struct thread_slices) == 56 &&
+_Static_assert(sizeof(struct thread_slices) == 64 &&
 	       sizeof(struct fxt_slice_frame) == 16 &&
-	       sizeof(struct kept_user) == 16,
-	       "drain.rst gives a tid's slot as 73 bytes, a frame as 16");
+	       sizeof(struct kept_user) == 24,
+	       "drain.rst gives a tid's slot as 81 bytes, a frame as 16, a user's as 41");
 
 const char *const refusal_names[REFUSED_COUNT] = {
 	[REFUSED_INVALID] = "invalid",
@@ -260,6 +269,7 @@ void output_free(struct output *o)
 	struct thread_slices *thread;
 	struct drain_buffer **p;
 	struct pid_share *share;
+	struct kept_user *user;
 	size_t pos = 0;
 
 	while ((p = fxt_map_next(&o->bufs, &pos, NULL, NULL)))
@@ -270,6 +280,9 @@ void output_free(struct output *o)
 	pos = 0;
 	while ((thread = fxt_map_next(&o->threads, &pos, NULL, NULL)))
 		slice_reset(&thread->slices, 0);
+	pos = 0;
+	while ((user = fxt_map_next(&o->kept_users, &pos, NULL, NULL)))
+		free(user->horizons);
 	fxt_map_free(&o->bufs);
 	fxt_map_free(&o->pids);
 	free(o->scratch);
@@ -432,15 +445,77 @@ static void forget_asyncs(struct output *o, uint64_t pid,
 }
 
 /*
+ * The latest time the reader may still hold a slice of s, all of which
+ * are ended, or INT64_MAX: a begin left open, or an unsure stack.
+ */
+static int64_t stack_horizon(const struct slice_state *s)
+{
+	int64_t horizon = SLICE_NO_HORIZON;
+	uint32_t i;
+
+	if (s->unsure)
+		return INT64_MAX;
+	for (i = 0; i < s->stack.depth; i++) {
+		const struct fxt_slice_frame *f = &s->stack.frames[i];
+
+		if (f->dur == FXT_SLICE_PENDING)
+			return INT64_MAX;
+		if (f->ts + f->dur > horizon)
+			horizon = f->ts + f->dur;
+	}
+	return horizon;
+}
+
+/* A user's horizon slot of pid and tid (not chosen by others: per user). */
+static size_t horizon_slot(uint64_t pid, uint64_t tid)
+{
+	return (size_t)(((pid << 32) ^ tid) * 0x9e3779b97f4a7c15ULL >> 54);
+}
+
+/*
+ * The drainer forgets s, user's stack of pid s->pid and tid, while the
+ * reader may still hold its slices, and the pid and tid may get a task
+ * buffer again.  What is left is a horizon (slice_state.horizon): the
+ * new stack of that pid and tid, or of any hashed alike, is unsure at
+ * each slice event until one after it.  A user's slots are its own, so
+ * another user's horizons (a hostile producer's never-ending ones)
+ * refuse none of its flows.  Without memory for them, every new stack of
+ * the user is unsure.
+ */
+static void fold_stack(struct kept_user *user, const struct slice_state *s,
+		       uint64_t tid)
+{
+	int64_t horizon = stack_horizon(s), *slot;
+	size_t i;
+
+	if (horizon == SLICE_NO_HORIZON)
+		return;
+	if (!user->horizons) {
+		user->horizons = malloc(KEPT_HORIZON_SLOTS *
+					sizeof(*user->horizons));
+		if (!user->horizons) {
+			user->forgot = true;
+			return;
+		}
+		for (i = 0; i < KEPT_HORIZON_SLOTS; i++)
+			user->horizons[i] = SLICE_NO_HORIZON;
+	}
+	slot = &user->horizons[horizon_slot(s->pid, tid)];
+	if (horizon > *slot)
+		*slot = horizon;
+}
+
+/*
  * The last task buffer of a thread with slices open retired.  The reader
  * keeps them open (a complete event until its end, a begin until an end
  * closes it), and the same pid and tid can get a buffer again (an exec(),
  * a munmap() and ATTACH again), whose flows the reader judges on that
  * stack: it is kept, in the room it is charged for, while the session's
- * and its user's bounds allow.  Past them it is forgotten and its user's
- * new stacks are unsure from then on.  False: forget the thread.
+ * and its user's bounds allow.  Past them it is folded into its user's
+ * horizons.  False: forget the thread.
  */
-static bool keep_stack(struct output *o, struct thread_slices *thread)
+static bool keep_stack(struct output *o, struct thread_slices *thread,
+		       uint64_t tid)
 {
 	struct slice_state *s = &thread->slices;
 	struct fxt_slice_frame *frames;
@@ -456,7 +531,7 @@ static bool keep_stack(struct output *o, struct thread_slices *thread)
 	charge = s->stack.depth + KEPT_FRAMES_SLACK;
 	if (o->kept_frames + charge > KEPT_FRAMES_PER_SESSION ||
 	    user->frames + charge > KEPT_FRAMES_PER_USER) {
-		user->forgot = true;
+		fold_stack(user, s, tid);
 		return false;
 	}
 	/* An unsure stack's frames are never read again. */
@@ -510,7 +585,8 @@ void output_retire(struct output *o, struct drain_buffer *db)
 
 	if (db->kind == FXTRACE_BUFFER_TASK) {
 		thread = fxt_map_get(&o->threads, db->tid, 0);
-		if (thread && !--thread->buffers && !keep_stack(o, thread)) {
+		if (thread && !--thread->buffers &&
+		    !keep_stack(o, thread, db->tid)) {
 			slice_reset(&thread->slices, 0);
 			fxt_map_del(&o->threads, db->tid, 0);
 		}
@@ -684,7 +760,7 @@ struct drain_buffer *output_buffer(struct output *o,
 	struct drain_buffer *db = output_find(o, b->id), **slot;
 	struct thread_slices *thread = NULL;
 	struct pid_share *share = NULL;
-	struct kept_user *user;
+	struct kept_user *user, *former;
 	uint64_t reserved;
 
 	if (db)
@@ -713,12 +789,19 @@ struct drain_buffer *output_buffer(struct output *o,
 			unkeep_stack(o, thread);
 		/*
 		 * A new thread, or the tid used again: the former process's
-		 * stack is no use.  Its owner's forgotten stack may be this
-		 * thread's.
+		 * stack is no use here, but the reader keeps it for that
+		 * process's next buffer of the tid.  This owner's forgotten
+		 * stacks may be this thread's.
 		 */
 		if (thread->slices.pid != db->pid) {
+			former = fxt_map_get(&o->kept_users, thread->owner, 0);
+			if (former)
+				fold_stack(former, &thread->slices, db->tid);
 			slice_reset(&thread->slices, db->pid);
 			thread->slices.unsure = user->forgot;
+			if (user->horizons)
+				thread->slices.horizon = user->horizons[
+					horizon_slot(db->pid, db->tid)];
 		}
 		thread->owner = db->owner;
 	}

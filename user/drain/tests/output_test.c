@@ -1652,15 +1652,99 @@ static int test_flows_retired_stack_closed(void)
 }
 
 /*
+ * A tid goes from process 200 to process 300 and back (tids, and pid 200,
+ * used again; no context switch traced): the reader keeps pid 200's stack
+ * of tid 201 through process 300's buffer, while the drainer keeps the
+ * newest process's stack only.  The first buffer leaves a complete event
+ * (old 0) or a begin (old 1) open; process 300's buffer takes the tid;
+ * pid 200's second buffer opens two begins inside the old slice's time,
+ * ends one after it, and begins a flow.  For the reader the old complete
+ * event's end cut both begins (no slice at the flow), or the old begin
+ * holds the flow.  Before, the second stack started empty: the flow
+ * begin was written under the complete event's cut (check_file() found
+ * flow-no-enclosing-slice).  Now the stack dropped for process 300 is
+ * folded into its user's horizons, and pid 200's second stack of tid 201
+ * is unsure at slice events up to the complete event's end, or any for
+ * the begin: the flow is refused in both cases (refused at worst).  With
+ * the complete event and a second buffer whose events all come after its
+ * end (old 2), the reader pops it at the first: the flow binds.
+ */
+static int test_flows_tid_back(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	unsigned int full, old;
+	struct walk walk;
+	struct fake f;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		for (old = 0; old < 3; old++) {
+			start();
+			out.full_decode = full;
+			fake_new(&f, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0,
+				 NULL);
+			n = old == 1 ? event(w, FXT_EVENT_DURATION_BEGIN, t + 1,
+					200, 201, "x", 0) :
+				  event(w, FXT_EVENT_DURATION_COMPLETE, t + 1,
+					200, 201, "x", t + 100);
+			put_words(&f, w, n);
+			db = drain_rest(&f);
+			ASSERT_EQ(1, db->records);
+			output_retire(&out, db);
+			fake_free(&f);
+			ASSERT_EQ(9, out.kept_frames);
+			fake_new(&f, 9, FXTRACE_BUFFER_TASK, 300, 201, 4096, 0,
+				 NULL);
+			n = event(w, FXT_EVENT_DURATION_BEGIN, t + 30, 300,
+				  201, "q", 0);
+			n += event(w + n, FXT_EVENT_DURATION_END, t + 31, 300,
+				   201, "q", 0);
+			put_words(&f, w, n);
+			db = drain_rest(&f);
+			ASSERT_EQ(2, db->records);
+			output_retire(&out, db);
+			fake_free(&f);
+			ASSERT_EQ(0, out.kept_frames);
+			fake_new(&f, 10, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0,
+				 NULL);
+			n = event(w, FXT_EVENT_DURATION_BEGIN,
+				  old == 2 ? t + 150 : t + 50, 200, 201, "d",
+				  0);
+			n += event(w + n, FXT_EVENT_DURATION_BEGIN,
+				   old == 2 ? t + 160 : t + 60, 200, 201, "e",
+				   0);
+			n += event(w + n, FXT_EVENT_DURATION_END, t + 200,
+				   200, 201, "e", 0);
+			n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 201, 200,
+				   201, "f", 1);
+			put_words(&f, w, n);
+			db = drain_rest(&f);
+			ASSERT_EQ(old == 2 ? 4 : 3, db->records);
+			ASSERT_EQ(old != 2, db->refused[REFUSED_FLOW]);
+			ASSERT_EQ(old == 2, out.flows.count);
+			ASSERT_EQ(0, check_file(&walk));
+			ASSERT_EQ(old == 2 ? 7 : 6, walk.events);
+			fake_free(&f);
+		}
+	}
+	return 0;
+}
+
+/*
  * Kept stacks are bounded: 2^18 frames in the session, a quarter per user,
  * each stack charged its depth and 8 frames of room.  Uid 1001's 7,281
  * threads that retire inside a duration fill its quarter (65,529 frames);
- * its next one, retiring inside a complete event, is forgotten, and from
- * then on its new stacks are unsure: that thread's next buffer has its
- * flow begin refused (the reader cuts there), and so has a new thread's
- * inside its own duration.  A kept thread of uid 1001 still binds its flow
- * to the duration its buffer left open; uid 1000's thread is kept as
- * before.
+ * its next one, retiring inside a complete event, is forgotten, leaving
+ * the complete event's end as the horizon of its pid and tid: that
+ * thread's next buffer has its flow begin refused (the reader cuts there),
+ * while a new thread's, inside its own duration, binds.  Before, every
+ * new stack of the user was unsure from then on, and that flow was
+ * refused too: a long-running server whose short-lived threads exit
+ * inside a slice (or after an instant: one frame) lost every flow after
+ * 7,281 of them.  A kept thread of uid 1001 still binds its flow to the
+ * duration its buffer left open; uid 1000's thread is kept as before.
  */
 static int test_flows_kept_bound(void)
 {
@@ -1708,15 +1792,15 @@ static int test_flows_kept_bound(void)
 	ASSERT_EQ(3, db->records);
 	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
 	fake_free(&f);
-	/* A new thread of uid 1001, inside its own duration: refused. */
+	/* A new thread of uid 1001, inside its own duration: bound. */
 	fake_new(&f, 91, FXTRACE_BUFFER_TASK, 500, 501, 4096, 0, NULL);
 	fake_owner(&f, 1001);
 	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 500, 501, "d", 0);
 	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 500, 501, "f", 2);
 	put_words(&f, w, n);
 	db = drain_rest(&f);
-	ASSERT_EQ(1, db->records);
-	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
 	fake_free(&f);
 	/* A kept thread of uid 1001: its duration holds the flow. */
 	fake_new(&f, 92, FXTRACE_BUFFER_TASK, first, first + 1, 4096, 0, NULL);
@@ -1745,7 +1829,7 @@ static int test_flows_kept_bound(void)
 	ASSERT_EQ(1, db->records);
 	ASSERT_EQ(0, db->invalid);
 	fake_free(&f);
-	ASSERT_EQ(2, out.flows.count);
+	ASSERT_EQ(3, out.flows.count);
 	ASSERT_EQ(0, check_file(&walk));
 	return 0;
 }
@@ -4286,6 +4370,7 @@ static const struct tap_test tests[] = {
 	{ "an end under the slices: the reader may close a begin saved before", test_flows_hidden_begin },
 	{ "a retired buffer's slices stay open for the tid's next buffer", test_flows_retired_stack },
 	{ "the next buffer's end closes a retired buffer's begin", test_flows_retired_stack_closed },
+	{ "a tid from process P to another and back to P: P's old stack is not forgotten", test_flows_tid_back },
 	{ "kept stacks are bounded per user and in the session; past them, unsure", test_flows_kept_bound },
 	{ "a kept stack does not grow: past its room, unsure", test_flows_kept_room },
 	{ "a kept stack's thread switching out dead: forgotten, its charge given back", test_flows_kept_dead },
