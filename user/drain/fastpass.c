@@ -104,12 +104,13 @@ void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
 	/*
 	 * Every timestamp accepted is at most hi: when hi converts to int64
 	 * ns, all of them do (rule timestamp-overflow).  A task buffer's
-	 * thread always has its stack (output_buffer()); without it, or while
-	 * that stack has a horizon (slices.h), the full path judges.
+	 * thread always has its stack (output_buffer()); without it, while
+	 * that stack has a horizon (slices.h), or is another process's (the
+	 * tid used again: output.c, fold_event()), the full path judges.
 	 */
 	fp->enabled = fxt_ticks_to_ns(hi, fxt_tables_ticks_per_second(tables),
 				      &ns) &&
-		      (!task || (thread &&
+		      (!task || (thread && thread->slices.pid == pid &&
 				 thread->slices.horizon == SLICE_NO_HORIZON));
 	memset(fp->threads, FAST_THREAD_UNKNOWN, sizeof(fp->threads));
 	memset(fp->strings, FAST_STRING_UNKNOWN, sizeof(fp->strings));

@@ -482,10 +482,10 @@ static size_t horizon_slot(uint64_t pid, uint64_t tid)
  * refuse none of its flows.  Without memory for them, every new stack of
  * the user is unsure.
  */
-static void fold_stack(struct kept_user *user, const struct slice_state *s,
-		       uint64_t tid)
+static void fold_horizon(struct kept_user *user, uint64_t pid, uint64_t tid,
+			 int64_t horizon)
 {
-	int64_t horizon = stack_horizon(s), *slot;
+	int64_t *slot;
 	size_t i;
 
 	if (horizon == SLICE_NO_HORIZON)
@@ -500,9 +500,39 @@ static void fold_stack(struct kept_user *user, const struct slice_state *s,
 		for (i = 0; i < KEPT_HORIZON_SLOTS; i++)
 			user->horizons[i] = SLICE_NO_HORIZON;
 	}
-	slot = &user->horizons[horizon_slot(s->pid, tid)];
+	slot = &user->horizons[horizon_slot(pid, tid)];
 	if (horizon > *slot)
 		*slot = horizon;
+}
+
+static void fold_stack(struct kept_user *user, const struct slice_state *s,
+		       uint64_t tid)
+{
+	fold_horizon(user, s->pid, tid, stack_horizon(s));
+}
+
+/*
+ * A slice event of a task buffer whose thread's stack another process's
+ * buffer took (the tid used again before this buffer retired): the
+ * reader's stack of its pid and tid moves, the drainer's is gone, so its
+ * horizon grows.  An end is left out: it can only close a begin, whose
+ * horizon is never already.
+ */
+static void fold_event(struct output *o, const struct drain_buffer *db,
+		       const struct fxt_record *rec)
+{
+	struct kept_user *user = fxt_map_get(&o->kept_users, db->owner, 0);
+	int64_t horizon;
+
+	if (!user || rec->subtype == FXT_EVENT_DURATION_END)
+		return;
+	if (rec->subtype == FXT_EVENT_DURATION_BEGIN)
+		horizon = INT64_MAX;
+	else if (rec->subtype == FXT_EVENT_DURATION_COMPLETE)
+		horizon = rec->end_ts_ns;
+	else
+		horizon = rec->ts_ns;
+	fold_horizon(user, rec->thread.pid, rec->thread.tid, horizon);
 }
 
 /*
@@ -1590,9 +1620,13 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	if (rec->type == FXT_REC_EVENT && SLICE_EVENTS >> rec->subtype & 1 &&
 	    rec->ts_ns_valid && (rec->subtype != FXT_EVENT_DURATION_COMPLETE ||
 				 rec->end_ts_ns_valid) &&
-	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0)))
+	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0))) {
 		slice_event(&thread->slices, rec->subtype, rec->thread.pid,
 			    rec->ts_ns, rec->end_ts_ns);
+		if (db->kind == FXTRACE_BUFFER_TASK &&
+		    thread->slices.pid != rec->thread.pid)
+			fold_event(o, db, rec);
+	}
 	if (rec->type == FXT_REC_SCHED && rec->subtype != FXT_SCHED_WAKEUP &&
 	    rec->out_state == FXT_THREAD_STATE_DEAD &&
 	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))

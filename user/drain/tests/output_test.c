@@ -1733,6 +1733,71 @@ static int test_flows_tid_back(void)
 }
 
 /*
+ * Process 300's buffer takes tid 201 while process 200's buffer of it has
+ * not retired, and that buffer then saves a complete event: the reader's
+ * stack of pid 200 and tid 201 holds it, the drainer's is process 300's.
+ * Pid 200's next buffer of tid 201 opens two begins inside it, ends one
+ * after it, and begins a flow: the reader cut both begins at that end.
+ * Before, the complete event moved no stack and left no horizon, and the
+ * flow begin was written (check_file() found flow-no-enclosing-slice);
+ * now it is folded into pid 200's horizon and the flow begin is refused.
+ */
+static int test_flows_tid_taken_late(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *db;
+	unsigned int full;
+	struct walk walk;
+	struct fake fa, f;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_INSTANT, t, 200, 201, "i", 0);
+		drain_half(&fa, 0, w, n);
+		fake_new(&f, 9, FXTRACE_BUFFER_TASK, 300, 201, 4096, 0, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 30, 300, 201, "q",
+			  0);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 31, 300, 201,
+			   "q", 0);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(2, db->records);
+		output_retire(&out, db);
+		fake_free(&f);
+		n = event(w, FXT_EVENT_DURATION_COMPLETE, t + 1, 200, 201, "x",
+			  t + 100);
+		drain_half(&fa, 1, w, n);
+		a = drain_rest(&fa);
+		ASSERT_EQ(2, a->records);
+		output_retire(&out, a);
+		fake_free(&fa);
+		fake_new(&f, 10, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 50, 200, 201, "d",
+			  0);
+		n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 60, 200, 201,
+			   "e", 0);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 200, 200, 201,
+			   "e", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 201, 200, 201, "f",
+			   1);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(3, db->records);
+		ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, out.flows.count);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(7, walk.events);
+		fake_free(&f);
+	}
+	return 0;
+}
+
+/*
  * Kept stacks are bounded: 2^18 frames in the session, a quarter per user,
  * each stack charged its depth and 8 frames of room.  Uid 1001's 7,281
  * threads that retire inside a duration fill its quarter (65,529 frames);
@@ -4371,6 +4436,7 @@ static const struct tap_test tests[] = {
 	{ "a retired buffer's slices stay open for the tid's next buffer", test_flows_retired_stack },
 	{ "the next buffer's end closes a retired buffer's begin", test_flows_retired_stack_closed },
 	{ "a tid from process P to another and back to P: P's old stack is not forgotten", test_flows_tid_back },
+	{ "a former process's slice saved after its tid was taken joins its horizon", test_flows_tid_taken_late },
 	{ "kept stacks are bounded per user and in the session; past them, unsure", test_flows_kept_bound },
 	{ "a kept stack does not grow: past its room, unsure", test_flows_kept_room },
 	{ "a kept stack's thread switching out dead: forgotten, its charge given back", test_flows_kept_dead },
