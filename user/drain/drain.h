@@ -160,6 +160,8 @@ struct output {
 	uint64_t flow_last_id;		/* the last id given in the output */
 	bool owner_unknown_told;	/* the old module's header is reported */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
+	struct fxt_map kept_users;	/* (owner, 0) -> struct kept_user */
+	uint64_t kept_frames;		/* charged for kept stacks, all users */
 	struct fxt_map lost;		/* (pid, 0) -> struct pid_lost */
 	uint64_t lost_unlisted;		/* reports past LOST_PIDS_MAX pids */
 	bool verbose;			/* describe invalid records */

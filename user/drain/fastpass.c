@@ -104,11 +104,14 @@ void fast_begin(struct fast_pass *fp, const struct fxt_tables *tables,
 	/*
 	 * Every timestamp accepted is at most hi: when hi converts to int64
 	 * ns, all of them do (rule timestamp-overflow).  A task buffer's
-	 * thread always has its stack (output_buffer()); without it, the full
-	 * path judges.
+	 * thread always has its stack (output_buffer()); without it, while
+	 * that stack has a horizon (slices.h), or is another process's (the
+	 * tid used again: output.c, fold_event()), the full path judges.
 	 */
 	fp->enabled = fxt_ticks_to_ns(hi, fxt_tables_ticks_per_second(tables),
-				      &ns) && (!task || thread);
+				      &ns) &&
+		      (!task || (thread && thread->slices.pid == pid &&
+				 thread->slices.horizon == SLICE_NO_HORIZON));
 	memset(fp->threads, FAST_THREAD_UNKNOWN, sizeof(fp->threads));
 	memset(fp->strings, FAST_STRING_UNKNOWN, sizeof(fp->strings));
 	/* Layouts judged under other tables, window or owner go. */
@@ -503,11 +506,12 @@ FAST bool fast_ticks_to_ns(const struct fast_pass *fp, uint64_t ticks,
 
 /*
  * A slice event at ts (ticks; end: a complete event's end) in the
- * reader's view, which is in ns (fxt_slice_stack.h).
+ * reader's view, which is in ns (fxt_slice_stack.h).  own: s is the task
+ * buffer's own stack, which has no horizon (fast_begin()).
  */
 FAST void fast_slice_event(const struct fast_pass *fp, struct slice_state *s,
-			   unsigned int type, uint64_t pid, uint64_t ts,
-			   uint64_t end)
+			   bool own, unsigned int type, uint64_t pid,
+			   uint64_t ts, uint64_t end)
 {
 	int64_t ns, end_ns = 0;
 
@@ -515,7 +519,10 @@ FAST void fast_slice_event(const struct fast_pass *fp, struct slice_state *s,
 	    (type == FXT_EVENT_DURATION_COMPLETE &&
 	     !fast_ticks_to_ns(fp, end, &end_ns)))
 		return;
-	slice_event(s, type, pid, ns, end_ns);
+	if (own)
+		slice_event_passed(s, type, pid, ns, end_ns);
+	else
+		slice_event(s, type, pid, ns, end_ns);
 }
 
 /*
@@ -545,25 +552,30 @@ static void other_slice(struct fast_pass *fp, const struct cursor *c,
 	}
 	thread = fxt_map_get(fp->task_threads, tid, 0);
 	if (thread)
-		fast_slice_event(fp, &thread->slices, type, pid, ts,
+		fast_slice_event(fp, &thread->slices, false, type, pid, ts,
 				 word(c, c->limit - 1));
 }
 
 /*
  * A context switch c accepted from a CPU buffer: a thread of task buffers
- * that leaves dead loses its slices in the reader's view too.
+ * that leaves dead loses its slices in the reader's view too.  False for
+ * a thread with a kept stack (no task buffer left): the full path takes
+ * the record and forgets the stack, charge and all (output.c).
  */
-static void other_sched(struct fast_pass *fp, const struct cursor *c,
+static bool other_sched(struct fast_pass *fp, const struct cursor *c,
 			uint64_t h)
 {
 	struct thread_slices *thread;
 
 	if (fxt_bits(h, 60, 63) != FXT_SCHED_CONTEXT_SWITCH ||
 	    fxt_bits(h, 36, 39) != FXT_THREAD_STATE_DEAD)
-		return;
+		return true;
 	thread = fxt_map_get(fp->task_threads, word(c, 2), 0);
+	if (thread && !thread->buffers)
+		return false;
 	if (thread)
 		slice_thread_dead(&thread->slices);
+	return true;
 }
 
 /*
@@ -615,12 +627,14 @@ FAST size_t run(struct fast_pass *fp, unsigned char *dst,
 		 * event's end is its last word.
 		 */
 		if (fp->slices)
-			fast_slice_event(fp, fp->slices, fxt_bits(h, 16, 19),
-					 fp->pid, ts, word(&c, c.limit - 1));
+			fast_slice_event(fp, fp->slices, true,
+					 fxt_bits(h, 16, 19), fp->pid, ts,
+					 word(&c, c.limit - 1));
 		else if (fp->task_threads && (h & 15) == FXT_REC_EVENT)
 			other_slice(fp, &c, h, ts);
-		else if (fp->task_threads && (h & 15) == FXT_REC_SCHED)
-			other_sched(fp, &c, h);
+		else if (fp->task_threads && (h & 15) == FXT_REC_SCHED &&
+			 !other_sched(fp, &c, h))
+			break;
 		if (ts > newest)
 			newest = ts;
 		off += size;

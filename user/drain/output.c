@@ -75,6 +75,24 @@
 #define FLOW_OPEN_PER_USER	(FLOW_OPEN_PER_SESSION / 4)
 
 /*
+ * Slice frames of 16 bytes kept for threads whose last task buffer retired
+ * with slices open, which the reader keeps open for the tid's next buffer
+ * (keep_stack()): in the session, and per user a quarter of it, so that
+ * one user's threads cannot fill it and leave another user's stacks
+ * forgotten.  A kept stack is charged its depth and KEPT_FRAMES_SLACK
+ * frames of room for the kernel's slices that come while it is kept.
+ */
+#define KEPT_FRAMES_PER_SESSION	(1 << 18)
+#define KEPT_FRAMES_PER_USER	(KEPT_FRAMES_PER_SESSION / 4)
+#define KEPT_FRAMES_SLACK	8
+/*
+ * A user's stacks forgotten with slices on them (past those bounds, or
+ * their tid taken by another process) leave only a horizon, the latest
+ * in each of these slots by a hash of pid and tid (fold_stack()).
+ */
+#define KEPT_HORIZON_SLOTS	1024
+
+/*
  * The thread's comm at ATTACH in the header page: `char comm[16]` right
  * after `flags` (ABI 0.3).  Read at its offset, and only when the header's
  * header_size covers it, so that a module of ABI 0.2 works too.
@@ -140,6 +158,23 @@ struct async_open {
 /* Its slot and refused levels fit, so that an entry stays 48 bytes. */
 _Static_assert(ASYNC_OPEN_PER_PROCESS <= UINT16_MAX &&
 	       ASYNC_NEST_MAX <= 8, "async_open's slot or refused too narrow");
+/* Documentation/drain.rst: "2^19 slots of 65 bytes" (16 of key, 1 used). */
+_Static_assert(sizeof(struct async_open) == 48,
+	       "drain.rst gives the async table's slot as 65 bytes");
+
+/*
+ * A user's kept stacks, made with its first task buffer: the frames
+ * charged, the horizons its forgotten stacks left (KEPT_HORIZON_SLOTS,
+ * allocated at the first), and whether a stack of its was forgotten
+ * without one (no memory for them).  From then on every new stack of its
+ * threads is unsure: the forgotten one may be the reader's stack of that
+ * thread.
+ */
+struct kept_user {
+	uint64_t frames;
+	int64_t *horizons;
+	bool forgot;
+};
 
 /*
  * An open flow of output.flows: the process whose begin opened it (whose
@@ -149,6 +184,14 @@ struct flow_open {
 	uint64_t pid;
 	uint64_t out_id;
 };
+
+/* Documentation/drain.rst: the flow table's and the tids' slots. */
+_Static_assert(sizeof(struct flow_open) == 16,
+	       "drain.rst gives the flow table's slot as 33 bytes");
+_Static_assert(sizeof(struct thread_slices) == 64 &&
+	       sizeof(struct fxt_slice_frame) == 16 &&
+	       sizeof(struct kept_user) == 24,
+	       "drain.rst gives a tid's slot as 81 bytes, a frame as 16, a user's as 41");
 
 const char *const refusal_names[REFUSED_COUNT] = {
 	[REFUSED_INVALID] = "invalid",
@@ -188,6 +231,7 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->flows, sizeof(struct flow_open));
 	fxt_map_init(&o->flow_users, sizeof(uint64_t));
 	fxt_map_init(&o->threads, sizeof(struct thread_slices));
+	fxt_map_init(&o->kept_users, sizeof(struct kept_user));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
 	return 0;
 }
@@ -225,6 +269,7 @@ void output_free(struct output *o)
 	struct thread_slices *thread;
 	struct drain_buffer **p;
 	struct pid_share *share;
+	struct kept_user *user;
 	size_t pos = 0;
 
 	while ((p = fxt_map_next(&o->bufs, &pos, NULL, NULL)))
@@ -235,6 +280,9 @@ void output_free(struct output *o)
 	pos = 0;
 	while ((thread = fxt_map_next(&o->threads, &pos, NULL, NULL)))
 		slice_reset(&thread->slices, 0);
+	pos = 0;
+	while ((user = fxt_map_next(&o->kept_users, &pos, NULL, NULL)))
+		free(user->horizons);
 	fxt_map_free(&o->bufs);
 	fxt_map_free(&o->pids);
 	free(o->scratch);
@@ -243,6 +291,7 @@ void output_free(struct output *o)
 	fxt_map_free(&o->flows);
 	fxt_map_free(&o->flow_users);
 	fxt_map_free(&o->threads);
+	fxt_map_free(&o->kept_users);
 	fxt_map_free(&o->lost);
 	memset(o, 0, sizeof(*o));
 }
@@ -395,15 +444,179 @@ static void forget_asyncs(struct output *o, uint64_t pid,
 	share->asyncs = 0;
 }
 
+/*
+ * The latest time the reader may still hold a slice of s, all of which
+ * are ended, or INT64_MAX: a begin left open, or an unsure stack.
+ */
+static int64_t stack_horizon(const struct slice_state *s)
+{
+	int64_t horizon = SLICE_NO_HORIZON;
+	uint32_t i;
+
+	if (s->unsure)
+		return INT64_MAX;
+	for (i = 0; i < s->stack.depth; i++) {
+		const struct fxt_slice_frame *f = &s->stack.frames[i];
+
+		if (f->dur == FXT_SLICE_PENDING)
+			return INT64_MAX;
+		if (f->ts + f->dur > horizon)
+			horizon = f->ts + f->dur;
+	}
+	return horizon;
+}
+
+/* A user's horizon slot of pid and tid (not chosen by others: per user). */
+static size_t horizon_slot(uint64_t pid, uint64_t tid)
+{
+	return (size_t)(((pid << 32) ^ tid) * 0x9e3779b97f4a7c15ULL >> 54);
+}
+
+/*
+ * The drainer forgets s, user's stack of pid s->pid and tid, while the
+ * reader may still hold its slices, and the pid and tid may get a task
+ * buffer again.  What is left is a horizon (slice_state.horizon): the
+ * new stack of that pid and tid, or of any hashed alike, is unsure at
+ * each slice event until one after it.  A user's slots are its own, so
+ * another user's horizons (a hostile producer's never-ending ones)
+ * refuse none of its flows.  Without memory for them, every new stack of
+ * the user is unsure.
+ */
+static void fold_horizon(struct kept_user *user, uint64_t pid, uint64_t tid,
+			 int64_t horizon)
+{
+	int64_t *slot;
+	size_t i;
+
+	if (horizon == SLICE_NO_HORIZON)
+		return;
+	if (!user->horizons) {
+		user->horizons = malloc(KEPT_HORIZON_SLOTS *
+					sizeof(*user->horizons));
+		if (!user->horizons) {
+			user->forgot = true;
+			return;
+		}
+		for (i = 0; i < KEPT_HORIZON_SLOTS; i++)
+			user->horizons[i] = SLICE_NO_HORIZON;
+	}
+	slot = &user->horizons[horizon_slot(pid, tid)];
+	if (horizon > *slot)
+		*slot = horizon;
+}
+
+static void fold_stack(struct kept_user *user, const struct slice_state *s,
+		       uint64_t tid)
+{
+	fold_horizon(user, s->pid, tid, stack_horizon(s));
+}
+
+/*
+ * A slice event of a task buffer whose thread's stack another process's
+ * buffer took (the tid used again before this buffer retired): the
+ * reader's stack of its pid and tid moves, the drainer's is gone, so its
+ * horizon grows.  An end is left out: it can only close a begin, whose
+ * horizon is never already.
+ */
+static void fold_event(struct output *o, const struct drain_buffer *db,
+		       const struct fxt_record *rec)
+{
+	struct kept_user *user = fxt_map_get(&o->kept_users, db->owner, 0);
+	int64_t horizon;
+
+	if (!user || rec->subtype == FXT_EVENT_DURATION_END)
+		return;
+	if (rec->subtype == FXT_EVENT_DURATION_BEGIN)
+		horizon = INT64_MAX;
+	else if (rec->subtype == FXT_EVENT_DURATION_COMPLETE)
+		horizon = rec->end_ts_ns;
+	else
+		horizon = rec->ts_ns;
+	fold_horizon(user, rec->thread.pid, rec->thread.tid, horizon);
+}
+
+/*
+ * The last task buffer of a thread with slices open retired.  The reader
+ * keeps them open (a complete event until its end, a begin until an end
+ * closes it), and the same pid and tid can get a buffer again (an exec(),
+ * a munmap() and ATTACH again), whose flows the reader judges on that
+ * stack: it is kept, in the room it is charged for, while the session's
+ * and its user's bounds allow.  Past them it is folded into its user's
+ * horizons.  False: forget the thread.
+ */
+static bool keep_stack(struct output *o, struct thread_slices *thread,
+		       uint64_t tid)
+{
+	struct slice_state *s = &thread->slices;
+	struct fxt_slice_frame *frames;
+	struct kept_user *user;
+	uint32_t charge;
+
+	user = fxt_map_get(&o->kept_users, thread->owner, 0);
+	if (!user || (!s->unsure && !s->stack.depth))
+		return false;
+	/* The user's new stacks are unsure already. */
+	if (s->unsure && user->forgot)
+		return false;
+	charge = s->stack.depth + KEPT_FRAMES_SLACK;
+	if (o->kept_frames + charge > KEPT_FRAMES_PER_SESSION ||
+	    user->frames + charge > KEPT_FRAMES_PER_USER) {
+		fold_stack(user, s, tid);
+		return false;
+	}
+	/* An unsure stack's frames are never read again. */
+	frames = s->unsure ? NULL :
+		 realloc(s->stack.frames, charge * sizeof(*frames));
+	if (frames) {
+		s->stack.frames = frames;
+		s->stack.cap = charge;
+	} else {
+		fxt_slice_stack_free(&s->stack);
+		s->unsure = true;
+	}
+	s->stack.fixed = true;
+	thread->kept_frames = charge;
+	user->frames += charge;
+	o->kept_frames += charge;
+	return true;
+}
+
+/* A kept stack's thread has a task buffer again. */
+static void unkeep_stack(struct output *o, struct thread_slices *thread)
+{
+	struct kept_user *user = fxt_map_get(&o->kept_users, thread->owner, 0);
+
+	user->frames -= thread->kept_frames;
+	o->kept_frames -= thread->kept_frames;
+	thread->kept_frames = 0;
+	thread->slices.stack.fixed = false;
+}
+
+/*
+ * A context switch out of the tid in state dead: the reader forgets its
+ * stacks, and a kept one is forgotten here, its charge given back.
+ */
+static void thread_dead(struct output *o, struct thread_slices *thread,
+			uint64_t tid)
+{
+	if (thread->buffers) {
+		slice_thread_dead(&thread->slices);
+		return;
+	}
+	unkeep_stack(o, thread);
+	slice_reset(&thread->slices, 0);
+	fxt_map_del(&o->threads, tid, 0);
+}
+
 void output_retire(struct output *o, struct drain_buffer *db)
 {
 	struct thread_slices *thread;
 	struct pid_share *share;
 
 	if (db->kind == FXTRACE_BUFFER_TASK) {
-		/* A later buffer of the tid starts with no slice: never wrong. */
 		thread = fxt_map_get(&o->threads, db->tid, 0);
-		if (thread && !--thread->buffers) {
+		if (thread && !--thread->buffers &&
+		    !keep_stack(o, thread, db->tid)) {
 			slice_reset(&thread->slices, 0);
 			fxt_map_del(&o->threads, db->tid, 0);
 		}
@@ -577,6 +790,7 @@ struct drain_buffer *output_buffer(struct output *o,
 	struct drain_buffer *db = output_find(o, b->id), **slot;
 	struct thread_slices *thread = NULL;
 	struct pid_share *share = NULL;
+	struct kept_user *user, *former;
 	uint64_t reserved;
 
 	if (db)
@@ -593,15 +807,33 @@ struct drain_buffer *output_buffer(struct output *o,
 		db->owner = hdr->header_size >= HEADER_OWNER_END ?
 			    hdr->owner_uid : OWNER_UNKNOWN;
 		share = fxt_map_put(&o->pids, db->pid, 0, NULL);
-		thread = share ? fxt_map_put(&o->threads, db->tid, 0, NULL) :
-				 NULL;
+		user = share ? fxt_map_put(&o->kept_users, db->owner, 0, NULL) :
+			       NULL;
+		thread = user ? fxt_map_put(&o->threads, db->tid, 0, NULL) :
+				NULL;
 		if (!thread) {
 			free(db);
 			return NULL;
 		}
-		/* The tid used again: the former process's stack is no use. */
-		if (thread->slices.pid != db->pid)
+		if (thread->kept_frames)
+			unkeep_stack(o, thread);
+		/*
+		 * A new thread, or the tid used again: the former process's
+		 * stack is no use here, but the reader keeps it for that
+		 * process's next buffer of the tid.  This owner's forgotten
+		 * stacks may be this thread's.
+		 */
+		if (thread->slices.pid != db->pid) {
+			former = fxt_map_get(&o->kept_users, thread->owner, 0);
+			if (former)
+				fold_stack(former, &thread->slices, db->tid);
 			slice_reset(&thread->slices, db->pid);
+			thread->slices.unsure = user->forgot;
+			if (user->horizons)
+				thread->slices.horizon = user->horizons[
+					horizon_slot(db->pid, db->tid)];
+		}
+		thread->owner = db->owner;
 	}
 	/*
 	 * Strings are defined in the durable part, which is read once; twice
@@ -1388,13 +1620,17 @@ static ssize_t add_record(struct output *o, struct drain_buffer *db,
 	if (rec->type == FXT_REC_EVENT && SLICE_EVENTS >> rec->subtype & 1 &&
 	    rec->ts_ns_valid && (rec->subtype != FXT_EVENT_DURATION_COMPLETE ||
 				 rec->end_ts_ns_valid) &&
-	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0)))
+	    (thread = fxt_map_get(&o->threads, rec->thread.tid, 0))) {
 		slice_event(&thread->slices, rec->subtype, rec->thread.pid,
 			    rec->ts_ns, rec->end_ts_ns);
+		if (db->kind == FXTRACE_BUFFER_TASK &&
+		    thread->slices.pid != rec->thread.pid)
+			fold_event(o, db, rec);
+	}
 	if (rec->type == FXT_REC_SCHED && rec->subtype != FXT_SCHED_WAKEUP &&
 	    rec->out_state == FXT_THREAD_STATE_DEAD &&
 	    (thread = fxt_map_get(&o->threads, rec->out.tid, 0)))
-		slice_thread_dead(&thread->slices);
+		thread_dead(o, thread, rec->out.tid);
 	chunk_put(c, bytes, size);
 	/* An async or flow event's id is its last word (async_written()). */
 	if (out_id) {

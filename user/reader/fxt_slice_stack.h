@@ -37,9 +37,14 @@ struct fxt_slice_frame {
 	int64_t dur;		/* ns, or FXT_SLICE_PENDING */
 };
 
+/*
+ * fixed: the frames do not grow past cap (fxtrace-drain's stack of a
+ * thread with no task buffer left): a push that needs more fails.
+ */
 struct fxt_slice_stack {
 	struct fxt_slice_frame *frames;
 	uint32_t depth, cap;
+	bool fixed;
 };
 
 /*
@@ -89,8 +94,9 @@ static inline bool fxt_slice_settle(struct fxt_slice_stack *s, int64_t ns,
  * complete event or a begin is pushed, unless dropped or 512 deep
  * (slice_max_depth_exceeded).  A complete event that ends before it
  * begins is dropped (Perfetto counts it as a timestamp overflow).
- * Returns -ENOMEM, FXT_SLICE_END_UNDER for a duration end that closes
- * nothing while slices are left on the stack, or 0.
+ * Returns -ENOMEM (no memory, or a fixed stack full), FXT_SLICE_END_UNDER
+ * for a duration end that closes nothing while slices are left on the
+ * stack, or 0.
  */
 static inline int fxt_slice_event(struct fxt_slice_stack *s, unsigned int type,
 				  int64_t ns, int64_t end_ns)
@@ -128,6 +134,8 @@ static inline int fxt_slice_event(struct fxt_slice_stack *s, unsigned int type,
 	if (!fxt_slice_settle(s, ns, dur) || s->depth >= FXT_SLICE_DEPTH_MAX)
 		return 0;
 	if (s->depth == s->cap) {
+		if (s->fixed)
+			return -ENOMEM;
 		cap = s->cap ? s->cap * 2 : 8;
 		p = realloc(s->frames, cap * sizeof(*p));
 		if (!p)

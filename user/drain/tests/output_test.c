@@ -1551,6 +1551,464 @@ static int test_flows_hidden_begin(void)
 }
 
 /*
+ * A thread's task buffer retires with slices open (an exec(), a munmap()
+ * and ATTACH again: Documentation/uapi.rst) and the same pid and tid get a
+ * new buffer: the reader's stack of the thread still holds the old
+ * complete event, which cuts the new begins at the end after it ends.  No
+ * slice is left for the reader at the flow begin after that end.  Before,
+ * the new buffer started an empty stack here, the end popped only the
+ * inner begin, and the flow begin was written (check_file() found
+ * flow-no-enclosing-slice).
+ */
+static int test_flows_retired_stack(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b;
+	struct fake fa, fb;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_COMPLETE, t + 1, 200, 201, "x",
+			  t + 100);
+		drain_half(&fa, 0, w, n);
+		a = drain_rest(&fa);
+		ASSERT_EQ(1, a->records);
+		output_retire(&out, a);
+		fake_free(&fa);
+		fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 50, 200, 201, "d",
+			  0);
+		n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 60, 200, 201,
+			   "e", 0);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 200, 200, 201,
+			   "e", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 201, 200, 201, "f",
+			   1);
+		drain_half(&fb, 0, w, n);
+		b = output_find(&out, 9);
+		ASSERT_EQ(3, b->records);
+		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, out.flows.count);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(4, walk.events);
+		fake_free(&fb);
+	}
+	return 0;
+}
+
+/*
+ * The reverse: the new buffer's flow binds to the begin its former image
+ * left open, as it does for the reader, and its end closes that begin in
+ * both, so the flow begin after it is refused.  Before, the flow begin
+ * inside the old begin was refused (the stack started empty) and its end
+ * was written with an id of its own.
+ */
+static int test_flows_retired_stack_closed(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b;
+	struct fake fa, fb;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "b", 0);
+		drain_half(&fa, 0, w, n);
+		a = drain_rest(&fa);
+		output_retire(&out, a);
+		fake_free(&fa);
+		fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 1, 200, 201, "f", 1);
+		n += event(w + n, FXT_EVENT_FLOW_END, t + 2, 200, 201, "f", 1);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 3, 200, 201, "b",
+			   0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 4, 200, 201, "f",
+			   2);
+		drain_half(&fb, 0, w, n);
+		b = output_find(&out, 9);
+		ASSERT_EQ(3, b->records);
+		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, out.flows.count);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(4, walk.events);
+		fake_free(&fb);
+	}
+	return 0;
+}
+
+/*
+ * A tid goes from process 200 to process 300 and back (tids, and pid 200,
+ * used again; no context switch traced): the reader keeps pid 200's stack
+ * of tid 201 through process 300's buffer, while the drainer keeps the
+ * newest process's stack only.  The first buffer leaves a complete event
+ * (old 0) or a begin (old 1) open; process 300's buffer takes the tid;
+ * pid 200's second buffer opens two begins inside the old slice's time,
+ * ends one after it, and begins a flow.  For the reader the old complete
+ * event's end cut both begins (no slice at the flow), or the old begin
+ * holds the flow.  Before, the second stack started empty: the flow
+ * begin was written under the complete event's cut (check_file() found
+ * flow-no-enclosing-slice).  Now the stack dropped for process 300 is
+ * folded into its user's horizons, and pid 200's second stack of tid 201
+ * is unsure at slice events up to the complete event's end, or any for
+ * the begin: the flow is refused in both cases (refused at worst).  With
+ * the complete event and a second buffer whose events all come after its
+ * end (old 2), the reader pops it at the first: the flow binds.
+ */
+static int test_flows_tid_back(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	unsigned int full, old;
+	struct walk walk;
+	struct fake f;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		for (old = 0; old < 3; old++) {
+			start();
+			out.full_decode = full;
+			fake_new(&f, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0,
+				 NULL);
+			n = old == 1 ? event(w, FXT_EVENT_DURATION_BEGIN, t + 1,
+					200, 201, "x", 0) :
+				  event(w, FXT_EVENT_DURATION_COMPLETE, t + 1,
+					200, 201, "x", t + 100);
+			put_words(&f, w, n);
+			db = drain_rest(&f);
+			ASSERT_EQ(1, db->records);
+			output_retire(&out, db);
+			fake_free(&f);
+			ASSERT_EQ(9, out.kept_frames);
+			fake_new(&f, 9, FXTRACE_BUFFER_TASK, 300, 201, 4096, 0,
+				 NULL);
+			n = event(w, FXT_EVENT_DURATION_BEGIN, t + 30, 300,
+				  201, "q", 0);
+			n += event(w + n, FXT_EVENT_DURATION_END, t + 31, 300,
+				   201, "q", 0);
+			put_words(&f, w, n);
+			db = drain_rest(&f);
+			ASSERT_EQ(2, db->records);
+			output_retire(&out, db);
+			fake_free(&f);
+			ASSERT_EQ(0, out.kept_frames);
+			fake_new(&f, 10, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0,
+				 NULL);
+			n = event(w, FXT_EVENT_DURATION_BEGIN,
+				  old == 2 ? t + 150 : t + 50, 200, 201, "d",
+				  0);
+			n += event(w + n, FXT_EVENT_DURATION_BEGIN,
+				   old == 2 ? t + 160 : t + 60, 200, 201, "e",
+				   0);
+			n += event(w + n, FXT_EVENT_DURATION_END, t + 200,
+				   200, 201, "e", 0);
+			n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 201, 200,
+				   201, "f", 1);
+			put_words(&f, w, n);
+			db = drain_rest(&f);
+			ASSERT_EQ(old == 2 ? 4 : 3, db->records);
+			ASSERT_EQ(old != 2, db->refused[REFUSED_FLOW]);
+			ASSERT_EQ(old == 2, out.flows.count);
+			ASSERT_EQ(0, check_file(&walk));
+			ASSERT_EQ(old == 2 ? 7 : 6, walk.events);
+			fake_free(&f);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Process 300's buffer takes tid 201 while process 200's buffer of it has
+ * not retired, and that buffer then saves a complete event: the reader's
+ * stack of pid 200 and tid 201 holds it, the drainer's is process 300's.
+ * Pid 200's next buffer of tid 201 opens two begins inside it, ends one
+ * after it, and begins a flow: the reader cut both begins at that end.
+ * Before, the complete event moved no stack and left no horizon, and the
+ * flow begin was written (check_file() found flow-no-enclosing-slice);
+ * now it is folded into pid 200's horizon and the flow begin is refused.
+ */
+static int test_flows_tid_taken_late(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *db;
+	unsigned int full;
+	struct walk walk;
+	struct fake fa, f;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_INSTANT, t, 200, 201, "i", 0);
+		drain_half(&fa, 0, w, n);
+		fake_new(&f, 9, FXTRACE_BUFFER_TASK, 300, 201, 4096, 0, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 30, 300, 201, "q",
+			  0);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 31, 300, 201,
+			   "q", 0);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(2, db->records);
+		output_retire(&out, db);
+		fake_free(&f);
+		n = event(w, FXT_EVENT_DURATION_COMPLETE, t + 1, 200, 201, "x",
+			  t + 100);
+		drain_half(&fa, 1, w, n);
+		a = drain_rest(&fa);
+		ASSERT_EQ(2, a->records);
+		output_retire(&out, a);
+		fake_free(&fa);
+		fake_new(&f, 10, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0, NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 50, 200, 201, "d",
+			  0);
+		n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 60, 200, 201,
+			   "e", 0);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 200, 200, 201,
+			   "e", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 201, 200, 201, "f",
+			   1);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(3, db->records);
+		ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, out.flows.count);
+		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(7, walk.events);
+		fake_free(&f);
+	}
+	return 0;
+}
+
+/*
+ * Kept stacks are bounded: 2^18 frames in the session, a quarter per user,
+ * each stack charged its depth and 8 frames of room.  Uid 1001's 7,281
+ * threads that retire inside a duration fill its quarter (65,529 frames);
+ * its next one, retiring inside a complete event, is forgotten, leaving
+ * the complete event's end as the horizon of its pid and tid: that
+ * thread's next buffer has its flow begin refused (the reader cuts there),
+ * while a new thread's, inside its own duration, binds.  Before, every
+ * new stack of the user was unsure from then on, and that flow was
+ * refused too: a long-running server whose short-lived threads exit
+ * inside a slice (or after an instant: one frame) lost every flow after
+ * 7,281 of them.  A kept thread of uid 1001 still binds its flow to the
+ * duration its buffer left open; uid 1000's thread is kept as before.
+ */
+static int test_flows_kept_bound(void)
+{
+	const __u32 kept = 65536 / 9, first = 10000;
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct fake f;
+	struct walk walk;
+	__u32 i, pid;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	for (i = 0; i <= kept; i++) {
+		pid = first + 2 * i;
+		fake_new(&f, 100 + i, FXTRACE_BUFFER_TASK, pid, pid + 1, 4096,
+			 0, NULL);
+		fake_owner(&f, 1001);
+		if (i < kept)
+			n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, pid + 1,
+				  "d", 0);
+		else
+			n = event(w, FXT_EVENT_DURATION_COMPLETE, t + 1, pid,
+				  pid + 1, "x", t + 100);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(1, db->records);
+		output_retire(&out, db);
+		fake_free(&f);
+	}
+	ASSERT_EQ(9 * kept, out.kept_frames);
+	ASSERT_EQ(kept, out.threads.count);
+	/* The forgotten thread again: the reader has no slice at the flow. */
+	pid = first + 2 * kept;
+	fake_new(&f, 90, FXTRACE_BUFFER_TASK, pid, pid + 1, 4096, 0, NULL);
+	fake_owner(&f, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 50, pid, pid + 1, "d", 0);
+	n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 60, pid, pid + 1, "e",
+		   0);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 200, pid, pid + 1, "e",
+		   0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 201, pid, pid + 1, "f", 1);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	/* A new thread of uid 1001, inside its own duration: bound. */
+	fake_new(&f, 91, FXTRACE_BUFFER_TASK, 500, 501, 4096, 0, NULL);
+	fake_owner(&f, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 500, 501, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 500, 501, "f", 2);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	/* A kept thread of uid 1001: its duration holds the flow. */
+	fake_new(&f, 92, FXTRACE_BUFFER_TASK, first, first + 1, 4096, 0, NULL);
+	fake_owner(&f, 1001);
+	n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, first, first + 1, "f", 3);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(0, db->invalid);
+	fake_free(&f);
+	ASSERT_EQ(9 * (kept - 1), out.kept_frames);
+	/* Uid 1000's thread is kept, and its next buffer's flow binds. */
+	fake_new(&f, 93, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0, NULL);
+	fake_owner(&f, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 200, 201, "d", 0);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	output_retire(&out, db);
+	fake_free(&f);
+	ASSERT_EQ(9 * kept, out.kept_frames);
+	fake_new(&f, 94, FXTRACE_BUFFER_TASK, 200, 201, 4096, 0, NULL);
+	fake_owner(&f, 1000);
+	n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 4);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(1, db->records);
+	ASSERT_EQ(0, db->invalid);
+	fake_free(&f);
+	ASSERT_EQ(3, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	return 0;
+}
+
+/*
+ * A kept stack keeps the room it is charged for, its depth and 8 frames,
+ * and does not grow: the kernel's slices of the tid fill that room, and
+ * one more leaves the stack unsure, so the next buffer's flow begin is
+ * refused although the reader has slices open (refused at worst).
+ */
+static int test_flows_kept_room(void)
+{
+	const __u64 t = START + SECOND;
+	unsigned int full, kernel, i;
+	struct drain_buffer *a, *b;
+	struct fake fa, fb, fc;
+	struct walk walk;
+	__u64 w[128];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		for (kernel = 8; kernel <= 9; kernel++) {
+			start();
+			out.full_decode = full;
+			fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096,
+				 4096, NULL);
+			fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096,
+				 NULL);
+			n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d",
+				  0);
+			drain_half(&fa, 0, w, n);
+			a = drain_rest(&fa);
+			output_retire(&out, a);
+			fake_free(&fa);
+			ASSERT_EQ(9, out.kept_frames);
+			for (n = 0, i = 0; i < kernel; i++)
+				n += event(w + n, FXT_EVENT_DURATION_BEGIN,
+					   t + 1 + i, 200, 201, "k", 0);
+			drain_half(&fc, 0, w, n);
+			fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096,
+				 4096, NULL);
+			n = event(w, FXT_EVENT_FLOW_BEGIN, t + 20, 200, 201,
+				  "f", 1);
+			drain_half(&fb, 0, w, n);
+			b = output_find(&out, 9);
+			ASSERT_EQ(0, out.kept_frames);
+			ASSERT_EQ(kernel == 8, b->records);
+			ASSERT_EQ(kernel == 9, b->refused[REFUSED_FLOW]);
+			ASSERT_EQ(0, check_file(&walk));
+			fake_free(&fb);
+			fake_free(&fc);
+		}
+	}
+	return 0;
+}
+
+/*
+ * A kept stack's thread switches out dead (its CPU buffer's context
+ * switch, in the fast pass or the full path): the reader forgets its
+ * stacks, and the drainer forgets the kept one and gives its charge back.
+ * The next buffer of the pid and tid has no slice: its flow begin is
+ * refused.  Before, the stack was emptied but stayed charged (9 frames).
+ */
+static int test_flows_kept_dead(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b, *cpu;
+	struct fake fa, fb, fc;
+	unsigned int full;
+	struct walk walk;
+	__u64 w[64];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		fake_new(&fc, 10, FXTRACE_BUFFER_CPU, 0, 0, 4096, 4096, NULL);
+		n = fxt_write_string(w, 1, "incoming_weight", 15);
+		n += fxt_write_string(w + n, 2, "outgoing_weight", 15);
+		put_words(&fc, w, n);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+		drain_half(&fa, 0, w, n);
+		a = drain_rest(&fa);
+		output_retire(&out, a);
+		fake_free(&fa);
+		ASSERT_EQ(9, out.kept_frames);
+		ASSERT_EQ(1, out.threads.count);
+		n = fxt_write_context_switch(w, fxt_context_switch_words(2), 2,
+					     0, FXT_THREAD_STATE_DEAD, t + 1,
+					     201, 0);
+		n += fxt_write_arg32(w + n, FXT_ARG_INT32, 1, NULL, 1024);
+		n += fxt_write_arg32(w + n, FXT_ARG_INT32, 2, NULL, 1024);
+		drain_half(&fc, 0, w, n);
+		cpu = output_find(&out, 10);
+		ASSERT_EQ(3, cpu->records);
+		ASSERT_EQ(0, out.kept_frames);
+		ASSERT_EQ(0, out.threads.count);
+		fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", 1);
+		drain_half(&fb, 0, w, n);
+		b = output_find(&out, 9);
+		ASSERT_EQ(0, b->records);
+		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, check_file(&walk));
+		fake_free(&fb);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/*
  * A thread that switches out dead has no slice left for the reader, which
  * forgets a dead thread's stack: the flow begin its buffer saves after
  * that is refused.
@@ -3975,6 +4433,13 @@ static const struct tap_test tests[] = {
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
 	{ "an end under the slices: the reader may close a begin saved before", test_flows_hidden_begin },
+	{ "a retired buffer's slices stay open for the tid's next buffer", test_flows_retired_stack },
+	{ "the next buffer's end closes a retired buffer's begin", test_flows_retired_stack_closed },
+	{ "a tid from process P to another and back to P: P's old stack is not forgotten", test_flows_tid_back },
+	{ "a former process's slice saved after its tid was taken joins its horizon", test_flows_tid_taken_late },
+	{ "kept stacks are bounded per user and in the session; past them, unsure", test_flows_kept_bound },
+	{ "a kept stack does not grow: past its room, unsure", test_flows_kept_room },
+	{ "a kept stack's thread switching out dead: forgotten, its charge given back", test_flows_kept_dead },
 	{ "a tid another process uses again has a stack of its own", test_flows_tid_reused },
 	{ "another process's slice of the tid leaves the stack as it is", test_flows_tid_interleaved },
 	{ "two buffers of a thread: a flow in the other's duration, file order", test_flows_two_buffers },
