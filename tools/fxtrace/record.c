@@ -18,17 +18,25 @@
 #include <unistd.h>
 
 #include "fxtrace.h"
+#include "signal_relay.h"
 
 /* fxtrace-drain's options and their values, "--" and the final NULL. */
 #define DRAIN_OPTION_ARGS 24
 
 static volatile sig_atomic_t drain_pid;
 
-/* A signal for record is one for the session: the drainer stops on it. */
-static void forward_signal(int sig)
+/*
+ * A signal for record is one for the session: the drainer stops on it.
+ * Passed on marked, naming its sender (signal_relay.h): a terminal's
+ * Ctrl-C reaches the drainer too, and the drainer takes the two for one.
+ */
+static void forward_signal(int sig, siginfo_t *info, void *context)
 {
+	(void)context;
 	if (drain_pid > 0)
-		kill(drain_pid, sig);
+		sigqueue(drain_pid, sig, (union sigval){
+			.sival_int = signal_relay_value(
+				signal_origin(info->si_code, info->si_pid)) });
 }
 
 /* fxtrace-drain in the directory of this executable. */
@@ -252,7 +260,10 @@ nomem:
  */
 static int run_drain(char **argv)
 {
-	struct sigaction sa = { .sa_handler = forward_signal }, hup;
+	struct sigaction sa = {
+		.sa_sigaction = forward_signal,
+		.sa_flags = SA_SIGINFO,
+	}, hup;
 	sigset_t forwarded, oldmask;
 	bool hup_ignored;
 	siginfo_t info;

@@ -36,6 +36,7 @@
 
 #include "drainer.h"
 #include "output_file.h"
+#include "signal_relay.h"
 #include "trace_keep.h"
 
 /* "a,b.*" to the ABI's list "a\0b.*\0". */
@@ -392,28 +393,57 @@ static void snapshot(struct drain *d)
 }
 
 /*
- * A terminal's Ctrl-C reaches both `fxtrace record` and the drainer, and
- * record passes its own on, as a signal to the whole job does: the same
- * signal this soon after the one before is that one again.
+ * Whether a SIGINT, SIGTERM or SIGHUP is a copy of one taken before, told
+ * by who sent it, not by when (a loaded machine delays a copy by any
+ * time): a terminal's Ctrl-C reaches the whole job, `fxtrace record` and
+ * the drainer, from the kernel (SI_KERNEL), and record passes its own on,
+ * marked (signal_relay.h), naming the kernel as its origin; a signal to
+ * the job's process group (timeout(1)'s, `kill -INT -PGID`) reaches both
+ * from one pid.  So a relay from the drainer's parent and a signal sent
+ * directly from its origin are one signal: each pairs with at most one
+ * of the other, in either order.  Two from one sender that came the same
+ * way are always two (a second Ctrl-C, a second `kill`).  A copy is
+ * neither passed on to a -u command nor counted as a further signal: a
+ * command that stops gracefully on the first SIGINT and dies of the
+ * second is not killed by one Ctrl-C.
  */
-#define SAME_SIGNAL_NS	500000000ULL
+static bool copy_of_signal(struct drain *d, int signo, int code, pid_t pid,
+			   int value)
+{
+	struct unpaired_signals *u;
+	pid_t origin;
+	bool relayed;
+
+	u = &d->unpaired[signo == SIGINT ? 0 : signo == SIGTERM ? 1 : 2];
+	relayed = code == SI_QUEUE && pid == getppid() &&
+		  signal_relay_origin(value, &origin);
+	if (!relayed)
+		origin = signal_origin(code, pid);
+	if (u->count && u->origin == origin && u->relayed != relayed) {
+		u->count--;
+		return true;
+	}
+	/* Another sender's: the copies of the one before are not coming. */
+	if (u->origin != origin || u->relayed != relayed) {
+		u->origin = origin;
+		u->relayed = relayed;
+		u->count = 0;
+	}
+	u->count++;
+	return false;
+}
 
 /*
- * Whether SIGINT, SIGTERM or SIGHUP signo is the one taken just before,
- * arriving again; if not, it is the one taken now.  A copy is neither
- * passed on to a -u command nor counted as a further signal: a command
- * that stops gracefully on the first SIGINT and dies of the second is not
- * killed by one Ctrl-C.
+ * A further signal (not a copy) after the one that stopped the session:
+ * the user means it, and the command is left running once the trace is
+ * written, without the wait for it (end_command()).
  */
-static bool same_signal(struct drain *d, int signo)
+static void further_signal(struct drain *d, int signo)
 {
-	uint64_t now = monotonic_ns();
-
-	if (signo == d->last_signal && now - d->last_signal_ns < SAME_SIGNAL_NS)
-		return true;
-	d->last_signal = signo;
-	d->last_signal_ns = now;
-	return false;
+	if (!d->stop_signal)
+		d->stop_signal = signo;
+	else if (!d->left_signal)
+		d->left_signal = signo;
 }
 
 void on_signal(struct drain *d)
@@ -427,13 +457,14 @@ void on_signal(struct drain *d)
 	case SIGINT:
 	case SIGTERM:
 	case SIGHUP:
-		if (same_signal(d, signo))
+		if (copy_of_signal(d, signo, d->siginfo.ssi_code,
+				   (pid_t)d->siginfo.ssi_pid,
+				   d->siginfo.ssi_int))
 			break;
 		/* A -u command is in a session of its own, away from them. */
 		if (d->opt.user_name && d->child > 0)
 			signal_command(d, signo);
-		if (!d->stop_signal)
-			d->stop_signal = signo;
+		further_signal(d, signo);
 		request_stop(d);
 		break;
 	case SIGUSR1:
@@ -785,7 +816,7 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 static void wait_command(struct drain *d)
 {
 	struct timespec second = { .tv_sec = 1 };
-	uint64_t passed = 0;
+	bool passed = false;
 	sigset_t mask;
 	siginfo_t si;
 	int status;
@@ -810,13 +841,13 @@ static void wait_command(struct drain *d)
 			return;
 		/* A second at most: a SIGCHLD read by the loop is gone. */
 		if (sigtimedwait(&mask, &si, &second) < 0 ||
-		    si.si_signo == SIGCHLD || same_signal(d, si.si_signo))
-			continue;
-		if (passed && monotonic_ns() - passed < SAME_SIGNAL_NS)
+		    si.si_signo == SIGCHLD ||
+		    copy_of_signal(d, si.si_signo, si.si_code, si.si_pid,
+				   si.si_value.sival_int))
 			continue;
 		if (d->opt.user_name && !passed) {
 			signal_command(d, si.si_signo);
-			passed = monotonic_ns();
+			passed = true;
 			fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
 				sigabbrev_np(si.si_signo), d->opt.command[0],
 				(int)d->child);
@@ -846,8 +877,9 @@ static int exit_status(int status)
 
 /*
  * Wait ns (0: for ever) for the command to exit: true once it is reaped,
- * or once a further SIGINT, SIGTERM or SIGHUP (not the one before arriving
- * again) leaves it running (d->left_signal); false when the time is up.
+ * or once a further SIGINT, SIGTERM or SIGHUP (not a copy of one before)
+ * leaves it running (d->left_signal), passed on to a -u command's process
+ * group first; false when the time is up.
  */
 static bool wait_exit(struct drain *d, uint64_t ns)
 {
@@ -884,8 +916,13 @@ static bool wait_exit(struct drain *d, uint64_t ns)
 		left.tv_sec = (time_t)(rest / 1000000000ULL);
 		left.tv_nsec = (long)(rest % 1000000000ULL);
 		if (sigtimedwait(&mask, &si, &left) < 0 ||
-		    si.si_signo == SIGCHLD || same_signal(d, si.si_signo))
+		    si.si_signo == SIGCHLD ||
+		    copy_of_signal(d, si.si_signo, si.si_code, si.si_pid,
+				   si.si_value.sival_int))
 			continue;
+		/* As while tracing: a -u command's job gets it too. */
+		if (d->opt.user_name)
+			signal_command(d, si.si_signo);
 		d->left_signal = si.si_signo;
 		return true;
 	}
@@ -901,13 +938,24 @@ static bool wait_exit(struct drain *d, uint64_t ns)
  * any other command shares the drainer's group (and record's, and the
  * shell's), and it alone gets it, as perf's workload.  Another SIGINT,
  * SIGTERM or SIGHUP ends the wait: a command that ignores SIGTERM does not
- * keep the drainer for ever.
+ * keep the drainer for ever; one that came before the wait (a second
+ * Ctrl-C while the trace was written) leaves it running at once.
  */
 static void end_command(struct drain *d)
 {
-	int sent;
+	int sent, status;
 
-	if (d->child <= 0 || !d->stop_signal || wait_exit(d, GRACE_NS))
+	if (d->child <= 0 || !d->stop_signal)
+		return;
+	if (d->left_signal) {
+		if (waitpid(d->child, &status, WNOHANG) == d->child) {
+			d->child = 0;
+			d->child_status = status;
+			pty_command_done(&d->pty);
+		}
+		return;
+	}
+	if (wait_exit(d, GRACE_NS))
 		return;
 	sent = signal_command(d, SIGTERM);
 	if (sent < 0)
