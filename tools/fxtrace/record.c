@@ -7,6 +7,7 @@
  * trace is.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -362,6 +363,45 @@ static bool written_since(const char *out, bool existed,
 }
 
 /*
+ * The drainer was killed by signo: say so, and what it left in out, by
+ * out's flush mark.  Whole (the mark at its end): killed once the trace
+ * was written, in the wait for the command, whose status is lost.
+ * Unfinished: killed while tracing; recover cuts it at the mark, and the
+ * session it left needs stop.
+ */
+static void drainer_killed(int signo, const char *out, bool existed,
+			   const struct stat *before)
+{
+	struct fxtrace_flush f = { 0 };
+	struct stat st;
+	int fd = -1;
+
+	if (stat(out, &st) || (S_ISREG(st.st_mode) &&
+				!written_since(out, existed, before))) {
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s before it wrote %s; 'fxtrace stop' ends a session it left\n",
+			sigabbrev_np(signo), out);
+		return;
+	}
+	if (S_ISREG(st.st_mode))
+		fd = open(out, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fxtrace_flush_read(fd, &f))
+			f.marked = false;
+		close(fd);
+	}
+	if (f.marked && f.flushed == f.size)
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s after the trace was written: %s is whole (%llu bytes); the command's exit status is lost\n",
+			sigabbrev_np(signo), out, (unsigned long long)f.size);
+	else if (f.marked)
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s while tracing: %s is unfinished (%llu bytes, whole up to its last flush at %llu); 'fxtrace recover %s' keeps that much, 'fxtrace stop' ends the session it left\n",
+			sigabbrev_np(signo), out, (unsigned long long)f.size,
+			(unsigned long long)f.flushed, out);
+	else
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s; %s holds no trace it finished; 'fxtrace stop' ends a session it left\n",
+			sigabbrev_np(signo), out);
+}
+
+/*
  * A wait status of fxtrace-drain as record's exit status; the file is
  * announced if the drainer wrote it (not an older one of that name).
  */
@@ -370,8 +410,7 @@ static int record_status(int status, const char *out, bool quiet,
 {
 
 	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by signal %d; 'fxtrace recover %s' keeps what it had written, 'fxtrace stop' ends the session it left\n",
-			WTERMSIG(status), out);
+		drainer_killed(WTERMSIG(status), out, existed, before);
 		return 1;
 	}
 	/* The drainer exits with the command's status once the trace is in. */

@@ -819,7 +819,7 @@ static void wait_command(struct drain *d)
 	bool passed = false;
 	sigset_t mask;
 	siginfo_t si;
-	int status;
+	int status, sent;
 	pid_t w;
 
 	fprintf(stderr, "fxtrace-drain: not tracing any more; waiting for %s (pid %d) to exit\n",
@@ -846,11 +846,18 @@ static void wait_command(struct drain *d)
 				   si.si_value.sival_int))
 			continue;
 		if (d->opt.user_name && !passed) {
-			signal_command(d, si.si_signo);
+			sent = signal_command(d, si.si_signo);
 			passed = true;
-			fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
-				sigabbrev_np(si.si_signo), d->opt.command[0],
-				(int)d->child);
+			if (sent < 0)
+				fprintf(stderr, "fxtrace-drain: SIG%s to %s (pid %d): %s; waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
+					sigabbrev_np(si.si_signo),
+					d->opt.command[0], (int)d->child,
+					strerror(errno));
+			else
+				fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d%s); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
+					sigabbrev_np(si.si_signo),
+					d->opt.command[0], (int)d->child,
+					sent ? " and its process group" : "");
 			continue;
 		}
 		fprintf(stderr, "fxtrace-drain: %s: left running (pid %d)\n",

@@ -161,7 +161,8 @@ no_session full
 
 # ---- -u: a command that ignores SIGINT, SIGTERM and SIGHUP -----------------
 # The first signal is passed on to the command's process group and the
-# wait goes on, saying so; a SIGTERM later ends the wait, leaving the command running (the wait used
+# wait goes on, saying so, naming the group (it said "(pid N)" alone); a
+# SIGTERM later ends the wait, leaving the command running (the wait used
 # to pass every signal on and last for ever).  Two signals are two
 # whatever their gap (drain_test.sh, sigkill2).
 "$bin/fxtrace-drain" -q -u nobody -o /dev/full -- \
@@ -180,9 +181,9 @@ done
 sleep 1
 kill -0 "$drainer" 2>/dev/null
 result $? "ignore: the first signal does not end the wait"
-grep -qx "fxtrace-drain: SIGINT passed on to sh (pid $cmd); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running" \
+grep -qx "fxtrace-drain: SIGINT passed on to sh (pid $cmd and its process group); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running" \
 	"$out/ignore.stderr" && [[ $(grep -c 'passed on' "$out/ignore.stderr") == 1 ]]
-result $? "ignore: the drainer says it passed SIGINT on to sh (pid $cmd) and what it waits for, once"
+result $? "ignore: the drainer says it passed SIGINT on to sh (pid $cmd) and its process group, and what it waits for, once"
 kill -TERM "$drainer"
 for _ in $(seq 50); do
 	kill -0 "$drainer" 2>/dev/null || break
