@@ -25,19 +25,23 @@
 #define DRAIN_OPTION_ARGS 24
 
 static volatile sig_atomic_t drain_pid;
+static int relay_signo;		/* SIGNAL_RELAY */
 
 /*
  * A signal for record is one for the session: the drainer stops on it.
- * Passed on marked, naming its sender (signal_relay.h): a terminal's
+ * Passed on as a relay naming its sender (signal_relay.h): a terminal's
  * Ctrl-C reaches the drainer too, and the drainer takes the two for one.
  */
 static void forward_signal(int sig, siginfo_t *info, void *context)
 {
+	union sigval value = {
+		.sival_int = signal_relay_value(sig, signal_origin(info->si_code,
+								   info->si_pid)),
+	};
+
 	(void)context;
 	if (drain_pid > 0)
-		sigqueue(drain_pid, sig, (union sigval){
-			.sival_int = signal_relay_value(
-				signal_origin(info->si_code, info->si_pid)) });
+		sigqueue(drain_pid, relay_signo, value);
 }
 
 /* fxtrace-drain in the directory of this executable. */
@@ -276,6 +280,7 @@ static int run_drain(char **argv)
 	 * reap the drainer unseen and its status lost (ECHILD).
 	 */
 	signal(SIGCHLD, SIG_DFL);
+	relay_signo = SIGNAL_RELAY;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -305,6 +310,8 @@ static int run_drain(char **argv)
 		signal(SIGTERM, SIG_DFL);
 		if (!hup_ignored)
 			signal(SIGHUP, SIG_DFL);
+		/* Blocked until the drainer reads it: a relay is not lost. */
+		sigaddset(&oldmask, relay_signo);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		execv(argv[0], argv);
 		fprintf(stderr, "fxtrace record: %s: %s\n", argv[0],

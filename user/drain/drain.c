@@ -397,7 +397,7 @@ static void snapshot(struct drain *d)
  * by who sent it, not by when (a loaded machine delays a copy by any
  * time): a terminal's Ctrl-C reaches the whole job, `fxtrace record` and
  * the drainer, from the kernel (SI_KERNEL), and record passes its own on,
- * marked (signal_relay.h), naming the kernel as its origin; a signal to
+ * as a relay (signal_relay.h) naming the kernel as its origin; a signal to
  * the job's process group (timeout(1)'s, `kill -INT -PGID`) reaches both
  * from one pid.  So a relay from the drainer's parent and a signal sent
  * directly from its origin are one signal: each pairs with at most one
@@ -407,18 +407,12 @@ static void snapshot(struct drain *d)
  * command that stops gracefully on the first SIGINT and dies of the
  * second is not killed by one Ctrl-C.
  */
-static bool copy_of_signal(struct drain *d, int signo, int code, pid_t pid,
-			   int value)
+static bool copy_of_signal(struct drain *d, int signo, pid_t origin,
+			   bool relayed)
 {
 	struct unpaired_signals *u;
-	pid_t origin;
-	bool relayed;
 
 	u = &d->unpaired[signo == SIGINT ? 0 : signo == SIGTERM ? 1 : 2];
-	relayed = code == SI_QUEUE && pid == getppid() &&
-		  signal_relay_origin(value, &origin);
-	if (!relayed)
-		origin = signal_origin(code, pid);
 	if (u->count && u->origin == origin && u->relayed != relayed) {
 		u->count--;
 		return true;
@@ -431,6 +425,34 @@ static bool copy_of_signal(struct drain *d, int signo, int code, pid_t pid,
 	}
 	u->count++;
 	return false;
+}
+
+/*
+ * The SIGINT, SIGTERM or SIGHUP that signal raw (with its siginfo's code,
+ * pid and value) brings, itself or relayed by record (SIGNAL_RELAY), when
+ * it is not a copy of one taken before; 0 otherwise.  SIGNAL_RELAY not
+ * from the drainer's parent, or not tagged, is no relay: said, and
+ * ignored (its default action would have killed the drainer).
+ */
+static int stop_signal(struct drain *d, int raw, int code, pid_t pid,
+		       int value)
+{
+	bool relayed = raw == SIGNAL_RELAY;
+	int signo = raw;
+	pid_t origin;
+
+	if (!relayed) {
+		origin = signal_origin(code, pid);
+	} else {
+		signo = code == SI_QUEUE && pid == getppid() ?
+			signal_relay_decode(value, &origin) : 0;
+		if (!signo) {
+			fprintf(stderr, "fxtrace-drain: signal %d from pid %d ignored: not a relay of fxtrace record's\n",
+				raw, (int)pid);
+			return 0;
+		}
+	}
+	return copy_of_signal(d, signo, origin, relayed) ? 0 : signo;
 }
 
 /*
@@ -450,27 +472,23 @@ void on_signal(struct drain *d)
 {
 	int signo = (int)d->siginfo.ssi_signo;
 
-	switch (signo) {
-	case SIGCHLD:
+	if (signo == SIGCHLD) {
 		reap_child(d);
-		break;
-	case SIGINT:
-	case SIGTERM:
-	case SIGHUP:
-		if (copy_of_signal(d, signo, d->siginfo.ssi_code,
-				   (pid_t)d->siginfo.ssi_pid,
-				   d->siginfo.ssi_int))
-			break;
-		/* A -u command is in a session of its own, away from them. */
-		if (d->opt.user_name && d->child > 0)
-			signal_command(d, signo);
-		further_signal(d, signo);
-		request_stop(d);
-		break;
-	case SIGUSR1:
-		snapshot(d);
-		break;
+		return;
 	}
+	if (signo == SIGUSR1) {
+		snapshot(d);
+		return;
+	}
+	signo = stop_signal(d, signo, d->siginfo.ssi_code,
+			    (pid_t)d->siginfo.ssi_pid, d->siginfo.ssi_int);
+	if (!signo)
+		return;
+	/* A -u command is in a session of its own, away from them. */
+	if (d->opt.user_name && d->child > 0)
+		signal_command(d, signo);
+	further_signal(d, signo);
+	request_stop(d);
 }
 
 /*
@@ -722,6 +740,8 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 		sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1);
+	/* `fxtrace record`'s relays (signal_relay.h). */
+	sigaddset(&mask, SIGNAL_RELAY);
 	/*
 	 * A child that dies before its release must not kill us with SIGPIPE,
 	 * nor an output that ends (a FIFO's reader gone, RLIMIT_FSIZE:
@@ -742,6 +762,8 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	sigaddset(&blocked, SIGTTOU);
 	if (sigprocmask(SIG_BLOCK, &blocked, oldmask))
 		return -errno;
+	/* Blocked by record before exec, so none is lost; not the command's. */
+	sigdelset(oldmask, SIGNAL_RELAY);
 	/* Non-blocking: io_uring then polls it instead of using io-wq. */
 	d->sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (d->sig_fd < 0)
@@ -819,7 +841,7 @@ static void wait_command(struct drain *d)
 	bool passed = false;
 	sigset_t mask;
 	siginfo_t si;
-	int status, sent;
+	int status, sent, signo;
 	pid_t w;
 
 	fprintf(stderr, "fxtrace-drain: not tracing any more; waiting for %s (pid %d) to exit\n",
@@ -829,6 +851,7 @@ static void wait_command(struct drain *d)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGNAL_RELAY);
 	for (;;) {
 		w = waitpid(d->child, &status, WNOHANG);
 		if (w == d->child) {
@@ -841,27 +864,29 @@ static void wait_command(struct drain *d)
 			return;
 		/* A second at most: a SIGCHLD read by the loop is gone. */
 		if (sigtimedwait(&mask, &si, &second) < 0 ||
-		    si.si_signo == SIGCHLD ||
-		    copy_of_signal(d, si.si_signo, si.si_code, si.si_pid,
-				   si.si_value.sival_int))
+		    si.si_signo == SIGCHLD)
+			continue;
+		signo = stop_signal(d, si.si_signo, si.si_code, si.si_pid,
+				    si.si_value.sival_int);
+		if (!signo)
 			continue;
 		if (d->opt.user_name && !passed) {
-			sent = signal_command(d, si.si_signo);
+			sent = signal_command(d, signo);
 			passed = true;
 			if (sent < 0)
 				fprintf(stderr, "fxtrace-drain: SIG%s to %s (pid %d): %s; waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
-					sigabbrev_np(si.si_signo),
+					sigabbrev_np(signo),
 					d->opt.command[0], (int)d->child,
 					strerror(errno));
 			else
 				fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d%s); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
-					sigabbrev_np(si.si_signo),
+					sigabbrev_np(signo),
 					d->opt.command[0], (int)d->child,
 					sent ? " and its process group" : "");
 			continue;
 		}
 		fprintf(stderr, "fxtrace-drain: %s: left running (pid %d)\n",
-			strsignal(si.si_signo), (int)d->child);
+			strsignal(signo), (int)d->child);
 		return;
 	}
 }
@@ -894,7 +919,7 @@ static bool wait_exit(struct drain *d, uint64_t ns)
 	struct timespec left;
 	sigset_t mask;
 	siginfo_t si;
-	int status;
+	int status, signo;
 	pid_t w;
 
 	sigemptyset(&mask);
@@ -902,6 +927,7 @@ static bool wait_exit(struct drain *d, uint64_t ns)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGNAL_RELAY);
 	for (;;) {
 		w = waitpid(d->child, &status, WNOHANG);
 		if (w == d->child) {
@@ -923,14 +949,16 @@ static bool wait_exit(struct drain *d, uint64_t ns)
 		left.tv_sec = (time_t)(rest / 1000000000ULL);
 		left.tv_nsec = (long)(rest % 1000000000ULL);
 		if (sigtimedwait(&mask, &si, &left) < 0 ||
-		    si.si_signo == SIGCHLD ||
-		    copy_of_signal(d, si.si_signo, si.si_code, si.si_pid,
-				   si.si_value.sival_int))
+		    si.si_signo == SIGCHLD)
+			continue;
+		signo = stop_signal(d, si.si_signo, si.si_code, si.si_pid,
+				    si.si_value.sival_int);
+		if (!signo)
 			continue;
 		/* As while tracing: a -u command's job gets it too. */
 		if (d->opt.user_name)
-			signal_command(d, si.si_signo);
-		d->left_signal = si.si_signo;
+			signal_command(d, signo);
+		d->left_signal = signo;
 		return true;
 	}
 }

@@ -410,6 +410,32 @@ result $? "sigkill2: kill -INT twice 100 ms apart: the command is left running, 
 kill -KILL "$pid" 2>/dev/null
 check_strict "$out/sigkill2.fxt" sigkill2
 
+# The drainer SIGKILLed in its final wait for the command, the trace
+# written: record names the signal and says the file is whole, the
+# command's status lost.  (It said "killed by signal 9; 'fxtrace recover
+# OUT' keeps what it had written, 'fxtrace stop' ends the session it
+# left", of a whole trace and a session already ended.)
+# shellcheck disable=SC2016 # the inner sh expands it
+"$bin/fxtrace" record -q -o "$out/sigkilled.fxt" -- \
+	sh -c 'trap "" INT TERM; echo $$ >"$0"; exec sleep 30' "$out/sigkilled.pid" \
+	2>"$out/sigkilled.stderr" &
+rec=$!
+for _ in $(seq 50); do [[ -s $out/sigkilled.pid ]] && break; sleep 0.1; done
+kill -INT $rec
+for _ in $(seq 100); do grep -q '^fxtrace-drain: SIGTERM to sh' "$out/sigkilled.stderr" && break; sleep 0.1; done
+read -r drainer _ <"/proc/$rec/task/$rec/children"
+kill -KILL "$drainer"
+wait $rec
+rc=$?
+sed 's/^/# /' "$out/sigkilled.stderr"
+size=$(stat -c %s "$out/sigkilled.fxt")
+[[ $rc == 1 ]] &&
+	grep -qx "fxtrace record: fxtrace-drain was killed by SIGKILL after the trace was written: $out/sigkilled.fxt is whole ($size bytes); the command's exit status is lost" \
+		"$out/sigkilled.stderr"
+result $? "sigkilled: the drainer killed in its wait for the command: record says the trace is whole, exit 1 (got $rc)"
+kill -KILL "$(cat "$out/sigkilled.pid")" 2>/dev/null
+check_strict "$out/sigkilled.fxt" sigkilled
+
 # A signal passed on to a -u command reaches its process group, the job
 # its terminal's Ctrl-C would reach (sudo relays to it too), as the
 # SIGTERM that ends it does.  The command forks a child into its group;
