@@ -326,6 +326,7 @@ sys.exit(3)'
 ctrl_c() {
 	local name=$1 dir=$2 gaps=$3
 	shift 3
+	rm -f "$out/$name.rc"
 	python3 "$here/ctrl_c.py" "$dir/pid" "$gaps" "$out/$name.stderr" \
 		"$out/$name.rc" -- env "$@" "$bin/fxtrace" record -q -u nobody \
 		-o "$out/$name.fxt" -- python3 -c "$sigcount" "$dir" &
