@@ -14,10 +14,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/fxtrace.h>
+
+#include "fxtctl.h"
 #include "fxtrace.h"
 #include "signal_relay.h"
 
@@ -370,15 +374,43 @@ static bool written_since(const char *out, bool existed,
 }
 
 /*
- * The drainer was killed by signo: say so, and what it left in out, by
- * out's flush mark.  Whole (the mark at its end): killed once the trace
- * was written, in the wait for the command, whose status is lost.
- * Unfinished: killed while tracing; recover cuts it at the mark, and the
- * session it left needs stop.
+ * What the module says of the session the drainer leaves: ended (it was
+ * killed once the trace was written, in its wait for the command: the
+ * drainer ends the session first), orphaned (killed while tracing), or
+ * unknown (no device, another user's session).
+ */
+enum left_session { SESSION_UNKNOWN, SESSION_ENDED, SESSION_ORPHANED };
+
+static enum left_session left_session(void)
+{
+	struct fxtrace_session_info info = { .size = sizeof(info) };
+	enum left_session left = SESSION_UNKNOWN;
+	struct fxtctl c;
+
+	if (fxtctl_open(&c))
+		return SESSION_UNKNOWN;
+	if (!ioctl(c.fd, FXTRACE_IOC_SESSION_INFO, &info)) {
+		if (info.state == FXTRACE_STATE_NONE)
+			left = SESSION_ENDED;
+		else if (info.flags & FXTRACE_SESSION_ORPHANED)
+			left = SESSION_ORPHANED;
+	}
+	fxtctl_close(&c);
+	return left;
+}
+
+/*
+ * The drainer was killed by signo: say so, what it left in out (its size
+ * and flush mark, below which every byte was written), and what of the
+ * session, by the module: ended, the trace was written and only the
+ * command's status is lost; orphaned, recover cuts the file at the mark
+ * and stop ends the session.  The file alone cannot tell: a drainer
+ * killed mid-session between two saves leaves its mark at its end too.
  */
 static void drainer_killed(int signo, const char *out, bool existed,
 			   const struct stat *before)
 {
+	enum left_session left = left_session();
 	struct fxtrace_flush f = { 0 };
 	struct stat st;
 	int fd = -1;
@@ -396,11 +428,15 @@ static void drainer_killed(int signo, const char *out, bool existed,
 			f.marked = false;
 		close(fd);
 	}
-	if (f.marked && f.flushed == f.size)
-		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s after the trace was written: %s is whole (%llu bytes); the command's exit status is lost\n",
+	if (f.marked && left == SESSION_ENDED)
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s after the trace was written and the session ended: %s is whole (%llu bytes); the command's exit status is lost\n",
 			sigabbrev_np(signo), out, (unsigned long long)f.size);
-	else if (f.marked)
+	else if (f.marked && left == SESSION_ORPHANED)
 		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s while tracing: %s is unfinished (%llu bytes, whole up to its last flush at %llu); 'fxtrace recover %s' keeps that much, 'fxtrace stop' ends the session it left\n",
+			sigabbrev_np(signo), out, (unsigned long long)f.size,
+			(unsigned long long)f.flushed, out);
+	else if (f.marked)
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s: %s holds %llu bytes, whole up to its last flush at %llu ('fxtrace recover %s' keeps that much); 'fxtrace stop' ends a session it left\n",
 			sigabbrev_np(signo), out, (unsigned long long)f.size,
 			(unsigned long long)f.flushed, out);
 	else

@@ -429,9 +429,8 @@ kill -KILL "$drainer"
 wait $rec
 rc=$?
 sed 's/^/# /' "$out/sigkilled.stderr"
-size=$(stat -c %s "$out/sigkilled.fxt")
 [[ $rc == 1 ]] &&
-	grep -qx "fxtrace record: fxtrace-drain was killed by SIGKILL after the trace was written: $out/sigkilled.fxt is whole ($size bytes); the command's exit status is lost" \
+	grep -qx "fxtrace record: fxtrace-drain was killed by SIGKILL after the trace was written and the session ended: $out/sigkilled.fxt is whole ($(stat -c %s "$out/sigkilled.fxt") bytes); the command's exit status is lost" \
 		"$out/sigkilled.stderr"
 result $? "sigkilled: the drainer killed in its wait for the command: record says the trace is whole, exit 1 (got $rc)"
 kill -KILL "$(cat "$out/sigkilled.pid")" 2>/dev/null

@@ -75,10 +75,11 @@ for status in 0 1 3 127; do
 	result $? "record: exit status $status passed on ($rc)"
 done
 # A killed drainer: record names the signal and says what the drainer
-# left in the file, by its flush mark.  (It said "killed by signal 9;
-# 'fxtrace recover t.fxt' keeps what it had written" whatever was there:
-# also of a whole trace, the drainer killed in its wait for the command
-# once the trace was written, and of a file it never wrote.)
+# left in the file, by its flush mark; whether it was killed while
+# tracing or once the trace was written the module says (the guest's
+# drain_test.sh sigkilled and record_test.sh orphan), and there is none
+# here.  (It said "killed by signal 9; 'fxtrace recover t.fxt' keeps what
+# it had written" whatever was there, also of a file it never wrote.)
 # killed NAME TRACE WANT: the drainer killed after copying TRACE (empty:
 # nothing) to NAME.fxt.
 killed() {
@@ -91,8 +92,8 @@ killed() {
 }
 unfinished_trace "$out/unfinished.trace"
 head -c 56 "$out/unfinished.trace" >"$out/whole.trace"
-killed killed-whole "$out/whole.trace" "fxtrace record: fxtrace-drain was killed by SIGKILL after the trace was written: FILE is whole (56 bytes); the command's exit status is lost"
-killed killed-unfinished "$out/unfinished.trace" "fxtrace record: fxtrace-drain was killed by SIGKILL while tracing: FILE is unfinished (120 bytes, whole up to its last flush at 56); 'fxtrace recover FILE' keeps that much, 'fxtrace stop' ends the session it left"
+killed killed-whole "$out/whole.trace" "fxtrace record: fxtrace-drain was killed by SIGKILL: FILE holds 56 bytes, whole up to its last flush at 56 ('fxtrace recover FILE' keeps that much); 'fxtrace stop' ends a session it left"
+killed killed-unfinished "$out/unfinished.trace" "fxtrace record: fxtrace-drain was killed by SIGKILL: FILE holds 120 bytes, whole up to its last flush at 56 ('fxtrace recover FILE' keeps that much); 'fxtrace stop' ends a session it left"
 killed killed-before "" "fxtrace record: fxtrace-drain was killed by SIGKILL before it wrote FILE; 'fxtrace stop' ends a session it left"
 
 # The trace is announced when the drainer wrote it, by the file's own
