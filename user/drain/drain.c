@@ -885,8 +885,8 @@ static void wait_command(struct drain *d)
 					sent ? " and its process group" : "");
 			continue;
 		}
-		fprintf(stderr, "fxtrace-drain: %s: left running (pid %d)\n",
-			strsignal(signo), (int)d->child);
+		fprintf(stderr, "fxtrace-drain: %s: %s left running (pid %d)\n",
+			strsignal(signo), d->opt.command[0], (int)d->child);
 		return;
 	}
 }

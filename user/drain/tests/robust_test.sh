@@ -199,9 +199,9 @@ fi
 sed 's/^/# /' "$out/ignore.stderr"
 [[ $rc == 1 ]]
 result $? "ignore: a SIGTERM a second later ends the wait, exit 1 (exit $rc)"
-grep -qx "fxtrace-drain: Terminated: left running (pid $cmd)" "$out/ignore.stderr" &&
+grep -qx "fxtrace-drain: Terminated: sh left running (pid $cmd)" "$out/ignore.stderr" &&
 	[[ -n $cmd ]] && kill -0 "$cmd" 2>/dev/null
-result $? "ignore: the command is left running, and the drainer says so"
+result $? "ignore: the command is left running, and the drainer says so, naming it"
 [[ -n $cmd ]] && kill -KILL "$cmd" 2>/dev/null
 no_session ignore
 
