@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/fxtrace.h>
@@ -32,20 +33,49 @@ static volatile sig_atomic_t drain_pid;
 static int relay_signo;		/* SIGNAL_RELAY */
 
 /*
+ * One process's kill() of record and then of record's process group
+ * (timeout(1) does so, as do `kill PID; kill -- -PGID` scripts) can reach
+ * record twice, if its handler ran between the two, and the drainer once:
+ * one intent.  The same signal from the same user-space sender within
+ * this long of the one relayed before is not relayed again.  The kernel's
+ * (a terminal's, one per keypress) always are.
+ */
+#define ONE_INTENT_NS	50000000LL
+
+/* The last signal relayed: which, whose, and when (forward_signal()). */
+static int relayed_signo;
+static pid_t relayed_origin;
+static struct timespec relayed_at;
+
+/*
  * A signal for record is one for the session: the drainer stops on it.
  * Passed on as a relay naming its sender (signal_relay.h): a terminal's
  * Ctrl-C reaches the drainer too, and the drainer takes the two for one.
+ * Runs with SIGINT, SIGTERM and SIGHUP blocked: the last relay's fields
+ * are its own.
  */
 static void forward_signal(int sig, siginfo_t *info, void *context)
 {
+	pid_t origin = signal_origin(info->si_code, info->si_pid);
 	union sigval value = {
-		.sival_int = signal_relay_value(sig, signal_origin(info->si_code,
-								   info->si_pid)),
+		.sival_int = signal_relay_value(sig, origin),
 	};
+	struct timespec now;
+	long long since;
 
 	(void)context;
-	if (drain_pid > 0)
-		sigqueue(drain_pid, relay_signo, value);
+	if (drain_pid <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	since = (now.tv_sec - relayed_at.tv_sec) * 1000000000LL +
+		(now.tv_nsec - relayed_at.tv_nsec);
+	if (origin && sig == relayed_signo && origin == relayed_origin &&
+	    since < ONE_INTENT_NS)
+		return;
+	relayed_signo = sig;
+	relayed_origin = origin;
+	relayed_at = now;
+	sigqueue(drain_pid, relay_signo, value);
 }
 
 /* fxtrace-drain in the directory of this executable. */
@@ -286,6 +316,9 @@ static int run_drain(char **argv)
 	signal(SIGCHLD, SIG_DFL);
 	relay_signo = SIGNAL_RELAY;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/*

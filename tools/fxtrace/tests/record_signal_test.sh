@@ -112,5 +112,55 @@ got=$(cat "$tmp/got" 2>/dev/null)
 [[ $rc == 7 && $got == "SIGTERM from pid $$" && ! -s $tmp/err ]]
 result $? "SIGCHLD ignored on entry: record gives the drainer's status 7 (rc=$rc, stderr '$(cat "$tmp/err")')"
 
+# One process's signal to record and then to record's process group
+# (timeout(1) sends kill(pid) then kill(0); scripts `kill PID; kill --
+# -PGID`): record gets it twice, its handler running between the two
+# here, and the drainer once directly.  That is one intent: one relay
+# and the direct copy, which the drainer pairs.  (record relayed both, and
+# the drainer counted a second signal: it left a -u command running.)
+# Two kills of record 200 ms apart stay two relays (a guard).  setsid:
+# record leads a group of its own, with its drainer, not this script.
+# One process sends both, GAP seconds apart (an external sleep between
+# two kills can take longer than the gap under load).
+send='import os, signal, sys, time
+pid, sig = int(sys.argv[1]), getattr(signal, "SIG" + sys.argv[2])
+os.kill(pid, sig)
+time.sleep(float(sys.argv[3]))
+'
+pid_then_group="${send}os.killpg(pid, sig)"
+pid_twice="${send}os.kill(pid, sig)"
+for sig in INT TERM; do
+	for gap in 0.01 0.2; do
+		rm -f "$tmp/ready" "$tmp/got" "$tmp/pid"
+		RELAY_PROBE_LINGER_MS=1000 setsid "$tmp/fxtrace" record -q \
+			-o "$tmp/t.fxt" -- true 2>"$tmp/err" &
+		pid=$!
+		for _ in $(seq 100); do
+			[[ -e $tmp/ready ]] && break
+			sleep 0.1
+		done
+		if [[ $gap == 0.01 ]]; then
+			python3 -c "$pid_then_group" "$pid" "$sig" "$gap" &
+			what="record, then its group, 10 ms apart: one relay and the direct copy"
+		else
+			python3 -c "$pid_twice" "$pid" "$sig" "$gap" &
+			what="record twice, 200 ms apart: two relays"
+		fi
+		sender=$!
+		wait "$sender"
+		if [[ $gap == 0.01 ]]; then
+			want="SIG$sig from pid $sender,SIG$sig relayed from pid $sender"
+		else
+			want="SIG$sig relayed from pid $sender,SIG$sig relayed from pid $sender"
+		fi
+		wait "$pid"
+		rc=$?
+		got=$(sort "$tmp/got" 2>/dev/null | paste -sd,)
+		[[ -z $got && -s $tmp/pid ]] && kill "$(cat "$tmp/pid")"
+		[[ $rc == 7 && $got == "$want" ]]
+		result $? "SIG$sig to $what (rc=$rc, drainer got '$got')"
+	done
+done
+
 echo "1..$n"
 exit "$failed"

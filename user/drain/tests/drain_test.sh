@@ -411,6 +411,57 @@ result $? "sigkill2: kill -INT twice 100 ms apart: the command is left running, 
 kill -KILL "$pid" 2>/dev/null
 check_strict "$out/sigkill2.fxt" sigkill2
 
+# timeout(1) sends its signal to record, then to its own process group
+# (kill(pid), then kill(0)), which holds record and the drainer: record
+# can get it twice (its handler run between the two) and the drainer
+# gets it once directly.  One intent: the -u command, which traps INT and
+# TERM and exits 5 a second later, gets one signal, is waited for, and
+# its status comes through, never "left running".  sigpgid makes
+# record's handler run between the two sends, as a script's `kill PID;
+# kill -- -PGID` can (record relayed both, the drainer counted a second
+# signal and left the command running: 130 or 143).  The two sends come
+# from one process 10 ms apart (a sleep(1) between two kills of a script
+# took over 50 ms in the TCG guest).
+pid_then_group='import os, signal, sys, time
+pid, sig = int(sys.argv[1]), getattr(signal, "SIG" + sys.argv[2])
+os.kill(pid, sig)
+time.sleep(0.01)
+os.killpg(pid, sig)'
+# shellcheck disable=SC2016 # the inner sh expands it
+trapper='trap "sleep 1; exit 5" INT TERM; echo $$ >"$0"; sleep 30 & wait'
+for sig in TERM INT; do
+	userdir=$(mktemp -d /tmp/drain-test.XXXXXX)
+	chmod 777 "$userdir"
+	timeout --preserve-status -s "$sig" 3 "$bin/fxtrace" record -q \
+		-u nobody -o "$out/timeout$sig.fxt" -- sh -c "$trapper" \
+		"$userdir/pid" 2>"$out/timeout$sig.stderr"
+	rc=$?
+	sed 's/^/# /' "$out/timeout$sig.stderr"
+	[[ $rc == 5 ]] && ! grep -q 'left running' "$out/timeout$sig.stderr" &&
+		grep -qx "fxtrace-drain: sh exited with status 5" "$out/timeout$sig.stderr"
+	result $? "timeout$sig: timeout -s $sig around record -u: one signal, the command's status 5 comes through (got $rc)"
+	kill -KILL "$(cat "$userdir/pid")" 2>/dev/null
+	rm -rf "$userdir"
+	check_strict "$out/timeout$sig.fxt" "timeout$sig"
+
+	userdir=$(mktemp -d /tmp/drain-test.XXXXXX)
+	chmod 777 "$userdir"
+	setsid "$bin/fxtrace" record -q -u nobody -o "$out/sigpgid$sig.fxt" \
+		-- sh -c "$trapper" "$userdir/pid" 2>"$out/sigpgid$sig.stderr" &
+	rec=$!
+	for _ in $(seq 100); do [[ -s $userdir/pid ]] && break; sleep 0.1; done
+	python3 -c "$pid_then_group" "$rec" "$sig"
+	wait "$rec"
+	rc=$?
+	sed 's/^/# /' "$out/sigpgid$sig.stderr"
+	[[ $rc == 5 ]] && ! grep -q 'left running' "$out/sigpgid$sig.stderr" &&
+		grep -qx "fxtrace-drain: sh exited with status 5" "$out/sigpgid$sig.stderr"
+	result $? "sigpgid$sig: SIG$sig to record, then 10 ms later to its group: one signal, the command's status 5 comes through (got $rc)"
+	kill -KILL "$(cat "$userdir/pid")" 2>/dev/null
+	rm -rf "$userdir"
+	check_strict "$out/sigpgid$sig.fxt" "sigpgid$sig"
+done
+
 # The drainer SIGKILLed in its final wait for the command, the trace
 # written: record names the signal and says the file is whole, the
 # command's status lost.  (It said "killed by signal 9; 'fxtrace recover
