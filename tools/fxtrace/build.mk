@@ -82,6 +82,12 @@ $(B)/test/fxtrace/signal_after_fork.so: tools/fxtrace/tests/signal_after_fork.c
 	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
 
 PROGS += $(B)/test/fxtrace/signal_after_fork.so
+# record_signal_test.sh's stand-in drainer: what record's relay says.
+$(B)/obj/tools/fxtrace/tests/relay_probe.o: CFLAGS_USER += -Iuser/drain
+$(B)/test/fxtrace/relay_probe: $(B)/obj/tools/fxtrace/tests/relay_probe.o
+	$(link)
+
+PROGS += $(B)/test/fxtrace/relay_probe
 # check --perfetto=json's temporary export is removed on SIGINT, SIGTERM, SIGHUP.
 UNIT_TESTS += tools/fxtrace/tests/perfetto_tmp_test.sh
 # check --perfetto's model tells names apart by their bytes, as Perfetto does.

@@ -7,28 +7,75 @@
  * trace is.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <linux/fxtrace.h>
+
+#include "fxtctl.h"
 #include "fxtrace.h"
+#include "signal_relay.h"
 
 /* fxtrace-drain's options and their values, "--" and the final NULL. */
 #define DRAIN_OPTION_ARGS 24
 
 static volatile sig_atomic_t drain_pid;
+static int relay_signo;		/* SIGNAL_RELAY */
 
-/* A signal for record is one for the session: the drainer stops on it. */
-static void forward_signal(int sig)
+/*
+ * One process's kill() of record and then of record's process group
+ * (timeout(1) does so, as do `kill PID; kill -- -PGID` scripts) can reach
+ * record twice, if its handler ran between the two, and the drainer once:
+ * one intent.  The same signal from the same user-space sender within
+ * this long of the one relayed before is not relayed again.  The kernel's
+ * (a terminal's, one per keypress) always are.
+ */
+#define ONE_INTENT_NS	50000000LL
+
+/* The last signal relayed: which, whose, and when (forward_signal()). */
+static int relayed_signo;
+static pid_t relayed_origin;
+static struct timespec relayed_at;
+
+/*
+ * A signal for record is one for the session: the drainer stops on it.
+ * Passed on as a relay naming its sender (signal_relay.h): a terminal's
+ * Ctrl-C reaches the drainer too, and the drainer takes the two for one.
+ * Runs with SIGINT, SIGTERM and SIGHUP blocked: the last relay's fields
+ * are its own.
+ */
+static void forward_signal(int sig, siginfo_t *info, void *context)
 {
-	if (drain_pid > 0)
-		kill(drain_pid, sig);
+	pid_t origin = signal_origin(info->si_code, info->si_pid);
+	union sigval value = {
+		.sival_int = signal_relay_value(sig, origin),
+	};
+	struct timespec now;
+	long long since;
+
+	(void)context;
+	if (drain_pid <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	since = (now.tv_sec - relayed_at.tv_sec) * 1000000000LL +
+		(now.tv_nsec - relayed_at.tv_nsec);
+	if (origin && sig == relayed_signo && origin == relayed_origin &&
+	    since < ONE_INTENT_NS)
+		return;
+	relayed_signo = sig;
+	relayed_origin = origin;
+	relayed_at = now;
+	sigqueue(drain_pid, relay_signo, value);
 }
 
 /* fxtrace-drain in the directory of this executable. */
@@ -252,7 +299,10 @@ nomem:
  */
 static int run_drain(char **argv)
 {
-	struct sigaction sa = { .sa_handler = forward_signal }, hup;
+	struct sigaction sa = {
+		.sa_sigaction = forward_signal,
+		.sa_flags = SA_SIGINFO,
+	}, hup;
 	sigset_t forwarded, oldmask;
 	bool hup_ignored;
 	siginfo_t info;
@@ -264,7 +314,11 @@ static int run_drain(char **argv)
 	 * reap the drainer unseen and its status lost (ECHILD).
 	 */
 	signal(SIGCHLD, SIG_DFL);
+	relay_signo = SIGNAL_RELAY;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	/*
@@ -293,6 +347,8 @@ static int run_drain(char **argv)
 		signal(SIGTERM, SIG_DFL);
 		if (!hup_ignored)
 			signal(SIGHUP, SIG_DFL);
+		/* Blocked until the drainer reads it: a relay is not lost. */
+		sigaddset(&oldmask, relay_signo);
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		execv(argv[0], argv);
 		fprintf(stderr, "fxtrace record: %s: %s\n", argv[0],
@@ -351,6 +407,77 @@ static bool written_since(const char *out, bool existed,
 }
 
 /*
+ * What the module says of the session the drainer leaves: ended (it was
+ * killed once the trace was written, in its wait for the command: the
+ * drainer ends the session first), orphaned (killed while tracing), or
+ * unknown (no device, another user's session).
+ */
+enum left_session { SESSION_UNKNOWN, SESSION_ENDED, SESSION_ORPHANED };
+
+static enum left_session left_session(void)
+{
+	struct fxtrace_session_info info = { .size = sizeof(info) };
+	enum left_session left = SESSION_UNKNOWN;
+	struct fxtctl c;
+
+	if (fxtctl_open(&c))
+		return SESSION_UNKNOWN;
+	if (!ioctl(c.fd, FXTRACE_IOC_SESSION_INFO, &info)) {
+		if (info.state == FXTRACE_STATE_NONE)
+			left = SESSION_ENDED;
+		else if (info.flags & FXTRACE_SESSION_ORPHANED)
+			left = SESSION_ORPHANED;
+	}
+	fxtctl_close(&c);
+	return left;
+}
+
+/*
+ * The drainer was killed by signo: say so, what it left in out (its size
+ * and flush mark, below which every byte was written), and what of the
+ * session, by the module: ended, the trace was written and only the
+ * command's status is lost; orphaned, recover cuts the file at the mark
+ * and stop ends the session.  The file alone cannot tell: a drainer
+ * killed mid-session between two saves leaves its mark at its end too.
+ */
+static void drainer_killed(int signo, const char *out, bool existed,
+			   const struct stat *before)
+{
+	enum left_session left = left_session();
+	struct fxtrace_flush f = { 0 };
+	struct stat st;
+	int fd = -1;
+
+	if (stat(out, &st) || (S_ISREG(st.st_mode) &&
+				!written_since(out, existed, before))) {
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s before it wrote %s; 'fxtrace stop' ends a session it left\n",
+			sigabbrev_np(signo), out);
+		return;
+	}
+	if (S_ISREG(st.st_mode))
+		fd = open(out, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fxtrace_flush_read(fd, &f))
+			f.marked = false;
+		close(fd);
+	}
+	if (f.marked && left == SESSION_ENDED)
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s after the trace was written and the session ended: %s is whole (%llu bytes); the command's exit status is lost\n",
+			sigabbrev_np(signo), out, (unsigned long long)f.size);
+	else if (f.marked && left == SESSION_ORPHANED)
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s while tracing: %s is unfinished (%llu bytes, whole up to its last flush at %llu); 'fxtrace recover %s' keeps that much, 'fxtrace stop' ends the session it left\n",
+			sigabbrev_np(signo), out, (unsigned long long)f.size,
+			(unsigned long long)f.flushed, out);
+	else if (f.marked)
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s: %s holds %llu bytes, whole up to its last flush at %llu ('fxtrace recover %s' keeps that much); 'fxtrace stop' ends a session it left\n",
+			sigabbrev_np(signo), out, (unsigned long long)f.size,
+			(unsigned long long)f.flushed, out);
+	else
+		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by SIG%s; %s holds no trace it finished; 'fxtrace stop' ends a session it left\n",
+			sigabbrev_np(signo), out);
+}
+
+/*
  * A wait status of fxtrace-drain as record's exit status; the file is
  * announced if the drainer wrote it (not an older one of that name).
  */
@@ -359,8 +486,7 @@ static int record_status(int status, const char *out, bool quiet,
 {
 
 	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "fxtrace record: fxtrace-drain was killed by signal %d; 'fxtrace recover %s' keeps what it had written, 'fxtrace stop' ends the session it left\n",
-			WTERMSIG(status), out);
+		drainer_killed(WTERMSIG(status), out, existed, before);
 		return 1;
 	}
 	/* The drainer exits with the command's status once the trace is in. */

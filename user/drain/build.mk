@@ -109,3 +109,11 @@ $(B)/test/drain/slow_setsid.so: user/drain/tests/slow_setsid.c
 	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
 
 PROGS += $(B)/test/drain/slow_setsid.so
+
+# Preloaded into fxtrace record by drain_test.sh: its relays come late.
+$(B)/test/drain/slow_relay.so: user/drain/tests/slow_relay.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/drain/slow_relay.so

@@ -36,6 +36,7 @@
 
 #include "drainer.h"
 #include "output_file.h"
+#include "signal_relay.h"
 #include "trace_keep.h"
 
 /* "a,b.*" to the ABI's list "a\0b.*\0". */
@@ -392,54 +393,102 @@ static void snapshot(struct drain *d)
 }
 
 /*
- * A terminal's Ctrl-C reaches both `fxtrace record` and the drainer, and
- * record passes its own on, as a signal to the whole job does: the same
- * signal this soon after the one before is that one again.
+ * Whether a SIGINT, SIGTERM or SIGHUP is a copy of one taken before, told
+ * by who sent it, not by when (a loaded machine delays a copy by any
+ * time): a terminal's Ctrl-C reaches the whole job, `fxtrace record` and
+ * the drainer, from the kernel (SI_KERNEL), and record passes its own on,
+ * as a relay (signal_relay.h) naming the kernel as its origin; a signal to
+ * the job's process group (timeout(1)'s, `kill -INT -PGID`) reaches both
+ * from one pid.  So a relay from the drainer's parent and a signal sent
+ * directly from its origin are one signal: each pairs with at most one
+ * of the other, in either order.  Two from one sender that came the same
+ * way are always two (a second Ctrl-C, a second `kill`).  A copy is
+ * neither passed on to a -u command nor counted as a further signal: a
+ * command that stops gracefully on the first SIGINT and dies of the
+ * second is not killed by one Ctrl-C.
  */
-#define SAME_SIGNAL_NS	500000000ULL
+static bool copy_of_signal(struct drain *d, int signo, pid_t origin,
+			   bool relayed)
+{
+	struct unpaired_signals *u;
+
+	u = &d->unpaired[signo == SIGINT ? 0 : signo == SIGTERM ? 1 : 2];
+	if (u->count && u->origin == origin && u->relayed != relayed) {
+		u->count--;
+		return true;
+	}
+	/* Another sender's: the copies of the one before are not coming. */
+	if (u->origin != origin || u->relayed != relayed) {
+		u->origin = origin;
+		u->relayed = relayed;
+		u->count = 0;
+	}
+	u->count++;
+	return false;
+}
 
 /*
- * Whether SIGINT, SIGTERM or SIGHUP signo is the one taken just before,
- * arriving again; if not, it is the one taken now.  A copy is neither
- * passed on to a -u command nor counted as a further signal: a command
- * that stops gracefully on the first SIGINT and dies of the second is not
- * killed by one Ctrl-C.
+ * The SIGINT, SIGTERM or SIGHUP that signal raw (with its siginfo's code,
+ * pid and value) brings, itself or relayed by record (SIGNAL_RELAY), when
+ * it is not a copy of one taken before; 0 otherwise.  SIGNAL_RELAY not
+ * from the drainer's parent, or not tagged, is no relay: said, and
+ * ignored (its default action would have killed the drainer).
  */
-static bool same_signal(struct drain *d, int signo)
+static int stop_signal(struct drain *d, int raw, int code, pid_t pid,
+		       int value)
 {
-	uint64_t now = monotonic_ns();
+	bool relayed = raw == SIGNAL_RELAY;
+	int signo = raw;
+	pid_t origin;
 
-	if (signo == d->last_signal && now - d->last_signal_ns < SAME_SIGNAL_NS)
-		return true;
-	d->last_signal = signo;
-	d->last_signal_ns = now;
-	return false;
+	if (!relayed) {
+		origin = signal_origin(code, pid);
+	} else {
+		signo = code == SI_QUEUE && pid == getppid() ?
+			signal_relay_decode(value, &origin) : 0;
+		if (!signo) {
+			fprintf(stderr, "fxtrace-drain: signal %d from pid %d ignored: not a relay of fxtrace record's\n",
+				raw, (int)pid);
+			return 0;
+		}
+	}
+	return copy_of_signal(d, signo, origin, relayed) ? 0 : signo;
+}
+
+/*
+ * A further signal (not a copy) after the one that stopped the session:
+ * the user means it, and the command is left running once the trace is
+ * written, without the wait for it (end_command()).
+ */
+static void further_signal(struct drain *d, int signo)
+{
+	if (!d->stop_signal)
+		d->stop_signal = signo;
+	else if (!d->left_signal)
+		d->left_signal = signo;
 }
 
 void on_signal(struct drain *d)
 {
 	int signo = (int)d->siginfo.ssi_signo;
 
-	switch (signo) {
-	case SIGCHLD:
+	if (signo == SIGCHLD) {
 		reap_child(d);
-		break;
-	case SIGINT:
-	case SIGTERM:
-	case SIGHUP:
-		if (same_signal(d, signo))
-			break;
-		/* A -u command is in a session of its own, away from them. */
-		if (d->opt.user_name && d->child > 0)
-			signal_command(d, signo);
-		if (!d->stop_signal)
-			d->stop_signal = signo;
-		request_stop(d);
-		break;
-	case SIGUSR1:
-		snapshot(d);
-		break;
+		return;
 	}
+	if (signo == SIGUSR1) {
+		snapshot(d);
+		return;
+	}
+	signo = stop_signal(d, signo, d->siginfo.ssi_code,
+			    (pid_t)d->siginfo.ssi_pid, d->siginfo.ssi_int);
+	if (!signo)
+		return;
+	/* A -u command is in a session of its own, away from them. */
+	if (d->opt.user_name && d->child > 0)
+		signal_command(d, signo);
+	further_signal(d, signo);
+	request_stop(d);
 }
 
 /*
@@ -691,6 +740,8 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 		sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGUSR1);
+	/* `fxtrace record`'s relays (signal_relay.h). */
+	sigaddset(&mask, SIGNAL_RELAY);
 	/*
 	 * A child that dies before its release must not kill us with SIGPIPE,
 	 * nor an output that ends (a FIFO's reader gone, RLIMIT_FSIZE:
@@ -711,6 +762,8 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 	sigaddset(&blocked, SIGTTOU);
 	if (sigprocmask(SIG_BLOCK, &blocked, oldmask))
 		return -errno;
+	/* Blocked by record before exec, so none is lost; not the command's. */
+	sigdelset(oldmask, SIGNAL_RELAY);
 	/* Non-blocking: io_uring then polls it instead of using io-wq. */
 	d->sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (d->sig_fd < 0)
@@ -785,10 +838,10 @@ static int setup(struct drain *d, sigset_t *oldmask, int *release)
 static void wait_command(struct drain *d)
 {
 	struct timespec second = { .tv_sec = 1 };
-	uint64_t passed = 0;
+	bool passed = false;
 	sigset_t mask;
 	siginfo_t si;
-	int status;
+	int status, sent, signo;
 	pid_t w;
 
 	fprintf(stderr, "fxtrace-drain: not tracing any more; waiting for %s (pid %d) to exit\n",
@@ -798,6 +851,7 @@ static void wait_command(struct drain *d)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGNAL_RELAY);
 	for (;;) {
 		w = waitpid(d->child, &status, WNOHANG);
 		if (w == d->child) {
@@ -810,20 +864,29 @@ static void wait_command(struct drain *d)
 			return;
 		/* A second at most: a SIGCHLD read by the loop is gone. */
 		if (sigtimedwait(&mask, &si, &second) < 0 ||
-		    si.si_signo == SIGCHLD || same_signal(d, si.si_signo))
+		    si.si_signo == SIGCHLD)
 			continue;
-		if (passed && monotonic_ns() - passed < SAME_SIGNAL_NS)
+		signo = stop_signal(d, si.si_signo, si.si_code, si.si_pid,
+				    si.si_value.sival_int);
+		if (!signo)
 			continue;
 		if (d->opt.user_name && !passed) {
-			signal_command(d, si.si_signo);
-			passed = monotonic_ns();
-			fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
-				sigabbrev_np(si.si_signo), d->opt.command[0],
-				(int)d->child);
+			sent = signal_command(d, signo);
+			passed = true;
+			if (sent < 0)
+				fprintf(stderr, "fxtrace-drain: SIG%s to %s (pid %d): %s; waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
+					sigabbrev_np(signo),
+					d->opt.command[0], (int)d->child,
+					strerror(errno));
+			else
+				fprintf(stderr, "fxtrace-drain: SIG%s passed on to %s (pid %d%s); waiting for it to exit, or for another SIGINT, SIGTERM or SIGHUP to leave it running\n",
+					sigabbrev_np(signo),
+					d->opt.command[0], (int)d->child,
+					sent ? " and its process group" : "");
 			continue;
 		}
-		fprintf(stderr, "fxtrace-drain: %s: left running (pid %d)\n",
-			strsignal(si.si_signo), (int)d->child);
+		fprintf(stderr, "fxtrace-drain: %s: %s left running (pid %d)\n",
+			strsignal(signo), d->opt.command[0], (int)d->child);
 		return;
 	}
 }
@@ -846,8 +909,9 @@ static int exit_status(int status)
 
 /*
  * Wait ns (0: for ever) for the command to exit: true once it is reaped,
- * or once a further SIGINT, SIGTERM or SIGHUP (not the one before arriving
- * again) leaves it running (d->left_signal); false when the time is up.
+ * or once a further SIGINT, SIGTERM or SIGHUP (not a copy of one before)
+ * leaves it running (d->left_signal), passed on to a -u command's process
+ * group first; false when the time is up.
  */
 static bool wait_exit(struct drain *d, uint64_t ns)
 {
@@ -855,7 +919,7 @@ static bool wait_exit(struct drain *d, uint64_t ns)
 	struct timespec left;
 	sigset_t mask;
 	siginfo_t si;
-	int status;
+	int status, signo;
 	pid_t w;
 
 	sigemptyset(&mask);
@@ -863,6 +927,7 @@ static bool wait_exit(struct drain *d, uint64_t ns)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGNAL_RELAY);
 	for (;;) {
 		w = waitpid(d->child, &status, WNOHANG);
 		if (w == d->child) {
@@ -884,9 +949,16 @@ static bool wait_exit(struct drain *d, uint64_t ns)
 		left.tv_sec = (time_t)(rest / 1000000000ULL);
 		left.tv_nsec = (long)(rest % 1000000000ULL);
 		if (sigtimedwait(&mask, &si, &left) < 0 ||
-		    si.si_signo == SIGCHLD || same_signal(d, si.si_signo))
+		    si.si_signo == SIGCHLD)
 			continue;
-		d->left_signal = si.si_signo;
+		signo = stop_signal(d, si.si_signo, si.si_code, si.si_pid,
+				    si.si_value.sival_int);
+		if (!signo)
+			continue;
+		/* As while tracing: a -u command's job gets it too. */
+		if (d->opt.user_name)
+			signal_command(d, signo);
+		d->left_signal = signo;
 		return true;
 	}
 }
@@ -901,13 +973,24 @@ static bool wait_exit(struct drain *d, uint64_t ns)
  * any other command shares the drainer's group (and record's, and the
  * shell's), and it alone gets it, as perf's workload.  Another SIGINT,
  * SIGTERM or SIGHUP ends the wait: a command that ignores SIGTERM does not
- * keep the drainer for ever.
+ * keep the drainer for ever; one that came before the wait (a second
+ * Ctrl-C while the trace was written) leaves it running at once.
  */
 static void end_command(struct drain *d)
 {
-	int sent;
+	int sent, status;
 
-	if (d->child <= 0 || !d->stop_signal || wait_exit(d, GRACE_NS))
+	if (d->child <= 0 || !d->stop_signal)
+		return;
+	if (d->left_signal) {
+		if (waitpid(d->child, &status, WNOHANG) == d->child) {
+			d->child = 0;
+			d->child_status = status;
+			pty_command_done(&d->pty);
+		}
+		return;
+	}
+	if (wait_exit(d, GRACE_NS))
 		return;
 	sent = signal_command(d, SIGTERM);
 	if (sent < 0)

@@ -111,8 +111,15 @@ struct drain {
 	pid_t child;
 	int child_status;
 	int stop_signal;		/* the SIGINT, SIGTERM or SIGHUP that stopped it */
-	int last_signal;		/* the last of them taken, and when (same_signal()) */
-	uint64_t last_signal_ns;
+	/*
+	 * Per stop signal (SIGINT, SIGTERM, SIGHUP): the copies of one
+	 * sender's signals still to be paired (copy_of_signal()).
+	 */
+	struct unpaired_signals {
+		pid_t origin;		/* 0: the kernel (a terminal) */
+		bool relayed;		/* by `fxtrace record` */
+		unsigned int count;
+	} unpaired[3];
 	int left_signal;		/* the one that left the command running */
 	struct cmd_pty pty;		/* a -u command's terminal, if it has one */
 	enum drain_state state;

@@ -280,8 +280,9 @@ producer=$(pgrep -P "$drain")
 kill -KILL "$drain"
 wait $rec
 rc=$?
-grep -q "'fxtrace recover $out/orphan.fxt' keeps what it had written, 'fxtrace stop' ends the session it left" "$out/orphan.stderr"
-result $? "orphan: record says how to recover and stop ($rc)"
+size=$(stat -c %s "$out/orphan.fxt")
+grep -qx "fxtrace record: fxtrace-drain was killed by SIGKILL while tracing: $out/orphan.fxt is unfinished ($size bytes, whole up to its last flush at [0-9]*); 'fxtrace recover $out/orphan.fxt' keeps that much, 'fxtrace stop' ends the session it left" "$out/orphan.stderr"
+result $? "orphan: record says the drainer was killed while tracing, and how to recover and stop ($rc)"
 while kill -0 "$producer" 2>/dev/null; do sleep 0.1; done
 "$bin/fxtrace" record -q -o "$out/blocked.fxt" -- true 2>"$out/blocked.stderr"
 rc=$?
