@@ -148,10 +148,10 @@ u64 fxt_user_share(u64 total)
 
 /*
  * Charge a buffer to the session and, for task buffers, to its user
- * (acct_lock held).  The users the session traces (its owner, the user of
- * its pid filter's process) are bound by the session's limits only; any
- * other user by its share of them: of the task buffers, and of the memory
- * the CPU buffers leave, which task buffers share.  Together, other users
+ * (acct_lock held).  Root and the users the session traces
+ * (fxt_share_exempt()) are bound by the session's limits only; any other
+ * user by its share of them: of the task buffers, and of the memory the
+ * CPU buffers leave, which task buffers share.  Together, other users
  * leave room for the kernel buffer of a Start.  Which one the buffer's
  * user is, is decided here once and kept: the pid filter's process may
  * change its user or exit before the buffer is uncharged.
@@ -164,7 +164,7 @@ static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 	if (s->memory_used + size > s->memory_limit)
 		return -ENOSPC;
 	if (u) {
-		bool other = !fxt_session_traces_user(s, u->uid);
+		bool other = !fxt_share_exempt(s, u->uid);
 		int ret = 0;
 
 		if (s->task_buffers >= s->max_task_buffers)

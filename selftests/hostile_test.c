@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -428,6 +429,60 @@ out:
 		err[k] = res[2 + 2 * k];
 	}
 	return 0;
+}
+
+/*
+ * A child that becomes uid with CAP_PERFMON only (a tracing user, not
+ * root) and initializes a session with c, which uid then owns until *done
+ * is closed.  Returns its pid once the session is initialized, or -1 with
+ * *done the errno of the step that failed.
+ */
+static pid_t perfmon_owner_spawn(uid_t uid, const struct fxtrace_config *c,
+				 int *done)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
+	int ready[2], wait_end[2], res = 0;
+	pid_t pid;
+	char e;
+
+	if (pipe(ready) || pipe(wait_end)) {
+		*done = errno;
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct fxtrace_config mine = *c;
+		int fd = -1;
+
+		close(ready[0]);
+		close(wait_end[1]);
+		d[CAP_PERFMON / 32].effective = 1U << (CAP_PERFMON % 32);
+		d[CAP_PERFMON / 32].permitted = 1U << (CAP_PERFMON % 32);
+		if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+		    setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
+		    syscall(SYS_capset, &h, d) ||
+		    (fd = dev_open(0)) < 0 || ioctl(fd, FXTRACE_IOC_INIT, &mine))
+			res = errno;
+		if (write(ready[1], &res, sizeof(res)) != sizeof(res) || res)
+			_exit(1);
+		/* EOF: the parent closed its end, or exited. */
+		if (read(wait_end[0], &e, 1) != 0)
+			_exit(2);
+		_exit(ioctl(fd, FXTRACE_IOC_TERMINATE) ? 3 : 0);
+	}
+	close(ready[1]);
+	close(wait_end[0]);
+	if (pid < 0 || read(ready[0], &res, sizeof(res)) != sizeof(res) || res) {
+		*done = pid < 0 ? errno : res ? res : EPIPE;
+		close(ready[0]);
+		close(wait_end[1]);
+		wait_child(pid);
+		return -1;
+	}
+	close(ready[0]);
+	*done = wait_end[1];
+	return pid;
 }
 
 static __u64 pct(__u64 total)
@@ -1442,6 +1497,41 @@ TEST_F(hs, task_buffers_of_traced_user)
 	n = attach_as(NOBODY, 16, &err);
 	EXPECT_EQ(share, n);
 	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d, untraced: %s", NOBODY, strerror(err));
+}
+
+/*
+ * Root is bound by a session's limits only, whoever owns the session, in
+ * all three rooms a session shares between users: before, with a
+ * non-root CAP_PERFMON owner, root's threads past the share (4 of 16
+ * here) were refused EDQUOT, while root's names and category slots were
+ * exempt.  A root server traced beside the owner's client was cut short.
+ * Another user stays bound by its share.
+ */
+TEST_F(hs, task_buffers_of_root_beside_a_perfmon_owner)
+{
+	struct fxtrace_session_info si;
+	int n, err, share, res[2], done;
+	pid_t owner;
+
+	self->cfg.max_task_buffers = 16;
+	share = (int)pct(16);
+	ASSERT_GT(16 - share, share);
+	owner = perfmon_owner_spawn(NOBODY, &self->cfg, &done);
+	ASSERT_LT(0, owner) TH_LOG("owner's INIT: %s", strerror(done));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ(NOBODY, si.owner_uid);
+
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
+
+	/* Root, this process: what the other user left, then the limit. */
+	ASSERT_EQ(0, attach_until_refused(16, res));
+	EXPECT_EQ(16 - share, res[0]);
+	EXPECT_EQ(ENOSPC, res[1]) TH_LOG("root: %s", strerror(res[1]));
+
+	close(done);
+	EXPECT_EQ(0, wait_child(owner));
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
