@@ -337,7 +337,7 @@ kuid_t fxt_current_owner(void)
  * tgid (fxt_traced()), so the process is its leader's: a filter naming
  * another thread traces no one.
  */
-static bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid)
+bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid)
 {
 	struct task_struct *t;
 	bool traced;
@@ -359,7 +359,8 @@ static bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid)
  * slots.  Root is, as the kernel's quotas yield to it: it can kill any
  * session's controller and adopt the orphan, so a share would protect no
  * owner from it, only cut short the system's programs traced beside a
- * non-root owner's.  So are the users s traces.  s NULL: root only.
+ * non-root owner's.  So are the users s traces (s NULL: no session,
+ * none).  Root still leaves a Start its room (fxt_charge()).
  */
 bool fxt_share_exempt(const struct fxt_session *s, kuid_t uid)
 {
@@ -393,8 +394,11 @@ int fxt_category_register(const char *name, kuid_t uid)
 	    (i >= FXTRACE_CATEGORY_SLOTS - FXT_CATEGORY_SLOTS_RESERVED &&
 	     !fxt_share_exempt(fxt_session, uid)))
 		return -ENOSPC;
-	/* Slots outlive sessions: no session's traced users are exempt. */
-	if (!fxt_share_exempt(NULL, uid)) {
+	/*
+	 * Slots outlive sessions: the count exempts root alone, not the users
+	 * a session traces, or a user traced once would keep the table.
+	 */
+	if (!uid_eq(uid, GLOBAL_ROOT_UID)) {
 		entry = xa_load(&fxt_slot_users, __kuid_val(uid));
 		mine = entry ? xa_to_value(entry) : 0;
 		if (mine >= category_slots_per_user)

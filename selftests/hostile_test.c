@@ -431,32 +431,41 @@ out:
 	return 0;
 }
 
+/* A child as a tracing user, not root, that owns a session. */
+struct perfmon_owner {
+	pid_t pid;
+	int cmd, res;		/* pipes: its orders, its errnos */
+};
+
 /*
- * A child that becomes uid with CAP_PERFMON only (a tracing user, not
- * root) and initializes a session with c, which uid then owns until *done
- * is closed.  Returns its pid once the session is initialized, or -1 with
- * *done the errno of the step that failed.
+ * Fork a child that becomes uid with CAP_PERFMON only and initializes a
+ * session with c, which uid then owns: then it starts the session at each
+ * 's' it reads (perfmon_owner_start()) and terminates it at EOF.  Returns
+ * 0 once the session is initialized, or the errno of the step that failed.
  */
-static pid_t perfmon_owner_spawn(uid_t uid, const struct fxtrace_config *c,
-				 int *done)
+static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
+			       const struct fxtrace_config *c)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2] = { 0 };
-	int ready[2], wait_end[2], res = 0;
-	pid_t pid;
-	char e;
+	int res_pipe[2], cmd_pipe[2], res = 0;
+	char cmd;
 
-	if (pipe(ready) || pipe(wait_end)) {
-		*done = errno;
-		return -1;
+	if (pipe(res_pipe))
+		return errno;
+	if (pipe(cmd_pipe)) {
+		res = errno;
+		close(res_pipe[0]);
+		close(res_pipe[1]);
+		return res;
 	}
-	pid = fork();
-	if (pid == 0) {
+	o->pid = fork();
+	if (o->pid == 0) {
 		struct fxtrace_config mine = *c;
 		int fd = -1;
 
-		close(ready[0]);
-		close(wait_end[1]);
+		close(res_pipe[0]);
+		close(cmd_pipe[1]);
 		d[CAP_PERFMON / 32].effective = 1U << (CAP_PERFMON % 32);
 		d[CAP_PERFMON / 32].permitted = 1U << (CAP_PERFMON % 32);
 		if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
@@ -464,25 +473,49 @@ static pid_t perfmon_owner_spawn(uid_t uid, const struct fxtrace_config *c,
 		    syscall(SYS_capset, &h, d) ||
 		    (fd = dev_open(0)) < 0 || ioctl(fd, FXTRACE_IOC_INIT, &mine))
 			res = errno;
-		if (write(ready[1], &res, sizeof(res)) != sizeof(res) || res)
+		if (write(res_pipe[1], &res, sizeof(res)) != sizeof(res) || res)
 			_exit(1);
 		/* EOF: the parent closed its end, or exited. */
-		if (read(wait_end[0], &e, 1) != 0)
-			_exit(2);
+		while (read(cmd_pipe[0], &cmd, 1) == 1) {
+			res = cmd != 's' ? EINVAL :
+			      start_session(fd, FXTRACE_START_CLEAR_ALL) ? errno : 0;
+			if (write(res_pipe[1], &res, sizeof(res)) != sizeof(res))
+				_exit(2);
+		}
 		_exit(ioctl(fd, FXTRACE_IOC_TERMINATE) ? 3 : 0);
 	}
-	close(ready[1]);
-	close(wait_end[0]);
-	if (pid < 0 || read(ready[0], &res, sizeof(res)) != sizeof(res) || res) {
-		*done = pid < 0 ? errno : res ? res : EPIPE;
-		close(ready[0]);
-		close(wait_end[1]);
-		wait_child(pid);
-		return -1;
+	close(res_pipe[1]);
+	close(cmd_pipe[0]);
+	o->cmd = cmd_pipe[1];
+	o->res = res_pipe[0];
+	if (o->pid < 0 || read(o->res, &res, sizeof(res)) != sizeof(res) || res) {
+		res = o->pid < 0 ? errno : res ? res : EPIPE;
+		close(o->cmd);
+		close(o->res);
+		if (o->pid > 0)
+			wait_child(o->pid);
+		return res;
 	}
-	close(ready[0]);
-	*done = wait_end[1];
-	return pid;
+	return 0;
+}
+
+/* The owner's START: 0, or its errno (-1 when the child did not answer). */
+static int perfmon_owner_start(struct perfmon_owner *o)
+{
+	int res = -1;
+
+	if (write(o->cmd, "s", 1) != 1 ||
+	    read(o->res, &res, sizeof(res)) != sizeof(res))
+		return -1;
+	return res;
+}
+
+/* The owner terminates its session and exits: its exit status. */
+static int perfmon_owner_end(struct perfmon_owner *o)
+{
+	close(o->cmd);
+	close(o->res);
+	return wait_child(o->pid);
 }
 
 static __u64 pct(__u64 total)
@@ -1510,14 +1543,14 @@ TEST_F(hs, task_buffers_of_traced_user)
 TEST_F(hs, task_buffers_of_root_beside_a_perfmon_owner)
 {
 	struct fxtrace_session_info si;
-	int n, err, share, res[2], done;
-	pid_t owner;
+	struct perfmon_owner owner;
+	int n, err, share, res[2];
 
 	self->cfg.max_task_buffers = 16;
 	share = (int)pct(16);
 	ASSERT_GT(16 - share, share);
-	owner = perfmon_owner_spawn(NOBODY, &self->cfg, &done);
-	ASSERT_LT(0, owner) TH_LOG("owner's INIT: %s", strerror(done));
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
 	ASSERT_EQ(0, session_info(self->fd, &si));
 	EXPECT_EQ(NOBODY, si.owner_uid);
 
@@ -1530,8 +1563,54 @@ TEST_F(hs, task_buffers_of_root_beside_a_perfmon_owner)
 	EXPECT_EQ(16 - share, res[0]);
 	EXPECT_EQ(ENOSPC, res[1]) TH_LOG("root: %s", strerror(res[1]));
 
-	close(done);
-	EXPECT_EQ(0, wait_child(owner));
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
+}
+
+/*
+ * Root's task buffers, not bound by a share, still leave a non-root
+ * owner's Start its kernel buffer, as every user the session does not
+ * trace does: with root exempt from that too, root's threads (the
+ * system's daemons in the owner's system-wide session) took the room,
+ * and the owner's Start failed ENOSPC.  Here 8 task buffers fit in the
+ * memory the CPU buffers leave, 4 beside the Start's room.
+ */
+TEST_F(hs, root_leaves_a_perfmon_owner_room_for_start)
+{
+	struct fxtrace_session_info si;
+	struct perfmon_owner owner;
+	__u64 cpu_bytes, task_memory, reserve, before;
+	int err, res[2];
+
+	self->cfg.max_task_buffers = 64;
+	self->cfg.cpu_buffer_size = 16 * DATA_SIZE;
+	cpu_bytes = (__u64)self->ncpus * (2 * PG + 16 * DATA_SIZE);
+	task_memory = 8 * AREA_SIZE;
+	self->cfg.memory_limit = cpu_bytes + task_memory;
+	/* The Start's smallest kernel buffer (FXT_NAMES_RESERVE). */
+	reserve = 2 * PG + PG + (256 << 10);
+	/* Root is not bound by its share (2 buffers): it gets more. */
+	ASSERT_LT(pct(task_memory) / AREA_SIZE, (task_memory - reserve) / AREA_SIZE);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ(NOBODY, si.owner_uid);
+
+	/* Root, this process: all but the Start's room. */
+	ASSERT_EQ(0, attach_until_refused(64, res));
+	EXPECT_EQ((int)((task_memory - reserve) / AREA_SIZE), res[0]);
+	EXPECT_EQ(ENOSPC, res[1]) TH_LOG("root: %s", strerror(res[1]));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	before = si.memory_used;
+	EXPECT_EQ(cpu_bytes + (__u64)res[0] * AREA_SIZE, before);
+
+	/* The owner's Start gets its kernel buffer, within the limit. */
+	EXPECT_EQ(0, perfmon_owner_start(&owner))
+		TH_LOG("owner's START failed");
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ(FXTRACE_STATE_STARTED, si.state);
+	EXPECT_LT(before, si.memory_used);
+	EXPECT_GE(self->cfg.memory_limit, si.memory_used);
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
