@@ -148,13 +148,15 @@ u64 fxt_user_share(u64 total)
 
 /*
  * Charge a buffer to the session and, for task buffers, to its user
- * (acct_lock held).  The users the session traces (its owner, the user of
- * its pid filter's process) are bound by the session's limits only; any
- * other user by its share of them: of the task buffers, and of the memory
- * the CPU buffers leave, which task buffers share.  Together, other users
- * leave room for the kernel buffer of a Start.  Which one the buffer's
- * user is, is decided here once and kept: the pid filter's process may
- * change its user or exit before the buffer is uncharged.
+ * (acct_lock held).  Root and the users the session traces
+ * (fxt_share_exempt()) are bound by the session's limits only; any other
+ * user by its share of them: of the task buffers, and of the memory the
+ * CPU buffers leave, which task buffers share.  Together, the users the
+ * session does not trace, root among them, leave room for the kernel
+ * buffer of a Start: root's daemons traced beside a non-root owner's
+ * programs must not make the owner's next Start fail.  Which one the
+ * buffer's user is, is decided here once and kept: the pid filter's
+ * process may change its user or exit before the buffer is uncharged.
  */
 static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 {
@@ -165,13 +167,15 @@ static int fxt_charge(struct fxt_session *s, struct fxt_buffer *buf)
 		return -ENOSPC;
 	if (u) {
 		bool other = !fxt_session_traces_user(s, u->uid);
+		/* !fxt_share_exempt(), asking the filter's process once. */
+		bool shared = other && !uid_eq(u->uid, GLOBAL_ROOT_UID);
 		int ret = 0;
 
 		if (s->task_buffers >= s->max_task_buffers)
 			return -ENOSPC;
 		/* u counts the user's buffers of every session. */
 		spin_lock(&fxt_users_lock);
-		if (other &&
+		if (shared &&
 		    (u->task_buffers + 1 > fxt_user_share(s->max_task_buffers) ||
 		     u->memory + size > fxt_user_share(s->task_memory)))
 			ret = -EDQUOT;

@@ -131,7 +131,7 @@ struct fxt_session {
 	u64 memory_limit;
 	u64 task_memory;		/* memory_limit less the CPU buffers */
 	u64 memory_used;
-	u64 others_memory;		/* task buffers of other users than owner */
+	u64 others_memory;		/* task buffers of users not traced */
 	u32 max_task_buffers;
 	u32 task_buffers;		/* not freed yet (acct_lock) */
 	spinlock_t acct_lock;
@@ -191,6 +191,7 @@ long fxt_ioctl_category_name(void __user *argp);
 int fxt_category_register(const char *name, kuid_t uid);
 kuid_t fxt_current_owner(void);
 bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid);
+bool fxt_share_exempt(const struct fxt_session *s, kuid_t uid);
 bool fxt_category_enabled(const char *name);
 void fxt_controller_release(struct file *file);
 void fxt_controller_flush(struct file *file);

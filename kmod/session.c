@@ -354,13 +354,18 @@ bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid)
 }
 
 /*
- * Whether uid may take the reserved slots: root and the users the running
- * session traces (fxt_lock held).
+ * Whether uid is bound by s's limits only, not by a user's share of them:
+ * the one rule for task buffers, the names room and the reserved category
+ * slots.  Root is, as the kernel's quotas yield to it: it can kill any
+ * session's controller and adopt the orphan, so a share would protect no
+ * owner from it, only cut short the system's programs traced beside a
+ * non-root owner's.  So are the users s traces (s NULL: no session,
+ * none).  Root still leaves a Start its room (fxt_charge()).
  */
-static bool fxt_category_reserve_ok(kuid_t uid)
+bool fxt_share_exempt(const struct fxt_session *s, kuid_t uid)
 {
 	return uid_eq(uid, GLOBAL_ROOT_UID) ||
-	       (fxt_session && fxt_session_traces_user(fxt_session, uid));
+	       (s && fxt_session_traces_user(s, uid));
 }
 
 /*
@@ -387,8 +392,12 @@ int fxt_category_register(const char *name, kuid_t uid)
 	i = fxt_slots_used;
 	if (i == FXTRACE_CATEGORY_SLOTS ||
 	    (i >= FXTRACE_CATEGORY_SLOTS - FXT_CATEGORY_SLOTS_RESERVED &&
-	     !fxt_category_reserve_ok(uid)))
+	     !fxt_share_exempt(fxt_session, uid)))
 		return -ENOSPC;
+	/*
+	 * Slots outlive sessions: the count exempts root alone, not the users
+	 * a session traces, or a user traced once would keep the table.
+	 */
 	if (!uid_eq(uid, GLOBAL_ROOT_UID)) {
 		entry = xa_load(&fxt_slot_users, __kuid_val(uid));
 		mine = entry ? xa_to_value(entry) : 0;

@@ -478,8 +478,8 @@ void fxt_names_retire(struct fxt_session *s)
 
 /*
  * The room left for names after the Start's dump is shared as the memory
- * for task buffers is: root and the users the session traces (its owner,
- * the user of its pid filter's process) may fill it, any other user
+ * for task buffers is: root and the users the session traces
+ * (fxt_share_exempt()) may fill it, any other user
  * (fxt_current_owner()) only its share, so that one user's forks and
  * renames cannot push everyone else's names out.  Users beyond the table
  * share its last entry (names_lock held).
@@ -488,7 +488,7 @@ static bool fxt_names_charge(struct fxt_session *s, kuid_t uid, u32 bytes)
 {
 	struct fxt_names_user *u = s->names_users;
 
-	if (uid_eq(uid, GLOBAL_ROOT_UID) || fxt_session_traces_user(s, uid))
+	if (fxt_share_exempt(s, uid))
 		return true;
 	/* Entries are claimed in order, never emptied before the next Start. */
 	while (u < s->names_users + FXT_NAMES_USERS - 1 && u->bytes &&

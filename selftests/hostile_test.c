@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -428,6 +429,93 @@ out:
 		err[k] = res[2 + 2 * k];
 	}
 	return 0;
+}
+
+/* A child as a tracing user, not root, that owns a session. */
+struct perfmon_owner {
+	pid_t pid;
+	int cmd, res;		/* pipes: its orders, its errnos */
+};
+
+/*
+ * Fork a child that becomes uid with CAP_PERFMON only and initializes a
+ * session with c, which uid then owns: then it starts the session at each
+ * 's' it reads (perfmon_owner_start()) and terminates it at EOF.  Returns
+ * 0 once the session is initialized, or the errno of the step that failed.
+ */
+static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
+			       const struct fxtrace_config *c)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
+	int res_pipe[2], cmd_pipe[2], res = 0;
+	char cmd;
+
+	if (pipe(res_pipe))
+		return errno;
+	if (pipe(cmd_pipe)) {
+		res = errno;
+		close(res_pipe[0]);
+		close(res_pipe[1]);
+		return res;
+	}
+	o->pid = fork();
+	if (o->pid == 0) {
+		struct fxtrace_config mine = *c;
+		int fd = -1;
+
+		close(res_pipe[0]);
+		close(cmd_pipe[1]);
+		d[CAP_PERFMON / 32].effective = 1U << (CAP_PERFMON % 32);
+		d[CAP_PERFMON / 32].permitted = 1U << (CAP_PERFMON % 32);
+		if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+		    setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
+		    syscall(SYS_capset, &h, d) ||
+		    (fd = dev_open(0)) < 0 || ioctl(fd, FXTRACE_IOC_INIT, &mine))
+			res = errno;
+		if (write(res_pipe[1], &res, sizeof(res)) != sizeof(res) || res)
+			_exit(1);
+		/* EOF: the parent closed its end, or exited. */
+		while (read(cmd_pipe[0], &cmd, 1) == 1) {
+			res = cmd != 's' ? EINVAL :
+			      start_session(fd, FXTRACE_START_CLEAR_ALL) ? errno : 0;
+			if (write(res_pipe[1], &res, sizeof(res)) != sizeof(res))
+				_exit(2);
+		}
+		_exit(ioctl(fd, FXTRACE_IOC_TERMINATE) ? 3 : 0);
+	}
+	close(res_pipe[1]);
+	close(cmd_pipe[0]);
+	o->cmd = cmd_pipe[1];
+	o->res = res_pipe[0];
+	if (o->pid < 0 || read(o->res, &res, sizeof(res)) != sizeof(res) || res) {
+		res = o->pid < 0 ? errno : res ? res : EPIPE;
+		close(o->cmd);
+		close(o->res);
+		if (o->pid > 0)
+			wait_child(o->pid);
+		return res;
+	}
+	return 0;
+}
+
+/* The owner's START: 0, or its errno (-1 when the child did not answer). */
+static int perfmon_owner_start(struct perfmon_owner *o)
+{
+	int res = -1;
+
+	if (write(o->cmd, "s", 1) != 1 ||
+	    read(o->res, &res, sizeof(res)) != sizeof(res))
+		return -1;
+	return res;
+}
+
+/* The owner terminates its session and exits: its exit status. */
+static int perfmon_owner_end(struct perfmon_owner *o)
+{
+	close(o->cmd);
+	close(o->res);
+	return wait_child(o->pid);
 }
 
 static __u64 pct(__u64 total)
@@ -1442,6 +1530,87 @@ TEST_F(hs, task_buffers_of_traced_user)
 	n = attach_as(NOBODY, 16, &err);
 	EXPECT_EQ(share, n);
 	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d, untraced: %s", NOBODY, strerror(err));
+}
+
+/*
+ * Root is bound by a session's limits only, whoever owns the session, in
+ * all three rooms a session shares between users: before, with a
+ * non-root CAP_PERFMON owner, root's threads past the share (4 of 16
+ * here) were refused EDQUOT, while root's names and category slots were
+ * exempt.  A root server traced beside the owner's client was cut short.
+ * Another user stays bound by its share.
+ */
+TEST_F(hs, task_buffers_of_root_beside_a_perfmon_owner)
+{
+	struct fxtrace_session_info si;
+	struct perfmon_owner owner;
+	int n, err, share, res[2];
+
+	self->cfg.max_task_buffers = 16;
+	share = (int)pct(16);
+	ASSERT_GT(16 - share, share);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ(NOBODY, si.owner_uid);
+
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
+
+	/* Root, this process: what the other user left, then the limit. */
+	ASSERT_EQ(0, attach_until_refused(16, res));
+	EXPECT_EQ(16 - share, res[0]);
+	EXPECT_EQ(ENOSPC, res[1]) TH_LOG("root: %s", strerror(res[1]));
+
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
+}
+
+/*
+ * Root's task buffers, not bound by a share, still leave a non-root
+ * owner's Start its kernel buffer, as every user the session does not
+ * trace does: with root exempt from that too, root's threads (the
+ * system's daemons in the owner's system-wide session) took the room,
+ * and the owner's Start failed ENOSPC.  Here 8 task buffers fit in the
+ * memory the CPU buffers leave, 4 beside the Start's room.
+ */
+TEST_F(hs, root_leaves_a_perfmon_owner_room_for_start)
+{
+	struct fxtrace_session_info si;
+	struct perfmon_owner owner;
+	__u64 cpu_bytes, task_memory, reserve, before;
+	int err, res[2];
+
+	self->cfg.max_task_buffers = 64;
+	self->cfg.cpu_buffer_size = 16 * DATA_SIZE;
+	cpu_bytes = (__u64)self->ncpus * (2 * PG + 16 * DATA_SIZE);
+	task_memory = 8 * AREA_SIZE;
+	self->cfg.memory_limit = cpu_bytes + task_memory;
+	/* The Start's smallest kernel buffer (FXT_NAMES_RESERVE). */
+	reserve = 2 * PG + PG + (256 << 10);
+	/* Root is not bound by its share (2 buffers): it gets more. */
+	ASSERT_LT(pct(task_memory) / AREA_SIZE, (task_memory - reserve) / AREA_SIZE);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ(NOBODY, si.owner_uid);
+
+	/* Root, this process: all but the Start's room. */
+	ASSERT_EQ(0, attach_until_refused(64, res));
+	EXPECT_EQ((int)((task_memory - reserve) / AREA_SIZE), res[0]);
+	EXPECT_EQ(ENOSPC, res[1]) TH_LOG("root: %s", strerror(res[1]));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	before = si.memory_used;
+	EXPECT_EQ(cpu_bytes + (__u64)res[0] * AREA_SIZE, before);
+
+	/* The owner's Start gets its kernel buffer, within the limit. */
+	EXPECT_EQ(0, perfmon_owner_start(&owner))
+		TH_LOG("owner's START failed");
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ(FXTRACE_STATE_STARTED, si.state);
+	EXPECT_LT(before, si.memory_used);
+	EXPECT_GE(self->cfg.memory_limit, si.memory_used);
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
