@@ -73,6 +73,8 @@ int check_output_but(const struct output *o, const struct file *f,
 /* The same with a set of rules tolerated: bit r for rule r. */
 int check_output_tolerating(const struct output *o, const struct file *f,
 			    uint64_t tolerated, fxt_record_fn *fn, void *ctx);
+/* The warnings of tolerated rules the last of these checks let pass. */
+extern unsigned int check_output_tolerated;
 
 /*
  * What the durable part of every buffer in the differential runs starts
