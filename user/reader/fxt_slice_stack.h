@@ -52,13 +52,27 @@ struct fxt_slice_stack {
  * (misplaced-end, complete-overlap); fxtrace-drain passes none.  cut: the
  * slices left open above a slice that ended at end_ns are cut there;
  * overlap: a complete event partly overlaps the slice from ts_ns to
- * end_ns and is dropped.
+ * end_ns and is dropped.  Told only when the slices involved, and the
+ * event, are in time order: Perfetto sorts a trace's events by time
+ * before it nests them, so a cut or drop of slices pushed out of time
+ * order (a file's buffers saved out of order) is this stack's, not
+ * Perfetto's.
  */
 struct fxt_slice_report {
 	void (*cut)(void *ctx, int64_t end_ns, uint32_t slices);
 	void (*overlap)(void *ctx, int64_t ts_ns, int64_t end_ns);
 	void *ctx;
 };
+
+/* The frames from i up, and then an event at ns, begin in time order. */
+static inline bool fxt_slice_in_order(const struct fxt_slice_stack *s,
+				      uint32_t i, int64_t ns)
+{
+	for (; i + 1 < s->depth; i++)
+		if (s->frames[i + 1].ts < s->frames[i].ts)
+			return false;
+	return s->frames[i].ts <= ns;
+}
 
 /*
  * SliceTracker::MaybeCloseStack before a slice event at ns (dur: the new
@@ -87,7 +101,7 @@ static inline bool fxt_slice_settle(struct fxt_slice_stack *s, int64_t ns,
 		if (open_child) {
 			if (ns <= end)
 				continue;
-			if (rep)
+			if (rep && fxt_slice_in_order(s, i, ns))
 				rep->cut(rep->ctx, end, s->depth - i - 1);
 			s->depth = i;
 			open_child = false;
@@ -98,7 +112,7 @@ static inline bool fxt_slice_settle(struct fxt_slice_stack *s, int64_t ns,
 			continue;
 		}
 		if (dur != FXT_SLICE_PENDING && ns < end && ns + dur > end) {
-			if (rep)
+			if (rep && f->ts <= ns)
 				rep->overlap(rep->ctx, f->ts, end);
 			return false;
 		}

@@ -818,6 +818,24 @@ static const struct corpus_case cases[] = {
 	  "0x000148: warning: complete-overlap: complete event on thread 2 (process 1) from 38 to 50 ns partly overlaps the slice from 30 to 40 ns on its stack: Perfetto drops it (stat slice_drop_overlapping_complete_event)\n"
 	  "0x000030: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
 	/*
+	 * out of time order, as a drainer file's buffers can be: an instant
+	 * at 50, then a begin at 20 (time-order) above it in file order, so
+	 * the complete event at 60 cuts the begin at 50 here; then a
+	 * complete event at 50..75 partly overlaps 60..70 in file order.
+	 * Perfetto sorts first: the instant nests in the begin and 60..70 in
+	 * 50..75, nothing is cut or dropped, so neither is warned of (the
+	 * stack still cuts and drops, as the drainer's does)
+	 */
+	{ "thread-cut-time-order", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000000044, 50, 1, 2,		/* instant */
+		0x0000000000020044, 20, 1, 2,		/* duration begin */
+		0x0000000000040054, 60, 1, 2, 70,	/* complete: 60..70 */
+		0x0000000000040054, 50, 1, 2, 75,	/* complete: 50..75 */
+	  }, 19, 5,
+	  "0x000028: note: time-order: thread 2 (process 1): an event at 20 ns is older than the one at offset 0x8 (50 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
+	  "0x000028: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/*
 	 * process 1, id 7: begin a, begin b nested, end a at 30, end b at 25
 	 * after it in the file.  Perfetto sorts by time: b ends, then a, all
 	 * well nested.  check judges file order: end a is an outer end
