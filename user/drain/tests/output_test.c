@@ -1639,6 +1639,41 @@ static int test_flows_after_misnesting(void)
 }
 
 /*
+ * The strict check's allowance of misplaced-end (the differential runs',
+ * check_file_cut()'s) is a thread's cuts only: an async id's cut in the
+ * drainer's output, which the drainer refuses to write (an end named
+ * unlike the innermost open begin), still fails it.  A chunk of provider
+ * 77 placed by hand: id 7, begin a, begin b, end a, then an instant cuts
+ * b at a's end.
+ */
+static int test_tolerated_cut_thread_only(void)
+{
+	const __u64 t = START + SECOND;
+	const uint64_t rules = 1ULL << FXT_RULE_MISPLACED_END |
+			       1ULL << FXT_RULE_COMPLETE_OVERLAP |
+			       1ULL << FXT_RULE_ASYNC_NAME;
+	struct chunk c = { 0 };
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	n = fxt_write_provider_info(w, 77, "raw", 3);
+	n += fxt_write_init(w + n, out.ticks_per_second);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 10, 200, 201, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 20, 200, 201, "b", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 30, 200, 201, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 40, 200, 201, "i", 7);
+	ASSERT_EQ(0, chunk_append(&c, w, 8 * n));
+	output_place(&out, &c, 77);
+	file_add(&file, &c);
+	chunk_free(&c);
+	ASSERT_STR("0x000128: warning: misplaced-end: async id 0x7 (process 200): an event at 1001000000040 ns cuts 1 begin left open inside a slice that ended at 1001000000030 ns: Perfetto ends it there (stat misplaced_end_event)\n",
+		   check_output_problems(&out, &file, rules));
+	ASSERT_EQ(1, check_output_tolerated);	/* async-name of end a */
+	return 0;
+}
+
+/*
  * A thread's task buffer retires with slices open (an exec(), a munmap()
  * and ATTACH again: Documentation/uapi.rst) and the same pid and tid get a
  * new buffer: the reader's stack of the thread still holds the old
@@ -4522,6 +4557,7 @@ static const struct tap_test tests[] = {
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
 	{ "an end under the slices: the reader may close a begin saved before", test_flows_hidden_begin },
 	{ "flows after a dropped complete event and a cut begin: judged as the reader does", test_flows_after_misnesting },
+	{ "the strict check lets a thread's cut pass, never an async id's", test_tolerated_cut_thread_only },
 	{ "a retired buffer's slices stay open for the tid's next buffer", test_flows_retired_stack },
 	{ "the next buffer's end closes a retired buffer's begin", test_flows_retired_stack_closed },
 	{ "a tid from process P to another and back to P: P's old stack is not forgotten", test_flows_tid_back },
