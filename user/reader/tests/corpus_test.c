@@ -836,6 +836,63 @@ static const struct corpus_case cases[] = {
 	  "0x000028: note: time-order: thread 2 (process 1): an event at 20 ns is older than the one at offset 0x8 (50 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
 	  "0x000028: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
 	/*
+	 * The time-order rule is not Perfetto's sort: out of time order, the
+	 * stack in file order can miss a cut or a drop Perfetto makes, or
+	 * warn of one it does not, in each case with the time-order note
+	 * (check --perfetto's replay predicts Perfetto's stats).
+	 * A begin at 12 written before the complete event 10..20 around it:
+	 * sorted, the begin is inside 10..20 and the instant at 25 cuts it
+	 * (misplaced_end_event 1); in file order 10..20 sits above the begin
+	 * and only pops: no warning
+	 */
+	{ "thread-cut-older-outer", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000020044, 12, 1, 2,		/* duration begin */
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000000044, 25, 1, 2,		/* instant */
+	  }, 14, 4,
+	  "0x000028: note: time-order: thread 2 (process 1): an event at 10 ns is older than the one at offset 0x8 (12 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
+	  "0x000008: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/*
+	 * the begin at 12 inside 10..20 is ended at 15 by an end written
+	 * after the instant at 25: in file order the instant cuts the begin
+	 * (warned: the stack is in time order then), sorted the end closes
+	 * it first and Perfetto cuts nothing
+	 */
+	{ "thread-cut-later-end", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000020044, 12, 1, 2,		/* duration begin */
+		0x0000000000000044, 25, 1, 2,		/* instant */
+		0x0000000000030044, 15, 1, 2,		/* duration end */
+	  }, 18, 5,
+	  "0x000050: warning: misplaced-end: thread 2 (process 1): an event at 25 ns cuts 1 slice left open inside a slice that ended at 20 ns: Perfetto ends it there (stat misplaced_end_event)\n"
+	  "0x000070: note: time-order: thread 2 (process 1): an event at 15 ns is older than the one at offset 0x50 (25 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
+	/*
+	 * 15..30 written before 10..20: sorted, 15..30 partly overlaps
+	 * 10..20 and is dropped (slice_drop_overlapping_complete_event 1);
+	 * in file order 10..20 nests inside it: no warning
+	 */
+	{ "thread-drop-older-first", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000040054, 15, 1, 2, 30,	/* complete: 15..30 */
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+	  }, 11, 3,
+	  "0x000030: note: time-order: thread 2 (process 1): an event at 10 ns is older than the one at offset 0x8 (15 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
+	/*
+	 * 10..20, 15..30, then 5..12: in file order 15..30 is dropped
+	 * (warned); sorted, 10..20 partly overlaps 5..12 and is dropped, so
+	 * 15..30 is kept: Perfetto drops one complete event, another one
+	 */
+	{ "thread-drop-later-outer", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000040054, 15, 1, 2, 30,	/* complete: 15..30 */
+		0x0000000000040054, 5, 1, 2, 12,	/* complete: 5..12 */
+	  }, 16, 4,
+	  "0x000030: warning: complete-overlap: complete event on thread 2 (process 1) from 15 to 30 ns partly overlaps the slice from 10 to 20 ns on its stack: Perfetto drops it (stat slice_drop_overlapping_complete_event)\n"
+	  "0x000058: note: time-order: thread 2 (process 1): an event at 5 ns is older than the one at offset 0x30 (15 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
+	/*
 	 * process 1, id 7: begin a, begin b nested, end a at 30, end b at 25
 	 * after it in the file.  Perfetto sorts by time: b ends, then a, all
 	 * well nested.  check judges file order: end a is an outer end
