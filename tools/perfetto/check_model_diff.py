@@ -7,12 +7,14 @@ Usage: check_model_diff.py FXTRACE N SEED [DISORDER [DIR]]
 Writes N random small FXT traces (one process, two threads; duration,
 complete, instant, flow and async events; 1, 2 or 3 GHz clocks) and
 compares, per trace, the counts of plain check's flow-no-enclosing-slice,
-flow-duplicate-id and misplaced-end with the stats flow_no_enclosing_slice,
-flow_duplicate_id and misplaced_end_event the replay predicts (through a
+flow-duplicate-id, misplaced-end and complete-overlap with the stats
+flow_no_enclosing_slice, flow_duplicate_id, misplaced_end_event and
+slice_drop_overlapping_complete_event the replay predicts (through a
 stand-in trace processor: no Perfetto needed).  DISORDER (0 to 1) moves
 that share of events up to 8 ns earlier.  NO_MISPLACED=1 leaves
 misplaced-end out of the comparison, NO_BEGIN=1 writes no duration begin
-(check warns of async cuts only).  Prints each trace that differs, tagged
+(no thread has a begin cut), NO_ASYNC=1 no async event (no async id has
+a begin cut).  Prints each trace that differs, tagged
 (time-order) when check noted events out of time order, then a summary.
 Documentation/perfetto.rst, "Time order", has the figures.
 """
@@ -58,6 +60,8 @@ def gen():
                  "AB", "AB", "AI", "AE", "AE"]
         if os.environ.get("NO_BEGIN"):  # no thread can have a begin cut
             kinds = [k for k in kinds if k != "B"]
+        if os.environ.get("NO_ASYNC"):  # no async id can have a begin cut
+            kinds = [k for k in kinds if k[0] != "A"]
         k = rng.choice(kinds)
         t = ts
         if disorder and rng.random() < disorder:
@@ -82,6 +86,7 @@ def gen():
 
 rules = {"flow-no-enclosing-slice": "flow_no_enclosing_slice",
          "flow-duplicate-id": "flow_duplicate_id",
+         "complete-overlap": "slice_drop_overlapping_complete_event",
          **({} if os.environ.get("NO_MISPLACED") else {"misplaced-end": "misplaced_end_event"})}
 agree = disagree = ordered = 0
 for i in range(N):

@@ -87,7 +87,7 @@ static inline void slice_event_passed(struct slice_state *s,
 {
 	if (!(SLICE_EVENTS >> type & 1) || s->pid != pid)
 		return;
-	if (fxt_slice_event(&s->stack, type, ns, end_ns))
+	if (fxt_slice_event(&s->stack, type, ns, end_ns, NULL))
 		s->unsure = true;
 }
 

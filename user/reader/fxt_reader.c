@@ -521,8 +521,42 @@ static struct thread_state *thread_get(struct fxt_reader *r, uint64_t tid,
 	return ts;
 }
 
+/* The thread event fxt_slice_event() judges, for its reports. */
+struct slice_report_ctx {
+	struct fxt_reader *r;
+	const struct fxt_record *rec;
+};
+
+static void slice_cut(void *ctx, int64_t end_ns, uint32_t slices)
+{
+	const struct slice_report_ctx *c = ctx;
+	const struct fxt_record *rec = c->rec;
+
+	fxt_report(&c->r->sink, rec->offset, FXT_RULE_MISPLACED_END,
+		   "thread %llu (process %llu): an event at %lld ns cuts %u slice%s left open inside a slice that ended at %lld ns: Perfetto ends %s there (stat misplaced_end_event)",
+		   (unsigned long long)rec->thread.tid,
+		   (unsigned long long)rec->thread.pid,
+		   (long long)rec->ts_ns, slices, plural(slices),
+		   (long long)end_ns, slices == 1 ? "it" : "them");
+}
+
+static void slice_overlap(void *ctx, int64_t ts_ns, int64_t end_ns)
+{
+	const struct slice_report_ctx *c = ctx;
+	const struct fxt_record *rec = c->rec;
+
+	fxt_report(&c->r->sink, rec->offset, FXT_RULE_COMPLETE_OVERLAP,
+		   "complete event on thread %llu (process %llu) from %lld to %lld ns partly overlaps the slice from %lld to %lld ns on its stack: Perfetto drops it (stat slice_drop_overlapping_complete_event)",
+		   (unsigned long long)rec->thread.tid,
+		   (unsigned long long)rec->thread.pid,
+		   (long long)rec->ts_ns, (long long)rec->end_ts_ns,
+		   (long long)ts_ns, (long long)end_ns);
+}
+
 static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 {
+	struct slice_report_ctx ctx = { r, rec };
+	const struct fxt_slice_report rep = { slice_cut, slice_overlap, &ctx };
 	struct thread_state *ts;
 
 	if (rec->thread.undefined)
@@ -550,7 +584,7 @@ static int check_duration(struct fxt_reader *r, const struct fxt_record *rec)
 		return 0;
 	/* This stack misses no begin: an end under its slices is as Perfetto's. */
 	return fxt_slice_event(&ts->stack, rec->subtype, rec->ts_ns,
-			       rec->end_ts_ns) == -ENOMEM ? -ENOMEM : 0;
+			       rec->end_ts_ns, &rep) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /*

@@ -48,15 +48,43 @@ struct fxt_slice_stack {
 };
 
 /*
+ * What Perfetto loses that the stack shows, for the reader's warnings
+ * (misplaced-end, complete-overlap); fxtrace-drain passes none.  cut: the
+ * slices left open above a slice that ended at end_ns are cut there;
+ * overlap: a complete event partly overlaps the slice from ts_ns to
+ * end_ns and is dropped.  Told only when the slices involved, and the
+ * event, are in time order: Perfetto sorts a trace's events by time
+ * before it nests them, so a cut or drop of slices pushed out of time
+ * order (a file's buffers saved out of order) is this stack's, not
+ * Perfetto's.
+ */
+struct fxt_slice_report {
+	void (*cut)(void *ctx, int64_t end_ns, uint32_t slices);
+	void (*overlap)(void *ctx, int64_t ts_ns, int64_t end_ns);
+	void *ctx;
+};
+
+/* The frames from i up, and then an event at ns, begin in time order. */
+static inline bool fxt_slice_in_order(const struct fxt_slice_stack *s,
+				      uint32_t i, int64_t ns)
+{
+	for (; i + 1 < s->depth; i++)
+		if (s->frames[i + 1].ts < s->frames[i].ts)
+			return false;
+	return s->frames[i].ts <= ns;
+}
+
+/*
  * SliceTracker::MaybeCloseStack before a slice event at ns (dur: the new
  * slice's, or FXT_SLICE_PENDING): pops the slices that ended before it, or
  * at it unless both are instants, and cuts the begins left open inside
  * one that ended before it (misplaced_end_event).  False when a complete
  * event overlaps a slice partially: Perfetto drops it
- * (slice_drop_overlapping_complete_event).
+ * (slice_drop_overlapping_complete_event).  rep may be NULL.
  */
 static inline bool fxt_slice_settle(struct fxt_slice_stack *s, int64_t ns,
-				    int64_t dur)
+				    int64_t dur,
+				    const struct fxt_slice_report *rep)
 {
 	bool open_child = false;
 	int64_t end;
@@ -73,6 +101,8 @@ static inline bool fxt_slice_settle(struct fxt_slice_stack *s, int64_t ns,
 		if (open_child) {
 			if (ns <= end)
 				continue;
+			if (rep && fxt_slice_in_order(s, i, ns))
+				rep->cut(rep->ctx, end, s->depth - i - 1);
 			s->depth = i;
 			open_child = false;
 			continue;
@@ -81,8 +111,11 @@ static inline bool fxt_slice_settle(struct fxt_slice_stack *s, int64_t ns,
 			s->depth--;	/* the top, as Perfetto's StackPop */
 			continue;
 		}
-		if (dur != FXT_SLICE_PENDING && ns < end && ns + dur > end)
+		if (dur != FXT_SLICE_PENDING && ns < end && ns + dur > end) {
+			if (rep && f->ts <= ns)
+				rep->overlap(rep->ctx, f->ts, end);
 			return false;
+		}
 	}
 	return true;
 }
@@ -96,10 +129,11 @@ static inline bool fxt_slice_settle(struct fxt_slice_stack *s, int64_t ns,
  * begins is dropped (Perfetto counts it as a timestamp overflow).
  * Returns -ENOMEM (no memory, or a fixed stack full), FXT_SLICE_END_UNDER
  * for a duration end that closes nothing while slices are left on the
- * stack, or 0.
+ * stack, or 0.  rep (may be NULL) hears of what Perfetto cuts or drops.
  */
 static inline int fxt_slice_event(struct fxt_slice_stack *s, unsigned int type,
-				  int64_t ns, int64_t end_ns)
+				  int64_t ns, int64_t end_ns,
+				  const struct fxt_slice_report *rep)
 {
 	struct fxt_slice_frame *p;
 	int64_t dur;
@@ -118,7 +152,7 @@ static inline int fxt_slice_event(struct fxt_slice_stack *s, unsigned int type,
 		dur = FXT_SLICE_PENDING;
 		break;
 	case FXT_EVENT_DURATION_END:
-		fxt_slice_settle(s, ns, FXT_SLICE_PENDING);
+		fxt_slice_settle(s, ns, FXT_SLICE_PENDING, rep);
 		for (i = s->depth; i-- > 0;) {
 			if (s->frames[i].dur != FXT_SLICE_PENDING)
 				continue;
@@ -131,7 +165,7 @@ static inline int fxt_slice_event(struct fxt_slice_stack *s, unsigned int type,
 	default:
 		return 0;
 	}
-	if (!fxt_slice_settle(s, ns, dur) || s->depth >= FXT_SLICE_DEPTH_MAX)
+	if (!fxt_slice_settle(s, ns, dur, rep) || s->depth >= FXT_SLICE_DEPTH_MAX)
 		return 0;
 	if (s->depth == s->cap) {
 		if (s->fixed)

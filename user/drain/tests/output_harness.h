@@ -70,9 +70,22 @@ void file_add(struct file *f, const struct chunk *c);
  */
 int check_output_but(const struct output *o, const struct file *f,
 		     enum fxt_rule_id tolerated, fxt_record_fn *fn, void *ctx);
-/* The same with a set of rules tolerated: bit r for rule r. */
+/*
+ * The same with a set of rules tolerated: bit r for rule r.  The bit of
+ * FXT_RULE_MISPLACED_END lets a thread's cuts pass, never an async id's:
+ * the drainer keeps a producer's misnested slices (drain.rst), while an
+ * async cut in its output is a regression to see.
+ */
 int check_output_tolerating(const struct output *o, const struct file *f,
 			    uint64_t tolerated, fxt_record_fn *fn, void *ctx);
+/*
+ * The errors and warnings of f that tolerated (as above) does not let
+ * pass, as check prints them ("" when none); NULL if f could not be read.
+ */
+const char *check_output_problems(const struct output *o,
+				  const struct file *f, uint64_t tolerated);
+/* The warnings of tolerated rules the last of these checks let pass. */
+extern unsigned int check_output_tolerated;
 
 /*
  * What the durable part of every buffer in the differential runs starts

@@ -196,6 +196,21 @@ static int check_file(struct walk *w)
 	return check_output_but(&out, &file, FXT_RULE_COUNT, count_record, w);
 }
 
+/*
+ * check_file() of a file where Perfetto cuts the producer's own begins at
+ * the end of a slice around them (misplaced-end, which the drainer keeps:
+ * drain.rst): exactly cuts such warnings, and no other.
+ */
+static int check_file_cut(struct walk *w, unsigned int cuts)
+{
+	memset(w, 0, sizeof(*w));
+	ASSERT_EQ(0, check_output_tolerating(&out, &file,
+					     1ULL << FXT_RULE_MISPLACED_END,
+					     count_record, w));
+	ASSERT_EQ(cuts, check_output_tolerated);
+	return 0;
+}
+
 /* input as both saved halves and as durable additions: diff_input(). */
 static int diff_same(const void *input, size_t len, const char *what)
 {
@@ -1542,11 +1557,119 @@ static int test_flows_hidden_begin(void)
 		a = output_find(&out, 8);
 		ASSERT_EQ(4, a->records);
 		ASSERT_EQ(1, a->refused[REFUSED_FLOW]);
-		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(0, check_file_cut(&walk, 1));
 		ASSERT_EQ(5, walk.events);
 		fake_free(&fa);
 		fake_free(&fc);
 	}
+	return 0;
+}
+
+/*
+ * A producer's own misnested slices, which the drainer keeps and check
+ * warns of (drain.rst, "What the drainer keeps that check warns of"): a
+ * complete event (15..30) partly overlapping the one on the stack
+ * (10..20), which Perfetto drops (complete-overlap), and a begin (110)
+ * inside a complete event (100..120) that ends first, which Perfetto cuts
+ * at 120 at the next begin (misplaced-end).  The drainer's stack drops
+ * and cuts as the reader's does, so its verdict on the flows after them
+ * is the reader's: flow 1 after the end at 25 (which pops 10..20 and
+ * closes 5's begin) has no slice, where the dropped event would have
+ * held it; flow 3 binds to the begin at 130; flow 4 after its end, and
+ * flow 5 after the cut begin's own end (which closes nothing), have no
+ * slice, where the cut begin would have held them.  The file holds the
+ * two warnings and no flow-no-enclosing-slice.
+ */
+static int test_flows_after_misnesting(void)
+{
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a;
+	unsigned int full;
+	struct diags d;
+	struct fake fa;
+	__u64 w[128];
+	__u32 n;
+
+	for (full = 0; full < 2; full++) {
+		start();
+		out.full_decode = full;
+		fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 4096, 4096,
+			 NULL);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 5, 200, 201, "x", 0);
+		n += event(w + n, FXT_EVENT_DURATION_COMPLETE, t + 10, 200,
+			   201, "a", t + 20);
+		n += event(w + n, FXT_EVENT_DURATION_COMPLETE, t + 15, 200,
+			   201, "b", t + 30);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 25, 200, 201,
+			   "x", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 26, 200, 201, "f",
+			   1);
+		n += event(w + n, FXT_EVENT_DURATION_COMPLETE, t + 100, 200,
+			   201, "e", t + 120);
+		n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 110, 200, 201,
+			   "c", 0);
+		n += event(w + n, FXT_EVENT_DURATION_BEGIN, t + 130, 200, 201,
+			   "g", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 131, 200, 201, "f",
+			   3);
+		n += event(w + n, FXT_EVENT_FLOW_END, t + 131, 200, 201, "f",
+			   3);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 132, 200, 201,
+			   "g", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 133, 200, 201, "f",
+			   4);
+		n += event(w + n, FXT_EVENT_DURATION_END, t + 140, 200, 201,
+			   "c", 0);
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 141, 200, 201, "f",
+			   5);
+		drain_half(&fa, 0, w, n);
+		a = output_find(&out, 8);
+		ASSERT_EQ(11, a->records);
+		ASSERT_EQ(3, a->refused[REFUSED_FLOW]);
+		ASSERT_EQ(0, out.flows.count);
+		memset(&d, 0, sizeof(d));
+		check_words((const uint64_t *)file.bytes, file.len / 8,
+			    file.len, &d);
+		ASSERT_STR("0x000100: warning: complete-overlap: complete event on thread 201 (process 200) from 1001000000015 to 1001000000030 ns partly overlaps the slice from 1001000000010 to 1001000000020 ns on its stack: Perfetto drops it (stat slice_drop_overlapping_complete_event)\n"
+			   "0x0001b0: warning: misplaced-end: thread 201 (process 200): an event at 1001000000130 ns cuts 1 slice left open inside a slice that ended at 1001000000120 ns: Perfetto ends it there (stat misplaced_end_event)\n",
+			   d.text);
+		fake_free(&fa);
+	}
+	return 0;
+}
+
+/*
+ * The strict check's allowance of misplaced-end (the differential runs',
+ * check_file_cut()'s) is a thread's cuts only: an async id's cut in the
+ * drainer's output, which the drainer refuses to write (an end named
+ * unlike the innermost open begin), still fails it.  A chunk of provider
+ * 77 placed by hand: id 7, begin a, begin b, end a, then an instant cuts
+ * b at a's end.
+ */
+static int test_tolerated_cut_thread_only(void)
+{
+	const __u64 t = START + SECOND;
+	const uint64_t rules = 1ULL << FXT_RULE_MISPLACED_END |
+			       1ULL << FXT_RULE_COMPLETE_OVERLAP |
+			       1ULL << FXT_RULE_ASYNC_NAME;
+	struct chunk c = { 0 };
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	n = fxt_write_provider_info(w, 77, "raw", 3);
+	n += fxt_write_init(w + n, out.ticks_per_second);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 10, 200, 201, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t + 20, 200, 201, "b", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_END, t + 30, 200, 201, "a", 7);
+	n += event(w + n, FXT_EVENT_ASYNC_INSTANT, t + 40, 200, 201, "i", 7);
+	ASSERT_EQ(0, chunk_append(&c, w, 8 * n));
+	output_place(&out, &c, 77);
+	file_add(&file, &c);
+	chunk_free(&c);
+	ASSERT_STR("0x000128: warning: misplaced-end: async id 0x7 (process 200): an event at 1001000000040 ns cuts 1 begin left open inside a slice that ended at 1001000000030 ns: Perfetto ends it there (stat misplaced_end_event)\n",
+		   check_output_problems(&out, &file, rules));
+	ASSERT_EQ(1, check_output_tolerated);	/* async-name of end a */
 	return 0;
 }
 
@@ -1597,7 +1720,7 @@ static int test_flows_retired_stack(void)
 		ASSERT_EQ(3, b->records);
 		ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
 		ASSERT_EQ(0, out.flows.count);
-		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(0, check_file_cut(&walk, 1));
 		ASSERT_EQ(4, walk.events);
 		fake_free(&fb);
 	}
@@ -1724,7 +1847,7 @@ static int test_flows_tid_back(void)
 			ASSERT_EQ(old == 2 ? 4 : 3, db->records);
 			ASSERT_EQ(old != 2, db->refused[REFUSED_FLOW]);
 			ASSERT_EQ(old == 2, out.flows.count);
-			ASSERT_EQ(0, check_file(&walk));
+			ASSERT_EQ(0, check_file_cut(&walk, old == 0));
 			ASSERT_EQ(old == 2 ? 7 : 6, walk.events);
 			fake_free(&f);
 		}
@@ -1790,7 +1913,7 @@ static int test_flows_tid_taken_late(void)
 		ASSERT_EQ(3, db->records);
 		ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
 		ASSERT_EQ(0, out.flows.count);
-		ASSERT_EQ(0, check_file(&walk));
+		ASSERT_EQ(0, check_file_cut(&walk, 1));
 		ASSERT_EQ(7, walk.events);
 		fake_free(&f);
 	}
@@ -1895,7 +2018,7 @@ static int test_flows_kept_bound(void)
 	ASSERT_EQ(0, db->invalid);
 	fake_free(&f);
 	ASSERT_EQ(3, out.flows.count);
-	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(0, check_file_cut(&walk, 1));
 	return 0;
 }
 
@@ -4433,6 +4556,8 @@ static const struct tap_test tests[] = {
 	{ "the kernel's slices of a task's thread count for its flows", test_flows_kernel_slices },
 	{ "a thread that switches out dead has no slice left", test_flows_dead_thread },
 	{ "an end under the slices: the reader may close a begin saved before", test_flows_hidden_begin },
+	{ "flows after a dropped complete event and a cut begin: judged as the reader does", test_flows_after_misnesting },
+	{ "the strict check lets a thread's cut pass, never an async id's", test_tolerated_cut_thread_only },
 	{ "a retired buffer's slices stay open for the tid's next buffer", test_flows_retired_stack },
 	{ "the next buffer's end closes a retired buffer's begin", test_flows_retired_stack_closed },
 	{ "a tid from process P to another and back to P: P's old stack is not forgotten", test_flows_tid_back },

@@ -753,6 +753,7 @@ static const struct corpus_case cases[] = {
 		0x0000000000030044, 25, 1, 2,		/* duration end */
 		0x0000000000080054, 26, 1, 2, 1,	/* flow begin */
 	  }, 24, 6,
+	  "0x000050: warning: complete-overlap: complete event on thread 2 (process 1) from 15 to 30 ns partly overlaps the slice from 10 to 20 ns on its stack: Perfetto drops it (stat slice_drop_overlapping_complete_event)\n"
 	  "0x000098: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n" },
 	/*
 	 * complete events nested: the inner one ends first, and an instant
@@ -772,7 +773,7 @@ static const struct corpus_case cases[] = {
 	/*
 	 * a duration begin inside a complete event that ends first: the
 	 * instant after that end cuts the begin there (Perfetto's
-	 * misplaced_end_event, not reported on threads) and pops both, so
+	 * misplaced_end_event, warned as misplaced-end) and pops both, so
 	 * the next duration's end leaves the stack empty and the flow begin
 	 * has no slice; the balance note still counts the begin open
 	 */
@@ -785,8 +786,112 @@ static const struct corpus_case cases[] = {
 		0x0000000000030044, 27, 1, 2,		/* duration end */
 		0x0000000000080054, 28, 1, 2, 1,	/* flow begin */
 	  }, 27, 7,
+	  "0x000050: warning: misplaced-end: thread 2 (process 1): an event at 25 ns cuts 1 slice left open inside a slice that ended at 20 ns: Perfetto ends it there (stat misplaced_end_event)\n"
 	  "0x0000b0: warning: flow-no-enclosing-slice: flow begin (id 0x1) on thread 2 (process 1) outside any slice of that thread; Perfetto drops it\n"
 	  "0x000030: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/*
+	 * two duration begins inside a complete event (10..20) and a
+	 * complete event (16..18) inside them: the instant at 19 pops the
+	 * inner complete event, the one at 20 pops that instant and cuts
+	 * nothing (not later than the end), the duration end at 21 pops the
+	 * instant at 20 and cuts both begins (one warning), then closes
+	 * nothing; the complete event 30..40 overlaps nothing, the one at
+	 * 35..45 is on another thread's stack, and the one at 38..50 partly
+	 * overlaps 30..40 and is dropped: the flow begin at 42 binds to
+	 * 30..40
+	 */
+	{ "thread-misplaced-two", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000020044, 12, 1, 2,		/* duration begin */
+		0x0000000000020044, 14, 1, 2,		/* duration begin */
+		0x0000000000040054, 16, 1, 2, 18,	/* complete: 16..18 */
+		0x0000000000000044, 19, 1, 2,		/* instant */
+		0x0000000000000044, 20, 1, 2,		/* instant */
+		0x0000000000030044, 21, 1, 2,		/* duration end */
+		0x0000000000040054, 30, 1, 2, 40,	/* complete: 30..40 */
+		0x0000000000040054, 35, 1, 3, 45,	/* thread 3: 35..45 */
+		0x0000000000040054, 38, 1, 2, 50,	/* complete: 38..50 */
+		0x0000000000080054, 42, 1, 2, 1,	/* flow begin */
+	  }, 51, 12,
+	  "0x0000d8: warning: misplaced-end: thread 2 (process 1): an event at 21 ns cuts 2 slices left open inside a slice that ended at 20 ns: Perfetto ends them there (stat misplaced_end_event)\n"
+	  "0x000148: warning: complete-overlap: complete event on thread 2 (process 1) from 38 to 50 ns partly overlaps the slice from 30 to 40 ns on its stack: Perfetto drops it (stat slice_drop_overlapping_complete_event)\n"
+	  "0x000030: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/*
+	 * out of time order, as a drainer file's buffers can be: an instant
+	 * at 50, then a begin at 20 (time-order) above it in file order, so
+	 * the complete event at 60 cuts the begin at 50 here; then a
+	 * complete event at 50..75 partly overlaps 60..70 in file order.
+	 * Perfetto sorts first: the instant nests in the begin and 60..70 in
+	 * 50..75, nothing is cut or dropped, so neither is warned of (the
+	 * stack still cuts and drops, as the drainer's does)
+	 */
+	{ "thread-cut-time-order", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000000044, 50, 1, 2,		/* instant */
+		0x0000000000020044, 20, 1, 2,		/* duration begin */
+		0x0000000000040054, 60, 1, 2, 70,	/* complete: 60..70 */
+		0x0000000000040054, 50, 1, 2, 75,	/* complete: 50..75 */
+	  }, 19, 5,
+	  "0x000028: note: time-order: thread 2 (process 1): an event at 20 ns is older than the one at offset 0x8 (50 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
+	  "0x000028: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/*
+	 * The time-order rule is not Perfetto's sort: out of time order, the
+	 * stack in file order can miss a cut or a drop Perfetto makes, or
+	 * warn of one it does not, in each case with the time-order note
+	 * (check --perfetto's replay predicts Perfetto's stats).
+	 * A begin at 12 written before the complete event 10..20 around it:
+	 * sorted, the begin is inside 10..20 and the instant at 25 cuts it
+	 * (misplaced_end_event 1); in file order 10..20 sits above the begin
+	 * and only pops: no warning
+	 */
+	{ "thread-cut-older-outer", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000020044, 12, 1, 2,		/* duration begin */
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000000044, 25, 1, 2,		/* instant */
+	  }, 14, 4,
+	  "0x000028: note: time-order: thread 2 (process 1): an event at 10 ns is older than the one at offset 0x8 (12 ns): Perfetto nests them in time order, this check in file order (noted once)\n"
+	  "0x000008: note: duration-unended: thread 2 (process 1): 1 duration begin never ended by the end of the trace; the outermost is here\n" },
+	/*
+	 * the begin at 12 inside 10..20 is ended at 15 by an end written
+	 * after the instant at 25: in file order the instant cuts the begin
+	 * (warned: the stack is in time order then), sorted the end closes
+	 * it first and Perfetto cuts nothing
+	 */
+	{ "thread-cut-later-end", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000020044, 12, 1, 2,		/* duration begin */
+		0x0000000000000044, 25, 1, 2,		/* instant */
+		0x0000000000030044, 15, 1, 2,		/* duration end */
+	  }, 18, 5,
+	  "0x000050: warning: misplaced-end: thread 2 (process 1): an event at 25 ns cuts 1 slice left open inside a slice that ended at 20 ns: Perfetto ends it there (stat misplaced_end_event)\n"
+	  "0x000070: note: time-order: thread 2 (process 1): an event at 15 ns is older than the one at offset 0x50 (25 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
+	/*
+	 * 15..30 written before 10..20: sorted, 15..30 partly overlaps
+	 * 10..20 and is dropped (slice_drop_overlapping_complete_event 1);
+	 * in file order 10..20 nests inside it: no warning
+	 */
+	{ "thread-drop-older-first", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000040054, 15, 1, 2, 30,	/* complete: 15..30 */
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+	  }, 11, 3,
+	  "0x000030: note: time-order: thread 2 (process 1): an event at 10 ns is older than the one at offset 0x8 (15 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
+	/*
+	 * 10..20, 15..30, then 5..12: in file order 15..30 is dropped
+	 * (warned); sorted, 10..20 partly overlaps 5..12 and is dropped, so
+	 * 15..30 is kept: Perfetto drops one complete event, another one
+	 */
+	{ "thread-drop-later-outer", SIZE_MAX, (const uint64_t[]){
+		0x0016547846040010,
+		0x0000000000040054, 10, 1, 2, 20,	/* complete: 10..20 */
+		0x0000000000040054, 15, 1, 2, 30,	/* complete: 15..30 */
+		0x0000000000040054, 5, 1, 2, 12,	/* complete: 5..12 */
+	  }, 16, 4,
+	  "0x000030: warning: complete-overlap: complete event on thread 2 (process 1) from 15 to 30 ns partly overlaps the slice from 10 to 20 ns on its stack: Perfetto drops it (stat slice_drop_overlapping_complete_event)\n"
+	  "0x000058: note: time-order: thread 2 (process 1): an event at 5 ns is older than the one at offset 0x30 (15 ns): Perfetto nests them in time order, this check in file order (noted once)\n" },
 	/*
 	 * process 1, id 7: begin a, begin b nested, end a at 30, end b at 25
 	 * after it in the file.  Perfetto sorts by time: b ends, then a, all
