@@ -18,7 +18,7 @@ LDLIBS_fxtrace-drain = -luring $(PROBE_LDLIBS)
 PROGS += $(B)/bin/fxtrace-drain
 
 DRAIN_TEST_PROGS := $(addprefix $(B)/test/drain/,producer garbage soak count_ticks \
-	deny_setscheduler leader_exit)
+	deny_setscheduler leader_exit flow_hop)
 
 $(B)/test/drain/producer: $(B)/obj/user/drain/tests/producer.o \
 		$(B)/lib/libfxtrace.a
@@ -33,6 +33,11 @@ $(B)/test/drain/deny_setscheduler: $(B)/obj/user/drain/tests/deny_setscheduler.o
 
 # drain_test.sh's command whose first thread exits before the others.
 $(B)/test/drain/leader_exit: $(B)/obj/user/drain/tests/leader_exit.o
+	$(link)
+
+# record_test.sh's flow from root's process to another user's.
+$(B)/test/drain/flow_hop: $(B)/obj/user/drain/tests/flow_hop.o \
+		$(B)/lib/libfxtrace.a
 	$(link)
 
 $(B)/test/drain/soak: $(B)/obj/user/drain/tests/soak.o $(B)/lib/libfxtrace.a
