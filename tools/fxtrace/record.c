@@ -497,7 +497,7 @@ static int record_status(int status, const char *out, bool quiet,
 
 int cmd_record(int argc, char **argv)
 {
-	enum { OPT_FILTER = 256, OPT_SHARED_FLOWS };
+	enum { OPT_FILTER = 256, OPT_SHARED_FLOWS, OPT_NO_SHARED_FLOWS };
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -513,6 +513,7 @@ int cmd_record(int argc, char **argv)
 		{ "config", required_argument, NULL, 'C' },
 		{ "rt-priority", required_argument, NULL, 'r' },
 		{ "shared-flows", no_argument, NULL, OPT_SHARED_FLOWS },
+		{ "no-shared-flows", no_argument, NULL, OPT_NO_SHARED_FLOWS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -525,7 +526,8 @@ int cmd_record(int argc, char **argv)
 	char *categories = NULL, **drain_argv = NULL, *comma;
 	char drain[PATH_MAX];
 	bool all = false, quiet = false, verbose = false, pass_categories;
-	bool shared_flows = false;
+	/* The last of --shared-flows and --no-shared-flows, passed on. */
+	const char *shared_flows = NULL;
 	int opt, n = 0, i, ret, status, rc = 1;
 	struct stat before;
 	bool existed;
@@ -586,7 +588,10 @@ int cmd_record(int argc, char **argv)
 			rt_priority = optarg;
 			break;
 		case OPT_SHARED_FLOWS:
-			shared_flows = true;
+			shared_flows = "--shared-flows";
+			break;
+		case OPT_NO_SHARED_FLOWS:
+			shared_flows = "--no-shared-flows";
 			break;
 		case 'q':
 			quiet = true;
@@ -684,7 +689,7 @@ int cmd_record(int argc, char **argv)
 		drain_argv[n++] = (char *)rt_priority;
 	}
 	if (shared_flows)
-		drain_argv[n++] = "--shared-flows";
+		drain_argv[n++] = (char *)shared_flows;
 	drain_argv[n++] = "-o";
 	drain_argv[n++] = (char *)out;
 	if (quiet)

@@ -246,6 +246,8 @@ const struct fxtrace_help fxtrace_help[] = {
 	  "                               hold open any user's flows; for sessions\n"
 	  "                               whose producers are all trusted\n"
 	  "                               [default: flows join within a user]\n"
+	  "      --no-shared-flows        flows join within a user, whatever the\n"
+	  "                               config file (-C) says\n"
 	  "  -q, --quiet                  no progress, summary or final message\n"
 	  "  -v, --verbose                describe invalid records, log each save\n"
 	  "  -h, --help                   this help\n"

@@ -63,6 +63,15 @@ LDLIBS_output_test = -Wl,--wrap=fxt_map_next -Wl,--wrap=malloc \
 	-Wl,--wrap=realloc
 
 UNIT_TESTS += $(B)/test/drain/output_test
+# parse_options(): the config file against the command line.
+$(B)/test/drain/options_test: $(B)/obj/user/drain/tests/options_test.o \
+		$(B)/obj/user/drain/options.o $(B)/lib/libfxtprobe.a \
+		$(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+	$(link)
+
+$(B)/obj/user/drain/tests/options_test.o: CFLAGS_USER += -Iuser/drain -Iuser/probe -Iuser/tests
+LDLIBS_options_test = $(PROBE_LDLIBS)
+UNIT_TESTS += $(B)/test/drain/options_test
 # The output is left alone until Initialize succeeds (a stand-in device).
 UNIT_TESTS += user/drain/tests/output_reuse_test.sh
 # What -u leaves the command: its ids, no capability (the same stand-in).

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fxtrace-drain [-C FILE] [-m MODE] [-b SIZE] [-B SIZE] [-c CATEGORIES]\n"
 		"                     [-P PROBE]... [-p PID|command] [-o OUT.fxt] [-q] [-v]\n"
-		"                     [-u USER] [-r PRIO] [--shared-flows]\n"
+		"                     [-u USER] [-r PRIO] [--[no-]shared-flows]\n"
 		"                     [-- COMMAND ARGS...]\n"
 		"\n"
 		"Start a tracing session, run COMMAND (or wait for SIGINT, SIGTERM or\n"
@@ -70,6 +70,8 @@ static void usage(FILE *f)
 		"                         ids; only when every producer is trusted\n"
 		"                         [default: a step or end joins only a begin of\n"
 		"                         its own user]\n"
+		"      --no-shared-flows  a step or end joins only a begin of its own\n"
+		"                         user, whatever the config file says\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"
 		"                         acknowledged save, and say how long saves waited\n"
@@ -356,6 +358,7 @@ static int read_config(struct options *opt, const char *path)
 #define OPTSTRING "+C:m:b:B:c:P:p:o:u:r:qvh"
 #define OPT_VERSION 256
 #define OPT_SHARED_FLOWS 257
+#define OPT_NO_SHARED_FLOWS 258
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'C' },
@@ -369,6 +372,7 @@ static const struct option long_options[] = {
 	{ "user", required_argument, NULL, 'u' },
 	{ "rt-priority", required_argument, NULL, 'r' },
 	{ "shared-flows", no_argument, NULL, OPT_SHARED_FLOWS },
+	{ "no-shared-flows", no_argument, NULL, OPT_NO_SHARED_FLOWS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -443,7 +447,8 @@ int parse_options(struct options *opt, int argc, char **argv)
 				return -EINVAL;
 			break;
 		case OPT_SHARED_FLOWS:
-			opt->shared_flows = true;
+		case OPT_NO_SHARED_FLOWS:
+			opt->shared_flows = ch == OPT_SHARED_FLOWS;
 			break;
 		case 'q':
 			opt->quiet = true;
