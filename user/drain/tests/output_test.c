@@ -3050,6 +3050,69 @@ static int test_flows_shared_user_bound(void)
 }
 
 /*
+ * With shared flows an end from another user's process gives the place
+ * back to the begin's process, not the end's: process 200 (uid 1000)
+ * fills its share with ids 1 to 16,384, and its next begin is refused;
+ * process 400 (uid 1001), holding flow 50,000 of its own, ends id 1; then
+ * process 200's begin of a new id is kept, the one after refused, and
+ * process 400's own flow still counts (its end closes it).
+ */
+static int test_flows_shared_process_share(void)
+{
+	const size_t share = 16384, words = (share + 4) * 5;
+	const __u64 t = START + SECOND;
+	struct drain_buffer *begins, *ender, *again;
+	__u64 *w = malloc(words * 8);
+	struct fake fa, fe, fg;
+	size_t n, i;
+
+	ASSERT_TRUE(w);
+	start();
+	out.shared_flows = true;
+	fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 "client");
+	fake_owner(&fa, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+	for (i = 0; i <= share; i++)
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, 200, 201, "", 1 + i);
+	n += event(w + n, FXT_EVENT_DURATION_END, t, 200, 201, "d", 0);
+	put_words(&fa, w, n);
+	begins = drain_rest(&fa);
+	ASSERT_EQ(share + 2, begins->records);
+	ASSERT_EQ(1, begins->refused[REFUSED_FLOW]);
+	fake_new(&fe, 9, FXTRACE_BUFFER_TASK, 400, 401, 1 << 16, 0, "daemon");
+	fake_owner(&fe, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 400, 401, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 400, 401, "f", 50000);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 3, 400, 401, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 4, 400, 401, "d", 0);
+	put_words(&fe, w, n);
+	ender = drain_rest(&fe);
+	ASSERT_EQ(4, ender->records);
+	ASSERT_EQ(0, ender->invalid);
+	ASSERT_EQ(share, out.flows.count);
+	fake_new(&fg, 10, FXTRACE_BUFFER_TASK, 200, 202, 1 << 16, 0, "client");
+	fake_owner(&fg, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 5, 200, 202, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 6, 200, 202, "f", 60000);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 7, 200, 202, "f", 60001);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 8, 200, 202, "f", 50000);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 9, 200, 202, "d", 0);
+	put_words(&fg, w, n);
+	again = drain_rest(&fg);
+	ASSERT_EQ(4, again->records);
+	ASSERT_EQ(1, again->refused[REFUSED_FLOW]);
+	ASSERT_EQ(share, out.flows.count);
+	ASSERT_EQ(share, *(uint64_t *)fxt_map_get(&out.flow_users, 1000, 0));
+	ASSERT_TRUE(!fxt_map_get(&out.flow_users, 1001, 0));
+	fake_free(&fa);
+	fake_free(&fe);
+	fake_free(&fg);
+	free(w);
+	return 0;
+}
+
+/*
  * A user holds open only ids of its own: uid 1001 filling its process's
  * share with ids 1 to 16,384 leaves uid 1000's begins of those ids
  * alone, while its own begin of an id it holds open is refused, and the
@@ -3240,6 +3303,8 @@ static int test_flows_owner_unknown(void)
 		ASSERT_EQ(3, records[i]);
 	ASSERT_STR(want_err, err);
 	ASSERT_EQ(0, out.flows.count);
+	/* The end gave the begin's count back: no user holds a flow. */
+	ASSERT_EQ(0, out.flow_users.count);
 	ASSERT_EQ(0, check_file(&walk));
 	ASSERT_EQ(3, walk.nflows);
 	for (i = 0; i < 3; i++) {
@@ -4623,6 +4688,7 @@ static const struct tap_test tests[] = {
 	{ "a user holds open only ids of its own", test_flows_owner_squatter },
 	{ "shared flows: another user's step and end join a begin, keyed by id", test_flows_shared },
 	{ "shared flows: one user still holds at most a quarter, charged to the begin's", test_flows_shared_user_bound },
+	{ "shared flows: another user's end gives the begin's process its place back", test_flows_shared_process_share },
 	{ "one user holds at most a quarter of the session's open flows", test_flows_user_bound },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
