@@ -4575,13 +4575,15 @@ static int test_fast_copy_race(void)
 
 /*
  * Seeds of fuzz_output that the generated ones rarely make: a config
- * (flags, the byte at 0), then two halves of as many words.
+ * (its bytes 0 and 1, config), then two halves of as many words.
  */
-static int write_scenario(const char *dir, const char *name, __u8 flags,
+static int write_scenario(const char *dir, const char *name, __u16 config,
 			  const __u64 *half0, size_t n0, const __u64 *half1,
 			  size_t n1)
 {
-	unsigned char bytes[DIFF_CONFIG_BYTES + 8 * 128] = { flags };
+	unsigned char bytes[DIFF_CONFIG_BYTES + 8 * 128] = {
+		(unsigned char)config, (unsigned char)(config >> 8)
+	};
 	uint64_t le[128];
 	__u64 w[128];
 	char path[512];
@@ -4627,7 +4629,15 @@ static int write_scenarios(const char *dir)
 		   "s", 0);
 	nb += event(b + nb, FXT_EVENT_FLOW_END, t + 3, PID + 100, TID + 100,
 		    "f", 5);
-	if (write_scenario(dir, "scenario-flow", 0x0d, a, na, b, nb))
+	/*
+	 * The successor another user's (byte 1: a header with owner_uid,
+	 * bit 2), its end of the retired buffer's flow 5 then joining it only
+	 * with shared flows (bit 3).
+	 */
+	if (write_scenario(dir, "scenario-flow", 0x0d, a, na, b, nb) ||
+	    write_scenario(dir, "scenario-flow-other-user", 0x060d, a, na, b,
+			   nb) ||
+	    write_scenario(dir, "scenario-flow-shared", 0x0e0d, a, na, b, nb))
 		return 1;
 	na = event(a, FXT_EVENT_ASYNC_BEGIN, t, PID, TID, "a", 1);
 	nb = event(b, FXT_EVENT_ASYNC_END, t + 1, PID, TID, "b", 1);
