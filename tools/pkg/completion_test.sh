@@ -79,5 +79,9 @@ got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" --sh)
 result "$([[ $got == "--shared-flows" ]] && echo 0 || echo 1)" "fxtrace-drain --sh TAB: $got"
 got=$(complete_words _fxtrace "$bin/fxtrace" record --sh)
 result "$([[ $got == "--shared-flows" ]] && echo 0 || echo 1)" "fxtrace record --sh TAB: $got"
+got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" --no-sh)
+result "$([[ $got == "--no-shared-flows" ]] && echo 0 || echo 1)" "fxtrace-drain --no-sh TAB: $got"
+got=$(complete_words _fxtrace "$bin/fxtrace" record --no-sh)
+result "$([[ $got == "--no-shared-flows" ]] && echo 0 || echo 1)" "fxtrace record --no-sh TAB: $got"
 echo "1..$n"
 exit $failed
