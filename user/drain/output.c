@@ -1249,7 +1249,9 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 
 /*
  * The first half of a flow's key in output.flows: its user, or, with
- * shared flows, one value for all, as Perfetto keys flows by id alone.
+ * shared flows, one value for all: one open flow per id, whose id in the
+ * output only its begin's process began, so that Perfetto joins another
+ * process's step or end to it (Documentation/perfetto.rst).
  */
 static uint64_t flow_key(const struct output *o, const struct drain_buffer *db)
 {
