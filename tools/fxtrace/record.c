@@ -27,7 +27,7 @@
 #include "signal_relay.h"
 
 /* fxtrace-drain's options and their values, "--" and the final NULL. */
-#define DRAIN_OPTION_ARGS 24
+#define DRAIN_OPTION_ARGS 25
 
 static volatile sig_atomic_t drain_pid;
 static int relay_signo;		/* SIGNAL_RELAY */
@@ -497,7 +497,7 @@ static int record_status(int status, const char *out, bool quiet,
 
 int cmd_record(int argc, char **argv)
 {
-	enum { OPT_FILTER = 256 };
+	enum { OPT_FILTER = 256, OPT_SHARED_FLOWS, OPT_NO_SHARED_FLOWS };
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -512,6 +512,8 @@ int cmd_record(int argc, char **argv)
 		{ "user", required_argument, NULL, 'u' },
 		{ "config", required_argument, NULL, 'C' },
 		{ "rt-priority", required_argument, NULL, 'r' },
+		{ "shared-flows", no_argument, NULL, OPT_SHARED_FLOWS },
+		{ "no-shared-flows", no_argument, NULL, OPT_NO_SHARED_FLOWS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -524,6 +526,8 @@ int cmd_record(int argc, char **argv)
 	char *categories = NULL, **drain_argv = NULL, *comma;
 	char drain[PATH_MAX];
 	bool all = false, quiet = false, verbose = false, pass_categories;
+	/* The last of --shared-flows and --no-shared-flows, passed on. */
+	const char *shared_flows = NULL;
 	int opt, n = 0, i, ret, status, rc = 1;
 	struct stat before;
 	bool existed;
@@ -582,6 +586,12 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'r':
 			rt_priority = optarg;
+			break;
+		case OPT_SHARED_FLOWS:
+			shared_flows = "--shared-flows";
+			break;
+		case OPT_NO_SHARED_FLOWS:
+			shared_flows = "--no-shared-flows";
 			break;
 		case 'q':
 			quiet = true;
@@ -678,6 +688,8 @@ int cmd_record(int argc, char **argv)
 		drain_argv[n++] = "-r";
 		drain_argv[n++] = (char *)rt_priority;
 	}
+	if (shared_flows)
+		drain_argv[n++] = (char *)shared_flows;
 	drain_argv[n++] = "-o";
 	drain_argv[n++] = (char *)out;
 	if (quiet)

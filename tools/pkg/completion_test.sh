@@ -3,7 +3,8 @@
 #
 # Description: the bash completion (dist/bash-completion/fxtrace) offers
 # the commands `fxtrace` lists, a command's long options from its --help,
-# the modes after -m, and fxtrace-drain's short options.  Prints TAP.
+# the modes after -m, and fxtrace-drain's short options and its long ones
+# without a short form.  Prints TAP.
 # B (default build) is the build directory.
 
 set -uo pipefail
@@ -73,5 +74,14 @@ rm -rf "$scratch"
 got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" -)
 result "$([[ " $got " == *" -C "* && " $got " == *" -o "* && " $got " == *" --probe "* ]] &&
 	echo 0 || echo 1)" "fxtrace-drain - TAB: $got"
+# A long option with no short form: from the help too.
+got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" --sh)
+result "$([[ $got == "--shared-flows" ]] && echo 0 || echo 1)" "fxtrace-drain --sh TAB: $got"
+got=$(complete_words _fxtrace "$bin/fxtrace" record --sh)
+result "$([[ $got == "--shared-flows" ]] && echo 0 || echo 1)" "fxtrace record --sh TAB: $got"
+got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" --no-sh)
+result "$([[ $got == "--no-shared-flows" ]] && echo 0 || echo 1)" "fxtrace-drain --no-sh TAB: $got"
+got=$(complete_words _fxtrace "$bin/fxtrace" record --no-sh)
+result "$([[ $got == "--no-shared-flows" ]] && echo 0 || echo 1)" "fxtrace record --no-sh TAB: $got"
 echo "1..$n"
 exit $failed

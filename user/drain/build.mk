@@ -18,7 +18,7 @@ LDLIBS_fxtrace-drain = -luring $(PROBE_LDLIBS)
 PROGS += $(B)/bin/fxtrace-drain
 
 DRAIN_TEST_PROGS := $(addprefix $(B)/test/drain/,producer garbage soak count_ticks \
-	deny_setscheduler leader_exit)
+	deny_setscheduler leader_exit flow_hop)
 
 $(B)/test/drain/producer: $(B)/obj/user/drain/tests/producer.o \
 		$(B)/lib/libfxtrace.a
@@ -33,6 +33,11 @@ $(B)/test/drain/deny_setscheduler: $(B)/obj/user/drain/tests/deny_setscheduler.o
 
 # drain_test.sh's command whose first thread exits before the others.
 $(B)/test/drain/leader_exit: $(B)/obj/user/drain/tests/leader_exit.o
+	$(link)
+
+# record_test.sh's flow from root's process to another user's.
+$(B)/test/drain/flow_hop: $(B)/obj/user/drain/tests/flow_hop.o \
+		$(B)/lib/libfxtrace.a
 	$(link)
 
 $(B)/test/drain/soak: $(B)/obj/user/drain/tests/soak.o $(B)/lib/libfxtrace.a
@@ -58,6 +63,15 @@ LDLIBS_output_test = -Wl,--wrap=fxt_map_next -Wl,--wrap=malloc \
 	-Wl,--wrap=realloc
 
 UNIT_TESTS += $(B)/test/drain/output_test
+# parse_options(): the config file against the command line.
+$(B)/test/drain/options_test: $(B)/obj/user/drain/tests/options_test.o \
+		$(B)/obj/user/drain/options.o $(B)/lib/libfxtprobe.a \
+		$(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+	$(link)
+
+$(B)/obj/user/drain/tests/options_test.o: CFLAGS_USER += -Iuser/drain -Iuser/probe -Iuser/tests
+LDLIBS_options_test = $(PROBE_LDLIBS)
+UNIT_TESTS += $(B)/test/drain/options_test
 # The output is left alone until Initialize succeeds (a stand-in device).
 UNIT_TESTS += user/drain/tests/output_reuse_test.sh
 # What -u leaves the command: its ids, no capability (the same stand-in).

@@ -366,6 +366,7 @@ static void snapshot(struct drain *d)
 	}
 	output_init(&o, d->out.ticks_per_second, session_now(d));
 	o.window_lo = d->out.window_lo;
+	o.shared_flows = d->out.shared_flows;
 	do {
 		if (snprintf(path, sizeof(path), "%s.%u", d->opt.out,
 			     ++d->snapshots) >= (int)sizeof(path)) {
@@ -1072,6 +1073,7 @@ static int trace(struct drain *d, int *release)
 	/* The window opens before the probes and Start: nothing is older. */
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
 	d->out.verbose = d->opt.verbose;
+	d->out.shared_flows = d->opt.shared_flows;
 	ret = d->write_inline ? output_magic(&d->out, &magic) :
 				output_magic_unmarked(&d->out, &magic);
 	if (!ret) {

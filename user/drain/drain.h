@@ -155,8 +155,10 @@ struct output {
 	size_t scratch_cap;
 	struct fxt_map asyncs;		/* (pid, id) -> its begin (async_open) */
 	uint64_t async_last_id;		/* the last id given in the output */
-	struct fxt_map flows;		/* (owner, id) -> its begin (flow_open) */
+	/* (owner, id), or (FLOW_KEY_SHARED, id) -> its begin (flow_open) */
+	struct fxt_map flows;
 	struct fxt_map flow_users;	/* (owner, 0) -> its flows open */
+	bool shared_flows;		/* flows keyed by id across users */
 	uint64_t flow_last_id;		/* the last id given in the output */
 	bool owner_unknown_told;	/* the old module's header is reported */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */

@@ -85,6 +85,7 @@ struct options {
 	bool filter_command;		/* ... of the command's process */
 	bool quiet, verbose;
 	int rt_priority;		/* SCHED_FIFO priority; 0: not real-time */
+	bool shared_flows;		/* flows keyed by id across users */
 	char **command;
 	/*
 	 * --user: COMMAND runs as this user (initgroups(), setgid(),

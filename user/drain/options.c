@@ -24,7 +24,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fxtrace-drain [-C FILE] [-m MODE] [-b SIZE] [-B SIZE] [-c CATEGORIES]\n"
 		"                     [-P PROBE]... [-p PID|command] [-o OUT.fxt] [-q] [-v]\n"
-		"                     [-u USER] [-r PRIO] [-- COMMAND ARGS...]\n"
+		"                     [-u USER] [-r PRIO] [--[no-]shared-flows]\n"
+		"                     [-- COMMAND ARGS...]\n"
 		"\n"
 		"Start a tracing session, run COMMAND (or wait for SIGINT, SIGTERM or\n"
 		"SIGHUP), stop, and write every buffer to one FXT file.  In circular\n"
@@ -32,8 +33,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -C, --config=FILE      read options from FILE (key = value lines: mode,\n"
 		"                         cpu-buffer-size, task-buffer-size, categories,\n"
-		"                         output, pid, probe, rt-priority); options on the\n"
-		"                         command line win, probes add up\n"
+		"                         output, pid, probe, rt-priority, shared-flows);\n"
+		"                         options on the command line win, probes add up\n"
 		"  -m, --mode=MODE        oneshot, circular or streaming [default: streaming]\n"
 		"  -b, --cpu-buffer-size=SIZE\n"
 		"                         per-CPU buffer size, K/M suffixes, a multiple of\n"
@@ -61,6 +62,16 @@ static void usage(FILE *f)
 		"  -r, --rt-priority=PRIO run the drainer at real-time priority PRIO\n"
 		"                         (SCHED_FIFO, 1-99; COMMAND keeps its own), so\n"
 		"                         that busy CPUs do not delay saves [default: off]\n"
+		"      --shared-flows     join flow events by correlation id whatever the\n"
+		"                         user of their process, as Perfetto does, so that\n"
+		"                         flows between users (a client and a daemon of\n"
+		"                         another user) bind: any producer of the session\n"
+		"                         can then step, end or hold open any user's flow\n"
+		"                         ids; only when every producer is trusted\n"
+		"                         [default: a step or end joins only a begin of\n"
+		"                         its own user]\n"
+		"      --no-shared-flows  a step or end joins only a begin of its own\n"
+		"                         user, whatever the config file says\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"
 		"                         acknowledged save, and say how long saves waited\n"
@@ -117,6 +128,16 @@ static int parse_rt_priority(const char *what, const char *s, int *prio)
 	}
 	*prio = (int)v;
 	return 0;
+}
+
+/* A config file's yes or no. */
+static int parse_yes_no(const char *s, bool *value)
+{
+	if (!strcmp(s, "yes") || !strcmp(s, "no")) {
+		*value = !strcmp(s, "yes");
+		return 0;
+	}
+	return -EINVAL;
 }
 
 /* A pid in 1..INT_MAX, or "command". */
@@ -239,6 +260,8 @@ static int config_line(struct options *opt, char *key, char *value)
 		ret = add_probe(opt, value);
 	} else if (!strcmp(key, "rt-priority")) {
 		ret = parse_rt_priority(key, value, &opt->rt_priority);
+	} else if (!strcmp(key, "shared-flows")) {
+		ret = parse_yes_no(value, &opt->shared_flows);
 	} else {
 		ret = -ENOENT;
 	}
@@ -334,6 +357,8 @@ static int read_config(struct options *opt, const char *path)
 
 #define OPTSTRING "+C:m:b:B:c:P:p:o:u:r:qvh"
 #define OPT_VERSION 256
+#define OPT_SHARED_FLOWS 257
+#define OPT_NO_SHARED_FLOWS 258
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'C' },
@@ -346,6 +371,8 @@ static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "user", required_argument, NULL, 'u' },
 	{ "rt-priority", required_argument, NULL, 'r' },
+	{ "shared-flows", no_argument, NULL, OPT_SHARED_FLOWS },
+	{ "no-shared-flows", no_argument, NULL, OPT_NO_SHARED_FLOWS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -418,6 +445,10 @@ int parse_options(struct options *opt, int argc, char **argv)
 		case 'r':
 			if (parse_rt_priority("-r", optarg, &opt->rt_priority))
 				return -EINVAL;
+			break;
+		case OPT_SHARED_FLOWS:
+		case OPT_NO_SHARED_FLOWS:
+			opt->shared_flows = ch == OPT_SHARED_FLOWS;
 			break;
 		case 'q':
 			opt->quiet = true;

@@ -177,12 +177,22 @@ struct kept_user {
 };
 
 /*
+ * The first half of output.flows' key when flows are shared across users
+ * (output.shared_flows): one for every buffer, so that the key is the id.
+ */
+#define FLOW_KEY_SHARED		(OWNER_UNKNOWN + 1)
+
+/*
  * An open flow of output.flows: the process whose begin opened it (whose
- * share counts it) and the id its events carry in the output.
+ * share counts it), the begin's user (whose count in output.flow_users
+ * holds it: not the key's with shared flows) and the id its events carry
+ * in the output, from a count that cannot reach 2^63.
  */
 struct flow_open {
-	uint64_t pid;
-	uint64_t out_id;
+	uint32_t pid;
+	uint32_t owner_uid;
+	uint64_t out_id : 63;
+	uint64_t owner_unknown : 1;	/* the begin's header had no owner_uid */
 };
 
 /* Documentation/drain.rst: the flow table's and the tids' slots. */
@@ -1238,20 +1248,33 @@ static int async_written(struct output *o, const struct drain_buffer *db,
 }
 
 /*
+ * The first half of a flow's key in output.flows: its user, or, with
+ * shared flows, one value for all: one open flow per id, whose id in the
+ * output only its begin's process began, so that Perfetto joins another
+ * process's step or end to it (Documentation/perfetto.rst).
+ */
+static uint64_t flow_key(const struct output *o, const struct drain_buffer *db)
+{
+	return o->shared_flows ? FLOW_KEY_SHARED : db->owner;
+}
+
+/*
  * Perfetto drops, as errors, a flow begin of an id begun and not ended
  * and a begin, or a step or end of a begun id, outside every slice of its
  * thread (check_flow() in user/reader/fxt_reader.c, rules
  * flow-duplicate-id and flow-no-enclosing-slice).  Flows are the
  * drainer's by (owner, id): a producer's step or end reaches only flows
  * its own user began, and its begin is refused only by an id its user
- * holds open.  A step or end of no open (owner, id) is written with an id
- * no begin has (flow_written()).  rec is a task buffer's (kind_allowed()).
+ * holds open; with shared flows by id alone, whatever the user.  A step
+ * or end of no open flow is written with an id no begin has
+ * (flow_written()).  rec is a task buffer's (kind_allowed()).
  */
 static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 			 const struct fxt_record *rec)
 {
 	const struct thread_slices *thread;
 	const struct pid_share *share;
+	uint64_t key = flow_key(o, db);
 	const uint64_t *held;
 	bool in_slice;
 
@@ -1265,13 +1288,14 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 	 * the end leaves it open in the file and here.
 	 */
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN)
-		return in_slice || !fxt_map_get(&o->flows, db->owner, rec->id);
-	if (!in_slice || fxt_map_get(&o->flows, db->owner, rec->id) ||
+		return in_slice || !fxt_map_get(&o->flows, key, rec->id);
+	if (!in_slice || fxt_map_get(&o->flows, key, rec->id) ||
 	    o->flows.count >= FLOW_OPEN_PER_SESSION)
 		return false;
 	/*
-	 * A module older than ABI 0.8 names no user: its buffers have only
-	 * the session's bound, as before.
+	 * The begin's user is charged, shared flows or not.  A module older
+	 * than ABI 0.8 names no user: its buffers have only the session's
+	 * bound, as before.
 	 */
 	held = fxt_map_get(&o->flow_users, db->owner, 0);
 	if (db->owner != OWNER_UNKNOWN && held && *held >= FLOW_OPEN_PER_USER)
@@ -1282,11 +1306,12 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 
 /*
  * The record goes to the file: its flow begin opens (owner, id), its end
- * closes it, whichever process of the owner began it, and *out_id is the
- * correlation id it carries there.  Each open (owner, id) gets an id of
- * its own in the output, from one count for the session, so that flows
- * of two users never share an id in the file; a step or end of no open
- * (owner, id) gets a new one, which no begin has: Perfetto joins a step
+ * closes it, whichever process of the owner began it (with shared flows:
+ * opens and closes id, whichever process of any user began it), and
+ * *out_id is the correlation id it carries there.  Each open flow gets an
+ * id of its own in the output, from one count for the session, so that
+ * flows of two users never share an id in the file; a step or end of no
+ * open flow gets a new one, which no begin has: Perfetto joins a step
  * or end to the flow of the one process that began its id, whatever its
  * user (Documentation/perfetto.rst), so the producer's id, or any id
  * given to a begin, could bind it to another user's flow.
@@ -1294,9 +1319,9 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 static int flow_written(struct output *o, const struct drain_buffer *db,
 			const struct fxt_record *rec, uint64_t *out_id)
 {
+	uint64_t key = flow_key(o, db), pid, owner, *held;
 	struct flow_open *open;
 	struct pid_share *share;
-	uint64_t pid, *held;
 
 	if (rec->type != FXT_REC_EVENT || rec->subtype < FXT_EVENT_FLOW_BEGIN ||
 	    rec->subtype > FXT_EVENT_FLOW_END)
@@ -1305,14 +1330,16 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		held = fxt_map_put(&o->flow_users, db->owner, 0, NULL);
 		if (!held)
 			return -ENOMEM;
-		open = fxt_map_put(&o->flows, db->owner, rec->id, NULL);
+		open = fxt_map_put(&o->flows, key, rec->id, NULL);
 		if (!open) {
 			if (!*held)
 				fxt_map_del(&o->flow_users, db->owner, 0);
 			return -ENOMEM;
 		}
 		++*held;
-		open->pid = db->pid;
+		open->pid = (uint32_t)db->pid;
+		open->owner_uid = (uint32_t)db->owner;
+		open->owner_unknown = db->owner == OWNER_UNKNOWN;
 		open->out_id = ++o->flow_last_id;
 		*out_id = open->out_id;
 		share = fxt_map_get(&o->pids, db->pid, 0);
@@ -1320,15 +1347,16 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 			share->flows++;
 		return 0;
 	}
-	open = fxt_map_get(&o->flows, db->owner, rec->id);
+	open = fxt_map_get(&o->flows, key, rec->id);
 	*out_id = open ? open->out_id : ++o->flow_last_id;
 	if (!open || rec->subtype != FXT_EVENT_FLOW_END)
 		return 0;
 	pid = open->pid;
-	fxt_map_del(&o->flows, db->owner, rec->id);
-	held = fxt_map_get(&o->flow_users, db->owner, 0);
+	owner = open->owner_unknown ? OWNER_UNKNOWN : open->owner_uid;
+	fxt_map_del(&o->flows, key, rec->id);
+	held = fxt_map_get(&o->flow_users, owner, 0);
 	if (held && !--*held)
-		fxt_map_del(&o->flow_users, db->owner, 0);
+		fxt_map_del(&o->flow_users, owner, 0);
 	share = fxt_map_get(&o->pids, pid, 0);
 	if (share && share->flows && !--share->flows && !share->buffers)
 		fxt_map_del(&o->pids, pid, 0);

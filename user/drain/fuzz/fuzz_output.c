@@ -37,6 +37,9 @@
  *           are uid 1000's and the successor uid 1001's, so that its
  *           flows meet those the retired buffer left open only as another
  *           user's (fresh ids, Documentation/drain.rst).
+ *           bit 3: shared flows (fxtrace-drain --shared-flows): flows
+ *           keyed by id alone, so that the successor's meet them whatever
+ *           its user.
  *   2  u8   the CPU buffer's cpu.
  *   3  u8   bit 0: probes are attached (output.probe_provider, their
  *           preamble before any buffer's records and an event of theirs

@@ -257,6 +257,7 @@ static void side_start(struct side *sd, const struct diff_config *cfg,
 	output_free(&sd->o);
 	output_init(&sd->o, cfg->ticks_per_second, cfg->start_ticks);
 	sd->o.full_decode = full_decode;
+	sd->o.shared_flows = cfg->shared_flows;
 	sd->now = cfg->start_ticks;
 	side_advance(sd, cfg, 10000);
 	side_advance(sd, cfg, cfg->advance_ms[0]);
@@ -927,6 +928,7 @@ void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len)
 	cfg->kernel_retires = b[0] >> 6 & 1;
 	cfg->header_size = header_sizes[b[1] & 3];
 	cfg->other_owner = b[1] >> 2 & 1;
+	cfg->shared_flows = b[1] >> 3 & 1;
 	cfg->cpu = b[2];
 	cfg->probe_id = b[3] & 1;
 	tsc_khz = read_le(b + 4, 4);

@@ -146,6 +146,7 @@ struct diff_config {
 	bool probe_id;		/* probes attached, the main buffer their id */
 	uint32_t header_size;	/* a module's fxtrace_buffer_header */
 	bool other_owner;	/* the successor is another user's */
+	bool shared_flows;	/* output.shared_flows: flows keyed by id */
 	uint32_t cpu;		/* the CPU buffer's */
 	char comm[16];		/* NUL-terminated, zero-padded */
 	uint64_t ticks_per_second, start_ticks;

@@ -3018,6 +3018,224 @@ static int test_flows_by_owner(void)
 }
 
 /*
+ * With shared flows (--shared-flows) flows are keyed by id alone, as
+ * Perfetto keys them: process 400 of uid 1001 steps and ends uid 1000's
+ * flow 1 (the begin's id in the output, 1, the flow closed) and begins
+ * its own flow 1 (a new id, 2); process 300 of uid 1000 begins id 1,
+ * refused as uid 1001 holds it open, and ends it, joining uid 1001's flow
+ * (2).  Each end gives the begin's user its place back.  Without the
+ * option, the same records are test_flows_by_owner's: uid 1001's step
+ * and end get ids of their own.  Before, the option did not exist.
+ */
+static int test_flows_shared(void)
+{
+	static const uint64_t want[][3] = {
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+		{ 400, FXT_EVENT_FLOW_STEP, 1 },
+		{ 400, FXT_EVENT_FLOW_END, 1 },
+		{ 400, FXT_EVENT_FLOW_BEGIN, 2 },
+		{ 300, FXT_EVENT_FLOW_END, 2 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b, *c;
+	struct fake fa, fb, fc;
+	struct walk walk;
+	unsigned int i;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	out.shared_flows = true;
+	fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0, "client");
+	fake_owner(&fa, 1000);
+	fake_new(&fb, 9, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, "client2");
+	fake_owner(&fb, 1000);
+	fake_new(&fc, 10, FXTRACE_BUFFER_TASK, 400, 401, 1 << 16, 0, "daemon");
+	fake_owner(&fc, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 1, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 2, 200, 201, "d", 0);
+	put_words(&fa, w, n);
+	a = drain_rest(&fa);
+	ASSERT_EQ(1, out.flows.count);
+	ASSERT_EQ(1, *(uint64_t *)fxt_map_get(&out.flow_users, 1000, 0));
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 3, 400, 401, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_STEP, t + 4, 400, 401, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 5, 400, 401, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 6, 400, 401, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 7, 400, 401, "d", 0);
+	put_words(&fc, w, n);
+	c = drain_rest(&fc);
+	/* Uid 1000's flow ended by uid 1001: only 1001's own is charged. */
+	ASSERT_EQ(1, out.flows.count);
+	ASSERT_EQ(1, out.flow_users.count);
+	ASSERT_EQ(1, *(uint64_t *)fxt_map_get(&out.flow_users, 1001, 0));
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 8, 300, 301, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 9, 300, 301, "f", 1);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 10, 300, 301, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 11, 300, 301, "d", 0);
+	put_words(&fb, w, n);
+	b = drain_rest(&fb);
+	ASSERT_EQ(3, a->records);
+	ASSERT_EQ(5, c->records);
+	ASSERT_EQ(3, b->records);
+	ASSERT_EQ(0, a->invalid + c->invalid);
+	ASSERT_EQ(1, b->invalid);
+	ASSERT_EQ(1, b->refused[REFUSED_FLOW]);
+	ASSERT_EQ(0, out.flows.count);
+	ASSERT_EQ(0, out.flow_users.count);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(11, walk.events);
+	ASSERT_EQ(5, walk.nflows);
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(want[i][0], walk.flows[i][0]);
+		ASSERT_EQ(want[i][1], walk.flows[i][1]);
+		ASSERT_EQ(want[i][2], walk.flows[i][2]);
+	}
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fc);
+	return 0;
+}
+
+/*
+ * Shared flows keep the bounds: uid 1001's 5 processes of 16,384 begins
+ * of distinct ids keep 65,536 (its quarter of the session's open flows)
+ * and the fifth process's are refused; uid 1000's begin of a new id is
+ * kept.  Uid 1000's end of uid 1001's id 1 closes it and frees uid 1001's
+ * place, the begin's user's, not the end's: uid 1001's next begin is kept,
+ * the one after refused.
+ */
+static int test_flows_shared_user_bound(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND, next = 5 * share + 1;
+	struct drain_buffer *db, *victim, *again;
+	uint64_t records[5], refused[5];
+	__u64 *w = malloc(words * 8);
+	struct fake f, fv, fa;
+	size_t n, i;
+	__u32 p, pid;
+
+	ASSERT_TRUE(w);
+	start();
+	out.shared_flows = true;
+	for (p = 0; p < 5; p++) {
+		pid = 1000 + 2 * p;
+		fake_new(&f, 30 + p, FXTRACE_BUFFER_TASK, pid, pid + 1,
+			 words * 8 + 4096, 0, NULL);
+		fake_owner(&f, 1001);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, pid + 1, "d", 0);
+		for (i = 0; i < share; i++)
+			n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, pid, pid + 1,
+				   "", 1 + p * share + i);
+		n += event(w + n, FXT_EVENT_DURATION_END, t, pid, pid + 1, "d",
+			   0);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		records[p] = db->records;
+		refused[p] = db->refused[REFUSED_FLOW];
+		fake_free(&f);
+	}
+	for (p = 0; p < 5; p++) {
+		ASSERT_EQ(p < 4 ? share + 2 : 2, records[p]);
+		ASSERT_EQ(p < 4 ? 0 : share, refused[p]);
+	}
+	ASSERT_EQ(4 * share, out.flows.count);
+	fake_new(&fv, 60, FXTRACE_BUFFER_TASK, 200, 201, 1 << 16, 0, "client");
+	fake_owner(&fv, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 200, 201, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 201, "f", next);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 3, 200, 201, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 4, 200, 201, "d", 0);
+	put_words(&fv, w, n);
+	victim = drain_rest(&fv);
+	ASSERT_EQ(4, victim->records);
+	ASSERT_EQ(0, victim->invalid);
+	ASSERT_EQ(4 * share, out.flows.count);
+	ASSERT_EQ(4 * share - 1,
+		  *(uint64_t *)fxt_map_get(&out.flow_users, 1001, 0));
+	fake_new(&fa, 61, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, "again");
+	fake_owner(&fa, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 5, 300, 301, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 6, 300, 301, "f", next + 1);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 7, 300, 301, "f", next + 2);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 8, 300, 301, "d", 0);
+	put_words(&fa, w, n);
+	again = drain_rest(&fa);
+	ASSERT_EQ(3, again->records);
+	ASSERT_EQ(1, again->refused[REFUSED_FLOW]);
+	ASSERT_EQ(4 * share + 1, out.flows.count);
+	fake_free(&fv);
+	fake_free(&fa);
+	free(w);
+	return 0;
+}
+
+/*
+ * With shared flows an end from another user's process gives the place
+ * back to the begin's process, not the end's: process 200 (uid 1000)
+ * fills its share with ids 1 to 16,384, and its next begin is refused;
+ * process 400 (uid 1001), holding flow 50,000 of its own, ends id 1; then
+ * process 200's begin of a new id is kept, the one after refused, and
+ * process 400's own flow still counts (its end closes it).
+ */
+static int test_flows_shared_process_share(void)
+{
+	const size_t share = 16384, words = (share + 4) * 5;
+	const __u64 t = START + SECOND;
+	struct drain_buffer *begins, *ender, *again;
+	__u64 *w = malloc(words * 8);
+	struct fake fa, fe, fg;
+	size_t n, i;
+
+	ASSERT_TRUE(w);
+	start();
+	out.shared_flows = true;
+	fake_new(&fa, 8, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 "client");
+	fake_owner(&fa, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, 200, 201, "d", 0);
+	for (i = 0; i <= share; i++)
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, 200, 201, "", 1 + i);
+	n += event(w + n, FXT_EVENT_DURATION_END, t, 200, 201, "d", 0);
+	put_words(&fa, w, n);
+	begins = drain_rest(&fa);
+	ASSERT_EQ(share + 2, begins->records);
+	ASSERT_EQ(1, begins->refused[REFUSED_FLOW]);
+	fake_new(&fe, 9, FXTRACE_BUFFER_TASK, 400, 401, 1 << 16, 0, "daemon");
+	fake_owner(&fe, 1001);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 1, 400, 401, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 2, 400, 401, "f", 50000);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 3, 400, 401, "f", 1);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 4, 400, 401, "d", 0);
+	put_words(&fe, w, n);
+	ender = drain_rest(&fe);
+	ASSERT_EQ(4, ender->records);
+	ASSERT_EQ(0, ender->invalid);
+	ASSERT_EQ(share, out.flows.count);
+	fake_new(&fg, 10, FXTRACE_BUFFER_TASK, 200, 202, 1 << 16, 0, "client");
+	fake_owner(&fg, 1000);
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t + 5, 200, 202, "d", 0);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 6, 200, 202, "f", 60000);
+	n += event(w + n, FXT_EVENT_FLOW_BEGIN, t + 7, 200, 202, "f", 60001);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 8, 200, 202, "f", 50000);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 9, 200, 202, "d", 0);
+	put_words(&fg, w, n);
+	again = drain_rest(&fg);
+	ASSERT_EQ(4, again->records);
+	ASSERT_EQ(1, again->refused[REFUSED_FLOW]);
+	ASSERT_EQ(share, out.flows.count);
+	ASSERT_EQ(share, *(uint64_t *)fxt_map_get(&out.flow_users, 1000, 0));
+	ASSERT_TRUE(!fxt_map_get(&out.flow_users, 1001, 0));
+	fake_free(&fa);
+	fake_free(&fe);
+	fake_free(&fg);
+	free(w);
+	return 0;
+}
+
+/*
  * A user holds open only ids of its own: uid 1001 filling its process's
  * share with ids 1 to 16,384 leaves uid 1000's begins of those ids
  * alone, while its own begin of an id it holds open is refused, and the
@@ -3208,6 +3426,8 @@ static int test_flows_owner_unknown(void)
 		ASSERT_EQ(3, records[i]);
 	ASSERT_STR(want_err, err);
 	ASSERT_EQ(0, out.flows.count);
+	/* The end gave the begin's count back: no user holds a flow. */
+	ASSERT_EQ(0, out.flow_users.count);
 	ASSERT_EQ(0, check_file(&walk));
 	ASSERT_EQ(3, walk.nflows);
 	for (i = 0; i < 3; i++) {
@@ -4478,13 +4698,15 @@ static int test_fast_copy_race(void)
 
 /*
  * Seeds of fuzz_output that the generated ones rarely make: a config
- * (flags, the byte at 0), then two halves of as many words.
+ * (its bytes 0 and 1, config), then two halves of as many words.
  */
-static int write_scenario(const char *dir, const char *name, __u8 flags,
+static int write_scenario(const char *dir, const char *name, __u16 config,
 			  const __u64 *half0, size_t n0, const __u64 *half1,
 			  size_t n1)
 {
-	unsigned char bytes[DIFF_CONFIG_BYTES + 8 * 128] = { flags };
+	unsigned char bytes[DIFF_CONFIG_BYTES + 8 * 128] = {
+		(unsigned char)config, (unsigned char)(config >> 8)
+	};
 	uint64_t le[128];
 	__u64 w[128];
 	char path[512];
@@ -4530,7 +4752,15 @@ static int write_scenarios(const char *dir)
 		   "s", 0);
 	nb += event(b + nb, FXT_EVENT_FLOW_END, t + 3, PID + 100, TID + 100,
 		    "f", 5);
-	if (write_scenario(dir, "scenario-flow", 0x0d, a, na, b, nb))
+	/*
+	 * The successor another user's (byte 1: a header with owner_uid,
+	 * bit 2), its end of the retired buffer's flow 5 then joining it only
+	 * with shared flows (bit 3).
+	 */
+	if (write_scenario(dir, "scenario-flow", 0x0d, a, na, b, nb) ||
+	    write_scenario(dir, "scenario-flow-other-user", 0x060d, a, na, b,
+			   nb) ||
+	    write_scenario(dir, "scenario-flow-shared", 0x0e0d, a, na, b, nb))
 		return 1;
 	na = event(a, FXT_EVENT_ASYNC_BEGIN, t, PID, TID, "a", 1);
 	nb = event(b, FXT_EVENT_ASYNC_END, t + 1, PID, TID, "b", 1);
@@ -4591,6 +4821,9 @@ static const struct tap_test tests[] = {
 	{ "each process's async ids get ids of their own in the output", test_async_ids_per_process },
 	{ "flows are keyed by owner uid and id, with ids of their own in the output", test_flows_by_owner },
 	{ "a user holds open only ids of its own", test_flows_owner_squatter },
+	{ "shared flows: another user's step and end join a begin, keyed by id", test_flows_shared },
+	{ "shared flows: one user still holds at most a quarter, charged to the begin's", test_flows_shared_user_bound },
+	{ "shared flows: another user's end gives the begin's process its place back", test_flows_shared_process_share },
 	{ "one user holds at most a quarter of the session's open flows", test_flows_user_bound },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },

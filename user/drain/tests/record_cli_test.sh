@@ -58,6 +58,11 @@ expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -o 
 expect_args "-c *,kernel:sched,kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -e sched,syscall -- prog
 expect_args "-c app*,net,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -c 'app*' -c net -- prog
 expect_args "-c kernel:syscall,fxtrace -p command -o fxtrace.fxt -q -- prog " -c none -e syscall -- prog
+expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -r 5 --shared-flows -o fxtrace.fxt -q -- prog " --shared-flows -r 5 -- prog
+# --no-shared-flows wins over the config file's key; the last one is passed on.
+expect_args "-C my.conf -p command -r 5 --no-shared-flows -o fxtrace.fxt -q -- prog " -C my.conf --no-shared-flows -r 5 -- prog
+expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command --no-shared-flows -o fxtrace.fxt -q -- prog " --shared-flows --no-shared-flows -- prog
+expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command --shared-flows -o fxtrace.fxt -q -- prog " --no-shared-flows --shared-flows -- prog
 expect_args "-c *,fxtrace -p command -o fxtrace.fxt -q -- prog " -e none -- prog
 expect_args "-c *,kernel:sched,kernel:task,kernel:irq,kernel:syscall,fxtrace -o fxtrace.fxt -q -- " -a -e all
 expect_args "-c app,kernel:sched,fxtrace -p command -o fxtrace.fxt -q -- prog " -c app,kernel:sched -- prog
@@ -154,6 +159,24 @@ usage_error "fxtrace-drain: -r '100': $rt" "$bin/fxtrace-drain" --rt-priority=10
 usage_error "fxtrace-drain: -r '5x': $rt" "$bin/fxtrace-drain" -r 5x -- true
 printf 'rt-priority = -1\n' >"$out/rt.conf"
 usage_error "fxtrace-drain: rt-priority '-1': $rt" "$bin/fxtrace-drain" -C "$out/rt.conf" -- true
+# --shared-flows and its config key are options the drainer knows: the
+# error is the next option's.  A config value is yes or no.
+usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" --shared-flows -b 12K -- true
+usage_error "$bin/fxtrace-drain: option '--shared-flows' doesn't allow an argument" "$bin/fxtrace-drain" --shared-flows=yes -- true
+usage_error "fxtrace record: option '--shared-flows' takes no value" "$fake/fxtrace" record --shared-flows=yes -- true
+for value in yes no; do
+	printf 'shared-flows = %s\n' "$value" >"$out/shared-$value.conf"
+	usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -C "$out/shared-$value.conf" -b 12K -- true
+done
+printf 'mode = oneshot\nshared-flows = true\n' >"$out/shared-bad.conf"
+usage_error "fxtrace-drain: $out/shared-bad.conf:2: expected 'key = value' with a valid value" "$bin/fxtrace-drain" -C "$out/shared-bad.conf" -- true
+if "$bin/fxtrace-drain" --help | grep -qF -- "--shared-flows     join flow events by correlation id whatever the"; then ok=0; else ok=1; fi
+result $ok "fxtrace-drain --help: --shared-flows and what it trusts"
+usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -C "$out/shared-yes.conf" --no-shared-flows -b 12K -- true
+if "$bin/fxtrace-drain" --help | grep -qF -- "--no-shared-flows  a step or end joins only a begin of its own"; then ok=0; else ok=1; fi
+result $ok "fxtrace-drain --help: --no-shared-flows"
+if "$bin/fxtrace" record --help | grep -qF -- "--no-shared-flows        flows join within a user, whatever the"; then ok=0; else ok=1; fi
+result $ok "fxtrace record --help: --no-shared-flows"
 # The config file (-C): errors name it, exit 2, before /dev/fxtrace is opened.
 printf 'mode = oneshot\noutput =\n' >"$out/empty-output.conf"
 usage_error "fxtrace-drain: $out/empty-output.conf:2: expected 'key = value' with a valid value" \

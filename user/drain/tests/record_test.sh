@@ -63,6 +63,33 @@ result $? "record -u nobody: no capability permitted, effective or ambient"
 check_strict "$out/user.fxt" user
 exact user 1 1000
 rm -rf "$userdir"
+# A flow begun by root's process and ended by nobody's joins only with
+# --shared-flows: the end then carries the begin's id in the output;
+# without it, an id of its own.
+userdir=$(mktemp -d /tmp/record-hop.XXXXXX)
+chmod 755 "$userdir"
+cp "$progs/flow_hop" "$userdir/flow_hop"
+as_nobody='import os, sys
+os.setgroups([]); os.setgid(65534); os.setuid(65534)
+os.execv(sys.argv[1], sys.argv[1:])'
+for shared in "" --shared-flows; do
+	name=hop${shared:+-shared}
+	# shellcheck disable=SC2016 # expanded by the command's shell
+	"$bin/fxtrace" record -q $shared -e none -c hop -o "$out/$name.fxt" -- \
+		/bin/sh -c '"$0" begin 7 && python3 -c "$1" "$0" end 7' \
+		"$userdir/flow_hop" "$as_nobody" 2>"$out/$name.stderr"
+	rc=$?
+	sed 's/^/# /' "$out/$name.stderr"
+	"$bin/fxtrace" dump "$out/$name.fxt" | grep ' hop:hop ' >"$out/$name.flows"
+	sed 's/^/# /' "$out/$name.flows"
+	ids=$(grep -o 'id=[^ ]*' "$out/$name.flows" | tr '\n' ' ')
+	first=${ids%% *}
+	if [[ -n $shared ]]; then want="$first $first "; else want="$first ${first%1}2 "; fi
+	[[ $rc == 0 && $(wc -l <"$out/$name.flows") == 2 && $first == id=*1 && $ids == "$want" ]]
+	result $? "record ${shared:-without --shared-flows}: root's flow begin and nobody's end carry ids $want(got $ids)"
+	check_strict "$out/$name.fxt" "$name"
+done
+rm -rf "$userdir"
 # In a session of its own the command is away from the terminal's
 # signals: the drainer passes SIGINT on to it (and stops, as always).
 "$bin/fxtrace" record -q -u nobody -e none -c none -o "$out/user-int.fxt" -- sleep 61 &

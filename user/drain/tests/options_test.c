@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * options_test - fxtrace-drain's options as parse_options() leaves them,
+ * on the host: which of the config file and the command line sets
+ * --shared-flows (Documentation/drain.rst: the command line wins, the
+ * last of --shared-flows and --no-shared-flows counts).  Prints TAP.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "drainer.h"
+#include "tap.h"
+
+static char yes_conf[] = "/tmp/options_test.yes.XXXXXX";
+static char no_conf[] = "/tmp/options_test.no.XXXXXX";
+
+/* A config file holding line; its path in tmpl. */
+static int write_conf(char *tmpl, const char *line)
+{
+	int fd = mkstemp(tmpl);
+	ssize_t len = (ssize_t)strlen(line);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, line, (size_t)len) != len) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/*
+ * The shared_flows parse_options() leaves for args (then "-- true"):
+ * 0 or 1, or -1 when it refused them.
+ */
+static int shared_flows(const char *const *args)
+{
+	char *argv[16] = { "fxtrace-drain" };
+	struct options opt;
+	int argc = 1, ret;
+
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	argv[argc++] = "--";
+	argv[argc++] = "true";
+	optind = 0;
+	ret = parse_options(&opt, argc, argv);
+	free(opt.config_strings[0]);
+	free(opt.config_strings[1]);
+	return ret ? -1 : opt.shared_flows;
+}
+
+#define SHARED_FLOWS(...) shared_flows((const char *const[]){ __VA_ARGS__, NULL })
+
+static int test_command_line(void)
+{
+	EXPECT_EQ(0, shared_flows((const char *const[]){ NULL }));
+	EXPECT_EQ(1, SHARED_FLOWS("--shared-flows"));
+	EXPECT_EQ(0, SHARED_FLOWS("--no-shared-flows"));
+	EXPECT_EQ(0, SHARED_FLOWS("--shared-flows", "--no-shared-flows"));
+	EXPECT_EQ(1, SHARED_FLOWS("--no-shared-flows", "--shared-flows"));
+	return 0;
+}
+
+static int test_config_file(void)
+{
+	EXPECT_EQ(1, SHARED_FLOWS("-C", yes_conf));
+	EXPECT_EQ(0, SHARED_FLOWS("-C", no_conf));
+	return 0;
+}
+
+/* The command line wins over the file, wherever -C is. */
+static int test_command_line_wins(void)
+{
+	EXPECT_EQ(1, SHARED_FLOWS("-C", no_conf, "--shared-flows"));
+	EXPECT_EQ(0, SHARED_FLOWS("-C", yes_conf, "--no-shared-flows"));
+	EXPECT_EQ(0, SHARED_FLOWS("--no-shared-flows", "-C", yes_conf));
+	return 0;
+}
+
+static const struct tap_test tests[] = {
+	{ "--shared-flows, --no-shared-flows: the last one counts", test_command_line },
+	{ "shared-flows = yes and = no in the config file", test_config_file },
+	{ "the command line wins over shared-flows = yes and = no", test_command_line_wins },
+};
+
+int main(void)
+{
+	int ret;
+
+	if (write_conf(yes_conf, "shared-flows = yes\n") ||
+	    write_conf(no_conf, "shared-flows = no\n")) {
+		perror("options_test: a config file");
+		return 1;
+	}
+	/* The usage errors, if any, go to stderr. */
+	ret = tap_run(tests, sizeof(tests) / sizeof(tests[0]));
+	unlink(yes_conf);
+	unlink(no_conf);
+	return ret;
+}
