@@ -6,21 +6,30 @@
  * last of --shared-flows and --no-shared-flows counts).  Prints TAP.
  */
 #include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "drainer.h"
 #include "tap.h"
 
-static char yes_conf[] = "/tmp/options_test.yes.XXXXXX";
-static char no_conf[] = "/tmp/options_test.no.XXXXXX";
+static char yes_conf[PATH_MAX];
+static char no_conf[PATH_MAX];
 
-/* A config file holding line; its path in tmpl. */
-static int write_conf(char *tmpl, const char *line)
+/* A config file holding line, in $TMPDIR (or /tmp); its path in path. */
+static int write_conf(char *path, const char *name, const char *line)
 {
-	int fd = mkstemp(tmpl);
+	const char *dir = getenv("TMPDIR");
 	ssize_t len = (ssize_t)strlen(line);
+	int fd;
 
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (snprintf(path, PATH_MAX, "%s/options_test.%s.XXXXXX", dir, name) >=
+	    PATH_MAX)
+		return -1;
+	fd = mkstemp(path);
 	if (fd < 0)
 		return -1;
 	if (write(fd, line, (size_t)len) != len) {
@@ -89,8 +98,8 @@ int main(void)
 {
 	int ret;
 
-	if (write_conf(yes_conf, "shared-flows = yes\n") ||
-	    write_conf(no_conf, "shared-flows = no\n")) {
+	if (write_conf(yes_conf, "yes", "shared-flows = yes\n") ||
+	    write_conf(no_conf, "no", "shared-flows = no\n")) {
 		perror("options_test: a config file");
 		return 1;
 	}
