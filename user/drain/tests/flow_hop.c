@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flow_hop begin|end ID: one "hop:work" duration holding a "hop:hop" flow
- * begin or end of correlation id ID, through libfxtrace; record_test.sh
- * runs the begin as root and the end as another user, to see whether
- * the drainer joins them (--shared-flows).
+ * flow_hop begin|end ID [SECONDS]: one "hop:work" duration holding a
+ * "hop:hop" flow begin or end of correlation id ID, through libfxtrace;
+ * record_test.sh runs the begin as root and the end as another user, to
+ * see whether the drainer joins them (--shared-flows).  With SECONDS it
+ * then says "begin|end ID written" and lives that long: a circular
+ * session's snapshot holds the buffers of live tasks only.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <fxtrace/trace.h>
 
@@ -15,8 +18,9 @@ int main(int argc, char **argv)
 {
 	uint64_t id;
 
-	if (argc != 3 || (strcmp(argv[1], "begin") && strcmp(argv[1], "end"))) {
-		fprintf(stderr, "usage: flow_hop begin|end ID\n");
+	if ((argc != 3 && argc != 4) ||
+	    (strcmp(argv[1], "begin") && strcmp(argv[1], "end"))) {
+		fprintf(stderr, "usage: flow_hop begin|end ID [SECONDS]\n");
 		return 2;
 	}
 	id = strtoull(argv[2], NULL, 0);
@@ -26,6 +30,11 @@ int main(int argc, char **argv)
 			TRACE_FLOW_BEGIN("hop", "hop", id);
 		else
 			TRACE_FLOW_END("hop", "hop", id);
+	}
+	if (argc == 4) {
+		printf("%s %llu written\n", argv[1], (unsigned long long)id);
+		fflush(stdout);
+		sleep(atoi(argv[3]));
 	}
 	return 0;
 }

@@ -6,7 +6,10 @@
 # (SIGSTOP) for 2 s mid-session and one killed (SIGKILL) mid-session, then
 # `fxtrace recover`; what -c and -e select, exit statuses and messages,
 # --version, and the orphan a killed drainer leaves: the next record names
-# `fxtrace stop`, which ends it, and then recording works.  In the guest with fxtrace.ko loaded.  Prints TAP.
+# `fxtrace stop`, which ends it, and then recording works; a flow from
+# root's process to nobody's, joined only with --shared-flows, in the trace
+# and in fxtrace-drain's circular snapshot.  In the guest with fxtrace.ko
+# loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -88,6 +91,42 @@ for shared in "" --shared-flows; do
 	[[ $rc == 0 && $(wc -l <"$out/$name.flows") == 2 && $first == id=*1 && $ids == "$want" ]]
 	result $? "record ${shared:-without --shared-flows}: root's flow begin and nobody's end carry ids $want(got $ids)"
 	check_strict "$out/$name.fxt" "$name"
+done
+# The same in fxtrace-drain's circular snapshot (SIGUSR1, OUT.1), which
+# writes with the trace's option.  A snapshot holds the buffers of live
+# tasks only: both processes live 10 s after their record, the end
+# starting once the begin is written, and SIGUSR1 comes once both are.
+for shared in "" --shared-flows; do
+	name=snap${shared:+-shared}
+	# The command's shell expands $0 to $2 and polls $2, its own
+	# stdout, for the begin's line.
+	# shellcheck disable=SC2016,SC2094
+	"$bin/fxtrace-drain" -m circular $shared -c hop -o "$out/$name.fxt" -- /bin/sh -c \
+		'"$0" begin 7 10 & n=0
+		until grep -q "^begin 7 written$" "$2" || [ $((n += 1)) -gt 300 ]; do sleep 0.1; done
+		python3 -c "$1" "$0" end 7 10 & wait' \
+		"$userdir/flow_hop" "$as_nobody" "$out/$name.producer" \
+		>"$out/$name.producer" 2>"$out/$name.stderr" &
+	drain=$!
+	for _ in $(seq 300); do
+		[[ $(grep -c '^[a-z]* 7 written$' "$out/$name.producer") == 2 ]] && break
+		sleep 0.1
+	done
+	kill -USR1 $drain
+	wait $drain
+	rc=$?
+	sed 's/^/# /' "$out/$name.producer" "$out/$name.stderr"
+	grep -qE "snapshot 1: [1-9][0-9]* buffers written to .*/$name.fxt.1, 0 records refused$" \
+		"$out/$name.stderr"
+	result $? "snapshot ${shared:-without --shared-flows}: SIGUSR1 wrote $name.fxt.1"
+	"$bin/fxtrace" dump "$out/$name.fxt.1" | grep ' hop:hop ' >"$out/$name.flows"
+	sed 's/^/# /' "$out/$name.flows"
+	ids=$(grep -o 'id=[^ ]*' "$out/$name.flows" | tr '\n' ' ')
+	first=${ids%% *}
+	if [[ -n $shared ]]; then want="$first $first "; else want="$first ${first%1}2 "; fi
+	[[ $rc == 0 && $(wc -l <"$out/$name.flows") == 2 && $first == id=*1 && $ids == "$want" ]]
+	result $? "snapshot ${shared:-without --shared-flows}: root's flow begin and nobody's end carry ids $want(got $ids)"
+	check_strict "$out/$name.fxt.1" "$name"
 done
 rm -rf "$userdir"
 # In a session of its own the command is away from the terminal's
