@@ -38,9 +38,12 @@ static int relay_signo;		/* SIGNAL_RELAY */
  * record twice, if its handler ran between the two, and the drainer once:
  * one intent.  The same signal from the same user-space sender within
  * this long of the one relayed before is not relayed again.  The kernel's
- * (a terminal's, one per keypress) always are.
+ * (a terminal's, one per keypress) always are.  Long enough for record's
+ * handler to be scheduled again between the two on a loaded machine (a
+ * TCG guest under load stalls 15-70 ms), short beside a script's
+ * deliberate second kill.
  */
-#define ONE_INTENT_NS	50000000LL
+#define ONE_INTENT_NS	250000000LL
 
 /* The last signal relayed: which, whose, and when (forward_signal()). */
 static int relayed_signo;
