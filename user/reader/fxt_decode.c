@@ -126,10 +126,10 @@ const struct fxt_rule fxt_rules[FXT_RULE_COUNT] = {
 		"a flow begin whose correlation id a flow begun and not ended already holds: Perfetto drops it (stat flow_duplicate_id)" },
 	[FXT_RULE_MISPLACED_END] = { "misplaced-end", FXT_WARNING,
 		"an event of an async id after the end of an outer begin, or of a thread after the end of a slice, that has begins still open inside it: Perfetto cuts them at that end (stat misplaced_end_event)" },
-	[FXT_RULE_TIME_ORDER] = { "time-order", FXT_NOTE,
-		"an event of a thread, of a flow id begun and not ended or of an async id with a begin open, older than its previous one in the file: Perfetto nests events in time order, the checks here in file order (reported once)" },
 	[FXT_RULE_COMPLETE_OVERLAP] = { "complete-overlap", FXT_WARNING,
 		"a complete event that partly overlaps a slice open on its thread: Perfetto drops it (stat slice_drop_overlapping_complete_event)" },
+	[FXT_RULE_TIME_ORDER] = { "time-order", FXT_NOTE,
+		"an event of a thread, of a flow id begun and not ended or of an async id with a begin open, older than its previous one in the file: Perfetto nests events in time order, the checks here in file order (reported once)" },
 };
 
 const char *fxt_severity_name(enum fxt_severity severity)

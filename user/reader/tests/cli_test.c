@@ -328,6 +328,10 @@ static int test_list_rules(void)
 	ASSERT_EQ(FXT_RULE_COUNT, lines);
 	ASSERT_PREFIX("magic-first              error    the trace does not start with the magic number record", r.out);
 	ASSERT_SUBSTR("\nduration-unended         note     ", r.out);
+	/* The slice rules together, the time-order note that qualifies them last. */
+	ASSERT_SUBSTR("\nmisplaced-end            warning  ", r.out);
+	ASSERT_SUBSTR(" (stat misplaced_end_event)\ncomplete-overlap         warning  ", r.out);
+	ASSERT_SUBSTR(" (stat slice_drop_overlapping_complete_event)\ntime-order               note     ", r.out);
 	/* Its flow ids too (check_flow()). */
 	ASSERT_SUBSTR("\ntime-order               note     an event of a thread, of a flow id begun and not ended or of an async id with a begin open, older than its previous one in the file: Perfetto nests events in time order, the checks here in file order (reported once)\n", r.out);
 	return 0;
