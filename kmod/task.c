@@ -462,6 +462,7 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 	}
 	rcu_read_unlock();
 	memset(s->names_users, 0, sizeof(s->names_users));
+	s->names_others = 0;
 	s->names = buf;
 	return 0;
 }
@@ -478,26 +479,35 @@ void fxt_names_retire(struct fxt_session *s)
 
 /*
  * The room left for names after the Start's dump is shared as the memory
- * for task buffers is: root and the users the session traces
- * (fxt_share_exempt()) may fill it, any other user
- * (fxt_current_owner()) only its share, so that one user's forks and
- * renames cannot push everyone else's names out.  Users beyond the table
- * share its last entry (names_lock held).
+ * for task buffers is: the users the session traces may fill it; the
+ * others, root among them, together all but the quarter kept for the
+ * traced users' names (FXT_NAMES_OTHERS_ROOM), so that root's daemons,
+ * forking and renaming with no malice, cannot leave a non-root owner's
+ * threads unnamed; and any of them but root (fxt_share_exempt()) only its
+ * share of the room, so that one user's forks and renames cannot push
+ * everyone else's names out.  Users beyond the table share its last
+ * entry (names_lock held).
  */
 static bool fxt_names_charge(struct fxt_session *s, kuid_t uid, u32 bytes)
 {
 	struct fxt_names_user *u = s->names_users;
 
-	if (fxt_share_exempt(s, uid))
+	if (fxt_session_traces_user(s, uid))
 		return true;
-	/* Entries are claimed in order, never emptied before the next Start. */
-	while (u < s->names_users + FXT_NAMES_USERS - 1 && u->bytes &&
-	       !uid_eq(u->uid, uid))
-		u++;
-	if (u->bytes + bytes > fxt_user_share(FXT_NAMES_ROOM))
+	if (s->names_others + bytes > FXT_NAMES_OTHERS_ROOM)
 		return false;
-	u->uid = uid;
-	u->bytes += bytes;
+	/* !fxt_share_exempt(), asking the filter's process once. */
+	if (!uid_eq(uid, GLOBAL_ROOT_UID)) {
+		/* Claimed in order, never emptied before the next Start. */
+		while (u < s->names_users + FXT_NAMES_USERS - 1 && u->bytes &&
+		       !uid_eq(u->uid, uid))
+			u++;
+		if (u->bytes + bytes > fxt_user_share(FXT_NAMES_ROOM))
+			return false;
+		u->uid = uid;
+		u->bytes += bytes;
+	}
+	s->names_others += bytes;
 	return true;
 }
 

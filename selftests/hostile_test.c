@@ -437,11 +437,86 @@ struct perfmon_owner {
 	int cmd, res;		/* pipes: its orders, its errnos */
 };
 
+#define OWNER_RENAMES 10
+
+/* The names buffer (KERNEL) of fd's started session, mapped; NULL if none. */
+static const struct fxtrace_buffer_header *names_map(int fd, size_t *size)
+{
+	struct fxtrace_buffer_info bi;
+	void *h;
+	__u32 id;
+
+	for (id = 1; id < 1024; id++) {
+		if (buffer_info(fd, id, &bi) || bi.kind != FXTRACE_BUFFER_KERNEL ||
+		    bi.state != FXTRACE_BUFFER_ACTIVE)
+			continue;
+		h = map_part(fd, id, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+		if (h == MAP_FAILED)
+			return NULL;
+		*size = bi.reader_size;
+		return h;
+	}
+	return NULL;
+}
+
+/* The thread records of koid in the names buffer of fd's session, or -1. */
+static int names_thread_records(int fd, __u64 koid)
+{
+	const struct fxtrace_buffer_header *h;
+	const __u64 *w, *r;
+	size_t size, i = 0, n;
+	int count = 0;
+
+	h = names_map(fd, &size);
+	if (!h)
+		return -1;
+	w = (const __u64 *)((const char *)h + h->data_offset);
+	n = h->durable_committed / 8;
+	for (; (r = find_kobj(w + i, n - i, FXT_KOBJ_THREAD, koid)); count++)
+		i = (size_t)(r - w) + fxt_bits(*r, 4, 15);
+	munmap((void *)h, size);
+	return count;
+}
+
+/* The owner's answer to cmd (perfmon_owner_spawn()). */
+static int perfmon_owner_serve(int fd, char cmd)
+{
+	const struct fxtrace_buffer_header *h;
+	char name[16];
+	size_t size;
+	int i, ret;
+
+	switch (cmd) {
+	case 's':
+		return start_session(fd, FXTRACE_START_CLEAR_ALL) ? errno : 0;
+	case 'r':
+		for (i = 0; i < OWNER_RENAMES; i++) {
+			snprintf(name, sizeof(name), "own%d", i & 1);
+			if (prctl(PR_SET_NAME, name))
+				return errno;
+		}
+		return 0;
+	case 'd':
+		h = names_map(fd, &size);
+		if (!h)
+			return -1;
+		ret = (int)h->dropped_records;
+		munmap((void *)h, size);
+		return ret;
+	case 'k':
+		return names_thread_records(fd, (__u64)getpid());
+	}
+	return EINVAL;
+}
+
 /*
  * Fork a child that becomes uid with CAP_PERFMON only and initializes a
- * session with c, which uid then owns: then it starts the session at each
- * 's' it reads (perfmon_owner_start()) and terminates it at EOF.  Returns
- * 0 once the session is initialized, or the errno of the step that failed.
+ * session with c, which uid then owns: then it answers each command it
+ * reads (perfmon_owner_ask()) and terminates the session at EOF.  's'
+ * starts it (perfmon_owner_start()); 'r' renames the child, a task the
+ * session traces, OWNER_RENAMES times; 'd' answers the names buffer's
+ * dropped_records, 'k' the child's thread records in it.  Returns 0 once
+ * the session is initialized, or the errno of the step that failed.
  */
 static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
 			       const struct fxtrace_config *c)
@@ -477,8 +552,7 @@ static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
 			_exit(1);
 		/* EOF: the parent closed its end, or exited. */
 		while (read(cmd_pipe[0], &cmd, 1) == 1) {
-			res = cmd != 's' ? EINVAL :
-			      start_session(fd, FXTRACE_START_CLEAR_ALL) ? errno : 0;
+			res = perfmon_owner_serve(fd, cmd);
 			if (write(res_pipe[1], &res, sizeof(res)) != sizeof(res))
 				_exit(2);
 		}
@@ -499,15 +573,21 @@ static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
 	return 0;
 }
 
-/* The owner's START: 0, or its errno (-1 when the child did not answer). */
-static int perfmon_owner_start(struct perfmon_owner *o)
+/* The owner's answer to cmd (-1 when the child did not answer). */
+static int perfmon_owner_ask(struct perfmon_owner *o, char cmd)
 {
 	int res = -1;
 
-	if (write(o->cmd, "s", 1) != 1 ||
+	if (write(o->cmd, &cmd, 1) != 1 ||
 	    read(o->res, &res, sizeof(res)) != sizeof(res))
 		return -1;
 	return res;
+}
+
+/* The owner's START: 0, or its errno (-1 when the child did not answer). */
+static int perfmon_owner_start(struct perfmon_owner *o)
+{
+	return perfmon_owner_ask(o, 's');
 }
 
 /* The owner terminates its session and exits: its exit status. */
@@ -1610,6 +1690,94 @@ TEST_F(hs, root_leaves_a_perfmon_owner_room_for_start)
 	EXPECT_EQ(FXTRACE_STATE_STARTED, si.state);
 	EXPECT_LT(before, si.memory_used);
 	EXPECT_GE(self->cfg.memory_limit, si.memory_used);
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
+}
+
+/*
+ * A child that becomes uid and, once released (a byte on the pipe whose
+ * write end it returns in *go), renames itself times times, then exits.
+ */
+static pid_t renamer_spawn(uid_t uid, int times, int *go)
+{
+	char name[16], c;
+	int fds[2], i;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		if (become(uid) || read(fds[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < times; i++) {
+			snprintf(name, sizeof(name), "ng%d", i & 1);
+			if (prctl(PR_SET_NAME, name))
+				_exit(2);
+		}
+		_exit(0);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+/*
+ * Under a non-root CAP_PERFMON owner, the users the session does not
+ * trace, root among them, fill at most the names room less a quarter,
+ * which they leave to the traced users' names; within that, a user other
+ * than root fills its share.  Before, root, exempt from a share, could
+ * fill all of the room with its forks, execs and renames (the system's
+ * daemons, no malice needed), and the names of the owner's threads were
+ * dropped.  Each rename here is of a process's only thread: a thread and
+ * a process record, one write.  Another user renames for twice its
+ * share, then root (this process) for twice the room: exactly what is
+ * past the share, then past three quarters of the room, is dropped; the
+ * owner's renames after them are all written; root's next is dropped.
+ */
+TEST_F(hs, root_leaves_a_perfmon_owner_names_room)
+{
+	static const char cats[] = "kernel:task";
+	const int per_rename = 8 * (fxt_kobj_name_words(3, 1) +
+				    fxt_kobj_name_words(3, 0));
+	const int room = 256 << 10, others_room = room - room / 4;
+	const int other_renames = 2 * (int)pct(room) / per_rename;
+	const int other_kept = (int)pct(room) / per_rename;
+	const int renames = 2 * room / per_rename;
+	const int kept = (others_room - other_kept * per_rename) / per_rename;
+	const int dropped = other_renames - other_kept + renames - kept;
+	struct perfmon_owner owner;
+	char name[16];
+	int i, err, go;
+	pid_t other;
+
+	ASSERT_GT(others_room, 2 * other_kept * per_rename);
+	self->cfg.categories = (uintptr_t)cats;
+	self->cfg.categories_size = sizeof(cats);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	/* Forked before the Start: its fork's names are not in the room. */
+	other = renamer_spawn(NOGROUP, other_renames, &go);
+	ASSERT_LT(0, other);
+	ASSERT_EQ(0, perfmon_owner_start(&owner)) TH_LOG("owner's START failed");
+	ASSERT_EQ(1, write(go, "g", 1));
+	close(go);
+	ASSERT_EQ(0, wait_child(other));
+	EXPECT_EQ(other_renames - other_kept, perfmon_owner_ask(&owner, 'd'));
+
+	for (i = 0; i < renames; i++) {
+		snprintf(name, sizeof(name), "rr%d", i & 1);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+	EXPECT_EQ(dropped, perfmon_owner_ask(&owner, 'd'));
+
+	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'r'));
+	EXPECT_EQ(dropped, perfmon_owner_ask(&owner, 'd'));
+	/* Its name at Start, then every rename. */
+	EXPECT_EQ(1 + OWNER_RENAMES, perfmon_owner_ask(&owner, 'k'));
+
+	ASSERT_EQ(0, prctl(PR_SET_NAME, "rr2"));
+	EXPECT_EQ(dropped + 1, perfmon_owner_ask(&owner, 'd'));
 	EXPECT_EQ(0, perfmon_owner_end(&owner));
 }
 
