@@ -489,6 +489,8 @@ static int perfmon_owner_serve(int fd, char cmd)
 	switch (cmd) {
 	case 's':
 		return start_session(fd, FXTRACE_START_CLEAR_ALL) ? errno : 0;
+	case 'p':
+		return ioctl(fd, FXTRACE_IOC_STOP) ? errno : 0;
 	case 'r':
 		for (i = 0; i < OWNER_RENAMES; i++) {
 			snprintf(name, sizeof(name), "own%d", i & 1);
@@ -513,10 +515,11 @@ static int perfmon_owner_serve(int fd, char cmd)
  * Fork a child that becomes uid with CAP_PERFMON only and initializes a
  * session with c, which uid then owns: then it answers each command it
  * reads (perfmon_owner_ask()) and terminates the session at EOF.  's'
- * starts it (perfmon_owner_start()); 'r' renames the child, a task the
- * session traces, OWNER_RENAMES times; 'd' answers the names buffer's
- * dropped_records, 'k' the child's thread records in it.  Returns 0 once
- * the session is initialized, or the errno of the step that failed.
+ * starts it (perfmon_owner_start()), 'p' stops it; 'r' renames the
+ * child, a task the session traces, OWNER_RENAMES times; 'd' answers the
+ * names buffer's dropped_records, 'k' the child's thread records in it.
+ * Returns 0 once the session is initialized, or the errno of the step
+ * that failed.
  */
 static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
 			       const struct fxtrace_config *c)
@@ -1733,7 +1736,8 @@ static pid_t renamer_spawn(uid_t uid, int times, int *go)
  * a process record, one write.  Another user renames for twice its
  * share, then root (this process) for twice the room: exactly what is
  * past the share, then past three quarters of the room, is dropped; the
- * owner's renames after them are all written; root's next is dropped.
+ * owner's renames after them are all written; root's next is dropped,
+ * and the next Start's is not.
  */
 TEST_F(hs, root_leaves_a_perfmon_owner_names_room)
 {
@@ -1778,6 +1782,12 @@ TEST_F(hs, root_leaves_a_perfmon_owner_names_room)
 
 	ASSERT_EQ(0, prctl(PR_SET_NAME, "rr2"));
 	EXPECT_EQ(dropped + 1, perfmon_owner_ask(&owner, 'd'));
+
+	/* The next Start's room is a new one: root's names are written. */
+	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'p'));
+	EXPECT_EQ(0, perfmon_owner_start(&owner));
+	ASSERT_EQ(0, prctl(PR_SET_NAME, "rr3"));
+	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'd'));
 	EXPECT_EQ(0, perfmon_owner_end(&owner));
 }
 
