@@ -422,7 +422,7 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 	const u32 slack = 64;
 	struct task_struct *t;
 	struct fxt_buffer *buf;
-	u64 per_task, size;
+	u64 per_task, size, left;
 	u32 tasks = 0;
 	pid_t nr;
 
@@ -463,6 +463,14 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 	rcu_read_unlock();
 	memset(s->names_users, 0, sizeof(s->names_users));
 	s->names_others = 0;
+	/*
+	 * The smallest buffer (other users hold the memory) has no room past
+	 * the dump: the dump takes part of the room itself, and the traced
+	 * users' quarter is kept of what it left.
+	 */
+	left = buf->hdr->durable_size - buf->durable_pos;
+	s->names_others_room = left > FXT_NAMES_TRACED_ROOM ?
+		min_t(u64, FXT_NAMES_OTHERS_ROOM, left - FXT_NAMES_TRACED_ROOM) : 0;
 	s->names = buf;
 	return 0;
 }
@@ -481,7 +489,7 @@ void fxt_names_retire(struct fxt_session *s)
  * The room left for names after the Start's dump is shared as the memory
  * for task buffers is: the users the session traces may fill it; the
  * others, root among them, together all but the quarter kept for the
- * traced users' names (FXT_NAMES_OTHERS_ROOM), so that root's daemons,
+ * traced users' names (names_others_room), so that root's daemons,
  * forking and renaming with no malice, cannot leave a non-root owner's
  * threads unnamed; and any of them but root (fxt_share_exempt()) only its
  * share of the room, so that one user's forks and renames cannot push
@@ -494,7 +502,7 @@ static bool fxt_names_charge(struct fxt_session *s, kuid_t uid, u32 bytes)
 
 	if (fxt_session_traces_user(s, uid))
 		return true;
-	if (s->names_others + bytes > FXT_NAMES_OTHERS_ROOM)
+	if (s->names_others + bytes > s->names_others_room)
 		return false;
 	/* !fxt_share_exempt(), asking the filter's process once. */
 	if (!uid_eq(uid, GLOBAL_ROOT_UID)) {

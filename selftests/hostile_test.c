@@ -6,6 +6,7 @@
  * against each.  Run as root in the guest with fxtrace.ko loaded; children
  * become uid 65534 and 65533 to play the other users.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -507,6 +508,13 @@ static int perfmon_owner_serve(int fd, char cmd)
 		return ret;
 	case 'k':
 		return names_thread_records(fd, (__u64)getpid());
+	case 'l':
+		h = names_map(fd, &size);
+		if (!h)
+			return -1;
+		ret = (int)(h->durable_size - h->durable_committed);
+		munmap((void *)h, size);
+		return ret;
 	}
 	return EINVAL;
 }
@@ -517,7 +525,8 @@ static int perfmon_owner_serve(int fd, char cmd)
  * reads (perfmon_owner_ask()) and terminates the session at EOF.  's'
  * starts it (perfmon_owner_start()), 'p' stops it; 'r' renames the
  * child, a task the session traces, OWNER_RENAMES times; 'd' answers the
- * names buffer's dropped_records, 'k' the child's thread records in it.
+ * names buffer's dropped_records, 'k' the child's thread records in it,
+ * 'l' the bytes left in it.
  * Returns 0 once the session is initialized, or the errno of the step
  * that failed.
  */
@@ -1789,6 +1798,118 @@ TEST_F(hs, root_leaves_a_perfmon_owner_names_room)
 	ASSERT_EQ(0, prctl(PR_SET_NAME, "rr3"));
 	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'd'));
 	EXPECT_EQ(0, perfmon_owner_end(&owner));
+}
+
+static void *names_holder_thread(void *arg)
+{
+	char c;
+
+	/* EOF when the process is told to exit. */
+	while (read(*(int *)arg, &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/*
+ * A child (root) with threads threads besides its own, all named at a
+ * Start; it exits once *go (the write end of its pipe) is closed.
+ * Returns its pid once the threads exist, or -1.
+ */
+static pid_t names_holder_spawn(int threads, int *go)
+{
+	int gofds[2], ready[2], i;
+	pthread_attr_t attr;
+	pthread_t t;
+	pid_t pid;
+	char c;
+
+	if (pipe(gofds) || pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(gofds[1]);
+		close(ready[0]);
+		if (pthread_attr_init(&attr) ||
+		    pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN))
+			_exit(1);
+		for (i = 0; i < threads; i++)
+			if (pthread_create(&t, &attr, names_holder_thread,
+					   &gofds[0]))
+				_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
+		names_holder_thread(&gofds[0]);
+		_exit(0);
+	}
+	close(gofds[0]);
+	close(ready[1]);
+	if (pid < 0 || read(ready[0], &c, 1) != 1) {
+		close(gofds[1]);
+		close(ready[0]);
+		return -1;
+	}
+	close(ready[0]);
+	*go = gofds[1];
+	return pid;
+}
+
+/*
+ * The traced users' quarter of the names room is kept of what the
+ * Start's dump leaves, not of the full room.  When other users' task
+ * buffers (root's, here) take the memory, the Start gets the smallest
+ * names buffer, whose room the dump of the tasks that exist fills in
+ * part (1600 threads: 87.5 KiB).  Before, the untraced users could still
+ * write three quarters of the full room, more than the dump left: root's
+ * renames filled the buffer and the owner's names were dropped.
+ */
+TEST_F(hs, root_leaves_a_perfmon_owner_names_room_of_a_small_buffer)
+{
+	static const char cats[] = "kernel:task";
+	const int per_rename = 8 * (fxt_kobj_name_words(3, 1) +
+				    fxt_kobj_name_words(3, 0));
+	const int room = 256 << 10, traced_room = room / 4;
+	const int renames = 2 * room / per_rename;
+	struct perfmon_owner owner;
+	__u64 cpu_bytes;
+	int i, err, go, left, kept, res[2];
+	char name[16];
+	pid_t holder;
+
+	self->cfg.categories = (uintptr_t)cats;
+	self->cfg.categories_size = sizeof(cats);
+	self->cfg.max_task_buffers = 64;
+	self->cfg.cpu_buffer_size = 16 * DATA_SIZE;
+	cpu_bytes = (__u64)self->ncpus * (2 * PG + 16 * DATA_SIZE);
+	self->cfg.memory_limit = cpu_bytes + 8 * AREA_SIZE;
+	/* Before the owner, which must not keep the owner's pipes open. */
+	holder = names_holder_spawn(1600, &go);
+	ASSERT_LT(0, holder);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	/* Root's task buffers: all but the smallest names buffer. */
+	ASSERT_EQ(0, attach_until_refused(64, res));
+	ASSERT_EQ(ENOSPC, res[1]) TH_LOG("root: %s", strerror(res[1]));
+	ASSERT_EQ(0, perfmon_owner_start(&owner)) TH_LOG("owner's START failed");
+
+	/* The dump took more than the room less the others' limit. */
+	left = perfmon_owner_ask(&owner, 'l');
+	ASSERT_LT(traced_room, left);
+	ASSERT_GT(room - traced_room + 1024, left);
+	kept = (left - traced_room) / per_rename;
+	for (i = 0; i < renames; i++) {
+		snprintf(name, sizeof(name), "rr%d", i & 1);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+	EXPECT_EQ(renames - kept, perfmon_owner_ask(&owner, 'd'));
+
+	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'r'));
+	EXPECT_EQ(renames - kept, perfmon_owner_ask(&owner, 'd'));
+	/* Its name at Start, then every rename. */
+	EXPECT_EQ(1 + OWNER_RENAMES, perfmon_owner_ask(&owner, 'k'));
+	/* The owner has the holder's pipe too: the holder exits after it. */
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
+	close(go);
+	EXPECT_EQ(0, wait_child(holder));
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
