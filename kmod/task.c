@@ -534,7 +534,12 @@ void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n)
 		return;
 	}
 	raw_spin_lock_irqsave(&s->names_lock, irqflags);
-	if (fxt_names_charge(s, uid, n * sizeof(u64)))
+	/*
+	 * Paused, the record is dropped: not charged, or root's daemons
+	 * during a snapshot would take the others' room with names never
+	 * written, and drop their names for the rest of the Start.
+	 */
+	if (!READ_ONCE(s->paused) && fxt_names_charge(s, uid, n * sizeof(u64)))
 		fxt_kbuf_write(s->names, words, n, true);
 	else
 		fxt_kbuf_drop(s->names);

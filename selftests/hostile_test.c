@@ -492,6 +492,10 @@ static int perfmon_owner_serve(int fd, char cmd)
 		return start_session(fd, FXTRACE_START_CLEAR_ALL) ? errno : 0;
 	case 'p':
 		return ioctl(fd, FXTRACE_IOC_STOP) ? errno : 0;
+	case 'P':
+		return ioctl(fd, FXTRACE_IOC_PAUSE) ? errno : 0;
+	case 'R':
+		return ioctl(fd, FXTRACE_IOC_RESUME) ? errno : 0;
 	case 'r':
 		for (i = 0; i < OWNER_RENAMES; i++) {
 			snprintf(name, sizeof(name), "own%d", i & 1);
@@ -523,7 +527,8 @@ static int perfmon_owner_serve(int fd, char cmd)
  * Fork a child that becomes uid with CAP_PERFMON only and initializes a
  * session with c, which uid then owns: then it answers each command it
  * reads (perfmon_owner_ask()) and terminates the session at EOF.  's'
- * starts it (perfmon_owner_start()), 'p' stops it; 'r' renames the
+ * starts it (perfmon_owner_start()), 'p' stops it, 'P' pauses it and
+ * 'R' resumes it; 'r' renames the
  * child, a task the session traces, OWNER_RENAMES times; 'd' answers the
  * names buffer's dropped_records, 'k' the child's thread records in it,
  * 'l' the bytes left in it.
@@ -1910,6 +1915,47 @@ TEST_F(hs, root_leaves_a_perfmon_owner_names_room_of_a_small_buffer)
 	EXPECT_EQ(0, perfmon_owner_end(&owner));
 	close(go);
 	EXPECT_EQ(0, wait_child(holder));
+}
+
+/*
+ * The names a pause drops cost the users the session does not trace no
+ * room: before, root's renames while the owner paused (a snapshot) were
+ * charged, though dropped, and took the others' three quarters, so every
+ * name of theirs was dropped after the pause for the rest of the Start.
+ */
+TEST_F(hs, names_dropped_while_paused_take_no_room)
+{
+	static const char cats[] = "kernel:task";
+	const int per_rename = 8 * (fxt_kobj_name_words(3, 1) +
+				    fxt_kobj_name_words(3, 0));
+	const int room = 256 << 10, others_room = room - room / 4;
+	const int paused = 2 * room / per_rename;
+	const int kept = others_room / per_rename;
+	struct perfmon_owner owner;
+	char name[16];
+	int i, err;
+
+	self->cfg.categories = (uintptr_t)cats;
+	self->cfg.categories_size = sizeof(cats);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	ASSERT_EQ(0, perfmon_owner_start(&owner)) TH_LOG("owner's START failed");
+
+	ASSERT_EQ(0, perfmon_owner_ask(&owner, 'P'));
+	for (i = 0; i < paused; i++) {
+		snprintf(name, sizeof(name), "pp%d", i & 1);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+	EXPECT_EQ(paused, perfmon_owner_ask(&owner, 'd'));
+	ASSERT_EQ(0, perfmon_owner_ask(&owner, 'R'));
+
+	/* Root, this process: the others' room, then one more. */
+	for (i = 0; i < kept + 1; i++) {
+		snprintf(name, sizeof(name), "rr%d", i & 1);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+	EXPECT_EQ(paused + 1, perfmon_owner_ask(&owner, 'd'));
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
 }
 
 /* ---- defect 8: ids are never reused; at the end, no more buffers -------- */
