@@ -96,6 +96,14 @@ struct fxt_buffer {
 #define FXT_KPROBES_MAX		32
 #define FXT_NAMES_ROOM		(256 << 10)	/* kernel:task names, bytes */
 /*
+ * Of the names room, what the users a session does not trace, root among
+ * them, may fill together at most: they leave a quarter (as much as one
+ * user's default share) to the names of the tasks the session was started
+ * for, of what the Start's dump left (fxt_write_kernel_names()).
+ */
+#define FXT_NAMES_TRACED_ROOM	(FXT_NAMES_ROOM / 4)
+#define FXT_NAMES_OTHERS_ROOM	(FXT_NAMES_ROOM - FXT_NAMES_TRACED_ROOM)
+/*
  * The smallest kernel buffer a Start makes (its data: a page of prefix
  * and the room), with its two pages: memory other users' task buffers
  * leave free, so that they cannot keep a Start from having one.
@@ -163,6 +171,8 @@ struct fxt_session {
 	struct fxt_buffer *names;
 	raw_spinlock_t names_lock;
 	struct fxt_names_user names_users[FXT_NAMES_USERS];	/* names_lock */
+	u32 names_others;		/* bytes of users not traced (names_lock) */
+	u32 names_others_room;		/* their limit, set at Start */
 
 	struct delayed_work clock_work;
 	DECLARE_BITMAP(kprobes, FXT_KPROBES_MAX);	/* registered probes */

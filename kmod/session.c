@@ -360,7 +360,8 @@ bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid)
  * session's controller and adopt the orphan, so a share would protect no
  * owner from it, only cut short the system's programs traced beside a
  * non-root owner's.  So are the users s traces (s NULL: no session,
- * none).  Root still leaves a Start its room (fxt_charge()).
+ * none).  Root still leaves a Start its room (fxt_charge()) and the
+ * traced users a part of the names room (fxt_names_charge()).
  */
 bool fxt_share_exempt(const struct fxt_session *s, kuid_t uid)
 {

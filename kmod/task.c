@@ -422,7 +422,7 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 	const u32 slack = 64;
 	struct task_struct *t;
 	struct fxt_buffer *buf;
-	u64 per_task, size;
+	u64 per_task, size, left;
 	u32 tasks = 0;
 	pid_t nr;
 
@@ -462,6 +462,15 @@ int fxt_write_kernel_names(struct fxt_session *s, u64 start_seq)
 	}
 	rcu_read_unlock();
 	memset(s->names_users, 0, sizeof(s->names_users));
+	s->names_others = 0;
+	/*
+	 * The smallest buffer (other users hold the memory) has no room past
+	 * the dump: the dump takes part of the room itself, and the traced
+	 * users' quarter is kept of what it left.
+	 */
+	left = buf->hdr->durable_size - buf->durable_pos;
+	s->names_others_room = left > FXT_NAMES_TRACED_ROOM ?
+		min_t(u64, FXT_NAMES_OTHERS_ROOM, left - FXT_NAMES_TRACED_ROOM) : 0;
 	s->names = buf;
 	return 0;
 }
@@ -478,26 +487,35 @@ void fxt_names_retire(struct fxt_session *s)
 
 /*
  * The room left for names after the Start's dump is shared as the memory
- * for task buffers is: root and the users the session traces
- * (fxt_share_exempt()) may fill it, any other user
- * (fxt_current_owner()) only its share, so that one user's forks and
- * renames cannot push everyone else's names out.  Users beyond the table
- * share its last entry (names_lock held).
+ * for task buffers is: the users the session traces may fill it; the
+ * others, root among them, together all but the quarter kept for the
+ * traced users' names (names_others_room), so that root's daemons,
+ * forking and renaming with no malice, cannot leave a non-root owner's
+ * threads unnamed; and any of them but root (fxt_share_exempt()) only its
+ * share of the room, so that one user's forks and renames cannot push
+ * everyone else's names out.  Users beyond the table share its last
+ * entry (names_lock held).
  */
 static bool fxt_names_charge(struct fxt_session *s, kuid_t uid, u32 bytes)
 {
 	struct fxt_names_user *u = s->names_users;
 
-	if (fxt_share_exempt(s, uid))
+	if (fxt_session_traces_user(s, uid))
 		return true;
-	/* Entries are claimed in order, never emptied before the next Start. */
-	while (u < s->names_users + FXT_NAMES_USERS - 1 && u->bytes &&
-	       !uid_eq(u->uid, uid))
-		u++;
-	if (u->bytes + bytes > fxt_user_share(FXT_NAMES_ROOM))
+	if (s->names_others + bytes > s->names_others_room)
 		return false;
-	u->uid = uid;
-	u->bytes += bytes;
+	/* !fxt_share_exempt(), asking the filter's process once. */
+	if (!uid_eq(uid, GLOBAL_ROOT_UID)) {
+		/* Claimed in order, never emptied before the next Start. */
+		while (u < s->names_users + FXT_NAMES_USERS - 1 && u->bytes &&
+		       !uid_eq(u->uid, uid))
+			u++;
+		if (u->bytes + bytes > fxt_user_share(FXT_NAMES_ROOM))
+			return false;
+		u->uid = uid;
+		u->bytes += bytes;
+	}
+	s->names_others += bytes;
 	return true;
 }
 
@@ -516,7 +534,12 @@ void fxt_names_write(struct fxt_session *s, const u64 *words, u32 n)
 		return;
 	}
 	raw_spin_lock_irqsave(&s->names_lock, irqflags);
-	if (fxt_names_charge(s, uid, n * sizeof(u64)))
+	/*
+	 * Paused, the record is dropped: not charged, or root's daemons
+	 * during a snapshot would take the others' room with names never
+	 * written, and drop their names for the rest of the Start.
+	 */
+	if (!READ_ONCE(s->paused) && fxt_names_charge(s, uid, n * sizeof(u64)))
 		fxt_kbuf_write(s->names, words, n, true);
 	else
 		fxt_kbuf_drop(s->names);

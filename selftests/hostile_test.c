@@ -6,6 +6,7 @@
  * against each.  Run as root in the guest with fxtrace.ko loaded; children
  * become uid 65534 and 65533 to play the other users.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -437,11 +438,102 @@ struct perfmon_owner {
 	int cmd, res;		/* pipes: its orders, its errnos */
 };
 
+#define OWNER_RENAMES 10
+
+/* The names buffer (KERNEL) of fd's started session, mapped; NULL if none. */
+static const struct fxtrace_buffer_header *names_map(int fd, size_t *size)
+{
+	struct fxtrace_buffer_info bi;
+	void *h;
+	__u32 id;
+
+	for (id = 1; id < 1024; id++) {
+		if (buffer_info(fd, id, &bi) || bi.kind != FXTRACE_BUFFER_KERNEL ||
+		    bi.state != FXTRACE_BUFFER_ACTIVE)
+			continue;
+		h = map_part(fd, id, FXTRACE_MMAP_READER, bi.reader_size, PROT_READ);
+		if (h == MAP_FAILED)
+			return NULL;
+		*size = bi.reader_size;
+		return h;
+	}
+	return NULL;
+}
+
+/* The thread records of koid in the names buffer of fd's session, or -1. */
+static int names_thread_records(int fd, __u64 koid)
+{
+	const struct fxtrace_buffer_header *h;
+	const __u64 *w, *r;
+	size_t size, i = 0, n;
+	int count = 0;
+
+	h = names_map(fd, &size);
+	if (!h)
+		return -1;
+	w = (const __u64 *)((const char *)h + h->data_offset);
+	n = h->durable_committed / 8;
+	for (; (r = find_kobj(w + i, n - i, FXT_KOBJ_THREAD, koid)); count++)
+		i = (size_t)(r - w) + fxt_bits(*r, 4, 15);
+	munmap((void *)h, size);
+	return count;
+}
+
+/* The owner's answer to cmd (perfmon_owner_spawn()). */
+static int perfmon_owner_serve(int fd, char cmd)
+{
+	const struct fxtrace_buffer_header *h;
+	char name[16];
+	size_t size;
+	int i, ret;
+
+	switch (cmd) {
+	case 's':
+		return start_session(fd, FXTRACE_START_CLEAR_ALL) ? errno : 0;
+	case 'p':
+		return ioctl(fd, FXTRACE_IOC_STOP) ? errno : 0;
+	case 'P':
+		return ioctl(fd, FXTRACE_IOC_PAUSE) ? errno : 0;
+	case 'R':
+		return ioctl(fd, FXTRACE_IOC_RESUME) ? errno : 0;
+	case 'r':
+		for (i = 0; i < OWNER_RENAMES; i++) {
+			snprintf(name, sizeof(name), "own%d", i & 1);
+			if (prctl(PR_SET_NAME, name))
+				return errno;
+		}
+		return 0;
+	case 'd':
+		h = names_map(fd, &size);
+		if (!h)
+			return -1;
+		ret = (int)h->dropped_records;
+		munmap((void *)h, size);
+		return ret;
+	case 'k':
+		return names_thread_records(fd, (__u64)getpid());
+	case 'l':
+		h = names_map(fd, &size);
+		if (!h)
+			return -1;
+		ret = (int)(h->durable_size - h->durable_committed);
+		munmap((void *)h, size);
+		return ret;
+	}
+	return EINVAL;
+}
+
 /*
  * Fork a child that becomes uid with CAP_PERFMON only and initializes a
- * session with c, which uid then owns: then it starts the session at each
- * 's' it reads (perfmon_owner_start()) and terminates it at EOF.  Returns
- * 0 once the session is initialized, or the errno of the step that failed.
+ * session with c, which uid then owns: then it answers each command it
+ * reads (perfmon_owner_ask()) and terminates the session at EOF.  's'
+ * starts it (perfmon_owner_start()), 'p' stops it, 'P' pauses it and
+ * 'R' resumes it; 'r' renames the
+ * child, a task the session traces, OWNER_RENAMES times; 'd' answers the
+ * names buffer's dropped_records, 'k' the child's thread records in it,
+ * 'l' the bytes left in it.
+ * Returns 0 once the session is initialized, or the errno of the step
+ * that failed.
  */
 static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
 			       const struct fxtrace_config *c)
@@ -477,8 +569,7 @@ static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
 			_exit(1);
 		/* EOF: the parent closed its end, or exited. */
 		while (read(cmd_pipe[0], &cmd, 1) == 1) {
-			res = cmd != 's' ? EINVAL :
-			      start_session(fd, FXTRACE_START_CLEAR_ALL) ? errno : 0;
+			res = perfmon_owner_serve(fd, cmd);
 			if (write(res_pipe[1], &res, sizeof(res)) != sizeof(res))
 				_exit(2);
 		}
@@ -499,15 +590,21 @@ static int perfmon_owner_spawn(struct perfmon_owner *o, uid_t uid,
 	return 0;
 }
 
-/* The owner's START: 0, or its errno (-1 when the child did not answer). */
-static int perfmon_owner_start(struct perfmon_owner *o)
+/* The owner's answer to cmd (-1 when the child did not answer). */
+static int perfmon_owner_ask(struct perfmon_owner *o, char cmd)
 {
 	int res = -1;
 
-	if (write(o->cmd, "s", 1) != 1 ||
+	if (write(o->cmd, &cmd, 1) != 1 ||
 	    read(o->res, &res, sizeof(res)) != sizeof(res))
 		return -1;
 	return res;
+}
+
+/* The owner's START: 0, or its errno (-1 when the child did not answer). */
+static int perfmon_owner_start(struct perfmon_owner *o)
+{
+	return perfmon_owner_ask(o, 's');
 }
 
 /* The owner terminates its session and exits: its exit status. */
@@ -1610,6 +1707,254 @@ TEST_F(hs, root_leaves_a_perfmon_owner_room_for_start)
 	EXPECT_EQ(FXTRACE_STATE_STARTED, si.state);
 	EXPECT_LT(before, si.memory_used);
 	EXPECT_GE(self->cfg.memory_limit, si.memory_used);
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
+}
+
+/*
+ * A child that becomes uid and, once released (a byte on the pipe whose
+ * write end it returns in *go), renames itself times times, then exits.
+ */
+static pid_t renamer_spawn(uid_t uid, int times, int *go)
+{
+	char name[16], c;
+	int fds[2], i;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		if (become(uid) || read(fds[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < times; i++) {
+			snprintf(name, sizeof(name), "ng%d", i & 1);
+			if (prctl(PR_SET_NAME, name))
+				_exit(2);
+		}
+		_exit(0);
+	}
+	close(fds[0]);
+	*go = fds[1];
+	return pid;
+}
+
+/*
+ * Under a non-root CAP_PERFMON owner, the users the session does not
+ * trace, root among them, fill at most the names room less a quarter,
+ * which they leave to the traced users' names; within that, a user other
+ * than root fills its share.  Before, root, exempt from a share, could
+ * fill all of the room with its forks, execs and renames (the system's
+ * daemons, no malice needed), and the names of the owner's threads were
+ * dropped.  Each rename here is of a process's only thread: a thread and
+ * a process record, one write.  Another user renames for twice its
+ * share, then root (this process) for twice the room: exactly what is
+ * past the share, then past three quarters of the room, is dropped; the
+ * owner's renames after them are all written; root's next is dropped,
+ * and the next Start's is not.
+ */
+TEST_F(hs, root_leaves_a_perfmon_owner_names_room)
+{
+	static const char cats[] = "kernel:task";
+	const int per_rename = 8 * (fxt_kobj_name_words(3, 1) +
+				    fxt_kobj_name_words(3, 0));
+	const int room = 256 << 10, others_room = room - room / 4;
+	const int other_renames = 2 * (int)pct(room) / per_rename;
+	const int other_kept = (int)pct(room) / per_rename;
+	const int renames = 2 * room / per_rename;
+	const int kept = (others_room - other_kept * per_rename) / per_rename;
+	const int dropped = other_renames - other_kept + renames - kept;
+	struct perfmon_owner owner;
+	char name[16];
+	int i, err, go;
+	pid_t other;
+
+	ASSERT_GT(others_room, 2 * other_kept * per_rename);
+	self->cfg.categories = (uintptr_t)cats;
+	self->cfg.categories_size = sizeof(cats);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	/* Forked before the Start: its fork's names are not in the room. */
+	other = renamer_spawn(NOGROUP, other_renames, &go);
+	ASSERT_LT(0, other);
+	ASSERT_EQ(0, perfmon_owner_start(&owner)) TH_LOG("owner's START failed");
+	ASSERT_EQ(1, write(go, "g", 1));
+	close(go);
+	ASSERT_EQ(0, wait_child(other));
+	EXPECT_EQ(other_renames - other_kept, perfmon_owner_ask(&owner, 'd'));
+
+	for (i = 0; i < renames; i++) {
+		snprintf(name, sizeof(name), "rr%d", i & 1);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+	EXPECT_EQ(dropped, perfmon_owner_ask(&owner, 'd'));
+
+	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'r'));
+	EXPECT_EQ(dropped, perfmon_owner_ask(&owner, 'd'));
+	/* Its name at Start, then every rename. */
+	EXPECT_EQ(1 + OWNER_RENAMES, perfmon_owner_ask(&owner, 'k'));
+
+	ASSERT_EQ(0, prctl(PR_SET_NAME, "rr2"));
+	EXPECT_EQ(dropped + 1, perfmon_owner_ask(&owner, 'd'));
+
+	/* The next Start's room is a new one: root's names are written. */
+	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'p'));
+	EXPECT_EQ(0, perfmon_owner_start(&owner));
+	ASSERT_EQ(0, prctl(PR_SET_NAME, "rr3"));
+	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'd'));
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
+}
+
+static void *names_holder_thread(void *arg)
+{
+	char c;
+
+	/* EOF when the process is told to exit. */
+	while (read(*(int *)arg, &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/*
+ * A child (root) with threads threads besides its own, all named at a
+ * Start; it exits once *go (the write end of its pipe) is closed.
+ * Returns its pid once the threads exist, or -1.
+ */
+static pid_t names_holder_spawn(int threads, int *go)
+{
+	int gofds[2], ready[2], i;
+	pthread_attr_t attr;
+	pthread_t t;
+	pid_t pid;
+	char c;
+
+	if (pipe(gofds) || pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(gofds[1]);
+		close(ready[0]);
+		if (pthread_attr_init(&attr) ||
+		    pthread_attr_setstacksize(&attr, PTHREAD_STACK_MIN))
+			_exit(1);
+		for (i = 0; i < threads; i++)
+			if (pthread_create(&t, &attr, names_holder_thread,
+					   &gofds[0]))
+				_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
+		names_holder_thread(&gofds[0]);
+		_exit(0);
+	}
+	close(gofds[0]);
+	close(ready[1]);
+	if (pid < 0 || read(ready[0], &c, 1) != 1) {
+		close(gofds[1]);
+		close(ready[0]);
+		return -1;
+	}
+	close(ready[0]);
+	*go = gofds[1];
+	return pid;
+}
+
+/*
+ * The traced users' quarter of the names room is kept of what the
+ * Start's dump leaves, not of the full room.  When other users' task
+ * buffers (root's, here) take the memory, the Start gets the smallest
+ * names buffer, whose room the dump of the tasks that exist fills in
+ * part (1600 threads: 87.5 KiB).  Before, the untraced users could still
+ * write three quarters of the full room, more than the dump left: root's
+ * renames filled the buffer and the owner's names were dropped.
+ */
+TEST_F(hs, root_leaves_a_perfmon_owner_names_room_of_a_small_buffer)
+{
+	static const char cats[] = "kernel:task";
+	const int per_rename = 8 * (fxt_kobj_name_words(3, 1) +
+				    fxt_kobj_name_words(3, 0));
+	const int room = 256 << 10, traced_room = room / 4;
+	const int renames = 2 * room / per_rename;
+	struct perfmon_owner owner;
+	__u64 cpu_bytes;
+	int i, err, go, left, kept, res[2];
+	char name[16];
+	pid_t holder;
+
+	self->cfg.categories = (uintptr_t)cats;
+	self->cfg.categories_size = sizeof(cats);
+	self->cfg.max_task_buffers = 64;
+	self->cfg.cpu_buffer_size = 16 * DATA_SIZE;
+	cpu_bytes = (__u64)self->ncpus * (2 * PG + 16 * DATA_SIZE);
+	self->cfg.memory_limit = cpu_bytes + 8 * AREA_SIZE;
+	/* Before the owner, which must not keep the owner's pipes open. */
+	holder = names_holder_spawn(1600, &go);
+	ASSERT_LT(0, holder);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	/* Root's task buffers: all but the smallest names buffer. */
+	ASSERT_EQ(0, attach_until_refused(64, res));
+	ASSERT_EQ(ENOSPC, res[1]) TH_LOG("root: %s", strerror(res[1]));
+	ASSERT_EQ(0, perfmon_owner_start(&owner)) TH_LOG("owner's START failed");
+
+	/* The dump took more than the room less the others' limit. */
+	left = perfmon_owner_ask(&owner, 'l');
+	ASSERT_LT(traced_room, left);
+	ASSERT_GT(room - traced_room + 1024, left);
+	kept = (left - traced_room) / per_rename;
+	for (i = 0; i < renames; i++) {
+		snprintf(name, sizeof(name), "rr%d", i & 1);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+	EXPECT_EQ(renames - kept, perfmon_owner_ask(&owner, 'd'));
+
+	EXPECT_EQ(0, perfmon_owner_ask(&owner, 'r'));
+	EXPECT_EQ(renames - kept, perfmon_owner_ask(&owner, 'd'));
+	/* Its name at Start, then every rename. */
+	EXPECT_EQ(1 + OWNER_RENAMES, perfmon_owner_ask(&owner, 'k'));
+	/* The owner has the holder's pipe too: the holder exits after it. */
+	EXPECT_EQ(0, perfmon_owner_end(&owner));
+	close(go);
+	EXPECT_EQ(0, wait_child(holder));
+}
+
+/*
+ * The names a pause drops cost the users the session does not trace no
+ * room: before, root's renames while the owner paused (a snapshot) were
+ * charged, though dropped, and took the others' three quarters, so every
+ * name of theirs was dropped after the pause for the rest of the Start.
+ */
+TEST_F(hs, names_dropped_while_paused_take_no_room)
+{
+	static const char cats[] = "kernel:task";
+	const int per_rename = 8 * (fxt_kobj_name_words(3, 1) +
+				    fxt_kobj_name_words(3, 0));
+	const int room = 256 << 10, others_room = room - room / 4;
+	const int paused = 2 * room / per_rename;
+	const int kept = others_room / per_rename;
+	struct perfmon_owner owner;
+	char name[16];
+	int i, err;
+
+	self->cfg.categories = (uintptr_t)cats;
+	self->cfg.categories_size = sizeof(cats);
+	err = perfmon_owner_spawn(&owner, NOBODY, &self->cfg);
+	ASSERT_EQ(0, err) TH_LOG("owner's INIT: %s", strerror(err));
+	ASSERT_EQ(0, perfmon_owner_start(&owner)) TH_LOG("owner's START failed");
+
+	ASSERT_EQ(0, perfmon_owner_ask(&owner, 'P'));
+	for (i = 0; i < paused; i++) {
+		snprintf(name, sizeof(name), "pp%d", i & 1);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+	EXPECT_EQ(paused, perfmon_owner_ask(&owner, 'd'));
+	ASSERT_EQ(0, perfmon_owner_ask(&owner, 'R'));
+
+	/* Root, this process: the others' room, then one more. */
+	for (i = 0; i < kept + 1; i++) {
+		snprintf(name, sizeof(name), "rr%d", i & 1);
+		ASSERT_EQ(0, prctl(PR_SET_NAME, name));
+	}
+	EXPECT_EQ(paused + 1, perfmon_owner_ask(&owner, 'd'));
 	EXPECT_EQ(0, perfmon_owner_end(&owner));
 }
 
