@@ -159,6 +159,10 @@ struct output {
 	struct fxt_map flows;
 	struct fxt_map flow_users;	/* (owner, 0) -> its flows open */
 	bool shared_flows;		/* flows keyed by id across users */
+	/* (owner, id), or (FLOW_KEY_SHARED, id) -> struct flow_early */
+	struct fxt_map flows_early;
+	struct fxt_map early_users;	/* (owner, 0) -> its early ids kept */
+	uint64_t early_count;		/* early ids kept, all users */
 	uint64_t flow_last_id;		/* the last id given in the output */
 	bool owner_unknown_told;	/* the old module's header is reported */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */

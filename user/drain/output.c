@@ -195,6 +195,52 @@ struct flow_open {
 	uint64_t owner_unknown : 1;	/* the begin's header had no owner_uid */
 };
 
+/*
+ * Steps and ends of a (key, id) that no begin holds open are written
+ * with an id of their own, and kept as runs for a begin saved later (a
+ * client's buffer after its server's): Perfetto sorts the events by time
+ * before it binds flows, so a later-saved begin older than a run's first
+ * event takes the run's id, and binds to its events there
+ * (flow_written()).  A run is charged to the user of its first event: at
+ * most FLOW_EARLY_PER_USER per user and FLOW_EARLY_PER_SESSION in the
+ * session, past which a step or end is not kept (its id binds to
+ * nothing, as before), so that one user's ends no begin takes cannot
+ * keep another user's; at most FLOW_EARLY_PER_ID per (key, id), the
+ * oldest forgotten first.
+ */
+#define FLOW_EARLY_PER_ID	4
+#define FLOW_EARLY_PER_SESSION	65536
+#define FLOW_EARLY_PER_USER	(FLOW_EARLY_PER_SESSION / 4)
+
+/*
+ * A run of output.flows_early: the time of its first event in ns, its id
+ * in the output, whether an end is among its events (then nothing more
+ * joins it, and the begin that takes it opens nothing) and the user
+ * charged for it (its key in output.early_users: OWNER_UNKNOWN too).
+ */
+struct flow_early_run {
+	int64_t first_ns;
+	uint64_t out_id : 63;
+	uint64_t ended : 1;
+	uint64_t owner;
+};
+
+/*
+ * The runs of a (key, id), in the order they came, and the latest first
+ * time of a run forgotten (when forgot): a begin older than it may have
+ * been that run's, so it takes none.
+ */
+struct flow_early {
+	uint32_t runs;
+	uint32_t forgot;
+	int64_t forgot_ns;
+	struct flow_early_run run[FLOW_EARLY_PER_ID];
+};
+
+/* Documentation/drain.rst: "2^17 slots of 129 bytes" (16 of key, 1 used). */
+_Static_assert(sizeof(struct flow_early) == 112,
+	       "drain.rst gives the early flow table's slot as 129 bytes");
+
 /* Documentation/drain.rst: the flow table's and the tids' slots. */
 _Static_assert(sizeof(struct flow_open) == 16,
 	       "drain.rst gives the flow table's slot as 33 bytes");
@@ -240,6 +286,8 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->asyncs, sizeof(struct async_open));
 	fxt_map_init(&o->flows, sizeof(struct flow_open));
 	fxt_map_init(&o->flow_users, sizeof(uint64_t));
+	fxt_map_init(&o->flows_early, sizeof(struct flow_early));
+	fxt_map_init(&o->early_users, sizeof(uint64_t));
 	fxt_map_init(&o->threads, sizeof(struct thread_slices));
 	fxt_map_init(&o->kept_users, sizeof(struct kept_user));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
@@ -300,6 +348,8 @@ void output_free(struct output *o)
 	fxt_map_free(&o->asyncs);
 	fxt_map_free(&o->flows);
 	fxt_map_free(&o->flow_users);
+	fxt_map_free(&o->flows_early);
+	fxt_map_free(&o->early_users);
 	fxt_map_free(&o->threads);
 	fxt_map_free(&o->kept_users);
 	fxt_map_free(&o->lost);
@@ -1259,6 +1309,130 @@ static uint64_t flow_key(const struct output *o, const struct drain_buffer *db)
 }
 
 /*
+ * The run a flow begin rec (of key) takes: of those whose first event is
+ * later than the begin, the one that comes first in time, as Perfetto
+ * binds the begin to the end after it; none when a run forgotten
+ * (FLOW_EARLY_PER_ID) came after the begin, which may have been its own,
+ * or NULL.  A run whose first event is at the begin's time is not taken:
+ * written before it, it comes first in Perfetto's sort too.
+ */
+static struct flow_early_run *early_taken(struct output *o, uint64_t key,
+					  const struct fxt_record *rec)
+{
+	struct flow_early *e;
+	struct flow_early_run *best = NULL;
+	uint32_t i;
+
+	if (!rec->ts_ns_valid)
+		return NULL;
+	e = fxt_map_get(&o->flows_early, key, rec->id);
+	if (!e || (e->forgot && e->forgot_ns > rec->ts_ns))
+		return NULL;
+	for (i = 0; i < e->runs; i++)
+		if (e->run[i].first_ns > rec->ts_ns &&
+		    (!best || e->run[i].first_ns < best->first_ns))
+			best = &e->run[i];
+	return best;
+}
+
+/*
+ * Run i of e, kept under (key, id), goes (a begin took it, or it is
+ * forgotten): its user's place back.  e is not used after this when it
+ * was the last run.
+ */
+static void early_drop(struct output *o, uint64_t key, uint64_t id,
+		       struct flow_early *e, uint32_t i)
+{
+	uint64_t owner = e->run[i].owner;
+	uint64_t *kept = fxt_map_get(&o->early_users, owner, 0);
+
+	if (kept && !--*kept)
+		fxt_map_del(&o->early_users, owner, 0);
+	o->early_count--;
+	memmove(&e->run[i], &e->run[i + 1],
+		(e->runs - i - 1) * sizeof(e->run[0]));
+	if (!--e->runs)
+		fxt_map_del(&o->flows_early, key, id);
+}
+
+/* A full e forgets its run of the oldest first event. */
+static void early_forget(struct output *o, uint64_t key, uint64_t id,
+			 struct flow_early *e)
+{
+	uint32_t i, oldest = 0;
+
+	for (i = 1; i < e->runs; i++)
+		if (e->run[i].first_ns < e->run[oldest].first_ns)
+			oldest = i;
+	if (!e->forgot || e->run[oldest].first_ns > e->forgot_ns)
+		e->forgot_ns = e->run[oldest].first_ns;
+	e->forgot = 1;
+	early_drop(o, key, id, e, oldest);
+}
+
+/*
+ * A flow step or end rec of db, of (key, id) with no open begin, goes to
+ * the file: it joins the run with no end whose first event is the latest
+ * not after it, its events in time order, or gets a new id, kept as a
+ * run of its own within the bounds (FLOW_EARLY_PER_USER), for a begin
+ * saved later.  Past them, or without memory for it, the id binds to
+ * nothing, as it did before runs were kept; so does one outside every
+ * slice of its thread, which Perfetto would count as an error
+ * (flow_no_enclosing_slice) once a begin bound its id.
+ */
+static void early_written(struct output *o, const struct drain_buffer *db,
+			  uint64_t key, const struct fxt_record *rec,
+			  uint64_t *out_id)
+{
+	const struct thread_slices *thread;
+	struct flow_early_run *run = NULL;
+	struct flow_early *e = NULL;
+	uint64_t *kept;
+	uint32_t i;
+
+	thread = fxt_map_get(&o->threads, db->tid, 0);
+	if (!rec->ts_ns_valid || !thread ||
+	    !slice_open(&thread->slices, db->pid)) {
+		*out_id = ++o->flow_last_id;
+		return;
+	}
+	e = fxt_map_get(&o->flows_early, key, rec->id);
+	for (i = 0; e && i < e->runs; i++)
+		if (!e->run[i].ended && e->run[i].first_ns <= rec->ts_ns &&
+		    (!run || e->run[i].first_ns > run->first_ns))
+			run = &e->run[i];
+	if (run) {
+		*out_id = run->out_id;
+		run->ended = rec->subtype == FXT_EVENT_FLOW_END;
+		return;
+	}
+	*out_id = ++o->flow_last_id;
+	kept = fxt_map_get(&o->early_users, db->owner, 0);
+	if (o->early_count >= FLOW_EARLY_PER_SESSION ||
+	    (db->owner != OWNER_UNKNOWN && kept &&
+	     *kept >= FLOW_EARLY_PER_USER))
+		return;
+	e = fxt_map_put(&o->flows_early, key, rec->id, NULL);
+	if (!e)
+		return;
+	if (e->runs == FLOW_EARLY_PER_ID)
+		early_forget(o, key, rec->id, e);
+	kept = fxt_map_put(&o->early_users, db->owner, 0, NULL);
+	if (!kept) {
+		if (!e->runs)
+			fxt_map_del(&o->flows_early, key, rec->id);
+		return;
+	}
+	++*kept;
+	o->early_count++;
+	run = &e->run[e->runs++];
+	run->first_ns = rec->ts_ns;
+	run->out_id = *out_id;
+	run->ended = rec->subtype == FXT_EVENT_FLOW_END;
+	run->owner = db->owner;
+}
+
+/*
  * Perfetto drops, as errors, a flow begin of an id begun and not ended
  * and a begin, or a step or end of a begun id, outside every slice of its
  * thread (check_flow() in user/reader/fxt_reader.c, rules
@@ -1266,12 +1440,14 @@ static uint64_t flow_key(const struct output *o, const struct drain_buffer *db)
  * drainer's by (owner, id): a producer's step or end reaches only flows
  * its own user began, and its begin is refused only by an id its user
  * holds open; with shared flows by id alone, whatever the user.  A step
- * or end of no open flow is written with an id no begin has
- * (flow_written()).  rec is a task buffer's (kind_allowed()).
+ * or end of no open flow is written with an id no open begin has
+ * (flow_written(), early_written()).  rec is a task buffer's
+ * (kind_allowed()).
  */
 static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 			 const struct fxt_record *rec)
 {
+	const struct flow_early_run *run;
 	const struct thread_slices *thread;
 	const struct pid_share *share;
 	uint64_t key = flow_key(o, db);
@@ -1289,8 +1465,13 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 	 */
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN)
 		return in_slice || !fxt_map_get(&o->flows, key, rec->id);
-	if (!in_slice || fxt_map_get(&o->flows, key, rec->id) ||
-	    o->flows.count >= FLOW_OPEN_PER_SESSION)
+	if (!in_slice || fxt_map_get(&o->flows, key, rec->id))
+		return false;
+	/* It closes a flow already ended: it holds nothing open. */
+	run = early_taken(o, key, rec);
+	if (run && run->ended)
+		return true;
+	if (o->flows.count >= FLOW_OPEN_PER_SESSION)
 		return false;
 	/*
 	 * The begin's user is charged, shared flows or not.  A module older
@@ -1311,22 +1492,34 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
  * *out_id is the correlation id it carries there.  Each open flow gets an
  * id of its own in the output, from one count for the session, so that
  * flows of two users never share an id in the file; a step or end of no
- * open flow gets a new one, which no begin has: Perfetto joins a step
- * or end to the flow of the one process that began its id, whatever its
- * user (Documentation/perfetto.rst), so the producer's id, or any id
- * given to a begin, could bind it to another user's flow.
+ * open flow gets a new one, which no open begin has, or a run's that only
+ * a begin of its key and id saved later and older takes
+ * (early_written()): Perfetto joins a step or end to the flow of the one
+ * process that began its id, whatever its user
+ * (Documentation/perfetto.rst), so the producer's id, or any id given to
+ * a begin, could bind it to another user's flow.  A begin that takes a
+ * run with an end opens nothing: its flow is whole.
  */
 static int flow_written(struct output *o, const struct drain_buffer *db,
 			const struct fxt_record *rec, uint64_t *out_id)
 {
 	uint64_t key = flow_key(o, db), pid, owner, *held;
+	struct flow_early_run *run;
 	struct flow_open *open;
 	struct pid_share *share;
+	struct flow_early *e;
 
 	if (rec->type != FXT_REC_EVENT || rec->subtype < FXT_EVENT_FLOW_BEGIN ||
 	    rec->subtype > FXT_EVENT_FLOW_END)
 		return 0;
 	if (rec->subtype == FXT_EVENT_FLOW_BEGIN) {
+		run = early_taken(o, key, rec);
+		e = run ? fxt_map_get(&o->flows_early, key, rec->id) : NULL;
+		if (run && run->ended) {
+			*out_id = run->out_id;
+			early_drop(o, key, rec->id, e, (uint32_t)(run - e->run));
+			return 0;
+		}
 		held = fxt_map_put(&o->flow_users, db->owner, 0, NULL);
 		if (!held)
 			return -ENOMEM;
@@ -1340,16 +1533,22 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		open->pid = (uint32_t)db->pid;
 		open->owner_uid = (uint32_t)db->owner;
 		open->owner_unknown = db->owner == OWNER_UNKNOWN;
-		open->out_id = ++o->flow_last_id;
+		open->out_id = run ? run->out_id : ++o->flow_last_id;
 		*out_id = open->out_id;
+		if (run)
+			early_drop(o, key, rec->id, e, (uint32_t)(run - e->run));
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		if (share)
 			share->flows++;
 		return 0;
 	}
 	open = fxt_map_get(&o->flows, key, rec->id);
-	*out_id = open ? open->out_id : ++o->flow_last_id;
-	if (!open || rec->subtype != FXT_EVENT_FLOW_END)
+	if (!open) {
+		early_written(o, db, key, rec, out_id);
+		return 0;
+	}
+	*out_id = open->out_id;
+	if (rec->subtype != FXT_EVENT_FLOW_END)
 		return 0;
 	pid = open->pid;
 	owner = open->owner_unknown ? OWNER_UNKNOWN : open->owner_uid;
