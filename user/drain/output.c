@@ -203,26 +203,29 @@ struct flow_open {
  * event takes the run's id, and binds to its events there
  * (flow_written()).  A run is charged to the user of its first event: at
  * most FLOW_EARLY_PER_USER per user and FLOW_EARLY_PER_SESSION in the
- * session, past which a step or end is not kept (its id binds to
- * nothing, as before), so that one user's ends no begin takes cannot
- * keep another user's; at most FLOW_EARLY_PER_ID per (key, id), the
- * oldest forgotten first.
+ * session.  Past either, a new run forgets its own user's oldest, so
+ * that ends whose begins are never saved (their clients not traced)
+ * cannot fill the bound for the rest of a long session, and one user's
+ * runs never make another user's forgotten; a user with none kept when
+ * the session is full keeps none (its id binds to nothing, as before).
+ * At most FLOW_EARLY_PER_ID per (key, id), the oldest forgotten first.
  */
 #define FLOW_EARLY_PER_ID	4
 #define FLOW_EARLY_PER_SESSION	65536
 #define FLOW_EARLY_PER_USER	(FLOW_EARLY_PER_SESSION / 4)
+#define EARLY_NODE_NONE		UINT32_MAX
 
 /*
  * A run of output.flows_early: the time of its first event in ns, its id
  * in the output, whether an end is among its events (then nothing more
- * joins it, and the begin that takes it opens nothing) and the user
- * charged for it (its key in output.early_users: OWNER_UNKNOWN too).
+ * joins it, and the begin that takes it opens nothing) and its place in
+ * output.early_nodes.
  */
 struct flow_early_run {
 	int64_t first_ns;
 	uint64_t out_id : 63;
 	uint64_t ended : 1;
-	uint64_t owner;
+	uint32_t node;
 };
 
 /*
@@ -237,9 +240,28 @@ struct flow_early {
 	struct flow_early_run run[FLOW_EARLY_PER_ID];
 };
 
+/*
+ * A run's place in its user's runs, oldest made first: the user whose
+ * run it is (output.early_users' key) and its (key, id) in
+ * output.flows_early.  Free ones are chained by newer.
+ */
+struct flow_early_node {
+	uint64_t key, id, owner;
+	uint32_t older, newer;
+};
+
+/* A user's runs kept: how many, and the nodes of its oldest and newest. */
+struct early_user {
+	uint64_t runs;
+	uint32_t oldest, newest;
+};
+
 /* Documentation/drain.rst: "2^17 slots of 129 bytes" (16 of key, 1 used). */
 _Static_assert(sizeof(struct flow_early) == 112,
 	       "drain.rst gives the early flow table's slot as 129 bytes");
+/* Documentation/drain.rst: "65,536 places of 32 bytes". */
+_Static_assert(sizeof(struct flow_early_node) == 32,
+	       "drain.rst gives a run's place as 32 bytes");
 
 /* Documentation/drain.rst: the flow table's and the tids' slots. */
 _Static_assert(sizeof(struct flow_open) == 16,
@@ -287,7 +309,8 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->flows, sizeof(struct flow_open));
 	fxt_map_init(&o->flow_users, sizeof(uint64_t));
 	fxt_map_init(&o->flows_early, sizeof(struct flow_early));
-	fxt_map_init(&o->early_users, sizeof(uint64_t));
+	fxt_map_init(&o->early_users, sizeof(struct early_user));
+	o->early_nodes_free = EARLY_NODE_NONE;
 	fxt_map_init(&o->threads, sizeof(struct thread_slices));
 	fxt_map_init(&o->kept_users, sizeof(struct kept_user));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
@@ -350,6 +373,7 @@ void output_free(struct output *o)
 	fxt_map_free(&o->flow_users);
 	fxt_map_free(&o->flows_early);
 	fxt_map_free(&o->early_users);
+	free(o->early_nodes);
 	fxt_map_free(&o->threads);
 	fxt_map_free(&o->kept_users);
 	fxt_map_free(&o->lost);
@@ -1336,18 +1360,55 @@ static struct flow_early_run *early_taken(struct output *o, uint64_t key,
 }
 
 /*
- * Run i of e, kept under (key, id), goes (a begin took it, or it is
- * forgotten): its user's place back.  e is not used after this when it
- * was the last run.
+ * A free place for a new run, made when none is free, or
+ * EARLY_NODE_NONE without memory.  At most FLOW_EARLY_PER_SESSION are
+ * ever made: a run is kept only within that bound.
  */
+static uint32_t early_node_new(struct output *o)
+{
+	struct flow_early_node *nodes;
+	uint32_t n = o->early_nodes_free, cap;
+
+	if (n != EARLY_NODE_NONE) {
+		o->early_nodes_free = o->early_nodes[n].newer;
+		return n;
+	}
+	if (o->early_nodes_made == o->early_nodes_cap) {
+		cap = o->early_nodes_cap ? 2 * o->early_nodes_cap : 64;
+		nodes = realloc(o->early_nodes, cap * sizeof(*nodes));
+		if (!nodes)
+			return EARLY_NODE_NONE;
+		o->early_nodes = nodes;
+		o->early_nodes_cap = cap;
+	}
+	return o->early_nodes_made++;
+}
+
+static void early_node_free(struct output *o, uint32_t n)
+{
+	o->early_nodes[n].newer = o->early_nodes_free;
+	o->early_nodes_free = n;
+}
+
+/* Run i of e, kept under (key, id), goes: its user's place back. */
 static void early_drop(struct output *o, uint64_t key, uint64_t id,
 		       struct flow_early *e, uint32_t i)
 {
-	uint64_t owner = e->run[i].owner;
-	uint64_t *kept = fxt_map_get(&o->early_users, owner, 0);
+	uint32_t n = e->run[i].node;
+	struct flow_early_node *node = &o->early_nodes[n];
+	struct early_user *user = fxt_map_get(&o->early_users, node->owner, 0);
 
-	if (kept && !--*kept)
-		fxt_map_del(&o->early_users, owner, 0);
+	if (node->older != EARLY_NODE_NONE)
+		o->early_nodes[node->older].newer = node->newer;
+	else
+		user->oldest = node->newer;
+	if (node->newer != EARLY_NODE_NONE)
+		o->early_nodes[node->newer].older = node->older;
+	else
+		user->newest = node->older;
+	if (!--user->runs)
+		fxt_map_del(&o->early_users, node->owner, 0);
+	early_node_free(o, n);
 	o->early_count--;
 	memmove(&e->run[i], &e->run[i + 1],
 		(e->runs - i - 1) * sizeof(e->run[0]));
@@ -1355,40 +1416,67 @@ static void early_drop(struct output *o, uint64_t key, uint64_t id,
 		fxt_map_del(&o->flows_early, key, id);
 }
 
-/* A full e forgets its run of the oldest first event. */
+/*
+ * Run i of e is forgotten: a begin older than it takes no run of its id
+ * (early_taken()).  e is not used after this when it was the last run.
+ */
 static void early_forget(struct output *o, uint64_t key, uint64_t id,
-			 struct flow_early *e)
+			 struct flow_early *e, uint32_t i)
+{
+	if (!e->forgot || e->run[i].first_ns > e->forgot_ns)
+		e->forgot_ns = e->run[i].first_ns;
+	e->forgot = 1;
+	early_drop(o, key, id, e, i);
+}
+
+/* A full e forgets its run of the oldest first event. */
+static void early_forget_oldest(struct output *o, uint64_t key, uint64_t id,
+				struct flow_early *e)
 {
 	uint32_t i, oldest = 0;
 
 	for (i = 1; i < e->runs; i++)
 		if (e->run[i].first_ns < e->run[oldest].first_ns)
 			oldest = i;
-	if (!e->forgot || e->run[oldest].first_ns > e->forgot_ns)
-		e->forgot_ns = e->run[oldest].first_ns;
-	e->forgot = 1;
-	early_drop(o, key, id, e, oldest);
+	early_forget(o, key, id, e, oldest);
+}
+
+/* The user forgets the run it made first (entries of flows_early move). */
+static void early_forget_user_oldest(struct output *o,
+				     const struct early_user *user)
+{
+	const struct flow_early_node *node = &o->early_nodes[user->oldest];
+	uint64_t key = node->key, id = node->id;
+	struct flow_early *e = fxt_map_get(&o->flows_early, key, id);
+	uint32_t i;
+
+	for (i = 0; e->run[i].node != user->oldest; i++)
+		;
+	early_forget(o, key, id, e, i);
 }
 
 /*
  * A flow step or end rec of db, of (key, id) with no open begin, goes to
  * the file: it joins the run with no end whose first event is the latest
- * not after it, its events in time order, or gets a new id, kept as a
- * run of its own within the bounds (FLOW_EARLY_PER_USER), for a begin
- * saved later.  Past them, or without memory for it, the id binds to
- * nothing, as it did before runs were kept; so does one outside every
- * slice of its thread, which Perfetto would count as an error
+ * not after it, its events in time order, or gets a new id, kept as a run of its own within the bounds
+ * (FLOW_EARLY_PER_USER), for a begin saved later.  Without memory for
+ * it, or past the session's bound for a user with no run kept, the id
+ * binds to nothing, as it did before runs were kept; so does one outside
+ * every slice of its thread, which Perfetto would count as an error
  * (flow_no_enclosing_slice) once a begin bound its id.
  */
 static void early_written(struct output *o, const struct drain_buffer *db,
 			  uint64_t key, const struct fxt_record *rec,
 			  uint64_t *out_id)
 {
+	bool end = rec->subtype == FXT_EVENT_FLOW_END;
 	const struct thread_slices *thread;
 	struct flow_early_run *run = NULL;
 	struct flow_early *e = NULL;
-	uint64_t *kept;
-	uint32_t i;
+	struct early_user *user;
+	uint64_t bound;
+	uint32_t i, n;
+	int created;
 
 	thread = fxt_map_get(&o->threads, db->tid, 0);
 	if (!rec->ts_ns_valid || !thread ||
@@ -1403,33 +1491,54 @@ static void early_written(struct output *o, const struct drain_buffer *db,
 			run = &e->run[i];
 	if (run) {
 		*out_id = run->out_id;
-		run->ended = rec->subtype == FXT_EVENT_FLOW_END;
+		run->ended = end;
 		return;
 	}
 	*out_id = ++o->flow_last_id;
-	kept = fxt_map_get(&o->early_users, db->owner, 0);
+	/* A module older than ABI 0.8 names no user: the session's bound. */
+	bound = db->owner == OWNER_UNKNOWN ? FLOW_EARLY_PER_SESSION :
+					     FLOW_EARLY_PER_USER;
+	user = fxt_map_get(&o->early_users, db->owner, 0);
 	if (o->early_count >= FLOW_EARLY_PER_SESSION ||
-	    (db->owner != OWNER_UNKNOWN && kept &&
-	     *kept >= FLOW_EARLY_PER_USER))
+	    (user && user->runs >= bound)) {
+		if (!user)
+			return;
+		early_forget_user_oldest(o, user);
+	}
+	n = early_node_new(o);
+	if (n == EARLY_NODE_NONE)
 		return;
 	e = fxt_map_put(&o->flows_early, key, rec->id, NULL);
-	if (!e)
+	if (!e) {
+		early_node_free(o, n);
 		return;
+	}
 	if (e->runs == FLOW_EARLY_PER_ID)
-		early_forget(o, key, rec->id, e);
-	kept = fxt_map_put(&o->early_users, db->owner, 0, NULL);
-	if (!kept) {
+		early_forget_oldest(o, key, rec->id, e);
+	user = fxt_map_put(&o->early_users, db->owner, 0, &created);
+	if (!user) {
+		early_node_free(o, n);
 		if (!e->runs)
 			fxt_map_del(&o->flows_early, key, rec->id);
 		return;
 	}
-	++*kept;
+	o->early_nodes[n] = (struct flow_early_node){
+		.key = key, .id = rec->id, .owner = db->owner,
+		.older = created ? EARLY_NODE_NONE : user->newest,
+		.newer = EARLY_NODE_NONE,
+	};
+	if (created)
+		user->oldest = n;
+	else
+		o->early_nodes[user->newest].newer = n;
+	user->newest = n;
+	user->runs++;
 	o->early_count++;
 	run = &e->run[e->runs++];
 	run->first_ns = rec->ts_ns;
 	run->out_id = *out_id;
-	run->ended = rec->subtype == FXT_EVENT_FLOW_END;
-	run->owner = db->owner;
+	run->ended = end;
+	run->node = n;
 }
 
 /*

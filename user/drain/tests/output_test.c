@@ -3300,65 +3300,101 @@ static int count_begin(void *ctx, const struct fxt_record *rec)
 }
 
 /*
- * Steps and ends waiting for a begin are bounded: 16,384 per user and
- * 65,536 in the session.  Uid 1001 ends ids 1 to 16,385 (out ids 1 to
- * 16,385; the last is past its bound, not kept), uids 1002 to 1004 end
- * ids 1 to 16,384 (16,386 to 65,537), filling the session, so uid 1000's
- * end of id 1 (65,538) is not kept either.  Then the begins, older:
- * uid 1001's of id 16,385 gets a new id (65,539), its begin of 16,384
- * takes its end's (16,384), uid 1000's of id 1 gets a new id (65,540).
- * Before, every begin got a new id (65,538 to 65,540).
+ * n ends of ids first to first + n - 1 at ts, inside a duration of pid's
+ * thread pid + 1, in a new task buffer of uid (buffer id), saved.
+ */
+static int ends_saved(struct fake *f, __u64 *w, __u32 buffer, __u32 pid,
+		      __u32 uid, __u64 first, __u64 n, __u64 ts)
+{
+	struct drain_buffer *db;
+	__u32 words;
+	__u64 id;
+
+	flow_buffer(f, buffer, pid, uid, 1 << 20);
+	words = event(w, FXT_EVENT_DURATION_BEGIN, ts - 1, pid, pid + 1, "d",
+		      0);
+	for (id = first; id < first + n; id++)
+		words += event(w + words, FXT_EVENT_FLOW_END, ts, pid, pid + 1,
+			       "f", id);
+	words += event(w + words, FXT_EVENT_DURATION_END, ts + 1, pid, pid + 1,
+		       "d", 0);
+	put_words(f, w, words);
+	db = drain_rest(f);
+	ASSERT_EQ(n + 2, db->records);
+	ASSERT_EQ(0, db->invalid);
+	return 0;
+}
+
+/*
+ * Steps and ends waiting for a begin are bounded, 16,384 per user and
+ * 65,536 in the session, and past a bound a user's new run forgets the
+ * oldest it made, never another user's.  All ends at t + 10, out ids in
+ * order: uid 1000 ends id 1 (1); uid 1001 ends ids 1 to 16,385 (2 to
+ * 16,386: the last forgets its id 1, 2); uids 1002 to 1004 end ids 1 to
+ * 16,384 (16,387 to 65,538: the session is full at uid 1004's last,
+ * which forgets uid 1004's id 1, 49,155); uid 1000 ends id 2 (65,539:
+ * forgets its id 1, 1); uid 1005, with none kept in a full session, ends
+ * id 1 (65,540, not kept).  Then the begins, at t + 2: uid 1001's of id
+ * 16,385 takes 16,386 and of id 1 a new id (65,541); uid 1000's of id 1
+ * a new id (65,542) and of id 2 takes 65,539; uid 1004's of id 1 a new
+ * id (65,543) and of id 16,384 takes 65,538; uid 1005's a new id
+ * (65,544).  Before, past a bound a run was not kept: uid 1001's 16,385th
+ * and all later ones, so their begins got new ids (the first 65,541).
  */
 static int test_flows_early_bound(void)
 {
-	static const uint64_t want[] = { 65539, 16384, 65540 };
+	static const uint64_t want[] = { 16386, 65541, 65542, 65539,
+					 65543, 65538, 65544 };
+	static const struct {
+		__u32 pid, uid;
+		__u64 id;
+	} begin[] = {
+		{ 900, 1001, 16385 }, { 900, 1001, 1 },
+		{ 200, 1000, 1 }, { 200, 1000, 2 },
+		{ 1100, 1004, 1 }, { 1100, 1004, 16384 },
+		{ 1200, 1005, 1 },
+	};
 	const size_t user = 16384, words = (user + 1) * 6 + 16;
 	const __u64 t = START + SECOND;
 	struct begin_ids begins = { 0 };
-	struct fake f[5], fa, fb;
+	struct fake f[7], fb[7];
 	unsigned int i;
 	__u64 *w = calloc(words, sizeof(*w));
-	__u64 id;
 	__u32 n;
 
 	ASSERT_TRUE(w != NULL);
 	start();
-	for (i = 0; i < 4; i++) {
-		flow_buffer(&f[i], 10 + i, 400 + 100 * i, 1001 + i, 1 << 20);
-		n = event(w, FXT_EVENT_DURATION_BEGIN, t + 9, 400 + 100 * i,
-			  401 + 100 * i, "d", 0);
-		for (id = 1; id <= user + !i; id++)
-			n += event(w + n, FXT_EVENT_FLOW_END, t + 10,
-				   400 + 100 * i, 401 + 100 * i, "f", id);
-		n += event(w + n, FXT_EVENT_DURATION_END, t + 11,
-			   400 + 100 * i, 401 + 100 * i, "d", 0);
-		put_words(&f[i], w, n);
-		drain_rest(&f[i]);
+	ASSERT_EQ(0, ends_saved(&f[0], w, 10, 300, 1000, 1, 1, t + 10));
+	ASSERT_EQ(0, ends_saved(&f[1], w, 11, 400, 1001, 1, user + 1, t + 10));
+	ASSERT_EQ(1 + user, out.early_count);
+	for (i = 2; i < 5; i++)
+		ASSERT_EQ(0, ends_saved(&f[i], w, 10 + i, 300 + 100 * i,
+					1000 + i, 1, user, t + 10));
+	ASSERT_EQ(65536, out.early_count);
+	ASSERT_EQ(0, ends_saved(&f[5], w, 15, 800, 1000, 2, 1, t + 10));
+	ASSERT_EQ(0, ends_saved(&f[6], w, 16, 900, 1005, 1, 1, t + 10));
+	ASSERT_EQ(65536, out.early_count);
+	ASSERT_EQ(5, out.early_users.count);
+	for (i = 0; i < 7; i++) {
+		flow_buffer(&fb[i], 20 + i, begin[i].pid + 1000 + 10 * i,
+			    begin[i].uid, 1 << 16);
+		n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2,
+				  begin[i].pid + 1000 + 10 * i, begin[i].id);
+		put_words(&fb[i], w, n);
+		drain_rest(&fb[i]);
 	}
-	flow_buffer(&f[4], 20, 300, 1000, 1 << 16);
-	n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 10, 300, 1);
-	put_words(&f[4], w, n);
-	drain_rest(&f[4]);
-	flow_buffer(&fa, 21, 900, 1001, 1 << 16);
-	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2, 900, user + 1);
-	n += flow_in_slice(w + n, FXT_EVENT_FLOW_BEGIN, t + 4, 900, user);
-	put_words(&fa, w, n);
-	drain_rest(&fa);
-	flow_buffer(&fb, 22, 200, 1000, 1 << 16);
-	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 1);
-	put_words(&fb, w, n);
-	drain_rest(&fb);
 	ASSERT_EQ(0, check_output_but(&out, &file, FXT_RULE_COUNT, count_begin,
 				      &begins));
-	ASSERT_EQ(3, begins.n);
-	for (i = 0; i < 3; i++)
+	ASSERT_EQ(7, begins.n);
+	for (i = 0; i < 7; i++)
 		ASSERT_EQ(want[i], begins.ids[i]);
-	/* The begins that took no end are open. */
-	ASSERT_EQ(2, out.flows.count);
-	for (i = 0; i < 5; i++)
+	/* The begins that took an end opened nothing; the others are open. */
+	ASSERT_EQ(65533, out.early_count);
+	ASSERT_EQ(4, out.flows.count);
+	for (i = 0; i < 7; i++) {
 		fake_free(&f[i]);
-	fake_free(&fa);
-	fake_free(&fb);
+		fake_free(&fb[i]);
+	}
 	free(w);
 	return 0;
 }
@@ -5220,7 +5256,7 @@ static const struct tap_test tests[] = {
 	{ "a step and an end on two servers, saved first, join one flow with the begin", test_flows_step_end_saved_first },
 	{ "a step saved first: the begin takes its id and opens the flow for the end", test_flows_step_saved_first },
 	{ "another user's end saved first never joins a begin, unless flows are shared", test_flows_end_saved_first_other_user },
-	{ "steps and ends waiting for a begin: bounded per user and session", test_flows_early_bound },
+	{ "steps and ends waiting for a begin: bounded per user and session, a user's oldest forgotten first", test_flows_early_bound },
 	{ "one id keeps 4 runs waiting for a begin; a begin before a forgotten one takes none", test_flows_early_per_id },
 	{ "shared flows: another user's step and end join a begin, keyed by id", test_flows_shared },
 	{ "shared flows: one user still holds at most a quarter, charged to the begin's", test_flows_shared_user_bound },
