@@ -1548,7 +1548,8 @@ static void early_written(struct output *o, const struct drain_buffer *db,
  * flow-duplicate-id and flow-no-enclosing-slice).  Flows are the
  * drainer's by (owner, id): a producer's step or end reaches only flows
  * its own user began, and its begin is refused only by an id its user
- * holds open; with shared flows by id alone, whatever the user.  A step
+ * holds open (not when it takes a run with an end: it carries the run's
+ * id); with shared flows by id alone, whatever the user.  A step
  * or end of no open flow is written with an id no open begin has
  * (flow_written(), early_written()).  rec is a task buffer's
  * (kind_allowed()).
@@ -1574,13 +1575,17 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 	 */
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN)
 		return in_slice || !fxt_map_get(&o->flows, key, rec->id);
-	if (!in_slice || fxt_map_get(&o->flows, key, rec->id))
+	if (!in_slice)
 		return false;
-	/* It closes a flow already ended: it holds nothing open. */
+	/*
+	 * It closes a flow already ended: it holds nothing open, and its id
+	 * is the run's, not that of a begin of its id still open.
+	 */
 	run = early_taken(o, key, rec);
 	if (run && run->ended)
 		return true;
-	if (o->flows.count >= FLOW_OPEN_PER_SESSION)
+	if (fxt_map_get(&o->flows, key, rec->id) ||
+	    o->flows.count >= FLOW_OPEN_PER_SESSION)
 		return false;
 	/*
 	 * The begin's user is charged, shared flows or not.  A module older

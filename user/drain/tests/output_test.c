@@ -3236,6 +3236,52 @@ static int test_flows_step_saved_first(void)
 }
 
 /*
+ * A begin that takes an end saved first is not refused by a begin of its
+ * (user, id) still open: two clients of uid 1000 use id 7.  The server's
+ * end at t + 10 is saved first (id 1); client 200's begin at t + 20,
+ * later, gets a new id (2) and stays open for its end to come; client
+ * 250's begin at t + 5 takes the end's id (1): its flow is whole and
+ * holds nothing open.  Before, client 250's begin was refused as a
+ * duplicate of the open (uid 1000, id 7), and the end bound to nothing.
+ */
+static int test_flows_end_saved_first_id_open(void)
+{
+	static const uint64_t want[][3] = {
+		{ 300, FXT_EVENT_FLOW_END, 1 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 2 },
+		{ 250, FXT_EVENT_FLOW_BEGIN, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct fake fa, fb, fc;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	flow_buffer(&fa, 8, 200, 1000, 1 << 16);
+	flow_buffer(&fb, 9, 250, 1000, 1 << 16);
+	flow_buffer(&fc, 10, 300, 1000, 1 << 16);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 10, 300, 7);
+	put_words(&fc, w, n);
+	drain_rest(&fc);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 20, 200, 7);
+	put_words(&fa, w, n);
+	drain_rest(&fa);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 5, 250, 7);
+	put_words(&fb, w, n);
+	db = drain_rest(&fb);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(0, db->invalid);
+	ASSERT_EQ(1, out.flows.count);
+	ASSERT_EQ(0, out.early_count);
+	ASSERT_EQ(0, flows_are(want, 3));
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fc);
+	return 0;
+}
+
+/*
  * Another user's end saved first never joins: uid 1001's process 400
  * ends id 7 at t + 10, uid 1000's process 300 at t + 12, then uid 1000's
  * process 200 begins id 7 at t + 2: it takes its own user's end's id (2),
@@ -5255,6 +5301,7 @@ static const struct tap_test tests[] = {
 	{ "an id used twice, ends saved first: each begin takes the end after it", test_flows_end_saved_first_reused },
 	{ "a step and an end on two servers, saved first, join one flow with the begin", test_flows_step_end_saved_first },
 	{ "a step saved first: the begin takes its id and opens the flow for the end", test_flows_step_saved_first },
+	{ "a begin takes an end saved first though a begin of its id is open", test_flows_end_saved_first_id_open },
 	{ "another user's end saved first never joins a begin, unless flows are shared", test_flows_end_saved_first_other_user },
 	{ "steps and ends waiting for a begin: bounded per user and session, a user's oldest forgotten first", test_flows_early_bound },
 	{ "one id keeps 4 runs waiting for a begin; a begin before a forgotten one takes none", test_flows_early_per_id },
