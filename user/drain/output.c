@@ -185,14 +185,16 @@ struct kept_user {
 /*
  * An open flow of output.flows: the process whose begin opened it (whose
  * share counts it), the begin's user (whose count in output.flow_users
- * holds it: not the key's with shared flows) and the id its events carry
- * in the output, from a count that cannot reach 2^63.
+ * holds it: not the key's with shared flows), the id its events carry
+ * in the output, from a count that cannot reach 2^63, and the begin's
+ * time in ns (INT64_MIN when it has none).
  */
 struct flow_open {
 	uint32_t pid;
 	uint32_t owner_uid;
 	uint64_t out_id : 63;
 	uint64_t owner_unknown : 1;	/* the begin's header had no owner_uid */
+	int64_t begin_ns;
 };
 
 /*
@@ -264,8 +266,8 @@ _Static_assert(sizeof(struct flow_early_node) == 32,
 	       "drain.rst gives a run's place as 32 bytes");
 
 /* Documentation/drain.rst: the flow table's and the tids' slots. */
-_Static_assert(sizeof(struct flow_open) == 16,
-	       "drain.rst gives the flow table's slot as 33 bytes");
+_Static_assert(sizeof(struct flow_open) == 24,
+	       "drain.rst gives the flow table's slot as 41 bytes");
 _Static_assert(sizeof(struct thread_slices) == 64 &&
 	       sizeof(struct fxt_slice_frame) == 16 &&
 	       sizeof(struct kept_user) == 24,
@@ -1648,6 +1650,7 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		open->owner_uid = (uint32_t)db->owner;
 		open->owner_unknown = db->owner == OWNER_UNKNOWN;
 		open->out_id = run ? run->out_id : ++o->flow_last_id;
+		open->begin_ns = rec->ts_ns_valid ? rec->ts_ns : INT64_MIN;
 		*out_id = open->out_id;
 		if (run)
 			early_drop(o, key, rec->id, e, (uint32_t)(run - e->run));
@@ -1657,6 +1660,14 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		return 0;
 	}
 	open = fxt_map_get(&o->flows, key, rec->id);
+	/*
+	 * Older than the open begin (saved later, of another flow of the
+	 * id): Perfetto, sorting by time, puts it before that begin, so it
+	 * neither joins nor ends that flow, and may be a run of a begin
+	 * older still, saved later.
+	 */
+	if (open && rec->ts_ns_valid && rec->ts_ns < open->begin_ns)
+		open = NULL;
 	if (!open) {
 		early_written(o, db, key, rec, out_id);
 		return 0;

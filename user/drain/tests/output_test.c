@@ -3282,6 +3282,56 @@ static int test_flows_end_saved_first_id_open(void)
 }
 
 /*
+ * The other way round: a begin saved before an end of its (user, id)
+ * older than it.  Two clients of uid 1000 use id 7: client 200's begin at
+ * t + 20 is saved first (id 1, open); then server 300's end at t + 10,
+ * older, which sorted comes before that begin: it gets a new id (2),
+ * kept as a run, and client 250's begin at t + 5, saved next, takes it;
+ * server 400's end at t + 30 ends client 200's flow (1).  Before, the
+ * end at t + 10 joined and ended client 200's flow in file order (1),
+ * where Perfetto drops it, client 250's begin got a new id (2) and the
+ * end at t + 30 bound to it: the wrong client's flow, and client 200's
+ * none.
+ */
+static int test_flows_end_older_than_open_begin(void)
+{
+	static const uint64_t want[][3] = {
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+		{ 300, FXT_EVENT_FLOW_END, 2 },
+		{ 250, FXT_EVENT_FLOW_BEGIN, 2 },
+		{ 400, FXT_EVENT_FLOW_END, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct fake f[4];
+	static const __u32 pid[4] = { 200, 300, 250, 400 };
+	static const unsigned int type[4] = {
+		FXT_EVENT_FLOW_BEGIN, FXT_EVENT_FLOW_END,
+		FXT_EVENT_FLOW_BEGIN, FXT_EVENT_FLOW_END,
+	};
+	static const __u64 at[4] = { 20, 10, 5, 30 };
+	unsigned int i;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	for (i = 0; i < 4; i++)
+		flow_buffer(&f[i], 8 + i, pid[i], 1000, 1 << 16);
+	for (i = 0; i < 4; i++) {
+		n = flow_in_slice(w, type[i], t + at[i], pid[i], 7);
+		put_words(&f[i], w, n);
+		drain_rest(&f[i]);
+		/* client 200's flow stays open until the end at t + 30 */
+		ASSERT_EQ(i < 3, out.flows.count);
+	}
+	ASSERT_EQ(0, out.flow_users.count);
+	ASSERT_EQ(0, out.early_count);
+	ASSERT_EQ(0, flows_are(want, 4));
+	for (i = 0; i < 4; i++)
+		fake_free(&f[i]);
+	return 0;
+}
+
+/*
  * Another user's end saved first never joins: uid 1001's process 400
  * ends id 7 at t + 10, uid 1000's process 300 at t + 12, then uid 1000's
  * process 200 begins id 7 at t + 2: it takes its own user's end's id (2),
@@ -5302,6 +5352,7 @@ static const struct tap_test tests[] = {
 	{ "a step and an end on two servers, saved first, join one flow with the begin", test_flows_step_end_saved_first },
 	{ "a step saved first: the begin takes its id and opens the flow for the end", test_flows_step_saved_first },
 	{ "a begin takes an end saved first though a begin of its id is open", test_flows_end_saved_first_id_open },
+	{ "an end older than the open begin of its id, saved after it, ends another flow", test_flows_end_older_than_open_begin },
 	{ "another user's end saved first never joins a begin, unless flows are shared", test_flows_end_saved_first_other_user },
 	{ "steps and ends waiting for a begin: bounded per user and session, a user's oldest forgotten first", test_flows_early_bound },
 	{ "one id keeps 4 runs waiting for a begin; a begin before a forgotten one takes none", test_flows_early_per_id },
