@@ -137,6 +137,8 @@ struct kind_totals {
 #define TASK_STRINGS_OWNERS	1024
 #define TASK_STRINGS_SHARED	(64 << 20)
 
+struct flow_early_node;
+
 struct output {
 	uint64_t offset;		/* of the next chunk */
 	uint32_t current;		/* provider of the file's last record */
@@ -159,6 +161,15 @@ struct output {
 	struct fxt_map flows;
 	struct fxt_map flow_users;	/* (owner, 0) -> its flows open */
 	bool shared_flows;		/* flows keyed by id across users */
+	/* (owner, id), or (FLOW_KEY_SHARED, id) -> struct flow_early */
+	struct fxt_map flows_early;
+	struct fxt_map early_users;	/* (owner, 0) -> struct early_user */
+	uint64_t early_count;		/* early ids kept, all users */
+	/* each run's place in its user's age order (output.c) */
+	struct flow_early_node *early_nodes;
+	uint32_t early_nodes_made;	/* of early_nodes, ever used */
+	uint32_t early_nodes_cap;
+	uint32_t early_nodes_free;	/* first of the free ones, or none */
 	uint64_t flow_last_id;		/* the last id given in the output */
 	bool owner_unknown_told;	/* the old module's header is reported */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */

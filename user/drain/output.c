@@ -185,19 +185,89 @@ struct kept_user {
 /*
  * An open flow of output.flows: the process whose begin opened it (whose
  * share counts it), the begin's user (whose count in output.flow_users
- * holds it: not the key's with shared flows) and the id its events carry
- * in the output, from a count that cannot reach 2^63.
+ * holds it: not the key's with shared flows), the id its events carry
+ * in the output, from a count that cannot reach 2^63, and the begin's
+ * time in ns (INT64_MIN when it has none).
  */
 struct flow_open {
 	uint32_t pid;
 	uint32_t owner_uid;
 	uint64_t out_id : 63;
 	uint64_t owner_unknown : 1;	/* the begin's header had no owner_uid */
+	int64_t begin_ns;
 };
 
+/*
+ * Steps and ends of a (key, id) that no begin holds open are written
+ * with an id of their own, and kept as runs for a begin saved later (a
+ * client's buffer after its server's): Perfetto sorts the events by time
+ * before it binds flows, so a later-saved begin older than a run's first
+ * event takes the run's id, and binds to its events there
+ * (flow_written()).  A run is charged to the user of its first event: at
+ * most FLOW_EARLY_PER_USER per user and FLOW_EARLY_PER_SESSION in the
+ * session.  Past either, a new run forgets its own user's oldest, so
+ * that ends whose begins are never saved (their clients not traced)
+ * cannot fill the bound for the rest of a long session, and one user's
+ * runs never make another user's forgotten; a user with none kept when
+ * the session is full keeps none (its id binds to nothing, as before).
+ * At most FLOW_EARLY_PER_ID per (key, id), the oldest forgotten first.
+ */
+#define FLOW_EARLY_PER_ID	4
+#define FLOW_EARLY_PER_SESSION	65536
+#define FLOW_EARLY_PER_USER	(FLOW_EARLY_PER_SESSION / 4)
+#define EARLY_NODE_NONE		UINT32_MAX
+
+/*
+ * A run of output.flows_early: the time of its first event in ns, its id
+ * in the output, whether an end is among its events (then nothing more
+ * joins it, and the begin that takes it opens nothing) and its place in
+ * output.early_nodes.
+ */
+struct flow_early_run {
+	int64_t first_ns;
+	uint64_t out_id : 63;
+	uint64_t ended : 1;
+	uint32_t node;
+};
+
+/*
+ * The runs of a (key, id), in the order they came, and the latest first
+ * time of a run forgotten (when forgot): a begin older than it may have
+ * been that run's, so it takes none.
+ */
+struct flow_early {
+	uint32_t runs;
+	uint32_t forgot;
+	int64_t forgot_ns;
+	struct flow_early_run run[FLOW_EARLY_PER_ID];
+};
+
+/*
+ * A run's place in its user's runs, oldest made first: the user whose
+ * run it is (output.early_users' key) and its (key, id) in
+ * output.flows_early.  Free ones are chained by newer.
+ */
+struct flow_early_node {
+	uint64_t key, id, owner;
+	uint32_t older, newer;
+};
+
+/* A user's runs kept: how many, and the nodes of its oldest and newest. */
+struct early_user {
+	uint64_t runs;
+	uint32_t oldest, newest;
+};
+
+/* Documentation/drain.rst: "2^17 slots of 129 bytes" (16 of key, 1 used). */
+_Static_assert(sizeof(struct flow_early) == 112,
+	       "drain.rst gives the early flow table's slot as 129 bytes");
+/* Documentation/drain.rst: "65,536 places of 32 bytes". */
+_Static_assert(sizeof(struct flow_early_node) == 32,
+	       "drain.rst gives a run's place as 32 bytes");
+
 /* Documentation/drain.rst: the flow table's and the tids' slots. */
-_Static_assert(sizeof(struct flow_open) == 16,
-	       "drain.rst gives the flow table's slot as 33 bytes");
+_Static_assert(sizeof(struct flow_open) == 24,
+	       "drain.rst gives the flow table's slot as 41 bytes");
 _Static_assert(sizeof(struct thread_slices) == 64 &&
 	       sizeof(struct fxt_slice_frame) == 16 &&
 	       sizeof(struct kept_user) == 24,
@@ -240,6 +310,9 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->asyncs, sizeof(struct async_open));
 	fxt_map_init(&o->flows, sizeof(struct flow_open));
 	fxt_map_init(&o->flow_users, sizeof(uint64_t));
+	fxt_map_init(&o->flows_early, sizeof(struct flow_early));
+	fxt_map_init(&o->early_users, sizeof(struct early_user));
+	o->early_nodes_free = EARLY_NODE_NONE;
 	fxt_map_init(&o->threads, sizeof(struct thread_slices));
 	fxt_map_init(&o->kept_users, sizeof(struct kept_user));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
@@ -300,6 +373,9 @@ void output_free(struct output *o)
 	fxt_map_free(&o->asyncs);
 	fxt_map_free(&o->flows);
 	fxt_map_free(&o->flow_users);
+	fxt_map_free(&o->flows_early);
+	fxt_map_free(&o->early_users);
+	free(o->early_nodes);
 	fxt_map_free(&o->threads);
 	fxt_map_free(&o->kept_users);
 	fxt_map_free(&o->lost);
@@ -1259,19 +1335,231 @@ static uint64_t flow_key(const struct output *o, const struct drain_buffer *db)
 }
 
 /*
+ * The run a flow begin rec (of key) takes: of those whose first event is
+ * later than the begin, the one that comes first in time, as Perfetto
+ * binds the begin to the end after it; none when a run forgotten
+ * (FLOW_EARLY_PER_ID) came after the begin, which may have been its own,
+ * or NULL.  A run whose first event is at the begin's time is not taken:
+ * written before it, it comes first in Perfetto's sort too.
+ */
+static struct flow_early_run *early_taken(struct output *o, uint64_t key,
+					  const struct fxt_record *rec)
+{
+	struct flow_early *e;
+	struct flow_early_run *best = NULL;
+	uint32_t i;
+
+	if (!rec->ts_ns_valid)
+		return NULL;
+	e = fxt_map_get(&o->flows_early, key, rec->id);
+	if (!e || (e->forgot && e->forgot_ns > rec->ts_ns))
+		return NULL;
+	for (i = 0; i < e->runs; i++)
+		if (e->run[i].first_ns > rec->ts_ns &&
+		    (!best || e->run[i].first_ns < best->first_ns))
+			best = &e->run[i];
+	return best;
+}
+
+/*
+ * A free place for a new run, made when none is free, or
+ * EARLY_NODE_NONE without memory.  At most FLOW_EARLY_PER_SESSION are
+ * ever made: a run is kept only within that bound.
+ */
+static uint32_t early_node_new(struct output *o)
+{
+	struct flow_early_node *nodes;
+	uint32_t n = o->early_nodes_free, cap;
+
+	if (n != EARLY_NODE_NONE) {
+		o->early_nodes_free = o->early_nodes[n].newer;
+		return n;
+	}
+	if (o->early_nodes_made == o->early_nodes_cap) {
+		cap = o->early_nodes_cap ? 2 * o->early_nodes_cap : 64;
+		nodes = realloc(o->early_nodes, cap * sizeof(*nodes));
+		if (!nodes)
+			return EARLY_NODE_NONE;
+		o->early_nodes = nodes;
+		o->early_nodes_cap = cap;
+	}
+	return o->early_nodes_made++;
+}
+
+static void early_node_free(struct output *o, uint32_t n)
+{
+	o->early_nodes[n].newer = o->early_nodes_free;
+	o->early_nodes_free = n;
+}
+
+/* Run i of e, kept under (key, id), goes: its user's place back. */
+static void early_drop(struct output *o, uint64_t key, uint64_t id,
+		       struct flow_early *e, uint32_t i)
+{
+	uint32_t n = e->run[i].node;
+	struct flow_early_node *node = &o->early_nodes[n];
+	struct early_user *user = fxt_map_get(&o->early_users, node->owner, 0);
+
+	if (node->older != EARLY_NODE_NONE)
+		o->early_nodes[node->older].newer = node->newer;
+	else
+		user->oldest = node->newer;
+	if (node->newer != EARLY_NODE_NONE)
+		o->early_nodes[node->newer].older = node->older;
+	else
+		user->newest = node->older;
+	if (!--user->runs)
+		fxt_map_del(&o->early_users, node->owner, 0);
+	early_node_free(o, n);
+	o->early_count--;
+	memmove(&e->run[i], &e->run[i + 1],
+		(e->runs - i - 1) * sizeof(e->run[0]));
+	if (!--e->runs)
+		fxt_map_del(&o->flows_early, key, id);
+}
+
+/*
+ * Run i of e is forgotten: a begin older than it takes no run of its id
+ * (early_taken()).  e is not used after this when it was the last run.
+ */
+static void early_forget(struct output *o, uint64_t key, uint64_t id,
+			 struct flow_early *e, uint32_t i)
+{
+	if (!e->forgot || e->run[i].first_ns > e->forgot_ns)
+		e->forgot_ns = e->run[i].first_ns;
+	e->forgot = 1;
+	early_drop(o, key, id, e, i);
+}
+
+/* A full e forgets its run of the oldest first event. */
+static void early_forget_oldest(struct output *o, uint64_t key, uint64_t id,
+				struct flow_early *e)
+{
+	uint32_t i, oldest = 0;
+
+	for (i = 1; i < e->runs; i++)
+		if (e->run[i].first_ns < e->run[oldest].first_ns)
+			oldest = i;
+	early_forget(o, key, id, e, oldest);
+}
+
+/* The user forgets the run it made first (entries of flows_early move). */
+static void early_forget_user_oldest(struct output *o,
+				     const struct early_user *user)
+{
+	const struct flow_early_node *node = &o->early_nodes[user->oldest];
+	uint64_t key = node->key, id = node->id;
+	struct flow_early *e = fxt_map_get(&o->flows_early, key, id);
+	uint32_t i;
+
+	for (i = 0; e->run[i].node != user->oldest; i++)
+		;
+	early_forget(o, key, id, e, i);
+}
+
+/*
+ * A flow step or end rec of db, of (key, id) with no open begin, goes to
+ * the file: it joins the run with no end whose first event is the latest
+ * not after it, its events in time order, or gets a new id, kept as a run of its own within the bounds
+ * (FLOW_EARLY_PER_USER), for a begin saved later.  Without memory for
+ * it, or past the session's bound for a user with no run kept, the id
+ * binds to nothing, as it did before runs were kept; so does one outside
+ * every slice of its thread, which Perfetto would count as an error
+ * (flow_no_enclosing_slice) once a begin bound its id.
+ */
+static void early_written(struct output *o, const struct drain_buffer *db,
+			  uint64_t key, const struct fxt_record *rec,
+			  uint64_t *out_id)
+{
+	bool end = rec->subtype == FXT_EVENT_FLOW_END;
+	const struct thread_slices *thread;
+	struct flow_early_run *run = NULL;
+	struct flow_early *e = NULL;
+	struct early_user *user;
+	uint64_t bound;
+	uint32_t i, n;
+	int created;
+
+	thread = fxt_map_get(&o->threads, db->tid, 0);
+	if (!rec->ts_ns_valid || !thread ||
+	    !slice_open(&thread->slices, db->pid)) {
+		*out_id = ++o->flow_last_id;
+		return;
+	}
+	e = fxt_map_get(&o->flows_early, key, rec->id);
+	for (i = 0; e && i < e->runs; i++)
+		if (!e->run[i].ended && e->run[i].first_ns <= rec->ts_ns &&
+		    (!run || e->run[i].first_ns > run->first_ns))
+			run = &e->run[i];
+	if (run) {
+		*out_id = run->out_id;
+		run->ended = end;
+		return;
+	}
+	*out_id = ++o->flow_last_id;
+	/* A module older than ABI 0.8 names no user: the session's bound. */
+	bound = db->owner == OWNER_UNKNOWN ? FLOW_EARLY_PER_SESSION :
+					     FLOW_EARLY_PER_USER;
+	user = fxt_map_get(&o->early_users, db->owner, 0);
+	if (o->early_count >= FLOW_EARLY_PER_SESSION ||
+	    (user && user->runs >= bound)) {
+		if (!user)
+			return;
+		early_forget_user_oldest(o, user);
+	}
+	n = early_node_new(o);
+	if (n == EARLY_NODE_NONE)
+		return;
+	e = fxt_map_put(&o->flows_early, key, rec->id, NULL);
+	if (!e) {
+		early_node_free(o, n);
+		return;
+	}
+	if (e->runs == FLOW_EARLY_PER_ID)
+		early_forget_oldest(o, key, rec->id, e);
+	user = fxt_map_put(&o->early_users, db->owner, 0, &created);
+	if (!user) {
+		early_node_free(o, n);
+		if (!e->runs)
+			fxt_map_del(&o->flows_early, key, rec->id);
+		return;
+	}
+	o->early_nodes[n] = (struct flow_early_node){
+		.key = key, .id = rec->id, .owner = db->owner,
+		.older = created ? EARLY_NODE_NONE : user->newest,
+		.newer = EARLY_NODE_NONE,
+	};
+	if (created)
+		user->oldest = n;
+	else
+		o->early_nodes[user->newest].newer = n;
+	user->newest = n;
+	user->runs++;
+	o->early_count++;
+	run = &e->run[e->runs++];
+	run->first_ns = rec->ts_ns;
+	run->out_id = *out_id;
+	run->ended = end;
+	run->node = n;
+}
+
+/*
  * Perfetto drops, as errors, a flow begin of an id begun and not ended
  * and a begin, or a step or end of a begun id, outside every slice of its
  * thread (check_flow() in user/reader/fxt_reader.c, rules
  * flow-duplicate-id and flow-no-enclosing-slice).  Flows are the
  * drainer's by (owner, id): a producer's step or end reaches only flows
  * its own user began, and its begin is refused only by an id its user
- * holds open; with shared flows by id alone, whatever the user.  A step
- * or end of no open flow is written with an id no begin has
- * (flow_written()).  rec is a task buffer's (kind_allowed()).
+ * holds open (not when it takes a run with an end: it carries the run's
+ * id); with shared flows by id alone, whatever the user.  A step
+ * or end of no open flow is written with an id no open begin has
+ * (flow_written(), early_written()).  rec is a task buffer's
+ * (kind_allowed()).
  */
 static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 			 const struct fxt_record *rec)
 {
+	const struct flow_early_run *run;
 	const struct thread_slices *thread;
 	const struct pid_share *share;
 	uint64_t key = flow_key(o, db);
@@ -1289,7 +1577,16 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 	 */
 	if (rec->subtype != FXT_EVENT_FLOW_BEGIN)
 		return in_slice || !fxt_map_get(&o->flows, key, rec->id);
-	if (!in_slice || fxt_map_get(&o->flows, key, rec->id) ||
+	if (!in_slice)
+		return false;
+	/*
+	 * It closes a flow already ended: it holds nothing open, and its id
+	 * is the run's, not that of a begin of its id still open.
+	 */
+	run = early_taken(o, key, rec);
+	if (run && run->ended)
+		return true;
+	if (fxt_map_get(&o->flows, key, rec->id) ||
 	    o->flows.count >= FLOW_OPEN_PER_SESSION)
 		return false;
 	/*
@@ -1311,22 +1608,34 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
  * *out_id is the correlation id it carries there.  Each open flow gets an
  * id of its own in the output, from one count for the session, so that
  * flows of two users never share an id in the file; a step or end of no
- * open flow gets a new one, which no begin has: Perfetto joins a step
- * or end to the flow of the one process that began its id, whatever its
- * user (Documentation/perfetto.rst), so the producer's id, or any id
- * given to a begin, could bind it to another user's flow.
+ * open flow gets a new one, which no open begin has, or a run's that only
+ * a begin of its key and id saved later and older takes
+ * (early_written()): Perfetto joins a step or end to the flow of the one
+ * process that began its id, whatever its user
+ * (Documentation/perfetto.rst), so the producer's id, or any id given to
+ * a begin, could bind it to another user's flow.  A begin that takes a
+ * run with an end opens nothing: its flow is whole.
  */
 static int flow_written(struct output *o, const struct drain_buffer *db,
 			const struct fxt_record *rec, uint64_t *out_id)
 {
 	uint64_t key = flow_key(o, db), pid, owner, *held;
+	struct flow_early_run *run;
 	struct flow_open *open;
 	struct pid_share *share;
+	struct flow_early *e;
 
 	if (rec->type != FXT_REC_EVENT || rec->subtype < FXT_EVENT_FLOW_BEGIN ||
 	    rec->subtype > FXT_EVENT_FLOW_END)
 		return 0;
 	if (rec->subtype == FXT_EVENT_FLOW_BEGIN) {
+		run = early_taken(o, key, rec);
+		e = run ? fxt_map_get(&o->flows_early, key, rec->id) : NULL;
+		if (run && run->ended) {
+			*out_id = run->out_id;
+			early_drop(o, key, rec->id, e, (uint32_t)(run - e->run));
+			return 0;
+		}
 		held = fxt_map_put(&o->flow_users, db->owner, 0, NULL);
 		if (!held)
 			return -ENOMEM;
@@ -1340,16 +1649,31 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		open->pid = (uint32_t)db->pid;
 		open->owner_uid = (uint32_t)db->owner;
 		open->owner_unknown = db->owner == OWNER_UNKNOWN;
-		open->out_id = ++o->flow_last_id;
+		open->out_id = run ? run->out_id : ++o->flow_last_id;
+		open->begin_ns = rec->ts_ns_valid ? rec->ts_ns : INT64_MIN;
 		*out_id = open->out_id;
+		if (run)
+			early_drop(o, key, rec->id, e, (uint32_t)(run - e->run));
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		if (share)
 			share->flows++;
 		return 0;
 	}
 	open = fxt_map_get(&o->flows, key, rec->id);
-	*out_id = open ? open->out_id : ++o->flow_last_id;
-	if (!open || rec->subtype != FXT_EVENT_FLOW_END)
+	/*
+	 * Older than the open begin (saved later, of another flow of the
+	 * id): Perfetto, sorting by time, puts it before that begin, so it
+	 * neither joins nor ends that flow, and may be a run of a begin
+	 * older still, saved later.
+	 */
+	if (open && rec->ts_ns_valid && rec->ts_ns < open->begin_ns)
+		open = NULL;
+	if (!open) {
+		early_written(o, db, key, rec, out_id);
+		return 0;
+	}
+	*out_id = open->out_id;
+	if (rec->subtype != FXT_EVENT_FLOW_END)
 		return 0;
 	pid = open->pid;
 	owner = open->owner_unknown ? OWNER_UNKNOWN : open->owner_uid;

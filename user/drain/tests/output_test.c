@@ -2949,20 +2949,23 @@ static int test_async_ids_per_process(void)
  * Flows are keyed by (owner uid, id) and carry ids of their own in the
  * output.  Process 200 of uid 1000 begins flow 1; process 400 of uid
  * 1001, inside a slice of its own, steps and ends id 1 and begins its own
- * flow 1; process 300 of uid 1000 ends flow 1.  Uid 1001's step and end
- * get new ids no begin has, its begin is kept and gets one of its own,
- * and uid 1000's end, from another process, carries its begin's id.
- * Before, 400's step and end were written with id 1, joining 200's flow
- * and closing it, its begin was refused (id 1 open in process 200), and
- * 300's end carried id 1 with no flow left to join.
+ * flow 1; process 300 of uid 1000 ends flow 1.  Uid 1001's step gets a
+ * new id no begin has, its end, later, joins it (a begin saved later and
+ * older than the step would take that id), its begin, later than both,
+ * is kept and gets one of its own, and uid 1000's end, from another
+ * process, carries its begin's id.  Before, 400's step and end were
+ * written with id 1, joining 200's flow and closing it, its begin was
+ * refused (id 1 open in process 200), and 300's end carried id 1 with no
+ * flow left to join; then, until a step's id was kept for a later begin,
+ * the end had an id of its own (3) and the begin 4.
  */
 static int test_flows_by_owner(void)
 {
 	static const uint64_t want[][3] = {
 		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
 		{ 400, FXT_EVENT_FLOW_STEP, 2 },
-		{ 400, FXT_EVENT_FLOW_END, 3 },
-		{ 400, FXT_EVENT_FLOW_BEGIN, 4 },
+		{ 400, FXT_EVENT_FLOW_END, 2 },
+		{ 400, FXT_EVENT_FLOW_BEGIN, 3 },
 		{ 300, FXT_EVENT_FLOW_END, 1 },
 	};
 	const __u64 t = START + SECOND;
@@ -3011,6 +3014,529 @@ static int test_flows_by_owner(void)
 		ASSERT_EQ(want[i][1], walk.flows[i][1]);
 		ASSERT_EQ(want[i][2], walk.flows[i][2]);
 	}
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fc);
+	return 0;
+}
+
+/*
+ * n words w of a duration of pid's thread pid + 1 around one flow event
+ * of type and id at ts.
+ */
+static __u32 flow_in_slice(__u64 *w, unsigned int type, __u64 ts, __u32 pid,
+			   __u64 id)
+{
+	__u32 n = event(w, FXT_EVENT_DURATION_BEGIN, ts - 1, pid, pid + 1,
+			"d", 0);
+
+	n += event(w + n, type, ts, pid, pid + 1, "f", id);
+	n += event(w + n, FXT_EVENT_DURATION_END, ts + 1, pid, pid + 1, "d", 0);
+	return n;
+}
+
+/* A task buffer of pid's thread pid + 1, charged to uid. */
+static void flow_buffer(struct fake *f, __u32 id, __u32 pid, __u32 uid,
+			size_t size)
+{
+	fake_new(f, id, FXTRACE_BUFFER_TASK, pid, pid + 1, size, 0, "p");
+	fake_owner(f, uid);
+}
+
+/* The file's flow events are want's (pid, type, id), n of them. */
+static int flows_are(const uint64_t (*want)[3], unsigned int n)
+{
+	struct walk walk;
+	unsigned int i;
+
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(n, walk.nflows);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(want[i][0], walk.flows[i][0]);
+		ASSERT_EQ(want[i][1], walk.flows[i][1]);
+		ASSERT_EQ(want[i][2], walk.flows[i][2]);
+	}
+	return 0;
+}
+
+/*
+ * A server's buffer saved before its client's: process 300 of uid 1000
+ * ends id 7 at t + 10, id 9 at t + 20 and, outside any slice, id 11 at
+ * t + 25; then process 200 of the same user begins id 7 at t + 2, id 11
+ * at t + 5 and id 9 at t + 30.  Perfetto sorts by time: the begin of 7
+ * comes before its end, so the begin takes the end's id (1) and the flow
+ * is whole; the end of 11 outside a slice is kept for no begin (Perfetto
+ * would count it as an error once a begin bound its id), so the begin of
+ * 11 gets a new id (4); the begin of 9 comes after the end of 9, so it
+ * gets a new id (5) too.  Both stay open.  Before, the begin of 7 got a
+ * new id (4), the flow was lost and stayed open in the drainer (3 open).
+ */
+static int test_flows_end_saved_first(void)
+{
+	static const uint64_t want[][3] = {
+		{ 300, FXT_EVENT_FLOW_END, 1 },
+		{ 300, FXT_EVENT_FLOW_END, 2 },
+		{ 300, FXT_EVENT_FLOW_END, 3 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 4 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 5 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b;
+	struct fake fa, fb;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	flow_buffer(&fa, 8, 200, 1000, 1 << 16);
+	flow_buffer(&fb, 9, 300, 1000, 1 << 16);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 10, 300, 7);
+	n += flow_in_slice(w + n, FXT_EVENT_FLOW_END, t + 20, 300, 9);
+	n += event(w + n, FXT_EVENT_FLOW_END, t + 25, 300, 301, "f", 11);
+	put_words(&fb, w, n);
+	b = drain_rest(&fb);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 7);
+	n += flow_in_slice(w + n, FXT_EVENT_FLOW_BEGIN, t + 5, 200, 11);
+	n += flow_in_slice(w + n, FXT_EVENT_FLOW_BEGIN, t + 30, 200, 9);
+	put_words(&fa, w, n);
+	a = drain_rest(&fa);
+	ASSERT_EQ(9, a->records);
+	ASSERT_EQ(7, b->records);
+	ASSERT_EQ(0, a->invalid + b->invalid);
+	ASSERT_EQ(2, out.flows.count);
+	ASSERT_EQ(2, *(uint64_t *)fxt_map_get(&out.flow_users, 1000, 0));
+	ASSERT_EQ(0, flows_are(want, 6));
+	fake_free(&fa);
+	fake_free(&fb);
+	return 0;
+}
+
+/*
+ * An id used twice, both ends saved first: the server ends id 7 at t + 10
+ * and t + 30, the client begins it at t + 2 and t + 20.  Each begin takes
+ * the end after it (1, then 2): two flows, none left open.  Before, the
+ * first begin got a new id (3), and the second was refused (id 7 open).
+ */
+static int test_flows_end_saved_first_reused(void)
+{
+	static const uint64_t want[][3] = {
+		{ 300, FXT_EVENT_FLOW_END, 1 },
+		{ 300, FXT_EVENT_FLOW_END, 2 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 2 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *a, *b;
+	struct fake fa, fb;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	flow_buffer(&fa, 8, 200, 1000, 1 << 16);
+	flow_buffer(&fb, 9, 300, 1000, 1 << 16);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 10, 300, 7);
+	n += flow_in_slice(w + n, FXT_EVENT_FLOW_END, t + 30, 300, 7);
+	put_words(&fb, w, n);
+	b = drain_rest(&fb);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 7);
+	n += flow_in_slice(w + n, FXT_EVENT_FLOW_BEGIN, t + 20, 200, 7);
+	put_words(&fa, w, n);
+	a = drain_rest(&fa);
+	ASSERT_EQ(6, a->records);
+	ASSERT_EQ(0, a->invalid + b->invalid);
+	ASSERT_EQ(0, out.flows.count);
+	ASSERT_EQ(0, out.flow_users.count);
+	ASSERT_EQ(0, flows_are(want, 4));
+	fake_free(&fa);
+	fake_free(&fb);
+	return 0;
+}
+
+/*
+ * A step on one server (300, t + 10) and the end on another (400,
+ * t + 20), both saved before the client's begin (200, t + 2): the end,
+ * later, joins the step's id, and the begin takes it: one flow of three
+ * events, none left open.  Before, the step, the end and the begin got
+ * ids 1, 2 and 3.
+ */
+static int test_flows_step_end_saved_first(void)
+{
+	static const uint64_t want[][3] = {
+		{ 300, FXT_EVENT_FLOW_STEP, 1 },
+		{ 400, FXT_EVENT_FLOW_END, 1 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct fake fa, fb, fc;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	flow_buffer(&fa, 8, 200, 1000, 1 << 16);
+	flow_buffer(&fb, 9, 300, 1000, 1 << 16);
+	flow_buffer(&fc, 10, 400, 1000, 1 << 16);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_STEP, t + 10, 300, 7);
+	put_words(&fb, w, n);
+	drain_rest(&fb);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 20, 400, 7);
+	put_words(&fc, w, n);
+	drain_rest(&fc);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 7);
+	put_words(&fa, w, n);
+	drain_rest(&fa);
+	ASSERT_EQ(0, out.flows.count);
+	ASSERT_EQ(0, out.flow_users.count);
+	ASSERT_EQ(0, flows_are(want, 3));
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fc);
+	return 0;
+}
+
+/*
+ * A step saved before the begin, the end after it: server 300's step at
+ * t + 10, then the client's begin at t + 2 takes its id (1) and opens the
+ * flow with it, then server 400's end at t + 20 joins and closes it: one
+ * id, none left open.  Before, the begin got a new id (2), which the end
+ * took: the step bound to nothing.
+ */
+static int test_flows_step_saved_first(void)
+{
+	static const uint64_t want[][3] = {
+		{ 300, FXT_EVENT_FLOW_STEP, 1 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+		{ 400, FXT_EVENT_FLOW_END, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct fake fa, fb, fc;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	flow_buffer(&fa, 8, 200, 1000, 1 << 16);
+	flow_buffer(&fb, 9, 300, 1000, 1 << 16);
+	flow_buffer(&fc, 10, 400, 1000, 1 << 16);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_STEP, t + 10, 300, 7);
+	put_words(&fb, w, n);
+	drain_rest(&fb);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 7);
+	put_words(&fa, w, n);
+	drain_rest(&fa);
+	ASSERT_EQ(1, out.flows.count);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 20, 400, 7);
+	put_words(&fc, w, n);
+	drain_rest(&fc);
+	ASSERT_EQ(0, out.flows.count);
+	ASSERT_EQ(0, out.flow_users.count);
+	ASSERT_EQ(0, flows_are(want, 3));
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fc);
+	return 0;
+}
+
+/*
+ * A begin that takes an end saved first is not refused by a begin of its
+ * (user, id) still open: two clients of uid 1000 use id 7.  The server's
+ * end at t + 10 is saved first (id 1); client 200's begin at t + 20,
+ * later, gets a new id (2) and stays open for its end to come; client
+ * 250's begin at t + 5 takes the end's id (1): its flow is whole and
+ * holds nothing open.  Before, client 250's begin was refused as a
+ * duplicate of the open (uid 1000, id 7), and the end bound to nothing.
+ */
+static int test_flows_end_saved_first_id_open(void)
+{
+	static const uint64_t want[][3] = {
+		{ 300, FXT_EVENT_FLOW_END, 1 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 2 },
+		{ 250, FXT_EVENT_FLOW_BEGIN, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct fake fa, fb, fc;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	flow_buffer(&fa, 8, 200, 1000, 1 << 16);
+	flow_buffer(&fb, 9, 250, 1000, 1 << 16);
+	flow_buffer(&fc, 10, 300, 1000, 1 << 16);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 10, 300, 7);
+	put_words(&fc, w, n);
+	drain_rest(&fc);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 20, 200, 7);
+	put_words(&fa, w, n);
+	drain_rest(&fa);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 5, 250, 7);
+	put_words(&fb, w, n);
+	db = drain_rest(&fb);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(0, db->invalid);
+	ASSERT_EQ(1, out.flows.count);
+	ASSERT_EQ(0, out.early_count);
+	ASSERT_EQ(0, flows_are(want, 3));
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fc);
+	return 0;
+}
+
+/*
+ * The other way round: a begin saved before an end of its (user, id)
+ * older than it.  Two clients of uid 1000 use id 7: client 200's begin at
+ * t + 20 is saved first (id 1, open); then server 300's end at t + 10,
+ * older, which sorted comes before that begin: it gets a new id (2),
+ * kept as a run, and client 250's begin at t + 5, saved next, takes it;
+ * server 400's end at t + 30 ends client 200's flow (1).  Before, the
+ * end at t + 10 joined and ended client 200's flow in file order (1),
+ * where Perfetto drops it, client 250's begin got a new id (2) and the
+ * end at t + 30 bound to it: the wrong client's flow, and client 200's
+ * none.
+ */
+static int test_flows_end_older_than_open_begin(void)
+{
+	static const uint64_t want[][3] = {
+		{ 200, FXT_EVENT_FLOW_BEGIN, 1 },
+		{ 300, FXT_EVENT_FLOW_END, 2 },
+		{ 250, FXT_EVENT_FLOW_BEGIN, 2 },
+		{ 400, FXT_EVENT_FLOW_END, 1 },
+	};
+	const __u64 t = START + SECOND;
+	struct fake f[4];
+	static const __u32 pid[4] = { 200, 300, 250, 400 };
+	static const unsigned int type[4] = {
+		FXT_EVENT_FLOW_BEGIN, FXT_EVENT_FLOW_END,
+		FXT_EVENT_FLOW_BEGIN, FXT_EVENT_FLOW_END,
+	};
+	static const __u64 at[4] = { 20, 10, 5, 30 };
+	unsigned int i;
+	__u64 w[64];
+	__u32 n;
+
+	start();
+	for (i = 0; i < 4; i++)
+		flow_buffer(&f[i], 8 + i, pid[i], 1000, 1 << 16);
+	for (i = 0; i < 4; i++) {
+		n = flow_in_slice(w, type[i], t + at[i], pid[i], 7);
+		put_words(&f[i], w, n);
+		drain_rest(&f[i]);
+		/* client 200's flow stays open until the end at t + 30 */
+		ASSERT_EQ(i < 3, out.flows.count);
+	}
+	ASSERT_EQ(0, out.flow_users.count);
+	ASSERT_EQ(0, out.early_count);
+	ASSERT_EQ(0, flows_are(want, 4));
+	for (i = 0; i < 4; i++)
+		fake_free(&f[i]);
+	return 0;
+}
+
+/*
+ * Another user's end saved first never joins: uid 1001's process 400
+ * ends id 7 at t + 10, uid 1000's process 300 at t + 12, then uid 1000's
+ * process 200 begins id 7 at t + 2: it takes its own user's end's id (2),
+ * though uid 1001's is older and nearer.  With shared flows (keyed by id
+ * alone, as Perfetto keys them) it takes uid 1001's (1), as Perfetto
+ * would join them.  Before, the begin got a new id (3) either way.
+ */
+static int test_flows_end_saved_first_other_user(void)
+{
+	static const uint64_t want[2][3][3] = {
+		{ { 400, FXT_EVENT_FLOW_END, 1 },
+		  { 300, FXT_EVENT_FLOW_END, 2 },
+		  { 200, FXT_EVENT_FLOW_BEGIN, 2 } },
+		{ { 400, FXT_EVENT_FLOW_END, 1 },
+		  { 300, FXT_EVENT_FLOW_END, 2 },
+		  { 200, FXT_EVENT_FLOW_BEGIN, 1 } },
+	};
+	const __u64 t = START + SECOND;
+	struct fake fa, fb, fc;
+	unsigned int shared;
+	__u64 w[64];
+	__u32 n;
+
+	for (shared = 0; shared < 2; shared++) {
+		start();
+		out.shared_flows = shared;
+		flow_buffer(&fa, 8, 200, 1000, 1 << 16);
+		flow_buffer(&fb, 9, 300, 1000, 1 << 16);
+		flow_buffer(&fc, 10, 400, 1001, 1 << 16);
+		n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 10, 400, 7);
+		put_words(&fc, w, n);
+		drain_rest(&fc);
+		n = flow_in_slice(w, FXT_EVENT_FLOW_END, t + 12, 300, 7);
+		put_words(&fb, w, n);
+		drain_rest(&fb);
+		n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2, 200, 7);
+		put_words(&fa, w, n);
+		drain_rest(&fa);
+		ASSERT_EQ(0, out.flows.count);
+		ASSERT_EQ(0, flows_are(want[shared], 3));
+		fake_free(&fa);
+		fake_free(&fb);
+		fake_free(&fc);
+	}
+	return 0;
+}
+
+/* The ids of the file's flow begins, in order. */
+struct begin_ids {
+	uint64_t ids[8];
+	unsigned int n;
+};
+
+static int count_begin(void *ctx, const struct fxt_record *rec)
+{
+	struct begin_ids *b = ctx;
+
+	if (rec->type == FXT_REC_EVENT && rec->subtype == FXT_EVENT_FLOW_BEGIN &&
+	    b->n < 8)
+		b->ids[b->n++] = rec->id;
+	return 0;
+}
+
+/*
+ * n ends of ids first to first + n - 1 at ts, inside a duration of pid's
+ * thread pid + 1, in a new task buffer of uid (buffer id), saved.
+ */
+static int ends_saved(struct fake *f, __u64 *w, __u32 buffer, __u32 pid,
+		      __u32 uid, __u64 first, __u64 n, __u64 ts)
+{
+	struct drain_buffer *db;
+	__u32 words;
+	__u64 id;
+
+	flow_buffer(f, buffer, pid, uid, 1 << 20);
+	words = event(w, FXT_EVENT_DURATION_BEGIN, ts - 1, pid, pid + 1, "d",
+		      0);
+	for (id = first; id < first + n; id++)
+		words += event(w + words, FXT_EVENT_FLOW_END, ts, pid, pid + 1,
+			       "f", id);
+	words += event(w + words, FXT_EVENT_DURATION_END, ts + 1, pid, pid + 1,
+		       "d", 0);
+	put_words(f, w, words);
+	db = drain_rest(f);
+	ASSERT_EQ(n + 2, db->records);
+	ASSERT_EQ(0, db->invalid);
+	return 0;
+}
+
+/*
+ * Steps and ends waiting for a begin are bounded, 16,384 per user and
+ * 65,536 in the session, and past a bound a user's new run forgets the
+ * oldest it made, never another user's.  All ends at t + 10, out ids in
+ * order: uid 1000 ends id 1 (1); uid 1001 ends ids 1 to 16,385 (2 to
+ * 16,386: the last forgets its id 1, 2); uids 1002 to 1004 end ids 1 to
+ * 16,384 (16,387 to 65,538: the session is full at uid 1004's last,
+ * which forgets uid 1004's id 1, 49,155); uid 1000 ends id 2 (65,539:
+ * forgets its id 1, 1); uid 1005, with none kept in a full session, ends
+ * id 1 (65,540, not kept).  Then the begins, at t + 2: uid 1001's of id
+ * 16,385 takes 16,386 and of id 1 a new id (65,541); uid 1000's of id 1
+ * a new id (65,542) and of id 2 takes 65,539; uid 1004's of id 1 a new
+ * id (65,543) and of id 16,384 takes 65,538; uid 1005's a new id
+ * (65,544).  Before, past a bound a run was not kept: uid 1001's 16,385th
+ * and all later ones, so their begins got new ids (the first 65,541).
+ */
+static int test_flows_early_bound(void)
+{
+	static const uint64_t want[] = { 16386, 65541, 65542, 65539,
+					 65543, 65538, 65544 };
+	static const struct {
+		__u32 pid, uid;
+		__u64 id;
+	} begin[] = {
+		{ 900, 1001, 16385 }, { 900, 1001, 1 },
+		{ 200, 1000, 1 }, { 200, 1000, 2 },
+		{ 1100, 1004, 1 }, { 1100, 1004, 16384 },
+		{ 1200, 1005, 1 },
+	};
+	const size_t user = 16384, words = (user + 1) * 6 + 16;
+	const __u64 t = START + SECOND;
+	struct begin_ids begins = { 0 };
+	struct fake f[7], fb[7];
+	unsigned int i;
+	__u64 *w = calloc(words, sizeof(*w));
+	__u32 n;
+
+	ASSERT_TRUE(w != NULL);
+	start();
+	ASSERT_EQ(0, ends_saved(&f[0], w, 10, 300, 1000, 1, 1, t + 10));
+	ASSERT_EQ(0, ends_saved(&f[1], w, 11, 400, 1001, 1, user + 1, t + 10));
+	ASSERT_EQ(1 + user, out.early_count);
+	for (i = 2; i < 5; i++)
+		ASSERT_EQ(0, ends_saved(&f[i], w, 10 + i, 300 + 100 * i,
+					1000 + i, 1, user, t + 10));
+	ASSERT_EQ(65536, out.early_count);
+	ASSERT_EQ(0, ends_saved(&f[5], w, 15, 800, 1000, 2, 1, t + 10));
+	ASSERT_EQ(0, ends_saved(&f[6], w, 16, 900, 1005, 1, 1, t + 10));
+	ASSERT_EQ(65536, out.early_count);
+	ASSERT_EQ(5, out.early_users.count);
+	for (i = 0; i < 7; i++) {
+		flow_buffer(&fb[i], 20 + i, begin[i].pid + 1000 + 10 * i,
+			    begin[i].uid, 1 << 16);
+		n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 2,
+				  begin[i].pid + 1000 + 10 * i, begin[i].id);
+		put_words(&fb[i], w, n);
+		drain_rest(&fb[i]);
+	}
+	ASSERT_EQ(0, check_output_but(&out, &file, FXT_RULE_COUNT, count_begin,
+				      &begins));
+	ASSERT_EQ(7, begins.n);
+	for (i = 0; i < 7; i++)
+		ASSERT_EQ(want[i], begins.ids[i]);
+	/* The begins that took an end opened nothing; the others are open. */
+	ASSERT_EQ(65533, out.early_count);
+	ASSERT_EQ(4, out.flows.count);
+	for (i = 0; i < 7; i++) {
+		fake_free(&f[i]);
+		fake_free(&fb[i]);
+	}
+	free(w);
+	return 0;
+}
+
+/*
+ * One (user, id) keeps 4 runs of steps and ends waiting for a begin, the
+ * oldest forgotten first: the server ends id 9 at t + 20 to t + 60 (ids
+ * 1 to 5; the run at t + 20 is forgotten).  Process 200's begin at
+ * t + 25 takes the end at t + 30 (2); process 250's at t + 5, which the
+ * forgotten end may have closed, takes none: a new id (6), open.  Before,
+ * the begins got ids 6 and 7.
+ */
+static int test_flows_early_per_id(void)
+{
+	static const uint64_t want[][3] = {
+		{ 300, FXT_EVENT_FLOW_END, 1 },
+		{ 300, FXT_EVENT_FLOW_END, 2 },
+		{ 300, FXT_EVENT_FLOW_END, 3 },
+		{ 300, FXT_EVENT_FLOW_END, 4 },
+		{ 300, FXT_EVENT_FLOW_END, 5 },
+		{ 200, FXT_EVENT_FLOW_BEGIN, 2 },
+		{ 250, FXT_EVENT_FLOW_BEGIN, 6 },
+	};
+	const __u64 t = START + SECOND;
+	struct fake fa, fb, fc;
+	unsigned int i;
+	__u64 w[128];
+	__u32 n = 0;
+
+	start();
+	flow_buffer(&fa, 8, 200, 1000, 1 << 16);
+	flow_buffer(&fb, 9, 250, 1000, 1 << 16);
+	flow_buffer(&fc, 10, 300, 1000, 1 << 16);
+	for (i = 0; i < 5; i++)
+		n += flow_in_slice(w + n, FXT_EVENT_FLOW_END, t + 20 + 10 * i,
+				   300, 9);
+	put_words(&fc, w, n);
+	drain_rest(&fc);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 25, 200, 9);
+	put_words(&fa, w, n);
+	drain_rest(&fa);
+	n = flow_in_slice(w, FXT_EVENT_FLOW_BEGIN, t + 5, 250, 9);
+	put_words(&fb, w, n);
+	drain_rest(&fb);
+	ASSERT_EQ(1, out.flows.count);
+	ASSERT_EQ(0, flows_are(want, 7));
 	fake_free(&fa);
 	fake_free(&fb);
 	fake_free(&fc);
@@ -4821,6 +5347,15 @@ static const struct tap_test tests[] = {
 	{ "each process's async ids get ids of their own in the output", test_async_ids_per_process },
 	{ "flows are keyed by owner uid and id, with ids of their own in the output", test_flows_by_owner },
 	{ "a user holds open only ids of its own", test_flows_owner_squatter },
+	{ "a server's end saved before its client's begin takes the begin's id", test_flows_end_saved_first },
+	{ "an id used twice, ends saved first: each begin takes the end after it", test_flows_end_saved_first_reused },
+	{ "a step and an end on two servers, saved first, join one flow with the begin", test_flows_step_end_saved_first },
+	{ "a step saved first: the begin takes its id and opens the flow for the end", test_flows_step_saved_first },
+	{ "a begin takes an end saved first though a begin of its id is open", test_flows_end_saved_first_id_open },
+	{ "an end older than the open begin of its id, saved after it, ends another flow", test_flows_end_older_than_open_begin },
+	{ "another user's end saved first never joins a begin, unless flows are shared", test_flows_end_saved_first_other_user },
+	{ "steps and ends waiting for a begin: bounded per user and session, a user's oldest forgotten first", test_flows_early_bound },
+	{ "one id keeps 4 runs waiting for a begin; a begin before a forgotten one takes none", test_flows_early_per_id },
 	{ "shared flows: another user's step and end join a begin, keyed by id", test_flows_shared },
 	{ "shared flows: one user still holds at most a quarter, charged to the begin's", test_flows_shared_user_bound },
 	{ "shared flows: another user's end gives the begin's process its place back", test_flows_shared_process_share },
