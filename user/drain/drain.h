@@ -254,10 +254,10 @@ int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c);
 /*
  * A retired task buffer's private copy, kept for a circular session's
  * snapshots (Documentation/drain.rst, "Threads that exited"): its header
- * page, its control page as read once, and its data area with the bytes
- * that control page says are committed.  Its producer wrote all of it, so
- * it is as untrusted as the mapping: snapshots put it through the same
- * checks (output_rest()).
+ * page, its control page as read once, and its data area up to the last
+ * byte that control page says is committed, with those bytes.  Its
+ * producer wrote all of it, so it is as untrusted as the mapping:
+ * snapshots put it through the same checks (output_rest()).
  */
 struct retired_copy {
 	struct fxtctl_buffer b;		/* hdr, ctl and data point into mem */

@@ -2019,10 +2019,10 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 {
 	const struct fxtrace_buffer_header *hdr = b->hdr;
 	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
-	struct fxtrace_buffer_control *ctl;
+	struct fxtrace_buffer_control ctl;
 	struct fxtctl_buffer view;
 	struct retired_copy *rc;
-	uint64_t data_size, bytes;
+	uint64_t data_len = 0, bytes, end;
 	unsigned char *data;
 	unsigned int n, i;
 
@@ -2031,54 +2031,63 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	if (b->kind != FXTRACE_BUFFER_TASK ||
 	    hdr->durable_size > FXTRACE_BUFFER_SIZE_MAX ||
 	    hdr->rolling_size > FXTRACE_BUFFER_SIZE_MAX ||
-	    hdr->data_offset > b->map_size)
+	    hdr->data_offset > b->map_size ||
+	    hdr->durable_size + 2 * hdr->rolling_size >
+	    b->map_size - hdr->data_offset)
 		return 0;
-	data_size = hdr->durable_size + 2 * hdr->rolling_size;
-	if (data_size > b->map_size - hdr->data_offset)
-		return 0;
-	bytes = sizeof(*rc) + FXTRACE_BUFFER_PAGE_SIZE + sizeof(*ctl) +
-		data_size;
-	if (bytes > r->budget)
-		return 0;
-	/* Evicted first: the copies never take more than the budget. */
-	while (r->used + bytes > r->budget)
-		retired_evict(r);
-	/* calloc(): pages of the data area not copied are never touched. */
-	rc = calloc(1, bytes);
-	if (!rc)
-		return -ENOMEM;
-	rc->bytes = bytes;
-	memcpy(rc->mem, hdr, FXTRACE_BUFFER_PAGE_SIZE);
 	/*
 	 * The producer may still write its control page and data: its page
 	 * is read once, and the copy holds what that reading says is
 	 * committed, whatever the producer writes after.
 	 */
-	ctl = (void *)(rc->mem + FXTRACE_BUFFER_PAGE_SIZE);
-	ctl->durable_committed = __atomic_load_n(&b->ctl->durable_committed,
-						 __ATOMIC_ACQUIRE);
-	ctl->rolling_committed[0] =
+	ctl.durable_committed = __atomic_load_n(&b->ctl->durable_committed,
+						__ATOMIC_ACQUIRE);
+	ctl.rolling_committed[0] =
 		__atomic_load_n(&b->ctl->rolling_committed[0], __ATOMIC_ACQUIRE);
-	ctl->rolling_committed[1] =
+	ctl.rolling_committed[1] =
 		__atomic_load_n(&b->ctl->rolling_committed[1], __ATOMIC_ACQUIRE);
-	ctl->wrap_count = __atomic_load_n(&b->ctl->wrap_count,
-					  __ATOMIC_ACQUIRE);
-	ctl->dropped_records = __atomic_load_n(&b->ctl->dropped_records,
-					       __ATOMIC_RELAXED);
-	ctl->start_seq = __atomic_load_n(&b->ctl->start_seq, __ATOMIC_RELAXED);
-	rc->b = *b;
-	rc->b.hdr = (const void *)rc->mem;
-	rc->b.ctl = ctl;
-	data = rc->mem + FXTRACE_BUFFER_PAGE_SIZE + sizeof(*ctl);
-	rc->b.data = data;
-	rc->b.map_size = bytes;
-	/* The committed spans of the mapping as the copied page gives them. */
-	view = rc->b;
-	view.data = b->data;
+	ctl.wrap_count = __atomic_load_n(&b->ctl->wrap_count,
+					 __ATOMIC_ACQUIRE);
+	ctl.dropped_records = __atomic_load_n(&b->ctl->dropped_records,
+					      __ATOMIC_RELAXED);
+	ctl.start_seq = __atomic_load_n(&b->ctl->start_seq, __ATOMIC_RELAXED);
+	/* The committed spans of the mapping as that reading gives them. */
+	view = *b;
+	view.ctl = &ctl;
 	n = fxtctl_buffer_spans(&view, 0, spans);
+	/*
+	 * The copy's data area ends where its last span does: a thread that
+	 * exited early is charged what it wrote, not its whole buffer.  The
+	 * copy's spans are the same (same header, same reading), so none
+	 * starts past it.
+	 */
+	for (i = 0; i < n; i++) {
+		end = (uint64_t)(spans[i].ptr - b->data) + spans[i].len;
+		if (end > data_len)
+			data_len = end;
+	}
+	bytes = sizeof(*rc) + FXTRACE_BUFFER_PAGE_SIZE + sizeof(read) +
+		data_len;
+	if (bytes > r->budget)
+		return 0;
+	/* Evicted first: the copies never take more than the budget. */
+	while (r->used + bytes > r->budget)
+		retired_evict(r);
+	rc = calloc(1, bytes);
+	if (!rc)
+		return -ENOMEM;
+	rc->bytes = bytes;
+	memcpy(rc->mem, hdr, FXTRACE_BUFFER_PAGE_SIZE);
+	memcpy(rc->mem + FXTRACE_BUFFER_PAGE_SIZE, &ctl, sizeof(ctl));
+	data = rc->mem + FXTRACE_BUFFER_PAGE_SIZE + sizeof(ctl);
 	for (i = 0; i < n; i++)
 		memcpy(data + (spans[i].ptr - b->data), spans[i].ptr,
 		       spans[i].len);
+	rc->b = *b;
+	rc->b.hdr = (const void *)rc->mem;
+	rc->b.ctl = (const void *)(rc->mem + FXTRACE_BUFFER_PAGE_SIZE);
+	rc->b.data = data;
+	rc->b.map_size = bytes;
 	if (r->newest)
 		r->newest->newer = rc;
 	else

@@ -4504,6 +4504,80 @@ static int test_retired_copy(void)
 }
 
 /*
+ * A copy is charged what its thread committed, up to the end of its last
+ * committed span, not its whole buffer: in a 1 MiB buffer (64K durable,
+ * two 480K halves) a thread that wrote 3 events in half 0 costs 64K and
+ * their 3 words' worth, one that wrapped into half 1 costs up to its
+ * events there, one whose control page says ~0 everywhere (clamped) the
+ * whole buffer.  Each copy still writes what its mapping did.
+ */
+static int test_retired_charge(void)
+{
+	const uint64_t overhead = sizeof(struct retired_copy) +
+				  FXTRACE_BUFFER_PAGE_SIZE +
+				  sizeof(struct fxtrace_buffer_control);
+	const size_t durable = 64 << 10, rolling = 480 << 10;
+	struct retired_copies kept = { .budget = 64 << 20 };
+	struct drain_buffer want_db, got_db;
+	unsigned char *want, *got;
+	size_t want_len, got_len, len0, len1;
+	int want_ok, got_ok;
+	struct fake f;
+	__u64 w[32];
+	__u32 n = 0, i;
+
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, durable, rolling,
+		 "worker");
+	for (i = 0; i < 3; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + SECOND + i, PID,
+			   TID, "half0", 0);
+	len0 = 8 * n;
+	memcpy(f.data + durable, w, len0);
+	f.ctl->rolling_committed[0] = len0;
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(overhead + durable + len0, kept.newest->bytes);
+	ASSERT_EQ(overhead + durable + len0, kept.used);
+	want_len = snapshot_of(&f.b, &want, &want_ok, &want_db);
+	got_len = snapshot_of(&kept.newest->b, &got, &got_ok, &got_db);
+	ASSERT_EQ(0, got_ok);
+	ASSERT_EQ(3, got_db.records);
+	ASSERT_EQ(want_len, got_len);
+	ASSERT_MEM(want, got, want_len);
+	free(want);
+	free(got);
+	/* Wrapped once: half 0 (wrap 0) and half 1 (wrap 1) are both read. */
+	n = 0;
+	for (i = 0; i < 2; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + 2 * SECOND + i,
+			   PID, TID, "half1", 0);
+	len1 = 8 * n;
+	memcpy(f.data + durable + rolling, w, len1);
+	f.ctl->rolling_committed[1] = len1;
+	f.ctl->wrap_count = 1;
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(overhead + durable + rolling + len1, kept.newest->bytes);
+	want_len = snapshot_of(&f.b, &want, &want_ok, &want_db);
+	got_len = snapshot_of(&kept.newest->b, &got, &got_ok, &got_db);
+	ASSERT_EQ(0, got_ok);
+	ASSERT_EQ(5, got_db.records);
+	ASSERT_EQ(want_len, got_len);
+	ASSERT_MEM(want, got, want_len);
+	free(want);
+	free(got);
+	/* Offsets past the end, clamped: the whole buffer, as before. */
+	f.ctl->rolling_committed[0] = ~0ULL;
+	f.ctl->rolling_committed[1] = ~0ULL;
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(overhead + durable + 2 * rolling, kept.newest->bytes);
+	ASSERT_EQ(3, kept.held);
+	ASSERT_EQ(3 * overhead + 3 * durable + 3 * rolling + len0 + len1,
+		  kept.used);
+	retired_free(&kept);
+	fake_free(&f);
+	return 0;
+}
+
+/*
  * The copies stay within their budget, the most recently retired kept:
  * older ones are evicted for a new one, a buffer larger than the whole
  * budget (a 256 MiB one) evicts nothing and is not kept, a budget of 0
@@ -4518,8 +4592,9 @@ static int test_retired_budget(void)
 	__u32 i;
 
 	fake_new(&f, 1, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096, "t");
+	/* Nothing committed in its halves: charged up to half 0's start. */
 	one = sizeof(struct retired_copy) + FXTRACE_BUFFER_PAGE_SIZE +
-	      sizeof(struct fxtrace_buffer_control) + (1 << 16) + 2 * 4096;
+	      sizeof(struct fxtrace_buffer_control) + (1 << 16);
 	kept.budget = 2 * one + one / 2;
 	for (i = 1; i <= 5; i++) {
 		f.b.id = i;
@@ -5022,6 +5097,7 @@ static const struct tap_test tests[] = {
 	{ "an unframed durable part is refused once; a committed offset moved back", test_durable_moves },
 	{ "kernel drop counts unbounded; the drop counter when records were refused", test_drops_when },
 	{ "a retired buffer's snapshot copy writes as its mapping did when taken, whatever its producer writes after", test_retired_copy },
+	{ "a retired buffer's snapshot copy is charged up to its last committed byte", test_retired_charge },
 	{ "retired buffers' snapshot copies: the newest within the budget, the evicted counted", test_retired_budget },
 	{ "reserved header bits refused by the fast pass as by the full path", test_reserved_bits },
 	{ "records longer than the fast pass's layout", test_long_records },

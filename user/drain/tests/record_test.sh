@@ -133,14 +133,17 @@ rm -rf "$userdir"
 # the drainer keeps of their retired buffers, newest first, within
 # --snapshot-retired (default 64M).  Two producers write 5 and then 7
 # ticks and exit; SIGUSR1 comes once both buffers are in the trace (so
-# released).  100K holds one 64K buffer's copy, not two: the first is
-# evicted.  The snapshot's ticks are the trace's, dump line for dump line (the
+# released).  A copy is charged up to its last committed byte: with -B
+# 64K (4K durable, two 30K halves) a few ticks' copy is 4K of durable
+# part, a few hundred bytes of half 0 and 4200 bytes of header, control
+# page and bookkeeping, so 16K holds one, not two (at least 16592
+# bytes): the first is evicted.  The snapshot's ticks are the trace's, dump line for dump line (the
 # thread's pid, tid and name too).
-for budget in "" 100K 0; do
+for budget in "" 16K 0; do
 	name=snapexit${budget:+-$budget}
 	case $budget in
 	"") kept=2 evicted=0 want=12 ;;
-	100K) kept=1 evicted=1 want=7 ;;
+	16K) kept=1 evicted=1 want=7 ;;
 	0) kept=0 evicted=2 want=0 ;;
 	esac
 	# shellcheck disable=SC2016 # expanded by the command's shell
