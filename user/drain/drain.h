@@ -278,8 +278,27 @@ struct retired_copies {
 	uint64_t retired;		/* task buffers retired, kept or not */
 };
 
-/* 64 default (1 MiB) task buffers: see drain.rst, "Threads that exited". */
-#define SNAPSHOT_RETIRED_DEFAULT	(64ULL << 20)
+/*
+ * What a copy whose data area is data_len bytes is charged: its data, the
+ * header and control pages as copied, and its bookkeeping.
+ */
+static inline uint64_t retired_copy_bytes(uint64_t data_len)
+{
+	return sizeof(struct retired_copy) + FXTRACE_BUFFER_PAGE_SIZE +
+	       sizeof(struct fxtrace_buffer_control) + data_len;
+}
+
+/*
+ * The default budget for task buffers of task_size bytes: 64 MiB (64 of
+ * the default 1 MiB), or two whole copies of larger ones (drain.rst,
+ * "Threads that exited").
+ */
+static inline uint64_t snapshot_retired_default(uint64_t task_size)
+{
+	uint64_t two = 2 * retired_copy_bytes(task_size);
+
+	return two > (64ULL << 20) ? two : 64ULL << 20;
+}
 
 /*
  * Task buffer b retired: keep a copy of it, the most recent first.  0, or

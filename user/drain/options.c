@@ -79,7 +79,7 @@ static void usage(FILE *f)
 		"                         threads that exited, the most recent first, in\n"
 		"                         up to SIZE bytes (K/M suffixes, up to 4096M; 0:\n"
 		"                         none), so that SIGUSR1's snapshots hold them\n"
-		"                         [default: 64M]\n"
+		"                         [default: 64M, or two copies of -B SIZE if more]\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"
 		"                         acknowledged save, and say how long saves waited\n"
@@ -121,6 +121,8 @@ static int parse_mode(const char *s, unsigned int *mode)
 
 /* The snapshots' budget for retired buffers' copies, 0 to 4 GiB. */
 #define SNAPSHOT_RETIRED_MAX	(4ULL << 30)
+/* Neither the config file nor the command line gave it (above the max). */
+#define SNAPSHOT_RETIRED_UNSET	UINT64_MAX
 
 static int parse_snapshot_retired(const char *what, const char *s,
 				  uint64_t *out)
@@ -415,7 +417,8 @@ int parse_options(struct options *opt, int argc, char **argv)
 		.cpu_size = 1 << 20,
 		.task_size = 1 << 20,
 		.out = "fxtrace.fxt",
-		.snapshot_retired = SNAPSHOT_RETIRED_DEFAULT,
+		/* Not given: snapshot_retired_default() of -B, at the end. */
+		.snapshot_retired = SNAPSHOT_RETIRED_UNSET,
 	};
 	/* The config file first, wherever -C is: the command line wins. */
 	opterr = 0;
@@ -502,6 +505,8 @@ int parse_options(struct options *opt, int argc, char **argv)
 	}
 	if (optind < argc)
 		opt->command = argv + optind;
+	if (opt->snapshot_retired == SNAPSHOT_RETIRED_UNSET)
+		opt->snapshot_retired = snapshot_retired_default(opt->task_size);
 	if (opt->filter_command && !opt->command) {
 		fprintf(stderr, "fxtrace-drain: '-p command' needs a COMMAND\n");
 		return -EINVAL;

@@ -2066,8 +2066,7 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 		if (end > data_len)
 			data_len = end;
 	}
-	bytes = sizeof(*rc) + FXTRACE_BUFFER_PAGE_SIZE + sizeof(read) +
-		data_len;
+	bytes = retired_copy_bytes(data_len);
 	if (bytes > r->budget)
 		return 0;
 	/* Evicted first: the copies never take more than the budget. */

@@ -18,6 +18,7 @@
 static char yes_conf[PATH_MAX];
 static char no_conf[PATH_MAX];
 static char retired_conf[PATH_MAX];
+static char task_conf[PATH_MAX];
 
 /* A config file holding line, in $TMPDIR (or /tmp); its path in path. */
 static int write_conf(char *path, const char *name, const char *line)
@@ -132,11 +133,39 @@ static int test_snapshot_retired(void)
 	return 0;
 }
 
+/*
+ * Not given, the budget holds two whole copies of a -B buffer when 64M
+ * would not: with -B 64M, 64M held none (a copy is the data area and
+ * 4,200 bytes), and the snapshots kept no thread that exited.  Given, it
+ * is what was given, whatever -B.
+ */
+static int test_snapshot_retired_task_size(void)
+{
+	/* A copy's header and control pages and bookkeeping. */
+	const uint64_t copy_over = sizeof(struct retired_copy) + 4096 +
+				   sizeof(struct fxtrace_buffer_control);
+
+	EXPECT_EQ(64ULL << 20, SNAPSHOT_RETIRED("-B", "16M"));
+	EXPECT_EQ(2 * ((32ULL << 20) + copy_over),
+		  SNAPSHOT_RETIRED("-B", "32M"));
+	EXPECT_EQ(2 * ((64ULL << 20) + copy_over),
+		  SNAPSHOT_RETIRED("-m", "circular", "-B", "64M"));
+	EXPECT_EQ(2 * ((256ULL << 20) + copy_over),
+		  SNAPSHOT_RETIRED("--task-buffer-size=256M"));
+	EXPECT_EQ(8ULL << 20, SNAPSHOT_RETIRED("-B", "256M", "-C",
+					       retired_conf));
+	EXPECT_EQ(0, SNAPSHOT_RETIRED("--snapshot-retired", "0", "-B", "256M"));
+	EXPECT_EQ(2 * ((128ULL << 20) + copy_over),
+		  SNAPSHOT_RETIRED("-C", task_conf));
+	return 0;
+}
+
 static const struct tap_test tests[] = {
 	{ "--shared-flows, --no-shared-flows: the last one counts", test_command_line },
 	{ "shared-flows = yes and = no in the config file", test_config_file },
 	{ "the command line wins over shared-flows = yes and = no", test_command_line_wins },
 	{ "--snapshot-retired and snapshot-retired =: 64M by default, 0 to 4096M", test_snapshot_retired },
+	{ "--snapshot-retired by default: two copies of a -B buffer past 64M", test_snapshot_retired_task_size },
 };
 
 int main(void)
@@ -145,7 +174,8 @@ int main(void)
 
 	if (write_conf(yes_conf, "yes", "shared-flows = yes\n") ||
 	    write_conf(no_conf, "no", "shared-flows = no\n") ||
-	    write_conf(retired_conf, "retired", "snapshot-retired = 8M\n")) {
+	    write_conf(retired_conf, "retired", "snapshot-retired = 8M\n") ||
+	    write_conf(task_conf, "task", "task-buffer-size = 128M\n")) {
 		perror("options_test: a config file");
 		return 1;
 	}
@@ -154,5 +184,6 @@ int main(void)
 	unlink(yes_conf);
 	unlink(no_conf);
 	unlink(retired_conf);
+	unlink(task_conf);
 	return ret;
 }
