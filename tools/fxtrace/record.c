@@ -27,7 +27,7 @@
 #include "signal_relay.h"
 
 /* fxtrace-drain's options and their values, "--" and the final NULL. */
-#define DRAIN_OPTION_ARGS 25
+#define DRAIN_OPTION_ARGS 27
 
 static volatile sig_atomic_t drain_pid;
 static int relay_signo;		/* SIGNAL_RELAY */
@@ -500,7 +500,10 @@ static int record_status(int status, const char *out, bool quiet,
 
 int cmd_record(int argc, char **argv)
 {
-	enum { OPT_FILTER = 256, OPT_SHARED_FLOWS, OPT_NO_SHARED_FLOWS };
+	enum {
+		OPT_FILTER = 256, OPT_SHARED_FLOWS, OPT_NO_SHARED_FLOWS,
+		OPT_SNAPSHOT_RETIRED,
+	};
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -517,6 +520,7 @@ int cmd_record(int argc, char **argv)
 		{ "rt-priority", required_argument, NULL, 'r' },
 		{ "shared-flows", no_argument, NULL, OPT_SHARED_FLOWS },
 		{ "no-shared-flows", no_argument, NULL, OPT_NO_SHARED_FLOWS },
+		{ "snapshot-retired", required_argument, NULL, OPT_SNAPSHOT_RETIRED },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -524,7 +528,7 @@ int cmd_record(int argc, char **argv)
 	};
 	const char *out = FXTRACE_DEFAULT_TRACE, *mode = NULL, *cpu_size = NULL;
 	const char *task_size = NULL, *pid = NULL, *config = NULL;
-	const char *user = NULL, *rt_priority = NULL;
+	const char *user = NULL, *rt_priority = NULL, *snapshot_retired = NULL;
 	struct selection sel = { .last_tracepoint = -1 };
 	char *categories = NULL, **drain_argv = NULL, *comma;
 	char drain[PATH_MAX];
@@ -595,6 +599,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_NO_SHARED_FLOWS:
 			shared_flows = "--no-shared-flows";
+			break;
+		case OPT_SNAPSHOT_RETIRED:
+			snapshot_retired = optarg;
 			break;
 		case 'q':
 			quiet = true;
@@ -693,6 +700,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (shared_flows)
 		drain_argv[n++] = (char *)shared_flows;
+	if (snapshot_retired) {
+		drain_argv[n++] = "--snapshot-retired";
+		drain_argv[n++] = (char *)snapshot_retired;
+	}
 	drain_argv[n++] = "-o";
 	drain_argv[n++] = (char *)out;
 	if (quiet)

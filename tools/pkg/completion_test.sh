@@ -83,5 +83,9 @@ got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" --no-sh)
 result "$([[ $got == "--no-shared-flows" ]] && echo 0 || echo 1)" "fxtrace-drain --no-sh TAB: $got"
 got=$(complete_words _fxtrace "$bin/fxtrace" record --no-sh)
 result "$([[ $got == "--no-shared-flows" ]] && echo 0 || echo 1)" "fxtrace record --no-sh TAB: $got"
+got=$(complete_words _fxtrace_drain "$bin/fxtrace-drain" --snap)
+result "$([[ $got == "--snapshot-retired" ]] && echo 0 || echo 1)" "fxtrace-drain --snap TAB: $got"
+got=$(complete_words _fxtrace "$bin/fxtrace" record --snap)
+result "$([[ $got == "--snapshot-retired=" ]] && echo 0 || echo 1)" "fxtrace record --snap TAB: $got"
 echo "1..$n"
 exit $failed

@@ -228,7 +228,13 @@ static void on_retired(struct drain *d, __u32 id)
 		return;
 	write_rest(d, b);
 	db = output_find(&d->out, id);
-	/* Our copy is made: the buffer's memory can go. */
+	/* The snapshots' copy, before the kernel's memory goes. */
+	if (d->opt.mode == FXTRACE_MODE_CIRCULAR &&
+	    b->kind == FXTRACE_BUFFER_TASK &&
+	    retired_keep(&d->retired, b))
+		fprintf(stderr, "fxtrace-drain: buffer %u retired: no memory for its snapshot copy\n",
+			id);
+	/* Our copies are made: the buffer's memory can go. */
 	ret = fxtctl_release(&d->c, id);
 	if (ret) {
 		fprintf(stderr, "fxtrace-drain: release of buffer %u: %s\n", id,
@@ -375,7 +381,7 @@ static void snapshot(struct drain *d)
 		}
 		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_EXCL);
 	} while (fd == -EEXIST);
-	ret = fd < 0 ? fd : output_session(&o, &d->c, fd);
+	ret = fd < 0 ? fd : output_session(&o, &d->c, &d->retired, fd);
 	if (fd >= 0 && close(fd) && ret >= 0)
 		ret = -errno;
 	if (fxtctl_resume(&d->c))
@@ -389,8 +395,10 @@ static void snapshot(struct drain *d)
 		fprintf(stderr, "fxtrace-drain: snapshot %s: %s%s\n", path,
 			strerror(-ret), fxtctl_output_refusal(ret));
 	else
-		fprintf(stderr, "fxtrace-drain: snapshot %u: %d buffers written to %s, %llu records refused\n",
-			d->snapshots, ret, path, (unsigned long long)refused);
+		fprintf(stderr, "fxtrace-drain: snapshot %u: %d buffers written to %s, %llu records refused; retired buffers: %u kept, %llu evicted\n",
+			d->snapshots, ret, path, (unsigned long long)refused,
+			d->retired.held,
+			(unsigned long long)retired_evicted(&d->retired));
 }
 
 /*
@@ -1074,6 +1082,7 @@ static int trace(struct drain *d, int *release)
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
 	d->out.verbose = d->opt.verbose;
 	d->out.shared_flows = d->opt.shared_flows;
+	d->retired.budget = d->opt.snapshot_retired;
 	ret = d->write_inline ? output_magic(&d->out, &magic) :
 				output_magic_unmarked(&d->out, &magic);
 	if (!ret) {
@@ -1184,6 +1193,7 @@ int main(int argc, char **argv)
 	fxtprobe_close(d->probes);
 	fxtprobe_close(d->opt.probes);
 	output_free(&d->out);
+	retired_free(&d->retired);
 	if (d->out_fd >= 0)
 		close(d->out_fd);
 	if (d->sig_fd >= 0)

@@ -263,14 +263,75 @@ void output_report_lost(const struct output *o, FILE *f);
 int output_drops(struct output *o, struct drain_buffer *db, struct chunk *c);
 
 /*
- * A trace of what every buffer of c's session holds now, to fd: each
- * buffer as output_rest() writes it at the end of a session, through the
- * same checks, then the drop counters.  o is fresh (output_init(), its
- * window set); its counts say what was refused.  The snapshots of a
- * circular session and `fxtrace stop -o`.  Returns the number of buffers,
- * or -errno.
+ * A retired task buffer's private copy, kept for a circular session's
+ * snapshots (Documentation/drain.rst, "Threads that exited"): its header
+ * page, its control page as read once, and its data area up to the last
+ * byte that control page says is committed, with those bytes.  Its
+ * producer wrote all of it, so it is as untrusted as the mapping:
+ * snapshots put it through the same checks (output_rest()).
  */
-int output_session(struct output *o, struct fxtctl *c, int fd);
+struct retired_copy {
+	struct fxtctl_buffer b;		/* hdr, ctl and data point into mem */
+	struct retired_copy *newer;
+	size_t bytes;			/* allocated, all charged */
+	unsigned char mem[];
+};
+
+/*
+ * The copies, oldest first, within budget bytes (the allocations whole):
+ * a new copy evicts the oldest ones until it fits; one larger than the
+ * budget is not taken.
+ */
+struct retired_copies {
+	struct retired_copy *oldest, *newest;
+	uint64_t budget, used;
+	unsigned int held;		/* copies in the list */
+	uint64_t retired;		/* task buffers retired, kept or not */
+};
+
+/*
+ * What a copy whose data area is data_len bytes is charged: its data, the
+ * header and control pages as copied, and its bookkeeping.
+ */
+static inline uint64_t retired_copy_bytes(uint64_t data_len)
+{
+	return sizeof(struct retired_copy) + FXTRACE_BUFFER_PAGE_SIZE +
+	       sizeof(struct fxtrace_buffer_control) + data_len;
+}
+
+/*
+ * The default budget for task buffers of task_size bytes: 64 MiB (64 of
+ * the default 1 MiB), or two whole copies of larger ones (drain.rst,
+ * "Threads that exited").
+ */
+static inline uint64_t snapshot_retired_default(uint64_t task_size)
+{
+	uint64_t two = 2 * retired_copy_bytes(task_size);
+
+	return two > (64ULL << 20) ? two : 64ULL << 20;
+}
+
+/*
+ * Task buffer b retired: keep a copy of it, the most recent first.  0, or
+ * -ENOMEM (nothing kept; the count of those not kept says it).
+ */
+int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b);
+/* The retired buffers not kept now: evicted, too large, or no memory. */
+uint64_t retired_evicted(const struct retired_copies *r);
+void retired_free(struct retired_copies *r);
+
+/*
+ * A trace of what every buffer of c's session holds now, to fd: the
+ * copies of retired buffers in kept (NULL: none), oldest first, each with
+ * its drop counter and retired as the trace retired it, then each buffer
+ * of the session as output_rest() writes it at the end of a session,
+ * through the same checks, then the drop counters.  o is fresh
+ * (output_init(), its window set); its counts say what was refused.  The
+ * snapshots of a circular session and `fxtrace stop -o`.  Returns the
+ * number of buffers, kept copies included, or -errno.
+ */
+int output_session(struct output *o, struct fxtctl *c,
+		   const struct retired_copies *kept, int fd);
 
 /*
  * Records another source built (the probes, each batch with its own

@@ -86,6 +86,8 @@ struct options {
 	bool quiet, verbose;
 	int rt_priority;		/* SCHED_FIFO priority; 0: not real-time */
 	bool shared_flows;		/* flows keyed by id across users */
+	/* Circular: bytes of retired buffers' copies kept for snapshots. */
+	uint64_t snapshot_retired;
 	char **command;
 	/*
 	 * --user: COMMAND runs as this user (initgroups(), setgid(),
@@ -174,6 +176,7 @@ struct drain {
 	struct timespec started;
 	double cpu_at_start;		/* CPU seconds used before Start */
 	unsigned int snapshots;		/* OUT.<n> written so far */
+	struct retired_copies retired;	/* circular: for the snapshots */
 	struct fxtprobe *probes;	/* attached probes; NULL: none */
 	uint64_t probe_events;		/* written to the file */
 };

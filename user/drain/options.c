@@ -25,6 +25,7 @@ static void usage(FILE *f)
 		"usage: fxtrace-drain [-C FILE] [-m MODE] [-b SIZE] [-B SIZE] [-c CATEGORIES]\n"
 		"                     [-P PROBE]... [-p PID|command] [-o OUT.fxt] [-q] [-v]\n"
 		"                     [-u USER] [-r PRIO] [--[no-]shared-flows]\n"
+		"                     [--snapshot-retired=SIZE]\n"
 		"                     [-- COMMAND ARGS...]\n"
 		"\n"
 		"Start a tracing session, run COMMAND (or wait for SIGINT, SIGTERM or\n"
@@ -33,7 +34,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -C, --config=FILE      read options from FILE (key = value lines: mode,\n"
 		"                         cpu-buffer-size, task-buffer-size, categories,\n"
-		"                         output, pid, probe, rt-priority, shared-flows);\n"
+		"                         output, pid, probe, rt-priority, shared-flows,\n"
+		"                         snapshot-retired);\n"
 		"                         options on the command line win, probes add up\n"
 		"  -m, --mode=MODE        oneshot, circular or streaming [default: streaming]\n"
 		"  -b, --cpu-buffer-size=SIZE\n"
@@ -72,6 +74,12 @@ static void usage(FILE *f)
 		"                         its own user]\n"
 		"      --no-shared-flows  a step or end joins only a begin of its own\n"
 		"                         user, whatever the config file says\n"
+		"      --snapshot-retired=SIZE\n"
+		"                         circular mode: keep copies of the buffers of\n"
+		"                         threads that exited, the most recent first, in\n"
+		"                         up to SIZE bytes (K/M suffixes, up to 4096M; 0:\n"
+		"                         none), so that SIGUSR1's snapshots hold them\n"
+		"                         [default: 64M, or two copies of -B SIZE if more]\n"
 		"  -q, --quiet            no progress and no summary\n"
 		"  -v, --verbose          describe the first 100 invalid records, log every\n"
 		"                         acknowledged save, and say how long saves waited\n"
@@ -108,6 +116,21 @@ static int parse_mode(const char *s, unsigned int *mode)
 		}
 	}
 	fprintf(stderr, "fxtrace-drain: unknown mode '%s'\n", s);
+	return -EINVAL;
+}
+
+/* The snapshots' budget for retired buffers' copies, 0 to 4 GiB. */
+#define SNAPSHOT_RETIRED_MAX	(4ULL << 30)
+/* Neither the config file nor the command line gave it (above the max). */
+#define SNAPSHOT_RETIRED_UNSET	UINT64_MAX
+
+static int parse_snapshot_retired(const char *what, const char *s,
+				  uint64_t *out)
+{
+	if (!fxtctl_parse_size(s, SNAPSHOT_RETIRED_MAX, out))
+		return 0;
+	fprintf(stderr, "fxtrace-drain: %s '%s': a size from 0 to %lluM (K and M suffixes)\n",
+		what, s, SNAPSHOT_RETIRED_MAX >> 20);
 	return -EINVAL;
 }
 
@@ -262,6 +285,9 @@ static int config_line(struct options *opt, char *key, char *value)
 		ret = parse_rt_priority(key, value, &opt->rt_priority);
 	} else if (!strcmp(key, "shared-flows")) {
 		ret = parse_yes_no(value, &opt->shared_flows);
+	} else if (!strcmp(key, "snapshot-retired")) {
+		ret = parse_snapshot_retired(key, value,
+					     &opt->snapshot_retired);
 	} else {
 		ret = -ENOENT;
 	}
@@ -359,6 +385,7 @@ static int read_config(struct options *opt, const char *path)
 #define OPT_VERSION 256
 #define OPT_SHARED_FLOWS 257
 #define OPT_NO_SHARED_FLOWS 258
+#define OPT_SNAPSHOT_RETIRED 259
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'C' },
@@ -373,6 +400,7 @@ static const struct option long_options[] = {
 	{ "rt-priority", required_argument, NULL, 'r' },
 	{ "shared-flows", no_argument, NULL, OPT_SHARED_FLOWS },
 	{ "no-shared-flows", no_argument, NULL, OPT_NO_SHARED_FLOWS },
+	{ "snapshot-retired", required_argument, NULL, OPT_SNAPSHOT_RETIRED },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -389,6 +417,8 @@ int parse_options(struct options *opt, int argc, char **argv)
 		.cpu_size = 1 << 20,
 		.task_size = 1 << 20,
 		.out = "fxtrace.fxt",
+		/* Not given: snapshot_retired_default() of -B, at the end. */
+		.snapshot_retired = SNAPSHOT_RETIRED_UNSET,
 	};
 	/* The config file first, wherever -C is: the command line wins. */
 	opterr = 0;
@@ -450,6 +480,11 @@ int parse_options(struct options *opt, int argc, char **argv)
 		case OPT_NO_SHARED_FLOWS:
 			opt->shared_flows = ch == OPT_SHARED_FLOWS;
 			break;
+		case OPT_SNAPSHOT_RETIRED:
+			if (parse_snapshot_retired("--snapshot-retired", optarg,
+						   &opt->snapshot_retired))
+				return -EINVAL;
+			break;
 		case 'q':
 			opt->quiet = true;
 			break;
@@ -470,6 +505,8 @@ int parse_options(struct options *opt, int argc, char **argv)
 	}
 	if (optind < argc)
 		opt->command = argv + optind;
+	if (opt->snapshot_retired == SNAPSHOT_RETIRED_UNSET)
+		opt->snapshot_retired = snapshot_retired_default(opt->task_size);
 	if (opt->filter_command && !opt->command) {
 		fprintf(stderr, "fxtrace-drain: '-p command' needs a COMMAND\n");
 		return -EINVAL;

@@ -2327,9 +2327,137 @@ static int write_chunk(int fd, struct chunk *c)
 	return ret;
 }
 
-int output_session(struct output *o, struct fxtctl *c, int fd)
+static void retired_evict(struct retired_copies *r)
+{
+	struct retired_copy *rc = r->oldest;
+
+	r->oldest = rc->newer;
+	if (!r->oldest)
+		r->newest = NULL;
+	r->used -= rc->bytes;
+	r->held--;
+	free(rc);
+}
+
+int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
+{
+	const struct fxtrace_buffer_header *hdr = b->hdr;
+	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
+	struct fxtrace_buffer_control ctl;
+	struct fxtctl_buffer view;
+	struct retired_copy *rc;
+	uint64_t data_len = 0, bytes, end;
+	unsigned char *data;
+	unsigned int n, i;
+
+	r->retired++;
+	/* The kernel's sizes, within its mapping. */
+	if (b->kind != FXTRACE_BUFFER_TASK ||
+	    hdr->durable_size > FXTRACE_BUFFER_SIZE_MAX ||
+	    hdr->rolling_size > FXTRACE_BUFFER_SIZE_MAX ||
+	    hdr->data_offset > b->map_size ||
+	    hdr->durable_size + 2 * hdr->rolling_size >
+	    b->map_size - hdr->data_offset)
+		return 0;
+	/*
+	 * The producer may still write its control page and data: its page
+	 * is read once, and the copy holds what that reading says is
+	 * committed, whatever the producer writes after.
+	 */
+	ctl.durable_committed = __atomic_load_n(&b->ctl->durable_committed,
+						__ATOMIC_ACQUIRE);
+	ctl.rolling_committed[0] =
+		__atomic_load_n(&b->ctl->rolling_committed[0], __ATOMIC_ACQUIRE);
+	ctl.rolling_committed[1] =
+		__atomic_load_n(&b->ctl->rolling_committed[1], __ATOMIC_ACQUIRE);
+	ctl.wrap_count = __atomic_load_n(&b->ctl->wrap_count,
+					 __ATOMIC_ACQUIRE);
+	ctl.dropped_records = __atomic_load_n(&b->ctl->dropped_records,
+					      __ATOMIC_RELAXED);
+	ctl.start_seq = __atomic_load_n(&b->ctl->start_seq, __ATOMIC_RELAXED);
+	/* The committed spans of the mapping as that reading gives them. */
+	view = *b;
+	view.ctl = &ctl;
+	n = fxtctl_buffer_spans(&view, 0, spans);
+	/*
+	 * The copy's data area ends where its last span does: a thread that
+	 * exited early is charged what it wrote, not its whole buffer.  The
+	 * copy's spans are the same (same header, same reading), so none
+	 * starts past it.
+	 */
+	for (i = 0; i < n; i++) {
+		end = (uint64_t)(spans[i].ptr - b->data) + spans[i].len;
+		if (end > data_len)
+			data_len = end;
+	}
+	bytes = retired_copy_bytes(data_len);
+	if (bytes > r->budget)
+		return 0;
+	/* Evicted first: the copies never take more than the budget. */
+	while (r->used + bytes > r->budget)
+		retired_evict(r);
+	rc = calloc(1, bytes);
+	if (!rc)
+		return -ENOMEM;
+	rc->bytes = bytes;
+	memcpy(rc->mem, hdr, FXTRACE_BUFFER_PAGE_SIZE);
+	memcpy(rc->mem + FXTRACE_BUFFER_PAGE_SIZE, &ctl, sizeof(ctl));
+	data = rc->mem + FXTRACE_BUFFER_PAGE_SIZE + sizeof(ctl);
+	for (i = 0; i < n; i++)
+		memcpy(data + (spans[i].ptr - b->data), spans[i].ptr,
+		       spans[i].len);
+	rc->b = *b;
+	rc->b.hdr = (const void *)rc->mem;
+	rc->b.ctl = (const void *)(rc->mem + FXTRACE_BUFFER_PAGE_SIZE);
+	rc->b.data = data;
+	rc->b.map_size = bytes;
+	if (r->newest)
+		r->newest->newer = rc;
+	else
+		r->oldest = rc;
+	r->newest = rc;
+	r->used += bytes;
+	r->held++;
+	return 0;
+}
+
+uint64_t retired_evicted(const struct retired_copies *r)
+{
+	return r->retired - r->held;
+}
+
+void retired_free(struct retired_copies *r)
+{
+	while (r->oldest)
+		retired_evict(r);
+}
+
+/* A retired buffer's copy as the trace wrote it at retirement. */
+static int output_retired(struct output *o, const struct fxtctl_buffer *b,
+			  int fd)
+{
+	struct drain_buffer *db;
+	struct chunk chunk;
+	int ret;
+
+	ret = output_rest(o, b, &chunk);
+	if (!ret)
+		ret = write_chunk(fd, &chunk);
+	db = output_find(o, b->id);
+	if (ret || !db)
+		return ret;
+	ret = output_drops(o, db, &chunk);
+	if (!ret)
+		ret = write_chunk(fd, &chunk);
+	output_retire(o, db);
+	return ret;
+}
+
+int output_session(struct output *o, struct fxtctl *c,
+		   const struct retired_copies *kept, int fd)
 {
 	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
+	const struct retired_copy *rc = kept ? kept->oldest : NULL;
 	const struct fxtctl_buffer *b;
 	struct drain_buffer *db;
 	struct chunk chunk;
@@ -2345,6 +2473,9 @@ int output_session(struct output *o, struct fxtctl *c, int fd)
 	chunk_put(&chunk, &magic, sizeof(magic));
 	output_place(o, &chunk, 0);
 	ret = write_chunk(fd, &chunk);
+	/* Retired before the live buffers' rests, as in the trace. */
+	for (; !ret && rc; rc = rc->newer, n++)
+		ret = output_retired(o, &rc->b, fd);
 	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
 		b = fxtctl_buffer(c, bi.id);
 		if (!b)

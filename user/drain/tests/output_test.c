@@ -4919,6 +4919,263 @@ static int test_drops_when(void)
 }
 
 /*
+ * The file a fresh output makes of b's rest and its drop counter (as a
+ * snapshot writes a retired buffer), into *bytes (malloc()ed); its strict
+ * check into *checked, the buffer's state into *db.
+ */
+static size_t snapshot_of(const struct fxtctl_buffer *b, unsigned char **bytes,
+			  int *checked, struct drain_buffer *db)
+{
+	struct walk walk;
+	struct chunk c;
+
+	start();
+	if (output_rest(&out, b, &c))
+		exit(1);
+	file_add(&file, &c);
+	chunk_free(&c);
+	*db = *output_find(&out, b->id);
+	if (output_drops(&out, output_find(&out, b->id), &c))
+		exit(1);
+	file_add(&file, &c);
+	chunk_free(&c);
+	*checked = check_file(&walk);
+	*bytes = malloc(file.len);
+	if (!*bytes)
+		exit(1);
+	memcpy(*bytes, file.bytes, file.len);
+	return file.len;
+}
+
+/*
+ * A retired buffer's copy for the snapshots (retired_keep()) makes the
+ * same file as its mapping did when it was taken, named as the trace
+ * names it, with its drop counter and the same refusals: its control page
+ * is read once, so what its producer writes in the mapping after (more
+ * records, garbage, committed offsets past the end) is not in it.
+ */
+static int test_retired_copy(void)
+{
+	struct retired_copies kept = { .budget = 1 << 20 };
+	struct drain_buffer want_db, got_db;
+	unsigned char *want, *got;
+	size_t want_len, got_len;
+	int want_ok, got_ok;
+	struct fake f;
+	__u64 w[64];
+	__u32 n = 0, i;
+
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096,
+		 "worker");
+	for (i = 0; i < 3; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + SECOND + i, PID,
+			   TID, "durable", 0);
+	/* Another's thread: refused, in the mapping and in the copy. */
+	n += event(w + n, FXT_EVENT_INSTANT, START + SECOND + 3, PID, 555,
+		   "forged", 0);
+	put_words(&f, w, n);
+	n = 0;
+	for (i = 0; i < 2; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + 2 * SECOND + i,
+			   PID, TID, "half1", 0);
+	memcpy(f.data + f.hdr->durable_size + f.hdr->rolling_size, w, 8 * n);
+	f.ctl->rolling_committed[1] = 8 * n;
+	f.ctl->wrap_count = 1;
+	f.hdr->dropped_records = 9;
+	want_len = snapshot_of(&f.b, &want, &want_ok, &want_db);
+	ASSERT_EQ(0, want_ok);
+	ASSERT_EQ(5, want_db.records);
+	ASSERT_EQ(1, want_db.refused[REFUSED_FOREIGN]);
+	ASSERT_EQ(9, want_db.dropped);
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(1, kept.held);
+	ASSERT_EQ(0, retired_evicted(&kept));
+	/* The producer writes on: garbage, and offsets past its buffer. */
+	memset(f.data, 0xff, f.hdr->durable_size + 2 * f.hdr->rolling_size);
+	f.ctl->durable_committed = ~0ULL;
+	f.ctl->rolling_committed[0] = ~0ULL;
+	f.ctl->rolling_committed[1] = ~0ULL;
+	f.ctl->wrap_count = 7;
+	got_len = snapshot_of(&kept.oldest->b, &got, &got_ok, &got_db);
+	ASSERT_EQ(0, got_ok);
+	ASSERT_EQ(want_len, got_len);
+	ASSERT_MEM(want, got, want_len);
+	ASSERT_STR("worker 101 (pid 100)", got_db.name);
+	ASSERT_STR(want_db.name, got_db.name);
+	ASSERT_EQ(5, got_db.records);
+	ASSERT_EQ(1, got_db.refused[REFUSED_FOREIGN]);
+	ASSERT_EQ(9, got_db.dropped);
+	free(want);
+	free(got);
+	/*
+	 * Taken while the control page says past the end: clamped as the
+	 * mapping's are, and the same refusals as the mapping gives.
+	 */
+	want_len = snapshot_of(&f.b, &want, &want_ok, &want_db);
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(2, kept.held);
+	got_len = snapshot_of(&kept.newest->b, &got, &got_ok, &got_db);
+	ASSERT_EQ(want_ok, got_ok);
+	ASSERT_EQ(want_len, got_len);
+	ASSERT_MEM(want, got, want_len);
+	ASSERT_EQ(want_db.invalid, got_db.invalid);
+	ASSERT_CMP(got_db.invalid, >, 0);
+	free(want);
+	free(got);
+	retired_free(&kept);
+	ASSERT_EQ(0, kept.held);
+	ASSERT_EQ(0, kept.used);
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * A copy is charged what its thread committed, up to the end of its last
+ * committed span, not its whole buffer: in a 1 MiB buffer (64K durable,
+ * two 480K halves) a thread that wrote 3 events in half 0 costs 64K and
+ * their 3 words' worth, one that wrapped into half 1 costs up to its
+ * events there, one whose control page says ~0 everywhere (clamped) the
+ * whole buffer.  Each copy still writes what its mapping did.
+ */
+static int test_retired_charge(void)
+{
+	const uint64_t overhead = sizeof(struct retired_copy) +
+				  FXTRACE_BUFFER_PAGE_SIZE +
+				  sizeof(struct fxtrace_buffer_control);
+	const size_t durable = 64 << 10, rolling = 480 << 10;
+	struct retired_copies kept = { .budget = 64 << 20 };
+	struct drain_buffer want_db, got_db;
+	unsigned char *want, *got;
+	size_t want_len, got_len, len0, len1;
+	int want_ok, got_ok;
+	struct fake f;
+	__u64 w[32];
+	__u32 n = 0, i;
+
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, durable, rolling,
+		 "worker");
+	for (i = 0; i < 3; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + SECOND + i, PID,
+			   TID, "half0", 0);
+	len0 = 8 * n;
+	memcpy(f.data + durable, w, len0);
+	f.ctl->rolling_committed[0] = len0;
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(overhead + durable + len0, kept.newest->bytes);
+	ASSERT_EQ(overhead + durable + len0, kept.used);
+	want_len = snapshot_of(&f.b, &want, &want_ok, &want_db);
+	got_len = snapshot_of(&kept.newest->b, &got, &got_ok, &got_db);
+	ASSERT_EQ(0, got_ok);
+	ASSERT_EQ(3, got_db.records);
+	ASSERT_EQ(want_len, got_len);
+	ASSERT_MEM(want, got, want_len);
+	free(want);
+	free(got);
+	/* Wrapped once: half 0 (wrap 0) and half 1 (wrap 1) are both read. */
+	n = 0;
+	for (i = 0; i < 2; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + 2 * SECOND + i,
+			   PID, TID, "half1", 0);
+	len1 = 8 * n;
+	memcpy(f.data + durable + rolling, w, len1);
+	f.ctl->rolling_committed[1] = len1;
+	f.ctl->wrap_count = 1;
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(overhead + durable + rolling + len1, kept.newest->bytes);
+	want_len = snapshot_of(&f.b, &want, &want_ok, &want_db);
+	got_len = snapshot_of(&kept.newest->b, &got, &got_ok, &got_db);
+	ASSERT_EQ(0, got_ok);
+	ASSERT_EQ(5, got_db.records);
+	ASSERT_EQ(want_len, got_len);
+	ASSERT_MEM(want, got, want_len);
+	free(want);
+	free(got);
+	/* Offsets past the end, clamped: the whole buffer, as before. */
+	f.ctl->rolling_committed[0] = ~0ULL;
+	f.ctl->rolling_committed[1] = ~0ULL;
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(overhead + durable + 2 * rolling, kept.newest->bytes);
+	ASSERT_EQ(3, kept.held);
+	ASSERT_EQ(3 * overhead + 3 * durable + 3 * rolling + len0 + len1,
+		  kept.used);
+	retired_free(&kept);
+	fake_free(&f);
+	return 0;
+}
+
+/*
+ * The copies stay within their budget, the most recently retired kept:
+ * older ones are evicted for a new one, a buffer larger than the whole
+ * budget (a 256 MiB one) evicts nothing and is not kept, a budget of 0
+ * keeps none, and the count of those not kept is exact.  CPU buffers are
+ * never copied.
+ */
+static int test_retired_budget(void)
+{
+	struct retired_copies kept = { 0 };
+	struct fake f, huge, cpu;
+	uint64_t one;
+	__u32 i;
+
+	fake_new(&f, 1, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096, "t");
+	/* Nothing committed in its halves: charged up to half 0's start. */
+	one = sizeof(struct retired_copy) + FXTRACE_BUFFER_PAGE_SIZE +
+	      sizeof(struct fxtrace_buffer_control) + (1 << 16);
+	kept.budget = 2 * one + one / 2;
+	for (i = 1; i <= 5; i++) {
+		f.b.id = i;
+		ASSERT_EQ(0, retired_keep(&kept, &f.b));
+		ASSERT_CMP(kept.used, <=, kept.budget);
+	}
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(2 * one, kept.used);
+	ASSERT_EQ(3, retired_evicted(&kept));
+	ASSERT_EQ(4, kept.oldest->b.id);
+	ASSERT_EQ(5, kept.newest->b.id);
+	ASSERT_TRUE(kept.oldest->newer == kept.newest);
+	/* A huge buffer's header: its sizes are checked, nothing mapped. */
+	fake_new(&huge, 6, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096, "h");
+	huge.hdr->durable_size = FXTRACE_BUFFER_SIZE_MAX / 2;
+	huge.hdr->rolling_size = FXTRACE_BUFFER_SIZE_MAX / 4;
+	huge.b.map_size = 8192 + FXTRACE_BUFFER_SIZE_MAX;
+	ASSERT_EQ(0, retired_keep(&kept, &huge.b));
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(4, retired_evicted(&kept));
+	ASSERT_EQ(4, kept.oldest->b.id);
+	/* Sizes past the mapping (a header not the kernel's): not copied. */
+	huge.b.map_size = 8192;
+	kept.budget = 1ULL << 40;
+	ASSERT_EQ(0, retired_keep(&kept, &huge.b));
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(5, retired_evicted(&kept));
+	fake_new(&cpu, 7, FXTRACE_BUFFER_CPU, 0, 0, 1 << 16, 4096, NULL);
+	ASSERT_EQ(0, retired_keep(&kept, &cpu.b));
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(6, retired_evicted(&kept));
+	/* A thousand threads exit: the budget holds, the newest are kept. */
+	kept.budget = 10 * one;
+	for (i = 100; i < 1100; i++) {
+		f.b.id = i;
+		ASSERT_EQ(0, retired_keep(&kept, &f.b));
+		ASSERT_CMP(kept.used, <=, kept.budget);
+	}
+	ASSERT_EQ(10, kept.held);
+	ASSERT_EQ(1090, kept.oldest->b.id);
+	ASSERT_EQ(1099, kept.newest->b.id);
+	ASSERT_EQ(1008 - 10, retired_evicted(&kept));
+	retired_free(&kept);
+	kept = (struct retired_copies){ .budget = 0 };
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(0, kept.held);
+	ASSERT_EQ(1, retired_evicted(&kept));
+	ASSERT_EQ(0, kept.used);
+	fake_free(&cpu);
+	fake_free(&huge);
+	fake_free(&f);
+	return 0;
+}
+
+/*
  * Header bits the decoder reserves, refused by the fast pass as by the
  * full path: a null argument's bits [32..63], a context switch's bits
  * [40..59].
@@ -5374,6 +5631,9 @@ static const struct tap_test tests[] = {
 	{ "a large record past 4095 words is framed by its whole size", test_large_framed },
 	{ "an unframed durable part is refused once; a committed offset moved back", test_durable_moves },
 	{ "kernel drop counts unbounded; the drop counter when records were refused", test_drops_when },
+	{ "a retired buffer's snapshot copy writes as its mapping did when taken, whatever its producer writes after", test_retired_copy },
+	{ "a retired buffer's snapshot copy is charged up to its last committed byte", test_retired_charge },
+	{ "retired buffers' snapshot copies: the newest within the budget, the evicted counted", test_retired_budget },
 	{ "reserved header bits refused by the fast pass as by the full path", test_reserved_bits },
 	{ "records longer than the fast pass's layout", test_long_records },
 	{ "fast records after repairs stay within the chunk", test_repairs_then_fast },

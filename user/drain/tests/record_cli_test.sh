@@ -63,6 +63,7 @@ expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command -r 
 expect_args "-C my.conf -p command -r 5 --no-shared-flows -o fxtrace.fxt -q -- prog " -C my.conf --no-shared-flows -r 5 -- prog
 expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command --no-shared-flows -o fxtrace.fxt -q -- prog " --shared-flows --no-shared-flows -- prog
 expect_args "-c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command --shared-flows -o fxtrace.fxt -q -- prog " --no-shared-flows --shared-flows -- prog
+expect_args "-m circular -c *,kernel:sched,kernel:task,kernel:syscall,fxtrace -p command --snapshot-retired 8M -o fxtrace.fxt -q -- prog " -m circular --snapshot-retired 8M -- prog
 expect_args "-c *,fxtrace -p command -o fxtrace.fxt -q -- prog " -e none -- prog
 expect_args "-c *,kernel:sched,kernel:task,kernel:irq,kernel:syscall,fxtrace -o fxtrace.fxt -q -- " -a -e all
 expect_args "-c app,kernel:sched,fxtrace -p command -o fxtrace.fxt -q -- prog " -c app,kernel:sched -- prog
@@ -177,6 +178,16 @@ if "$bin/fxtrace-drain" --help | grep -qF -- "--no-shared-flows  a step or end j
 result $ok "fxtrace-drain --help: --no-shared-flows"
 if "$bin/fxtrace" record --help | grep -qF -- "--no-shared-flows        flows join within a user, whatever the"; then ok=0; else ok=1; fi
 result $ok "fxtrace record --help: --no-shared-flows"
+# --snapshot-retired: a size from 0 to 4096M, on the command line and in
+# the config file; fxtrace record's help names it.
+retired="a size from 0 to 4096M (K and M suffixes)"
+usage_error "fxtrace-drain: --snapshot-retired '1G': $retired" "$bin/fxtrace-drain" --snapshot-retired 1G -- true
+usage_error "fxtrace-drain: --snapshot-retired '4097M': $retired" "$bin/fxtrace-drain" --snapshot-retired=4097M -- true
+usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" --snapshot-retired 0 -b 12K -- true
+printf 'snapshot-retired = 5x\n' >"$out/retired-bad.conf"
+usage_error "fxtrace-drain: snapshot-retired '5x': $retired" "$bin/fxtrace-drain" -C "$out/retired-bad.conf" -- true
+if "$bin/fxtrace" record --help | grep -qF -- "--snapshot-retired=SIZE  -m circular: keep copies of exited threads'"; then ok=0; else ok=1; fi
+result $ok "fxtrace record --help: --snapshot-retired"
 # The config file (-C): errors name it, exit 2, before /dev/fxtrace is opened.
 printf 'mode = oneshot\noutput =\n' >"$out/empty-output.conf"
 usage_error "fxtrace-drain: $out/empty-output.conf:2: expected 'key = value' with a valid value" \

@@ -116,7 +116,7 @@ for shared in "" --shared-flows; do
 	wait $drain
 	rc=$?
 	sed 's/^/# /' "$out/$name.producer" "$out/$name.stderr"
-	grep -qE "snapshot 1: [1-9][0-9]* buffers written to .*/$name.fxt.1, 0 records refused$" \
+	grep -qE "snapshot 1: [1-9][0-9]* buffers written to .*/$name.fxt.1, 0 records refused; retired buffers: 0 kept, 0 evicted$" \
 		"$out/$name.stderr"
 	result $? "snapshot ${shared:-without --shared-flows}: SIGUSR1 wrote $name.fxt.1"
 	"$bin/fxtrace" dump "$out/$name.fxt.1" | grep ' hop:hop ' >"$out/$name.flows"
@@ -129,6 +129,54 @@ for shared in "" --shared-flows; do
 	check_strict "$out/$name.fxt.1" "$name"
 done
 rm -rf "$userdir"
+# A snapshot holds the threads that exited before it too, from the copies
+# the drainer keeps of their retired buffers, newest first, within
+# --snapshot-retired (default 64M).  Two producers write 5 and then 7
+# ticks and exit; SIGUSR1 comes once both buffers are in the trace (so
+# released).  A copy is charged up to its last committed byte: with -B
+# 64K (4K durable, two 30K halves) a few ticks' copy is 4K of durable
+# part, a few hundred bytes of half 0 and 4200 bytes of header, control
+# page and bookkeeping, so 16K holds one, not two (at least 16592
+# bytes): the first is evicted.  The snapshot's ticks are the trace's, dump line for dump line (the
+# thread's pid, tid and name too).
+for budget in "" 16K 0; do
+	name=snapexit${budget:+-$budget}
+	case $budget in
+	"") kept=2 evicted=0 want=12 ;;
+	16K) kept=1 evicted=1 want=7 ;;
+	0) kept=0 evicted=2 want=0 ;;
+	esac
+	# shellcheck disable=SC2016 # expanded by the command's shell
+	"$bin/fxtrace-drain" -m circular ${budget:+--snapshot-retired "$budget"} -c app -B 64K \
+		-o "$out/$name.fxt" -- /bin/sh -c \
+		'"$0" 1 5 0 && "$0" 1 7 0 && n=0
+		until [ -e "$1.go" ] || [ $((n += 1)) -gt 600 ]; do sleep 0.1; done' \
+		"$progs/producer" "$out/$name" >"$out/$name.producer" 2>"$out/$name.stderr" &
+	drain=$!
+	for _ in $(seq 300); do
+		[[ $("$bin/fxtrace" dump "$out/$name.fxt" 2>/dev/null | grep -c ' app:tick ') == 12 ]] && break
+		sleep 0.1
+	done
+	kill -USR1 $drain
+	for _ in $(seq 300); do
+		grep -q 'snapshot 1: ' "$out/$name.stderr" && break
+		sleep 0.1
+	done
+	touch "$out/$name.go"
+	wait $drain
+	rc=$?
+	sed 's/^/# /' "$out/$name.producer" "$out/$name.stderr"
+	grep -qE "snapshot 1: [1-9][0-9]* buffers written to .*/$name.fxt.1, 0 records refused; retired buffers: $kept kept, $evicted evicted$" \
+		"$out/$name.stderr"
+	result $? "snapshot --snapshot-retired ${budget:-(default)}: $kept retired buffers kept, $evicted evicted"
+	# Dump lines without their file offsets.
+	"$bin/fxtrace" dump "$out/$name.fxt" | sed -n 's/^0x[0-9a-f]* *\(.* app:tick .*\)/\1/p' >"$out/$name.ticks"
+	"$bin/fxtrace" dump "$out/$name.fxt.1" | sed -n 's/^0x[0-9a-f]* *\(.* app:tick .*\)/\1/p' >"$out/$name.1.ticks"
+	[[ $rc == 0 && $(wc -l <"$out/$name.ticks") == 12 && $(wc -l <"$out/$name.1.ticks") == "$want" ]] &&
+		{ ((want == 0)) || tail -n "$want" "$out/$name.ticks" | cmp -s - "$out/$name.1.ticks"; }
+	result $? "snapshot --snapshot-retired ${budget:-(default)}: the last $want of the trace's 12 ticks of exited threads, exactly (got $(wc -l <"$out/$name.1.ticks"))"
+	check_strict "$out/$name.fxt.1" "$name"
+done
 # In a session of its own the command is away from the terminal's
 # signals: the drainer passes SIGINT on to it (and stops, as always).
 "$bin/fxtrace" record -q -u nobody -e none -c none -o "$out/user-int.fxt" -- sleep 61 &
