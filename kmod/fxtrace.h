@@ -106,7 +106,10 @@ struct fxt_buffer {
 /*
  * The smallest kernel buffer a Start makes (its data: a page of prefix
  * and the room), with its two pages: memory other users' task buffers
- * leave free, so that they cannot keep a Start from having one.
+ * leave free, so that they cannot keep a Start from having one.  In it the
+ * dump of the tasks that exist takes part of the room itself: the others'
+ * limit (names_others_room) is what the dump left less the traced users'
+ * quarter, not FXT_NAMES_OTHERS_ROOM.
  */
 #define FXT_NAMES_MIN_DATA	(PAGE_SIZE + FXT_NAMES_ROOM)
 #define FXT_NAMES_RESERVE	(2 * FXTRACE_BUFFER_PAGE_SIZE + FXT_NAMES_MIN_DATA)
