@@ -171,12 +171,12 @@ for value in yes no; do
 done
 printf 'mode = oneshot\nshared-flows = true\n' >"$out/shared-bad.conf"
 usage_error "fxtrace-drain: $out/shared-bad.conf:2: expected 'key = value' with a valid value" "$bin/fxtrace-drain" -C "$out/shared-bad.conf" -- true
-if "$bin/fxtrace-drain" --help | grep -qF -- "--shared-flows     join flow events by correlation id whatever the"; then ok=0; else ok=1; fi
+if "$bin/fxtrace-drain" --help | grep -F -- "--shared-flows     join flow events by correlation id whatever the" >/dev/null; then ok=0; else ok=1; fi
 result $ok "fxtrace-drain --help: --shared-flows and what it trusts"
 usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" -C "$out/shared-yes.conf" --no-shared-flows -b 12K -- true
-if "$bin/fxtrace-drain" --help | grep -qF -- "--no-shared-flows  a step or end joins only a begin of its own"; then ok=0; else ok=1; fi
+if "$bin/fxtrace-drain" --help | grep -F -- "--no-shared-flows  a step or end joins only a begin of its own" >/dev/null; then ok=0; else ok=1; fi
 result $ok "fxtrace-drain --help: --no-shared-flows"
-if "$bin/fxtrace" record --help | grep -qF -- "--no-shared-flows        flows join within a user, whatever the"; then ok=0; else ok=1; fi
+if "$bin/fxtrace" record --help | grep -F -- "--no-shared-flows        flows join within a user, whatever the" >/dev/null; then ok=0; else ok=1; fi
 result $ok "fxtrace record --help: --no-shared-flows"
 # --snapshot-retired: a size from 0 to 4096M, on the command line and in
 # the config file; fxtrace record's help names it.
@@ -186,7 +186,7 @@ usage_error "fxtrace-drain: --snapshot-retired '4097M': $retired" "$bin/fxtrace-
 usage_error "fxtrace-drain: -b '12K': $limits" "$bin/fxtrace-drain" --snapshot-retired 0 -b 12K -- true
 printf 'snapshot-retired = 5x\n' >"$out/retired-bad.conf"
 usage_error "fxtrace-drain: snapshot-retired '5x': $retired" "$bin/fxtrace-drain" -C "$out/retired-bad.conf" -- true
-if "$bin/fxtrace" record --help | grep -qF -- "--snapshot-retired=SIZE  -m circular: keep copies of exited threads'"; then ok=0; else ok=1; fi
+if "$bin/fxtrace" record --help | grep -F -- "--snapshot-retired=SIZE  -m circular: keep copies of exited threads'" >/dev/null; then ok=0; else ok=1; fi
 result $ok "fxtrace record --help: --snapshot-retired"
 # The config file (-C): errors name it, exit 2, before /dev/fxtrace is opened.
 printf 'mode = oneshot\noutput =\n' >"$out/empty-output.conf"
@@ -320,11 +320,11 @@ result $? "fxtrace --version: fxtrace ABI $abi"
 result $? "fxtrace-drain --version"
 [[ $("$bin/fxtrace-probe" --version) == "fxtrace-probe (fxtrace) ABI $abi" ]]
 result $? "fxtrace-probe --version"
-"$bin/fxtrace-drain" --help | grep -q '^  -p, --pid=PID '
+"$bin/fxtrace-drain" --help | grep '^  -p, --pid=PID ' >/dev/null
 result $? "fxtrace-drain --help: exit 0, long options"
-"$bin/fxtrace-probe" --help | grep -q '^  -P, --probe SPEC '
+"$bin/fxtrace-probe" --help | grep '^  -P, --probe SPEC ' >/dev/null
 result $? "fxtrace-probe --help: -P is --probe"
-"$bin/fxtrace" record -h | grep -q 'default: sched,task,syscall'
+"$bin/fxtrace" record -h | grep 'default: sched,task,syscall' >/dev/null
 result $? "record -h states the default kernel events"
 
 # ---- fxtrace list on a stand-in tracefs ----------------------------------------------

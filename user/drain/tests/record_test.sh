@@ -381,7 +381,7 @@ for tool in fxtrace fxtrace-drain fxtrace-probe; do
 	[[ $? == 0 && $got == *"ABI 0."* ]]
 	result $? "$tool --version: $got"
 done
-"$bin/fxtrace-drain" --help | grep -q '^  -p, --pid=PID'
+"$bin/fxtrace-drain" --help | grep '^  -p, --pid=PID' >/dev/null
 result $? "fxtrace-drain --help"
 
 # ---- the orphan a killed drainer leaves, then fxtrace stop -------------------
