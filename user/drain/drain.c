@@ -16,6 +16,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,37 @@ static void note_request(struct drain *d, struct drain_buffer *db,
 	d->save_kind = db->kind < KIND_COUNT ? db->kind : 0;
 }
 
+/*
+ * The user of the process the pid filter names, as fxtrace.ko's shares
+ * see it when the buffer of a user not yet traced is charged: with
+ * `record -u USER` the command takes USER's uid after the Start.  Kept
+ * as it was once the process is gone.
+ */
+static void note_filter_user(struct drain *d, const struct fxtctl_buffer *b)
+{
+	pid_t pid = d->opt.filter_command ? d->child : (pid_t)d->opt.filter_pid;
+	char path[32], line[256];
+	unsigned int uid;
+	FILE *status;
+
+	if (!b || b->kind != FXTRACE_BUFFER_TASK || pid <= 0 ||
+	    b->hdr->header_size < offsetof(struct fxtrace_buffer_header,
+					   owner_uid) + sizeof(__u32) ||
+	    output_user_traced(&d->out, b->hdr->owner_uid))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	status = fopen(path, "re");
+	if (!status)
+		return;
+	while (fgets(line, sizeof(line), status))
+		if (sscanf(line, "Uid: %u", &uid) == 1) {
+			output_traced_users(&d->out, d->out.traced_users[0],
+					    uid);
+			break;
+		}
+	fclose(status);
+}
+
 static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 {
 	struct fxtctl_buffer *b = map_buffer(d, pkt->data32);
@@ -177,6 +209,7 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 
 	if (!b)
 		return;
+	note_filter_user(d, b);
 	db = output_buffer(&d->out, b);
 	if (!db) {
 		d->error = -ENOMEM;
@@ -286,6 +319,7 @@ void on_packet(struct drain *d, const struct fxtrace_packet *pkt)
 	case FXTRACE_PKT_BUFFER_ADDED:
 		/* Read the provider name before a producer can overwrite it. */
 		b = map_buffer(d, pkt->data32);
+		note_filter_user(d, b);
 		if (b && !output_buffer(&d->out, b))
 			d->error = -ENOMEM;
 		break;
@@ -371,6 +405,7 @@ static void snapshot(struct drain *d)
 		return;
 	}
 	output_init(&o, d->out.ticks_per_second, session_now(d));
+	output_traced_users(&o, d->out.traced_users[0], d->out.traced_users[1]);
 	o.window_lo = d->out.window_lo;
 	o.shared_flows = d->out.shared_flows;
 	do {
@@ -1080,6 +1115,8 @@ static int trace(struct drain *d, int *release)
 	}
 	/* The window opens before the probes and Start: nothing is older. */
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
+	/* fxtrace.ko's owner is the initializer's effective uid. */
+	output_traced_users(&d->out, geteuid(), NO_USER);
 	d->out.verbose = d->opt.verbose;
 	d->out.shared_flows = d->opt.shared_flows;
 	d->retired.budget = d->opt.snapshot_retired;
