@@ -119,7 +119,13 @@
 
 /*
  * A process's live task buffers, its open asyncs and its open flows; kept
- * after its last buffer retires while it has open flows.  async_ids[0,
+ * after its last buffer retires while it has open flows.  A buffer of the
+ * pid after that is of a new process (the pid used again), or a thread of
+ * the process attached anew, whose asyncs were forgotten: either way its
+ * share starts empty, and the flows begun before, at or before since_ns
+ * (the latest of their begins), are former_flows, counted apart until
+ * they end, so that a later process of the pid, of any user, does not
+ * inherit them.  async_ids[0,
  * asyncs) are the ids of the asyncs its task buffers opened, each entry of
  * output.asyncs under (pid, async_ids[i]) holding slot i + 1, so that its
  * last buffer's retirement forgets them without walking the table.
@@ -130,6 +136,9 @@ struct pid_share {
 	uint64_t *async_ids;
 	uint64_t async_cap;
 	uint64_t flows;
+	uint64_t former_flows;
+	int64_t since_ns;
+	int64_t last_begin_ns;		/* of all its flows, INT64_MIN: none */
 };
 
 /*
@@ -755,7 +764,7 @@ void output_retire(struct output *o, struct drain_buffer *db)
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		if (share && !--share->buffers) {
 			forget_asyncs(o, db->pid, share);
-			if (!share->flows)
+			if (!share->flows && !share->former_flows)
 				fxt_map_del(&o->pids, db->pid, 0);
 		}
 	}
@@ -979,6 +988,13 @@ struct drain_buffer *output_buffer(struct output *o,
 	}
 	*slot = db;
 	if (share) {
+		if (!share->buffers && share->flows) {
+			share->former_flows += share->flows;
+			share->flows = 0;
+			share->since_ns = share->last_begin_ns;
+		} else if (!share->buffers && !share->former_flows) {
+			share->last_begin_ns = INT64_MIN;
+		}
 		share->buffers++;
 		thread->buffers++;
 		if (o->task_string_owners < TASK_STRINGS_OWNERS) {
@@ -1672,6 +1688,7 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 {
 	uint64_t key = flow_key(o, db), pid, owner, *held;
 	struct flow_early_run *run;
+	int64_t begin_ns;
 	struct flow_open *open;
 	struct pid_share *share;
 	struct flow_early *e;
@@ -1708,8 +1725,11 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		if (run)
 			early_drop(o, key, rec->id, e, (uint32_t)(run - e->run));
 		share = fxt_map_get(&o->pids, db->pid, 0);
-		if (share)
+		if (share) {
 			share->flows++;
+			if (open->begin_ns > share->last_begin_ns)
+				share->last_begin_ns = open->begin_ns;
+		}
 		return 0;
 	}
 	open = fxt_map_get(&o->flows, key, rec->id);
@@ -1729,6 +1749,7 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 	if (rec->subtype != FXT_EVENT_FLOW_END)
 		return 0;
 	pid = open->pid;
+	begin_ns = open->begin_ns;
 	owner = open->owner_unknown ? OWNER_UNKNOWN : open->owner_uid;
 	o->flows_others -= open->other;
 	fxt_map_del(&o->flows, key, rec->id);
@@ -1736,7 +1757,15 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 	if (held && !--*held)
 		fxt_map_del(&o->flow_users, owner, 0);
 	share = fxt_map_get(&o->pids, pid, 0);
-	if (share && share->flows && !--share->flows && !share->buffers)
+	if (!share)
+		return 0;
+	/* A former process's flow, or failing that whichever is counted. */
+	if (share->former_flows &&
+	    (begin_ns <= share->since_ns || !share->flows))
+		share->former_flows--;
+	else if (share->flows)
+		share->flows--;
+	if (!share->flows && !share->former_flows && !share->buffers)
 		fxt_map_del(&o->pids, pid, 0);
 	return 0;
 }

@@ -4076,6 +4076,97 @@ static int test_async_traced_user_has_no_share(void)
 }
 
 /*
+ * A thread's one flow event of type and id inside a duration of its
+ * own, at t: the buffer drained.
+ */
+static struct drain_buffer *one_flow(struct fake *f, __u32 pid, __u32 tid,
+				     unsigned int type, __u64 id, __u64 t)
+{
+	__u64 w[32];
+	__u32 n;
+
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, tid, "d", 0);
+	n += event(w + n, type, t + 1, pid, tid, "", id);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 2, pid, tid, "d", 0);
+	put_words(f, w, n);
+	return drain_rest(f);
+}
+
+/*
+ * A new process of a pid starts with a share of open flows of its own:
+ * uid 1001's process 200 exits holding its 16,384 open; uid 1002's
+ * process that gets pid 200 next holds 16,384 of its own, and a sibling
+ * thread's begin past them is refused.  The former process's flow that
+ * uid 1001's process 300 ends gives the new process no room; the new
+ * process's own, ended by uid 1002's process 400, does.  Before, the new
+ * process inherited the former's share: all its 16,384 begins were
+ * refused, another user's process refused by one that had exited.
+ */
+static int test_flow_share_of_a_pid_used_again(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db, *sibling;
+	struct walk walk;
+	struct fake f, s;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1001);
+	db = begin_flows(&f, w, 200, 1, share, t);
+	ASSERT_EQ(share + 2, db->records);
+	output_retire(&out, db);
+	fake_free(&f);
+	fake_new(&f, 31, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1002);
+	db = begin_flows(&f, w, 200, share + 1, share, t + 10);
+	ASSERT_EQ(share + 2, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	ASSERT_EQ(2 * share, out.flows.count);
+	fake_new(&s, 32, FXTRACE_BUFFER_TASK, 200, 203, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 203, FXT_EVENT_FLOW_BEGIN, 2 * share + 1,
+			   t + 20);
+	ASSERT_EQ(2, sibling->records);
+	ASSERT_EQ(1, sibling->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	/* The former process's flow 1 ends: no room for the new one. */
+	fake_new(&s, 33, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, NULL);
+	fake_owner(&s, 1001);
+	db = one_flow(&s, 300, 301, FXT_EVENT_FLOW_END, 1, t + 30);
+	ASSERT_EQ(3, db->records);
+	fake_free(&s);
+	fake_new(&s, 34, FXTRACE_BUFFER_TASK, 200, 205, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 205, FXT_EVENT_FLOW_BEGIN, 2 * share + 1,
+			   t + 40);
+	ASSERT_EQ(1, sibling->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	/* The new process's flow share + 1 ends: its room comes back. */
+	fake_new(&s, 35, FXTRACE_BUFFER_TASK, 400, 401, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	db = one_flow(&s, 400, 401, FXT_EVENT_FLOW_END, share + 1, t + 50);
+	ASSERT_EQ(3, db->records);
+	fake_free(&s);
+	fake_new(&s, 36, FXTRACE_BUFFER_TASK, 200, 207, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 207, FXT_EVENT_FLOW_BEGIN, 2 * share + 1,
+			   t + 60);
+	ASSERT_EQ(3, sibling->records);
+	ASSERT_EQ(0, sibling->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	ASSERT_EQ(2 * share - 1, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
+/*
  * A module older than ABI 0.8 writes no owner_uid: its task buffers'
  * flows are keyed among themselves by id alone, as before (process 500's
  * end joins 200's flow 7), never with a buffer whose header names a user
@@ -5808,6 +5899,7 @@ static const struct tap_test tests[] = {
 	{ "the users not traced, root among them, leave the traced a quarter of the open flows", test_flows_others_leave_traced_users_a_quarter },
 	{ "a traced user's kept stacks have no share", test_kept_stacks_of_traced_user_have_no_share },
 	{ "a traced user's process has no share of the open async ids", test_async_traced_user_has_no_share },
+	{ "a new process of a pid starts with a share of open flows of its own", test_flow_share_of_a_pid_used_again },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },
