@@ -170,8 +170,8 @@ static void note_request(struct drain *d, struct drain_buffer *db,
 /*
  * The user of the process the pid filter names, as fxtrace.ko's shares
  * see it when the buffer of a user not yet traced is charged: with
- * `record -u USER` the command takes USER's uid after the Start.  Kept
- * as it was once the process is gone.
+ * `record -u USER` the command takes USER's uid after the Start.  Asked
+ * once per new buffer; kept as it was once the process is gone.
  */
 static void note_filter_user(struct drain *d, const struct fxtctl_buffer *b)
 {
@@ -209,7 +209,8 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 
 	if (!b)
 		return;
-	note_filter_user(d, b);
+	if (!output_find(&d->out, b->id))
+		note_filter_user(d, b);
 	db = output_buffer(&d->out, b);
 	if (!db) {
 		d->error = -ENOMEM;
