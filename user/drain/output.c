@@ -122,10 +122,11 @@
  * after its last buffer retires while it has open flows.  A buffer of the
  * pid after that is of a new process (the pid used again), or a thread of
  * the process attached anew, whose asyncs were forgotten: either way its
- * share starts empty, and the flows begun before, at or before since_ns
- * (the latest of their begins), are former_flows, counted apart until
- * they end, so that a later process of the pid, of any user, does not
- * inherit them.  async_ids[0,
+ * share starts empty, and the flows begun before, whose output ids are at
+ * most since_id (the drainer's count then, not the producers' times, which
+ * the former could stamp ahead of the next process's), are former_flows,
+ * counted apart until they end, so that a later process of the pid, of
+ * any user, does not inherit them.  async_ids[0,
  * asyncs) are the ids of the asyncs its task buffers opened, each entry of
  * output.asyncs under (pid, async_ids[i]) holding slot i + 1, so that its
  * last buffer's retirement forgets them without walking the table.
@@ -137,8 +138,7 @@ struct pid_share {
 	uint64_t async_cap;
 	uint64_t flows;
 	uint64_t former_flows;
-	int64_t since_ns;
-	int64_t last_begin_ns;		/* of all its flows, INT64_MIN: none */
+	uint64_t since_id;
 };
 
 /*
@@ -991,9 +991,7 @@ struct drain_buffer *output_buffer(struct output *o,
 		if (!share->buffers && share->flows) {
 			share->former_flows += share->flows;
 			share->flows = 0;
-			share->since_ns = share->last_begin_ns;
-		} else if (!share->buffers && !share->former_flows) {
-			share->last_begin_ns = INT64_MIN;
+			share->since_id = o->flow_last_id;
 		}
 		share->buffers++;
 		thread->buffers++;
@@ -1686,9 +1684,8 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 static int flow_written(struct output *o, const struct drain_buffer *db,
 			const struct fxt_record *rec, uint64_t *out_id)
 {
-	uint64_t key = flow_key(o, db), pid, owner, *held;
+	uint64_t key = flow_key(o, db), pid, owner, open_id, *held;
 	struct flow_early_run *run;
-	int64_t begin_ns;
 	struct flow_open *open;
 	struct pid_share *share;
 	struct flow_early *e;
@@ -1725,11 +1722,8 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		if (run)
 			early_drop(o, key, rec->id, e, (uint32_t)(run - e->run));
 		share = fxt_map_get(&o->pids, db->pid, 0);
-		if (share) {
+		if (share)
 			share->flows++;
-			if (open->begin_ns > share->last_begin_ns)
-				share->last_begin_ns = open->begin_ns;
-		}
 		return 0;
 	}
 	open = fxt_map_get(&o->flows, key, rec->id);
@@ -1749,7 +1743,7 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 	if (rec->subtype != FXT_EVENT_FLOW_END)
 		return 0;
 	pid = open->pid;
-	begin_ns = open->begin_ns;
+	open_id = open->out_id;
 	owner = open->owner_unknown ? OWNER_UNKNOWN : open->owner_uid;
 	o->flows_others -= open->other;
 	fxt_map_del(&o->flows, key, rec->id);
@@ -1761,7 +1755,7 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 		return 0;
 	/* A former process's flow, or failing that whichever is counted. */
 	if (share->former_flows &&
-	    (begin_ns <= share->since_ns || !share->flows))
+	    (open_id <= share->since_id || !share->flows))
 		share->former_flows--;
 	else if (share->flows)
 		share->flows--;

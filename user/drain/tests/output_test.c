@@ -4167,6 +4167,59 @@ static int test_flow_share_of_a_pid_used_again(void)
 }
 
 /*
+ * The former process of a pid cannot make the next one's flows count as
+ * its own by their times: uid 1001's process 200 exits holding 16,384
+ * flows open, begun at t + 100 (stamped ahead, within the window's
+ * slack); uid 1002's process that gets pid 200 begins 16,384 at t + 10
+ * and a sibling thread ends one of them: the new process's begin after
+ * that is kept.  Before, an end of a flow begun at or before the
+ * former's latest begin gave the former's count back, not the new
+ * process's: its share stayed full and that begin was refused.
+ */
+static int test_flow_share_of_a_pid_used_again_ahead(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db, *sibling;
+	struct walk walk;
+	struct fake f, s;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1001);
+	db = begin_flows(&f, w, 200, 1, share, t + 100);
+	ASSERT_EQ(share + 2, db->records);
+	output_retire(&out, db);
+	fake_free(&f);
+	fake_new(&f, 31, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1002);
+	db = begin_flows(&f, w, 200, share + 1, share, t + 10);
+	ASSERT_EQ(share + 2, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	fake_new(&s, 32, FXTRACE_BUFFER_TASK, 200, 203, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 203, FXT_EVENT_FLOW_END, share + 1, t + 20);
+	ASSERT_EQ(3, sibling->records);
+	fake_free(&s);
+	fake_new(&s, 33, FXTRACE_BUFFER_TASK, 200, 205, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 205, FXT_EVENT_FLOW_BEGIN, 2 * share + 1,
+			   t + 30);
+	ASSERT_EQ(3, sibling->records);
+	ASSERT_EQ(0, sibling->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	ASSERT_EQ(2 * share, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
+/*
  * A module older than ABI 0.8 writes no owner_uid: its task buffers'
  * flows are keyed among themselves by id alone, as before (process 500's
  * end joins 200's flow 7), never with a buffer whose header names a user
@@ -5900,6 +5953,7 @@ static const struct tap_test tests[] = {
 	{ "a traced user's kept stacks have no share", test_kept_stacks_of_traced_user_have_no_share },
 	{ "a traced user's process has no share of the open async ids", test_async_traced_user_has_no_share },
 	{ "a new process of a pid starts with a share of open flows of its own", test_flow_share_of_a_pid_used_again },
+	{ "a former process of a pid, its begins stamped ahead, leaves the next one's ends theirs", test_flow_share_of_a_pid_used_again_ahead },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },
