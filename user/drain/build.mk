@@ -88,6 +88,8 @@ GUEST_TESTS += user/drain/tests/drain_test.sh user/drain/tests/record_test.sh \
 GUEST_TESTS += user/drain/tests/pty_test.sh
 # The output failing mid-session (ENOSPC, EFBIG, EPIPE), a FIFO read slowly.
 GUEST_TESTS += user/drain/tests/robust_test.sh
+# The traced users' open flows past a process's share (record -u).
+GUEST_TESTS += user/drain/tests/traced_share_test.sh
 # The probes' drops in the summary as fxtrace-probe gives them.
 GUEST_TESTS += user/drain/tests/probe_summary_test.sh
 

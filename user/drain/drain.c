@@ -16,6 +16,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,10 +85,18 @@ static int init_session(struct drain *d)
 		.filter_pid = d->opt.filter_command ? (__u32)d->child :
 			      d->opt.filter_pid,
 	};
-	char *cats = NULL;
+	char *cats = NULL, path[32];
 	size_t cats_size = 0;
 	int ret;
 
+	/*
+	 * Before the Initialize takes the process: a number given meanwhile
+	 * to another process leaves filter_proc naming none, not a stranger.
+	 */
+	if (cfg.filter_pid) {
+		snprintf(path, sizeof(path), "/proc/%u", cfg.filter_pid);
+		d->filter_proc = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
 	if (d->opt.categories && *d->opt.categories) {
 		cats = category_list(d->opt.categories, &cats_size);
 		if (!cats)
@@ -166,6 +175,43 @@ static void note_request(struct drain *d, struct drain_buffer *db,
 	d->save_kind = db->kind < KIND_COUNT ? db->kind : 0;
 }
 
+/*
+ * The user of the process the pid filter names, as fxtrace.ko's shares
+ * see it when the buffer of a user not yet traced is charged: with
+ * `record -u USER` the command takes USER's uid after the Start.  Asked
+ * once per new buffer; kept as it was once the process is gone, whose
+ * status then cannot be read through d->filter_proc, whoever has its pid.
+ */
+static void note_filter_user(struct drain *d, const struct fxtctl_buffer *b)
+{
+	char line[256];
+	unsigned int uid;
+	FILE *status;
+	int fd;
+
+	if (!b || b->kind != FXTRACE_BUFFER_TASK || d->filter_proc < 0 ||
+	    b->hdr->header_size < offsetof(struct fxtrace_buffer_header,
+					   owner_uid) + sizeof(__u32) ||
+	    output_user_traced(&d->out, b->hdr->owner_uid))
+		return;
+	fd = openat(d->filter_proc, "status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	status = fdopen(fd, "r");
+	if (!status) {
+		close(fd);
+		return;
+	}
+	/* The read of a process gone since the open fails (ESRCH). */
+	while (fgets(line, sizeof(line), status))
+		if (sscanf(line, "Uid: %u", &uid) == 1) {
+			output_traced_users(&d->out, d->out.traced_users[0],
+					    uid);
+			break;
+		}
+	fclose(status);
+}
+
 static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 {
 	struct fxtctl_buffer *b = map_buffer(d, pkt->data32);
@@ -177,6 +223,8 @@ static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 
 	if (!b)
 		return;
+	if (!output_find(&d->out, b->id))
+		note_filter_user(d, b);
 	db = output_buffer(&d->out, b);
 	if (!db) {
 		d->error = -ENOMEM;
@@ -286,6 +334,7 @@ void on_packet(struct drain *d, const struct fxtrace_packet *pkt)
 	case FXTRACE_PKT_BUFFER_ADDED:
 		/* Read the provider name before a producer can overwrite it. */
 		b = map_buffer(d, pkt->data32);
+		note_filter_user(d, b);
 		if (b && !output_buffer(&d->out, b))
 			d->error = -ENOMEM;
 		break;
@@ -371,6 +420,7 @@ static void snapshot(struct drain *d)
 		return;
 	}
 	output_init(&o, d->out.ticks_per_second, session_now(d));
+	output_traced_users(&o, d->out.traced_users[0], d->out.traced_users[1]);
 	o.window_lo = d->out.window_lo;
 	o.shared_flows = d->out.shared_flows;
 	do {
@@ -1080,6 +1130,8 @@ static int trace(struct drain *d, int *release)
 	}
 	/* The window opens before the probes and Start: nothing is older. */
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
+	/* fxtrace.ko's owner is the initializer's effective uid. */
+	output_traced_users(&d->out, geteuid(), NO_USER);
 	d->out.verbose = d->opt.verbose;
 	d->out.shared_flows = d->opt.shared_flows;
 	d->retired.budget = d->opt.snapshot_retired;
@@ -1140,7 +1192,7 @@ int main(int argc, char **argv)
 
 	if (!d)
 		return 1;
-	d->out_fd = d->sig_fd = -1;
+	d->out_fd = d->sig_fd = d->filter_proc = -1;
 	d->c.fd = -1;
 	pty_init(&d->pty);
 	d->writes.tail = &d->writes.head;
@@ -1198,6 +1250,8 @@ int main(int argc, char **argv)
 		close(d->out_fd);
 	if (d->sig_fd >= 0)
 		close(d->sig_fd);
+	if (d->filter_proc >= 0)
+		close(d->filter_proc);
 	free(d->opt.config_strings[0]);
 	free(d->opt.user_name);
 	free(d->opt.user_home);

@@ -161,6 +161,15 @@ struct output {
 	struct fxt_map flows;
 	struct fxt_map flow_users;	/* (owner, 0) -> its flows open */
 	bool shared_flows;		/* flows keyed by id across users */
+	/*
+	 * The users the session traces (output_traced_users()): its owner
+	 * and its pid filter's process's user, or NO_USER.  They and root
+	 * have no share of their own, as in fxtrace.ko (fxt_share_exempt());
+	 * the others together leave the traced users a quarter of the
+	 * session's bounds.
+	 */
+	uint64_t traced_users[2];
+	uint64_t flows_others;		/* open flows of users not traced */
 	/* (owner, id), or (FLOW_KEY_SHARED, id) -> struct flow_early */
 	struct fxt_map flows_early;
 	struct fxt_map early_users;	/* (owner, 0) -> struct early_user */
@@ -175,6 +184,7 @@ struct output {
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
 	struct fxt_map kept_users;	/* (owner, 0) -> struct kept_user */
 	uint64_t kept_frames;		/* charged for kept stacks, all users */
+	uint64_t kept_frames_others;	/* ... of users not traced */
 	struct fxt_map lost;		/* (pid, 0) -> struct pid_lost */
 	uint64_t lost_unlisted;		/* reports past LOST_PIDS_MAX pids */
 	bool verbose;			/* describe invalid records */
@@ -205,6 +215,20 @@ struct output {
 int output_init(struct output *o, uint64_t ticks_per_second,
 		uint64_t start_ticks);
 void output_free(struct output *o);
+
+/* No user: output_traced_users()'s filter_user without a pid filter. */
+#define NO_USER			UINT64_MAX
+
+/*
+ * The users the session traces, uids of the init user namespace as task
+ * buffers' headers name them: its owner, and the user of the process its
+ * pid filter names (NO_USER: none), again whenever that user changes.
+ */
+void output_traced_users(struct output *o, uint64_t owner,
+			 uint64_t filter_user);
+
+/* uid is a user the session traces (output_traced_users()). */
+bool output_user_traced(const struct output *o, uint64_t uid);
 
 /* The session clock now: records up to it (and the slack) are accepted. */
 void output_set_now(struct output *o, uint64_t now_ticks);

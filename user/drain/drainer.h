@@ -113,6 +113,13 @@ struct drain {
 	uint64_t reserved;		/* allocated up to here, past the records */
 	pid_t child;
 	int child_status;
+	/*
+	 * /proc/PID of the process the pid filter names, opened before the
+	 * Initialize: -1 if none.  Like fxtrace.ko's counted struct pid, it
+	 * stays that process's, so that once it is gone a process given its
+	 * number later is not read as the traced one (note_filter_user()).
+	 */
+	int filter_proc;
 	int stop_signal;		/* the SIGINT, SIGTERM or SIGHUP that stopped it */
 	/*
 	 * Per stop signal (SIGINT, SIGTERM, SIGHUP): the copies of one

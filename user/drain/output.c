@@ -45,7 +45,8 @@
  * Async begins open at once per process, and in the session: past either
  * its new begins are refused.  A process exhausts only its own share; the
  * session's bound keeps the table's memory bounded whatever the number of
- * processes.
+ * processes.  The processes of the users the session traces have no
+ * share, only the session's bound (output_user_traced()).
  */
 #define ASYNC_OPEN_PER_PROCESS	16384
 #define ASYNC_OPEN_PER_SESSION	(16 * ASYNC_OPEN_PER_PROCESS)
@@ -68,11 +69,15 @@
  * process (a later begin of the id would be a duplicate in the file), so
  * the session's bound is what keeps the table's memory bounded; the
  * user's, a quarter of it, keeps one user's processes from holding all
- * of it, which would refuse every other user's begins.
+ * of it, which would refuse every other user's begins.  As in fxtrace.ko,
+ * the users the session traces and root have neither share
+ * (user_exempt()), and the users it does not trace, root among them,
+ * together leave the traced users a quarter of the session's bound.
  */
 #define FLOW_OPEN_PER_PROCESS	16384
 #define FLOW_OPEN_PER_SESSION	(16 * FLOW_OPEN_PER_PROCESS)
 #define FLOW_OPEN_PER_USER	(FLOW_OPEN_PER_SESSION / 4)
+#define FLOW_OPEN_OTHERS	(FLOW_OPEN_PER_SESSION - FLOW_OPEN_PER_USER)
 
 /*
  * Slice frames of 16 bytes kept for threads whose last task buffer retired
@@ -84,6 +89,7 @@
  */
 #define KEPT_FRAMES_PER_SESSION	(1 << 18)
 #define KEPT_FRAMES_PER_USER	(KEPT_FRAMES_PER_SESSION / 4)
+#define KEPT_FRAMES_OTHERS	(KEPT_FRAMES_PER_SESSION - KEPT_FRAMES_PER_USER)
 #define KEPT_FRAMES_SLACK	8
 /*
  * A user's stacks forgotten with slices on them (past those bounds, or
@@ -113,7 +119,14 @@
 
 /*
  * A process's live task buffers, its open asyncs and its open flows; kept
- * after its last buffer retires while it has open flows.  async_ids[0,
+ * after its last buffer retires while it has open flows.  A buffer of the
+ * pid after that is of a new process (the pid used again), or a thread of
+ * the process attached anew, whose asyncs were forgotten: either way its
+ * share starts empty, and the flows begun before, whose output ids are at
+ * most since_id (the drainer's count then, not the producers' times, which
+ * the former could stamp ahead of the next process's), are former_flows,
+ * counted apart until they end, so that a later process of the pid, of
+ * any user, does not inherit them.  async_ids[0,
  * asyncs) are the ids of the asyncs its task buffers opened, each entry of
  * output.asyncs under (pid, async_ids[i]) holding slot i + 1, so that its
  * last buffer's retirement forgets them without walking the table.
@@ -124,6 +137,8 @@ struct pid_share {
 	uint64_t *async_ids;
 	uint64_t async_cap;
 	uint64_t flows;
+	uint64_t former_flows;
+	uint64_t since_id;
 };
 
 /*
@@ -186,14 +201,16 @@ struct kept_user {
  * An open flow of output.flows: the process whose begin opened it (whose
  * share counts it), the begin's user (whose count in output.flow_users
  * holds it: not the key's with shared flows), the id its events carry
- * in the output, from a count that cannot reach 2^63, and the begin's
+ * in the output, from a count that cannot reach 2^62, and the begin's
  * time in ns (INT64_MIN when it has none).
  */
 struct flow_open {
 	uint32_t pid;
 	uint32_t owner_uid;
-	uint64_t out_id : 63;
+	uint64_t out_id : 62;
 	uint64_t owner_unknown : 1;	/* the begin's header had no owner_uid */
+	/* counted in output.flows_others: the filter's user may change */
+	uint64_t other : 1;
 	int64_t begin_ns;
 };
 
@@ -305,6 +322,7 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	o->window_lo = start_ticks > window_slack(o) ?
 		       start_ticks - window_slack(o) : 0;
 	output_set_now(o, start_ticks);
+	output_traced_users(o, NO_USER, NO_USER);
 	fxt_map_init(&o->bufs, sizeof(struct drain_buffer *));
 	fxt_map_init(&o->pids, sizeof(struct pid_share));
 	fxt_map_init(&o->asyncs, sizeof(struct async_open));
@@ -317,6 +335,35 @@ int output_init(struct output *o, uint64_t ticks_per_second,
 	fxt_map_init(&o->kept_users, sizeof(struct kept_user));
 	fxt_map_init(&o->lost, sizeof(struct pid_lost));
 	return 0;
+}
+
+void output_traced_users(struct output *o, uint64_t owner,
+			 uint64_t filter_user)
+{
+	o->traced_users[0] = owner;
+	o->traced_users[1] = filter_user;
+}
+
+bool output_user_traced(const struct output *o, uint64_t uid)
+{
+	return uid != NO_USER &&
+	       (uid == o->traced_users[0] || uid == o->traced_users[1]);
+}
+
+/* owner has no share of its own (fxtrace.ko's fxt_share_exempt()). */
+static bool user_exempt(const struct output *o, uint64_t owner)
+{
+	return owner == 0 || output_user_traced(o, owner);
+}
+
+/*
+ * owner is a user the session does not trace: with the others, it leaves
+ * the traced users a quarter of the session's bounds.  A buffer that names
+ * no user (a module older than ABI 0.8) has only the session's, as before.
+ */
+static bool user_other(const struct output *o, uint64_t owner)
+{
+	return owner != OWNER_UNKNOWN && !output_user_traced(o, owner);
 }
 
 void output_set_now(struct output *o, uint64_t now_ticks)
@@ -646,7 +693,10 @@ static bool keep_stack(struct output *o, struct thread_slices *thread,
 		return false;
 	charge = s->stack.depth + KEPT_FRAMES_SLACK;
 	if (o->kept_frames + charge > KEPT_FRAMES_PER_SESSION ||
-	    user->frames + charge > KEPT_FRAMES_PER_USER) {
+	    (!user_exempt(o, thread->owner) &&
+	     user->frames + charge > KEPT_FRAMES_PER_USER) ||
+	    (user_other(o, thread->owner) &&
+	     o->kept_frames_others + charge > KEPT_FRAMES_OTHERS)) {
 		fold_stack(user, s, tid);
 		return false;
 	}
@@ -664,6 +714,9 @@ static bool keep_stack(struct output *o, struct thread_slices *thread,
 	thread->kept_frames = charge;
 	user->frames += charge;
 	o->kept_frames += charge;
+	thread->kept_other = user_other(o, thread->owner);
+	if (thread->kept_other)
+		o->kept_frames_others += charge;
 	return true;
 }
 
@@ -674,6 +727,8 @@ static void unkeep_stack(struct output *o, struct thread_slices *thread)
 
 	user->frames -= thread->kept_frames;
 	o->kept_frames -= thread->kept_frames;
+	if (thread->kept_other)
+		o->kept_frames_others -= thread->kept_frames;
 	thread->kept_frames = 0;
 	thread->slices.stack.fixed = false;
 }
@@ -709,7 +764,7 @@ void output_retire(struct output *o, struct drain_buffer *db)
 		share = fxt_map_get(&o->pids, db->pid, 0);
 		if (share && !--share->buffers) {
 			forget_asyncs(o, db->pid, share);
-			if (!share->flows)
+			if (!share->flows && !share->former_flows)
 				fxt_map_del(&o->pids, db->pid, 0);
 		}
 	}
@@ -933,6 +988,11 @@ struct drain_buffer *output_buffer(struct output *o,
 	}
 	*slot = db;
 	if (share) {
+		if (!share->buffers && share->flows) {
+			share->former_flows += share->flows;
+			share->flows = 0;
+			share->since_id = o->flow_last_id;
+		}
 		share->buffers++;
 		thread->buffers++;
 		if (o->task_string_owners < TASK_STRINGS_OWNERS) {
@@ -1138,7 +1198,8 @@ static bool async_allowed(struct output *o, const struct drain_buffer *db,
 		if (o->asyncs.count >= ASYNC_OPEN_PER_SESSION)
 			return false;
 		share = fxt_map_get(&o->pids, db->pid, 0);
-		return share && share->asyncs < ASYNC_OPEN_PER_PROCESS;
+		return share && (output_user_traced(o, db->owner) ||
+				 share->asyncs < ASYNC_OPEN_PER_PROCESS);
 	case FXT_EVENT_ASYNC_INSTANT:
 	case FXT_EVENT_ASYNC_END:
 		open = fxt_map_get(&o->asyncs, rec->thread.pid, rec->id);
@@ -1595,10 +1656,14 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 	 * bound, as before.
 	 */
 	held = fxt_map_get(&o->flow_users, db->owner, 0);
-	if (db->owner != OWNER_UNKNOWN && held && *held >= FLOW_OPEN_PER_USER)
+	if (db->owner != OWNER_UNKNOWN && !user_exempt(o, db->owner) && held &&
+	    *held >= FLOW_OPEN_PER_USER)
+		return false;
+	if (user_other(o, db->owner) && o->flows_others >= FLOW_OPEN_OTHERS)
 		return false;
 	share = fxt_map_get(&o->pids, db->pid, 0);
-	return share && share->flows < FLOW_OPEN_PER_PROCESS;
+	return share && (user_exempt(o, db->owner) ||
+			 share->flows < FLOW_OPEN_PER_PROCESS);
 }
 
 /*
@@ -1619,7 +1684,7 @@ static bool flow_allowed(struct output *o, const struct drain_buffer *db,
 static int flow_written(struct output *o, const struct drain_buffer *db,
 			const struct fxt_record *rec, uint64_t *out_id)
 {
-	uint64_t key = flow_key(o, db), pid, owner, *held;
+	uint64_t key = flow_key(o, db), pid, owner, open_id, *held;
 	struct flow_early_run *run;
 	struct flow_open *open;
 	struct pid_share *share;
@@ -1646,6 +1711,8 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 			return -ENOMEM;
 		}
 		++*held;
+		open->other = user_other(o, db->owner);
+		o->flows_others += open->other;
 		open->pid = (uint32_t)db->pid;
 		open->owner_uid = (uint32_t)db->owner;
 		open->owner_unknown = db->owner == OWNER_UNKNOWN;
@@ -1676,13 +1743,23 @@ static int flow_written(struct output *o, const struct drain_buffer *db,
 	if (rec->subtype != FXT_EVENT_FLOW_END)
 		return 0;
 	pid = open->pid;
+	open_id = open->out_id;
 	owner = open->owner_unknown ? OWNER_UNKNOWN : open->owner_uid;
+	o->flows_others -= open->other;
 	fxt_map_del(&o->flows, key, rec->id);
 	held = fxt_map_get(&o->flow_users, owner, 0);
 	if (held && !--*held)
 		fxt_map_del(&o->flow_users, owner, 0);
 	share = fxt_map_get(&o->pids, pid, 0);
-	if (share && share->flows && !--share->flows && !share->buffers)
+	if (!share)
+		return 0;
+	/* A former process's flow, or failing that whichever is counted. */
+	if (share->former_flows &&
+	    (open_id <= share->since_id || !share->flows))
+		share->former_flows--;
+	else if (share->flows)
+		share->flows--;
+	if (!share->flows && !share->former_flows && !share->buffers)
 		fxt_map_del(&o->pids, pid, 0);
 	return 0;
 }

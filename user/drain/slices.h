@@ -61,7 +61,8 @@ struct slice_state {
  */
 struct thread_slices {
 	uint32_t buffers;		/* its live task buffers */
-	uint32_t kept_frames;		/* charged to owner while kept */
+	uint32_t kept_frames : 31;	/* charged to owner while kept */
+	uint32_t kept_other : 1;	/* ... and to users not traced */
 	uint64_t owner;			/* of its newest task buffer */
 	struct slice_state slices;
 };

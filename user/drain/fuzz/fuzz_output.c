@@ -40,6 +40,13 @@
  *           bit 3: shared flows (fxtrace-drain --shared-flows): flows
  *           keyed by id alone, so that the successor's meet them whatever
  *           its user.
+ *           bit 4: uid 1000 is the session's owner, a traced user with no
+ *           share (output_traced_users(); Documentation/drain.rst, "Traced
+ *           users have no share").
+ *           bit 5: uid 1001 becomes the pid filter's user, traced, when
+ *           the successor attaches (fxtrace-drain reads it at a new
+ *           buffer): with bit 2, the flows, asyncs and stacks the retired
+ *           buffer left, of a user not traced, meet a traced user's.
  *   2  u8   the CPU buffer's cpu.
  *   3  u8   bit 0: probes are attached (output.probe_provider, their
  *           preamble before any buffer's records and an event of theirs

@@ -6,6 +6,10 @@
  * see whether the drainer joins them (--shared-flows).  With SECONDS it
  * then says "begin|end ID written" and lives that long: a circular
  * session's snapshot holds the buffers of live tasks only.
+ *
+ * flow_hop begins ID COUNT: the duration holds COUNT flow begins, of ids
+ * ID to ID + COUNT - 1, none ended (traced_share_test.sh: more than a
+ * process's share of open flows in the drainer).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +20,19 @@
 
 int main(int argc, char **argv)
 {
-	uint64_t id;
+	uint64_t id, i, count;
 
+	if (argc == 4 && !strcmp(argv[1], "begins")) {
+		id = strtoull(argv[2], NULL, 0);
+		count = strtoull(argv[3], NULL, 0);
+		TRACE_DURATION("hop", "work");
+		for (i = 0; i < count; i++)
+			TRACE_FLOW_BEGIN("hop", "hop", id + i);
+		return 0;
+	}
 	if ((argc != 3 && argc != 4) ||
 	    (strcmp(argv[1], "begin") && strcmp(argv[1], "end"))) {
-		fprintf(stderr, "usage: flow_hop begin|end ID [SECONDS]\n");
+		fprintf(stderr, "usage: flow_hop begin|end ID [SECONDS], flow_hop begins ID COUNT\n");
 		return 2;
 	}
 	id = strtoull(argv[2], NULL, 0);

@@ -258,6 +258,8 @@ static void side_start(struct side *sd, const struct diff_config *cfg,
 	output_init(&sd->o, cfg->ticks_per_second, cfg->start_ticks);
 	sd->o.full_decode = full_decode;
 	sd->o.shared_flows = cfg->shared_flows;
+	output_traced_users(&sd->o, cfg->owner_traced ? 1000 : NO_USER,
+			    NO_USER);
 	sd->now = cfg->start_ticks;
 	side_advance(sd, cfg, 10000);
 	side_advance(sd, cfg, cfg->advance_ms[0]);
@@ -556,6 +558,10 @@ static int attach(struct diff_run *run, unsigned int s, struct diff_buf *b)
 
 	fake_new(f, b->id, b->kind, task ? b->pid : 0, task ? b->tid : 0,
 		 run->durable_size, run->rolling_size, NULL);
+	/* As fxtrace-drain reads the filter's user at a new buffer. */
+	if (cfg->successor_traced && b == run->next)
+		output_traced_users(&sides[s].o, sides[s].o.traced_users[0],
+				    1001);
 	b->attached[s] = true;
 	b->wraps[s] = 0;
 	f->hdr->header_size = cfg->header_size;
@@ -929,6 +935,8 @@ void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len)
 	cfg->header_size = header_sizes[b[1] & 3];
 	cfg->other_owner = b[1] >> 2 & 1;
 	cfg->shared_flows = b[1] >> 3 & 1;
+	cfg->owner_traced = b[1] >> 4 & 1;
+	cfg->successor_traced = b[1] >> 5 & 1;
 	cfg->cpu = b[2];
 	cfg->probe_id = b[3] & 1;
 	tsc_khz = read_le(b + 4, 4);

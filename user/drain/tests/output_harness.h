@@ -147,6 +147,8 @@ struct diff_config {
 	uint32_t header_size;	/* a module's fxtrace_buffer_header */
 	bool other_owner;	/* the successor is another user's */
 	bool shared_flows;	/* output.shared_flows: flows keyed by id */
+	bool owner_traced;	/* uid 1000 is the session's owner */
+	bool successor_traced;	/* the filter's user: 1001 once it attaches */
 	uint32_t cpu;		/* the CPU buffer's */
 	char comm[16];		/* NUL-terminated, zero-padded */
 	uint64_t ticks_per_second, start_ticks;

@@ -3889,6 +3889,337 @@ static int test_flows_user_bound(void)
 }
 
 /*
+ * A process's begins of flows (words of w from 0), count of them from id
+ * first, inside a duration of its own: the buffer drained.
+ */
+static struct drain_buffer *begin_flows(struct fake *f, __u64 *w, __u32 pid,
+					__u64 first, size_t count, __u64 t)
+{
+	size_t n, i;
+
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, pid + 1, "d", 0);
+	for (i = 0; i < count; i++)
+		n += event(w + n, FXT_EVENT_FLOW_BEGIN, t, pid, pid + 1, "",
+			   first + i);
+	n += event(w + n, FXT_EVENT_DURATION_END, t, pid, pid + 1, "d", 0);
+	put_words(f, w, n);
+	return drain_rest(f);
+}
+
+/*
+ * The users the session traces (its owner, 1000, and its pid filter's
+ * process's user, 1002) have no share of the open flows, as in
+ * fxtrace.ko's shares (fxt_share_exempt()): one process of uid 1000
+ * holds 65,537 open, past a process's share (16,384) and a user's
+ * (65,536), and one of uid 1002 holds 16,385; a process of uid 1001,
+ * not traced, still holds at most its share.  Before, the traced
+ * program's begins past 16,384 were refused (49,153 of them) although
+ * no other user was traced.
+ */
+static int test_flows_traced_users_have_no_share(void)
+{
+	const size_t share = 16384, words = (4 * share + 3) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+
+	ASSERT_TRUE(w);
+	start();
+	output_traced_users(&out, 1000, 1002);
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1000);
+	db = begin_flows(&f, w, 200, 1, 4 * share + 1, t);
+	ASSERT_EQ(4 * share + 3, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	fake_new(&f, 31, FXTRACE_BUFFER_TASK, 300, 301, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1002);
+	db = begin_flows(&f, w, 300, 4 * share + 2, share + 1, t);
+	ASSERT_EQ(share + 3, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	fake_new(&f, 32, FXTRACE_BUFFER_TASK, 400, 401, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1001);
+	db = begin_flows(&f, w, 400, 1, share + 1, t);
+	ASSERT_EQ(share + 2, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	ASSERT_EQ(6 * share + 2, out.flows.count);
+	ASSERT_EQ(share, out.flows_others);
+	ASSERT_EQ(0, check_file(&walk));
+	free(w);
+	return 0;
+}
+
+/*
+ * Root has no share of its own either, but the users the session does
+ * not trace, root among them when it is not the owner, together leave
+ * the traced users a quarter of the session's open flows, as fxtrace.ko
+ * leaves them room for their task buffers: root's process holds 196,608
+ * (three quarters) and its next begin is refused, as is uid 1001's
+ * first; the owner's (uid 1000) 65,536 fill the session.  Before, root's
+ * process held its share of 16,384 and its 180,225 begins past it were
+ * refused.
+ */
+static int test_flows_others_leave_traced_users_a_quarter(void)
+{
+	const size_t quarter = 65536, words = (3 * quarter + 3) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+
+	ASSERT_TRUE(w);
+	start();
+	output_traced_users(&out, 1000, NO_USER);
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 100, 101, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 0);
+	db = begin_flows(&f, w, 100, 1, 3 * quarter + 1, t);
+	ASSERT_EQ(3 * quarter + 2, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	fake_new(&f, 31, FXTRACE_BUFFER_TASK, 400, 401, 1 << 16, 0, NULL);
+	fake_owner(&f, 1001);
+	db = begin_flows(&f, w, 400, 1, 1, t);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	fake_new(&f, 32, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1000);
+	db = begin_flows(&f, w, 200, 1, quarter + 1, t);
+	ASSERT_EQ(quarter + 2, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	fake_free(&f);
+	ASSERT_EQ(4 * quarter, out.flows.count);
+	ASSERT_EQ(3 * quarter, out.flows_others);
+	ASSERT_EQ(0, check_file(&walk));
+	free(w);
+	return 0;
+}
+
+/*
+ * A traced user's threads that retire inside a duration keep their
+ * stacks past a user's quarter of the kept frames (7,281 stacks of 9):
+ * the owner's 7,282nd is kept too.  Before, it was forgotten
+ * (kept_frames 65,529 where 65,538 are kept now).
+ */
+static int test_kept_stacks_of_traced_user_have_no_share(void)
+{
+	const __u32 kept = 65536 / 9 + 1, first = 10000;
+	const __u64 t = START + SECOND;
+	struct drain_buffer *db;
+	struct fake f;
+	__u32 i, pid;
+	__u64 w[16];
+	__u32 n;
+
+	start();
+	output_traced_users(&out, 1000, NO_USER);
+	for (i = 0; i < kept; i++) {
+		pid = first + 2 * i;
+		fake_new(&f, 100 + i, FXTRACE_BUFFER_TASK, pid, pid + 1, 4096,
+			 0, NULL);
+		fake_owner(&f, 1000);
+		n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, pid + 1, "d", 0);
+		put_words(&f, w, n);
+		db = drain_rest(&f);
+		ASSERT_EQ(1, db->records);
+		output_retire(&out, db);
+		fake_free(&f);
+	}
+	ASSERT_EQ(9 * kept, out.kept_frames);
+	ASSERT_EQ(0, out.kept_frames_others);
+	ASSERT_EQ(kept, out.threads.count);
+	return 0;
+}
+
+/*
+ * A traced user's process has no share of the open async ids either: the
+ * owner's process holds 16,385 open.  Before, its last begin was refused.
+ */
+static int test_async_traced_user_has_no_share(void)
+{
+	const size_t begins = 16385, words = begins * 6;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f;
+	size_t n, i;
+
+	ASSERT_TRUE(w);
+	start();
+	output_traced_users(&out, 1000, NO_USER);
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1000);
+	for (n = 0, i = 0; i < begins; i++)
+		n += event(w + n, FXT_EVENT_ASYNC_BEGIN, t, 200, 201, "a",
+			   1 + i);
+	put_words(&f, w, n);
+	db = drain_rest(&f);
+	ASSERT_EQ(begins, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_ASYNC]);
+	ASSERT_EQ(begins, out.asyncs.count);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
+/*
+ * A thread's one flow event of type and id inside a duration of its
+ * own, at t: the buffer drained.
+ */
+static struct drain_buffer *one_flow(struct fake *f, __u32 pid, __u32 tid,
+				     unsigned int type, __u64 id, __u64 t)
+{
+	__u64 w[32];
+	__u32 n;
+
+	n = event(w, FXT_EVENT_DURATION_BEGIN, t, pid, tid, "d", 0);
+	n += event(w + n, type, t + 1, pid, tid, "", id);
+	n += event(w + n, FXT_EVENT_DURATION_END, t + 2, pid, tid, "d", 0);
+	put_words(f, w, n);
+	return drain_rest(f);
+}
+
+/*
+ * A new process of a pid starts with a share of open flows of its own:
+ * uid 1001's process 200 exits holding its 16,384 open; uid 1002's
+ * process that gets pid 200 next holds 16,384 of its own, and a sibling
+ * thread's begin past them is refused.  The former process's flow that
+ * uid 1001's process 300 ends gives the new process no room; the new
+ * process's own, ended by uid 1002's process 400, does.  Before, the new
+ * process inherited the former's share: all its 16,384 begins were
+ * refused, another user's process refused by one that had exited.
+ */
+static int test_flow_share_of_a_pid_used_again(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db, *sibling;
+	struct walk walk;
+	struct fake f, s;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1001);
+	db = begin_flows(&f, w, 200, 1, share, t);
+	ASSERT_EQ(share + 2, db->records);
+	output_retire(&out, db);
+	fake_free(&f);
+	fake_new(&f, 31, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1002);
+	db = begin_flows(&f, w, 200, share + 1, share, t + 10);
+	ASSERT_EQ(share + 2, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	ASSERT_EQ(2 * share, out.flows.count);
+	fake_new(&s, 32, FXTRACE_BUFFER_TASK, 200, 203, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 203, FXT_EVENT_FLOW_BEGIN, 2 * share + 1,
+			   t + 20);
+	ASSERT_EQ(2, sibling->records);
+	ASSERT_EQ(1, sibling->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	/* The former process's flow 1 ends: no room for the new one. */
+	fake_new(&s, 33, FXTRACE_BUFFER_TASK, 300, 301, 1 << 16, 0, NULL);
+	fake_owner(&s, 1001);
+	db = one_flow(&s, 300, 301, FXT_EVENT_FLOW_END, 1, t + 30);
+	ASSERT_EQ(3, db->records);
+	fake_free(&s);
+	fake_new(&s, 34, FXTRACE_BUFFER_TASK, 200, 205, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 205, FXT_EVENT_FLOW_BEGIN, 2 * share + 1,
+			   t + 40);
+	ASSERT_EQ(1, sibling->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	/* The new process's flow share + 1 ends: its room comes back. */
+	fake_new(&s, 35, FXTRACE_BUFFER_TASK, 400, 401, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	db = one_flow(&s, 400, 401, FXT_EVENT_FLOW_END, share + 1, t + 50);
+	ASSERT_EQ(3, db->records);
+	fake_free(&s);
+	fake_new(&s, 36, FXTRACE_BUFFER_TASK, 200, 207, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 207, FXT_EVENT_FLOW_BEGIN, 2 * share + 1,
+			   t + 60);
+	ASSERT_EQ(3, sibling->records);
+	ASSERT_EQ(0, sibling->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	ASSERT_EQ(2 * share - 1, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
+/*
+ * The former process of a pid cannot make the next one's flows count as
+ * its own by their times: uid 1001's process 200 exits holding 16,384
+ * flows open, begun at t + 100 (stamped ahead, within the window's
+ * slack); uid 1002's process that gets pid 200 begins 16,384 at t + 10
+ * and a sibling thread ends one of them: the new process's begin after
+ * that is kept.  Before, an end of a flow begun at or before the
+ * former's latest begin gave the former's count back, not the new
+ * process's: its share stayed full and that begin was refused.
+ */
+static int test_flow_share_of_a_pid_used_again_ahead(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db, *sibling;
+	struct walk walk;
+	struct fake f, s;
+
+	ASSERT_TRUE(w);
+	start();
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1001);
+	db = begin_flows(&f, w, 200, 1, share, t + 100);
+	ASSERT_EQ(share + 2, db->records);
+	output_retire(&out, db);
+	fake_free(&f);
+	fake_new(&f, 31, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1002);
+	db = begin_flows(&f, w, 200, share + 1, share, t + 10);
+	ASSERT_EQ(share + 2, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	fake_new(&s, 32, FXTRACE_BUFFER_TASK, 200, 203, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 203, FXT_EVENT_FLOW_END, share + 1, t + 20);
+	ASSERT_EQ(3, sibling->records);
+	fake_free(&s);
+	fake_new(&s, 33, FXTRACE_BUFFER_TASK, 200, 205, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	sibling = one_flow(&s, 200, 205, FXT_EVENT_FLOW_BEGIN, 2 * share + 1,
+			   t + 30);
+	ASSERT_EQ(3, sibling->records);
+	ASSERT_EQ(0, sibling->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	ASSERT_EQ(2 * share, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
+/*
  * A module older than ABI 0.8 writes no owner_uid: its task buffers'
  * flows are keyed among themselves by id alone, as before (process 500's
  * end joins 200's flow 7), never with a buffer whose header names a user
@@ -5617,6 +5948,12 @@ static const struct tap_test tests[] = {
 	{ "shared flows: one user still holds at most a quarter, charged to the begin's", test_flows_shared_user_bound },
 	{ "shared flows: another user's end gives the begin's process its place back", test_flows_shared_process_share },
 	{ "one user holds at most a quarter of the session's open flows", test_flows_user_bound },
+	{ "the users the session traces have no share of the open flows", test_flows_traced_users_have_no_share },
+	{ "the users not traced, root among them, leave the traced a quarter of the open flows", test_flows_others_leave_traced_users_a_quarter },
+	{ "a traced user's kept stacks have no share", test_kept_stacks_of_traced_user_have_no_share },
+	{ "a traced user's process has no share of the open async ids", test_async_traced_user_has_no_share },
+	{ "a new process of a pid starts with a share of open flows of its own", test_flow_share_of_a_pid_used_again },
+	{ "a former process of a pid, its begins stamped ahead, leaves the next one's ends theirs", test_flow_share_of_a_pid_used_again_ahead },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
 	{ "an async instant or end names the innermost open begin; nesting is bounded", test_async_nested_names },

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Description: the users a session traces have no share of the drainer's
+# open flows, as they have none of fxtrace.ko's (Documentation/drain.rst,
+# Limits, "Traced users have no share"): `fxtrace record -u nobody` runs a
+# command whose one process holds 16,385 flows open, past a process's
+# share of 16,384; nobody is the pid filter's user once the command has
+# set its uid, after the Start, and all 16,385 begins are in the trace.
+# With `fxtrace record -p PID`, a process of another user that gets PID
+# after its process exits is not traced: a process's share, 16,384 kept.
+# In the guest with fxtrace.ko loaded.  Prints TAP.
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
+. "$here/tap.sh" || exit 1
+
+# A copy nobody can run wherever the tree is checked out.
+userdir=$(mktemp -d /tmp/traced-share.XXXXXX)
+chmod 755 "$userdir"
+cp "$progs/flow_hop" "$userdir/flow_hop"
+"$bin/fxtrace" record -q -u nobody -e none -c hop -B 4M -o "$out/traced.fxt" -- \
+	"$userdir/flow_hop" begins 1 16385 2>"$out/traced.stderr"
+result $? "record -u nobody: exit 0"
+sed 's/^/# /' "$out/traced.stderr"
+begins=$("$bin/fxtrace" dump "$out/traced.fxt" | grep -c ' hop:hop ')
+echo "# $begins flow begins in the trace"
+[[ $begins == 16385 ]]
+result $? "record -u nobody: the command's 16,385 open flows all kept (got $begins)"
+check_strict "$out/traced.fxt" traced
+
+# ---- record -p PID: a process given the pid after it exits is not traced ----
+# fxtrace.ko holds the filter's process, not its number: nobody's process
+# that gets the number of uid 1's, gone, is a user not traced, with a
+# process's share, and its 16,385th begin is refused.
+setpriv --reuid=1 --regid=1 --clear-groups sleep 600 &
+victim=$!
+"$bin/fxtrace" record -q -p "$victim" -e none -c hop -B 4M -o "$out/reused.fxt" \
+	2>"$out/reused.stderr" &
+rec=$!
+for _ in $(seq 300); do
+	"$bin/fxtrace" list user 2>/dev/null | grep -q 'session: started' && break
+	sleep 0.1
+done
+kill "$victim"
+wait "$victim" 2>/dev/null
+# The next process made gets the victim's pid (nothing else forks here).
+echo $((victim - 1)) >/proc/sys/kernel/ns_last_pid
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$userdir/flow_hop" begins 1 16385 &
+hop=$!
+wait "$hop"
+kill -INT "$rec"
+wait "$rec"
+result $? "record -p: exit 0 after SIGINT"
+sed 's/^/# /' "$out/reused.stderr"
+[[ $hop == "$victim" ]]
+result $? "record -p: nobody's process has the pid of uid 1's, gone ($hop, $victim)"
+begins=$("$bin/fxtrace" dump "$out/reused.fxt" | grep -c ' hop:hop ')
+echo "# $begins flow begins in the trace"
+[[ $begins == 16384 ]]
+result $? "record -p: nobody, not traced, has a process's share of 16,384 open flows (got $begins)"
+check_strict "$out/reused.fxt" reused
+rm -rf "$userdir"
+echo "1..$n"
+exit "$failed"
