@@ -58,9 +58,9 @@ $(B)/test/drain/output_test: $(B)/obj/user/drain/tests/output_test.o \
 $(B)/obj/user/drain/tests/output_test.o \
 $(B)/obj/user/drain/tests/output_harness.o: CFLAGS_USER += -Iuser/drain -Iuser/reader/tests
 # The map slots the drainer walks counted, malloc() and a list's realloc()
-# made to fail, by the test.
+# made to fail, a retired buffer's copy's calloc() watched, by the test.
 LDLIBS_output_test = -Wl,--wrap=fxt_map_next -Wl,--wrap=malloc \
-	-Wl,--wrap=realloc
+	-Wl,--wrap=realloc -Wl,--wrap=calloc
 
 UNIT_TESTS += $(B)/test/drain/output_test
 # parse_options(): the config file against the command line.

@@ -2339,7 +2339,14 @@ static void retired_evict(struct retired_copies *r)
 	free(rc);
 }
 
-int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
+/*
+ * Task buffer b's copy, newest in r; NULL when none is taken (not a task
+ * buffer, sizes past its mapping, larger than the budget; *err 0), or no
+ * memory (*err -ENOMEM, counted lost).
+ */
+static struct retired_copy *retired_take(struct retired_copies *r,
+					 const struct fxtctl_buffer *b,
+					 int *err)
 {
 	const struct fxtrace_buffer_header *hdr = b->hdr;
 	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
@@ -2350,6 +2357,7 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	unsigned char *data;
 	unsigned int n, i;
 
+	*err = 0;
 	r->retired++;
 	/* The kernel's sizes, within its mapping. */
 	if (b->kind != FXTRACE_BUFFER_TASK ||
@@ -2358,7 +2366,7 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	    hdr->data_offset > b->map_size ||
 	    hdr->durable_size + 2 * hdr->rolling_size >
 	    b->map_size - hdr->data_offset)
-		return 0;
+		return NULL;
 	/*
 	 * The producer may still write its control page and data: its page
 	 * is read once, and the copy holds what that reading says is
@@ -2392,13 +2400,16 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	}
 	bytes = retired_copy_bytes(data_len);
 	if (bytes > r->budget)
-		return 0;
+		return NULL;
 	/* Evicted first: the copies never take more than the budget. */
 	while (r->used + bytes > r->budget)
 		retired_evict(r);
 	rc = calloc(1, bytes);
-	if (!rc)
-		return -ENOMEM;
+	if (!rc) {
+		r->lost++;
+		*err = -ENOMEM;
+		return NULL;
+	}
 	rc->bytes = bytes;
 	memcpy(rc->mem, hdr, FXTRACE_BUFFER_PAGE_SIZE);
 	memcpy(rc->mem + FXTRACE_BUFFER_PAGE_SIZE, &ctl, sizeof(ctl));
@@ -2418,12 +2429,43 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	r->newest = rc;
 	r->used += bytes;
 	r->held++;
-	return 0;
+	return rc;
+}
+
+int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
+{
+	int err;
+
+	retired_take(r, b, &err);
+	return err;
+}
+
+void retired_lose(struct retired_copies *r)
+{
+	r->retired++;
+	r->lost++;
 }
 
 uint64_t retired_evicted(const struct retired_copies *r)
 {
-	return r->retired - r->held;
+	return r->retired - r->held - r->lost;
+}
+
+int output_retired_rest(struct output *o, struct retired_copies *r,
+			const struct fxtctl_buffer *b, struct chunk *c)
+{
+	const struct retired_copy *rc;
+	int err;
+
+	/*
+	 * One reading of the producer's memory: the trace's rest is written
+	 * from the copy the snapshots write, so both hold the same records
+	 * whatever a sibling thread writes into the mapping meanwhile.
+	 */
+	rc = retired_take(r, b, &err);
+	if (err)
+		return err;
+	return output_rest(o, rc ? &rc->b : b, c);
 }
 
 void retired_free(struct retired_copies *r)
@@ -2454,7 +2496,7 @@ static int output_retired(struct output *o, const struct fxtctl_buffer *b,
 }
 
 int output_session(struct output *o, struct fxtctl *c,
-		   const struct retired_copies *kept, int fd)
+		   const struct retired_copies *kept, bool pause, int fd)
 {
 	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
 	const struct retired_copy *rc = kept ? kept->oldest : NULL;
@@ -2463,7 +2505,7 @@ int output_session(struct output *o, struct fxtctl *c,
 	struct chunk chunk;
 	__u64 magic;
 	size_t pos = 0;
-	int ret, n = 0;
+	int ret, err, n = 0;
 
 	/* A trace written whole: no flush or window mark (flush_mark.h). */
 	fxt_write_magic(&magic);
@@ -2473,13 +2515,24 @@ int output_session(struct output *o, struct fxtctl *c,
 	chunk_put(&chunk, &magic, sizeof(magic));
 	output_place(o, &chunk, 0);
 	ret = write_chunk(fd, &chunk);
-	/* Retired before the live buffers' rests, as in the trace. */
+	/*
+	 * Retired before the live buffers' rests, as in the trace.  The
+	 * copies are the drainer's and never change: written before the
+	 * pause, which covers the live buffers alone.
+	 */
 	for (; !ret && rc; rc = rc->newer, n++)
 		ret = output_retired(o, &rc->b, fd);
+	if (ret)
+		return ret;
+	ret = pause ? fxtctl_pause(c) : 0;
+	if (ret)
+		return ret;
 	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
 		b = fxtctl_buffer(c, bi.id);
-		if (!b)
-			return -errno;
+		if (!b) {
+			ret = -errno;
+			break;
+		}
 		ret = output_rest(o, b, &chunk);
 		if (!ret)
 			ret = write_chunk(fd, &chunk);
@@ -2493,5 +2546,9 @@ int output_session(struct output *o, struct fxtctl *c,
 		if (!ret)
 			ret = write_chunk(fd, &chunk);
 	}
+	err = pause ? fxtctl_resume(c) : 0;
+	if (err)
+		fprintf(stderr, "fxtrace-drain: snapshot: resume: %s\n",
+			strerror(-err));
 	return ret ? ret : n;
 }

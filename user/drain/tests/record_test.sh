@@ -116,7 +116,7 @@ for shared in "" --shared-flows; do
 	wait $drain
 	rc=$?
 	sed 's/^/# /' "$out/$name.producer" "$out/$name.stderr"
-	grep -qE "snapshot 1: [1-9][0-9]* buffers written to .*/$name.fxt.1, 0 records refused; retired buffers: 0 kept, 0 evicted$" \
+	grep -qE "snapshot 1: [1-9][0-9]* buffers written to .*/$name.fxt.1, 0 records refused; retired buffers: 0 kept, 0 evicted, 0 lost$" \
 		"$out/$name.stderr"
 	result $? "snapshot ${shared:-without --shared-flows}: SIGUSR1 wrote $name.fxt.1"
 	"$bin/fxtrace" dump "$out/$name.fxt.1" | grep ' hop:hop ' >"$out/$name.flows"
@@ -166,7 +166,7 @@ for budget in "" 16K 0; do
 	wait $drain
 	rc=$?
 	sed 's/^/# /' "$out/$name.producer" "$out/$name.stderr"
-	grep -qE "snapshot 1: [1-9][0-9]* buffers written to .*/$name.fxt.1, 0 records refused; retired buffers: $kept kept, $evicted evicted$" \
+	grep -qE "snapshot 1: [1-9][0-9]* buffers written to .*/$name.fxt.1, 0 records refused; retired buffers: $kept kept, $evicted evicted, 0 lost$" \
 		"$out/$name.stderr"
 	result $? "snapshot --snapshot-retired ${budget:-(default)}: $kept retired buffers kept, $evicted evicted"
 	# Dump lines without their file offsets.
