@@ -336,9 +336,16 @@ int output_retired_rest(struct output *o, struct retired_copies *r,
 			const struct fxtctl_buffer *b, struct chunk *c);
 
 /*
+ * The start of a snapshot, to fd: the magic, then the copies of retired
+ * buffers in kept (NULL: none), oldest first, each with its drop counter
+ * and retired as the trace retired it.  The number of copies, or -errno.
+ */
+int output_snapshot_copies(struct output *o,
+			   const struct retired_copies *kept, int fd);
+
+/*
  * A trace of what every buffer of c's session holds now, to fd: the
- * copies of retired buffers in kept (NULL: none), oldest first, each with
- * its drop counter and retired as the trace retired it; then, with pause
+ * copies (output_snapshot_copies()); then, with pause
  * while the writers pause (fxtctl_pause(): they drop and count what they
  * write meanwhile), each buffer of the session as output_rest() writes it
  * at the end of a session, through the same checks, and the drop

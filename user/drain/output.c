@@ -2495,17 +2495,13 @@ static int output_retired(struct output *o, const struct fxtctl_buffer *b,
 	return ret;
 }
 
-int output_session(struct output *o, struct fxtctl *c,
-		   const struct retired_copies *kept, bool pause, int fd)
+int output_snapshot_copies(struct output *o,
+			   const struct retired_copies *kept, int fd)
 {
-	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
 	const struct retired_copy *rc = kept ? kept->oldest : NULL;
-	const struct fxtctl_buffer *b;
-	struct drain_buffer *db;
 	struct chunk chunk;
 	__u64 magic;
-	size_t pos = 0;
-	int ret, err, n = 0;
+	int ret, n = 0;
 
 	/* A trace written whole: no flush or window mark (flush_mark.h). */
 	fxt_write_magic(&magic);
@@ -2515,15 +2511,29 @@ int output_session(struct output *o, struct fxtctl *c,
 	chunk_put(&chunk, &magic, sizeof(magic));
 	output_place(o, &chunk, 0);
 	ret = write_chunk(fd, &chunk);
-	/*
-	 * Retired before the live buffers' rests, as in the trace.  The
-	 * copies are the drainer's and never change: written before the
-	 * pause, which covers the live buffers alone.
-	 */
+	/* Retired before the live buffers' rests, as in the trace. */
 	for (; !ret && rc; rc = rc->newer, n++)
 		ret = output_retired(o, &rc->b, fd);
-	if (ret)
-		return ret;
+	return ret ? ret : n;
+}
+
+int output_session(struct output *o, struct fxtctl *c,
+		   const struct retired_copies *kept, bool pause, int fd)
+{
+	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
+	const struct fxtctl_buffer *b;
+	struct drain_buffer *db;
+	struct chunk chunk;
+	size_t pos = 0;
+	int ret, err, n;
+
+	/*
+	 * The copies are the drainer's and never change: written before
+	 * the pause, which covers the live buffers alone.
+	 */
+	n = output_snapshot_copies(o, kept, fd);
+	if (n < 0)
+		return n;
 	ret = pause ? fxtctl_pause(c) : 0;
 	if (ret)
 		return ret;
