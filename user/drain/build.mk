@@ -99,6 +99,14 @@ $(B)/test/drain/fail_alloc.so: user/drain/tests/fail_alloc.c
 
 PROGS += $(B)/test/drain/fail_alloc.so
 
+# Preloaded by record_test.sh: the drainer cannot map a task buffer.
+$(B)/test/drain/fail_mmap.so: user/drain/tests/fail_mmap.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/drain/fail_mmap.so
+
 # Preloaded by pty_test.sh: the command's child's memory map as it execs.
 $(B)/test/drain/exec_maps.so: user/drain/tests/exec_maps.c
 	@mkdir -p $(@D)
