@@ -364,7 +364,8 @@ static int signal_command(const struct drain *d, int signo)
  * OUT.<n> through the same checks as the trace (output_session()): the
  * kept copies of retired buffers, then, while the writers pause (dropping
  * and counting), every live buffer, so no copy is torn and no record the
- * trace would refuse gets in; then tracing goes on.  OUT.<n> is a new
+ * trace would refuse gets in (a buffer it cannot map is skipped and
+ * counted); then tracing goes on.  OUT.<n> is a new
  * file: numbers already taken (an earlier run's snapshots, or a name
  * planted there) are skipped.
  */
@@ -374,7 +375,7 @@ static void snapshot(struct drain *d)
 	uint64_t refused = 0;
 	struct output o;
 	char path[4096];
-	unsigned int k;
+	unsigned int k, not_mapped = 0;
 	int fd, ret;
 
 	if (d->opt.mode != FXTRACE_MODE_CIRCULAR || d->state != RUNNING) {
@@ -392,7 +393,8 @@ static void snapshot(struct drain *d)
 		}
 		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_EXCL);
 	} while (fd == -EEXIST);
-	ret = fd < 0 ? fd : output_session(&o, &d->c, &d->retired, true, fd);
+	ret = fd < 0 ? fd : output_session(&o, &d->c, &d->retired, true, fd,
+					   &not_mapped);
 	if (fd >= 0 && close(fd) && ret >= 0)
 		ret = -errno;
 	for (k = 0; k < KIND_COUNT; k++) {
@@ -404,8 +406,9 @@ static void snapshot(struct drain *d)
 		fprintf(stderr, "fxtrace-drain: snapshot %s: %s%s\n", path,
 			strerror(-ret), fxtctl_output_refusal(ret));
 	else
-		fprintf(stderr, "fxtrace-drain: snapshot %u: %d buffers written to %s, %llu records refused; retired buffers: %u kept, %llu evicted, %llu lost\n",
-			d->snapshots, ret, path, (unsigned long long)refused,
+		fprintf(stderr, "fxtrace-drain: snapshot %u: %d buffers written to %s, %u not mapped, %llu records refused; retired buffers: %u kept, %llu evicted, %llu lost\n",
+			d->snapshots, ret, path, not_mapped,
+			(unsigned long long)refused,
 			d->retired.held,
 			(unsigned long long)retired_evicted(&d->retired),
 			(unsigned long long)d->retired.lost);

@@ -352,12 +352,15 @@ int output_snapshot_copies(struct output *o,
  * counters; then the writers resume.  The copies never change, so the
  * pause covers the live buffers alone.  o is fresh (output_init(), its
  * window set); its counts say what was refused.  A circular session's
- * snapshots (pause) and `fxtrace stop -o`.  Returns the number of
- * buffers, kept copies included, or -errno (a pause that failed: the file
- * holds the copies alone).
+ * snapshots (pause) and `fxtrace stop -o`.  With not_mapped, a buffer
+ * that cannot be mapped is named on stderr, counted there and skipped;
+ * without, it fails the whole.  Returns the number of buffers written,
+ * kept copies included, or -errno (a pause that failed, said on stderr:
+ * the file holds the copies alone).
  */
 int output_session(struct output *o, struct fxtctl *c,
-		   const struct retired_copies *kept, bool pause, int fd);
+		   const struct retired_copies *kept, bool pause, int fd,
+		   unsigned int *not_mapped);
 
 /*
  * Records another source built (the probes, each batch with its own

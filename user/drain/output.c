@@ -2518,7 +2518,8 @@ int output_snapshot_copies(struct output *o,
 }
 
 int output_session(struct output *o, struct fxtctl *c,
-		   const struct retired_copies *kept, bool pause, int fd)
+		   const struct retired_copies *kept, bool pause, int fd,
+		   unsigned int *not_mapped)
 {
 	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
 	const struct fxtctl_buffer *b;
@@ -2535,10 +2536,25 @@ int output_session(struct output *o, struct fxtctl *c,
 	if (n < 0)
 		return n;
 	ret = pause ? fxtctl_pause(c) : 0;
-	if (ret)
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: snapshot: pause: %s\n",
+			strerror(-ret));
 		return ret;
+	}
 	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
 		b = fxtctl_buffer(c, bi.id);
+		if (!b && not_mapped) {
+			/*
+			 * One buffer that cannot be mapped (a retired one
+			 * on_retired() could not map stays listed) costs
+			 * its records, not every later snapshot.
+			 */
+			fprintf(stderr, "fxtrace-drain: snapshot: buffer %u not mapped: %s\n",
+				bi.id, strerror(errno));
+			++*not_mapped;
+			bi.id++;
+			continue;
+		}
 		if (!b) {
 			ret = -errno;
 			break;
