@@ -224,6 +224,7 @@ static void on_retired(struct drain *d, __u32 id)
 	struct fxtctl_buffer *b = map_buffer(d, id);
 	struct drain_buffer *db = output_find(&d->out, id);
 	struct chunk chunk;
+	uint64_t lost;
 	int ret;
 
 	if (!b) {
@@ -234,12 +235,13 @@ static void on_retired(struct drain *d, __u32 id)
 	}
 	/* The snapshots' copy, before the kernel's memory goes. */
 	if (keep && b->kind == FXTRACE_BUFFER_TASK) {
+		lost = d->retired.lost;
 		ret = output_retired_rest(&d->out, &d->retired, b, &chunk);
-		if (ret == -ENOMEM) {
+		/* Told by the count: output_rest() has its own -ENOMEM. */
+		if (d->retired.lost != lost)
 			fprintf(stderr, "fxtrace-drain: buffer %u retired: no memory for its snapshot copy\n",
 				id);
-			write_rest(d, b);
-		} else if (ret) {
+		if (ret) {
 			if (!d->error)
 				d->error = ret;
 		} else {

@@ -330,7 +330,8 @@ void retired_free(struct retired_copies *r);
  * Task buffer b retired in a circular session: its copy kept in r
  * (retired_keep()), and its rest in c as output_rest() writes it, from
  * that copy when one is kept: the trace and every snapshot hold the same
- * bytes of it.  0, or -errno (-ENOMEM: no copy, no rest).
+ * bytes of it.  Without memory for the copy (counted lost in r) the rest
+ * is written from b.  0, or output_rest()'s -errno.
  */
 int output_retired_rest(struct output *o, struct retired_copies *r,
 			const struct fxtctl_buffer *b, struct chunk *c);

@@ -2463,8 +2463,11 @@ int output_retired_rest(struct output *o, struct retired_copies *r,
 	 * whatever a sibling thread writes into the mapping meanwhile.
 	 */
 	rc = retired_take(r, b, &err);
-	if (err)
-		return err;
+	/*
+	 * No copy (none taken, or no memory for it: counted lost): the
+	 * rest from the mapping, as without copies.  An -ENOMEM returned
+	 * is output_rest()'s, not the copy's.
+	 */
 	return output_rest(o, rc ? &rc->b : b, c);
 }
 

@@ -5620,19 +5620,33 @@ static int test_retired_rest_once(void)
 	return 0;
 }
 
+static void malloc_starts_failing(void)
+{
+	malloc_fails = true;
+}
+
 /*
  * A retired buffer the drainer has no memory to copy, or could not map,
  * is counted lost, not evicted: kept, evicted and lost add up to the
- * buffers retired.  Without memory its rest is not written from the
- * copy (the drainer writes it from the mapping).
+ * buffers retired.  Without memory for the copy its rest is written from
+ * the mapping, whole (3 events); an -ENOMEM of output_rest() after the
+ * copy is taken is returned with the copy kept and nothing counted lost,
+ * so that the drainer does not take it for the copy's.
  */
 static int test_retired_lost(void)
 {
 	struct retired_copies kept = { .budget = 1 << 20 };
 	struct chunk c = { 0 };
+	struct walk walk;
 	struct fake f;
+	__u64 w[64];
+	__u32 n = 0, i;
 
 	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096, "t");
+	for (i = 0; i < 3; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + SECOND + i, PID,
+			   TID, "durable", 0);
+	put_words(&f, w, n);
 	calloc_watch = retired_copy_bytes(f.hdr->durable_size);
 	calloc_watch_fails = true;
 	ASSERT_EQ(-ENOMEM, retired_keep(&kept, &f.b));
@@ -5641,18 +5655,31 @@ static int test_retired_lost(void)
 	ASSERT_EQ(1, kept.lost);
 	ASSERT_EQ(0, retired_evicted(&kept));
 	start();
-	ASSERT_EQ(-ENOMEM, output_retired_rest(&out, &kept, &f.b, &c));
-	ASSERT_EQ(0, c.len);
+	ASSERT_EQ(0, output_retired_rest(&out, &kept, &f.b, &c));
 	ASSERT_EQ(2, kept.lost);
+	ASSERT_EQ(0, kept.held);
+	file_add(&file, &c);
+	chunk_free(&c);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(3, walk.events);
 	calloc_watch_fails = false;
+	/* The copy taken, then output_rest() without memory. */
+	calloc_watched = malloc_starts_failing;
+	start();
+	ASSERT_EQ(-ENOMEM, output_retired_rest(&out, &kept, &f.b, &c));
+	malloc_fails = false;
+	calloc_watched = NULL;
 	calloc_watch = 0;
+	ASSERT_EQ(3, kept.retired);
+	ASSERT_EQ(1, kept.held);
+	ASSERT_EQ(2, kept.lost);
 	/* Not mapped (on_retired()). */
 	retired_lose(&kept);
-	ASSERT_EQ(3, kept.retired);
+	ASSERT_EQ(4, kept.retired);
 	ASSERT_EQ(3, kept.lost);
 	ASSERT_EQ(0, retired_keep(&kept, &f.b));
-	ASSERT_EQ(4, kept.retired);
-	ASSERT_EQ(1, kept.held);
+	ASSERT_EQ(5, kept.retired);
+	ASSERT_EQ(2, kept.held);
 	ASSERT_EQ(3, kept.lost);
 	ASSERT_EQ(0, retired_evicted(&kept));
 	kept.budget = 0;
