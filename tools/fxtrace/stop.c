@@ -46,7 +46,8 @@ static int save_buffers(struct fxtctl *c, const char *out)
 		return 1;
 	output_init(&o, c->page->ticks_per_second, fxtctl_now(c));
 	o.window_lo = 0;
-	ret = output_session(&o, c, NULL, fileno(file.file));
+	ret = output_session(&o, c, NULL, false, fileno(file.file),
+			     NULL);
 	for (k = 0; k < KIND_COUNT; k++) {
 		output_totals(&o, k, &t);
 		refused += t.invalid;

@@ -58,9 +58,9 @@ $(B)/test/drain/output_test: $(B)/obj/user/drain/tests/output_test.o \
 $(B)/obj/user/drain/tests/output_test.o \
 $(B)/obj/user/drain/tests/output_harness.o: CFLAGS_USER += -Iuser/drain -Iuser/reader/tests
 # The map slots the drainer walks counted, malloc() and a list's realloc()
-# made to fail, by the test.
+# made to fail, a retired buffer's copy's calloc() watched, by the test.
 LDLIBS_output_test = -Wl,--wrap=fxt_map_next -Wl,--wrap=malloc \
-	-Wl,--wrap=realloc
+	-Wl,--wrap=realloc -Wl,--wrap=calloc
 
 UNIT_TESTS += $(B)/test/drain/output_test
 # parse_options(): the config file against the command line.
@@ -100,6 +100,14 @@ $(B)/test/drain/fail_alloc.so: user/drain/tests/fail_alloc.c
 	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
 
 PROGS += $(B)/test/drain/fail_alloc.so
+
+# Preloaded by record_test.sh: the drainer cannot map a task buffer.
+$(B)/test/drain/fail_mmap.so: user/drain/tests/fail_mmap.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(filter-out -MMD -MP,$(CFLAGS_USER)) -fPIC -shared -o $@ $< -ldl
+
+PROGS += $(B)/test/drain/fail_mmap.so
 
 # Preloaded by pty_test.sh: the command's child's memory map as it execs.
 $(B)/test/drain/exec_maps.so: user/drain/tests/exec_maps.c

@@ -268,20 +268,37 @@ static void write_drops(struct drain *d, struct drain_buffer *db)
  */
 static void on_retired(struct drain *d, __u32 id)
 {
+	bool keep = d->opt.mode == FXTRACE_MODE_CIRCULAR;
 	struct fxtctl_buffer *b = map_buffer(d, id);
-	struct drain_buffer *db;
+	struct drain_buffer *db = output_find(&d->out, id);
+	struct chunk chunk;
+	uint64_t lost;
 	int ret;
 
-	if (!b)
+	if (!b) {
+		/* Unknown or a task buffer: the snapshots' counts say it. */
+		if (keep && (!db || db->kind == FXTRACE_BUFFER_TASK))
+			retired_lose(&d->retired);
 		return;
-	write_rest(d, b);
-	db = output_find(&d->out, id);
+	}
 	/* The snapshots' copy, before the kernel's memory goes. */
-	if (d->opt.mode == FXTRACE_MODE_CIRCULAR &&
-	    b->kind == FXTRACE_BUFFER_TASK &&
-	    retired_keep(&d->retired, b))
-		fprintf(stderr, "fxtrace-drain: buffer %u retired: no memory for its snapshot copy\n",
-			id);
+	if (keep && b->kind == FXTRACE_BUFFER_TASK) {
+		lost = d->retired.lost;
+		ret = output_retired_rest(&d->out, &d->retired, b, &chunk);
+		/* Told by the count: output_rest() has its own -ENOMEM. */
+		if (d->retired.lost != lost)
+			fprintf(stderr, "fxtrace-drain: buffer %u retired: no memory for its snapshot copy\n",
+				id);
+		if (ret) {
+			if (!d->error)
+				d->error = ret;
+		} else {
+			queue_chunk(d, &chunk, NULL, 0);
+		}
+	} else {
+		write_rest(d, b);
+	}
+	db = output_find(&d->out, id);
 	/* Our copies are made: the buffer's memory can go. */
 	ret = fxtctl_release(&d->c, id);
 	if (ret) {
@@ -394,12 +411,14 @@ static int signal_command(const struct drain *d, int signo)
 }
 
 /*
- * SIGUSR1 in a circular session: the flight recorder's snapshot.  Writers
- * pause (dropping and counting) while every buffer is written to OUT.<n>
- * through the same checks as the trace (output_session()), so no copy is
- * torn and no record the trace would refuse gets in; then tracing goes on.
- * OUT.<n> is a new file: numbers already taken (an earlier run's
- * snapshots, or a name planted there) are skipped.
+ * SIGUSR1 in a circular session: the flight recorder's snapshot, to
+ * OUT.<n> through the same checks as the trace (output_session()): the
+ * kept copies of retired buffers, then, while the writers pause (dropping
+ * and counting), every live buffer, so no copy is torn and no record the
+ * trace would refuse gets in (a buffer it cannot map is skipped and
+ * counted); then tracing goes on.  OUT.<n> is a new
+ * file: numbers already taken (an earlier run's snapshots, or a name
+ * planted there) are skipped.
  */
 static void snapshot(struct drain *d)
 {
@@ -407,16 +426,11 @@ static void snapshot(struct drain *d)
 	uint64_t refused = 0;
 	struct output o;
 	char path[4096];
-	unsigned int k;
+	unsigned int k, not_mapped = 0;
 	int fd, ret;
 
 	if (d->opt.mode != FXTRACE_MODE_CIRCULAR || d->state != RUNNING) {
 		fprintf(stderr, "fxtrace-drain: SIGUSR1: snapshots are of running circular sessions\n");
-		return;
-	}
-	ret = fxtctl_pause(&d->c);
-	if (ret) {
-		fprintf(stderr, "fxtrace-drain: snapshot: pause: %s\n", strerror(-ret));
 		return;
 	}
 	output_init(&o, d->out.ticks_per_second, session_now(d));
@@ -431,11 +445,10 @@ static void snapshot(struct drain *d)
 		}
 		fd = fxtctl_create_output(path, FXTCTL_OUTPUT_EXCL);
 	} while (fd == -EEXIST);
-	ret = fd < 0 ? fd : output_session(&o, &d->c, &d->retired, fd);
+	ret = fd < 0 ? fd : output_session(&o, &d->c, &d->retired, true, fd,
+					   &not_mapped);
 	if (fd >= 0 && close(fd) && ret >= 0)
 		ret = -errno;
-	if (fxtctl_resume(&d->c))
-		fprintf(stderr, "fxtrace-drain: snapshot: resume: %s\n", strerror(errno));
 	for (k = 0; k < KIND_COUNT; k++) {
 		output_totals(&o, k, &t);
 		refused += t.invalid;
@@ -445,10 +458,12 @@ static void snapshot(struct drain *d)
 		fprintf(stderr, "fxtrace-drain: snapshot %s: %s%s\n", path,
 			strerror(-ret), fxtctl_output_refusal(ret));
 	else
-		fprintf(stderr, "fxtrace-drain: snapshot %u: %d buffers written to %s, %llu records refused; retired buffers: %u kept, %llu evicted\n",
-			d->snapshots, ret, path, (unsigned long long)refused,
+		fprintf(stderr, "fxtrace-drain: snapshot %u: %d buffers written to %s, %u not mapped, %llu records refused; retired buffers: %u kept, %llu evicted, %llu lost\n",
+			d->snapshots, ret, path, not_mapped,
+			(unsigned long long)refused,
 			d->retired.held,
-			(unsigned long long)retired_evicted(&d->retired));
+			(unsigned long long)retired_evicted(&d->retired),
+			(unsigned long long)d->retired.lost);
 }
 
 /*

@@ -311,6 +311,7 @@ struct retired_copies {
 	uint64_t budget, used;
 	unsigned int held;		/* copies in the list */
 	uint64_t retired;		/* task buffers retired, kept or not */
+	uint64_t lost;			/* not mapped, or no memory to copy */
 };
 
 /*
@@ -337,25 +338,54 @@ static inline uint64_t snapshot_retired_default(uint64_t task_size)
 
 /*
  * Task buffer b retired: keep a copy of it, the most recent first.  0, or
- * -ENOMEM (nothing kept; the count of those not kept says it).
+ * -ENOMEM (nothing kept, counted lost).
  */
 int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b);
-/* The retired buffers not kept now: evicted, too large, or no memory. */
+/* A retired buffer the drainer could not map: counted lost. */
+void retired_lose(struct retired_copies *r);
+/*
+ * The retired buffers not kept now and not lost: evicted, or too large
+ * for the budget.  Kept (held), evicted and lost add up to retired.
+ */
 uint64_t retired_evicted(const struct retired_copies *r);
 void retired_free(struct retired_copies *r);
 
 /*
+ * Task buffer b retired in a circular session: its copy kept in r
+ * (retired_keep()), and its rest in c as output_rest() writes it, from
+ * that copy when one is kept: the trace and every snapshot hold the same
+ * bytes of it.  Without memory for the copy (counted lost in r) the rest
+ * is written from b.  0, or output_rest()'s -errno.
+ */
+int output_retired_rest(struct output *o, struct retired_copies *r,
+			const struct fxtctl_buffer *b, struct chunk *c);
+
+/*
+ * The start of a snapshot, to fd: the magic, then the copies of retired
+ * buffers in kept (NULL: none), oldest first, each with its drop counter
+ * and retired as the trace retired it.  The number of copies, or -errno.
+ */
+int output_snapshot_copies(struct output *o,
+			   const struct retired_copies *kept, int fd);
+
+/*
  * A trace of what every buffer of c's session holds now, to fd: the
- * copies of retired buffers in kept (NULL: none), oldest first, each with
- * its drop counter and retired as the trace retired it, then each buffer
- * of the session as output_rest() writes it at the end of a session,
- * through the same checks, then the drop counters.  o is fresh
- * (output_init(), its window set); its counts say what was refused.  The
- * snapshots of a circular session and `fxtrace stop -o`.  Returns the
- * number of buffers, kept copies included, or -errno.
+ * copies (output_snapshot_copies()); then, with pause
+ * while the writers pause (fxtctl_pause(): they drop and count what they
+ * write meanwhile), each buffer of the session as output_rest() writes it
+ * at the end of a session, through the same checks, and the drop
+ * counters; then the writers resume.  The copies never change, so the
+ * pause covers the live buffers alone.  o is fresh (output_init(), its
+ * window set); its counts say what was refused.  A circular session's
+ * snapshots (pause) and `fxtrace stop -o`.  With not_mapped, a buffer
+ * that cannot be mapped is named on stderr, counted there and skipped;
+ * without, it fails the whole.  Returns the number of buffers written,
+ * kept copies included, or -errno (a pause that failed, said on stderr:
+ * the file holds the copies alone).
  */
 int output_session(struct output *o, struct fxtctl *c,
-		   const struct retired_copies *kept, int fd);
+		   const struct retired_copies *kept, bool pause, int fd,
+		   unsigned int *not_mapped);
 
 /*
  * Records another source built (the probes, each batch with its own

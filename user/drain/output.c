@@ -2416,7 +2416,14 @@ static void retired_evict(struct retired_copies *r)
 	free(rc);
 }
 
-int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
+/*
+ * Task buffer b's copy, newest in r; NULL when none is taken (not a task
+ * buffer, sizes past its mapping, larger than the budget; *err 0), or no
+ * memory (*err -ENOMEM, counted lost).
+ */
+static struct retired_copy *retired_take(struct retired_copies *r,
+					 const struct fxtctl_buffer *b,
+					 int *err)
 {
 	const struct fxtrace_buffer_header *hdr = b->hdr;
 	struct fxtctl_span spans[FXTCTL_SPANS_MAX];
@@ -2427,6 +2434,7 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	unsigned char *data;
 	unsigned int n, i;
 
+	*err = 0;
 	r->retired++;
 	/* The kernel's sizes, within its mapping. */
 	if (b->kind != FXTRACE_BUFFER_TASK ||
@@ -2435,7 +2443,7 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	    hdr->data_offset > b->map_size ||
 	    hdr->durable_size + 2 * hdr->rolling_size >
 	    b->map_size - hdr->data_offset)
-		return 0;
+		return NULL;
 	/*
 	 * The producer may still write its control page and data: its page
 	 * is read once, and the copy holds what that reading says is
@@ -2469,13 +2477,16 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	}
 	bytes = retired_copy_bytes(data_len);
 	if (bytes > r->budget)
-		return 0;
+		return NULL;
 	/* Evicted first: the copies never take more than the budget. */
 	while (r->used + bytes > r->budget)
 		retired_evict(r);
 	rc = calloc(1, bytes);
-	if (!rc)
-		return -ENOMEM;
+	if (!rc) {
+		r->lost++;
+		*err = -ENOMEM;
+		return NULL;
+	}
 	rc->bytes = bytes;
 	memcpy(rc->mem, hdr, FXTRACE_BUFFER_PAGE_SIZE);
 	memcpy(rc->mem + FXTRACE_BUFFER_PAGE_SIZE, &ctl, sizeof(ctl));
@@ -2495,12 +2506,46 @@ int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
 	r->newest = rc;
 	r->used += bytes;
 	r->held++;
-	return 0;
+	return rc;
+}
+
+int retired_keep(struct retired_copies *r, const struct fxtctl_buffer *b)
+{
+	int err;
+
+	retired_take(r, b, &err);
+	return err;
+}
+
+void retired_lose(struct retired_copies *r)
+{
+	r->retired++;
+	r->lost++;
 }
 
 uint64_t retired_evicted(const struct retired_copies *r)
 {
-	return r->retired - r->held;
+	return r->retired - r->held - r->lost;
+}
+
+int output_retired_rest(struct output *o, struct retired_copies *r,
+			const struct fxtctl_buffer *b, struct chunk *c)
+{
+	const struct retired_copy *rc;
+	int err;
+
+	/*
+	 * One reading of the producer's memory: the trace's rest is written
+	 * from the copy the snapshots write, so both hold the same records
+	 * whatever a sibling thread writes into the mapping meanwhile.
+	 */
+	rc = retired_take(r, b, &err);
+	/*
+	 * No copy (none taken, or no memory for it: counted lost): the
+	 * rest from the mapping, as without copies.  An -ENOMEM returned
+	 * is output_rest()'s, not the copy's.
+	 */
+	return output_rest(o, rc ? &rc->b : b, c);
 }
 
 void retired_free(struct retired_copies *r)
@@ -2530,16 +2575,12 @@ static int output_retired(struct output *o, const struct fxtctl_buffer *b,
 	return ret;
 }
 
-int output_session(struct output *o, struct fxtctl *c,
-		   const struct retired_copies *kept, int fd)
+int output_snapshot_copies(struct output *o,
+			   const struct retired_copies *kept, int fd)
 {
-	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
 	const struct retired_copy *rc = kept ? kept->oldest : NULL;
-	const struct fxtctl_buffer *b;
-	struct drain_buffer *db;
 	struct chunk chunk;
 	__u64 magic;
-	size_t pos = 0;
 	int ret, n = 0;
 
 	/* A trace written whole: no flush or window mark (flush_mark.h). */
@@ -2553,10 +2594,51 @@ int output_session(struct output *o, struct fxtctl *c,
 	/* Retired before the live buffers' rests, as in the trace. */
 	for (; !ret && rc; rc = rc->newer, n++)
 		ret = output_retired(o, &rc->b, fd);
+	return ret ? ret : n;
+}
+
+int output_session(struct output *o, struct fxtctl *c,
+		   const struct retired_copies *kept, bool pause, int fd,
+		   unsigned int *not_mapped)
+{
+	struct fxtrace_buffer_info bi = { .size = sizeof(bi), .id = 1 };
+	const struct fxtctl_buffer *b;
+	struct drain_buffer *db;
+	struct chunk chunk;
+	size_t pos = 0;
+	int ret, err, n;
+
+	/*
+	 * The copies are the drainer's and never change: written before
+	 * the pause, which covers the live buffers alone.
+	 */
+	n = output_snapshot_copies(o, kept, fd);
+	if (n < 0)
+		return n;
+	ret = pause ? fxtctl_pause(c) : 0;
+	if (ret) {
+		fprintf(stderr, "fxtrace-drain: snapshot: pause: %s\n",
+			strerror(-ret));
+		return ret;
+	}
 	while (!ret && !ioctl(c->fd, FXTRACE_IOC_BUFFER_INFO, &bi)) {
 		b = fxtctl_buffer(c, bi.id);
-		if (!b)
-			return -errno;
+		if (!b && not_mapped) {
+			/*
+			 * One buffer that cannot be mapped (a retired one
+			 * on_retired() could not map stays listed) costs
+			 * its records, not every later snapshot.
+			 */
+			fprintf(stderr, "fxtrace-drain: snapshot: buffer %u not mapped: %s\n",
+				bi.id, strerror(errno));
+			++*not_mapped;
+			bi.id++;
+			continue;
+		}
+		if (!b) {
+			ret = -errno;
+			break;
+		}
 		ret = output_rest(o, b, &chunk);
 		if (!ret)
 			ret = write_chunk(fd, &chunk);
@@ -2570,5 +2652,9 @@ int output_session(struct output *o, struct fxtctl *c,
 		if (!ret)
 			ret = write_chunk(fd, &chunk);
 	}
+	err = pause ? fxtctl_resume(c) : 0;
+	if (err)
+		fprintf(stderr, "fxtrace-drain: snapshot: resume: %s\n",
+			strerror(-err));
 	return ret ? ret : n;
 }

@@ -53,6 +53,12 @@
  *           last, as probes.c writes them) and the main buffer (task, CPU
  *           or kernel) has their provider id: buffer ids count up to
  *           2^32 - 1, so one can get it.
+ *           bit 1: a circular session: a retiring task buffer is copied
+ *           for the snapshots and its rest written from the copy
+ *           (output_retired_rest(), within the default budget), and at
+ *           the end a snapshot is taken of the copies
+ *           (output_snapshot_copies(), what a snapshot writes before it
+ *           pauses the writers).
  *   4  u32  the session's tick rate: 0 CLOCK_MONOTONIC (1e9 per second),
  *           else a TSC of 1000 * (100000 + v % 9900001) (100 MHz to 10 GHz).
  *   8  u64  the session clock at Start: 1000 s plus v ticks, modulo 2^64,
@@ -103,7 +109,10 @@
  *      counts, retired buffers' included;
  *   4. the kernel's announcement judged as a buffer's records when the
  *      producer left it as it was;
- *   5. with byte 3's bit 0, a record of the buffer with the probes' id
+ *   5. with byte 3's bit 1, a snapshot of the copies that fails the
+ *      strict check, names another thread (as 1 and 2), or differs
+ *      between the fast pass and the full decoder;
+ *   6. with byte 3's bit 0, a record of the buffer with the probes' id
  *      written, or the probes' events other than their two, each named
  *      by their own string (a provider info of that buffer's would make a
  *      reader drop the probes' strings, its strings name their events).

@@ -607,7 +607,7 @@ kill -USR1 $drain
 wait $drain
 result $? "snapshot: fxtrace-drain exits 0"
 sed 's/^/# /' "$out/flight.stderr"
-grep -qE 'snapshot 1: [1-9][0-9]* buffers written to .*flight.fxt.1, 0 records refused; retired buffers: 0 kept, 0 evicted$' \
+grep -qE 'snapshot 1: [1-9][0-9]* buffers written to .*flight.fxt.1, 0 not mapped, 0 records refused; retired buffers: 0 kept, 0 evicted, 0 lost$' \
 	"$out/flight.stderr"
 result $? "snapshot: SIGUSR1 wrote flight.fxt.1"
 check_strict "$out/flight.fxt.1" snapshot
@@ -637,7 +637,7 @@ kill -USR1 $drain
 wait $drain
 result $? "snapshot-hostile: fxtrace-drain exits 0"
 sed 's/^/# /' "$out/flight-hostile.stderr"
-grep -qE 'snapshot 1: [1-9][0-9]* buffers written to .*flight-hostile.fxt.1, 10 records refused; retired buffers: 0 kept, 0 evicted$' \
+grep -qE 'snapshot 1: [1-9][0-9]* buffers written to .*flight-hostile.fxt.1, 0 not mapped, 10 records refused; retired buffers: 0 kept, 0 evicted, 0 lost$' \
 	"$out/flight-hostile.stderr"
 result $? "snapshot-hostile: 10 records refused"
 check_strict "$out/flight-hostile.fxt.1" snapshot-hostile

@@ -3,8 +3,11 @@
  * output_harness.c - fake buffers, the file, its strict check and the
  * differential runs of output_test and fuzz_output (output_harness.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "flush_mark.h"
 #include "output_harness.h"
@@ -214,6 +217,10 @@ struct side {
 	struct output o;
 	struct file f;
 	uint64_t now;			/* the session clock */
+	/* circular: the retired task buffers' copies, their snapshot */
+	struct retired_copies kept;
+	struct output snap_o;
+	struct file snap_f;
 };
 
 static struct side sides[2];
@@ -256,6 +263,12 @@ static void side_start(struct side *sd, const struct diff_config *cfg,
 
 	output_free(&sd->o);
 	output_init(&sd->o, cfg->ticks_per_second, cfg->start_ticks);
+	retired_free(&sd->kept);
+	/* The drainer's default budget, for buffers of 1 MiB. */
+	sd->kept = (struct retired_copies){
+		.budget = snapshot_retired_default(1 << 20),
+	};
+	sd->snap_f.len = 0;
 	sd->o.full_decode = full_decode;
 	sd->o.shared_flows = cfg->shared_flows;
 	output_traced_users(&sd->o, cfg->owner_traced ? 1000 : NO_USER,
@@ -293,6 +306,11 @@ void diff_free(void)
 		output_free(&sides[i].o);
 		free(sides[i].f.bytes);
 		memset(&sides[i].f, 0, sizeof(sides[i].f));
+		retired_free(&sides[i].kept);
+		output_free(&sides[i].snap_o);
+		memset(&sides[i].snap_o, 0, sizeof(sides[i].snap_o));
+		free(sides[i].snap_f.bytes);
+		memset(&sides[i].snap_f, 0, sizeof(sides[i].snap_f));
 	}
 }
 
@@ -632,8 +650,13 @@ static void save_half(struct diff_run *run, unsigned int s,
 	side_add(&sides[s], &c);
 }
 
-/* What is left of b (Stop, retirement), after the writer's last word. */
-static void rest(struct diff_run *run, unsigned int s, struct diff_buf *b)
+/*
+ * What is left of b (Stop, retirement), after the writer's last word;
+ * with retiring in a circular session, a task buffer's from the copy the
+ * snapshots keep (on_retired() in drain.c).
+ */
+static void rest(struct diff_run *run, unsigned int s, struct diff_buf *b,
+		 bool retiring)
 {
 	const struct diff_config *cfg = run->cfg;
 	struct fake *f = &b->f[s];
@@ -662,8 +685,13 @@ static void rest(struct diff_run *run, unsigned int s, struct diff_buf *b)
 				 f->hdr->rolling_size) & ~7ULL;
 		f->hdr->dropped_records = cfg->dropped >> 24;
 	}
-	if (output_rest(&sides[s].o, &f->b, &c))
+	if (retiring && cfg->circular && b->kind == FXTRACE_BUFFER_TASK) {
+		if (output_retired_rest(&sides[s].o, &sides[s].kept, &f->b,
+					&c))
+			exit(1);
+	} else if (output_rest(&sides[s].o, &f->b, &c)) {
 		exit(1);
+	}
 	side_add(&sides[s], &c);
 }
 
@@ -682,7 +710,7 @@ static void retire(struct diff_run *run, unsigned int s, struct diff_buf *b)
 	struct output *o = &sides[s].o;
 	struct drain_buffer *db;
 
-	rest(run, s, b);
+	rest(run, s, b, true);
 	drops(s, b);
 	db = output_find(o, b->id);
 	b->last[s] = *db;
@@ -701,6 +729,36 @@ static int succeed(struct diff_run *run, unsigned int s)
 		return 1;
 	run->next->active[s] = true;
 	return 0;
+}
+
+/*
+ * SIGUSR1 at the end of a circular run: the snapshot of the retired
+ * buffers' copies (output_snapshot_copies(), what output_session() writes
+ * before the pause), through a fresh output as snapshot() makes it.
+ */
+static void snapshot_copies(struct side *sd, const struct diff_config *cfg)
+{
+	struct chunk c = { 0 };
+	off_t len;
+	int fd = memfd_create("snapshot", 0);
+
+	output_free(&sd->snap_o);
+	output_init(&sd->snap_o, cfg->ticks_per_second, sd->now);
+	sd->snap_o.window_lo = sd->o.window_lo;
+	sd->snap_o.shared_flows = sd->o.shared_flows;
+	sd->snap_o.full_decode = sd->o.full_decode;
+	if (fd < 0 || output_snapshot_copies(&sd->snap_o, &sd->kept, fd) !=
+		      (int)sd->kept.held)
+		exit(1);
+	len = lseek(fd, 0, SEEK_END);
+	c.data = malloc(len > 0 ? (size_t)len : 1);
+	if (len < 0 || !c.data || pread(fd, c.data, (size_t)len, 0) != len)
+		exit(1);
+	c.len = c.cap = (size_t)len;
+	sd->snap_f.len = 0;
+	file_add(&sd->snap_f, &c);
+	free(c.data);
+	close(fd);
 }
 
 /* One output through the run: side 0 with the fast pass, 1 without. */
@@ -740,13 +798,13 @@ static int run_side(struct diff_run *run, unsigned int s)
 		if (!b->active[s])
 			continue;
 		put_durable(&b->f[s], run->durable, run->durable_len);
-		rest(run, s, b);
+		rest(run, s, b, false);
 	}
 	if (cfg->retire == DIFF_RETIRE_DURABLE) {
 		if (succeed(run, s))
 			return 1;
 		put_durable(&run->next->f[s], run->durable, run->durable_len);
-		rest(run, s, run->next);
+		rest(run, s, run->next, false);
 	}
 	if (cfg->kernel_retires && run->b[0].kind == FXTRACE_BUFFER_KERNEL)
 		retire(run, s, &run->b[0]);
@@ -758,6 +816,8 @@ static int run_side(struct diff_run *run, unsigned int s)
 	if (cfg->probe_id)
 		probe_chunk(&sd->o, &sd->f, false, sd->now);
 	side_mark_window(sd);
+	if (cfg->circular)
+		snapshot_copies(sd, cfg);
 	return 0;
 }
 
@@ -769,6 +829,35 @@ static void run_free(struct diff_run *run)
 		for (s = 0; s < 2; s++)
 			if (run->b[i].attached[s])
 				fake_free(&run->b[i].f[s]);
+}
+
+static uint64_t tolerated(__u32 kind);
+
+/*
+ * A circular run's snapshot of its copies: the same both ways, the strict
+ * check passed (as the trace's), no task buffer's record naming another
+ * process or thread.
+ */
+static int snapshot_same(struct diff_run *run, const char *label, __u32 kind)
+{
+	struct attribution attribution = { .run = run };
+	const struct file *a = &sides[0].snap_f, *b = &sides[1].snap_f;
+
+	if (sides[0].kept.held != sides[1].kept.held || a->len != b->len ||
+	    memcmp(a->bytes, b->bytes, a->len))
+		FAIL("%s: the snapshots of the copies differ: %u copies, %zu bytes with the fast pass, %u, %zu without",
+		     label, sides[0].kept.held, a->len, sides[1].kept.held,
+		     b->len);
+	if (check_output_tolerating(&sides[0].snap_o, a, tolerated(kind),
+				    check_attribution, &attribution))
+		FAIL("%s: the snapshot of the copies fails the strict check",
+		     label);
+	if (attribution.foreign)
+		FAIL("%s: %llu records of a copy in the snapshot name another process or thread",
+		     label, (unsigned long long)attribution.foreign);
+	diff_totals.snapshots++;
+	diff_totals.copies += sides[0].kept.held;
+	return 0;
 }
 
 /* The successor's ids (enum diff_successor). */
@@ -877,6 +966,10 @@ int diff_config_input(const struct diff_config *cfg, const void *half0,
 			FAIL("%s: %llu records of a task buffer name another process or thread",
 			     label, (unsigned long long)attribution.foreign);
 		}
+		if (cfg->circular && snapshot_same(&run, label, kinds[k])) {
+			run_free(&run);
+			return 1;
+		}
 		/*
 		 * The probes' two events, named by their own string: none of
 		 * the buffer with their id (output.probe_provider), which
@@ -939,6 +1032,7 @@ void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len)
 	cfg->successor_traced = b[1] >> 5 & 1;
 	cfg->cpu = b[2];
 	cfg->probe_id = b[3] & 1;
+	cfg->circular = b[3] >> 1 & 1;
 	tsc_khz = read_le(b + 4, 4);
 	cfg->ticks_per_second = tsc_khz ?
 				1000 * (100000 + tsc_khz % 9900001) : SECOND;

@@ -113,6 +113,7 @@ void probe_chunk(struct output *o, struct file *f, bool first, uint64_t ts);
 /* What the differential runs judged since the counts were cleared. */
 struct diff_totals {
 	uint64_t inputs, records, refused, flows_refused, retired;
+	uint64_t snapshots, copies;	/* circular: of retired buffers */
 };
 extern struct diff_totals diff_totals;
 
@@ -144,6 +145,7 @@ struct diff_config {
 	bool prefix_overwritten;	/* the producer's over the kernel's */
 	bool kernel_retires;	/* the kernel buffer, after its rest */
 	bool probe_id;		/* probes attached, the main buffer their id */
+	bool circular;		/* retired task buffers copied, a snapshot */
 	uint32_t header_size;	/* a module's fxtrace_buffer_header */
 	bool other_owner;	/* the successor is another user's */
 	bool shared_flows;	/* output.shared_flows: flows keyed by id */

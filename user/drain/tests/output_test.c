@@ -17,10 +17,15 @@
  * instruction counts per record under `valgrind --tool=callgrind`.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "flush_mark.h"
@@ -629,7 +634,7 @@ static void gen_config(unsigned char *b)
 	b[0] = (unsigned char)pick(128);
 	b[1] = (unsigned char)pick(8);	/* bit 2: another user's successor */
 	b[2] = (unsigned char)pick(4);
-	b[3] = !pick(8);
+	b[3] = (unsigned char)((pick(8) == 0) | pick(2) << 1); /* 1: circular */
 	if (!pick(4))
 		put_le(b + 4, 4, rnd());
 	if (!pick(3))
@@ -697,13 +702,16 @@ static int test_fast_configs(void)
 				      what))
 			return 1;
 	}
-	printf("# %llu inputs, %llu buffers retired, %llu records written, %llu refused (%llu flows): the same\n",
+	printf("# %llu inputs, %llu buffers retired, %llu records written, %llu refused (%llu flows), %llu snapshots of %llu copies: the same\n",
 	       (unsigned long long)diff_totals.inputs,
 	       (unsigned long long)diff_totals.retired,
 	       (unsigned long long)diff_totals.records,
 	       (unsigned long long)diff_totals.refused,
-	       (unsigned long long)diff_totals.flows_refused);
+	       (unsigned long long)diff_totals.flows_refused,
+	       (unsigned long long)diff_totals.snapshots,
+	       (unsigned long long)diff_totals.copies);
 	EXPECT_CMP(diff_totals.retired, >, 1000);
+	EXPECT_CMP(diff_totals.copies, >, 1000);
 	EXPECT_CMP(diff_totals.records, >, 10000);
 	EXPECT_CMP(diff_totals.refused, >, 10000);
 	EXPECT_CMP(diff_totals.flows_refused, >, 500);
@@ -5507,6 +5515,515 @@ static int test_retired_budget(void)
 }
 
 /*
+ * Linked with --wrap=calloc too (build.mk): a calloc() of calloc_watch
+ * bytes, the size of a retired buffer's copy, runs calloc_watched (a
+ * sibling thread writing into the mapping while the copy is taken), or
+ * fails while calloc_watch_fails is set.
+ */
+void *__real_calloc(size_t n, size_t size);
+static size_t calloc_watch;
+static void (*calloc_watched)(void);
+static bool calloc_watch_fails;
+static unsigned int calloc_watch_hits;
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_watch && n * size == calloc_watch) {
+		calloc_watch_hits++;
+		if (calloc_watched)
+			calloc_watched();
+		if (calloc_watch_fails)
+			return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
+/*
+ * The module as a snapshot sees it through FAKE_CTL_FD: its live buffers
+ * (in the fxtctl's cache, so not mapped), BUFFER_INFO walking them, and
+ * where in the snapshot file the writers were paused and resumed.
+ */
+#define FAKE_CTL_FD	1000
+
+static struct {
+	const struct fxtctl_buffer *live;
+	unsigned int n_live;
+	int out_fd;
+	unsigned int pauses, resumes;
+	off_t paused_at, resumed_at;
+	int pause_errno;		/* PAUSE fails with it */
+} fake_ctl;
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	struct fxtrace_buffer_info *bi;
+	const struct fxtctl_buffer *next = NULL;
+	va_list ap;
+	void *arg;
+	unsigned int i;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd != FAKE_CTL_FD)
+		return (int)syscall(SYS_ioctl, fd, request, arg);
+	switch (request) {
+	case FXTRACE_IOC_PAUSE:
+		fake_ctl.pauses++;
+		fake_ctl.paused_at = lseek(fake_ctl.out_fd, 0, SEEK_CUR);
+		if (fake_ctl.pause_errno) {
+			errno = fake_ctl.pause_errno;
+			return -1;
+		}
+		return 0;
+	case FXTRACE_IOC_RESUME:
+		fake_ctl.resumes++;
+		fake_ctl.resumed_at = lseek(fake_ctl.out_fd, 0, SEEK_CUR);
+		return 0;
+	case FXTRACE_IOC_BUFFER_INFO:
+		bi = arg;
+		for (i = 0; i < fake_ctl.n_live; i++)
+			if (fake_ctl.live[i].id >= bi->id &&
+			    (!next || fake_ctl.live[i].id < next->id))
+				next = &fake_ctl.live[i];
+		if (!next)
+			break;
+		bi->id = next->id;
+		bi->kind = next->kind;
+		return 0;
+	default:
+		errno = ENOTTY;
+		return -1;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/* What fd holds, into file (replacing what it held). */
+static void file_of_fd(int fd)
+{
+	off_t len = lseek(fd, 0, SEEK_END);
+	struct chunk c = { .data = malloc(len > 0 ? (size_t)len : 1) };
+
+	if (len < 0 || !c.data || pread(fd, c.data, (size_t)len, 0) != len)
+		exit(1);
+	c.len = c.cap = (size_t)len;
+	file.len = 0;
+	file_add(&file, &c);
+	free(c.data);
+}
+
+/* A fresh output as a snapshot's: the session clock at START + 10 s. */
+static void snapshot_output(struct output *o)
+{
+	output_init(o, SECOND, START);
+	output_set_now(o, START + 10 * SECOND);
+}
+
+/*
+ * A circular snapshot writes the kept copies of retired buffers before it
+ * pauses the writers: the pause covers the live buffers alone, not the
+ * copies, however large their budget (each thread drops what it writes
+ * while paused).  With two copies and one live buffer the writers pause
+ * exactly where the snapshot of the copies alone ends, and resume at the
+ * end of the file; `fxtrace stop -o` (no pause) writes the same file and
+ * pauses nobody.  The file passes the strict check.
+ */
+static int test_snapshot_pause_after_copies(void)
+{
+	struct retired_copies kept = { .budget = 1 << 20 };
+	struct fxtctl_buffer live[1];
+	struct fxtctl c = { .fd = FAKE_CTL_FD };
+	struct fake f[3];
+	unsigned char *copies;
+	off_t copies_len, len;
+	struct walk walk;
+	struct output o;
+	__u64 w[64];
+	__u32 n, i, k;
+	int fd_copies, fd;
+
+	for (k = 0; k < 3; k++) {
+		fake_new(&f[k], 12 + k, FXTRACE_BUFFER_TASK, PID, TID + k,
+			 1 << 16, 4096, "worker");
+		n = 0;
+		for (i = 0; i < 3; i++)
+			n += event(w + n, FXT_EVENT_INSTANT,
+				   START + SECOND + 10 * k + i, PID, TID + k,
+				   "work", 0);
+		put_words(&f[k], w, n);
+	}
+	ASSERT_EQ(0, retired_keep(&kept, &f[0].b));
+	ASSERT_EQ(0, retired_keep(&kept, &f[1].b));
+	ASSERT_EQ(2, kept.held);
+	live[0] = f[2].b;
+	/* The copies alone: no live buffer. */
+	fd_copies = fileno(tmpfile());
+	ASSERT_CMP(fd_copies, >=, 0);
+	memset(&fake_ctl, 0, sizeof(fake_ctl));
+	fake_ctl.out_fd = fd_copies;
+	snapshot_output(&o);
+	ASSERT_EQ(2, output_session(&o, &c, &kept, false, fd_copies, NULL));
+	output_free(&o);
+	ASSERT_EQ(0, fake_ctl.pauses);
+	copies_len = lseek(fd_copies, 0, SEEK_END);
+	ASSERT_CMP(copies_len, >, 8);
+	copies = malloc((size_t)copies_len);
+	ASSERT_TRUE(copies != NULL);
+	ASSERT_EQ(copies_len, pread(fd_copies, copies, (size_t)copies_len, 0));
+	/* The snapshot: copies, then the live buffer while paused. */
+	c.bufs = live;
+	c.nbufs = 1;
+	fake_ctl.live = live;
+	fake_ctl.n_live = 1;
+	fd = fileno(tmpfile());
+	ASSERT_CMP(fd, >=, 0);
+	fake_ctl.out_fd = fd;
+	snapshot_output(&o);
+	ASSERT_EQ(3, output_session(&o, &c, &kept, true, fd, NULL));
+	len = lseek(fd, 0, SEEK_END);
+	ASSERT_EQ(1, fake_ctl.pauses);
+	ASSERT_EQ(1, fake_ctl.resumes);
+	ASSERT_EQ(copies_len, fake_ctl.paused_at);
+	ASSERT_EQ(len, fake_ctl.resumed_at);
+	ASSERT_CMP(len, >, copies_len);
+	file_of_fd(fd);
+	ASSERT_MEM(copies, file.bytes, (size_t)copies_len);
+	output_free(&out);
+	out = o;
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(9, walk.events);
+	/* `fxtrace stop -o`: the same file, nobody paused. */
+	fake_ctl.pauses = fake_ctl.resumes = 0;
+	ASSERT_EQ(0, ftruncate(fd, 0));
+	ASSERT_EQ(0, lseek(fd, 0, SEEK_SET));
+	output_free(&out);
+	snapshot_output(&out);
+	ASSERT_EQ(3, output_session(&out, &c, &kept, false, fd, NULL));
+	ASSERT_EQ(0, fake_ctl.pauses);
+	ASSERT_EQ(0, fake_ctl.resumes);
+	ASSERT_EQ(len, lseek(fd, 0, SEEK_END));
+	free(copies);
+	close(fd);
+	close(fd_copies);
+	retired_free(&kept);
+	for (k = 0; k < 3; k++)
+		fake_free(&f[k]);
+	return 0;
+}
+
+/* fd's stderr lines of fn(arg), into err (NUL-terminated). */
+static int stderr_of(int (*fn)(void *), void *arg, char *err, size_t size)
+{
+	ssize_t len;
+	int saved, tmp, ret;
+
+	fflush(stderr);
+	saved = dup(2);
+	tmp = fileno(tmpfile());
+	if (saved < 0 || tmp < 0 || dup2(tmp, 2) != 2)
+		exit(1);
+	ret = fn(arg);
+	fflush(stderr);
+	if (dup2(saved, 2) != 2)
+		exit(1);
+	close(saved);
+	len = pread(tmp, err, size - 1, 0);
+	close(tmp);
+	err[len > 0 ? len : 0] = '\0';
+	return ret;
+}
+
+struct session_call {
+	struct output *o;
+	struct fxtctl *c;
+	const struct retired_copies *kept;
+	bool pause;
+	int fd;
+	unsigned int *not_mapped;
+};
+
+static int call_session(void *arg)
+{
+	struct session_call *s = arg;
+
+	return output_session(s->o, s->c, s->kept, s->pause, s->fd,
+			      s->not_mapped);
+}
+
+/*
+ * A snapshot skips a live buffer it cannot map (a retired buffer
+ * on_retired() could not map stays listed by BUFFER_INFO): it names it on
+ * stderr, counts it, and writes the copy and the other live buffers, the
+ * same file as a session without it, strict-clean.  `fxtrace stop -o`
+ * (no count asked) still fails on it.  A pause that fails says so and
+ * leaves the copies alone, strict-clean.
+ */
+#define OWNERLESS_12 "fxtrace-drain: buffer 12 (worker 101 (pid 100)): its header has no owner_uid (fxtrace.ko older than ABI 0.8): flows of such buffers are keyed by id alone, whatever their user\n"
+
+static int test_snapshot_skips_unmapped(void)
+{
+	struct retired_copies kept = { .budget = 1 << 20 };
+	struct fxtctl_buffer live[3];
+	struct fxtctl c = { .fd = FAKE_CTL_FD };
+	struct session_call call = { .c = &c, .kept = &kept };
+	unsigned char *want;
+	unsigned int not_mapped;
+	struct walk walk;
+	struct output o;
+	struct fake f[3];
+	char err[512];
+	off_t want_len;
+	__u64 w[64];
+	__u32 n, i, k;
+	int fd;
+
+	for (k = 0; k < 3; k++) {
+		fake_new(&f[k], 12 + k, FXTRACE_BUFFER_TASK, PID, TID + k,
+			 1 << 16, 4096, "worker");
+		n = 0;
+		for (i = 0; i < 3; i++)
+			n += event(w + n, FXT_EVENT_INSTANT,
+				   START + SECOND + 10 * k + i, PID, TID + k,
+				   "work", 0);
+		put_words(&f[k], w, n);
+	}
+	ASSERT_EQ(0, retired_keep(&kept, &f[0].b));
+	/* Buffer 14 is mapped (in the cache), 13 is not: only listed. */
+	live[0] = f[2].b;
+	live[1] = f[1].b;
+	c.bufs = live;
+	c.nbufs = 1;
+	memset(&fake_ctl, 0, sizeof(fake_ctl));
+	fake_ctl.live = live;
+	fake_ctl.n_live = 1;
+	/* The file without buffer 13. */
+	fd = fileno(tmpfile());
+	ASSERT_CMP(fd, >=, 0);
+	fake_ctl.out_fd = fd;
+	snapshot_output(&o);
+	not_mapped = 0;
+	ASSERT_EQ(2, output_session(&o, &c, &kept, true, fd, &not_mapped));
+	output_free(&o);
+	ASSERT_EQ(0, not_mapped);
+	want_len = lseek(fd, 0, SEEK_END);
+	want = malloc((size_t)want_len);
+	ASSERT_TRUE(want != NULL);
+	ASSERT_EQ(want_len, pread(fd, want, (size_t)want_len, 0));
+	close(fd);
+	/* Buffer 13 listed too: skipped, named, counted. */
+	fake_ctl.n_live = 2;
+	fd = fileno(tmpfile());
+	ASSERT_CMP(fd, >=, 0);
+	fake_ctl.out_fd = fd;
+	snapshot_output(&o);
+	not_mapped = 0;
+	call.o = &o;
+	call.pause = true;
+	call.fd = fd;
+	call.not_mapped = &not_mapped;
+	ASSERT_EQ(2, stderr_of(call_session, &call, err, sizeof(err)));
+	ASSERT_STR(OWNERLESS_12 "fxtrace-drain: snapshot: buffer 13 not mapped: Bad file descriptor\n",
+		   err);
+	ASSERT_EQ(1, not_mapped);
+	ASSERT_EQ(2, fake_ctl.pauses);
+	ASSERT_EQ(2, fake_ctl.resumes);
+	ASSERT_EQ(want_len, lseek(fd, 0, SEEK_END));
+	file_of_fd(fd);
+	ASSERT_MEM(want, file.bytes, (size_t)want_len);
+	output_free(&out);
+	out = o;
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(6, walk.events);
+	close(fd);
+	/* `fxtrace stop -o`: no count asked, the buffer fails the whole. */
+	fd = fileno(tmpfile());
+	ASSERT_CMP(fd, >=, 0);
+	output_free(&out);
+	snapshot_output(&out);
+	ASSERT_EQ(-EBADF, output_session(&out, &c, NULL, false, fd, NULL));
+	close(fd);
+	/* A pause that fails: the copy alone, and the pause named. */
+	fake_ctl.pause_errno = EPERM;
+	fd = fileno(tmpfile());
+	ASSERT_CMP(fd, >=, 0);
+	fake_ctl.out_fd = fd;
+	snapshot_output(&o);
+	not_mapped = 0;
+	call.fd = fd;
+	ASSERT_EQ(-EPERM, stderr_of(call_session, &call, err, sizeof(err)));
+	ASSERT_STR(OWNERLESS_12 "fxtrace-drain: snapshot: pause: Operation not permitted\n",
+		   err);
+	ASSERT_EQ(0, not_mapped);
+	ASSERT_EQ(3, fake_ctl.pauses);
+	ASSERT_EQ(2, fake_ctl.resumes);
+	file_of_fd(fd);
+	output_free(&out);
+	out = o;
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(3, walk.events);
+	close(fd);
+	free(want);
+	retired_free(&kept);
+	for (k = 0; k < 3; k++)
+		fake_free(&f[k]);
+	return 0;
+}
+
+/* The sibling thread of test_retired_rest_once: other times, same sizes. */
+static struct fake *sibling_mapping;
+static size_t sibling_at;
+
+static void sibling_writes(void)
+{
+	__u64 w[64];
+	__u32 n = 0, i;
+
+	for (i = 0; i < 3; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + 5 * SECOND + i,
+			   PID, TID, "durable", 0);
+	memcpy(sibling_mapping->data + sibling_at, w, 8 * n);
+}
+
+/*
+ * A retired task buffer's rest goes into the trace from the copy the
+ * snapshots keep, one reading of its mapping: a sibling thread that
+ * rewrites its records while the copy is being taken (here: when the
+ * copy's memory is allocated, after its control page is read) changes
+ * the trace and the snapshots alike.  Both hold the sibling's times.
+ */
+static int test_retired_rest_once(void)
+{
+	struct retired_copies kept = { .budget = 1 << 20 };
+	struct drain_buffer got_db;
+	unsigned char *trace, *snap;
+	size_t trace_len, snap_len;
+	struct walk walk;
+	struct chunk c;
+	struct fake f;
+	__u64 w[64];
+	__u32 n = 0, i;
+	int snap_ok;
+
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096,
+		 "worker");
+	sibling_mapping = &f;
+	sibling_at = f.durable;
+	for (i = 0; i < 3; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + SECOND + i, PID,
+			   TID, "durable", 0);
+	put_words(&f, w, n);
+	/* Nothing in its halves: its copy ends where half 0 starts. */
+	calloc_watch = retired_copy_bytes(f.hdr->durable_size);
+	calloc_watched = sibling_writes;
+	calloc_watch_hits = 0;
+	start();
+	ASSERT_EQ(0, output_retired_rest(&out, &kept, &f.b, &c));
+	calloc_watch = 0;
+	calloc_watched = NULL;
+	ASSERT_EQ(1, calloc_watch_hits);
+	ASSERT_EQ(1, kept.held);
+	file_add(&file, &c);
+	chunk_free(&c);
+	ASSERT_EQ(0, output_drops(&out, output_find(&out, 12), &c));
+	file_add(&file, &c);
+	chunk_free(&c);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(3, walk.events);
+	trace_len = file.len;
+	trace = malloc(trace_len);
+	ASSERT_TRUE(trace != NULL);
+	memcpy(trace, file.bytes, trace_len);
+	snap_len = snapshot_of(&kept.newest->b, &snap, &snap_ok, &got_db);
+	ASSERT_EQ(0, snap_ok);
+	ASSERT_EQ(3, got_db.records);
+	ASSERT_EQ(trace_len, snap_len);
+	ASSERT_MEM(trace, snap, trace_len);
+	free(snap);
+	/* The sibling's times: the file the mapping makes now. */
+	snap_len = snapshot_of(&f.b, &snap, &snap_ok, &got_db);
+	ASSERT_EQ(trace_len, snap_len);
+	ASSERT_MEM(trace, snap, trace_len);
+	free(trace);
+	free(snap);
+	retired_free(&kept);
+	fake_free(&f);
+	return 0;
+}
+
+static void malloc_starts_failing(void)
+{
+	malloc_fails = true;
+}
+
+/*
+ * A retired buffer the drainer has no memory to copy, or could not map,
+ * is counted lost, not evicted: kept, evicted and lost add up to the
+ * buffers retired.  Without memory for the copy its rest is written from
+ * the mapping, whole (3 events); an -ENOMEM of output_rest() after the
+ * copy is taken is returned with the copy kept and nothing counted lost,
+ * so that the drainer does not take it for the copy's.
+ */
+static int test_retired_lost(void)
+{
+	struct retired_copies kept = { .budget = 1 << 20 };
+	struct chunk c = { 0 };
+	struct walk walk;
+	struct fake f;
+	__u64 w[64];
+	__u32 n = 0, i;
+
+	fake_new(&f, 12, FXTRACE_BUFFER_TASK, PID, TID, 1 << 16, 4096, "t");
+	for (i = 0; i < 3; i++)
+		n += event(w + n, FXT_EVENT_INSTANT, START + SECOND + i, PID,
+			   TID, "durable", 0);
+	put_words(&f, w, n);
+	calloc_watch = retired_copy_bytes(f.hdr->durable_size);
+	calloc_watch_fails = true;
+	ASSERT_EQ(-ENOMEM, retired_keep(&kept, &f.b));
+	ASSERT_EQ(1, kept.retired);
+	ASSERT_EQ(0, kept.held);
+	ASSERT_EQ(1, kept.lost);
+	ASSERT_EQ(0, retired_evicted(&kept));
+	start();
+	ASSERT_EQ(0, output_retired_rest(&out, &kept, &f.b, &c));
+	ASSERT_EQ(2, kept.lost);
+	ASSERT_EQ(0, kept.held);
+	file_add(&file, &c);
+	chunk_free(&c);
+	ASSERT_EQ(0, check_file(&walk));
+	ASSERT_EQ(3, walk.events);
+	calloc_watch_fails = false;
+	/* The copy taken, then output_rest() without memory. */
+	calloc_watched = malloc_starts_failing;
+	start();
+	ASSERT_EQ(-ENOMEM, output_retired_rest(&out, &kept, &f.b, &c));
+	malloc_fails = false;
+	calloc_watched = NULL;
+	calloc_watch = 0;
+	ASSERT_EQ(3, kept.retired);
+	ASSERT_EQ(1, kept.held);
+	ASSERT_EQ(2, kept.lost);
+	/* Not mapped (on_retired()). */
+	retired_lose(&kept);
+	ASSERT_EQ(4, kept.retired);
+	ASSERT_EQ(3, kept.lost);
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(5, kept.retired);
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(3, kept.lost);
+	ASSERT_EQ(0, retired_evicted(&kept));
+	kept.budget = 0;
+	ASSERT_EQ(0, retired_keep(&kept, &f.b));
+	ASSERT_EQ(1, retired_evicted(&kept));
+	ASSERT_EQ(kept.retired,
+		  kept.held + retired_evicted(&kept) + kept.lost);
+	retired_free(&kept);
+	fake_free(&f);
+	return 0;
+}
+
+/*
  * Header bits the decoder reserves, refused by the fast pass as by the
  * full path: a null argument's bits [32..63], a context switch's bits
  * [40..59].
@@ -5971,6 +6488,10 @@ static const struct tap_test tests[] = {
 	{ "a retired buffer's snapshot copy writes as its mapping did when taken, whatever its producer writes after", test_retired_copy },
 	{ "a retired buffer's snapshot copy is charged up to its last committed byte", test_retired_charge },
 	{ "retired buffers' snapshot copies: the newest within the budget, the evicted counted", test_retired_budget },
+	{ "a snapshot pauses the writers after the retired buffers' copies, for the live buffers alone", test_snapshot_pause_after_copies },
+	{ "a snapshot skips a live buffer it cannot map, names and counts it; a failed pause leaves the copies", test_snapshot_skips_unmapped },
+	{ "a retired buffer's rest in the trace is its snapshot copy's, one reading of its mapping", test_retired_rest_once },
+	{ "a retired buffer not mapped or not copied is counted lost: kept, evicted, lost add up", test_retired_lost },
 	{ "reserved header bits refused by the fast pass as by the full path", test_reserved_bits },
 	{ "records longer than the fast pass's layout", test_long_records },
 	{ "fast records after repairs stay within the chunk", test_repairs_then_fast },
