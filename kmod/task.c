@@ -160,6 +160,39 @@ static s64 fxt_monotonic_offset(void)
 }
 
 /*
+ * Whether the session traces the calling process: any without a pid
+ * filter; with one, the filter's process and its descendants (a command's
+ * children, as perf's inherited counters follow them), by the chain of
+ * real parents as it is now, so a child whose parent exited, reparented
+ * to a subreaper or init, is not traced.  As with Yama's ptrace scope,
+ * the chain is read under RCU.  Without it, every process that uses
+ * libfxtrace (root's daemons too) would write into a trace asked for one
+ * process.
+ */
+static bool fxt_attach_traced(const struct fxt_session *s)
+{
+	struct task_struct *leader, *walker;
+	bool traced = false;
+
+	if (!s->filter_pid)
+		return true;
+	rcu_read_lock();
+	leader = pid_task(s->filter_pid, PIDTYPE_TGID);
+	walker = current;
+	while (leader && walker->pid > 0) {
+		if (!thread_group_leader(walker))
+			walker = READ_ONCE(walker->group_leader);
+		if (walker == leader) {
+			traced = true;
+			break;
+		}
+		walker = rcu_dereference(walker->real_parent);
+	}
+	rcu_read_unlock();
+	return traced;
+}
+
+/*
  * Whether the calling thread may attach through the file whose id is
  * file_id: 0, -EEXIST when it has its buffer through that file in this
  * process image, -EMFILE when it has FXTRACE_ATTACH_FILES_MAX through
@@ -288,6 +321,14 @@ long fxt_ioctl_attach(struct file *file, void __user *argp)
 		return -ENOENT;
 	if (ret)
 		return ret;
+	/*
+	 * Without fxt_lock: the walk is as long as the caller's ancestry,
+	 * which the caller chooses.  The reference keeps s->filter_pid.
+	 */
+	if (!fxt_attach_traced(s)) {
+		ret = -EPERM;
+		goto out_put;
+	}
 	if (!user) {
 		ret = -ENOMEM;
 		goto out_put;

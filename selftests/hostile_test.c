@@ -1592,14 +1592,16 @@ TEST_F(hs, task_buffers_of_traced_user)
 	self->cfg.max_task_buffers = 16;
 	share = (int)pct(16);
 	ASSERT_GT(16 - share, share);
+	/*
+	 * The filter names this process, root's session, whose user is then
+	 * NOBODY (its real uid; root's effective uid still makes attachers
+	 * of any user): only its descendants attach under a pid filter.
+	 */
+	self->cfg.filter_pid = (__u32)getpid();
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg))
+		TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_EQ(0, setresuid(NOBODY, 0, 0));
 	ASSERT_EQ(0, attacher_spawn(&traced, NOBODY, 16));
-	self->cfg.filter_pid = (__u32)traced.pid;
-	if (init_session(self->fd, &self->cfg)) {
-		err = errno;
-		kill(traced.pid, SIGKILL);
-		waitpid(traced.pid, NULL, 0);
-		ASSERT_EQ(0, err) TH_LOG("INIT: %s", strerror(err));
-	}
 
 	n = attach_as(NOGROUP, 16, &err);
 	EXPECT_EQ(share, n);
@@ -1611,11 +1613,13 @@ TEST_F(hs, task_buffers_of_traced_user)
 	EXPECT_EQ(ENOSPC, err) TH_LOG("traced uid %d: %s", NOBODY, strerror(err));
 
 	/*
-	 * Every attacher has exited: free all 16 buffers.  The traced
-	 * process is gone, so its user is no longer traced, but its buffers
-	 * are uncharged as they were charged (not from the room other users
-	 * leave), or that count wraps and every other user gets ENOSPC.
+	 * Every attacher has exited: free all 16 buffers.  The filter's
+	 * process is root's again, so NOBODY is no longer traced, but its
+	 * buffers are uncharged as they were charged (not from the room
+	 * other users leave), or that count wraps and every other user gets
+	 * ENOSPC.
 	 */
+	ASSERT_EQ(0, setresuid(0, 0, 0));
 	while (!next_pkt(self->fd, &p, 1000))
 		if (p.request == FXTRACE_PKT_BUFFER_RETIRED &&
 		    !release_buffer(self->fd, p.data32))
@@ -1627,6 +1631,107 @@ TEST_F(hs, task_buffers_of_traced_user)
 	n = attach_as(NOBODY, 16, &err);
 	EXPECT_EQ(share, n);
 	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d, untraced: %s", NOBODY, strerror(err));
+}
+
+/* ATTACH once through a file of its own: 0, or the errno. */
+static int attach_once(void)
+{
+	struct fxtrace_attach at = { .size = sizeof(at) };
+	int fd = dev_open(0), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, FXTRACE_IOC_ATTACH, &at))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The filter's process: once told, it attaches, then a child of it, then
+ * a grandchild whose parent has exited (reparented, no longer a
+ * descendant).  Exits with the first unexpected errno, 0 if none, or
+ * 100 and up when the test itself failed.
+ */
+static int filter_process(int go)
+{
+	int res, link[2];
+	pid_t child;
+	char c;
+
+	if (read(go, &c, 1) != 1 || pipe(link))
+		return 100;
+	res = attach_once();
+	if (res)
+		return res;
+	child = fork();
+	if (child == 0)
+		_exit(attach_once());
+	res = wait_child(child);
+	if (res)
+		return res;
+	child = fork();
+	if (child == 0) {
+		pid_t parent = getpid();
+
+		close(link[0]);
+		if (fork() == 0) {
+			while (getppid() == parent)
+				usleep(1000);
+			res = attach_once();
+			_exit(write(link[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+		}
+		_exit(0);
+	}
+	close(link[1]);
+	if (wait_child(child) || read(link[0], &res, sizeof(res)) != sizeof(res))
+		return 101;
+	return res == EPERM ? 0 : 102;
+}
+
+/*
+ * With a pid filter only the filter's process and its descendants
+ * attach.  Before, every process using libfxtrace (root's daemons
+ * included) took task buffers of a session asked for one process, and
+ * its events landed in that trace.
+ */
+TEST_F(hs, attach_outside_the_pid_filter)
+{
+	struct fxtrace_session_info si;
+	struct fxtrace_packet p;
+	int go[2], added = 0;
+	pid_t traced, outsider;
+
+	ASSERT_EQ(0, pipe(go));
+	traced = fork();
+	ASSERT_LE(0, traced);
+	if (traced == 0) {
+		close(go[1]);
+		_exit(filter_process(go[0]));
+	}
+	close(go[0]);
+	self->cfg.filter_pid = (__u32)traced;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	drain_all(self->fd);
+
+	/* Root, this process, is not the filter's process nor below it. */
+	EXPECT_EQ(EPERM, attach_once());
+	outsider = fork();
+	if (outsider == 0)
+		_exit(become(NOBODY) ? 100 : attach_once());
+	EXPECT_EQ(EPERM, wait_child(outsider));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ((__u32)self->ncpus, si.nr_buffers);
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	EXPECT_EQ(0, wait_child(traced));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ((__u32)self->ncpus + 2, si.nr_buffers);
+	while (!next_pkt(self->fd, &p, 200))
+		if (p.request == FXTRACE_PKT_BUFFER_ADDED)
+			added++;
+	EXPECT_EQ(2, added);
 }
 
 /*
