@@ -1103,6 +1103,95 @@ TEST_F(hs, throttled_attach_stalls_nobody)
 	cg_remove(root, cg);
 }
 
+/* A thread that unmaps page once told (unmap), then says so (unmapped). */
+struct unmapper {
+	void *page;
+	int unmap, unmapped;
+};
+
+static void *unmapper_fn(void *arg)
+{
+	struct unmapper *u = arg;
+	char c = 'u';
+
+	if (read(u->unmap, &c, 1) != 1 || munmap(u->page, PG))
+		c = 'x';
+	if (write(u->unmapped, &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+/*
+ * A sibling thread unmaps ATTACH's struct while the buffer is allocated
+ * (held there by memory.high).  The old module checked the struct before
+ * and copied the result after the buffer was in the session: ATTACH said
+ * EFAULT while the thread had its buffer, and its next ATTACH said
+ * EEXIST.  An ATTACH that made a buffer must say so.
+ */
+TEST_F(hs, attach_struct_unmapped_meanwhile)
+{
+	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
+	int go[2], unmap[2], unmapped[2], result[2], res[2], ret;
+	struct fxtrace_session_info si;
+	struct timespec t0;
+	long long current;
+	pid_t pid;
+	char c;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	ret = cg_make(root, "fxt-unmap", cg, sizeof(cg));
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2");
+	ASSERT_EQ(0, ret) TH_LOG("cgroup: %s", strerror(-ret));
+	ASSERT_EQ(0, cg_write(cg, "memory.high", "1048576"));
+	self->cfg.task_buffer_size = 64ULL << 20;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(unmap));
+	ASSERT_EQ(0, pipe(unmapped));
+	ASSERT_EQ(0, pipe(result));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct unmapper u = { .unmap = unmap[0], .unmapped = unmapped[1] };
+		struct fxtrace_attach *at, again;
+		pthread_t t;
+
+		u.page = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (u.page == MAP_FAILED || pthread_create(&t, NULL, unmapper_fn, &u) ||
+		    read(go[0], &c, 1) != 1)
+			_exit(1);
+		at = u.page;
+		res[0] = attach(self->fd, at) ? errno : 0;
+		res[1] = attach(self->fd, &again) ? errno : 0;
+		_exit(write(result[1], res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	/* Until it is well over its memory.high, allocating its buffer. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		usleep(10000);
+		current = read_number(cg, "memory.current");
+	} while (current < (4LL << 20) && seconds_since(&t0) < 20);
+	ASSERT_LE(4LL << 20, current) TH_LOG("the producer's cgroup holds %lld bytes", current);
+	ASSERT_EQ(1, write(unmap[1], "u", 1));
+	ASSERT_EQ(1, read(unmapped[0], &c, 1));
+	ASSERT_EQ('u', c);
+	ASSERT_EQ(0, cg_write(cg, "memory.high", "max"));
+
+	ASSERT_EQ(sizeof(res), read(result[0], res, sizeof(res)));
+	EXPECT_EQ(0, res[0]) TH_LOG("ATTACH: %s", strerror(res[0]));
+	EXPECT_EQ(EEXIST, res[1]) TH_LOG("ATTACH again: %s", strerror(res[1]));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ((__u32)self->ncpus + 1, si.nr_buffers);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	cg_remove(root, cg);
+}
+
 /*
  * The page tables of a mapping are charged to the mapper's memory cgroup,
  * which throttles a task over memory.high for up to 2 s inside the
