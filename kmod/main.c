@@ -74,7 +74,8 @@ static long fxt_ioctl_version(void __user *argp)
 		return -EINVAL;
 	v.abi_major = FXTRACE_ABI_MAJOR;
 	v.abi_minor = FXTRACE_ABI_MINOR;
-	v.features = FXTRACE_FEATURE_SESSIONS | FXTRACE_FEATURE_ATTACH_PER_FILE;
+	v.features = FXTRACE_FEATURE_SESSIONS | FXTRACE_FEATURE_ATTACH_PER_FILE |
+		     FXTRACE_FEATURE_ATTACH_PID_FILTER;
 	if (copy_to_user(argp, &v, min_t(size_t, size, sizeof(v))))
 		return -EFAULT;
 	return 0;

@@ -5,6 +5,7 @@
  */
 #include <linux/cred.h>
 #include <linux/compat.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/nsproxy.h>
@@ -160,6 +161,39 @@ static s64 fxt_monotonic_offset(void)
 }
 
 /*
+ * Whether the session traces the calling process: any without a pid
+ * filter; with one, the filter's process and its descendants (a command's
+ * children, as perf's inherited counters follow them), by the chain of
+ * real parents as it is now, so a child whose parent exited, reparented
+ * to a subreaper or init, is not traced.  As with Yama's ptrace scope,
+ * the chain is read under RCU.  Without it, every process that uses
+ * libfxtrace (root's daemons too) would write into a trace asked for one
+ * process.
+ */
+static bool fxt_attach_traced(const struct fxt_session *s)
+{
+	struct task_struct *leader, *walker;
+	bool traced = false;
+
+	if (!s->filter_pid)
+		return true;
+	rcu_read_lock();
+	leader = pid_task(s->filter_pid, PIDTYPE_TGID);
+	walker = current;
+	while (leader && walker->pid > 0) {
+		if (!thread_group_leader(walker))
+			walker = READ_ONCE(walker->group_leader);
+		if (walker == leader) {
+			traced = true;
+			break;
+		}
+		walker = rcu_dereference(walker->real_parent);
+	}
+	rcu_read_unlock();
+	return traced;
+}
+
+/*
  * Whether the calling thread may attach through the file whose id is
  * file_id: 0, -EEXIST when it has its buffer through that file in this
  * process image, -EMFILE when it has FXTRACE_ATTACH_FILES_MAX through
@@ -246,9 +280,61 @@ static int fxt_attach(struct fxt_session *s, struct fxt_buffer *buf,
 	return 0;
 }
 
+/*
+ * ATTACH's result struct, pinned before anything is created.  A sibling
+ * thread may munmap() or mprotect() the struct while the buffer is made:
+ * a copy_to_user() after the buffer is in the session would then fail
+ * with the buffer left behind (the caller's next ATTACH: EEXIST).  The
+ * result goes to the pinned pages instead, as O_DIRECT reads do.
+ */
+struct fxt_attach_out {
+	struct page *pages[2];
+	unsigned long addr;
+	size_t len;
+	int nr_pages;
+};
+
+static int fxt_attach_out_pin(struct fxt_attach_out *out, void __user *argp,
+			      size_t len)
+{
+	unsigned long addr = (unsigned long)argp;
+	int pinned;
+
+	out->addr = addr;
+	out->len = len;
+	out->nr_pages = ((addr + len - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1;
+	/* fxt_get_sized() keeps len within a page: two pages at most. */
+	if (WARN_ON_ONCE(out->nr_pages > ARRAY_SIZE(out->pages)))
+		return -EFAULT;
+	pinned = pin_user_pages_fast(addr & PAGE_MASK, out->nr_pages,
+				     FOLL_WRITE, out->pages);
+	if (pinned == out->nr_pages)
+		return 0;
+	if (pinned > 0)
+		unpin_user_pages(out->pages, pinned);
+	return -EFAULT;
+}
+
+/* Write src, len bytes, to the pinned struct and unpin it. */
+static void fxt_attach_out_write(struct fxt_attach_out *out, const void *src)
+{
+	size_t offset = offset_in_page(out->addr), done = 0;
+	int i;
+
+	for (i = 0; i < out->nr_pages; i++) {
+		size_t n = min_t(size_t, out->len - done, PAGE_SIZE - offset);
+
+		memcpy_to_page(out->pages[i], offset, src + done, n);
+		done += n;
+		offset = 0;
+	}
+	unpin_user_pages_dirty_lock(out->pages, out->nr_pages, true);
+}
+
 long fxt_ioctl_attach(struct file *file, void __user *argp)
 {
 	struct fxtrace_attach at;
+	struct fxt_attach_out out;
 	struct fxt_user *user = NULL;
 	struct fxt_session *s;
 	struct fxt_buffer *buf;
@@ -268,8 +354,9 @@ long fxt_ioctl_attach(struct file *file, void __user *argp)
 	if (in_compat_syscall())
 		return -EOPNOTSUPP;
 	/* Fail before attaching if the result cannot be returned. */
-	if (clear_user(argp, at_size))
-		return -EFAULT;
+	ret = fxt_attach_out_pin(&out, argp, min_t(size_t, at_size, sizeof(at)));
+	if (ret)
+		return ret;
 	at.size = at_size;
 
 	mutex_lock(&fxt_lock);
@@ -284,10 +371,22 @@ long fxt_ioctl_attach(struct file *file, void __user *argp)
 		user = fxt_user_get(fxt_current_owner());
 	}
 	mutex_unlock(&fxt_lock);
-	if (!s)
+	if (!s) {
+		unpin_user_pages(out.pages, out.nr_pages);
 		return -ENOENT;
-	if (ret)
+	}
+	if (ret) {
+		unpin_user_pages(out.pages, out.nr_pages);
 		return ret;
+	}
+	/*
+	 * Without fxt_lock: the walk is as long as the caller's ancestry,
+	 * which the caller chooses.  The reference keeps s->filter_pid.
+	 */
+	if (!fxt_attach_traced(s)) {
+		ret = -EPERM;
+		goto out_put;
+	}
 	if (!user) {
 		ret = -ENOMEM;
 		goto out_put;
@@ -310,8 +409,10 @@ long fxt_ioctl_attach(struct file *file, void __user *argp)
 		fxt_buffer_discard(buf);
 out_put:
 	fxt_session_put(s);
-	if (!ret && copy_to_user(argp, &at, min_t(size_t, at_size, sizeof(at))))
-		ret = -EFAULT;
+	if (ret)
+		unpin_user_pages(out.pages, out.nr_pages);
+	else
+		fxt_attach_out_write(&out, &at);
 	return ret;
 }
 

@@ -21,9 +21,9 @@ TEST(version_feature)
 	fd = dev_open(0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, FXTRACE_IOC_VERSION, &v));
-	ASSERT_EQ(8, v.abi_minor);
-	ASSERT_EQ(FXTRACE_FEATURE_SESSIONS | FXTRACE_FEATURE_ATTACH_PER_FILE,
-		  v.features);
+	ASSERT_EQ(9, v.abi_minor);
+	ASSERT_EQ(FXTRACE_FEATURE_SESSIONS | FXTRACE_FEATURE_ATTACH_PER_FILE |
+		  FXTRACE_FEATURE_ATTACH_PID_FILTER, v.features);
 	close(fd);
 }
 

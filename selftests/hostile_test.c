@@ -1103,6 +1103,95 @@ TEST_F(hs, throttled_attach_stalls_nobody)
 	cg_remove(root, cg);
 }
 
+/* A thread that unmaps page once told (unmap), then says so (unmapped). */
+struct unmapper {
+	void *page;
+	int unmap, unmapped;
+};
+
+static void *unmapper_fn(void *arg)
+{
+	struct unmapper *u = arg;
+	char c = 'u';
+
+	if (read(u->unmap, &c, 1) != 1 || munmap(u->page, PG))
+		c = 'x';
+	if (write(u->unmapped, &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+/*
+ * A sibling thread unmaps ATTACH's struct while the buffer is allocated
+ * (held there by memory.high).  The old module checked the struct before
+ * and copied the result after the buffer was in the session: ATTACH said
+ * EFAULT while the thread had its buffer, and its next ATTACH said
+ * EEXIST.  An ATTACH that made a buffer must say so.
+ */
+TEST_F(hs, attach_struct_unmapped_meanwhile)
+{
+	char root[] = "/tmp/fxt-cgroup-XXXXXX", cg[300], pidstr[16];
+	int go[2], unmap[2], unmapped[2], result[2], res[2], ret;
+	struct fxtrace_session_info si;
+	struct timespec t0;
+	long long current;
+	pid_t pid;
+	char c;
+
+	ASSERT_NE(NULL, mkdtemp(root));
+	ret = cg_make(root, "fxt-unmap", cg, sizeof(cg));
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2");
+	ASSERT_EQ(0, ret) TH_LOG("cgroup: %s", strerror(-ret));
+	ASSERT_EQ(0, cg_write(cg, "memory.high", "1048576"));
+	self->cfg.task_buffer_size = 64ULL << 20;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(unmap));
+	ASSERT_EQ(0, pipe(unmapped));
+	ASSERT_EQ(0, pipe(result));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct unmapper u = { .unmap = unmap[0], .unmapped = unmapped[1] };
+		struct fxtrace_attach *at, again;
+		pthread_t t;
+
+		u.page = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (u.page == MAP_FAILED || pthread_create(&t, NULL, unmapper_fn, &u) ||
+		    read(go[0], &c, 1) != 1)
+			_exit(1);
+		at = u.page;
+		res[0] = attach(self->fd, at) ? errno : 0;
+		res[1] = attach(self->fd, &again) ? errno : 0;
+		_exit(write(result[1], res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	ASSERT_EQ(0, cg_write(cg, "cgroup.procs", pidstr));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	/* Until it is well over its memory.high, allocating its buffer. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		usleep(10000);
+		current = read_number(cg, "memory.current");
+	} while (current < (4LL << 20) && seconds_since(&t0) < 20);
+	ASSERT_LE(4LL << 20, current) TH_LOG("the producer's cgroup holds %lld bytes", current);
+	ASSERT_EQ(1, write(unmap[1], "u", 1));
+	ASSERT_EQ(1, read(unmapped[0], &c, 1));
+	ASSERT_EQ('u', c);
+	ASSERT_EQ(0, cg_write(cg, "memory.high", "max"));
+
+	ASSERT_EQ(sizeof(res), read(result[0], res, sizeof(res)));
+	EXPECT_EQ(0, res[0]) TH_LOG("ATTACH: %s", strerror(res[0]));
+	EXPECT_EQ(EEXIST, res[1]) TH_LOG("ATTACH again: %s", strerror(res[1]));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ((__u32)self->ncpus + 1, si.nr_buffers);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ioctl(self->fd, FXTRACE_IOC_TERMINATE));
+	cg_remove(root, cg);
+}
+
 /*
  * The page tables of a mapping are charged to the mapper's memory cgroup,
  * which throttles a task over memory.high for up to 2 s inside the
@@ -1592,14 +1681,16 @@ TEST_F(hs, task_buffers_of_traced_user)
 	self->cfg.max_task_buffers = 16;
 	share = (int)pct(16);
 	ASSERT_GT(16 - share, share);
+	/*
+	 * The filter names this process, root's session, whose user is then
+	 * NOBODY (its real uid; root's effective uid still makes attachers
+	 * of any user): only its descendants attach under a pid filter.
+	 */
+	self->cfg.filter_pid = (__u32)getpid();
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg))
+		TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_EQ(0, setresuid(NOBODY, 0, 0));
 	ASSERT_EQ(0, attacher_spawn(&traced, NOBODY, 16));
-	self->cfg.filter_pid = (__u32)traced.pid;
-	if (init_session(self->fd, &self->cfg)) {
-		err = errno;
-		kill(traced.pid, SIGKILL);
-		waitpid(traced.pid, NULL, 0);
-		ASSERT_EQ(0, err) TH_LOG("INIT: %s", strerror(err));
-	}
 
 	n = attach_as(NOGROUP, 16, &err);
 	EXPECT_EQ(share, n);
@@ -1611,11 +1702,13 @@ TEST_F(hs, task_buffers_of_traced_user)
 	EXPECT_EQ(ENOSPC, err) TH_LOG("traced uid %d: %s", NOBODY, strerror(err));
 
 	/*
-	 * Every attacher has exited: free all 16 buffers.  The traced
-	 * process is gone, so its user is no longer traced, but its buffers
-	 * are uncharged as they were charged (not from the room other users
-	 * leave), or that count wraps and every other user gets ENOSPC.
+	 * Every attacher has exited: free all 16 buffers.  The filter's
+	 * process is root's again, so NOBODY is no longer traced, but its
+	 * buffers are uncharged as they were charged (not from the room
+	 * other users leave), or that count wraps and every other user gets
+	 * ENOSPC.
 	 */
+	ASSERT_EQ(0, setresuid(0, 0, 0));
 	while (!next_pkt(self->fd, &p, 1000))
 		if (p.request == FXTRACE_PKT_BUFFER_RETIRED &&
 		    !release_buffer(self->fd, p.data32))
@@ -1627,6 +1720,107 @@ TEST_F(hs, task_buffers_of_traced_user)
 	n = attach_as(NOBODY, 16, &err);
 	EXPECT_EQ(share, n);
 	EXPECT_EQ(EDQUOT, err) TH_LOG("uid %d, untraced: %s", NOBODY, strerror(err));
+}
+
+/* ATTACH once through a file of its own: 0, or the errno. */
+static int attach_once(void)
+{
+	struct fxtrace_attach at = { .size = sizeof(at) };
+	int fd = dev_open(0), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, FXTRACE_IOC_ATTACH, &at))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * The filter's process: once told, it attaches, then a child of it, then
+ * a grandchild whose parent has exited (reparented, no longer a
+ * descendant).  Exits with the first unexpected errno, 0 if none, or
+ * 100 and up when the test itself failed.
+ */
+static int filter_process(int go)
+{
+	int res, link[2];
+	pid_t child;
+	char c;
+
+	if (read(go, &c, 1) != 1 || pipe(link))
+		return 100;
+	res = attach_once();
+	if (res)
+		return res;
+	child = fork();
+	if (child == 0)
+		_exit(attach_once());
+	res = wait_child(child);
+	if (res)
+		return res;
+	child = fork();
+	if (child == 0) {
+		pid_t parent = getpid();
+
+		close(link[0]);
+		if (fork() == 0) {
+			while (getppid() == parent)
+				usleep(1000);
+			res = attach_once();
+			_exit(write(link[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+		}
+		_exit(0);
+	}
+	close(link[1]);
+	if (wait_child(child) || read(link[0], &res, sizeof(res)) != sizeof(res))
+		return 101;
+	return res == EPERM ? 0 : 102;
+}
+
+/*
+ * With a pid filter only the filter's process and its descendants
+ * attach.  Before, every process using libfxtrace (root's daemons
+ * included) took task buffers of a session asked for one process, and
+ * its events landed in that trace.
+ */
+TEST_F(hs, attach_outside_the_pid_filter)
+{
+	struct fxtrace_session_info si;
+	struct fxtrace_packet p;
+	int go[2], added = 0;
+	pid_t traced, outsider;
+
+	ASSERT_EQ(0, pipe(go));
+	traced = fork();
+	ASSERT_LE(0, traced);
+	if (traced == 0) {
+		close(go[1]);
+		_exit(filter_process(go[0]));
+	}
+	close(go[0]);
+	self->cfg.filter_pid = (__u32)traced;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	drain_all(self->fd);
+
+	/* Root, this process, is not the filter's process nor below it. */
+	EXPECT_EQ(EPERM, attach_once());
+	outsider = fork();
+	if (outsider == 0)
+		_exit(become(NOBODY) ? 100 : attach_once());
+	EXPECT_EQ(EPERM, wait_child(outsider));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ((__u32)self->ncpus, si.nr_buffers);
+
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	EXPECT_EQ(0, wait_child(traced));
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ((__u32)self->ncpus + 2, si.nr_buffers);
+	while (!next_pkt(self->fd, &p, 200))
+		if (p.request == FXTRACE_PKT_BUFFER_ADDED)
+			added++;
+	EXPECT_EQ(2, added);
 }
 
 /*

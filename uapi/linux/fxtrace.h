@@ -22,9 +22,10 @@
 /*
  * The ABI version; a new major is incompatible, a new minor adds to it.
  * 0.8: a task buffer's header names its owner's uid (owner_uid).
+ * 0.9: with a pid filter, ATTACH only for its process and descendants.
  */
 #define FXTRACE_ABI_MAJOR	0
-#define FXTRACE_ABI_MINOR	8
+#define FXTRACE_ABI_MINOR	9
 
 #define FXTRACE_DEVICE		"/dev/fxtrace"
 
@@ -46,6 +47,11 @@ struct fxtrace_version {
  * at once; before, one per thread whatever the file.
  */
 #define FXTRACE_FEATURE_ATTACH_PER_FILE	_BITULL(1)
+/*
+ * ABI 0.9: with a pid filter, only the filter's process and its
+ * descendants attach (EPERM for others); before, any process did.
+ */
+#define FXTRACE_FEATURE_ATTACH_PID_FILTER	_BITULL(2)
 
 /* Buffering modes (Fuchsia tracing system design, Documentation/uapi.rst). */
 enum fxtrace_mode {

@@ -53,6 +53,7 @@ static void usage(FILE *f)
 		"                         usdt:PATH:PROVIDER:NAME, tracepoint:SUBSYS:EVENT;\n"
 		"                         Documentation/probes.rst); repeatable\n"
 		"  -p, --pid=PID          kernel:syscall and probe events of process PID\n"
+		"                         only, task buffers of PID and its descendants\n"
 		"                         only; 'command': of COMMAND's process\n"
 		"                         [default: every process]\n"
 		"  -o, --output=OUT       output file [default: fxtrace.fxt]\n"

@@ -110,6 +110,8 @@ GUEST_TESTS += user/lib/tests/module_scopes_test.sh
 GUEST_TESTS += user/lib/tests/module_timens_test.sh
 # A buffer attached and not mapped: the thread's retry maps it.
 GUEST_TESTS += user/lib/tests/module_attach_test.sh
+# A pid filter: programs outside its process tree are not traced.
+GUEST_TESTS += user/lib/tests/module_filter_test.sh
 # A session begun while a thread attaches: its events reach that session.
 GUEST_TESTS += $(B)/test/lib/module_attach_race_test
 # It loads static_plugin.so, whose mappings go through its mmap().

@@ -192,6 +192,12 @@ static struct {
 	 */
 	struct tbuf *threads;
 	__u64 lost;			/* events without a buffer (atomic) */
+	/*
+	 * The session whose pid filter leaves this process out (ATTACH said
+	 * EPERM), 0 for none: its events are not for that trace, so they
+	 * are neither attached again nor counted lost (atomic).
+	 */
+	__u64 untraced_session;
 	bool warned_attach, warned_spool;
 	bool exit_marker;		/* mark_exit() registered */
 	bool exit_begun;		/* mark_exit() called */
@@ -1732,11 +1738,31 @@ static struct tbuf *attach_module(void)
 						   __ATOMIC_ACQUIRE);
 		return map_module(&at, session);
 	}
+	if (errno == EPERM) {
+		__atomic_store_n(&rt.untraced_session, session, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	if (errno != EEXIST || !unmapped.size || unmapped_session != session)
 		return NULL;
 	at = unmapped;
 	unmapped.size = 0;
 	return map_module(&at, session);
+}
+
+/* Whether the current session's pid filter leaves this process out. */
+static bool untraced(void)
+{
+	__u64 session = __atomic_load_n(&rt.untraced_session, __ATOMIC_RELAXED);
+
+	return session && session == __atomic_load_n(&rt.page->session_id,
+						     __ATOMIC_ACQUIRE);
+}
+
+/* An event without a buffer: lost, unless this process is not traced. */
+static void count_lost(void)
+{
+	if (!rt.module || !untraced())
+		__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
 }
 
 /* Forget the thread's buffer: the inline writer then calls fxt_emit(). */
@@ -1778,6 +1804,9 @@ static struct tbuf *attach(void)
 
 	if (retry_at_ns && now < retry_at_ns)
 		return NULL;
+	/* The session traces other processes: nothing to retry or report. */
+	if (rt.module && untraced())
+		return NULL;
 	/*
 	 * Cancellation is off for the whole attach, not only under rt.lock:
 	 * the open() and read() of the thread's comm are cancellation
@@ -1789,6 +1818,8 @@ static struct tbuf *attach(void)
 	t = rt.module ? attach_module() : attach_user();
 	err = errno;
 	pthread_setcancelstate(cancel, NULL);
+	if (!t && rt.module && untraced())
+		return NULL;
 	if (!t) {
 		backoff_ns = backoff_ns ? backoff_ns * 2 : BACKOFF_MIN_NS;
 		if (backoff_ns > BACKOFF_MAX_NS)
@@ -1854,7 +1885,7 @@ static struct tbuf *sync_session(struct tbuf *t)
 		detach_module(t);
 		t = attach();
 		if (!t) {
-			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
+			count_lost();
 			return NULL;
 		}
 	}
@@ -2144,7 +2175,7 @@ static struct tbuf *emit_buffer(struct fxtrace_site *site, unsigned int type,
 	if (!t) {
 		t = attach();
 		if (!t) {
-			__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
+			count_lost();
 			return NULL;
 		}
 	}
@@ -2251,7 +2282,7 @@ static void drop_nested(void)
 	if (self)
 		drop(self);
 	else
-		__atomic_fetch_add(&rt.lost, 1, __ATOMIC_RELAXED);
+		count_lost();
 }
 
 /* An event's first use of its site: its arguments are not evaluated yet. */

@@ -15,7 +15,9 @@
 # as another user, and that user runs `fxtrace record -c late`.  Then,
 # with 1,000 slots a user, the daemon's user takes its last slots in the
 # session before the daemon's retry: the retry's EDQUOT is final and
-# said once, and TRACE_ENABLED is false in that session.  Reloads the
+# said once, and TRACE_ENABLED is false in that session.  The sessions
+# are `record -a`: the daemon is no descendant of record's command, which
+# a pid filter would leave untraced.  Reloads the
 # module at the end with its parameters as they were.  In the guest as
 # root with $FXTRACE_KO.  Prints TAP.
 
@@ -101,7 +103,7 @@ record_session() {
 	shift
 	# shellcheck disable=SC2016 # sh expands them
 	as "$user" --inh-caps=+perfmon --ambient-caps=+perfmon \
-		"$bin/fxtrace" record -q -c late -e none -B 64K -o "$out/$tag.fxt" -- \
+		"$bin/fxtrace" record -q -a -c late -e none -B 64K -o "$out/$tag.fxt" -- \
 		sh -c 'fifo=$1 last=$2; shift 2; "$@"; echo go >"$fifo"
 			for i in $(seq 300); do
 				grep -q enabled_after "$last" && break; sleep 0.1
@@ -135,7 +137,7 @@ result $? "the refusal's warning says it will be retried"
 # that user only: the daemon's retry is refused again (ENOSPC, silent).
 # shellcheck disable=SC2016 # sh expands them
 as "$filler" --inh-caps=+perfmon --ambient-caps=+perfmon \
-	"$bin/fxtrace" record -q -c late -e none -B 64K -o "$out/other.fxt" -- \
+	"$bin/fxtrace" record -q -a -c late -e none -B 64K -o "$out/other.fxt" -- \
 	sh -c 'echo check >"$1"
 		for i in $(seq 300); do
 			grep -q check_calls_during "$2" && break; sleep 0.1
@@ -152,7 +154,7 @@ record_session retry
 # session's state byte is set.
 # shellcheck disable=SC2016 # sh expands them
 as "$user" --inh-caps=+perfmon --ambient-caps=+perfmon \
-	"$bin/fxtrace" record -q -c other -e none -B 64K -o "$out/other-late.fxt" -- \
+	"$bin/fxtrace" record -q -a -c other -e none -B 64K -o "$out/other-late.fxt" -- \
 	sh -c 'echo check >"$1"
 		for i in $(seq 300); do
 			grep -q trace_enabled_later "$2" && break; sleep 0.1
