@@ -2478,15 +2478,19 @@ static struct retired_copy *retired_take(struct retired_copies *r,
 	bytes = retired_copy_bytes(data_len);
 	if (bytes > r->budget)
 		return NULL;
-	/* Evicted first: the copies never take more than the budget. */
-	while (r->used + bytes > r->budget)
-		retired_evict(r);
+	/*
+	 * Allocated before any eviction: without memory for it the older
+	 * copies stay, so none is evicted for a copy that is not taken.
+	 */
 	rc = calloc(1, bytes);
 	if (!rc) {
 		r->lost++;
 		*err = -ENOMEM;
 		return NULL;
 	}
+	/* The oldest make room: once it is in, the budget holds. */
+	while (r->used + bytes > r->budget)
+		retired_evict(r);
 	rc->bytes = bytes;
 	memcpy(rc->mem, hdr, FXTRACE_BUFFER_PAGE_SIZE);
 	memcpy(rc->mem + FXTRACE_BUFFER_PAGE_SIZE, &ctl, sizeof(ctl));

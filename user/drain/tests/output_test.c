@@ -6024,6 +6024,63 @@ static int test_retired_lost(void)
 }
 
 /*
+ * A retired buffer without memory for its copy evicts none: the budget
+ * holds two copies, a third whose calloc() fails leaves both, oldest
+ * first, and is counted lost; the next one that gets memory evicts the
+ * oldest alone.
+ */
+static int test_retired_no_memory_evicts_none(void)
+{
+	struct retired_copies kept = { 0 };
+	struct fake f[4];
+	__u64 w[64];
+	__u32 n, i, k;
+
+	for (k = 0; k < 4; k++) {
+		fake_new(&f[k], 12 + k, FXTRACE_BUFFER_TASK, PID, TID + k,
+			 1 << 16, 4096, "t");
+		n = 0;
+		for (i = 0; i < 3; i++)
+			n += event(w + n, FXT_EVENT_INSTANT,
+				   START + SECOND + i, PID, TID + k,
+				   "durable", 0);
+		put_words(&f[k], w, n);
+	}
+	/* Nothing in their halves: each copy ends where half 0 starts. */
+	kept.budget = 2 * retired_copy_bytes(f[0].hdr->durable_size);
+	ASSERT_EQ(0, retired_keep(&kept, &f[0].b));
+	ASSERT_EQ(0, retired_keep(&kept, &f[1].b));
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(kept.budget, kept.used);
+	calloc_watch = retired_copy_bytes(f[2].hdr->durable_size);
+	calloc_watch_fails = true;
+	calloc_watch_hits = 0;
+	ASSERT_EQ(-ENOMEM, retired_keep(&kept, &f[2].b));
+	calloc_watch_fails = false;
+	calloc_watch = 0;
+	ASSERT_EQ(1, calloc_watch_hits);
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(kept.budget, kept.used);
+	ASSERT_EQ(12, kept.oldest->b.id);
+	ASSERT_EQ(13, kept.oldest->newer->b.id);
+	ASSERT_TRUE(kept.oldest->newer == kept.newest);
+	ASSERT_EQ(3, kept.retired);
+	ASSERT_EQ(1, kept.lost);
+	ASSERT_EQ(0, retired_evicted(&kept));
+	ASSERT_EQ(0, retired_keep(&kept, &f[3].b));
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(13, kept.oldest->b.id);
+	ASSERT_EQ(15, kept.newest->b.id);
+	ASSERT_EQ(1, retired_evicted(&kept));
+	ASSERT_EQ(kept.retired,
+		  kept.held + retired_evicted(&kept) + kept.lost);
+	retired_free(&kept);
+	for (k = 0; k < 4; k++)
+		fake_free(&f[k]);
+	return 0;
+}
+
+/*
  * Header bits the decoder reserves, refused by the fast pass as by the
  * full path: a null argument's bits [32..63], a context switch's bits
  * [40..59].
@@ -6492,6 +6549,7 @@ static const struct tap_test tests[] = {
 	{ "a snapshot skips a live buffer it cannot map, names and counts it; a failed pause leaves the copies", test_snapshot_skips_unmapped },
 	{ "a retired buffer's rest in the trace is its snapshot copy's, one reading of its mapping", test_retired_rest_once },
 	{ "a retired buffer not mapped or not copied is counted lost: kept, evicted, lost add up", test_retired_lost },
+	{ "a retired buffer without memory for its copy evicts none: the older copies survive", test_retired_no_memory_evicts_none },
 	{ "reserved header bits refused by the fast pass as by the full path", test_reserved_bits },
 	{ "records longer than the fast pass's layout", test_long_records },
 	{ "fast records after repairs stay within the chunk", test_repairs_then_fast },
