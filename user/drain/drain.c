@@ -279,6 +279,18 @@ static void on_retired(struct drain *d, __u32 id)
 		/* Unknown or a task buffer: the snapshots' counts say it. */
 		if (keep && (!db || db->kind == FXTRACE_BUFFER_TASK))
 			retired_lose(&d->retired);
+		/*
+		 * Released unread: kept, it would hold its memory and its
+		 * place in max_task_buffers until Stop, and be skipped by
+		 * every snapshot.
+		 */
+		ret = fxtctl_release(&d->c, id);
+		if (ret)
+			fprintf(stderr, "fxtrace-drain: release of buffer %u: %s\n",
+				id, strerror(-ret));
+		else
+			fprintf(stderr, "fxtrace-drain: buffer %u retired unread: released, its records lost\n",
+				id);
 		return;
 	}
 	/* The snapshots' copy, before the kernel's memory goes. */
