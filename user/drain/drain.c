@@ -212,6 +212,35 @@ static void note_filter_user(struct drain *d, const struct fxtctl_buffer *b)
 	fclose(status);
 }
 
+/*
+ * Process pid's start time (proc(5), /proc/PID/stat field 22, clock
+ * ticks since boot), 0 if it cannot be read (gone, or a pid of another
+ * namespace): output.process_start.  The header's pid is of the init
+ * namespace, the drainer's /proc too.
+ */
+static uint64_t proc_start_time(uint32_t pid)
+{
+	unsigned long long start;
+	char path[32], line[1024], *p;
+	unsigned int field;
+	FILE *stat;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	stat = fopen(path, "re");
+	if (!stat)
+		return 0;
+	ok = fgets(line, sizeof(line), stat) != NULL;
+	fclose(stat);
+	/* The comm, field 2, may hold blanks and ')': fields 3.. follow the last. */
+	p = ok ? strrchr(line, ')') : NULL;
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
 static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 {
 	struct fxtctl_buffer *b = map_buffer(d, pkt->data32);
@@ -1161,6 +1190,7 @@ static int trace(struct drain *d, int *release)
 	output_traced_users(&d->out, geteuid(), NO_USER);
 	d->out.verbose = d->opt.verbose;
 	d->out.shared_flows = d->opt.shared_flows;
+	d->out.process_start = proc_start_time;
 	d->retired.budget = d->opt.snapshot_retired;
 	ret = d->write_inline ? output_magic(&d->out, &magic) :
 				output_magic_unmarked(&d->out, &magic);

@@ -180,6 +180,12 @@ struct output {
 	uint32_t early_nodes_cap;
 	uint32_t early_nodes_free;	/* first of the free ones, or none */
 	uint64_t flow_last_id;		/* the last id given in the output */
+	/*
+	 * The start time of process pid now (any clock that never repeats
+	 * for a pid), 0 when unknown; NULL: never known.  Tells a thread of
+	 * a process attached anew from a new process of its pid.
+	 */
+	uint64_t (*process_start)(uint32_t pid);
 	bool owner_unknown_told;	/* the old module's header is reported */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
 	struct fxt_map kept_users;	/* (owner, 0) -> struct kept_user */

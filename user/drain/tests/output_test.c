@@ -4174,6 +4174,77 @@ static int test_flow_share_of_a_pid_used_again(void)
 	return 0;
 }
 
+/* output.process_start of the test: pid 200's start time, 0 for others. */
+static uint64_t pid_200_start;
+
+static uint64_t fake_process_start(uint32_t pid)
+{
+	return pid == 200 ? pid_200_start : 0;
+}
+
+/*
+ * A thread of a process attached again after all of its process's
+ * buffers retired is of the same process, told by its start time and
+ * owner: uid 1001's process 200 (start 5000) holds its 16,384 flows
+ * open, its buffer retires, a thread of it attaches anew: its begin is
+ * refused, the share is still full.  A process of pid 200 with another
+ * start time, or with the same start time but another owner (the
+ * drainer read the start of a later process of the pid), starts with a
+ * share of its own: its begin is kept.  Before, the thread attached anew
+ * took a fresh share: its begin was kept, past its process's share.
+ */
+static int test_flow_share_of_a_process_attached_again(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f, s;
+
+	ASSERT_TRUE(w);
+	start();
+	out.process_start = fake_process_start;
+	pid_200_start = 5000;
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1001);
+	db = begin_flows(&f, w, 200, 1, share, t);
+	ASSERT_EQ(share + 2, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	output_retire(&out, db);
+	/* The same process, a thread attached anew: the share is full. */
+	fake_new(&s, 31, FXTRACE_BUFFER_TASK, 200, 202, 1 << 16, 0, NULL);
+	fake_owner(&s, 1001);
+	db = one_flow(&s, 200, 202, FXT_EVENT_FLOW_BEGIN, share + 1, t + 10);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	output_retire(&out, db);
+	fake_free(&s);
+	/* Same start, another owner: a new process. */
+	fake_new(&s, 32, FXTRACE_BUFFER_TASK, 200, 203, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	db = one_flow(&s, 200, 203, FXT_EVENT_FLOW_BEGIN, share + 2, t + 20);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	output_retire(&out, db);
+	fake_free(&s);
+	/* Uid 1001 again, another start: a new process. */
+	pid_200_start = 6000;
+	fake_new(&s, 33, FXTRACE_BUFFER_TASK, 200, 204, 1 << 16, 0, NULL);
+	fake_owner(&s, 1001);
+	db = one_flow(&s, 200, 204, FXT_EVENT_FLOW_BEGIN, share + 3, t + 30);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	ASSERT_EQ(share + 2, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	out.process_start = NULL;
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
 /*
  * The former process of a pid cannot make the next one's flows count as
  * its own by their times: uid 1001's process 200 exits holding 16,384
@@ -6527,6 +6598,7 @@ static const struct tap_test tests[] = {
 	{ "a traced user's kept stacks have no share", test_kept_stacks_of_traced_user_have_no_share },
 	{ "a traced user's process has no share of the open async ids", test_async_traced_user_has_no_share },
 	{ "a new process of a pid starts with a share of open flows of its own", test_flow_share_of_a_pid_used_again },
+	{ "a thread of a process attached again keeps its process's share; a new process of the pid has its own", test_flow_share_of_a_process_attached_again },
 	{ "a former process of a pid, its begins stamped ahead, leaves the next one's ends theirs", test_flow_share_of_a_pid_used_again_ahead },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
