@@ -5599,6 +5599,7 @@ static unsigned int calloc_watch_hits;
 
 void *__wrap_calloc(size_t n, size_t size)
 {
+	diff_calloc_seen(n * size);
 	if (calloc_watch && n * size == calloc_watch) {
 		calloc_watch_hits++;
 		if (calloc_watched)
