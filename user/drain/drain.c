@@ -216,29 +216,26 @@ static void note_filter_user(struct drain *d, const struct fxtctl_buffer *b)
  * Process pid's start time (proc(5), /proc/PID/stat field 22, clock
  * ticks since boot), 0 if it cannot be read (gone, or a pid of another
  * namespace): output.process_start.  The header's pid is of the init
- * namespace, the drainer's /proc too.
+ * namespace, the drainer's /proc too.  Read whole, not by line: the
+ * comm is the process's to set, newlines included.
  */
 static uint64_t proc_start_time(uint32_t pid)
 {
-	unsigned long long start;
-	char path[32], line[1024], *p;
-	unsigned int field;
-	FILE *stat;
-	int ok;
+	char path[32], text[1024];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	stat = fopen(path, "re");
-	if (!stat)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
-	ok = fgets(line, sizeof(line), stat) != NULL;
-	fclose(stat);
-	/* The comm, field 2, may hold blanks and ')': fields 3.. follow the last. */
-	p = ok ? strrchr(line, ')') : NULL;
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &start) != 1)
-		return 0;
-	return start;
+	while (len < sizeof(text) - 1 &&
+	       (n = read(fd, text + len, sizeof(text) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	text[len] = '\0';
+	return proc_stat_start(text);
 }
 
 static void on_save(struct drain *d, const struct fxtrace_packet *pkt)

@@ -235,6 +235,11 @@ void output_traced_users(struct output *o, uint64_t owner,
 
 /* uid is a user the session traces (output_traced_users()). */
 bool output_user_traced(const struct output *o, uint64_t uid);
+/*
+ * Field 22 (starttime) of the text of a /proc/PID/stat, 0 if it has
+ * none: after the comm's last ')', whatever the comm holds.
+ */
+uint64_t proc_stat_start(const char *text);
 
 /* The session clock now: records up to it (and the slack) are accepted. */
 void output_set_now(struct output *o, uint64_t now_ticks);

@@ -349,6 +349,25 @@ void output_traced_users(struct output *o, uint64_t owner,
 	o->traced_users[1] = filter_user;
 }
 
+uint64_t proc_stat_start(const char *text)
+{
+	const char *p = strrchr(text, ')');
+	unsigned long long start;
+	unsigned int field;
+	char *end;
+
+	/* The comm, field 2, may hold blanks and ')': fields 3.. follow the last. */
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || p[1] < '0' || p[1] > '9')
+		return 0;
+	errno = 0;
+	start = strtoull(p + 1, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return 0;
+	return start;
+}
+
 bool output_user_traced(const struct output *o, uint64_t uid)
 {
 	return uid != NO_USER &&

@@ -4174,6 +4174,41 @@ static int test_flow_share_of_a_pid_used_again(void)
 	return 0;
 }
 
+/* A /proc/PID/stat of pid 200 (proc(5)) with comm and starttime. */
+static const char *stat_text(char *text, size_t size, const char *comm,
+			     const char *starttime)
+{
+	snprintf(text, size, "200 (%s) S 1 200 200 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 %s 2383872 220 18446744073709551615\n",
+		 comm, starttime);
+	return text;
+}
+
+/*
+ * A process's start time from its /proc/PID/stat: after the comm's last
+ * ')', whatever the comm holds (blanks, ')', a newline: PR_SET_NAME
+ * takes any byte but NUL); 0 from a text without it.  A comm with a
+ * newline gave 0 to a reading by line, which made a process attached
+ * again a new one: a fresh share of open flows.
+ */
+static int test_proc_stat_start(void)
+{
+	char text[256];
+
+	ASSERT_EQ(5000, proc_stat_start(stat_text(text, sizeof(text), "sh", "5000")));
+	ASSERT_EQ(5000, proc_stat_start(stat_text(text, sizeof(text), "a) 1 2 (b", "5000")));
+	ASSERT_EQ(5000, proc_stat_start(stat_text(text, sizeof(text), "x\n", "5000")));
+	ASSERT_EQ(5000, proc_stat_start(stat_text(text, sizeof(text), "\n) 1 2 3\n", "5000")));
+	ASSERT_EQ(18446744073709551615ULL,
+		  proc_stat_start(stat_text(text, sizeof(text), "sh", "18446744073709551615")));
+	ASSERT_EQ(0, proc_stat_start(stat_text(text, sizeof(text), "sh", "18446744073709551616")));
+	ASSERT_EQ(0, proc_stat_start(stat_text(text, sizeof(text), "sh", "-1")));
+	ASSERT_EQ(0, proc_stat_start(stat_text(text, sizeof(text), "sh", "5000x")));
+	ASSERT_EQ(0, proc_stat_start("200 (sh) S 1 200 200 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0"));
+	ASSERT_EQ(0, proc_stat_start("200 (sh S 1"));
+	ASSERT_EQ(0, proc_stat_start(""));
+	return 0;
+}
+
 /* output.process_start of the test: pid 200's start time, 0 for others. */
 static uint64_t pid_200_start;
 
@@ -6600,6 +6635,7 @@ static const struct tap_test tests[] = {
 	{ "a traced user's process has no share of the open async ids", test_async_traced_user_has_no_share },
 	{ "a new process of a pid starts with a share of open flows of its own", test_flow_share_of_a_pid_used_again },
 	{ "a thread of a process attached again keeps its process's share; a new process of the pid has its own", test_flow_share_of_a_process_attached_again },
+	{ "a process's start time from its /proc/PID/stat, whatever its comm holds", test_proc_stat_start },
 	{ "a former process of a pid, its begins stamped ahead, leaves the next one's ends theirs", test_flow_share_of_a_pid_used_again_ahead },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
