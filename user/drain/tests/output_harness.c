@@ -679,6 +679,7 @@ void diff_calloc_seen(size_t bytes)
 	for (i = 0; i < 2; i++)
 		f->ctl->rolling_committed[i] += 8;
 	f->ctl->wrap_count++;
+	diff_totals.sibling_writes++;
 }
 
 /*

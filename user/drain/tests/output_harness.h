@@ -114,6 +114,7 @@ void probe_chunk(struct output *o, struct file *f, bool first, uint64_t ts);
 struct diff_totals {
 	uint64_t inputs, records, refused, flows_refused, retired;
 	uint64_t snapshots, copies;	/* circular: of retired buffers */
+	uint64_t sibling_writes;	/* mappings written during a copy */
 };
 extern struct diff_totals diff_totals;
 

@@ -634,7 +634,8 @@ static void gen_config(unsigned char *b)
 	b[0] = (unsigned char)pick(128);
 	b[1] = (unsigned char)pick(8);	/* bit 2: another user's successor */
 	b[2] = (unsigned char)pick(4);
-	b[3] = (unsigned char)((pick(8) == 0) | pick(2) << 1); /* 1: circular */
+	/* Bit 1: circular; bit 2: a sibling writes the copied mapping. */
+	b[3] = (unsigned char)((pick(8) == 0) | pick(2) << 1 | pick(2) << 2);
 	if (!pick(4))
 		put_le(b + 4, 4, rnd());
 	if (!pick(3))
@@ -702,16 +703,19 @@ static int test_fast_configs(void)
 				      what))
 			return 1;
 	}
-	printf("# %llu inputs, %llu buffers retired, %llu records written, %llu refused (%llu flows), %llu snapshots of %llu copies: the same\n",
+	printf("# %llu inputs, %llu buffers retired, %llu records written, %llu refused (%llu flows), %llu snapshots of %llu copies, %llu written by a sibling while copied: the same\n",
 	       (unsigned long long)diff_totals.inputs,
 	       (unsigned long long)diff_totals.retired,
 	       (unsigned long long)diff_totals.records,
 	       (unsigned long long)diff_totals.refused,
 	       (unsigned long long)diff_totals.flows_refused,
 	       (unsigned long long)diff_totals.snapshots,
-	       (unsigned long long)diff_totals.copies);
+	       (unsigned long long)diff_totals.copies,
+	       (unsigned long long)diff_totals.sibling_writes);
 	EXPECT_CMP(diff_totals.retired, >, 1000);
 	EXPECT_CMP(diff_totals.copies, >, 1000);
+	/* Each side's copy of about a quarter of the inputs. */
+	EXPECT_CMP(diff_totals.sibling_writes, >, 500);
 	EXPECT_CMP(diff_totals.records, >, 10000);
 	EXPECT_CMP(diff_totals.refused, >, 10000);
 	EXPECT_CMP(diff_totals.flows_refused, >, 500);
