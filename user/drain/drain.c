@@ -131,13 +131,16 @@ uint64_t session_now(const struct drain *d)
 static struct fxtctl_buffer *map_buffer(struct drain *d, __u32 id)
 {
 	struct fxtctl_buffer *b = fxtctl_buffer(&d->c, id);
+	int err = errno;
 
 	if (!b) {
 		fprintf(stderr, "fxtrace-drain: cannot map buffer %u: %s\n", id,
-			strerror(errno));
+			strerror(err));
 		/* Its records would be lost: no exit 0 after that. */
-		if (errno == ENOMEM && !d->error)
+		if (err == ENOMEM && !d->error)
 			d->error = -ENOMEM;
+		/* The caller's to judge (on_retired()), past fprintf(). */
+		errno = err;
 	}
 	return b;
 }
@@ -290,9 +293,12 @@ static void write_drops(struct drain *d, struct drain_buffer *db)
 /*
  * A retired buffer: its rest and its drop counter go to the file, then its
  * memory (the kernel's and ours: the drainer's memory does not grow with
- * the threads that come and go).
+ * the threads that come and go).  One the drainer cannot map for want of
+ * memory (mmap()'s ENOMEM or EAGAIN) stays listed, its records in the
+ * kernel, for one more try at the next snapshot or at Stop (last_try);
+ * any other failure, or the last try's, releases it unread.
  */
-static void on_retired(struct drain *d, __u32 id)
+static void on_retired(struct drain *d, __u32 id, bool last_try)
 {
 	bool keep = d->opt.mode == FXTRACE_MODE_CIRCULAR;
 	struct fxtctl_buffer *b = map_buffer(d, id);
@@ -301,6 +307,13 @@ static void on_retired(struct drain *d, __u32 id)
 	uint64_t lost;
 	int ret;
 
+	if (!b && !last_try && (errno == ENOMEM || errno == EAGAIN) &&
+	    d->unread_count < UNREAD_RETRIES) {
+		d->unread_ids[d->unread_count++] = id;
+		fprintf(stderr, "fxtrace-drain: buffer %u retired unread: kept listed, tried again at the next snapshot or at Stop\n",
+			id);
+		return;
+	}
 	if (!b) {
 		/* Unknown or a task buffer: the snapshots' counts say it. */
 		if (keep && (!db || db->kind == FXTRACE_BUFFER_TASK))
@@ -352,6 +365,16 @@ static void on_retired(struct drain *d, __u32 id)
 	output_retire(&d->out, db);
 }
 
+/* The retired buffers not mapped for want of memory: their last try. */
+static void retry_unread(struct drain *d)
+{
+	unsigned int i, count = d->unread_count;
+
+	d->unread_count = 0;
+	for (i = 0; i < count; i++)
+		on_retired(d, d->unread_ids[i], true);
+}
+
 /*
  * After the STOPPED packet: every buffer's rest, the probes' last events,
  * then the drop counters.
@@ -364,6 +387,7 @@ static void final_flush(struct drain *d)
 	size_t pos = 0;
 
 	output_set_now(&d->out, session_now(d));
+	retry_unread(d);
 	/* Ask the kernel, not our packets: a full queue loses packets. */
 	while (!ioctl(d->c.fd, FXTRACE_IOC_BUFFER_INFO, &info)) {
 		db = output_find(&d->out, info.id);
@@ -397,7 +421,7 @@ void on_packet(struct drain *d, const struct fxtrace_packet *pkt)
 		on_save(d, pkt);
 		break;
 	case FXTRACE_PKT_BUFFER_RETIRED:
-		on_retired(d, pkt->data32);
+		on_retired(d, pkt->data32, false);
 		break;
 	case FXTRACE_PKT_STOPPED:
 		if (d->state != FLUSHED)
@@ -471,6 +495,8 @@ static void snapshot(struct drain *d)
 		fprintf(stderr, "fxtrace-drain: SIGUSR1: snapshots are of running circular sessions\n");
 		return;
 	}
+	/* Copied and released, or released lost: counted before the line. */
+	retry_unread(d);
 	output_init(&o, d->out.ticks_per_second, session_now(d));
 	output_traced_users(&o, d->out.traced_users[0], d->out.traced_users[1]);
 	o.window_lo = d->out.window_lo;
