@@ -131,13 +131,16 @@ uint64_t session_now(const struct drain *d)
 static struct fxtctl_buffer *map_buffer(struct drain *d, __u32 id)
 {
 	struct fxtctl_buffer *b = fxtctl_buffer(&d->c, id);
+	int err = errno;
 
 	if (!b) {
 		fprintf(stderr, "fxtrace-drain: cannot map buffer %u: %s\n", id,
-			strerror(errno));
+			strerror(err));
 		/* Its records would be lost: no exit 0 after that. */
-		if (errno == ENOMEM && !d->error)
+		if (err == ENOMEM && !d->error)
 			d->error = -ENOMEM;
+		/* The caller's to judge (on_retired()), past fprintf(). */
+		errno = err;
 	}
 	return b;
 }
@@ -212,6 +215,32 @@ static void note_filter_user(struct drain *d, const struct fxtctl_buffer *b)
 	fclose(status);
 }
 
+/*
+ * Process pid's start time (proc(5), /proc/PID/stat field 22, clock
+ * ticks since boot), 0 if it cannot be read (gone, or a pid of another
+ * namespace): output.process_start.  The header's pid is of the init
+ * namespace, the drainer's /proc too.  Read whole, not by line: the
+ * comm is the process's to set, newlines included.
+ */
+static uint64_t proc_start_time(uint32_t pid)
+{
+	char path[32], text[1024];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (len < sizeof(text) - 1 &&
+	       (n = read(fd, text + len, sizeof(text) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	text[len] = '\0';
+	return proc_stat_start(text);
+}
+
 static void on_save(struct drain *d, const struct fxtrace_packet *pkt)
 {
 	struct fxtctl_buffer *b = map_buffer(d, pkt->data32);
@@ -264,9 +293,12 @@ static void write_drops(struct drain *d, struct drain_buffer *db)
 /*
  * A retired buffer: its rest and its drop counter go to the file, then its
  * memory (the kernel's and ours: the drainer's memory does not grow with
- * the threads that come and go).
+ * the threads that come and go).  One the drainer cannot map for want of
+ * memory (mmap()'s ENOMEM or EAGAIN) stays listed, its records in the
+ * kernel, for one more try at the next snapshot or at Stop (last_try);
+ * any other failure, or the last try's, releases it unread.
  */
-static void on_retired(struct drain *d, __u32 id)
+static void on_retired(struct drain *d, __u32 id, bool last_try)
 {
 	bool keep = d->opt.mode == FXTRACE_MODE_CIRCULAR;
 	struct fxtctl_buffer *b = map_buffer(d, id);
@@ -275,10 +307,29 @@ static void on_retired(struct drain *d, __u32 id)
 	uint64_t lost;
 	int ret;
 
+	if (!b && !last_try && (errno == ENOMEM || errno == EAGAIN) &&
+	    d->unread_count < UNREAD_RETRIES) {
+		d->unread_ids[d->unread_count++] = id;
+		fprintf(stderr, "fxtrace-drain: buffer %u retired unread: kept listed, tried again at the next snapshot or at Stop\n",
+			id);
+		return;
+	}
 	if (!b) {
 		/* Unknown or a task buffer: the snapshots' counts say it. */
 		if (keep && (!db || db->kind == FXTRACE_BUFFER_TASK))
 			retired_lose(&d->retired);
+		/*
+		 * Released unread: kept, it would hold its memory and its
+		 * place in max_task_buffers until Stop, and be skipped by
+		 * every snapshot.
+		 */
+		ret = fxtctl_release(&d->c, id);
+		if (ret)
+			fprintf(stderr, "fxtrace-drain: release of buffer %u: %s\n",
+				id, strerror(-ret));
+		else
+			fprintf(stderr, "fxtrace-drain: buffer %u retired unread: released, its records lost\n",
+				id);
 		return;
 	}
 	/* The snapshots' copy, before the kernel's memory goes. */
@@ -314,6 +365,16 @@ static void on_retired(struct drain *d, __u32 id)
 	output_retire(&d->out, db);
 }
 
+/* The retired buffers not mapped for want of memory: their last try. */
+static void retry_unread(struct drain *d)
+{
+	unsigned int i, count = d->unread_count;
+
+	d->unread_count = 0;
+	for (i = 0; i < count; i++)
+		on_retired(d, d->unread_ids[i], true);
+}
+
 /*
  * After the STOPPED packet: every buffer's rest, the probes' last events,
  * then the drop counters.
@@ -326,6 +387,7 @@ static void final_flush(struct drain *d)
 	size_t pos = 0;
 
 	output_set_now(&d->out, session_now(d));
+	retry_unread(d);
 	/* Ask the kernel, not our packets: a full queue loses packets. */
 	while (!ioctl(d->c.fd, FXTRACE_IOC_BUFFER_INFO, &info)) {
 		db = output_find(&d->out, info.id);
@@ -359,7 +421,7 @@ void on_packet(struct drain *d, const struct fxtrace_packet *pkt)
 		on_save(d, pkt);
 		break;
 	case FXTRACE_PKT_BUFFER_RETIRED:
-		on_retired(d, pkt->data32);
+		on_retired(d, pkt->data32, false);
 		break;
 	case FXTRACE_PKT_STOPPED:
 		if (d->state != FLUSHED)
@@ -433,6 +495,8 @@ static void snapshot(struct drain *d)
 		fprintf(stderr, "fxtrace-drain: SIGUSR1: snapshots are of running circular sessions\n");
 		return;
 	}
+	/* Copied and released, or released lost: counted before the line. */
+	retry_unread(d);
 	output_init(&o, d->out.ticks_per_second, session_now(d));
 	output_traced_users(&o, d->out.traced_users[0], d->out.traced_users[1]);
 	o.window_lo = d->out.window_lo;
@@ -1149,6 +1213,7 @@ static int trace(struct drain *d, int *release)
 	output_traced_users(&d->out, geteuid(), NO_USER);
 	d->out.verbose = d->opt.verbose;
 	d->out.shared_flows = d->opt.shared_flows;
+	d->out.process_start = proc_start_time;
 	d->retired.budget = d->opt.snapshot_retired;
 	ret = d->write_inline ? output_magic(&d->out, &magic) :
 				output_magic_unmarked(&d->out, &magic);

@@ -180,6 +180,12 @@ struct output {
 	uint32_t early_nodes_cap;
 	uint32_t early_nodes_free;	/* first of the free ones, or none */
 	uint64_t flow_last_id;		/* the last id given in the output */
+	/*
+	 * The start time of process pid now (any clock that never repeats
+	 * for a pid), 0 when unknown; NULL: never known.  Tells a thread of
+	 * a process attached anew from a new process of its pid.
+	 */
+	uint64_t (*process_start)(uint32_t pid);
 	bool owner_unknown_told;	/* the old module's header is reported */
 	struct fxt_map threads;		/* (tid, 0) -> struct thread_slices */
 	struct fxt_map kept_users;	/* (owner, 0) -> struct kept_user */
@@ -229,6 +235,11 @@ void output_traced_users(struct output *o, uint64_t owner,
 
 /* uid is a user the session traces (output_traced_users()). */
 bool output_user_traced(const struct output *o, uint64_t uid);
+/*
+ * Field 22 (starttime) of the text of a /proc/PID/stat, 0 if it has
+ * none: after the comm's last ')', whatever the comm holds.
+ */
+uint64_t proc_stat_start(const char *text);
 
 /* The session clock now: records up to it (and the slack) are accepted. */
 void output_set_now(struct output *o, uint64_t now_ticks);

@@ -100,6 +100,9 @@ struct options {
 	struct fxtprobe *probes;	/* the --probe specs; NULL: none */
 };
 
+/* Retired buffers held listed for one more try to map them, at most. */
+#define UNREAD_RETRIES	64
+
 struct drain {
 	struct options opt;
 	struct fxtctl c;
@@ -184,6 +187,12 @@ struct drain {
 	double cpu_at_start;		/* CPU seconds used before Start */
 	unsigned int snapshots;		/* OUT.<n> written so far */
 	struct retired_copies retired;	/* circular: for the snapshots */
+	/*
+	 * Retired buffers not mapped for want of memory, listed still: tried
+	 * once more at the next snapshot or at Stop.
+	 */
+	__u32 unread_ids[UNREAD_RETRIES];
+	unsigned int unread_count;
 	struct fxtprobe *probes;	/* attached probes; NULL: none */
 	uint64_t probe_events;		/* written to the file */
 };

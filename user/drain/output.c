@@ -120,9 +120,12 @@
 /*
  * A process's live task buffers, its open asyncs and its open flows; kept
  * after its last buffer retires while it has open flows.  A buffer of the
- * pid after that is of a new process (the pid used again), or a thread of
- * the process attached anew, whose asyncs were forgotten: either way its
- * share starts empty, and the flows begun before, whose output ids are at
+ * pid after that is of a thread of the process attached anew, whose
+ * asyncs were forgotten, when its owner and its process's start time
+ * (output.process_start, noted at the first buffer: start) are the
+ * former's: its flows stay its own.  Otherwise it is taken for a new
+ * process (the pid used again): its share starts empty, and the flows
+ * begun before, whose output ids are at
  * most since_id (the drainer's count then, not the producers' times, which
  * the former could stamp ahead of the next process's), are former_flows,
  * counted apart until they end, so that a later process of the pid, of
@@ -139,6 +142,8 @@ struct pid_share {
 	uint64_t flows;
 	uint64_t former_flows;
 	uint64_t since_id;
+	uint64_t start;			/* of its process, 0: unknown */
+	uint64_t owner;			/* of its first buffer */
 };
 
 /*
@@ -342,6 +347,25 @@ void output_traced_users(struct output *o, uint64_t owner,
 {
 	o->traced_users[0] = owner;
 	o->traced_users[1] = filter_user;
+}
+
+uint64_t proc_stat_start(const char *text)
+{
+	const char *p = strrchr(text, ')');
+	unsigned long long start;
+	unsigned int field;
+	char *end;
+
+	/* The comm, field 2, may hold blanks and ')': fields 3.. follow the last. */
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || p[1] < '0' || p[1] > '9')
+		return 0;
+	errno = 0;
+	start = strtoull(p + 1, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return 0;
+	return start;
 }
 
 bool output_user_traced(const struct output *o, uint64_t uid)
@@ -932,7 +956,7 @@ struct drain_buffer *output_buffer(struct output *o,
 	struct thread_slices *thread = NULL;
 	struct pid_share *share = NULL;
 	struct kept_user *user, *former;
-	uint64_t reserved;
+	uint64_t reserved, start;
 
 	if (db)
 		return db;
@@ -988,10 +1012,16 @@ struct drain_buffer *output_buffer(struct output *o,
 	}
 	*slot = db;
 	if (share) {
-		if (!share->buffers && share->flows) {
-			share->former_flows += share->flows;
-			share->flows = 0;
-			share->since_id = o->flow_last_id;
+		if (!share->buffers) {
+			start = o->process_start ? o->process_start(db->pid) : 0;
+			if (share->flows && (!start || start != share->start ||
+					     db->owner != share->owner)) {
+				share->former_flows += share->flows;
+				share->flows = 0;
+				share->since_id = o->flow_last_id;
+			}
+			share->start = start;
+			share->owner = db->owner;
 		}
 		share->buffers++;
 		thread->buffers++;
@@ -2478,15 +2508,19 @@ static struct retired_copy *retired_take(struct retired_copies *r,
 	bytes = retired_copy_bytes(data_len);
 	if (bytes > r->budget)
 		return NULL;
-	/* Evicted first: the copies never take more than the budget. */
-	while (r->used + bytes > r->budget)
-		retired_evict(r);
+	/*
+	 * Allocated before any eviction: without memory for it the older
+	 * copies stay, so none is evicted for a copy that is not taken.
+	 */
 	rc = calloc(1, bytes);
 	if (!rc) {
 		r->lost++;
 		*err = -ENOMEM;
 		return NULL;
 	}
+	/* The oldest make room: once it is in, the budget holds. */
+	while (r->used + bytes > r->budget)
+		retired_evict(r);
 	rc->bytes = bytes;
 	memcpy(rc->mem, hdr, FXTRACE_BUFFER_PAGE_SIZE);
 	memcpy(rc->mem + FXTRACE_BUFFER_PAGE_SIZE, &ctl, sizeof(ctl));

@@ -59,6 +59,12 @@
  *           the end a snapshot is taken of the copies
  *           (output_snapshot_copies(), what a snapshot writes before it
  *           pauses the writers).
+ *           bit 2: with bit 1, a sibling thread writes the retiring
+ *           buffer's mapping while its copy is taken (between the copy's
+ *           reading of the control page and its copy of the data): half
+ *           1's bytes over its committed records, its control page's
+ *           offsets and wrap count moved on (output_harness.c,
+ *           diff_calloc_seen()).
  *   4  u32  the session's tick rate: 0 CLOCK_MONOTONIC (1e9 per second),
  *           else a TSC of 1000 * (100000 + v % 9900001) (100 MHz to 10 GHz).
  *   8  u64  the session clock at Start: 1000 s plus v ticks, modulo 2^64,
@@ -125,6 +131,15 @@
 #include "output_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+/* Linked with -Wl,--wrap=calloc (run.sh): the copy's allocation seen. */
+void *__wrap_calloc(size_t n, size_t size)
+{
+	diff_calloc_seen(n * size);
+	return __real_calloc(n, size);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

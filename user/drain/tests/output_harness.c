@@ -650,6 +650,38 @@ static void save_half(struct diff_run *run, unsigned int s,
 	side_add(&sides[s], &c);
 }
 
+/* The mapping a sibling thread writes while its copy is taken, if any. */
+static struct fake *copy_sibling;
+static const struct diff_run *copy_run;
+
+/*
+ * A sibling thread of the retiring one goes on writing its mapping while
+ * the drainer copies it: over the records it committed, after the
+ * kernel's announcement, the bytes of half 1; the control page's
+ * offsets on by a word, and its wrap count on by one.  The copy holds
+ * what its one reading of the control page said, whatever the bytes
+ * (Documentation/drain.rst, "Threads that exited").
+ */
+void diff_calloc_seen(size_t bytes)
+{
+	struct fake *f = copy_sibling;
+	size_t from, len, i;
+
+	if (!f || bytes < retired_copy_bytes(0))
+		return;
+	copy_sibling = NULL;
+	from = f->hdr->durable_reserved;
+	len = f->durable > from ? f->durable - from : 0;
+	if (len > copy_run->lens[1])
+		len = copy_run->lens[1];
+	memcpy(f->data + from, copy_run->halves[1], len & ~(size_t)7);
+	f->ctl->durable_committed += 8;
+	for (i = 0; i < 2; i++)
+		f->ctl->rolling_committed[i] += 8;
+	f->ctl->wrap_count++;
+	diff_totals.sibling_writes++;
+}
+
 /*
  * What is left of b (Stop, retirement), after the writer's last word;
  * with retiring in a circular session, a task buffer's from the copy the
@@ -686,9 +718,14 @@ static void rest(struct diff_run *run, unsigned int s, struct diff_buf *b,
 		f->hdr->dropped_records = cfg->dropped >> 24;
 	}
 	if (retiring && cfg->circular && b->kind == FXTRACE_BUFFER_TASK) {
+		if (cfg->sibling_writes) {
+			copy_sibling = f;
+			copy_run = run;
+		}
 		if (output_retired_rest(&sides[s].o, &sides[s].kept, &f->b,
 					&c))
 			exit(1);
+		copy_sibling = NULL;
 	} else if (output_rest(&sides[s].o, &f->b, &c)) {
 		exit(1);
 	}
@@ -1033,6 +1070,7 @@ void diff_config_read(struct diff_config *cfg, const void *bytes, size_t len)
 	cfg->cpu = b[2];
 	cfg->probe_id = b[3] & 1;
 	cfg->circular = b[3] >> 1 & 1;
+	cfg->sibling_writes = b[3] >> 2 & 1;
 	tsc_khz = read_le(b + 4, 4);
 	cfg->ticks_per_second = tsc_khz ?
 				1000 * (100000 + tsc_khz % 9900001) : SECOND;

@@ -114,6 +114,7 @@ void probe_chunk(struct output *o, struct file *f, bool first, uint64_t ts);
 struct diff_totals {
 	uint64_t inputs, records, refused, flows_refused, retired;
 	uint64_t snapshots, copies;	/* circular: of retired buffers */
+	uint64_t sibling_writes;	/* mappings written during a copy */
 };
 extern struct diff_totals diff_totals;
 
@@ -146,6 +147,7 @@ struct diff_config {
 	bool kernel_retires;	/* the kernel buffer, after its rest */
 	bool probe_id;		/* probes attached, the main buffer their id */
 	bool circular;		/* retired task buffers copied, a snapshot */
+	bool sibling_writes;	/* ... while a sibling writes the mapping */
 	uint32_t header_size;	/* a module's fxtrace_buffer_header */
 	bool other_owner;	/* the successor is another user's */
 	bool shared_flows;	/* output.shared_flows: flows keyed by id */
@@ -163,6 +165,14 @@ struct diff_config {
 };
 
 #define DIFF_CONFIG_BYTES	72
+
+/*
+ * To be called by the calloc() wrapper of the program (-Wl,--wrap=calloc)
+ * with the bytes asked: at the allocation of a retired buffer's copy,
+ * between its reading of the control page and its copy of the data, the
+ * sibling thread of byte 3's bit 2 writes the mapping.
+ */
+void diff_calloc_seen(size_t bytes);
 
 /*
  * The config at the start of bytes (len of them; the bytes missing are 0),

@@ -634,7 +634,8 @@ static void gen_config(unsigned char *b)
 	b[0] = (unsigned char)pick(128);
 	b[1] = (unsigned char)pick(8);	/* bit 2: another user's successor */
 	b[2] = (unsigned char)pick(4);
-	b[3] = (unsigned char)((pick(8) == 0) | pick(2) << 1); /* 1: circular */
+	/* Bit 1: circular; bit 2: a sibling writes the copied mapping. */
+	b[3] = (unsigned char)((pick(8) == 0) | pick(2) << 1 | pick(2) << 2);
 	if (!pick(4))
 		put_le(b + 4, 4, rnd());
 	if (!pick(3))
@@ -702,16 +703,19 @@ static int test_fast_configs(void)
 				      what))
 			return 1;
 	}
-	printf("# %llu inputs, %llu buffers retired, %llu records written, %llu refused (%llu flows), %llu snapshots of %llu copies: the same\n",
+	printf("# %llu inputs, %llu buffers retired, %llu records written, %llu refused (%llu flows), %llu snapshots of %llu copies, %llu written by a sibling while copied: the same\n",
 	       (unsigned long long)diff_totals.inputs,
 	       (unsigned long long)diff_totals.retired,
 	       (unsigned long long)diff_totals.records,
 	       (unsigned long long)diff_totals.refused,
 	       (unsigned long long)diff_totals.flows_refused,
 	       (unsigned long long)diff_totals.snapshots,
-	       (unsigned long long)diff_totals.copies);
+	       (unsigned long long)diff_totals.copies,
+	       (unsigned long long)diff_totals.sibling_writes);
 	EXPECT_CMP(diff_totals.retired, >, 1000);
 	EXPECT_CMP(diff_totals.copies, >, 1000);
+	/* Each side's copy of about a quarter of the inputs. */
+	EXPECT_CMP(diff_totals.sibling_writes, >, 500);
 	EXPECT_CMP(diff_totals.records, >, 10000);
 	EXPECT_CMP(diff_totals.refused, >, 10000);
 	EXPECT_CMP(diff_totals.flows_refused, >, 500);
@@ -4174,6 +4178,112 @@ static int test_flow_share_of_a_pid_used_again(void)
 	return 0;
 }
 
+/* A /proc/PID/stat of pid 200 (proc(5)) with comm and starttime. */
+static const char *stat_text(char *text, size_t size, const char *comm,
+			     const char *starttime)
+{
+	snprintf(text, size, "200 (%s) S 1 200 200 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 %s 2383872 220 18446744073709551615\n",
+		 comm, starttime);
+	return text;
+}
+
+/*
+ * A process's start time from its /proc/PID/stat: after the comm's last
+ * ')', whatever the comm holds (blanks, ')', a newline: PR_SET_NAME
+ * takes any byte but NUL); 0 from a text without it.  A comm with a
+ * newline gave 0 to a reading by line, which made a process attached
+ * again a new one: a fresh share of open flows.
+ */
+static int test_proc_stat_start(void)
+{
+	char text[256];
+
+	ASSERT_EQ(5000, proc_stat_start(stat_text(text, sizeof(text), "sh", "5000")));
+	ASSERT_EQ(5000, proc_stat_start(stat_text(text, sizeof(text), "a) 1 2 (b", "5000")));
+	ASSERT_EQ(5000, proc_stat_start(stat_text(text, sizeof(text), "x\n", "5000")));
+	ASSERT_EQ(5000, proc_stat_start(stat_text(text, sizeof(text), "\n) 1 2 3\n", "5000")));
+	ASSERT_EQ(18446744073709551615ULL,
+		  proc_stat_start(stat_text(text, sizeof(text), "sh", "18446744073709551615")));
+	ASSERT_EQ(0, proc_stat_start(stat_text(text, sizeof(text), "sh", "18446744073709551616")));
+	ASSERT_EQ(0, proc_stat_start(stat_text(text, sizeof(text), "sh", "-1")));
+	ASSERT_EQ(0, proc_stat_start(stat_text(text, sizeof(text), "sh", "5000x")));
+	ASSERT_EQ(0, proc_stat_start("200 (sh) S 1 200 200 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0"));
+	ASSERT_EQ(0, proc_stat_start("200 (sh S 1"));
+	ASSERT_EQ(0, proc_stat_start(""));
+	return 0;
+}
+
+/* output.process_start of the test: pid 200's start time, 0 for others. */
+static uint64_t pid_200_start;
+
+static uint64_t fake_process_start(uint32_t pid)
+{
+	return pid == 200 ? pid_200_start : 0;
+}
+
+/*
+ * A thread of a process attached again after all of its process's
+ * buffers retired is of the same process, told by its start time and
+ * owner: uid 1001's process 200 (start 5000) holds its 16,384 flows
+ * open, its buffer retires, a thread of it attaches anew: its begin is
+ * refused, the share is still full.  A process of pid 200 with another
+ * start time, or with the same start time but another owner (the
+ * drainer read the start of a later process of the pid), starts with a
+ * share of its own: its begin is kept.  Before, the thread attached anew
+ * took a fresh share: its begin was kept, past its process's share.
+ */
+static int test_flow_share_of_a_process_attached_again(void)
+{
+	const size_t share = 16384, words = (share + 2) * 5;
+	const __u64 t = START + SECOND;
+	__u64 *w = malloc(words * 8);
+	struct drain_buffer *db;
+	struct walk walk;
+	struct fake f, s;
+
+	ASSERT_TRUE(w);
+	start();
+	out.process_start = fake_process_start;
+	pid_200_start = 5000;
+	fake_new(&f, 30, FXTRACE_BUFFER_TASK, 200, 201, words * 8 + 4096, 0,
+		 NULL);
+	fake_owner(&f, 1001);
+	db = begin_flows(&f, w, 200, 1, share, t);
+	ASSERT_EQ(share + 2, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	output_retire(&out, db);
+	/* The same process, a thread attached anew: the share is full. */
+	fake_new(&s, 31, FXTRACE_BUFFER_TASK, 200, 202, 1 << 16, 0, NULL);
+	fake_owner(&s, 1001);
+	db = one_flow(&s, 200, 202, FXT_EVENT_FLOW_BEGIN, share + 1, t + 10);
+	ASSERT_EQ(2, db->records);
+	ASSERT_EQ(1, db->refused[REFUSED_FLOW]);
+	output_retire(&out, db);
+	fake_free(&s);
+	/* Same start, another owner: a new process. */
+	fake_new(&s, 32, FXTRACE_BUFFER_TASK, 200, 203, 1 << 16, 0, NULL);
+	fake_owner(&s, 1002);
+	db = one_flow(&s, 200, 203, FXT_EVENT_FLOW_BEGIN, share + 2, t + 20);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	output_retire(&out, db);
+	fake_free(&s);
+	/* Uid 1001 again, another start: a new process. */
+	pid_200_start = 6000;
+	fake_new(&s, 33, FXTRACE_BUFFER_TASK, 200, 204, 1 << 16, 0, NULL);
+	fake_owner(&s, 1001);
+	db = one_flow(&s, 200, 204, FXT_EVENT_FLOW_BEGIN, share + 3, t + 30);
+	ASSERT_EQ(3, db->records);
+	ASSERT_EQ(0, db->refused[REFUSED_FLOW]);
+	fake_free(&s);
+	ASSERT_EQ(share + 2, out.flows.count);
+	ASSERT_EQ(0, check_file(&walk));
+	out.process_start = NULL;
+	fake_free(&f);
+	free(w);
+	return 0;
+}
+
 /*
  * The former process of a pid cannot make the next one's flows count as
  * its own by their times: uid 1001's process 200 exits holding 16,384
@@ -5528,6 +5638,7 @@ static unsigned int calloc_watch_hits;
 
 void *__wrap_calloc(size_t n, size_t size)
 {
+	diff_calloc_seen(n * size);
 	if (calloc_watch && n * size == calloc_watch) {
 		calloc_watch_hits++;
 		if (calloc_watched)
@@ -6024,6 +6135,63 @@ static int test_retired_lost(void)
 }
 
 /*
+ * A retired buffer without memory for its copy evicts none: the budget
+ * holds two copies, a third whose calloc() fails leaves both, oldest
+ * first, and is counted lost; the next one that gets memory evicts the
+ * oldest alone.
+ */
+static int test_retired_no_memory_evicts_none(void)
+{
+	struct retired_copies kept = { 0 };
+	struct fake f[4];
+	__u64 w[64];
+	__u32 n, i, k;
+
+	for (k = 0; k < 4; k++) {
+		fake_new(&f[k], 12 + k, FXTRACE_BUFFER_TASK, PID, TID + k,
+			 1 << 16, 4096, "t");
+		n = 0;
+		for (i = 0; i < 3; i++)
+			n += event(w + n, FXT_EVENT_INSTANT,
+				   START + SECOND + i, PID, TID + k,
+				   "durable", 0);
+		put_words(&f[k], w, n);
+	}
+	/* Nothing in their halves: each copy ends where half 0 starts. */
+	kept.budget = 2 * retired_copy_bytes(f[0].hdr->durable_size);
+	ASSERT_EQ(0, retired_keep(&kept, &f[0].b));
+	ASSERT_EQ(0, retired_keep(&kept, &f[1].b));
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(kept.budget, kept.used);
+	calloc_watch = retired_copy_bytes(f[2].hdr->durable_size);
+	calloc_watch_fails = true;
+	calloc_watch_hits = 0;
+	ASSERT_EQ(-ENOMEM, retired_keep(&kept, &f[2].b));
+	calloc_watch_fails = false;
+	calloc_watch = 0;
+	ASSERT_EQ(1, calloc_watch_hits);
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(kept.budget, kept.used);
+	ASSERT_EQ(12, kept.oldest->b.id);
+	ASSERT_EQ(13, kept.oldest->newer->b.id);
+	ASSERT_TRUE(kept.oldest->newer == kept.newest);
+	ASSERT_EQ(3, kept.retired);
+	ASSERT_EQ(1, kept.lost);
+	ASSERT_EQ(0, retired_evicted(&kept));
+	ASSERT_EQ(0, retired_keep(&kept, &f[3].b));
+	ASSERT_EQ(2, kept.held);
+	ASSERT_EQ(13, kept.oldest->b.id);
+	ASSERT_EQ(15, kept.newest->b.id);
+	ASSERT_EQ(1, retired_evicted(&kept));
+	ASSERT_EQ(kept.retired,
+		  kept.held + retired_evicted(&kept) + kept.lost);
+	retired_free(&kept);
+	for (k = 0; k < 4; k++)
+		fake_free(&f[k]);
+	return 0;
+}
+
+/*
  * Header bits the decoder reserves, refused by the fast pass as by the
  * full path: a null argument's bits [32..63], a context switch's bits
  * [40..59].
@@ -6470,6 +6638,8 @@ static const struct tap_test tests[] = {
 	{ "a traced user's kept stacks have no share", test_kept_stacks_of_traced_user_have_no_share },
 	{ "a traced user's process has no share of the open async ids", test_async_traced_user_has_no_share },
 	{ "a new process of a pid starts with a share of open flows of its own", test_flow_share_of_a_pid_used_again },
+	{ "a thread of a process attached again keeps its process's share; a new process of the pid has its own", test_flow_share_of_a_process_attached_again },
+	{ "a process's start time from its /proc/PID/stat, whatever its comm holds", test_proc_stat_start },
 	{ "a former process of a pid, its begins stamped ahead, leaves the next one's ends theirs", test_flow_share_of_a_pid_used_again_ahead },
 	{ "a header without owner_uid: flows keyed by id alone among such buffers, said once", test_flows_owner_unknown },
 	{ "a begin of an open async id nests: its outer end keeps the id", test_async_ids_nested },
@@ -6492,6 +6662,7 @@ static const struct tap_test tests[] = {
 	{ "a snapshot skips a live buffer it cannot map, names and counts it; a failed pause leaves the copies", test_snapshot_skips_unmapped },
 	{ "a retired buffer's rest in the trace is its snapshot copy's, one reading of its mapping", test_retired_rest_once },
 	{ "a retired buffer not mapped or not copied is counted lost: kept, evicted, lost add up", test_retired_lost },
+	{ "a retired buffer without memory for its copy evicts none: the older copies survive", test_retired_no_memory_evicts_none },
 	{ "reserved header bits refused by the fast pass as by the full path", test_reserved_bits },
 	{ "records longer than the fast pass's layout", test_long_records },
 	{ "fast records after repairs stay within the chunk", test_repairs_then_fast },

@@ -61,7 +61,7 @@ clang "${cflags[@]}" "${sanitize[@]}" -fsanitize=fuzzer \
 	-o "$out/fuzz_spool"
 clang "${cflags[@]}" "${sanitize[@]}" -fsanitize=fuzzer \
 	user/drain/fuzz/fuzz_output.c "${drain[@]}" "${library[@]}" \
-	-o "$out/fuzz_output"
+	-Wl,--wrap=calloc -o "$out/fuzz_output"
 # The reader's seeds: every input of the corpus test (itself run under the
 # sanitizers).
 clang "${cflags[@]}" "${sanitize[@]}" user/reader/tests/corpus_test.c \
