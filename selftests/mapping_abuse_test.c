@@ -573,6 +573,8 @@ TEST_F(ma, foreign_writes_into_mappings)
  * mprotect(PROT_EXEC) is EACCES everywhere.  A fork child inherits the
  * session page and the owner's HEADER read-only (writes: SIGSEGV), not
  * the PRODUCER part (SIGSEGV), nor what MADV_DONTFORK marked.
+ * MADV_DONTNEED drops the session page for good too (SIGBUS: it is not
+ * anonymous memory); the owner's HEADER comes back at the next access.
  */
 TEST_F(ma, memory_calls_on_mappings)
 {
@@ -666,6 +668,19 @@ TEST_F(ma, memory_calls_on_mappings)
 	ASSERT_EQ(1, c.added);
 	ASSERT_EQ(1, c.retired);
 	ASSERT_EQ(m.a.buffer_id, c.retired_ids[0]);
+	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, m.hdr->state);
+
+	/*
+	 * MADV_DONTNEED on the session page: a file mapping without a fault
+	 * handler, not anonymous memory (which would refill with zeros), so
+	 * the next access is SIGBUS.  The owner's HEADER has the handler
+	 * ADOPT's zap needs, which maps its page again.
+	 */
+	ASSERT_EQ(0, madvise((void *)m.sp, size_sp, MADV_DONTNEED));
+	ASSERT_EQ(SIGBUS, child_read_signal((const __u64 *)m.sp));
+	ASSERT_EQ(0, madvise((void *)m.hdr, PG, MADV_DONTNEED));
+	ASSERT_EQ(0, child_read_signal((const __u64 *)m.hdr));
+	ASSERT_EQ(FXTRACE_BUFFER_MAGIC, m.hdr->magic);
 	ASSERT_EQ(FXTRACE_BUFFER_RETIRED, m.hdr->state);
 	ASSERT_EQ(0, munmap((void *)m.hdr, PG));
 	ASSERT_EQ(0, munmap((void *)m.sp, size_sp));
