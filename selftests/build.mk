@@ -24,13 +24,15 @@ SELFTEST_CFLAGS := -I$(KSFT_DIR) \
 # Tests may act as producers (libfxtrace), controllers (libfxtctl) and
 # readers (libfxtread); a static library adds only what a test uses.
 SELFTEST_LIBS := $(B)/lib/libfxtrace.a $(B)/lib/libfxtctl.a $(B)/lib/libfxtread.a
+# mapping_abuse_test drives io_uring, as fxtrace-drain does.
+SELFTEST_LDLIBS_mapping_abuse_test := -luring
 
 $(B)/selftests/%: selftests/%.c selftests/fxtrace_selftest.h selftests/hostile.h \
 		uapi/linux/fxtrace.h $(SELFTEST_LIBS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_USER) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_LIBS) \
-		$(LDLIBS_USER)
+		$(SELFTEST_LDLIBS_$*) $(LDLIBS_USER)
 
 # On the build host (no /dev/fxtrace) every selftest skips, none fails.
 UNIT_TESTS += selftests/skip_test.sh
