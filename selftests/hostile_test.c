@@ -1824,6 +1824,39 @@ TEST_F(hs, attach_outside_the_pid_filter)
 }
 
 /*
+ * A session's initializer is traced as the user its work is charged to,
+ * its real uid, whatever its effective uid (which decides control): a
+ * set-user-ID root program run by NOBODY here.  Before, the session's
+ * owner (the euid, root) was compared with the real uid its threads are
+ * charged to: the initializer's own threads past the share (4 of 16)
+ * were refused EDQUOT, as an untraced user's.
+ */
+TEST_F(hs, initializer_traced_by_its_real_uid)
+{
+	struct fxtrace_session_info si;
+	int res[2] = { -1, -1 }, ret, n, err, share;
+
+	self->cfg.max_task_buffers = 16;
+	share = (int)pct(16);
+	ASSERT_GT(16 - share, share);
+	ASSERT_EQ(0, setresuid(NOBODY, 0, 0));
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg))
+		TH_LOG("INIT: %s", strerror(errno));
+	ret = attach_until_refused(17, res);
+	ASSERT_EQ(0, setresuid(0, 0, 0));
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(16, res[0]);
+	EXPECT_EQ(ENOSPC, res[1]) TH_LOG("initializer: %s", strerror(res[1]));
+	/* Control stays the effective uid's. */
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ(0U, si.owner_uid);
+	/* Another user is bound by its share (none is left to it here). */
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(ENOSPC, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
+}
+
+/*
  * Root is bound by a session's limits only, whoever owns the session, in
  * all three rooms a session shares between users: before, with a
  * non-root CAP_PERFMON owner, root's threads past the share (4 of 16

@@ -1145,8 +1145,13 @@ static int trace(struct drain *d, int *release)
 	}
 	/* The window opens before the probes and Start: nothing is older. */
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
-	/* fxtrace.ko's owner is the initializer's effective uid. */
-	output_traced_users(&d->out, geteuid(), NO_USER);
+	/*
+	 * fxtrace.ko traces the initializer's work as it charges it: by its
+	 * real uid (a set-user-ID drainer runs for its caller).  The drainer
+	 * is in the initial user namespace (Initialize takes CAP_PERFMON
+	 * there), where that is the header's owner_uid.
+	 */
+	output_traced_users(&d->out, getuid(), NO_USER);
 	d->out.verbose = d->opt.verbose;
 	d->out.shared_flows = d->opt.shared_flows;
 	d->retired.budget = d->opt.snapshot_retired;
