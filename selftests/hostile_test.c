@@ -1856,6 +1856,38 @@ TEST_F(hs, initializer_traced_by_its_real_uid)
 	EXPECT_EQ(ENOSPC, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
 }
 
+/*
+ * ADOPT takes control, not the traced identity: the session still traces
+ * its initializer's real uid, not the adopter's, or a set-user-ID program
+ * of the owner's euid run by another user could adopt the orphan and free
+ * that user from its share.
+ */
+TEST_F(hs, adopter_not_traced)
+{
+	int fd, share, n, err;
+
+	self->cfg.max_task_buffers = 16;
+	share = (int)pct(16);
+	ASSERT_GT(16 - share, share);
+	fd = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setresuid(NOBODY, 0, 0));
+	ASSERT_EQ(0, init_session(fd, &self->cfg))
+		TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_EQ(0, setresuid(0, 0, 0));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, setresuid(NOGROUP, 0, 0));
+	EXPECT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT))
+		TH_LOG("ADOPT: %s", strerror(errno));
+	ASSERT_EQ(0, setresuid(0, 0, 0));
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("adopter's uid: %s", strerror(err));
+	n = attach_as(NOBODY, 16, &err);
+	EXPECT_EQ(16 - share, n);
+	EXPECT_EQ(ENOSPC, err) TH_LOG("initializer's uid: %s", strerror(err));
+}
+
 /* FXT_ATTACH_GENERATIONS_MAX of kmod/task.c. */
 #define GENERATIONS_MAX		1024
 #define GENERATION_STACK	(32 << 10)
