@@ -135,7 +135,8 @@ struct fxt_session {
 	struct file *controller;	/* NULL when orphaned */
 	struct file *last_controller;	/* at Terminate: compared, not used */
 	struct file *former_controller;	/* orphaned it, until released */
-	kuid_t owner;
+	kuid_t owner;			/* initializer's euid: control */
+	kuid_t traced_owner;		/* its fxt_current_owner(): charges */
 	u32 mode;
 	u64 cpu_buffer_size;
 	u64 task_buffer_size;

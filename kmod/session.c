@@ -330,7 +330,8 @@ kuid_t fxt_current_owner(void)
 }
 
 /*
- * Whether s traces uid's work: its owner's, and that of the user the
+ * Whether s traces uid's work: its initializer's (as charged, not its
+ * euid), and that of the user the
  * process its pid filter names is charged to, as that process's
  * credentials say now (with sudo fxtrace record -u USER the command sets
  * USER's uid after the session started).  Events match the filter by
@@ -342,7 +343,7 @@ bool fxt_session_traces_user(const struct fxt_session *s, kuid_t uid)
 	struct task_struct *t;
 	bool traced;
 
-	if (uid_eq(uid, s->owner))
+	if (uid_eq(uid, s->traced_owner))
 		return true;
 	if (!s->filter_pid)
 		return false;
@@ -688,7 +689,14 @@ static struct fxt_session *fxt_session_alloc(const struct fxtrace_config *cfg)
 	if (!s)
 		return NULL;
 	kref_init(&s->ref);
+	/*
+	 * Control follows the euid, as signals and files do; the charges
+	 * follow fxt_cred_owner().  The initializer's own work is traced by
+	 * the identity its work is charged to: a set-user-ID program's real
+	 * uid, else its own threads would share with the untraced users.
+	 */
 	s->owner = current_euid();
+	s->traced_owner = fxt_current_owner();
 	s->mode = cfg->mode;
 	s->cpu_buffer_size = cfg->cpu_buffer_size;
 	s->task_buffer_size = cfg->task_buffer_size;

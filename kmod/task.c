@@ -161,26 +161,40 @@ static s64 fxt_monotonic_offset(void)
 }
 
 /*
+ * How many generations below the filter's process a process may be and
+ * still attach.  The walk runs under RCU, as long as the caller's
+ * ancestry, which any user can make as long as its process limit lets it
+ * (a chain of clone()s): the bound keeps each ATTACH short.  Yama's
+ * task_is_descendant() walks without one, but only on ptrace attach;
+ * libfxtrace attaches once per thread.  Real process trees (an init, a
+ * login, a shell, make's recursion) are tens of generations deep.
+ */
+#define FXT_ATTACH_GENERATIONS_MAX	1024
+
+/*
  * Whether the session traces the calling process: any without a pid
  * filter; with one, the filter's process and its descendants (a command's
  * children, as perf's inherited counters follow them), by the chain of
  * real parents as it is now, so a child whose parent exited, reparented
- * to a subreaper or init, is not traced.  As with Yama's ptrace scope,
- * the chain is read under RCU.  Without it, every process that uses
- * libfxtrace (root's daemons too) would write into a trace asked for one
- * process.
+ * to a subreaper or init, is not traced, nor one more than
+ * FXT_ATTACH_GENERATIONS_MAX generations below.  As with Yama's ptrace
+ * scope, the chain is read under RCU.  Without it, every process that
+ * uses libfxtrace (root's daemons too) would write into a trace asked for
+ * one process.
  */
 static bool fxt_attach_traced(const struct fxt_session *s)
 {
 	struct task_struct *leader, *walker;
 	bool traced = false;
+	int generation;
 
 	if (!s->filter_pid)
 		return true;
 	rcu_read_lock();
 	leader = pid_task(s->filter_pid, PIDTYPE_TGID);
 	walker = current;
-	while (leader && walker->pid > 0) {
+	for (generation = 0; leader && walker->pid > 0 &&
+	     generation <= FXT_ATTACH_GENERATIONS_MAX; generation++) {
 		if (!thread_group_leader(walker))
 			walker = READ_ONCE(walker->group_leader);
 		if (walker == leader) {

@@ -1824,6 +1824,363 @@ TEST_F(hs, attach_outside_the_pid_filter)
 }
 
 /*
+ * A session's initializer is traced as the user its work is charged to,
+ * its real uid, whatever its effective uid (which decides control): a
+ * set-user-ID root program run by NOBODY here.  Before, the session's
+ * owner (the euid, root) was compared with the real uid its threads are
+ * charged to: the initializer's own threads past the share (4 of 16)
+ * were refused EDQUOT, as an untraced user's.
+ */
+TEST_F(hs, initializer_traced_by_its_real_uid)
+{
+	struct fxtrace_session_info si;
+	int res[2] = { -1, -1 }, ret, n, err, share;
+
+	self->cfg.max_task_buffers = 16;
+	share = (int)pct(16);
+	ASSERT_GT(16 - share, share);
+	ASSERT_EQ(0, setresuid(NOBODY, 0, 0));
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg))
+		TH_LOG("INIT: %s", strerror(errno));
+	ret = attach_until_refused(17, res);
+	ASSERT_EQ(0, setresuid(0, 0, 0));
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(16, res[0]);
+	EXPECT_EQ(ENOSPC, res[1]) TH_LOG("initializer: %s", strerror(res[1]));
+	/* Control stays the effective uid's. */
+	ASSERT_EQ(0, session_info(self->fd, &si));
+	EXPECT_EQ(0U, si.owner_uid);
+	/* Another user is bound by its share (none is left to it here). */
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(ENOSPC, err) TH_LOG("uid %d: %s", NOGROUP, strerror(err));
+}
+
+/*
+ * ADOPT takes control, not the traced identity: the session still traces
+ * its initializer's real uid, not the adopter's, or a set-user-ID program
+ * of the owner's euid run by another user could adopt the orphan and free
+ * that user from its share.
+ */
+TEST_F(hs, adopter_not_traced)
+{
+	int fd, share, n, err;
+
+	self->cfg.max_task_buffers = 16;
+	share = (int)pct(16);
+	ASSERT_GT(16 - share, share);
+	fd = dev_open(O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setresuid(NOBODY, 0, 0));
+	ASSERT_EQ(0, init_session(fd, &self->cfg))
+		TH_LOG("INIT: %s", strerror(errno));
+	ASSERT_EQ(0, setresuid(0, 0, 0));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, setresuid(NOGROUP, 0, 0));
+	EXPECT_EQ(0, ioctl(self->fd, FXTRACE_IOC_ADOPT))
+		TH_LOG("ADOPT: %s", strerror(errno));
+	ASSERT_EQ(0, setresuid(0, 0, 0));
+	n = attach_as(NOGROUP, 16, &err);
+	EXPECT_EQ(share, n);
+	EXPECT_EQ(EDQUOT, err) TH_LOG("adopter's uid: %s", strerror(err));
+	n = attach_as(NOBODY, 16, &err);
+	EXPECT_EQ(16 - share, n);
+	EXPECT_EQ(ENOSPC, err) TH_LOG("initializer's uid: %s", strerror(err));
+}
+
+/* FXT_ATTACH_GENERATIONS_MAX of kmod/task.c. */
+#define GENERATIONS_MAX		1024
+#define GENERATION_STACK	(32 << 10)
+
+/*
+ * A chain of processes below the filter's process, made with clone(CLONE_VM)
+ * (cheap: one address space), each waiting for the next: generation 1
+ * and the last two ATTACH; the last, refused, is timed.
+ */
+struct chain {
+	int generation;		/* of the process running */
+	int last;
+	int err_first, err[2];	/* ATTACH at 1, at last - 1 and last */
+	long long ns_deep;	/* a refused ATTACH at last, the fastest */
+	char *stacks;
+};
+
+/*
+ * The fastest of 5 ATTACHes (of which a refused one allocates nothing,
+ * so what is left is the walk); the errno of the first.
+ */
+static int attach_timed(long long *ns)
+{
+	struct timespec t0, t1;
+	long long t;
+	int err = 0, i;
+
+	*ns = LLONG_MAX;
+	for (i = 0; i < 5; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (i == 0)
+			err = attach_once();
+		else
+			attach_once();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		t = (t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec;
+		if (t < *ns)
+			*ns = t;
+	}
+	return err;
+}
+
+static int chain_fn(void *arg)
+{
+	struct chain *c = arg;
+	int gen = ++c->generation, status;
+	pid_t child;
+
+	if (gen == 1)
+		c->err_first = attach_once();
+	if (gen == c->last - 1)
+		c->err[0] = attach_once();
+	if (gen == c->last) {
+		c->err[1] = attach_timed(&c->ns_deep);
+		return 0;
+	}
+	child = clone(chain_fn, c->stacks + (size_t)(gen + 1) * GENERATION_STACK,
+		      CLONE_VM | SIGCHLD, c);
+	if (child < 0 || waitpid(child, &status, 0) != child ||
+	    !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A process more than 1024 generations below the filter's process is not
+ * traced: the walk up its parents under RCU is bounded.  Before, any
+ * user's chain of processes (as deep as its process limit) made each of
+ * its ATTACHes walk all of it.  Logs what a refused ATTACH takes at
+ * generation 1025 (1024 generations walked) and from this process (a
+ * few, up to init).
+ */
+TEST_F(hs, attach_generations_bound)
+{
+	long long ns_shallow;
+	struct chain *c;
+	int go[2], status;
+	pid_t filter;
+	char g;
+
+	c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, c);
+	memset(c, 0xff, sizeof(*c));
+	c->generation = 0;
+	c->last = GENERATIONS_MAX + 1;
+	c->stacks = mmap(NULL, (size_t)(c->last + 2) * GENERATION_STACK,
+			 PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, c->stacks);
+	ASSERT_EQ(0, pipe(go));
+	filter = fork();
+	ASSERT_LE(0, filter);
+	if (filter == 0) {
+		pid_t child;
+
+		close(go[1]);
+		if (read(go[0], &g, 1) != 1)
+			_exit(100);
+		child = clone(chain_fn, c->stacks + GENERATION_STACK,
+			      CLONE_VM | SIGCHLD, c);
+		if (child < 0 || waitpid(child, &status, 0) != child ||
+		    !WIFEXITED(status))
+			_exit(101);
+		_exit(WEXITSTATUS(status));
+	}
+	close(go[0]);
+	self->cfg.filter_pid = (__u32)filter;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	drain_all(self->fd);
+	EXPECT_EQ(EPERM, attach_timed(&ns_shallow));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	EXPECT_EQ(0, wait_child(filter));
+	EXPECT_EQ(GENERATIONS_MAX + 1, c->generation);
+	EXPECT_EQ(0, c->err_first) TH_LOG("generation 1: %s", strerror(c->err_first));
+	EXPECT_EQ(0, c->err[0]) TH_LOG("generation %d: %s", GENERATIONS_MAX,
+				      strerror(c->err[0]));
+	EXPECT_EQ(EPERM, c->err[1]) TH_LOG("generation %d: %s",
+					   GENERATIONS_MAX + 1, strerror(c->err[1]));
+	TH_LOG("refused ATTACH, fastest of 5: %lld us from the test, %lld us at generation %d",
+	       ns_shallow / 1000, c->ns_deep / 1000, GENERATIONS_MAX + 1);
+	munmap(c->stacks, (size_t)(c->last + 2) * GENERATION_STACK);
+	munmap(c, sizeof(*c));
+}
+
+static void *attach_thread_fn(void *arg)
+{
+	*(int *)arg = attach_once();
+	return NULL;
+}
+
+static int clone_parent_fn(void *arg)
+{
+	(void)arg;
+	return attach_once();
+}
+
+/*
+ * In a child of the filter's process: fork a grandchild, exit, and let
+ * the grandchild ATTACH once it has been reparented (a double-forking
+ * daemon).  Returns its errno, or 100 and up when the test failed.
+ */
+static int daemon_attach(void)
+{
+	int link[2], res = 100;
+	pid_t child;
+
+	if (pipe(link))
+		return 100;
+	child = fork();
+	if (child == 0) {
+		pid_t parent = getpid();
+
+		close(link[0]);
+		if (fork() == 0) {
+			while (getppid() == parent)
+				usleep(1000);
+			res = attach_once();
+			_exit(write(link[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+		}
+		_exit(0);
+	}
+	close(link[1]);
+	if (child < 0 || wait_child(child) ||
+	    read(link[0], &res, sizeof(res)) != sizeof(res))
+		res = 101;
+	close(link[0]);
+	return res;
+}
+
+enum descent_case {
+	DESCENT_PIDNS,		/* a child's child in a new pid namespace */
+	DESCENT_THREAD,		/* a child's second thread */
+	DESCENT_CLONE_PARENT_CHILD,	/* CLONE_PARENT by a child: a child */
+	DESCENT_CLONE_PARENT_SELF,	/* CLONE_PARENT by the filter's process */
+	DESCENT_DAEMON_OUTSIDE,	/* reparented to a subreaper above */
+	DESCENT_DAEMON_INSIDE,	/* reparented to the filter's process */
+	DESCENT_CASES
+};
+
+/* The filter's process: each case's errno into res (100 and up: failed). */
+static void descent_cases(int *res)
+{
+	static char stack[1 << 16] __attribute__((aligned(16)));
+	pthread_t t;
+	pid_t child;
+	int status;
+
+	child = fork();
+	if (child == 0) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(100);
+		inner = fork();
+		if (inner == 0)
+			_exit(getpid() == 1 ? attach_once() : 101);
+		_exit(wait_child(inner));
+	}
+	res[DESCENT_PIDNS] = child < 0 ? 100 : wait_child(child);
+
+	child = fork();
+	if (child == 0) {
+		int err = 100;
+
+		if (pthread_create(&t, NULL, attach_thread_fn, &err) ||
+		    pthread_join(t, NULL))
+			_exit(101);
+		_exit(err);
+	}
+	res[DESCENT_THREAD] = child < 0 ? 100 : wait_child(child);
+
+	child = fork();
+	if (child == 0) {
+		/* Its child is this process's other child: reaped here. */
+		_exit(clone(clone_parent_fn, stack + sizeof(stack),
+			    CLONE_PARENT | SIGCHLD, NULL) < 0 ? 100 : 0);
+	}
+	if (child < 0 || wait_child(child)) {
+		res[DESCENT_CLONE_PARENT_CHILD] = 101;
+	} else {
+		child = waitpid(-1, &status, 0);
+		res[DESCENT_CLONE_PARENT_CHILD] =
+			child > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 102;
+	}
+
+	/* The test's process, this one's parent, reaps it: its pid. */
+	res[DESCENT_CLONE_PARENT_SELF] =
+		clone(clone_parent_fn, stack + sizeof(stack),
+		      CLONE_PARENT | SIGCHLD, NULL);
+
+	res[DESCENT_DAEMON_OUTSIDE] = daemon_attach();
+	res[DESCENT_DAEMON_INSIDE] = prctl(PR_SET_CHILD_SUBREAPER, 1) ? 100 :
+				     daemon_attach();
+	if (res[DESCENT_DAEMON_INSIDE] < 100 && waitpid(-1, &status, 0) <= 0)
+		res[DESCENT_DAEMON_INSIDE] = 102;
+}
+
+/*
+ * Which processes count as the filter's descendants at ATTACH: the chain
+ * of real parents, across pid namespaces, from any thread.  A child made
+ * with CLONE_PARENT is its maker's parent's, as /proc/PID/status shows:
+ * the filter's process's own such child is not traced, a child's is.  A
+ * double-forking daemon reparented to a subreaper above the filter's
+ * process (or to init) is not traced; reparented to the filter's
+ * process, a subreaper, it is.
+ */
+TEST_F(hs, attach_descent_cases)
+{
+	int *res, go[2], status, i;
+	pid_t filter;
+
+	res = mmap(NULL, DESCENT_CASES * sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	for (i = 0; i < DESCENT_CASES; i++)
+		res[i] = 200;
+	/* The reparented daemon of the first case comes here. */
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1));
+	ASSERT_EQ(0, pipe(go));
+	filter = fork();
+	ASSERT_LE(0, filter);
+	if (filter == 0) {
+		char g;
+
+		close(go[1]);
+		if (read(go[0], &g, 1) != 1)
+			_exit(100);
+		descent_cases(res);
+		_exit(0);
+	}
+	close(go[0]);
+	self->cfg.filter_pid = (__u32)filter;
+	ASSERT_EQ(0, init_session(self->fd, &self->cfg));
+	drain_all(self->fd);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	EXPECT_EQ(0, wait_child(filter));
+	/* The filter's process's CLONE_PARENT child is this one's. */
+	EXPECT_EQ(EPERM, wait_child(res[DESCENT_CLONE_PARENT_SELF]));
+	/* The daemon that came here wrote its errno and exited. */
+	ASSERT_LT(0, waitpid(-1, &status, 0));
+	EXPECT_EQ(0, WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+	EXPECT_EQ(0, res[DESCENT_PIDNS]) TH_LOG("pid namespace: %d", res[DESCENT_PIDNS]);
+	EXPECT_EQ(0, res[DESCENT_THREAD]) TH_LOG("thread: %d", res[DESCENT_THREAD]);
+	EXPECT_EQ(0, res[DESCENT_CLONE_PARENT_CHILD]);
+	EXPECT_EQ(EPERM, res[DESCENT_DAEMON_OUTSIDE]);
+	EXPECT_EQ(0, res[DESCENT_DAEMON_INSIDE]);
+	munmap(res, DESCENT_CASES * sizeof(*res));
+}
+
+/*
  * Root is bound by a session's limits only, whoever owns the session, in
  * all three rooms a session shares between users: before, with a
  * non-root CAP_PERFMON owner, root's threads past the share (4 of 16

@@ -34,6 +34,7 @@
 #include <linux/capability.h>
 #include <linux/keyctl.h>
 #include <linux/magic.h>
+#include <linux/nsfs.h>
 
 #include "drainer.h"
 #include "output_file.h"
@@ -185,6 +186,47 @@ static void note_request(struct drain *d, struct drain_buffer *db,
  * once per new buffer; kept as it was once the process is gone, whose
  * status then cannot be read through d->filter_proc, whoever has its pid.
  */
+static bool same_ns(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev;
+}
+
+/*
+ * The user fxtrace.ko charges the filter's process to, as it traces it
+ * (fxt_cred_owner()): uid, its real uid as the drainer's (initial) user
+ * namespace shows it, unless the process is in a user namespace below one
+ * a user other than root made directly in the drainer's: then that user,
+ * whose subordinate uids share its shares (Documentation/uapi.rst,
+ * "Limits and the security model").  When the namespaces cannot be read,
+ * uid: stricter, never more lenient.
+ */
+static unsigned int filter_charged_uid(struct drain *d, unsigned int uid)
+{
+	struct stat self, ns;
+	int fd, parent;
+	uid_t owner;
+
+	if (stat("/proc/self/ns/user", &self))
+		return uid;
+	fd = openat(d->filter_proc, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return uid;
+	/* Bounded: user namespaces nest at most 32 deep. */
+	while (!fstat(fd, &ns) && !same_ns(&ns, &self) &&
+	       (parent = ioctl(fd, NS_GET_PARENT)) >= 0) {
+		if (!fstat(parent, &ns) && same_ns(&ns, &self)) {
+			if (!ioctl(fd, NS_GET_OWNER_UID, &owner) && owner)
+				uid = owner;
+			close(parent);
+			break;
+		}
+		close(fd);
+		fd = parent;
+	}
+	close(fd);
+	return uid;
+}
+
 static void note_filter_user(struct drain *d, const struct fxtctl_buffer *b)
 {
 	char line[256];
@@ -209,7 +251,7 @@ static void note_filter_user(struct drain *d, const struct fxtctl_buffer *b)
 	while (fgets(line, sizeof(line), status))
 		if (sscanf(line, "Uid: %u", &uid) == 1) {
 			output_traced_users(&d->out, d->out.traced_users[0],
-					    uid);
+					    filter_charged_uid(d, uid));
 			break;
 		}
 	fclose(status);
@@ -1209,8 +1251,13 @@ static int trace(struct drain *d, int *release)
 	}
 	/* The window opens before the probes and Start: nothing is older. */
 	output_init(&d->out, d->c.page->ticks_per_second, session_now(d));
-	/* fxtrace.ko's owner is the initializer's effective uid. */
-	output_traced_users(&d->out, geteuid(), NO_USER);
+	/*
+	 * fxtrace.ko traces the initializer's work as it charges it: by its
+	 * real uid (a set-user-ID drainer runs for its caller).  The drainer
+	 * is in the initial user namespace (Initialize takes CAP_PERFMON
+	 * there), where that is the header's owner_uid.
+	 */
+	output_traced_users(&d->out, getuid(), NO_USER);
 	d->out.verbose = d->opt.verbose;
 	d->out.shared_flows = d->opt.shared_flows;
 	d->out.process_start = proc_start_time;

@@ -9,6 +9,8 @@
 # set its uid, after the Start, and all 16,385 begins are in the trace.
 # With `fxtrace record -p PID`, a process of another user that gets PID
 # after its process exits is not traced: fxtrace.ko refuses its ATTACH.
+# A set-user-ID root drainer run by nobody traces nobody, its real uid;
+# `record -p` of a process in nobody's user namespace traces nobody.
 # In the guest with fxtrace.ko loaded.  Prints TAP.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -64,6 +66,92 @@ echo "# $begins flow begins in the trace"
 [[ $begins == 0 ]]
 result $? "record -p: nobody's process, outside the filter's, writes no flow into the trace (got $begins)"
 check_strict "$out/reused.fxt" reused
+
+# ---- a set-user-ID root drainer traces the user who runs it ----
+# fxtrace.ko traces the initializer's work by its real uid, the uid its
+# work is charged to (uapi.rst, "Limits and the security model"); so does
+# the drainer.  Run by nobody, setuid root, with no pid filter: nobody's
+# process holds 16,385 flows open, past an untraced process's 16,384.
+# (A drainer that took its effective uid, root, as the owner kept
+# 16,384.)  The bit needs a mount without nosuid.
+suiddir=
+for dir in /var/tmp /root /tmp; do
+	if [[ -d $dir ]] && ! findmnt -no OPTIONS -T "$dir" | grep -qw nosuid; then
+		suiddir=$(mktemp -d "$dir/fxtrace-suid-drain.XXXXXX" 2>/dev/null) && break
+	fi
+done
+if [[ -z $suiddir ]]; then
+	echo "# SKIP: no directory on a mount without nosuid for a set-user-ID drainer"
+else
+	chmod 755 "$suiddir"
+	install -o root -g root -m 4755 "$bin/fxtrace-drain" "$suiddir/fxtrace-drain"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$suiddir/fxtrace-drain" -q -c hop -B 4M -o "$out/suid.fxt" \
+		2>"$out/suid.stderr" &
+	drainer=$!
+	for _ in $(seq 300); do
+		"$bin/fxtrace" list user 2>/dev/null | grep -q 'session: started' && break
+		sleep 0.1
+	done
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$userdir/flow_hop" begins 1 16385
+	result $? "set-user-ID drainer: nobody's process exits 0"
+	kill -INT "$drainer"
+	wait "$drainer"
+	result $? "set-user-ID drainer run by nobody: exit 0 after SIGINT"
+	sed 's/^/# /' "$out/suid.stderr"
+	begins=$("$bin/fxtrace" dump "$out/suid.fxt" | grep -c ' hop:hop ')
+	echo "# $begins flow begins in the trace"
+	[[ $begins == 16385 ]]
+	result $? "set-user-ID drainer run by nobody: nobody's 16,385 open flows all kept (got $begins)"
+	check_strict "$out/suid.fxt" suid
+	rm -rf "$suiddir"
+fi
+
+# ---- record -p PID of a process in a user namespace nobody made ----
+# fxtrace.ko charges and traces such a process as the namespace's owner,
+# nobody, whatever uid it has there (uapi.rst, "Limits and the security
+# model"); so does the drainer.  The process, made by nobody, has uid 0 in
+# its namespace mapped by root to the subordinate 100000 (its
+# /proc/PID/status says 100000) and holds 16,385 flows open.  (A drainer
+# that traced the status's uid kept 16,384.)  Python: unshare(2) and
+# setresuid(2) before the exec, which keeps no capability of an unmapped
+# uid.
+mkfifo -m 666 "$userdir/mapped"
+setpriv --reuid=65534 --regid=65534 --clear-groups python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare(0x10000000) != 0:
+    sys.exit("unshare(CLONE_NEWUSER): " + os.strerror(ctypes.get_errno()))
+open(sys.argv[1]).read()
+if libc.setresuid(0, 0, 0) != 0:
+    sys.exit("setresuid(0): " + os.strerror(ctypes.get_errno()))
+os.execv(sys.argv[2], sys.argv[2:])
+' "$userdir/mapped" "$userdir/flow_hop" begins 1 16385 &
+nsproc=$!
+"$bin/fxtrace" record -q -p "$nsproc" -e none -c hop -B 4M -o "$out/userns.fxt" \
+	2>"$out/userns.stderr" &
+rec=$!
+for _ in $(seq 300); do
+	"$bin/fxtrace" list user 2>/dev/null | grep -q 'session: started' &&
+		[[ $(readlink "/proc/$nsproc/ns/user") != "$(readlink /proc/self/ns/user)" ]] && break
+	sleep 0.1
+done
+mapped=1
+if echo '0 100000 1' >"/proc/$nsproc/uid_map"; then mapped=0; fi
+result "$mapped" "userns: root maps uid 0 of nobody's namespace to 100000"
+echo >"$userdir/mapped"
+wait "$nsproc"
+result $? "userns: nobody's namespaced process exits 0"
+kill -INT "$rec"
+wait "$rec"
+result $? "userns: record -p exit 0 after SIGINT"
+sed 's/^/# /' "$out/userns.stderr"
+begins=$("$bin/fxtrace" dump "$out/userns.fxt" | grep -c ' hop:hop ')
+echo "# $begins flow begins in the trace"
+[[ $begins == 16385 ]]
+result $? "userns: the process's 16,385 open flows all kept, traced as nobody (got $begins)"
+check_strict "$out/userns.fxt" userns
 rm -rf "$userdir"
 echo "1..$n"
 exit "$failed"
